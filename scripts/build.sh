@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Configures and builds everything into build/ (or $STREAMRACE_BUILD_DIR).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/ensure-deps.sh"
+build=${STREAMRACE_BUILD_DIR:-$root/build}
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$build" -- -j"$(nproc)"

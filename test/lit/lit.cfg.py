@@ -1,0 +1,17 @@
+# lit configuration for the FileCheck suites: one folder per part of the product.
+import os
+
+import lit.formats
+
+config.name = "streamrace"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.streamrace_obj_root, "test", "lit")
+
+bin_dir = os.path.join(config.streamrace_obj_root, "bin")
+config.environment["PATH"] = os.pathsep.join(
+    [bin_dir, config.llvm_bin_dir, config.environment.get("PATH", "/usr/bin:/bin")])
+config.substitutions.append(("%src_root", config.streamrace_src_root))
+config.substitutions.append(("%bin", bin_dir))
