@@ -1,0 +1,271 @@
+// The CUDA/NCCL API model as constexpr tables, expanded from cuda_api.def and nccl_api.def.
+// Shared by the analyzer (matching calls in source) and the tracer (decoding calls at run time);
+// it includes no CUDA header, so the numeric constants both sides need are mirrored here.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace streamrace::api_model {
+
+enum class ApiFamily : std::uint8_t { Cuda, Nccl };
+
+// What a call does to streams, events and memory.
+enum class ApiRole : std::uint8_t {
+  Copy,
+  Copy2D,
+  Set,
+  Set2D,
+  KernelLaunch,
+  HostFunc,
+  EventRecord,
+  StreamWait,
+  StreamSync,
+  EventSync,
+  DeviceSync,
+  StreamQuery,
+  EventQuery,
+  Alloc,
+  AllocManaged,
+  AllocHost,
+  AllocAsync,
+  Free,
+  FreeHost,
+  FreeAsync,
+  StreamCreate,
+  StreamDestroy,
+  EventCreate,
+  EventDestroy,
+  SetDevice,
+  CaptureBegin,
+  CaptureEnd,
+  GraphLaunch,
+  Collective,
+  Send,
+  Recv,
+  GroupStart,
+  GroupEnd,
+};
+
+// What the host may assume when the call returns.
+enum class HostSync : std::uint8_t { Async, Synchronous, Blocking };
+
+enum class CollectiveKind : std::uint8_t {
+  None,
+  AllReduce,
+  Broadcast,
+  Reduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll,
+  Gather,
+  Scatter,
+};
+
+// What one parameter means.
+enum class ArgMeaning : std::uint8_t {
+  ReadBuffer,
+  WrittenBuffer,
+  ReadWrittenBuffer,
+  FreedBuffer,
+  AllocatedPointerOut,
+  ByteSize,
+  ElementCount,
+  Offset,
+  Datatype,
+  Stream,
+  StreamOut,
+  StreamFlags,
+  Priority,
+  Event,
+  EventOut,
+  Communicator,
+  Root,
+  Peer,
+  CopyKind,
+  Width,
+  Height,
+  DstPitch,
+  SrcPitch,
+  Value,
+  Device,
+  Flags,
+  KernelFunction,
+  GridDim,
+  BlockDim,
+  KernelArgs,
+  SharedMemBytes,
+  HostFunction,
+  UserData,
+  ReductionOp,
+  CaptureMode,
+  GraphOut,
+  GraphExec,
+};
+
+struct ApiArg {
+  std::string_view name;
+  ArgMeaning meaning;
+};
+
+struct ApiFunction {
+  std::string_view name;
+  ApiFamily family;
+  ApiRole role;
+  HostSync hostSync;
+  CollectiveKind collective;
+  std::span<const ApiArg> args;
+
+  // The index of the first parameter with this meaning.
+  constexpr std::optional<std::size_t> argIndex(ArgMeaning meaning) const {
+    for (std::size_t i = 0; i < args.size(); ++i)
+      if (args[i].meaning == meaning) return i;
+    return std::nullopt;
+  }
+  constexpr bool has(ArgMeaning meaning) const { return argIndex(meaning).has_value(); }
+};
+
+// Numeric values of the CUDA/NCCL enumerators and handles the model refers to (cuda_runtime_api.h,
+// driver_types.h, nccl.h); mirrored so neither side needs the headers to interpret an argument.
+enum class CopyKind : std::uint8_t {
+  HostToHost = 0,
+  HostToDevice = 1,
+  DeviceToHost = 2,
+  DeviceToDevice = 3,
+  Default = 4,
+};
+inline constexpr unsigned kStreamNonBlockingFlag = 0x1;       // cudaStreamNonBlocking
+inline constexpr std::uintptr_t kLegacyStreamHandle = 0x1;    // cudaStreamLegacy
+inline constexpr std::uintptr_t kPerThreadStreamHandle = 0x2; // cudaStreamPerThread
+
+namespace detail {
+template <class... Args> constexpr auto makeArgs(Args... args) {
+  return std::array<ApiArg, sizeof...(Args)>{args...};
+}
+
+#define STREAMRACE_ARG(parameter, meaning_)                                                        \
+  ApiArg {                                                                                         \
+#parameter, ArgMeaning::meaning_                                                               \
+  }
+#define STREAMRACE_CUDA_API(name, role, hostSync, ...)                                             \
+  inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
+#define STREAMRACE_NCCL_API(name, role, collective, ...)                                           \
+  inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
+#include "streamrace/api_model/cuda_api.def"
+#include "streamrace/api_model/nccl_api.def"
+#undef STREAMRACE_CUDA_API
+#undef STREAMRACE_NCCL_API
+} // namespace detail
+
+inline constexpr ApiFunction kApiFunctions[] = {
+#define STREAMRACE_CUDA_API(name, role, hostSync, ...)                                             \
+  ApiFunction{#name,                                                                               \
+              ApiFamily::Cuda,                                                                     \
+              ApiRole::role,                                                                       \
+              HostSync::hostSync,                                                                  \
+              CollectiveKind::None,                                                                \
+              detail::name##_args},
+#define STREAMRACE_NCCL_API(name, role, collective, ...)                                           \
+  ApiFunction{#name,                                                                               \
+              ApiFamily::Nccl,                                                                     \
+              ApiRole::role,                                                                       \
+              HostSync::Async,                                                                     \
+              CollectiveKind::collective,                                                          \
+              detail::name##_args},
+#include "streamrace/api_model/cuda_api.def"
+#include "streamrace/api_model/nccl_api.def"
+#undef STREAMRACE_CUDA_API
+#undef STREAMRACE_NCCL_API
+#undef STREAMRACE_ARG
+};
+
+inline constexpr std::span<const ApiFunction> apiFunctions() {
+  return kApiFunctions;
+}
+
+// The model entry for a function name, or null. NCCL's profiling aliases (pncclX) resolve to ncclX.
+constexpr const ApiFunction* findApiFunction(std::string_view name) {
+  if (name.starts_with("pnccl")) name.remove_prefix(1);
+  for (const ApiFunction& function : kApiFunctions)
+    if (function.name == name) return &function;
+  return nullptr;
+}
+
+// True for the _ptsz/_ptds variants, where stream 0 means the per-thread default stream.
+constexpr bool usesPerThreadDefaultStream(const ApiFunction& function) {
+  return function.name.ends_with("_ptsz") || function.name.ends_with("_ptds");
+}
+
+// The name without a _ptsz/_ptds suffix: the call as written in source.
+constexpr std::string_view baseName(const ApiFunction& function) {
+  std::string_view name = function.name;
+  if (usesPerThreadDefaultStream(function)) name.remove_suffix(5);
+  return name;
+}
+
+// Bytes per element of an ncclDataType_t value, or nullopt for an unknown type.
+constexpr std::optional<std::size_t> ncclDataTypeSize(int datatype) {
+  constexpr std::size_t sizes[] = {
+      1, // ncclInt8, ncclChar
+      1, // ncclUint8
+      4, // ncclInt32, ncclInt
+      4, // ncclUint32
+      8, // ncclInt64
+      8, // ncclUint64
+      2, // ncclFloat16, ncclHalf
+      4, // ncclFloat32, ncclFloat
+      8, // ncclFloat64, ncclDouble
+      2, // ncclBfloat16
+      1, // ncclFloat8e4m3
+      1, // ncclFloat8e5m2
+  };
+  if (datatype < 0 || static_cast<std::size_t>(datatype) >= std::size(sizes)) return std::nullopt;
+  return sizes[datatype];
+}
+
+// Roles whose work is enqueued on a stream and therefore need a Stream parameter (the synchronous
+// copies and sets run on the default stream instead).
+constexpr bool roleNeedsStream(ApiRole role) {
+  switch (role) {
+  case ApiRole::KernelLaunch:
+  case ApiRole::HostFunc:
+  case ApiRole::EventRecord:
+  case ApiRole::StreamWait:
+  case ApiRole::StreamSync:
+  case ApiRole::StreamQuery:
+  case ApiRole::AllocAsync:
+  case ApiRole::FreeAsync:
+  case ApiRole::StreamDestroy:
+  case ApiRole::CaptureBegin:
+  case ApiRole::CaptureEnd:
+  case ApiRole::GraphLaunch:
+  case ApiRole::Collective:
+  case ApiRole::Send:
+  case ApiRole::Recv:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Roles that touch buffer contents on a stream (what a race needs).
+constexpr bool roleAccessesBuffers(ApiRole role) {
+  switch (role) {
+  case ApiRole::Copy:
+  case ApiRole::Copy2D:
+  case ApiRole::Set:
+  case ApiRole::Set2D:
+  case ApiRole::Collective:
+  case ApiRole::Send:
+  case ApiRole::Recv:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace streamrace::api_model
