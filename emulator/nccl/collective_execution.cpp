@@ -1,0 +1,224 @@
+// Communicator::runCollective: the k-th collective of every rank meets in the shared segment.
+// Each rank announces a descriptor; if they agree, the data moves in rounds: every rank
+// publishes a chunk of its contribution into its own staging slot, all ranks pass a barrier,
+// each computes its share of the result from the slots, and a second barrier frees the slots.
+#include "communicator.h"
+
+#include "link_statistics.h"
+#include "polling.h"
+#include "reduction.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+namespace streamrace::emu::nccl {
+namespace {
+
+CollectiveDescriptor descriptorOf(const CollectiveCall& call) {
+  return CollectiveDescriptor{call.sequence,
+                              static_cast<std::int32_t>(call.kind),
+                              static_cast<std::int32_t>(call.datatype),
+                              isReducing(call.kind) ? static_cast<std::int32_t>(call.op) : 0,
+                              isRooted(call.kind) ? call.root : -1,
+                              call.count};
+}
+
+// ReduceScatter, AlltoAll and Scatter contributions hold one block per destination rank.
+bool hasBlockPerRank(CollectiveKind kind) {
+  return kind == CollectiveKind::ReduceScatter || kind == CollectiveKind::AlltoAll ||
+         kind == CollectiveKind::Scatter;
+}
+
+bool contributes(const CollectiveCall& call, int rank) {
+  return !(call.kind == CollectiveKind::Broadcast || call.kind == CollectiveKind::Scatter) ||
+         rank == call.root;
+}
+
+} // namespace
+
+std::string Communicator::describe(const CollectiveDescriptor& descriptor) const {
+  const auto kind = static_cast<CollectiveKind>(descriptor.kind);
+  std::string text = std::string(collectiveName(kind)) + "(count=" + std::to_string(descriptor.count) +
+                     ", datatype=" + datatypeName(static_cast<ncclDataType_t>(descriptor.datatype));
+  if (isReducing(kind)) {
+    text += std::string(", op=") + reductionOpName(static_cast<ncclRedOp_t>(descriptor.op));
+  }
+  if (isRooted(kind)) {
+    text += ", root=" + std::to_string(descriptor.root);
+  }
+  return text + ")";
+}
+
+bool Communicator::waitForTurn(const CollectiveCall& call) {
+  std::string reason;
+  const PollOutcome outcome = pollUntil(
+      [&] { return collectivesFinished_.load(std::memory_order_acquire) == call.sequence; },
+      [&] { return !(reason = stopReason({})).empty(); },
+      std::chrono::milliseconds(settings_.timeoutMs));
+  if (outcome == PollOutcome::Ready) {
+    return true;
+  }
+  fail(ncclSystemError,
+       outcome == PollOutcome::Stopped
+           ? reason
+           : "timed out after " + std::to_string(settings_.timeoutMs) + " ms on communicator " +
+                 displayName_ + ": collective #" + std::to_string(call.sequence) + " on rank " +
+                 std::to_string(rank_) + " waited for collective #" +
+                 std::to_string(collectivesFinished_.load()) +
+                 " of the same rank, which sits on another stream and has not run (a stream "
+                 "dependency orders it after this one)");
+  return false;
+}
+
+bool Communicator::collectiveBarrier(const CollectiveCall& call) {
+  const std::uint64_t phase = ++collectivePhase_;
+  atomicStore(segment_->mailbox(rank_).collectivePhase, phase);
+  const auto everyoneArrived = [&] {
+    for (int peer = 0; peer < rankCount_; ++peer) {
+      if (atomicLoad(segment_->mailbox(peer).collectivePhase) < phase) {
+        return false;
+      }
+    }
+    return true;
+  };
+  std::string reason;
+  const PollOutcome outcome =
+      pollUntil(everyoneArrived, [&] { return !(reason = stopReason(everyRank_)).empty(); },
+                std::chrono::milliseconds(settings_.timeoutMs));
+  if (outcome == PollOutcome::Ready) {
+    return true;
+  }
+  if (outcome == PollOutcome::Stopped) {
+    fail(ncclSystemError, reason);
+    return false;
+  }
+  std::vector<int> missing;
+  for (int peer = 0; peer < rankCount_; ++peer) {
+    if (atomicLoad(segment_->mailbox(peer).collectivePhase) < phase) {
+      missing.push_back(peer);
+    }
+  }
+  fail(ncclSystemError,
+       "collective watchdog: timed out after " + std::to_string(settings_.timeoutMs) +
+           " ms on communicator " + displayName_ + " (" + std::to_string(rankCount_) +
+           " ranks) at collective #" + std::to_string(call.sequence) + ": rank " +
+           std::to_string(rank_) + " called " + describe(descriptorOf(call)) + " but " +
+           rankList(missing) +
+           " never reached it (fewer collectives issued on that rank, or its stream is blocked)");
+  return false;
+}
+
+bool Communicator::checkDescriptors(const CollectiveCall& call) {
+  std::map<std::vector<std::uint64_t>, std::pair<CollectiveDescriptor, std::vector<int>>> variants;
+  for (int peer = 0; peer < rankCount_; ++peer) {
+    const CollectiveDescriptor descriptor = segment_->mailbox(peer).descriptor;
+    const std::vector<std::uint64_t> key{descriptor.sequence,
+                                         static_cast<std::uint64_t>(descriptor.kind),
+                                         static_cast<std::uint64_t>(descriptor.datatype),
+                                         static_cast<std::uint64_t>(descriptor.op),
+                                         static_cast<std::uint64_t>(descriptor.root), descriptor.count};
+    auto& entry = variants[key];
+    entry.first = descriptor;
+    entry.second.push_back(peer);
+  }
+  if (variants.size() == 1) {
+    return true;
+  }
+  std::vector<std::pair<CollectiveDescriptor, std::vector<int>>> byFirstRank;
+  for (auto& [key, entry] : variants) {
+    byFirstRank.push_back(entry);
+  }
+  std::sort(byFirstRank.begin(), byFirstRank.end(),
+            [](const auto& a, const auto& b) { return a.second.front() < b.second.front(); });
+  std::string message = "collective mismatch on communicator " + displayName_ + " (" +
+                        std::to_string(rankCount_) + " ranks) at collective #" +
+                        std::to_string(call.sequence) + ": ";
+  for (std::size_t i = 0; i < byFirstRank.size(); ++i) {
+    message += (i == 0 ? "" : "; ") + rankList(byFirstRank[i].second) + " called " +
+               describe(byFirstRank[i].first);
+  }
+  fail(ncclSystemError, message);
+  return false;
+}
+
+void Communicator::exchangeRounds(const CollectiveCall& call) {
+  const std::size_t elementSize = datatypeSize(call.datatype);
+  const auto ranks = static_cast<std::size_t>(rankCount_);
+  const std::size_t blocks = hasBlockPerRank(call.kind) ? ranks : 1;
+  const std::size_t perRound =
+      std::max<std::size_t>(1, segment_->collectiveSlotBytes() / (elementSize * blocks));
+  const auto* send = static_cast<const unsigned char*>(call.sendBuffer);
+  auto* receive = static_cast<unsigned char*>(call.receiveBuffer);
+  const bool receives = !(call.kind == CollectiveKind::Reduce || call.kind == CollectiveKind::Gather) ||
+                        rank_ == call.root;
+  std::vector<const void*> inputs(ranks);
+  for (std::size_t first = 0; first < call.count; first += perRound) {
+    const std::size_t elements = std::min(perRound, call.count - first);
+    const std::size_t chunkBytes = elements * elementSize;
+    unsigned char* own = segment_->collectiveStaging(rank_);
+    if (contributes(call, rank_)) {
+      for (std::size_t block = 0; block < blocks; ++block) {
+        std::memcpy(own + block * chunkBytes, send + (block * call.count + first) * elementSize,
+                    chunkBytes);
+      }
+    }
+    if (!collectiveBarrier(call)) {
+      return;
+    }
+    if (receives) {
+      // This rank's block within each staging slot, for the block-per-rank kinds.
+      const std::size_t ownBlock = blocks == 1 ? 0 : static_cast<std::size_t>(rank_) * chunkBytes;
+      switch (call.kind) {
+      case CollectiveKind::AllGather:
+      case CollectiveKind::Gather:
+      case CollectiveKind::AlltoAll:
+        for (std::size_t peer = 0; peer < ranks; ++peer) {
+          std::memcpy(receive + (peer * call.count + first) * elementSize,
+                      segment_->collectiveStaging(static_cast<int>(peer)) + ownBlock, chunkBytes);
+        }
+        break;
+      case CollectiveKind::AllReduce:
+      case CollectiveKind::Reduce:
+      case CollectiveKind::ReduceScatter:
+        for (std::size_t peer = 0; peer < ranks; ++peer) {
+          inputs[peer] = segment_->collectiveStaging(static_cast<int>(peer)) + ownBlock;
+        }
+        reduceElements(call.datatype, call.op, inputs, receive + first * elementSize, elements);
+        break;
+      case CollectiveKind::Broadcast:
+      case CollectiveKind::Scatter:
+        std::memcpy(receive + first * elementSize, segment_->collectiveStaging(call.root) + ownBlock,
+                    chunkBytes);
+        break;
+      }
+    }
+    if (!collectiveBarrier(call)) {
+      return;
+    }
+  }
+}
+
+bool Communicator::runCollective(const CollectiveCall& call) {
+  if (asyncError() != ncclSuccess || !waitForTurn(call)) {
+    collectivesFinished_.store(std::max(collectivesFinished_.load(), call.sequence + 1));
+    return false;
+  }
+  segment_->mailbox(rank_).descriptor = descriptorOf(call);
+  const bool agreed = collectiveBarrier(call) && checkDescriptors(call);
+  if (agreed) {
+    exchangeRounds(call);
+  }
+  const bool succeeded = asyncError() == ncclSuccess;
+  if (succeeded) {
+    const LinkTraffic traffic =
+        collectiveTraffic(settings_.link, call.kind, call.count * datatypeSize(call.datatype), rank_,
+                          call.root, nodeOfRank_);
+    recordTraffic(collectiveName(call.kind), traffic);
+    simulateDuration(traffic.seconds);
+  }
+  collectivesFinished_.store(call.sequence + 1, std::memory_order_release);
+  return succeeded;
+}
+
+} // namespace streamrace::emu::nccl

@@ -1,0 +1,51 @@
+// The vocabulary of one NCCL call as the emulator executes it.
+#pragma once
+
+#include <nccl.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace streamrace::emu::nccl {
+
+enum class CollectiveKind : std::int32_t {
+  AllGather,
+  ReduceScatter,
+  AllReduce,
+  Broadcast,
+  Reduce,
+  AlltoAll,
+  Gather,
+  Scatter,
+};
+
+const char* collectiveName(CollectiveKind kind);
+bool isRooted(CollectiveKind kind);
+bool isReducing(CollectiveKind kind);
+
+// One collective call on one rank. `count` is the API's count argument (per-rank for AllGather
+// and ReduceScatter, per-peer for AlltoAll, Gather and Scatter).
+struct CollectiveCall {
+  CollectiveKind kind;
+  const void* sendBuffer;
+  void* receiveBuffer;
+  std::size_t count;
+  ncclDataType_t datatype;
+  ncclRedOp_t op; // ncclSum when the kind does not reduce
+  int root;       // -1 when the kind has no root
+  std::uint64_t sequence; // the k-th collective this rank issued on the communicator
+};
+
+enum class TransferDirection : std::int32_t { Send, Receive };
+
+struct PointToPointCall {
+  TransferDirection direction;
+  const void* sendBuffer; // Send only
+  void* receiveBuffer;    // Receive only
+  std::size_t count;
+  ncclDataType_t datatype;
+  int peer;
+  std::uint64_t messageIndex; // the m-th transfer in this direction between this rank and peer
+};
+
+} // namespace streamrace::emu::nccl
