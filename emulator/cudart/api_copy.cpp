@@ -1,0 +1,317 @@
+// Copies and sets, synchronous and asynchronous, 1D/2D and peer. Which calls make the host wait
+// follows the runtime's "API synchronization behavior" (SEMANTICS.md §7): e.g. a synchronous
+// host-to-device copy from pageable memory stages the source and returns before the device write.
+#include <cuda_runtime_api.h>
+// cupti.h brings the parameter structs and callback ids; they must not be included twice.
+#include <cupti.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "api_tracing.h"
+#include "runtime_state.h"
+
+using namespace streamrace::emu;
+
+namespace {
+
+enum class Location { Pageable, PinnedHost, Device, Managed };
+
+struct Endpoint {
+  Location location = Location::Pageable;
+  std::optional<Allocation> allocation;
+};
+
+Endpoint locate(const void *pointer) {
+  std::optional<Allocation> allocation = Runtime::instance().memory.find(pointer);
+  if (!allocation) {
+    return {};
+  }
+  switch (allocation->kind) {
+  case MemoryKind::Device:
+  case MemoryKind::PoolDevice: return {Location::Device, allocation};
+  case MemoryKind::Pinned:
+  case MemoryKind::Registered: return {Location::PinnedHost, allocation};
+  case MemoryKind::Managed: return {Location::Managed, allocation};
+  }
+  return {};
+}
+
+bool isHost(Location location) { return location == Location::Pageable || location == Location::PinnedHost; }
+
+// A copy or set spanning `bytes` from `pointer` must stay inside the allocation it starts in.
+bool fits(const Endpoint &endpoint, const void *pointer, std::size_t bytes) {
+  return !endpoint.allocation || endpoint.allocation->contains(pointer, bytes);
+}
+
+// The bytes a 2D region of `height` rows of `width` bytes, `pitch` apart, spans.
+std::size_t spanOf2D(std::size_t pitch, std::size_t width, std::size_t height) {
+  return height == 0 ? 0 : (height - 1) * pitch + width;
+}
+
+cudaError_t checkDirection(cudaMemcpyKind kind, const Endpoint &dst, const Endpoint &src) {
+  switch (kind) {
+  case cudaMemcpyHostToHost:
+  case cudaMemcpyDefault: return cudaSuccess;
+  case cudaMemcpyHostToDevice: return dst.location == Location::Pageable ? cudaErrorInvalidValue : cudaSuccess;
+  case cudaMemcpyDeviceToHost: return src.location == Location::Pageable ? cudaErrorInvalidValue : cudaSuccess;
+  case cudaMemcpyDeviceToDevice:
+    return dst.location == Location::Pageable || src.location == Location::Pageable ? cudaErrorInvalidValue
+                                                                                    : cudaSuccess;
+  }
+  return cudaErrorInvalidMemcpyDirection;
+}
+
+enum class HostWait { None, UntilDone };
+enum class ApiFlavor { Synchronous, Asynchronous };
+
+struct CopyPlan {
+  HostWait wait = HostWait::None;
+  bool stageSource = false; // copy the pageable source now, as the runtime's staging buffer does
+};
+
+CopyPlan planCopy(Location dst, Location src, ApiFlavor flavor) {
+  if (flavor == ApiFlavor::Asynchronous) {
+    if (src == Location::Device && dst == Location::Pageable) {
+      return {HostWait::UntilDone, false};
+    }
+    return {HostWait::None, src == Location::Pageable && !isHost(dst)};
+  }
+  if (dst == Location::Managed || src == Location::Managed) {
+    return {HostWait::UntilDone, false};
+  }
+  if (src == Location::Pageable && dst == Location::Device) {
+    return {HostWait::None, true};
+  }
+  if (src == Location::Device && dst == Location::Device) {
+    return {HostWait::None, false};
+  }
+  return {HostWait::UntilDone, false};
+}
+
+struct Region2D {
+  std::size_t dpitch, spitch, width, height;
+};
+
+cudaError_t copy2D(void *dst, const void *src, const Region2D &region, cudaMemcpyKind kind, Stream &stream,
+                   ApiFlavor flavor, std::vector<CompletionPtr> extraDependencies = {}) {
+  if (region.width == 0 || region.height == 0) {
+    return cudaSuccess;
+  }
+  if (dst == nullptr || src == nullptr || (region.height > 1 && (region.width > region.dpitch || region.width > region.spitch))) {
+    return cudaErrorInvalidValue;
+  }
+  Endpoint dstEnd = locate(dst);
+  Endpoint srcEnd = locate(src);
+  if (cudaError_t error = checkDirection(kind, dstEnd, srcEnd); error != cudaSuccess) {
+    return error;
+  }
+  std::size_t dstSpan = spanOf2D(region.dpitch, region.width, region.height);
+  std::size_t srcSpan = spanOf2D(region.spitch, region.width, region.height);
+  if (!fits(dstEnd, dst, dstSpan) || !fits(srcEnd, src, srcSpan)) {
+    return cudaErrorInvalidValue;
+  }
+  CopyPlan plan = planCopy(dstEnd.location, srcEnd.location, flavor);
+  const auto *source = static_cast<const std::byte *>(src);
+  std::shared_ptr<std::vector<std::byte>> staged;
+  if (plan.stageSource) {
+    staged = std::make_shared<std::vector<std::byte>>(source, source + srcSpan);
+  }
+  auto *destination = static_cast<std::byte *>(dst);
+  Work work{OperationKind::Memcpy, [destination, source, region, staged] {
+              const std::byte *from = staged ? staged->data() : source;
+              for (std::size_t row = 0; row < region.height; ++row) {
+                std::memmove(destination + row * region.dpitch, from + row * region.spitch, region.width);
+              }
+            }};
+  CompletionPtr done = Runtime::instance().submit(stream, std::move(work), std::move(extraDependencies));
+  if (plan.wait == HostWait::UntilDone && done) {
+    done->wait();
+  }
+  return cudaSuccess;
+}
+
+cudaError_t copy(void *dst, const void *src, std::size_t count, cudaMemcpyKind kind, cudaStream_t handle,
+                 DefaultStream zero, ApiFlavor flavor) {
+  Stream *stream = Runtime::instance().resolveStream(handle, zero);
+  if (stream == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  return copy2D(dst, src, Region2D{count, count, count, 1}, kind, *stream, flavor);
+}
+
+cudaError_t copy2DOn(void *dst, std::size_t dpitch, const void *src, std::size_t spitch, std::size_t width,
+                     std::size_t height, cudaMemcpyKind kind, cudaStream_t handle, DefaultStream zero,
+                     ApiFlavor flavor) {
+  Stream *stream = Runtime::instance().resolveStream(handle, zero);
+  if (stream == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  return copy2D(dst, src, Region2D{dpitch, spitch, width, height}, kind, *stream, flavor);
+}
+
+cudaError_t copyPeer(void *dst, int dstDevice, const void *src, int srcDevice, std::size_t count, cudaStream_t handle,
+                     ApiFlavor flavor) {
+  Runtime &runtime = Runtime::instance();
+  if (!runtime.validDevice(dstDevice) || !runtime.validDevice(srcDevice)) {
+    return cudaErrorInvalidDevice;
+  }
+  Stream *stream = runtime.resolveStream(handle, DefaultStream::Legacy);
+  if (stream == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (count != 0 && (locate(dst).location != Location::Device || locate(src).location != Location::Device)) {
+    return cudaErrorInvalidValue;
+  }
+  std::vector<CompletionPtr> peers;
+  if (flavor == ApiFlavor::Synchronous) {
+    // The synchronous form is serialized with the pending work of both devices.
+    peers.push_back(runtime.device(dstDevice).legacy.worker.lastCompletion());
+    peers.push_back(runtime.device(srcDevice).legacy.worker.lastCompletion());
+  }
+  return copy2D(dst, src, Region2D{count, count, count, 1}, cudaMemcpyDeviceToDevice, *stream, flavor,
+                std::move(peers));
+}
+
+cudaError_t set2D(void *devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
+                  cudaStream_t handle, DefaultStream zero, ApiFlavor flavor) {
+  Runtime &runtime = Runtime::instance();
+  Stream *stream = runtime.resolveStream(handle, zero);
+  if (stream == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (width == 0 || height == 0) {
+    return cudaSuccess;
+  }
+  Endpoint target = locate(devPtr);
+  if (devPtr == nullptr || target.location == Location::Pageable || (height > 1 && width > pitch) ||
+      !fits(target, devPtr, spanOf2D(pitch, width, height))) {
+    return cudaErrorInvalidValue;
+  }
+  auto *destination = static_cast<std::byte *>(devPtr);
+  Work work{OperationKind::Memset, [destination, pitch, value, width, height] {
+              for (std::size_t row = 0; row < height; ++row) {
+                std::memset(destination + row * pitch, value, width);
+              }
+            }};
+  CompletionPtr done = runtime.submit(*stream, std::move(work));
+  // Setting device memory is asynchronous even through cudaMemset; pinned or managed memory
+  // is set before cudaMemset returns.
+  if (flavor == ApiFlavor::Synchronous && target.location != Location::Device && done) {
+    done->wait();
+  }
+  return cudaSuccess;
+}
+
+constexpr DefaultStream plain = DefaultStream::Legacy;
+constexpr DefaultStream perThread = DefaultStream::PerThread;
+constexpr ApiFlavor synchronous = ApiFlavor::Synchronous;
+constexpr ApiFlavor asynchronous = ApiFlavor::Asynchronous;
+
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy, v3020, copy(dst, src, count, kind, nullptr, plain, synchronous), dst, src, count, kind);
+}
+
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy_ptds, v7000, copy(dst, src, count, kind, nullptr, perThread, synchronous), dst, src,
+                        count, kind);
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemcpyAsync, v3020, copy(dst, src, count, kind, stream, plain, asynchronous), dst, src, count,
+                        kind, stream);
+}
+
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemcpyAsync_ptsz, v7000, copy(dst, src, count, kind, stream, perThread, asynchronous), dst, src,
+                        count, kind, stream);
+}
+
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy2D, v3020,
+                        copy2DOn(dst, dpitch, src, spitch, width, height, kind, nullptr, plain, synchronous), dst, dpitch,
+                        src, spitch, width, height, kind);
+}
+
+cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy2D_ptds, v7000,
+                        copy2DOn(dst, dpitch, src, spitch, width, height, kind, nullptr, perThread, synchronous), dst,
+                        dpitch, src, spitch, width, height, kind);
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy2DAsync, v3020,
+                        copy2DOn(dst, dpitch, src, spitch, width, height, kind, stream, plain, asynchronous), dst, dpitch,
+                        src, spitch, width, height, kind, stream);
+}
+
+cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                   size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy2DAsync_ptsz, v7000,
+                        copy2DOn(dst, dpitch, src, spitch, width, height, kind, stream, perThread, asynchronous), dst,
+                        dpitch, src, spitch, width, height, kind, stream);
+}
+
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
+  STREAMRACE_EMU_TRACED(cudaMemcpyPeer, v4000, copyPeer(dst, dstDevice, src, srcDevice, count, nullptr, synchronous), dst,
+                        dstDevice, src, srcDevice, count);
+}
+
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemcpyPeerAsync, v4000, copyPeer(dst, dstDevice, src, srcDevice, count, stream, asynchronous),
+                        dst, dstDevice, src, srcDevice, count, stream);
+}
+
+cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
+  STREAMRACE_EMU_TRACED(cudaMemset, v3020, set2D(devPtr, count, value, count, 1, nullptr, plain, synchronous), devPtr, value,
+                        count);
+}
+
+cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count) {
+  STREAMRACE_EMU_TRACED(cudaMemset_ptds, v7000, set2D(devPtr, count, value, count, 1, nullptr, perThread, synchronous),
+                        devPtr, value, count);
+}
+
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemsetAsync, v3020, set2D(devPtr, count, value, count, 1, stream, plain, asynchronous), devPtr,
+                        value, count, stream);
+}
+
+cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemsetAsync_ptsz, v7000, set2D(devPtr, count, value, count, 1, stream, perThread, asynchronous),
+                        devPtr, value, count, stream);
+}
+
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
+  STREAMRACE_EMU_TRACED(cudaMemset2D, v3020, set2D(devPtr, pitch, value, width, height, nullptr, plain, synchronous), devPtr,
+                        pitch, value, width, height);
+}
+
+cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
+  STREAMRACE_EMU_TRACED(cudaMemset2D_ptds, v7000, set2D(devPtr, pitch, value, width, height, nullptr, perThread, synchronous),
+                        devPtr, pitch, value, width, height);
+}
+
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemset2DAsync, v3020, set2D(devPtr, pitch, value, width, height, stream, plain, asynchronous),
+                        devPtr, pitch, value, width, height, stream);
+}
+
+cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                                   cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemset2DAsync_ptsz, v7000,
+                        set2D(devPtr, pitch, value, width, height, stream, perThread, asynchronous), devPtr, pitch, value,
+                        width, height, stream);
+}
+
+} // extern "C"

@@ -1,0 +1,341 @@
+// Allocation: device memory from each device's arena, pinned/registered host memory, managed
+// memory, the stream-ordered default pool; memory info and pointer attributes.
+#include <cuda_runtime_api.h>
+// cupti.h brings the parameter structs and callback ids; they must not be included twice.
+#include <cupti.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "api_tracing.h"
+#include "runtime_state.h"
+
+using namespace streamrace::emu;
+
+namespace {
+
+constexpr std::size_t hostPageSize = 4096;
+constexpr unsigned validHostAllocFlags = cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+constexpr unsigned validHostRegisterFlags =
+    cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
+
+// Stands in for the default memory pool handle of each device (one per device, never freed).
+struct DefaultPool {
+  int device;
+};
+
+cudaError_t allocateDevice(void **devPtr, std::size_t size) {
+  if (devPtr == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  if (size == 0) {
+    *devPtr = nullptr;
+    return cudaSuccess;
+  }
+  Runtime &runtime = Runtime::instance();
+  int device = runtime.currentDevice();
+  void *memory = runtime.device(device).arena.allocate(size);
+  if (memory == nullptr) {
+    *devPtr = nullptr;
+    return cudaErrorMemoryAllocation;
+  }
+  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(memory), size, MemoryKind::Device, device, 0});
+  *devPtr = memory;
+  return cudaSuccess;
+}
+
+cudaError_t freeDevice(void *devPtr) {
+  if (devPtr == nullptr) {
+    return cudaSuccess;
+  }
+  Runtime &runtime = Runtime::instance();
+  std::optional<Allocation> allocation = runtime.memory.startingAt(devPtr);
+  if (!allocation || !allocation->isDeviceMemory()) {
+    return cudaErrorInvalidValue;
+  }
+  // cudaFree waits for the device's work, except for stream-ordered pool memory (SEMANTICS.md §8).
+  if (allocation->kind == MemoryKind::Device) {
+    runtime.synchronizeDevice(allocation->device);
+  }
+  runtime.memory.removeStartingAt(devPtr);
+  runtime.device(allocation->device).arena.release(devPtr, allocation->size);
+  return cudaSuccess;
+}
+
+cudaError_t allocateHost(void **pointer, std::size_t size, MemoryKind kind, unsigned flags) {
+  if (pointer == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime &runtime = Runtime::instance();
+  std::size_t rounded = (std::max<std::size_t>(size, 1) + hostPageSize - 1) / hostPageSize * hostPageSize;
+  void *memory = std::aligned_alloc(hostPageSize, rounded);
+  if (memory == nullptr) {
+    *pointer = nullptr;
+    return cudaErrorMemoryAllocation;
+  }
+  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(memory), size, kind, runtime.currentDevice(), flags});
+  *pointer = memory;
+  return cudaSuccess;
+}
+
+cudaError_t hostAlloc(void **pointer, std::size_t size, unsigned flags) {
+  if ((flags & ~validHostAllocFlags) != 0) {
+    return cudaErrorInvalidValue;
+  }
+  return allocateHost(pointer, size, MemoryKind::Pinned, flags);
+}
+
+cudaError_t freeHost(void *pointer) {
+  if (pointer == nullptr) {
+    return cudaSuccess;
+  }
+  Runtime &runtime = Runtime::instance();
+  std::optional<Allocation> allocation = runtime.memory.startingAt(pointer);
+  if (!allocation || allocation->kind != MemoryKind::Pinned) {
+    return cudaErrorInvalidValue;
+  }
+  runtime.synchronizeDevice(runtime.currentDevice());
+  runtime.memory.removeStartingAt(pointer);
+  std::free(pointer);
+  return cudaSuccess;
+}
+
+cudaError_t mallocManaged(void **pointer, std::size_t size, unsigned flags) {
+  if (size == 0 || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime::instance().synchronizeDevice(Runtime::instance().currentDevice());
+  return allocateHost(pointer, size, MemoryKind::Managed, flags);
+}
+
+cudaError_t hostRegister(void *pointer, std::size_t size, unsigned flags) {
+  if (pointer == nullptr || size == 0 || (flags & ~validHostRegisterFlags) != 0) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime &runtime = Runtime::instance();
+  auto *bytes = static_cast<std::byte *>(pointer);
+  if (runtime.memory.find(bytes) || runtime.memory.find(bytes + size - 1)) {
+    return cudaErrorHostMemoryAlreadyRegistered;
+  }
+  runtime.memory.add(
+      Allocation{reinterpret_cast<std::uintptr_t>(pointer), size, MemoryKind::Registered, runtime.currentDevice(), flags});
+  return cudaSuccess;
+}
+
+cudaError_t hostUnregister(void *pointer) {
+  if (pointer == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime &runtime = Runtime::instance();
+  std::optional<Allocation> allocation = runtime.memory.startingAt(pointer);
+  if (!allocation || allocation->kind != MemoryKind::Registered) {
+    return cudaErrorHostMemoryNotRegistered;
+  }
+  runtime.memory.removeStartingAt(pointer);
+  return cudaSuccess;
+}
+
+cudaError_t hostDevicePointer(void **pDevice, void *pHost, unsigned flags) {
+  if (pDevice == nullptr || flags != 0) {
+    return cudaErrorInvalidValue;
+  }
+  std::optional<Allocation> allocation = Runtime::instance().memory.find(pHost);
+  if (!allocation || !allocation->isHostMemory()) {
+    return cudaErrorInvalidValue;
+  }
+  // Unified addressing: the device sees host memory at the host address.
+  *pDevice = pHost;
+  return cudaSuccess;
+}
+
+cudaError_t hostFlags(unsigned *flags, void *pHost) {
+  if (flags == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  std::optional<Allocation> allocation = Runtime::instance().memory.find(pHost);
+  if (!allocation || !allocation->isHostMemory()) {
+    return cudaErrorInvalidValue;
+  }
+  *flags = allocation->flags;
+  return cudaSuccess;
+}
+
+cudaError_t mallocAsync(void **devPtr, std::size_t size, cudaStream_t handle, DefaultStream zero) {
+  Runtime &runtime = Runtime::instance();
+  Stream *stream = runtime.resolveStream(handle, zero);
+  if (stream == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (devPtr == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  void *memory = runtime.device(stream->device).arena.allocate(size);
+  if (memory == nullptr) {
+    return cudaErrorMemoryAllocation;
+  }
+  // The pool only hands out ranges whose cudaFreeAsync already ran, so reuse is ordered after
+  // the free, as the real pool guarantees.
+  runtime.memory.add(
+      Allocation{reinterpret_cast<std::uintptr_t>(memory), size, MemoryKind::PoolDevice, stream->device, 0});
+  runtime.submit(*stream, Work{OperationKind::Allocation, {}});
+  *devPtr = memory;
+  return cudaSuccess;
+}
+
+cudaError_t freeAsync(void *devPtr, cudaStream_t handle, DefaultStream zero) {
+  Runtime &runtime = Runtime::instance();
+  Stream *stream = runtime.resolveStream(handle, zero);
+  if (stream == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (devPtr == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  std::optional<Allocation> allocation = runtime.memory.startingAt(devPtr);
+  if (!allocation || !allocation->isDeviceMemory()) {
+    return cudaErrorInvalidValue;
+  }
+  runtime.memory.removeStartingAt(devPtr);
+  DeviceArena &arena = runtime.device(allocation->device).arena;
+  std::size_t size = allocation->size;
+  runtime.submit(*stream, Work{OperationKind::Free, [&arena, devPtr, size] { arena.release(devPtr, size); }});
+  return cudaSuccess;
+}
+
+cudaError_t memoryInfo(std::size_t *freeBytes, std::size_t *totalBytes) {
+  if (freeBytes == nullptr || totalBytes == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime &runtime = Runtime::instance();
+  DeviceArena &arena = runtime.device(runtime.currentDevice()).arena;
+  *totalBytes = arena.capacity();
+  *freeBytes = arena.capacity() - arena.bytesInUse();
+  return cudaSuccess;
+}
+
+cudaPointerAttributes describe(cudaMemoryType type, int device, void *devicePointer, void *hostPointer) {
+  cudaPointerAttributes attributes{};
+  attributes.type = type;
+  attributes.device = device;
+  attributes.devicePointer = devicePointer;
+  attributes.hostPointer = hostPointer;
+  return attributes;
+}
+
+cudaError_t pointerAttributes(cudaPointerAttributes *attributes, const void *pointer) {
+  if (attributes == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  std::optional<Allocation> allocation = Runtime::instance().memory.find(pointer);
+  auto *mutablePointer = const_cast<void *>(pointer);
+  if (!allocation) {
+    *attributes = describe(cudaMemoryTypeUnregistered, -2, nullptr, nullptr);
+    return cudaSuccess;
+  }
+  switch (allocation->kind) {
+  case MemoryKind::Device:
+  case MemoryKind::PoolDevice:
+    *attributes = describe(cudaMemoryTypeDevice, allocation->device, mutablePointer, nullptr);
+    break;
+  case MemoryKind::Pinned:
+  case MemoryKind::Registered:
+    *attributes = describe(cudaMemoryTypeHost, allocation->device, mutablePointer, mutablePointer);
+    break;
+  case MemoryKind::Managed:
+    *attributes = describe(cudaMemoryTypeManaged, allocation->device, mutablePointer, mutablePointer);
+    break;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t defaultMemPool(cudaMemPool_t *memPool, int device) {
+  static std::vector<DefaultPool> pools = [] {
+    std::vector<DefaultPool> all;
+    for (int ordinal = 0; ordinal < Runtime::instance().deviceCount(); ++ordinal) {
+      all.push_back(DefaultPool{ordinal});
+    }
+    return all;
+  }();
+  if (memPool == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  if (!Runtime::instance().validDevice(device)) {
+    return cudaErrorInvalidDevice;
+  }
+  *memPool = reinterpret_cast<cudaMemPool_t>(&pools[static_cast<std::size_t>(device)]);
+  return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaMalloc(void **devPtr, size_t size) {
+  STREAMRACE_EMU_TRACED(cudaMalloc, v3020, allocateDevice(devPtr, size), devPtr, size);
+}
+
+cudaError_t cudaFree(void *devPtr) { STREAMRACE_EMU_TRACED(cudaFree, v3020, freeDevice(devPtr), devPtr); }
+
+cudaError_t cudaMallocHost(void **ptr, size_t size) {
+  STREAMRACE_EMU_TRACED(cudaMallocHost, v3020, allocateHost(ptr, size, MemoryKind::Pinned, cudaHostAllocDefault), ptr,
+                        size);
+}
+
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
+  STREAMRACE_EMU_TRACED(cudaHostAlloc, v3020, hostAlloc(pHost, size, flags), pHost, size, flags);
+}
+
+cudaError_t cudaFreeHost(void *ptr) { STREAMRACE_EMU_TRACED(cudaFreeHost, v3020, freeHost(ptr), ptr); }
+
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags) {
+  STREAMRACE_EMU_TRACED(cudaMallocManaged, v6000, mallocManaged(devPtr, size, flags), devPtr, size, flags);
+}
+
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
+  STREAMRACE_EMU_TRACED(cudaHostRegister, v4000, hostRegister(ptr, size, flags), ptr, size, flags);
+}
+
+cudaError_t cudaHostUnregister(void *ptr) { STREAMRACE_EMU_TRACED(cudaHostUnregister, v4000, hostUnregister(ptr), ptr); }
+
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags) {
+  STREAMRACE_EMU_TRACED(cudaHostGetDevicePointer, v3020, hostDevicePointer(pDevice, pHost, flags), pDevice, pHost,
+                        flags);
+}
+
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) {
+  STREAMRACE_EMU_TRACED(cudaHostGetFlags, v3020, hostFlags(pFlags, pHost), pFlags, pHost);
+}
+
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream) {
+  STREAMRACE_EMU_TRACED(cudaMallocAsync, v11020, mallocAsync(devPtr, size, hStream, DefaultStream::Legacy), devPtr,
+                        size, hStream);
+}
+
+cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream) {
+  STREAMRACE_EMU_TRACED(cudaMallocAsync_ptsz, v11020, mallocAsync(devPtr, size, hStream, DefaultStream::PerThread),
+                        devPtr, size, hStream);
+}
+
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream) {
+  STREAMRACE_EMU_TRACED(cudaFreeAsync, v11020, freeAsync(devPtr, hStream, DefaultStream::Legacy), devPtr, hStream);
+}
+
+cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream) {
+  STREAMRACE_EMU_TRACED(cudaFreeAsync_ptsz, v11020, freeAsync(devPtr, hStream, DefaultStream::PerThread), devPtr,
+                        hStream);
+}
+
+cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
+  STREAMRACE_EMU_TRACED(cudaMemGetInfo, v3020, memoryInfo(free, total), free, total);
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attributes, const void *ptr) {
+  STREAMRACE_EMU_TRACED(cudaPointerGetAttributes, v4000, pointerAttributes(attributes, ptr), attributes, ptr);
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device) {
+  STREAMRACE_EMU_TRACED(cudaDeviceGetDefaultMemPool, v11020, defaultMemPool(memPool, device), memPool, device);
+}
+
+} // extern "C"

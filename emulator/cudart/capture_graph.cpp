@@ -1,0 +1,41 @@
+#include "capture_graph.h"
+
+#include <map>
+#include <thread>
+
+#include "completion.h"
+
+namespace streamrace::emu {
+
+GraphExec::GraphExec(const Graph &graph) {
+  std::map<const GraphNode *, std::size_t> indexOf;
+  for (const auto &node : graph.nodes) {
+    indexOf.emplace(node.get(), works_.size());
+    works_.push_back(node->work);
+    std::vector<std::size_t> nodeDependencies;
+    // Capture appends nodes after their dependencies, so every index is already known.
+    for (const GraphNode *dependency : node->dependencies) {
+      nodeDependencies.push_back(indexOf.at(dependency));
+    }
+    dependencies_.push_back(std::move(nodeDependencies));
+  }
+}
+
+void GraphExec::run() const {
+  std::vector<Completion> done(works_.size());
+  std::vector<std::jthread> runners;
+  runners.reserve(works_.size());
+  for (std::size_t index = 0; index < works_.size(); ++index) {
+    runners.emplace_back([this, index, &done] {
+      for (std::size_t dependency : dependencies_[index]) {
+        done[dependency].wait();
+      }
+      if (works_[index].body) {
+        works_[index].body();
+      }
+      done[index].markDone();
+    });
+  }
+}
+
+} // namespace streamrace::emu

@@ -1,0 +1,53 @@
+// The kernels this process knows: the host stubs nvcc registered with their device names
+// (__cudaRegisterFunction), and the CPU implementations programs registered for some of them.
+#pragma once
+
+#include <streamrace_emulator/kernel_registry.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace streamrace::emu {
+
+struct KernelRecord {
+  const void *hostFunction = nullptr;
+  std::string deviceName;
+  StreamraceEmuKernelBody body = nullptr;
+  std::vector<std::size_t> argumentSizes;
+  bool registeredByNvcc = false;
+  bool reportedAsNoOp = false;
+};
+
+// What a launch needs to know, copied out under the table's lock.
+struct KernelLaunchInfo {
+  const void *hostFunction;
+  std::string deviceName;
+  StreamraceEmuKernelBody body;
+  std::vector<std::size_t> argumentSizes;
+  bool firstNoOpLaunch;
+};
+
+class KernelTable {
+public:
+  static KernelTable &instance();
+
+  void registerDeviceFunction(const void *hostFunction, const char *deviceName);
+  void registerCpuBody(const void *hostFunction, StreamraceEmuKernelBody body, std::vector<std::size_t> sizes);
+  // The handle __cudaGetKernel hands out for a host stub.
+  KernelRecord *handleFor(const void *hostFunction);
+  std::optional<KernelLaunchInfo> launchInfoByHostFunction(const void *hostFunction);
+  std::optional<KernelLaunchInfo> launchInfoByHandle(const KernelRecord *handle);
+
+private:
+  KernelRecord &obtainLocked(const void *hostFunction);
+  std::optional<KernelLaunchInfo> launchInfoLocked(KernelRecord &record);
+
+  std::mutex mutex_;
+  std::map<const void *, std::unique_ptr<KernelRecord>> byHostFunction_;
+};
+
+} // namespace streamrace::emu

@@ -1,0 +1,54 @@
+// The thread that plays one stream: it runs the stream's operations one after another, each
+// only once the completions it depends on (other streams' work, recorded events) are done.
+// Different streams' workers run at the same time, so unordered work really overlaps.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "completion.h"
+#include "operation.h"
+
+namespace streamrace::emu {
+
+class StreamWorker {
+public:
+  explicit StreamWorker(std::string label);
+  ~StreamWorker();
+  StreamWorker(const StreamWorker &) = delete;
+  StreamWorker &operator=(const StreamWorker &) = delete;
+
+  // Runs `work` after everything enqueued before it on this worker and after every completion
+  // in `dependencies`. Returns the completion of `work`.
+  CompletionPtr enqueue(Work work, std::vector<CompletionPtr> dependencies);
+
+  // The completion of the most recently enqueued operation (finished when the worker is idle).
+  CompletionPtr lastCompletion() const;
+
+  const std::string &label() const { return label_; }
+
+private:
+  struct Pending {
+    Work work;
+    std::vector<CompletionPtr> dependencies;
+    CompletionPtr done;
+  };
+
+  void run(std::stop_token stop);
+  void delayBefore(OperationKind kind);
+
+  std::string label_;
+  mutable std::mutex mutex_;
+  std::condition_variable_any queueChanged_;
+  std::deque<Pending> queue_;
+  CompletionPtr last_;
+  std::mt19937_64 jitter_;
+  std::jthread thread_;
+};
+
+} // namespace streamrace::emu
