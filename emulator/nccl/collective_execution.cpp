@@ -39,7 +39,8 @@ bool contributes(const CollectiveCall& call, int rank) {
 
 std::string Communicator::describe(const CollectiveDescriptor& descriptor) const {
   const auto kind = static_cast<CollectiveKind>(descriptor.kind);
-  std::string text = std::string(collectiveName(kind)) + "(count=" + std::to_string(descriptor.count) +
+  std::string text = std::string(collectiveName(kind)) +
+                     "(count=" + std::to_string(descriptor.count) +
                      ", datatype=" + datatypeName(static_cast<ncclDataType_t>(descriptor.datatype));
   if (isReducing(kind)) {
     text += std::string(", op=") + reductionOpName(static_cast<ncclRedOp_t>(descriptor.op));
@@ -83,9 +84,9 @@ bool Communicator::collectiveBarrier(const CollectiveCall& call) {
     return true;
   };
   std::string reason;
-  const PollOutcome outcome =
-      pollUntil(everyoneArrived, [&] { return !(reason = stopReason(everyRank_)).empty(); },
-                std::chrono::milliseconds(settings_.timeoutMs));
+  const PollOutcome outcome = pollUntil(
+      everyoneArrived, [&] { return !(reason = stopReason(everyRank_)).empty(); },
+      std::chrono::milliseconds(settings_.timeoutMs));
   if (outcome == PollOutcome::Ready) {
     return true;
   }
@@ -117,7 +118,8 @@ bool Communicator::checkDescriptors(const CollectiveCall& call) {
                                          static_cast<std::uint64_t>(descriptor.kind),
                                          static_cast<std::uint64_t>(descriptor.datatype),
                                          static_cast<std::uint64_t>(descriptor.op),
-                                         static_cast<std::uint64_t>(descriptor.root), descriptor.count};
+                                         static_cast<std::uint64_t>(descriptor.root),
+                                         descriptor.count};
     auto& entry = variants[key];
     entry.first = descriptor;
     entry.second.push_back(peer);
@@ -150,8 +152,9 @@ void Communicator::exchangeRounds(const CollectiveCall& call) {
       std::max<std::size_t>(1, segment_->collectiveSlotBytes() / (elementSize * blocks));
   const auto* send = static_cast<const unsigned char*>(call.sendBuffer);
   auto* receive = static_cast<unsigned char*>(call.receiveBuffer);
-  const bool receives = !(call.kind == CollectiveKind::Reduce || call.kind == CollectiveKind::Gather) ||
-                        rank_ == call.root;
+  const bool receives =
+      !(call.kind == CollectiveKind::Reduce || call.kind == CollectiveKind::Gather) ||
+      rank_ == call.root;
   std::vector<const void*> inputs(ranks);
   for (std::size_t first = 0; first < call.count; first += perRound) {
     const std::size_t elements = std::min(perRound, call.count - first);
@@ -188,8 +191,8 @@ void Communicator::exchangeRounds(const CollectiveCall& call) {
         break;
       case CollectiveKind::Broadcast:
       case CollectiveKind::Scatter:
-        std::memcpy(receive + first * elementSize, segment_->collectiveStaging(call.root) + ownBlock,
-                    chunkBytes);
+        std::memcpy(receive + first * elementSize,
+                    segment_->collectiveStaging(call.root) + ownBlock, chunkBytes);
         break;
       }
     }
@@ -212,8 +215,8 @@ bool Communicator::runCollective(const CollectiveCall& call) {
   const bool succeeded = asyncError() == ncclSuccess;
   if (succeeded) {
     const LinkTraffic traffic =
-        collectiveTraffic(settings_.link, call.kind, call.count * datatypeSize(call.datatype), rank_,
-                          call.root, nodeOfRank_);
+        collectiveTraffic(settings_.link, call.kind, call.count * datatypeSize(call.datatype),
+                          rank_, call.root, nodeOfRank_);
     recordTraffic(collectiveName(call.kind), traffic);
     simulateDuration(traffic.seconds);
   }

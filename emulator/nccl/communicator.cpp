@@ -15,10 +15,12 @@ namespace streamrace::emu::nccl {
 CommunicatorSettings CommunicatorSettings::fromEnvironment() {
   CommunicatorSettings settings;
   settings.timeoutMs = environmentInteger("STREAMRACE_EMU_NCCL_TIMEOUT_MS", settings.timeoutMs);
-  const std::int64_t slot = environmentInteger(
-      "STREAMRACE_EMU_NCCL_SLOT_BYTES", static_cast<std::int64_t>(settings.sizes.collectiveSlotBytes));
+  const std::int64_t slot =
+      environmentInteger("STREAMRACE_EMU_NCCL_SLOT_BYTES",
+                         static_cast<std::int64_t>(settings.sizes.collectiveSlotBytes));
   // Staging must hold at least one element per rank for every datatype.
-  settings.sizes.collectiveSlotBytes = std::max<std::uint64_t>(static_cast<std::uint64_t>(slot), 4096);
+  settings.sizes.collectiveSlotBytes =
+      std::max<std::uint64_t>(static_cast<std::uint64_t>(slot), 4096);
   settings.sizes.pointToPointSlotBytes =
       std::min(settings.sizes.pointToPointSlotBytes, settings.sizes.collectiveSlotBytes);
   settings.link = LinkParameters::fromEnvironment();
@@ -31,26 +33,29 @@ std::shared_ptr<Communicator> Communicator::join(const std::string& segmentName,
                                                  const CommunicatorSettings& settings) {
   std::unique_ptr<SharedSegment> segment;
   try {
-    segment = SharedSegment::openOrCreate(segmentName, rankCount, settings.sizes, settings.timeoutMs);
+    segment =
+        SharedSegment::openOrCreate(segmentName, rankCount, settings.sizes, settings.timeoutMs);
   } catch (const std::invalid_argument& error) {
-    throw CommunicatorError(ncclInvalidArgument, "communicator " + displayName + ": " + error.what());
+    throw CommunicatorError(ncclInvalidArgument,
+                            "communicator " + displayName + ": " + error.what());
   } catch (const std::runtime_error& error) {
     throw CommunicatorError(ncclSystemError, "communicator " + displayName + ": " + error.what());
   }
   RankMailbox& mailbox = segment->mailbox(rank);
   if (std::atomic_ref<std::uint64_t>(mailbox.joined).exchange(1) != 0) {
-    throw CommunicatorError(ncclInvalidArgument, "communicator " + displayName + ": rank " +
-                                                     std::to_string(rank) +
-                                                     " was initialized twice with the same unique id");
+    throw CommunicatorError(ncclInvalidArgument,
+                            "communicator " + displayName + ": rank " + std::to_string(rank) +
+                                " was initialized twice with the same unique id");
   }
   mailbox.processId = getpid();
   mailbox.node = placement.node;
   mailbox.device = placement.device;
-  std::shared_ptr<Communicator> communicator(new Communicator(
-      std::move(segment), segmentName, std::move(displayName), rankCount, rank, placement, settings));
+  std::shared_ptr<Communicator> communicator(new Communicator(std::move(segment), segmentName,
+                                                              std::move(displayName), rankCount,
+                                                              rank, placement, settings));
   try {
-    const std::vector<BootstrapRecord> records =
-        communicator->bootstrapAllGather(BootstrapRecord{{placement.node, placement.device, getpid(), 0}});
+    const std::vector<BootstrapRecord> records = communicator->bootstrapAllGather(
+        BootstrapRecord{{placement.node, placement.device, getpid(), 0}});
     for (int peer = 0; peer < rankCount; ++peer) {
       communicator->nodeOfRank_[peer] = static_cast<int>(records[peer].values[0]);
     }
@@ -105,7 +110,8 @@ void Communicator::fail(ncclResult_t result, const std::string& message) {
 
 void Communicator::abort() {
   aborted_.store(true);
-  fail(ncclSystemError, "communicator " + displayName_ + " was aborted on rank " + std::to_string(rank_));
+  fail(ncclSystemError,
+       "communicator " + displayName_ + " was aborted on rank " + std::to_string(rank_));
 }
 
 std::string Communicator::stopReason(std::span<const int> peers) {
@@ -115,8 +121,9 @@ std::string Communicator::stopReason(std::span<const int> peers) {
   for (const int peer : peers) {
     RankMailbox& mailbox = segment_->mailbox(peer);
     if (peer != rank_ && atomicLoad(mailbox.failed) != 0) {
-      return "rank " + std::to_string(peer) + " of communicator " + displayName_ +
-             " failed: " + std::string(mailbox.failureReason, strnlen(mailbox.failureReason, sizeof(mailbox.failureReason)));
+      return "rank " + std::to_string(peer) + " of communicator " + displayName_ + " failed: " +
+             std::string(mailbox.failureReason,
+                         strnlen(mailbox.failureReason, sizeof(mailbox.failureReason)));
     }
   }
   return {};
@@ -144,9 +151,9 @@ std::vector<BootstrapRecord> Communicator::bootstrapAllGather(const BootstrapRec
     return true;
   };
   std::string reason;
-  const PollOutcome outcome =
-      pollUntil(everyoneArrived, [&] { return !(reason = stopReason(everyRank_)).empty(); },
-                std::chrono::milliseconds(settings_.timeoutMs));
+  const PollOutcome outcome = pollUntil(
+      everyoneArrived, [&] { return !(reason = stopReason(everyRank_)).empty(); },
+      std::chrono::milliseconds(settings_.timeoutMs));
   if (outcome == PollOutcome::Stopped) {
     throw CommunicatorError(ncclSystemError, reason);
   }

@@ -83,6 +83,9 @@ public:
   void abort();
   ncclResult_t asyncError() const { return asyncError_.load(std::memory_order_acquire); }
   std::string lastError() const;
+  bool wasAborted() const { return aborted_.load(); }
+  // True for the first caller only: a failure is reported once however many operations it stops.
+  bool claimFailureReport() { return !failureReported_.exchange(true); }
 
 private:
   Communicator(std::unique_ptr<SharedSegment> segment, std::string segmentName,
@@ -111,12 +114,13 @@ private:
 
   std::atomic<std::uint64_t> collectivesIssued_{0};
   std::atomic<std::uint64_t> collectivesFinished_{0};
-  std::uint64_t collectivePhase_ = 0;  // touched only by the collective holding the turn
-  std::uint64_t bootstrapPhase_ = 0;   // touched only by the host thread
+  std::uint64_t collectivePhase_ = 0; // touched only by the collective holding the turn
+  std::uint64_t bootstrapPhase_ = 0;  // touched only by the host thread
   std::unique_ptr<std::atomic<std::uint64_t>[]> messagesIssued_;   // [direction * n + peer]
   std::unique_ptr<std::atomic<std::uint64_t>[]> messagesFinished_; // [direction * n + peer]
 
   std::atomic<bool> aborted_{false};
+  std::atomic<bool> failureReported_{false};
   std::atomic<ncclResult_t> asyncError_{ncclSuccess};
   mutable std::mutex errorMutex_;
   std::string lastError_;

@@ -39,9 +39,8 @@ std::int64_t environmentInteger(const char* name, std::int64_t fallback) {
   errno = 0;
   const long long value = std::strtoll(text->c_str(), &end, 10);
   if (errno != 0 || end == text->c_str() || *end != '\0' || value < 0) {
-    std::fprintf(stderr,
-                 "streamrace-emu nccl: ignoring %s=%s (expected a non-negative integer)\n", name,
-                 text->c_str());
+    std::fprintf(stderr, "streamrace-emu nccl: ignoring %s=%s (expected a non-negative integer)\n",
+                 name, text->c_str());
     return fallback;
   }
   return value;

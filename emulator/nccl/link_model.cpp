@@ -7,7 +7,9 @@
 namespace streamrace::emu::nccl {
 namespace {
 
-double transferSeconds(double bytes, double gbps) { return bytes * 8.0 / (gbps * 1e9); }
+double transferSeconds(double bytes, double gbps) {
+  return bytes * 8.0 / (gbps * 1e9);
+}
 
 void addBytes(LinkTraffic& traffic, bool crossesNodes, std::uint64_t bytes) {
   (crossesNodes ? traffic.interNodeBytes : traffic.intraNodeBytes) += bytes;
@@ -18,10 +20,12 @@ void addBytes(LinkTraffic& traffic, bool crossesNodes, std::uint64_t bytes) {
 LinkParameters LinkParameters::fromEnvironment() {
   LinkParameters defaults;
   LinkParameters parameters;
-  parameters.intraNodeGbps = environmentDouble("STREAMRACE_EMU_NCCL_INTRA_GBPS", defaults.intraNodeGbps);
+  parameters.intraNodeGbps =
+      environmentDouble("STREAMRACE_EMU_NCCL_INTRA_GBPS", defaults.intraNodeGbps);
   parameters.intraNodeLatencyMicroseconds = environmentDouble(
       "STREAMRACE_EMU_NCCL_INTRA_LATENCY_US", defaults.intraNodeLatencyMicroseconds);
-  parameters.interNodeGbps = environmentDouble("STREAMRACE_EMU_NCCL_INTER_GBPS", defaults.interNodeGbps);
+  parameters.interNodeGbps =
+      environmentDouble("STREAMRACE_EMU_NCCL_INTER_GBPS", defaults.interNodeGbps);
   parameters.interNodeLatencyMicroseconds = environmentDouble(
       "STREAMRACE_EMU_NCCL_INTER_LATENCY_US", defaults.interNodeLatencyMicroseconds);
   parameters.timeScale = environmentDouble("STREAMRACE_EMU_NCCL_TIME_SCALE", defaults.timeScale);
@@ -71,9 +75,10 @@ LinkTraffic collectiveTraffic(const LinkParameters& parameters, CollectiveKind k
       sends(sender, [&](int receiver) {
         addBytes(senderTraffic, nodeOfRank[sender] != nodeOfRank[receiver], size);
       });
-      double seconds =
-          transferSeconds(static_cast<double>(senderTraffic.intraNodeBytes), parameters.intraNodeGbps) +
-          transferSeconds(static_cast<double>(senderTraffic.interNodeBytes), parameters.interNodeGbps);
+      double seconds = transferSeconds(static_cast<double>(senderTraffic.intraNodeBytes),
+                                       parameters.intraNodeGbps) +
+                       transferSeconds(static_cast<double>(senderTraffic.interNodeBytes),
+                                       parameters.interNodeGbps);
       if (senderTraffic.interNodeBytes > 0) {
         seconds += 1e-6 * parameters.interNodeLatencyMicroseconds;
       } else if (senderTraffic.intraNodeBytes > 0) {

@@ -15,8 +15,7 @@ struct Layout {
 
 Layout layoutOf(MinifloatFormat format) {
   return Layout{(1 << (format.exponentBits - 1)) - 1, (1u << format.exponentBits) - 1,
-                (1u << format.mantissaBits) - 1,
-                1u << (format.exponentBits + format.mantissaBits)};
+                (1u << format.mantissaBits) - 1, 1u << (format.exponentBits + format.mantissaBits)};
 }
 
 std::uint32_t nanPattern(MinifloatFormat format) {
@@ -32,7 +31,8 @@ double largestFinite(MinifloatFormat format) {
   const int topExponent = format.hasInfinity ? static_cast<int>(layout.exponentMask) - 1
                                              : static_cast<int>(layout.exponentMask);
   // Without infinities the all-ones mantissa at the top exponent is NaN, so one step less.
-  const std::uint32_t topMantissa = format.hasInfinity ? layout.mantissaMask : layout.mantissaMask - 1;
+  const std::uint32_t topMantissa =
+      format.hasInfinity ? layout.mantissaMask : layout.mantissaMask - 1;
   return std::ldexp(1.0 + std::ldexp(static_cast<double>(topMantissa), -format.mantissaBits),
                     topExponent - layout.bias);
 }
@@ -77,7 +77,8 @@ std::uint32_t encodeMinifloat(MinifloatFormat format, float value) {
         (unbiasedExponent < minimumNormalExponent ? minimumNormalExponent : unbiasedExponent) -
         format.mantissaBits;
     // nearbyint honours the default rounding mode: round half to even.
-    magnitude = std::ldexp(std::nearbyint(std::ldexp(magnitude, -quantumExponent)), quantumExponent);
+    magnitude =
+        std::ldexp(std::nearbyint(std::ldexp(magnitude, -quantumExponent)), quantumExponent);
   }
   if (magnitude > maximum) {
     if (format.hasInfinity) {
@@ -96,9 +97,9 @@ std::uint32_t encodeMinifloat(MinifloatFormat format, float value) {
         std::ldexp(magnitude, format.mantissaBits - minimumNormalExponent));
     return sign | mantissa;
   }
-  const auto mantissa = static_cast<std::uint32_t>(
-      std::ldexp(magnitude, format.mantissaBits - unbiasedExponent) -
-      std::ldexp(1.0, format.mantissaBits));
+  const auto mantissa =
+      static_cast<std::uint32_t>(std::ldexp(magnitude, format.mantissaBits - unbiasedExponent) -
+                                 std::ldexp(1.0, format.mantissaBits));
   const auto exponent = static_cast<std::uint32_t>(unbiasedExponent + layout.bias);
   return sign | (exponent << format.mantissaBits) | mantissa;
 }

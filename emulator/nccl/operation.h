@@ -31,8 +31,8 @@ struct CollectiveCall {
   void* receiveBuffer;
   std::size_t count;
   ncclDataType_t datatype;
-  ncclRedOp_t op; // ncclSum when the kind does not reduce
-  int root;       // -1 when the kind has no root
+  ncclRedOp_t op;         // ncclSum when the kind does not reduce
+  int root;               // -1 when the kind has no root
   std::uint64_t sequence; // the k-th collective this rank issued on the communicator
 };
 

@@ -60,13 +60,15 @@ bool Communicator::runPointToPoint(std::span<const PointToPointCall> calls) {
       return true; // an earlier transfer between the same pair goes first
     }
     const bool sending = call.direction == TransferDirection::Send;
-    ChannelState& channel = sending ? segment_->channel(rank_, call.peer) : segment_->channel(call.peer, rank_);
+    ChannelState& channel =
+        sending ? segment_->channel(rank_, call.peer) : segment_->channel(call.peer, rank_);
     unsigned char* staging = sending ? segment_->pointToPointStaging(rank_, call.peer)
                                      : segment_->pointToPointStaging(call.peer, rank_);
     const std::uint64_t produced = atomicLoad(channel.chunksProduced);
     const std::uint64_t consumed = atomicLoad(channel.chunksConsumed);
     const std::size_t offset = transfer.chunksDone * slotBytes;
-    const std::size_t chunkBytes = std::min(slotBytes, transfer.bytes - std::min(transfer.bytes, offset));
+    const std::size_t chunkBytes =
+        std::min(slotBytes, transfer.bytes - std::min(transfer.bytes, offset));
     if (sending) {
       if (produced != consumed) {
         return true;
@@ -81,13 +83,14 @@ bool Communicator::runPointToPoint(std::span<const PointToPointCall> calls) {
         return true;
       }
       if (channel.messageIndex != call.messageIndex || channel.messageBytes != transfer.bytes) {
-        fail(ncclSystemError,
-             "point-to-point mismatch on communicator " + displayName_ + ": rank " +
-                 std::to_string(call.peer) + " sent " + std::to_string(channel.messageBytes) +
-                 " bytes (send #" + std::to_string(channel.messageIndex) + " to rank " +
-                 std::to_string(rank_) + ") but rank " + std::to_string(rank_) + " receives " +
-                 std::to_string(transfer.bytes) + " bytes (receive #" +
-                 std::to_string(call.messageIndex) + " from rank " + std::to_string(call.peer) + ")");
+        fail(ncclSystemError, "point-to-point mismatch on communicator " + displayName_ +
+                                  ": rank " + std::to_string(call.peer) + " sent " +
+                                  std::to_string(channel.messageBytes) + " bytes (send #" +
+                                  std::to_string(channel.messageIndex) + " to rank " +
+                                  std::to_string(rank_) + ") but rank " + std::to_string(rank_) +
+                                  " receives " + std::to_string(transfer.bytes) +
+                                  " bytes (receive #" + std::to_string(call.messageIndex) +
+                                  " from rank " + std::to_string(call.peer) + ")");
         return false;
       }
       std::memcpy(static_cast<unsigned char*>(call.receiveBuffer) + offset, staging, chunkBytes);
@@ -127,23 +130,24 @@ bool Communicator::runPointToPoint(std::span<const PointToPointCall> calls) {
       finishAll();
       return false;
     }
-    if (std::chrono::steady_clock::now() - lastProgress > std::chrono::milliseconds(settings_.timeoutMs)) {
+    if (std::chrono::steady_clock::now() - lastProgress >
+        std::chrono::milliseconds(settings_.timeoutMs)) {
       std::string pending;
       for (const TransferProgress& transfer : transfers) {
         if (!transfer.done) {
           const PointToPointCall& call = *transfer.call;
-          pending += (pending.empty() ? "" : ", ") +
-                     std::string(call.direction == TransferDirection::Send ? "ncclSend to rank "
-                                                                           : "ncclRecv from rank ") +
-                     std::to_string(call.peer) + " (" + std::to_string(transfer.bytes) + " bytes, #" +
-                     std::to_string(call.messageIndex) + ")";
+          pending +=
+              (pending.empty() ? "" : ", ") +
+              std::string(call.direction == TransferDirection::Send ? "ncclSend to rank "
+                                                                    : "ncclRecv from rank ") +
+              std::to_string(call.peer) + " (" + std::to_string(transfer.bytes) + " bytes, #" +
+              std::to_string(call.messageIndex) + ")";
         }
       }
-      fail(ncclSystemError, "point-to-point watchdog: timed out after " +
-                                std::to_string(settings_.timeoutMs) + " ms on communicator " +
-                                displayName_ + ": rank " + std::to_string(rank_) +
-                                " still waits for " + pending +
-                                " (the peer never posted the matching call)");
+      fail(ncclSystemError,
+           "point-to-point watchdog: timed out after " + std::to_string(settings_.timeoutMs) +
+               " ms on communicator " + displayName_ + ": rank " + std::to_string(rank_) +
+               " still waits for " + pending + " (the peer never posted the matching call)");
       finishAll();
       return false;
     }

@@ -86,7 +86,9 @@ bool isValidDatatype(ncclDataType_t datatype) {
   return datatype >= ncclInt8 && datatype < ncclNumTypes;
 }
 
-bool isValidReductionOp(ncclRedOp_t op) { return op >= ncclSum && op < ncclNumOps; }
+bool isValidReductionOp(ncclRedOp_t op) {
+  return op >= ncclSum && op < ncclNumOps;
+}
 
 std::size_t datatypeSize(ncclDataType_t datatype) {
   switch (datatype) {

@@ -30,7 +30,8 @@ Offsets offsetsFor(std::uint64_t rankCount, std::uint64_t collectiveSlot, std::u
   Offsets offsets{};
   offsets.mailboxes = roundUp(sizeof(SegmentHeader), 64);
   offsets.channels = offsets.mailboxes + rankCount * sizeof(RankMailbox);
-  offsets.collectiveStaging = roundUp(offsets.channels + rankCount * rankCount * sizeof(ChannelState), 4096);
+  offsets.collectiveStaging =
+      roundUp(offsets.channels + rankCount * rankCount * sizeof(ChannelState), 4096);
   offsets.pointToPointStaging = offsets.collectiveStaging + rankCount * collectiveSlot;
   offsets.total = offsets.pointToPointStaging + rankCount * rankCount * p2pSlot;
   return offsets;
@@ -87,11 +88,12 @@ std::unique_ptr<SharedSegment> SharedSegment::openOrCreate(const std::string& na
     throw systemError("shm_open", name);
   }
   // The creator may not have sized the object yet: wait until the header fits, then for magic.
-  struct stat status{};
+  struct stat status {};
   const auto headerFits = [&] {
     return fstat(fd, &status) == 0 && status.st_size >= static_cast<off_t>(sizeof(SegmentHeader));
   };
-  if (pollUntil(headerFits, [] { return false; }, std::chrono::milliseconds(timeoutMs)) !=
+  if (pollUntil(
+          headerFits, [] { return false; }, std::chrono::milliseconds(timeoutMs)) !=
       PollOutcome::Ready) {
     close(fd);
     throw std::runtime_error("shared-memory rendezvous " + name +
@@ -99,8 +101,9 @@ std::unique_ptr<SharedSegment> SharedSegment::openOrCreate(const std::string& na
   }
   void* headerMapping = mapShared(fd, sizeof(SegmentHeader), name);
   auto* header = static_cast<SegmentHeader*>(headerMapping);
-  const PollOutcome initialized = pollUntil([&] { return atomicLoad(header->magic) == kSegmentMagic; },
-                                            [] { return false; }, std::chrono::milliseconds(timeoutMs));
+  const PollOutcome initialized =
+      pollUntil([&] { return atomicLoad(header->magic) == kSegmentMagic; }, [] { return false; },
+                std::chrono::milliseconds(timeoutMs));
   const std::uint64_t total = header->totalBytes;
   const int createdRankCount = header->rankCount;
   munmap(headerMapping, sizeof(SegmentHeader));
@@ -123,9 +126,13 @@ std::unique_ptr<SharedSegment> SharedSegment::openOrCreate(const std::string& na
 SharedSegment::SharedSegment(std::string name, void* base, std::size_t bytes)
     : name_(std::move(name)), base_(base), mappedBytes_(bytes) {}
 
-SharedSegment::~SharedSegment() { munmap(base_, mappedBytes_); }
+SharedSegment::~SharedSegment() {
+  munmap(base_, mappedBytes_);
+}
 
-void SharedSegment::unlinkName() { shm_unlink(name_.c_str()); }
+void SharedSegment::unlinkName() {
+  shm_unlink(name_.c_str());
+}
 
 RankMailbox& SharedSegment::mailbox(int rank) {
   return reinterpret_cast<RankMailbox*>(bytes() + offsetsFor(header()).mailboxes)[rank];

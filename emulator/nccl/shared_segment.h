@@ -44,8 +44,8 @@ struct BootstrapRecord {
 };
 
 struct alignas(64) RankMailbox {
-  std::uint64_t joined;         // 1 once a rank claimed this slot
-  std::uint64_t failed;         // 1 once the rank aborted or hit an error: peers stop waiting
+  std::uint64_t joined;          // 1 once a rank claimed this slot
+  std::uint64_t failed;          // 1 once the rank aborted or hit an error: peers stop waiting
   std::uint64_t collectivePhase; // barriers passed by this rank's collectives
   std::uint64_t bootstrapPhase;  // bootstrap all-gathers this rank has published
   std::int64_t processId;

@@ -44,16 +44,18 @@ ncclUniqueId makeUniqueId() {
     return idForSegment("/srnccl-" + hex(fnv1a(*shared + "#" + std::to_string(call))));
   }
   std::random_device entropy;
-  const std::uint64_t random = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy() ^
-                               static_cast<std::uint64_t>(
-                                   std::chrono::steady_clock::now().time_since_epoch().count());
+  const std::uint64_t random =
+      (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy() ^
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   return idForSegment("/srnccl-" + hex(fnv1a(std::to_string(getpid()) + "#" + std::to_string(call) +
                                              "#" + std::to_string(random))));
 }
 
-ncclUniqueId derivedUniqueId(const std::string& parentSegmentName, std::uint64_t splitIndex, int color) {
-  return idForSegment("/srnccl-" + hex(fnv1a(parentSegmentName + "/split" + std::to_string(splitIndex) +
-                                             "/color" + std::to_string(color))));
+ncclUniqueId derivedUniqueId(const std::string& parentSegmentName, std::uint64_t splitIndex,
+                             int color) {
+  return idForSegment("/srnccl-" +
+                      hex(fnv1a(parentSegmentName + "/split" + std::to_string(splitIndex) +
+                                "/color" + std::to_string(color))));
 }
 
 std::optional<std::string> segmentNameOf(const ncclUniqueId& id) {

@@ -15,7 +15,8 @@ namespace streamrace::emu::nccl {
 
 ncclUniqueId makeUniqueId();
 // The id for a communicator derived from a parent (ncclCommSplit): every member computes it.
-ncclUniqueId derivedUniqueId(const std::string& parentSegmentName, std::uint64_t splitIndex, int color);
+ncclUniqueId derivedUniqueId(const std::string& parentSegmentName, std::uint64_t splitIndex,
+                             int color);
 // Empty when the bytes were not produced by makeUniqueId (e.g. uninitialized memory).
 std::optional<std::string> segmentNameOf(const ncclUniqueId& id);
 // Short, stable text naming the communicator in messages.

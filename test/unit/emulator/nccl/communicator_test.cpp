@@ -38,11 +38,11 @@ void onRanks(int ranks, const std::function<void(Communicator&)>& body,
   }
 }
 
-CollectiveCall call(Communicator& communicator, CollectiveKind kind, const void* send, void* receive,
-                    std::size_t count, ncclDataType_t datatype = ncclInt32, ncclRedOp_t op = ncclSum,
-                    int root = -1) {
-  return CollectiveCall{kind, send, receive, count, datatype, op, root,
-                        communicator.takeCollectiveSequence()};
+CollectiveCall call(Communicator& communicator, CollectiveKind kind, const void* send,
+                    void* receive, std::size_t count, ncclDataType_t datatype = ncclInt32,
+                    ncclRedOp_t op = ncclSum, int root = -1) {
+  return CollectiveCall{kind,     send, receive, count,
+                        datatype, op,   root,    communicator.takeCollectiveSequence()};
 }
 
 TEST(Communicator, AllGatherInRoundsAcrossFourRanks) {
@@ -50,7 +50,8 @@ TEST(Communicator, AllGatherInRoundsAcrossFourRanks) {
   onRanks(4, [](Communicator& comm) {
     std::vector<std::int32_t> send(kCount, comm.rank() + 1);
     std::vector<std::int32_t> receive(kCount * 4, 0);
-    ASSERT_TRUE(comm.runCollective(call(comm, CollectiveKind::AllGather, send.data(), receive.data(), kCount)))
+    ASSERT_TRUE(comm.runCollective(
+        call(comm, CollectiveKind::AllGather, send.data(), receive.data(), kCount)))
         << comm.lastError();
     for (std::size_t i = 0; i < receive.size(); ++i) {
       ASSERT_EQ(receive[i], static_cast<std::int32_t>(i / kCount) + 1);
@@ -88,19 +89,21 @@ TEST(Communicator, RootedAndAllToAll) {
   onRanks(2, [](Communicator& comm) {
     const int rank = comm.rank();
     std::vector<std::int32_t> value{rank == 1 ? 42 : 0, rank == 1 ? 43 : 0};
-    ASSERT_TRUE(comm.runCollective(
-        call(comm, CollectiveKind::Broadcast, value.data(), value.data(), 2, ncclInt32, ncclSum, 1)));
+    ASSERT_TRUE(comm.runCollective(call(comm, CollectiveKind::Broadcast, value.data(), value.data(),
+                                        2, ncclInt32, ncclSum, 1)));
     EXPECT_EQ(value, (std::vector<std::int32_t>{42, 43}));
 
     std::vector<std::int32_t> send{rank * 10, rank * 10 + 1};
     std::vector<std::int32_t> exchanged(2);
-    ASSERT_TRUE(comm.runCollective(call(comm, CollectiveKind::AlltoAll, send.data(), exchanged.data(), 1)));
+    ASSERT_TRUE(
+        comm.runCollective(call(comm, CollectiveKind::AlltoAll, send.data(), exchanged.data(), 1)));
     EXPECT_EQ(exchanged, (std::vector<std::int32_t>{rank, 10 + rank}));
 
     std::vector<std::int32_t> gathered(2, -1);
-    ASSERT_TRUE(comm.runCollective(
-        call(comm, CollectiveKind::Gather, send.data(), gathered.data(), 1, ncclInt32, ncclSum, 0)));
-    EXPECT_EQ(gathered, rank == 0 ? (std::vector<std::int32_t>{0, 10}) : (std::vector<std::int32_t>{-1, -1}));
+    ASSERT_TRUE(comm.runCollective(call(comm, CollectiveKind::Gather, send.data(), gathered.data(),
+                                        1, ncclInt32, ncclSum, 0)));
+    EXPECT_EQ(gathered,
+              rank == 0 ? (std::vector<std::int32_t>{0, 10}) : (std::vector<std::int32_t>{-1, -1}));
 
     std::vector<std::int32_t> piece(1);
     ASSERT_TRUE(comm.runCollective(
@@ -130,17 +133,21 @@ TEST(Communicator, PointToPointRingInOneBatch) {
 TEST(Communicator, MismatchedCollectivesFailOnEveryRankNamingThem) {
   onRanks(2, [](Communicator& comm) {
     std::vector<float> buffer(8);
-    const CollectiveKind kind = comm.rank() == 0 ? CollectiveKind::AllReduce : CollectiveKind::AllGather;
-    EXPECT_FALSE(comm.runCollective(call(comm, kind, buffer.data(), buffer.data(), 4, ncclFloat32)));
+    const CollectiveKind kind =
+        comm.rank() == 0 ? CollectiveKind::AllReduce : CollectiveKind::AllGather;
+    EXPECT_FALSE(
+        comm.runCollective(call(comm, kind, buffer.data(), buffer.data(), 4, ncclFloat32)));
     EXPECT_EQ(comm.asyncError(), ncclSystemError);
-    EXPECT_NE(comm.lastError().find("collective mismatch on communicator " + comm.displayName() +
-                                    " (2 ranks) at collective #0: rank 0 called ncclAllReduce(count=4, "
-                                    "datatype=ncclFloat32, op=ncclSum); rank 1 called "
-                                    "ncclAllGather(count=4, datatype=ncclFloat32)"),
-              std::string::npos)
+    EXPECT_NE(
+        comm.lastError().find("collective mismatch on communicator " + comm.displayName() +
+                              " (2 ranks) at collective #0: rank 0 called ncclAllReduce(count=4, "
+                              "datatype=ncclFloat32, op=ncclSum); rank 1 called "
+                              "ncclAllGather(count=4, datatype=ncclFloat32)"),
+        std::string::npos)
         << comm.lastError();
     // The communicator stays failed: later calls fail at once instead of hanging.
-    EXPECT_FALSE(comm.runCollective(call(comm, CollectiveKind::AllReduce, buffer.data(), buffer.data(), 4)));
+    EXPECT_FALSE(
+        comm.runCollective(call(comm, CollectiveKind::AllReduce, buffer.data(), buffer.data(), 4)));
   });
 }
 
@@ -153,7 +160,8 @@ TEST(Communicator, MissingRankTimesOutNamingIt) {
         }
         std::int32_t value = 0;
         EXPECT_FALSE(comm.runCollective(call(comm, CollectiveKind::AllReduce, &value, &value, 1)));
-        EXPECT_NE(comm.lastError().find("timed out after 200 ms on communicator " + comm.displayName() +
+        EXPECT_NE(comm.lastError().find("timed out after 200 ms on communicator " +
+                                        comm.displayName() +
                                         " (2 ranks) at collective #0: rank 0 called ncclAllReduce"),
                   std::string::npos)
             << comm.lastError();
@@ -170,10 +178,20 @@ TEST(Communicator, PointToPointSizeMismatchIsReported) {
         const int peer = 1 - comm.rank();
         const PointToPointCall transfer =
             comm.rank() == 0
-                ? PointToPointCall{TransferDirection::Send, buffer.data(), nullptr, 4, ncclInt32, peer,
+                ? PointToPointCall{TransferDirection::Send,
+                                   buffer.data(),
+                                   nullptr,
+                                   4,
+                                   ncclInt32,
+                                   peer,
                                    comm.takeMessageIndex(TransferDirection::Send, peer)}
-                : PointToPointCall{TransferDirection::Receive, nullptr, buffer.data(), 2, ncclInt32,
-                                   peer, comm.takeMessageIndex(TransferDirection::Receive, peer)};
+                : PointToPointCall{TransferDirection::Receive,
+                                   nullptr,
+                                   buffer.data(),
+                                   2,
+                                   ncclInt32,
+                                   peer,
+                                   comm.takeMessageIndex(TransferDirection::Receive, peer)};
         // The 16-byte send fits the channel slot, so it completes eagerly; the receiver sees the
         // size it did not expect.
         const bool succeeded = comm.runPointToPoint({&transfer, 1});
@@ -195,7 +213,8 @@ TEST(Communicator, JoinTimesOutWhenARankNeverArrives) {
     FAIL() << "join should time out";
   } catch (const CommunicatorError& error) {
     EXPECT_EQ(error.result(), ncclSystemError);
-    EXPECT_NE(std::string(error.what()).find("rank 1 never joined"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("rank 1 never joined"), std::string::npos)
+        << error.what();
   }
 }
 

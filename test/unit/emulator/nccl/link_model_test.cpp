@@ -12,10 +12,12 @@ const std::vector<int> kTwoByTwo{0, 0, 1, 1};
 
 TEST(LinkModel, AllGatherSendsNMinusOneBlocksOverEachRingLink) {
   const LinkParameters parameters;
-  const LinkTraffic rank0 = collectiveTraffic(parameters, CollectiveKind::AllGather, 1000, 0, -1, kTwoByTwo);
+  const LinkTraffic rank0 =
+      collectiveTraffic(parameters, CollectiveKind::AllGather, 1000, 0, -1, kTwoByTwo);
   EXPECT_EQ(rank0.intraNodeBytes, 3000u);
   EXPECT_EQ(rank0.interNodeBytes, 0u);
-  const LinkTraffic rank1 = collectiveTraffic(parameters, CollectiveKind::AllGather, 1000, 1, -1, kTwoByTwo);
+  const LinkTraffic rank1 =
+      collectiveTraffic(parameters, CollectiveKind::AllGather, 1000, 1, -1, kTwoByTwo);
   EXPECT_EQ(rank1.intraNodeBytes, 0u);
   EXPECT_EQ(rank1.interNodeBytes, 3000u);
   // The inter-node links pace the ring: 3 steps of latency plus 3000 bytes at 12.5 Gbit/s.
@@ -30,8 +32,12 @@ TEST(LinkModel, AllReduceIsReduceScatterPlusAllGather) {
 
 TEST(LinkModel, BroadcastChainSkipsTheRootsPredecessor) {
   const LinkParameters parameters;
-  EXPECT_EQ(collectiveTraffic(parameters, CollectiveKind::Broadcast, 100, 0, 1, kTwoByTwo).intraNodeBytes, 0u);
-  EXPECT_EQ(collectiveTraffic(parameters, CollectiveKind::Broadcast, 100, 1, 1, kTwoByTwo).interNodeBytes, 100u);
+  EXPECT_EQ(
+      collectiveTraffic(parameters, CollectiveKind::Broadcast, 100, 0, 1, kTwoByTwo).intraNodeBytes,
+      0u);
+  EXPECT_EQ(
+      collectiveTraffic(parameters, CollectiveKind::Broadcast, 100, 1, 1, kTwoByTwo).interNodeBytes,
+      100u);
 }
 
 TEST(LinkModel, AlltoAllGoesDirectlyToEveryPeer) {

@@ -12,7 +12,7 @@ TEST(Minifloat, HalfKnownPatterns) {
   EXPECT_EQ(encodeMinifloat(kHalfFormat, 1.0f), 0x3C00u);
   EXPECT_EQ(encodeMinifloat(kHalfFormat, -2.0f), 0xC000u);
   EXPECT_EQ(encodeMinifloat(kHalfFormat, 65504.0f), 0x7BFFu);
-  EXPECT_EQ(encodeMinifloat(kHalfFormat, 1e6f), 0x7C00u);                // overflow: infinity
+  EXPECT_EQ(encodeMinifloat(kHalfFormat, 1e6f), 0x7C00u);                  // overflow: infinity
   EXPECT_EQ(encodeMinifloat(kHalfFormat, std::ldexp(1.0f, -24)), 0x0001u); // smallest subnormal
   EXPECT_EQ(encodeMinifloat(kHalfFormat, 1.0f + std::ldexp(1.0f, -11)), 0x3C00u); // tie to even
   EXPECT_FLOAT_EQ(decodeMinifloat(kHalfFormat, 0x3555u), 0.333251953125f);

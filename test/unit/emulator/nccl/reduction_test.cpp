@@ -10,7 +10,8 @@ namespace streamrace::emu::nccl {
 namespace {
 
 template <typename T>
-std::vector<T> reduce(ncclDataType_t datatype, ncclRedOp_t op, const std::vector<std::vector<T>>& ranks) {
+std::vector<T> reduce(ncclDataType_t datatype, ncclRedOp_t op,
+                      const std::vector<std::vector<T>>& ranks) {
   std::vector<const void*> inputs;
   for (const auto& rank : ranks) {
     inputs.push_back(rank.data());
@@ -42,17 +43,29 @@ TEST(Reduction, FloatAndDouble) {
 }
 
 TEST(Reduction, NarrowFloatsCombineInFloat) {
-  auto half = [](float value) { return static_cast<std::uint16_t>(encodeMinifloat(kHalfFormat, value)); };
-  EXPECT_EQ(reduce(ncclFloat16, ncclSum, std::vector<std::vector<std::uint16_t>>{{half(1.5f)}, {half(2.25f)}}),
+  auto half = [](float value) {
+    return static_cast<std::uint16_t>(encodeMinifloat(kHalfFormat, value));
+  };
+  EXPECT_EQ(reduce(ncclFloat16, ncclSum,
+                   std::vector<std::vector<std::uint16_t>>{{half(1.5f)}, {half(2.25f)}}),
             (std::vector<std::uint16_t>{half(3.75f)}));
-  auto bf16 = [](float value) { return static_cast<std::uint16_t>(encodeMinifloat(kBfloat16Format, value)); };
-  EXPECT_EQ(reduce(ncclBfloat16, ncclProd, std::vector<std::vector<std::uint16_t>>{{bf16(3.0f)}, {bf16(-2.0f)}}),
+  auto bf16 = [](float value) {
+    return static_cast<std::uint16_t>(encodeMinifloat(kBfloat16Format, value));
+  };
+  EXPECT_EQ(reduce(ncclBfloat16, ncclProd,
+                   std::vector<std::vector<std::uint16_t>>{{bf16(3.0f)}, {bf16(-2.0f)}}),
             (std::vector<std::uint16_t>{bf16(-6.0f)}));
-  auto e4m3 = [](float value) { return static_cast<std::uint8_t>(encodeMinifloat(kFp8E4M3Format, value)); };
-  EXPECT_EQ(reduce(ncclFloat8e4m3, ncclAvg, std::vector<std::vector<std::uint8_t>>{{e4m3(2.0f)}, {e4m3(4.0f)}}),
+  auto e4m3 = [](float value) {
+    return static_cast<std::uint8_t>(encodeMinifloat(kFp8E4M3Format, value));
+  };
+  EXPECT_EQ(reduce(ncclFloat8e4m3, ncclAvg,
+                   std::vector<std::vector<std::uint8_t>>{{e4m3(2.0f)}, {e4m3(4.0f)}}),
             (std::vector<std::uint8_t>{e4m3(3.0f)}));
-  auto e5m2 = [](float value) { return static_cast<std::uint8_t>(encodeMinifloat(kFp8E5M2Format, value)); };
-  EXPECT_EQ(reduce(ncclFloat8e5m2, ncclMin, std::vector<std::vector<std::uint8_t>>{{e5m2(0.5f)}, {e5m2(-8.0f)}}),
+  auto e5m2 = [](float value) {
+    return static_cast<std::uint8_t>(encodeMinifloat(kFp8E5M2Format, value));
+  };
+  EXPECT_EQ(reduce(ncclFloat8e5m2, ncclMin,
+                   std::vector<std::vector<std::uint8_t>>{{e5m2(0.5f)}, {e5m2(-8.0f)}}),
             (std::vector<std::uint8_t>{e5m2(-8.0f)}));
 }
 

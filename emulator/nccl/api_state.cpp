@@ -1,0 +1,71 @@
+#include "api_state.h"
+
+#include "environment.h"
+#include "link_statistics.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+namespace streamrace::emu::nccl {
+namespace {
+
+std::mutex lastErrorMutex;
+std::string lastError;
+
+} // namespace
+
+void InFlightWork::started() {
+  std::lock_guard lock(mutex_);
+  ++count_;
+}
+
+void InFlightWork::finished() {
+  std::lock_guard lock(mutex_);
+  if (--count_ == 0) {
+    drained_.notify_all();
+  }
+}
+
+bool InFlightWork::waitUntilDrained(std::int64_t timeoutMs) {
+  std::unique_lock lock(mutex_);
+  return drained_.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return count_ == 0; });
+}
+
+ncclResult_t recordError(ncclResult_t result, const std::string& message) {
+  std::lock_guard lock(lastErrorMutex);
+  lastError = message;
+  return result;
+}
+
+std::string lastErrorMessage() {
+  std::lock_guard lock(lastErrorMutex);
+  return lastError;
+}
+
+void reportAsynchronousFailure(const Communicator& communicator) {
+  const std::string message = communicator.lastError();
+  recordError(communicator.asyncError(), message);
+  const std::optional<std::string> policy = environmentString("STREAMRACE_EMU_NCCL_ON_ERROR");
+  const bool keepRunning = policy && *policy == "continue";
+  std::fprintf(stderr, "streamrace-emu nccl: error on rank %d: %s\n", communicator.rank(),
+               message.c_str());
+  if (!keepRunning) {
+    std::fprintf(stderr, "streamrace-emu nccl: exiting with status 1 "
+                         "(STREAMRACE_EMU_NCCL_ON_ERROR=continue keeps the process running)\n");
+    std::fflush(stdout);
+    std::fflush(stderr);
+    writeStatisticsFile();
+    // Other threads may be blocked inside the emulator: skip exit handlers that would wait.
+    _exit(1);
+  }
+}
+
+int nodeOfDevice(int device) {
+  const std::int64_t base = environmentInteger("STREAMRACE_EMU_NODE_RANK", 0);
+  const std::int64_t gpusPerNode = environmentInteger("STREAMRACE_EMU_GPUS_PER_NODE", 0);
+  return static_cast<int>(base + (gpusPerNode > 0 ? device / gpusPerNode : 0));
+}
+
+} // namespace streamrace::emu::nccl
