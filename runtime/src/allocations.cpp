@@ -1,0 +1,73 @@
+#include "streamrace/runtime/allocations.h"
+
+#include <iterator>
+
+namespace streamrace {
+
+const Allocation* AllocationTable::containing(const std::map<Address, Allocation>& map,
+                                              Address address) {
+  auto it = map.upper_bound(address);
+  if (it == map.begin()) return nullptr;
+  --it;
+  return it->second.contains(address) ? &it->second : nullptr;
+}
+
+void AllocationTable::add(std::uint32_t space_id, const Allocation& allocation) {
+  Space& space = spaces_[space_id];
+  // A reused range is no longer described by what was freed there.
+  const Address end = allocation.base + allocation.size;
+  auto it = space.freed.lower_bound(allocation.base);
+  if (it != space.freed.begin() && std::prev(it)->second.base + std::prev(it)->second.size >
+                                       allocation.base)
+    --it;
+  while (it != space.freed.end() && it->first < end) it = space.freed.erase(it);
+  space.live[allocation.base] = allocation;
+}
+
+std::optional<Allocation> AllocationTable::release(std::uint32_t space_id, Address base,
+                                                   CallSiteId free_site) {
+  auto found = spaces_.find(space_id);
+  if (found == spaces_.end()) return std::nullopt;
+  Space& space = found->second;
+  auto it = space.live.find(base);
+  if (it == space.live.end()) return std::nullopt;
+  Allocation allocation = it->second;
+  space.live.erase(it);
+  allocation.freed = true;
+  allocation.free_site = free_site;
+  space.freed[base] = allocation;
+  space.freed_order.push_back(base);
+  while (space.freed_order.size() > freed_kept_) {
+    space.freed.erase(space.freed_order.front());
+    space.freed_order.pop_front();
+  }
+  return allocation;
+}
+
+const Allocation* AllocationTable::live_at(std::uint32_t space_id, Address address) const {
+  auto found = spaces_.find(space_id);
+  return found == spaces_.end() ? nullptr : containing(found->second.live, address);
+}
+
+const Allocation* AllocationTable::find(std::uint32_t space_id, Address address) const {
+  auto found = spaces_.find(space_id);
+  if (found == spaces_.end()) return nullptr;
+  if (const Allocation* live = containing(found->second.live, address)) return live;
+  return containing(found->second.freed, address);
+}
+
+MemoryKind AllocationTable::kind_of(std::uint32_t space_id, Address address) const {
+  const Allocation* allocation = live_at(space_id, address);
+  return allocation ? allocation->kind : MemoryKind::Pageable;
+}
+
+void AllocationTable::name(std::uint32_t space_id, Address base, NameId name) {
+  auto found = spaces_.find(space_id);
+  if (found == spaces_.end()) return;
+  auto it = found->second.live.upper_bound(base);
+  if (it == found->second.live.begin()) return;
+  --it;
+  if (it->second.contains(base)) it->second.name = name;
+}
+
+} // namespace streamrace

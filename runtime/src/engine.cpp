@@ -1,0 +1,553 @@
+#include "streamrace/runtime/engine.h"
+
+#include "streamrace/runtime/collective_extents.h"
+
+#include <cstdio>
+#include <string>
+#include <type_traits>
+
+namespace streamrace {
+
+namespace {
+
+// Graph lanes and graph-local events live in handle ranges no real pointer uses.
+constexpr std::uint64_t kGraphLaneBase = 1ull << 63;
+constexpr std::uint64_t kGraphEventBase = 1ull << 62;
+constexpr std::uint64_t kHistoryCheckInterval = 4096;
+
+bool is_host_memory(MemoryKind kind) {
+  return kind == MemoryKind::Pageable || kind == MemoryKind::PinnedHost;
+}
+
+void default_warning(std::string_view text) {
+  std::fprintf(stderr, "%.*s\n", static_cast<int>(text.size()), text.data());
+}
+
+} // namespace
+
+Engine::Engine(Options options, WarningSink warn)
+    : options_(options), warn_(warn ? std::move(warn) : WarningSink(default_warning)) {}
+
+void Engine::process(const Event& event) {
+  ++stats_.events;
+  std::visit([&](const auto& payload) { handle(event, payload); }, event.payload);
+}
+
+// ---- Accesses and findings ----
+
+void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, ActorId actor,
+                          Epoch epoch, const VectorClock& clock, OpKind kind,
+                          std::uint8_t detail, std::span<const Access> accesses) {
+  ++stats_.ops;
+  const std::uint64_t op = ++op_counter_;
+  ShadowSpace& space = shadow_.space(header.address_space);
+  for (const Access& access : accesses) {
+    ++stats_.accesses;
+    const AccessRecord record{epoch,      access.begin, access.size, op,          thread.id,
+                              actor,      header.site,  thread.nvtx_path, kind, access.mode,
+                              access.extent, detail};
+    conflicts_.clear();
+    space.apply(access.begin, access.size, record, clock, conflicts_);
+    for (const Conflict& conflict : conflicts_) report(header, record, conflict, clock);
+  }
+  if (op % kHistoryCheckInterval == 0) trim_history();
+}
+
+AccessSide Engine::side_of(const AccessRecord& access) const {
+  const ActorInfo& actor = ordering_.actor(access.actor);
+  AccessSide side;
+  side.access = access;
+  side.rank = actor.rank;
+  side.on_host = !actor.is_stream;
+  side.stream = actor.is_stream ? actor.handle : 0;
+  side.device = actor.device;
+  return side;
+}
+
+FixSuggestion Engine::suggest_fix(const AccessRecord& previous,
+                                  const AccessRecord& current) const {
+  FixSuggestion fix;
+  if (previous.kind == OpKind::Free) return fix; // a dangling pointer: no ordering helps
+  const ActorInfo& from = ordering_.actor(previous.actor);
+  const ActorInfo& to = ordering_.actor(current.actor);
+  fix.from = previous.actor;
+  fix.to = current.actor;
+  if (!from.is_stream) return fix; // two host threads: only the program's own locks order them
+  if (!to.is_stream) {
+    fix.kind = FixSuggestion::Kind::HostSynchronize;
+    return fix;
+  }
+  fix.kind = FixSuggestion::Kind::RecordAndWait;
+  if (const StreamState* stream = ordering_.stream_of(previous.actor); stream && stream->last_event) {
+    const EventState* event = ordering_.find_event(from.rank, stream->last_event);
+    if (event && event->recorded && event->snapshot.covers(previous.actor, previous.epoch)) {
+      fix.kind = FixSuggestion::Kind::WaitOnExisting;
+      fix.event = stream->last_event;
+    }
+  }
+  return fix;
+}
+
+void Engine::report(const EventHeader& header, const AccessRecord& current,
+                    const Conflict& conflict, const VectorClock& clock) {
+  const AccessRecord& previous = conflict.previous;
+  Finding finding;
+  if (previous.kind == OpKind::Free || current.kind == OpKind::Free) {
+    finding.kind = FindingKind::UseAfterFree;
+  } else if (previous.kind == OpKind::Allocation) {
+    finding.kind = FindingKind::UseBeforeAlloc;
+  } else if (previous.writes()) {
+    finding.kind = current.writes() ? FindingKind::RaceWriteWrite : FindingKind::RaceWriteRead;
+  } else {
+    finding.kind = FindingKind::RaceReadWrite;
+  }
+  finding.first = side_of(previous);
+  finding.second = side_of(current);
+  finding.memory.address_space = header.address_space;
+  finding.memory.overlap_begin = conflict.overlap_begin;
+  finding.memory.overlap_size = conflict.overlap_size;
+  if (const Allocation* allocation = allocations_.find(header.address_space, conflict.overlap_begin))
+    finding.memory.allocation = *allocation;
+  finding.fix = suggest_fix(previous, current);
+  if (const StreamState* stream = ordering_.stream_of(current.actor);
+      stream && stream->unrecorded_wait && finding.kind <= FindingKind::RaceReadWrite) {
+    finding.kind = FindingKind::UnrecordedEventWait;
+    finding.unrecorded_wait = stream->unrecorded_wait;
+  }
+  add_finding(std::move(finding), previous, clock);
+}
+
+void Engine::add_finding(Finding finding, const AccessRecord& previous,
+                         const VectorClock& clock) {
+  if (clock.pending().empty()) {
+    findings_.add(std::move(finding));
+    return;
+  }
+  PendingFinding pending{std::move(finding), previous.actor, previous.epoch, {}};
+  for (const auto& meeting : clock.pending()) pending.waiting.add_pending(meeting);
+  pending_.push_back(std::move(pending));
+}
+
+void Engine::recheck_pending() {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    Ordering::settle(it->waiting);
+    if (it->waiting.covers(it->previous_actor, it->previous_epoch)) {
+      it = pending_.erase(it); // the meeting ordered them after all
+    } else if (it->waiting.pending().empty()) {
+      findings_.add(std::move(it->finding));
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void Engine::finish() {
+  recheck_pending();
+  for (PendingFinding& pending : pending_) findings_.add(std::move(pending.finding));
+  pending_.clear();
+  for (CollectiveDisagreement& mismatch : ordering_.count_mismatches()) {
+    Finding finding;
+    finding.kind = FindingKind::CollectiveCountMismatch;
+    finding.collective = std::move(mismatch);
+    findings_.add(std::move(finding));
+  }
+}
+
+void Engine::trim_history() {
+  const std::uint64_t limit = options_.history_limit_mb << 20;
+  if (shadow_.approximate_bytes() <= limit) return;
+  const std::uint64_t threshold = shadow_.median_age();
+  shadow_.evict_older_than(threshold);
+  ++stats_.history_evictions;
+  if (!history_warned_) {
+    history_warned_ = true;
+    warn_("streamrace: access history reached history_limit_mb=" +
+          std::to_string(options_.history_limit_mb) +
+          "; dropping the oldest history (races against accesses older than op #" +
+          std::to_string(threshold) + " are no longer detected)");
+  }
+}
+
+// ---- Copies and sets ----
+
+void Engine::append_rows(std::vector<Access>& out, Address base, std::uint64_t width,
+                         std::uint64_t height, std::uint64_t pitch, AccessMode mode) const {
+  if (width == 0 || height == 0) return;
+  // Rows that touch each other (or a 1D range) are one contiguous range.
+  if (height == 1 || pitch == width || pitch == 0) {
+    out.push_back({base, width * height, mode, Extent::Exact});
+    return;
+  }
+  if (height > options_.max_expanded_rows) {
+    out.push_back({base, pitch * (height - 1) + width, mode, Extent::Approximate});
+    return;
+  }
+  for (std::uint64_t row = 0; row < height; ++row)
+    out.push_back({base + row * pitch, width, mode, Extent::Exact});
+}
+
+std::vector<Access> Engine::copy_accesses(const Copy& copy) const {
+  std::vector<Access> accesses;
+  append_rows(accesses, copy.src, copy.width, copy.height, copy.src_pitch, AccessMode::Read);
+  append_rows(accesses, copy.dst, copy.width, copy.height, copy.dst_pitch, AccessMode::Write);
+  return accesses;
+}
+
+// Rule 7: which copies the host waits for.
+bool Engine::copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const {
+  const MemoryKind src = allocations_.kind_of(address_space, copy.src);
+  const MemoryKind dst = allocations_.kind_of(address_space, copy.dst);
+  CopyDirection direction = copy.direction;
+  if (direction == CopyDirection::Default) {
+    const bool from_host = is_host_memory(src);
+    const bool to_host = is_host_memory(dst);
+    direction = from_host ? (to_host ? CopyDirection::HostToHost : CopyDirection::HostToDevice)
+                          : (to_host ? CopyDirection::DeviceToHost : CopyDirection::DeviceToDevice);
+  }
+  if (copy.synchronous_api) {
+    if (src == MemoryKind::Managed || dst == MemoryKind::Managed) return true;
+    switch (direction) {
+    case CopyDirection::DeviceToHost:
+    case CopyDirection::HostToHost: return true;
+    case CopyDirection::HostToDevice: return src == MemoryKind::PinnedHost;
+    case CopyDirection::DeviceToDevice:
+    case CopyDirection::Default: return false;
+    }
+  }
+  return direction == CopyDirection::DeviceToHost && dst == MemoryKind::Pageable &&
+         !options_.strict_pageable_copy;
+}
+
+// ---- Capture and graphs (rule 11) ----
+
+bool Engine::capture_if_capturing(const Event& event, StreamState& stream) {
+  if (stream.capture == 0) return false;
+  captures_[stream.capture].events.push_back(event);
+  return true;
+}
+
+void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
+  const EventHeader& header = event.header;
+  ThreadState& thread = ordering_.thread(header.rank, header.thread);
+  StreamState& stream = ordering_.stream(thread, launch.stream);
+  if (capture_if_capturing(event, stream)) return;
+  ordering_.enqueue(stream, thread);
+  auto found = executables_.find(RankHandleKey{header.rank, launch.exec});
+  if (found == executables_.end() || !found->second.graph) return; // built by hand: opaque
+  const CapturedGraph& graph = *found->second.graph;
+  const std::uint64_t serial = found->second.serial;
+
+  // Each stream the capture reached runs as a lane of its own; lanes persist per executable
+  // because launches of one executable are ordered behind each other.
+  std::unordered_map<StreamHandle, StreamHandle> lane_of;
+  std::vector<StreamState*> lanes;
+  for (std::size_t i = 0; i < graph.streams.size(); ++i) {
+    const StreamHandle lane_handle = kGraphLaneBase | (serial << 16) | i;
+    lane_of[graph.streams[i]] = lane_handle;
+    StreamState* lane = ordering_.find_stream(header.rank, lane_handle);
+    if (!lane)
+      lane = &ordering_.create_stream(
+          thread, StreamCreate{lane_handle, stream.device, StreamKind::NonBlocking, 0}, true);
+    ordering_.join_into(*lane, stream.clock);
+    lanes.push_back(lane);
+  }
+  std::unordered_map<EventHandle, EventHandle> local_event;
+  for (const Event& captured : graph.events) {
+    Event replay = captured;
+    replay.header.rank = header.rank;
+    replay.header.thread = header.thread;
+    std::visit(
+        [&](auto& payload) {
+          if constexpr (requires { payload.stream; }) {
+            if (auto lane = lane_of.find(payload.stream); lane != lane_of.end())
+              payload.stream = lane->second;
+          }
+          if constexpr (requires { payload.event; }) {
+            auto [it, inserted] = local_event.try_emplace(
+                payload.event, kGraphEventBase | (serial << 16) | local_event.size());
+            payload.event = it->second;
+          }
+        },
+        replay.payload);
+    process(replay);
+  }
+  StreamState& after = ordering_.stream(thread, launch.stream);
+  for (StreamState* lane : lanes) ordering_.join_into(after, lane->clock);
+  ordering_.advance(after);
+}
+
+// ---- NCCL (rules 12, 13, 14) ----
+
+void Engine::run_group(ThreadState& thread, const std::vector<Event>& calls) {
+  auto stream_of_call = [&](const Event& call) -> StreamState& {
+    return std::visit(
+        [&](const auto& payload) -> StreamState& {
+          if constexpr (requires { payload.stream; })
+            return ordering_.stream(thread, payload.stream);
+          else
+            return ordering_.stream(thread, kNullStream);
+        },
+        call.payload);
+  };
+  auto comm_of_call = [](const Event& call) {
+    if (const auto* c = std::get_if<Collective>(&call.payload)) return c->comm;
+    return std::get<PointToPoint>(call.payload).comm;
+  };
+
+  std::vector<CommHandle> comms;
+  for (const Event& call : calls)
+    if (std::find(comms.begin(), comms.end(), comm_of_call(call)) == comms.end())
+      comms.push_back(comm_of_call(call));
+
+  for (CommHandle handle : comms) {
+    std::vector<const Event*> members;
+    std::vector<StreamState*> streams;
+    for (const Event& call : calls) {
+      if (comm_of_call(call) != handle) continue;
+      members.push_back(&call);
+      StreamState* stream = &stream_of_call(call);
+      if (std::find(streams.begin(), streams.end(), stream) == streams.end())
+        streams.push_back(stream);
+    }
+    bool captured = false;
+    for (const Event* call : members)
+      captured |= capture_if_capturing(*call, stream_of_call(*call));
+    if (captured) continue;
+
+    // One op posted on every stream the group uses on this communicator: all their earlier
+    // work comes before each call, and all their later work after every call.
+    for (StreamState* stream : streams) ordering_.prepare(*stream, thread);
+    if (streams.size() > 1) {
+      VectorClock before;
+      for (StreamState* stream : streams) before.join(stream->clock);
+      for (StreamState* stream : streams) ordering_.join_into(*stream, before);
+    }
+    CommState* comm = ordering_.comm(thread.rank, handle);
+    for (const Event* call : members) {
+      StreamState& stream = stream_of_call(*call);
+      const Epoch epoch = ordering_.advance(stream);
+      if (const auto* collective = std::get_if<Collective>(&call->payload)) {
+        const std::vector<Access> accesses = collective_accesses(
+            *collective, comm ? comm->nranks : 1, comm ? comm->comm_rank : 0);
+        run_accesses(call->header, thread, stream.actor, epoch, stream.clock, OpKind::Collective,
+                     static_cast<std::uint8_t>(collective->kind), accesses);
+        if (!comm || !options_.cross_rank_ordering) continue;
+        const CollectiveCall signature{call->header.rank, comm->comm_rank,     call->header.site,
+                                       collective->kind,  collective->count,   collective->datatype,
+                                       collective->reduce_op, collective->root};
+        Arrival arrival =
+            ordering_.arrive_collective(stream, *comm, comm->collectives++, signature);
+        if (arrival.disagreement) {
+          Finding finding;
+          finding.kind = FindingKind::CollectiveMismatch;
+          finding.collective = std::move(arrival.disagreement);
+          findings_.add(std::move(finding));
+        }
+        if (arrival.completed) recheck_pending();
+      } else {
+        const auto& p2p = std::get<PointToPoint>(call->payload);
+        run_accesses(call->header, thread, stream.actor, epoch, stream.clock,
+                     OpKind::PointToPoint, p2p.is_send ? 1 : 0, point_to_point_accesses(p2p));
+        if (!comm || !options_.cross_rank_ordering) continue;
+        if (p2p.is_send) {
+          ordering_.arrive_send(stream, *comm, p2p.peer, comm->sends_to[p2p.peer]++);
+          recheck_pending();
+        } else {
+          ordering_.arrive_receive(stream, *comm, p2p.peer, comm->receives_from[p2p.peer]++);
+        }
+      }
+    }
+    if (streams.size() > 1) {
+      VectorClock after;
+      for (StreamState* stream : streams) after.join(stream->clock);
+      for (StreamState* stream : streams) ordering_.join_into(*stream, after);
+    }
+  }
+}
+
+void Engine::set_nvtx_path(ThreadState& thread) {
+  auto [it, inserted] =
+      nvtx_path_ids_.try_emplace(thread.nvtx_stack, static_cast<std::uint32_t>(nvtx_paths_.size()));
+  if (inserted) nvtx_paths_.push_back(thread.nvtx_stack);
+  thread.nvtx_path = it->second;
+}
+
+// ---- One handler per event ----
+
+template <typename Payload> void Engine::handle(const Event& event, const Payload& p) {
+  const EventHeader& h = event.header;
+  ThreadState& thread = ordering_.thread(h.rank, h.thread);
+
+  if constexpr (std::is_same_v<Payload, StreamCreate>) {
+    ordering_.create_stream(thread, p);
+  } else if constexpr (std::is_same_v<Payload, StreamDestroy>) {
+    ordering_.destroy_stream(thread, p.stream);
+  } else if constexpr (std::is_same_v<Payload, EventCreate>) {
+    ordering_.event(h.rank, p.event) = EventState{};
+  } else if constexpr (std::is_same_v<Payload, EventDestroy>) {
+    ordering_.destroy_event(h.rank, p.event);
+  } else if constexpr (std::is_same_v<Payload, EventRecord>) {
+    StreamState& stream = ordering_.stream(thread, p.stream);
+    EventState& recorded = ordering_.event(h.rank, p.event);
+    if (capture_if_capturing(event, stream)) {
+      recorded.capture = stream.capture;
+      return;
+    }
+    recorded.capture = 0;
+    ordering_.record(p.event, recorded, stream, thread);
+  } else if constexpr (std::is_same_v<Payload, StreamWaitEvent>) {
+    StreamState& stream = ordering_.stream(thread, p.stream);
+    if (capture_if_capturing(event, stream)) return;
+    const EventState* awaited = ordering_.find_event(h.rank, p.event);
+    if (awaited && awaited->capture != 0 && captures_.contains(awaited->capture)) {
+      // Waiting on an event recorded inside a capture pulls the stream into that capture.
+      stream.capture = awaited->capture;
+      captures_[stream.capture].streams.push_back(stream.handle);
+      captures_[stream.capture].events.push_back(event);
+      return;
+    }
+    if (!awaited || !awaited->recorded) {
+      stream.unrecorded_wait =
+          UnrecordedWait{p.event, awaited ? awaited->name : 0, h.site, stream.handle};
+      ordering_.prepare(stream, thread);
+      return;
+    }
+    ordering_.wait(stream, *awaited, thread);
+  } else if constexpr (std::is_same_v<Payload, StreamSynchronize>) {
+    if (p.completed) ordering_.host_waits_for(thread, ordering_.stream(thread, p.stream));
+  } else if constexpr (std::is_same_v<Payload, EventSynchronize>) {
+    if (!p.completed) return;
+    if (const EventState* awaited = ordering_.find_event(h.rank, p.event))
+      ordering_.host_waits_for(thread, *awaited);
+  } else if constexpr (std::is_same_v<Payload, DeviceSynchronize>) {
+    ordering_.host_waits_for_device(thread, p.device);
+  } else if constexpr (std::is_same_v<Payload, SetDevice>) {
+    thread.device = p.device;
+  } else if constexpr (std::is_same_v<Payload, Alloc>) {
+    Allocation allocation{p.base, p.size, p.kind,
+                          p.device == kCurrentDevice ? thread.device : p.device,
+                          h.rank, h.site};
+    ShadowSpace& space = shadow_.space(h.address_space);
+    if (p.kind == MemoryKind::StreamOrdered) {
+      // Rule 10: the range lives from this point of the stream on.
+      StreamState& stream = ordering_.stream(thread, p.stream);
+      if (capture_if_capturing(event, stream)) return;
+      allocation.actor = stream.actor;
+      allocation.epoch = ordering_.enqueue(stream, thread);
+      const AccessRecord birth{allocation.epoch, p.base, p.size, ++op_counter_, thread.id,
+                               stream.actor, h.site, thread.nvtx_path, OpKind::Allocation,
+                               AccessMode::Write, Extent::Exact, 0};
+      space.reset(p.base, p.size, &birth);
+    } else {
+      if (p.kind == MemoryKind::Managed) ordering_.host_waits_for_device(thread, kCurrentDevice);
+      space.reset(p.base, p.size, nullptr);
+    }
+    allocations_.add(h.address_space, allocation);
+  } else if constexpr (std::is_same_v<Payload, Free>) {
+    if (p.api == FreeApi::FreeAsync) {
+      StreamState& stream = ordering_.stream(thread, p.stream);
+      if (capture_if_capturing(event, stream)) return;
+      const auto released = allocations_.release(h.address_space, p.base, h.site);
+      if (!released) return; // a pointer this run never saw allocated: nothing to check
+      const Epoch epoch = ordering_.enqueue(stream, thread);
+      const Access end_of_life{released->base, released->size, AccessMode::Write, Extent::Exact};
+      run_accesses(h, thread, stream.actor, epoch, stream.clock, OpKind::Free, 0,
+                   std::span(&end_of_life, 1));
+      return;
+    }
+    const auto released = allocations_.release(h.address_space, p.base, h.site);
+    if (!released || p.api == FreeApi::HostUnregister) return;
+    // Rule 8: cudaFree and cudaFreeHost wait for the device, except for pool memory.
+    if (released->kind != MemoryKind::StreamOrdered && !options_.strict_free)
+      ordering_.host_waits_for_device(
+          thread, is_host_memory(released->kind) ? kCurrentDevice : released->device);
+    const Epoch epoch = ordering_.host_action(thread);
+    const Access end_of_life{released->base, released->size, AccessMode::Write, Extent::Exact};
+    run_accesses(h, thread, thread.actor, epoch, thread.clock, OpKind::Free, 0,
+                 std::span(&end_of_life, 1));
+  } else if constexpr (std::is_same_v<Payload, Copy>) {
+    StreamState& stream = ordering_.stream(thread, p.stream);
+    if (capture_if_capturing(event, stream)) return;
+    const std::vector<Access> accesses = copy_accesses(p);
+    const Epoch epoch = ordering_.enqueue(stream, thread);
+    run_accesses(h, thread, stream.actor, epoch, stream.clock, OpKind::Copy, 0, accesses);
+    if (copy_waits_for_host(p, h.address_space)) ordering_.host_waits_for(thread, stream);
+  } else if constexpr (std::is_same_v<Payload, Set>) {
+    StreamState& stream = ordering_.stream(thread, p.stream);
+    if (capture_if_capturing(event, stream)) return;
+    std::vector<Access> accesses;
+    append_rows(accesses, p.dst, p.width, p.height, p.pitch, AccessMode::Write);
+    const Epoch epoch = ordering_.enqueue(stream, thread);
+    run_accesses(h, thread, stream.actor, epoch, stream.clock, OpKind::Set, 0, accesses);
+    const MemoryKind kind = allocations_.kind_of(h.address_space, p.dst);
+    if (p.synchronous_api && (kind == MemoryKind::PinnedHost || kind == MemoryKind::Managed))
+      ordering_.host_waits_for(thread, stream);
+  } else if constexpr (std::is_same_v<Payload, KernelLaunch> ||
+                       std::is_same_v<Payload, HostFunction>) {
+    StreamState& stream = ordering_.stream(thread, p.stream);
+    if (capture_if_capturing(event, stream)) return;
+    const Epoch epoch = ordering_.enqueue(stream, thread);
+    constexpr OpKind kind =
+        std::is_same_v<Payload, KernelLaunch> ? OpKind::Kernel : OpKind::HostFunction;
+    run_accesses(h, thread, stream.actor, epoch, stream.clock, kind, 0, p.accesses);
+  } else if constexpr (std::is_same_v<Payload, HostAccess>) {
+    const Epoch epoch = ordering_.host_action(thread);
+    run_accesses(h, thread, thread.actor, epoch, thread.clock, OpKind::HostAccess, 0,
+                 p.accesses);
+  } else if constexpr (std::is_same_v<Payload, CommInit>) {
+    ordering_.init_comm(h.rank, p);
+  } else if constexpr (std::is_same_v<Payload, CommDestroy>) {
+    ordering_.destroy_comm(h.rank, p.comm);
+  } else if constexpr (std::is_same_v<Payload, Collective> ||
+                       std::is_same_v<Payload, PointToPoint>) {
+    if (thread.group_depth > 0) {
+      thread.group_calls.push_back(event);
+      return;
+    }
+    run_group(thread, std::vector<Event>{event});
+  } else if constexpr (std::is_same_v<Payload, GroupStart>) {
+    ++thread.group_depth;
+  } else if constexpr (std::is_same_v<Payload, GroupEnd>) {
+    if (thread.group_depth == 0) return; // unbalanced ncclGroupEnd: NCCL rejects it too
+    if (--thread.group_depth > 0) return;
+    std::vector<Event> calls = std::move(thread.group_calls);
+    thread.group_calls.clear();
+    run_group(thread, calls);
+  } else if constexpr (std::is_same_v<Payload, CaptureBegin>) {
+    StreamState& stream = ordering_.stream(thread, p.stream);
+    stream.capture = ++capture_serial_;
+    captures_[stream.capture] = CapturedGraph{h.rank, {stream.handle}, {}};
+  } else if constexpr (std::is_same_v<Payload, CaptureEnd>) {
+    StreamState& stream = ordering_.stream(thread, p.stream);
+    auto found = captures_.find(stream.capture);
+    if (found == captures_.end()) return;
+    auto graph = std::make_unique<CapturedGraph>(std::move(found->second));
+    captures_.erase(found);
+    for (StreamHandle member : graph->streams) ordering_.stream(thread, member).capture = 0;
+    graphs_[RankHandleKey{h.rank, p.graph}] = std::move(graph);
+  } else if constexpr (std::is_same_v<Payload, GraphInstantiate>) {
+    auto graph = graphs_.find(RankHandleKey{h.rank, p.graph});
+    executables_[RankHandleKey{h.rank, p.exec}] =
+        Executable{graph == graphs_.end() ? nullptr : graph->second.get(), ++executable_serial_};
+  } else if constexpr (std::is_same_v<Payload, GraphLaunch>) {
+    launch_graph(event, p);
+  } else if constexpr (std::is_same_v<Payload, NvtxRangePush>) {
+    thread.nvtx_stack.push_back(p.name);
+    set_nvtx_path(thread);
+  } else if constexpr (std::is_same_v<Payload, NvtxRangePop>) {
+    if (thread.nvtx_stack.empty()) return;
+    thread.nvtx_stack.pop_back();
+    set_nvtx_path(thread);
+  } else if constexpr (std::is_same_v<Payload, NameStream>) {
+    ordering_.name_stream(thread, p.stream, p.name);
+  } else if constexpr (std::is_same_v<Payload, NameEvent>) {
+    ordering_.event(h.rank, p.event).name = p.name;
+  } else if constexpr (std::is_same_v<Payload, NameMemory>) {
+    allocations_.name(h.address_space, p.base, p.name);
+  } else {
+    static_assert(sizeof(Payload) == 0, "every payload needs a handler");
+  }
+}
+
+} // namespace streamrace

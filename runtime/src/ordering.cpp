@@ -1,0 +1,353 @@
+#include "streamrace/runtime/ordering.h"
+
+#include <algorithm>
+
+namespace streamrace {
+
+namespace {
+
+std::uint64_t device_key(DeviceId device) { return static_cast<std::uint32_t>(device); }
+
+} // namespace
+
+ActorId Ordering::new_actor(const ActorInfo& info) {
+  actors_.push_back(info);
+  stream_by_actor_.push_back(nullptr);
+  return static_cast<ActorId>(actors_.size() - 1);
+}
+
+ThreadState& Ordering::thread(RankId rank, ThreadId id) {
+  if (last_thread_ && last_thread_->rank == rank && last_thread_->id == id) return *last_thread_;
+  auto [it, inserted] = threads_.try_emplace(RankHandleKey{rank, id});
+  ThreadState& state = it->second;
+  if (inserted) {
+    state.rank = rank;
+    state.id = id;
+    state.actor = new_actor(ActorInfo{false, rank, id, 0, StreamKind::Blocking, false, 0});
+  }
+  last_thread_ = &state;
+  return state;
+}
+
+Ordering::DeviceState& Ordering::device(RankId rank, DeviceId device) {
+  return devices_[RankHandleKey{rank, device_key(device)}];
+}
+
+StreamState& Ordering::default_stream(ThreadState& thread, bool per_thread) {
+  auto& table = per_thread ? per_thread_streams_ : legacy_streams_;
+  const RankHandleKey key{thread.rank, per_thread ? (thread.id << 10) ^ device_key(thread.device)
+                                                  : device_key(thread.device)};
+  auto it = table.find(key);
+  if (it != table.end()) return *it->second;
+  StreamState& stream = default_streams_.emplace_back();
+  stream.rank = thread.rank;
+  stream.handle = per_thread ? kPerThreadStream : kLegacyStream;
+  stream.device = thread.device;
+  stream.kind = per_thread ? StreamKind::PerThreadDefault : StreamKind::LegacyDefault;
+  stream.actor = new_actor(
+      ActorInfo{true, thread.rank, stream.handle, thread.device, stream.kind, false, 0});
+  stream_by_actor_[stream.actor] = &stream;
+  DeviceState& dev = device(thread.rank, thread.device);
+  dev.streams.push_back(&stream);
+  if (!per_thread) dev.legacy = &stream;
+  table.emplace(key, &stream);
+  return stream;
+}
+
+StreamState& Ordering::stream(ThreadState& thread, StreamHandle handle) {
+  if (handle == kNullStream || handle == kLegacyStream) return default_stream(thread, false);
+  if (handle == kPerThreadStream) return default_stream(thread, true);
+  if (last_stream_ && last_stream_->rank == thread.rank && last_stream_->handle == handle)
+    return *last_stream_;
+  auto it = streams_.find(RankHandleKey{thread.rank, handle});
+  StreamState& found = it != streams_.end()
+                           ? it->second
+                           : create_stream(thread, StreamCreate{handle, kCurrentDevice,
+                                                                StreamKind::Blocking, 0});
+  last_stream_ = &found;
+  return found;
+}
+
+StreamState& Ordering::create_stream(ThreadState& thread, const StreamCreate& create,
+                                     bool graph_lane) {
+  const DeviceId dev_id = create.device == kCurrentDevice ? thread.device : create.device;
+  StreamState& stream = streams_[RankHandleKey{thread.rank, create.stream}];
+  // A handle the program reuses after destroying a stream names a new stream.
+  if (stream.actor < stream_by_actor_.size() && stream_by_actor_[stream.actor] == &stream) {
+    stream_by_actor_[stream.actor] = nullptr;
+    std::erase(device(stream.rank, stream.device).streams, &stream);
+  }
+  stream = StreamState{};
+  stream.rank = thread.rank;
+  stream.handle = create.stream;
+  stream.device = dev_id;
+  stream.kind = create.kind;
+  stream.graph_lane = graph_lane;
+  stream.actor =
+      new_actor(ActorInfo{true, thread.rank, create.stream, dev_id, create.kind, graph_lane, 0});
+  stream_by_actor_[stream.actor] = &stream;
+  device(thread.rank, dev_id).streams.push_back(&stream);
+  return stream;
+}
+
+void Ordering::destroy_stream(ThreadState&, StreamHandle) {
+  // Work already enqueued on a destroyed stream still runs and still takes part in device
+  // synchronization, so the stream's state stays until its handle is reused.
+}
+
+void Ordering::name_stream(ThreadState& thread, StreamHandle handle, NameId name) {
+  StreamState& named = stream(thread, handle);
+  named.name = name;
+  actors_[named.actor].name = name;
+}
+
+EventState& Ordering::event(RankId rank, EventHandle handle) {
+  return events_[RankHandleKey{rank, handle}];
+}
+
+EventState* Ordering::find_event(RankId rank, EventHandle handle) {
+  auto it = events_.find(RankHandleKey{rank, handle});
+  return it == events_.end() ? nullptr : &it->second;
+}
+
+const EventState* Ordering::find_event(RankId rank, EventHandle handle) const {
+  auto it = events_.find(RankHandleKey{rank, handle});
+  return it == events_.end() ? nullptr : &it->second;
+}
+
+StreamState* Ordering::find_stream(RankId rank, StreamHandle handle) {
+  auto it = streams_.find(RankHandleKey{rank, handle});
+  return it == streams_.end() ? nullptr : &it->second;
+}
+
+void Ordering::destroy_event(RankId rank, EventHandle handle) {
+  events_.erase(RankHandleKey{rank, handle});
+}
+
+void Ordering::settle(VectorClock& clock) {
+  while (true) {
+    auto done = std::find_if(clock.pending().begin(), clock.pending().end(),
+                             [](const auto& meeting) { return meeting->complete; });
+    if (done == clock.pending().end()) return;
+    const std::shared_ptr<Rendezvous> meeting = *done;
+    clock.remove_pending(meeting.get());
+    clock.join(meeting->outcome);
+  }
+}
+
+void Ordering::prepare(StreamState& stream, ThreadState& thread) {
+  if (!stream.clock.pending().empty()) settle(stream.clock);
+  // Rule 1: what the enqueuing thread did (and waited for) comes first.
+  if (stream.joined_thread != thread.actor || stream.joined_thread_version != thread.version) {
+    if (!thread.clock.pending().empty()) settle(thread.clock);
+    stream.clock.join(thread.clock);
+    stream.joined_thread = thread.actor;
+    stream.joined_thread_version = thread.version;
+  }
+  // Rule 6: the legacy default stream and the blocking streams of its device wait for each
+  // other's earlier work.
+  DeviceState& dev = device(stream.rank, stream.device);
+  if (stream.kind == StreamKind::LegacyDefault) {
+    for (StreamState* other : dev.streams) {
+      if (other == &stream || !other->takes_part_in_legacy_sync()) continue;
+      auto [seen, inserted] = dev.legacy_joined.try_emplace(other->actor, ~0ull);
+      if (seen->second == other->version) continue;
+      stream.clock.join(other->clock);
+      seen->second = other->version;
+    }
+  } else if (stream.takes_part_in_legacy_sync() && dev.legacy &&
+             stream.legacy_seen != dev.legacy_version) {
+    stream.clock.join(dev.legacy->clock);
+    stream.legacy_seen = dev.legacy_version;
+  }
+}
+
+Epoch Ordering::advance(StreamState& stream) {
+  const Epoch epoch = stream.clock.tick(stream.actor);
+  ++stream.version;
+  if (stream.kind == StreamKind::LegacyDefault) ++device(stream.rank, stream.device).legacy_version;
+  return epoch;
+}
+
+Epoch Ordering::enqueue(StreamState& stream, ThreadState& thread) {
+  prepare(stream, thread);
+  return advance(stream);
+}
+
+Epoch Ordering::host_action(ThreadState& thread) {
+  if (!thread.clock.pending().empty()) settle(thread.clock);
+  ++thread.version;
+  return thread.clock.tick(thread.actor);
+}
+
+void Ordering::join_into(StreamState& stream, const VectorClock& clock) {
+  stream.clock.join(clock);
+  ++stream.version;
+}
+
+void Ordering::record(EventHandle handle, EventState& event, StreamState& stream,
+                      ThreadState& thread) {
+  enqueue(stream, thread);
+  event.recorded = true;
+  event.snapshot = stream.clock;
+  event.recorded_on = stream.handle;
+  stream.last_event = handle;
+}
+
+void Ordering::wait(StreamState& stream, const EventState& event, ThreadState& thread) {
+  prepare(stream, thread);
+  if (event.recorded) {
+    stream.clock.join(event.snapshot);
+    ++stream.version;
+  }
+}
+
+void Ordering::host_waits_for(ThreadState& thread, StreamState& stream) {
+  settle(stream.clock);
+  thread.clock.join(stream.clock);
+  ++thread.version;
+}
+
+void Ordering::host_waits_for(ThreadState& thread, const EventState& event) {
+  if (!event.recorded) return;
+  thread.clock.join(event.snapshot);
+  settle(thread.clock);
+  ++thread.version;
+}
+
+void Ordering::host_waits_for_device(ThreadState& thread, DeviceId device_id) {
+  const DeviceId target = device_id == kCurrentDevice ? thread.device : device_id;
+  for (StreamState* stream : device(thread.rank, target).streams) {
+    settle(stream->clock);
+    thread.clock.join(stream->clock);
+  }
+  ++thread.version;
+}
+
+// ---- Rule 14: meetings across ranks ----
+
+std::shared_ptr<Rendezvous> Ordering::meeting(const MeetingKey& key, int contributions,
+                                              int acquirers) {
+  auto [it, inserted] = meetings_.try_emplace(key);
+  if (inserted) {
+    it->second = std::make_shared<Rendezvous>();
+    it->second->expected_contributions = contributions;
+    it->second->expected_acquirers = acquirers;
+  }
+  return it->second;
+}
+
+void Ordering::contribute(Rendezvous& meeting, StreamState& stream) {
+  meeting.outcome.join(stream.clock);
+  ++meeting.contributions;
+}
+
+void Ordering::acquire(const std::shared_ptr<Rendezvous>& meeting, StreamState& stream) {
+  meeting->acquirers.push_back(stream.actor);
+  if (meeting->complete) {
+    join_into(stream, meeting->outcome);
+  } else {
+    stream.clock.add_pending(meeting);
+  }
+}
+
+void Ordering::complete(const MeetingKey& key, const std::shared_ptr<Rendezvous>& meeting) {
+  meeting->complete = true;
+  // A participant's clock may already depend on this very meeting (through events between
+  // ranks that share a process); the meeting cannot wait for itself.
+  meeting->outcome.remove_pending(meeting.get());
+  for (ActorId actor : meeting->acquirers) {
+    if (StreamState* stream = stream_by_actor_[actor]) {
+      stream->clock.remove_pending(meeting.get());
+      join_into(*stream, meeting->outcome);
+    }
+  }
+  forget_if_done(key, *meeting);
+}
+
+void Ordering::forget_if_done(const MeetingKey& key, const Rendezvous& meeting) {
+  if (meeting.complete &&
+      static_cast<int>(meeting.acquirers.size()) >= meeting.expected_acquirers)
+    meetings_.erase(key);
+}
+
+Arrival Ordering::arrive_collective(StreamState& stream, const CommState& comm,
+                                    std::uint64_t sequence, const CollectiveCall& call) {
+  const MeetingKey key{comm.key, sequence, -1, -1};
+  std::shared_ptr<Rendezvous> meeting = this->meeting(key, comm.nranks, comm.nranks);
+  Arrival arrival;
+  if (!meeting->first_call) {
+    meeting->first_call = call;
+  } else if (!(*meeting->first_call == call) && !meeting->disagreement_reported) {
+    meeting->disagreement_reported = true;
+    arrival.disagreement = CollectiveDisagreement{comm.key, sequence, *meeting->first_call, call, {}};
+  }
+  contribute(*meeting, stream);
+  meeting->acquirers.push_back(stream.actor);
+  if (meeting->contributions == meeting->expected_contributions) {
+    complete(key, meeting);
+    arrival.completed = meeting;
+  } else {
+    stream.clock.add_pending(meeting);
+  }
+  return arrival;
+}
+
+std::shared_ptr<Rendezvous> Ordering::arrive_send(StreamState& stream, const CommState& comm,
+                                                  std::int32_t peer, std::uint64_t sequence) {
+  const MeetingKey key{comm.key, sequence, comm.comm_rank, peer};
+  std::shared_ptr<Rendezvous> meeting = this->meeting(key, 1, 1);
+  contribute(*meeting, stream);
+  complete(key, meeting);
+  return meeting;
+}
+
+void Ordering::arrive_receive(StreamState& stream, const CommState& comm, std::int32_t peer,
+                              std::uint64_t sequence) {
+  const MeetingKey key{comm.key, sequence, peer, comm.comm_rank};
+  std::shared_ptr<Rendezvous> meeting = this->meeting(key, 1, 1);
+  acquire(meeting, stream);
+  forget_if_done(key, *meeting);
+}
+
+CommState* Ordering::comm(RankId rank, CommHandle handle) {
+  auto it = comms_.find(RankHandleKey{rank, handle});
+  return it == comms_.end() ? nullptr : &it->second;
+}
+
+void Ordering::init_comm(RankId rank, const CommInit& init) {
+  CommState& state = comms_[RankHandleKey{rank, init.comm}];
+  state = CommState{};
+  state.key = init.key;
+  state.nranks = init.nranks;
+  state.comm_rank = init.comm_rank;
+  CommRanks& ranks = comm_ranks_[init.key];
+  ranks.nranks = init.nranks;
+  ranks.members[init.comm_rank] = &state;
+}
+
+void Ordering::destroy_comm(RankId, CommHandle) {
+  // The communicator's call counts are still needed for the end-of-run count check.
+}
+
+std::vector<CollectiveDisagreement> Ordering::count_mismatches() const {
+  std::vector<CollectiveDisagreement> mismatches;
+  for (const auto& [key, ranks] : comm_ranks_) {
+    if (static_cast<std::int32_t>(ranks.members.size()) != ranks.nranks) continue;
+    CollectiveDisagreement mismatch;
+    mismatch.comm = key;
+    bool differ = false;
+    std::uint64_t first = ~0ull;
+    for (const auto& [comm_rank, state] : ranks.members) {
+      mismatch.calls_per_rank.emplace_back(comm_rank, state->collectives);
+      if (first == ~0ull) first = state->collectives;
+      differ |= state->collectives != first;
+    }
+    if (!differ) continue;
+    std::sort(mismatch.calls_per_rank.begin(), mismatch.calls_per_rank.end());
+    mismatches.push_back(std::move(mismatch));
+  }
+  return mismatches;
+}
+
+} // namespace streamrace

@@ -1,0 +1,62 @@
+// What the program allocated: which memory an address is (device, pinned, managed, pool, or
+// ordinary pageable host memory) — the synchronous-API rules depend on it — and the context a
+// report gives for a racy byte (allocation, offset, where it was allocated and freed).
+#pragma once
+
+#include "streamrace/runtime/event.h"
+#include "streamrace/runtime/vector_clock.h"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+namespace streamrace {
+
+struct Allocation {
+  Address base = 0;
+  std::uint64_t size = 0;
+  MemoryKind kind = MemoryKind::Device;
+  DeviceId device = 0;
+  RankId rank = 0;
+  CallSiteId site = 0;
+  NameId name = 0;
+  bool freed = false;
+  CallSiteId free_site = 0;
+  // Where a stream-ordered allocation's life begins: accesses must be ordered after it.
+  ActorId actor = 0;
+  Epoch epoch = 0;
+
+  bool contains(Address address) const { return address >= base && address - base < size; }
+};
+
+class AllocationTable {
+public:
+  explicit AllocationTable(std::size_t freed_kept = 1 << 16) : freed_kept_(freed_kept) {}
+
+  void add(std::uint32_t space, const Allocation& allocation);
+  // Ends the life of the live allocation starting at `base`; returns it, or nothing when the
+  // program frees a pointer it never allocated (or not at its start).
+  std::optional<Allocation> release(std::uint32_t space, Address base, CallSiteId free_site);
+
+  const Allocation* live_at(std::uint32_t space, Address address) const;
+  // The live allocation holding `address`, else the most recently freed one that did.
+  const Allocation* find(std::uint32_t space, Address address) const;
+  MemoryKind kind_of(std::uint32_t space, Address address) const;
+  void name(std::uint32_t space, Address base, NameId name);
+
+private:
+  struct Space {
+    std::map<Address, Allocation> live;
+    std::map<Address, Allocation> freed;
+    std::deque<Address> freed_order; // oldest first, to keep `freed` bounded
+  };
+  static const Allocation* containing(const std::map<Address, Allocation>& map,
+                                      Address address);
+
+  std::unordered_map<std::uint32_t, Space> spaces_;
+  std::size_t freed_kept_;
+};
+
+} // namespace streamrace

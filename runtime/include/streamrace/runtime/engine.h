@@ -1,0 +1,110 @@
+// The happens-before engine: events in, findings out. Single-threaded by design: a front end
+// that sees events on many threads serializes them into one Engine (or one per rank).
+#pragma once
+
+#include "streamrace/runtime/allocations.h"
+#include "streamrace/runtime/event.h"
+#include "streamrace/runtime/findings.h"
+#include "streamrace/runtime/options.h"
+#include "streamrace/runtime/ordering.h"
+#include "streamrace/runtime/shadow_memory.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace streamrace {
+
+struct EngineStats {
+  std::uint64_t events = 0;
+  std::uint64_t ops = 0;
+  std::uint64_t accesses = 0;
+  std::uint64_t history_evictions = 0;
+};
+
+class Engine {
+public:
+  using WarningSink = std::function<void(std::string_view)>;
+
+  explicit Engine(Options options = {}, WarningSink warn = {});
+
+  void process(const Event& event);
+  // End of the program or trace: settles findings that waited for cross-rank meetings and
+  // reports communicators whose ranks issued different numbers of collectives.
+  void finish();
+
+  const FindingSet& findings() const { return findings_; }
+  const Ordering& ordering() const { return ordering_; }
+  const std::vector<NameId>& nvtx_path(std::uint32_t id) const { return nvtx_paths_[id]; }
+  const EngineStats& stats() const { return stats_; }
+  const Options& options() const { return options_; }
+
+private:
+  // A finding whose current access ran under a clock that still waits for a meeting with
+  // another rank: the meeting's outcome may yet order the two accesses.
+  struct PendingFinding {
+    Finding finding;
+    ActorId previous_actor = 0;
+    Epoch previous_epoch = 0;
+    VectorClock waiting; // only its pending meetings matter
+  };
+  struct CapturedGraph {
+    RankId rank = 0;
+    std::vector<StreamHandle> streams; // every stream the capture reached, origin first
+    std::vector<Event> events;
+  };
+  struct Executable {
+    const CapturedGraph* graph = nullptr;
+    std::uint64_t serial = 0;
+  };
+
+  template <typename Payload> void handle(const Event& event, const Payload& payload);
+
+  // Runs an op's accesses under `clock` as (actor, epoch), reporting conflicts.
+  void run_accesses(const EventHeader& header, const ThreadState& thread, ActorId actor,
+                    Epoch epoch, const VectorClock& clock, OpKind kind, std::uint8_t detail,
+                    std::span<const Access> accesses);
+  void report(const EventHeader& header, const AccessRecord& current, const Conflict& conflict,
+              const VectorClock& clock);
+  void add_finding(Finding finding, const AccessRecord& previous, const VectorClock& clock);
+  void recheck_pending();
+  AccessSide side_of(const AccessRecord& access) const;
+  FixSuggestion suggest_fix(const AccessRecord& previous, const AccessRecord& current) const;
+  void trim_history();
+
+  bool capture_if_capturing(const Event& event, StreamState& stream);
+  void run_group(ThreadState& thread, const std::vector<Event>& calls);
+  void launch_graph(const Event& event, const GraphLaunch& launch);
+  std::vector<Access> copy_accesses(const Copy& copy) const;
+  bool copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const;
+  void append_rows(std::vector<Access>& out, Address base, std::uint64_t width,
+                   std::uint64_t height, std::uint64_t pitch, AccessMode mode) const;
+  void set_nvtx_path(ThreadState& thread);
+
+  Options options_;
+  WarningSink warn_;
+  Ordering ordering_;
+  ShadowMemory shadow_;
+  AllocationTable allocations_;
+  FindingSet findings_;
+  std::vector<PendingFinding> pending_;
+  std::vector<Conflict> conflicts_; // scratch, reused by every access
+  std::uint64_t op_counter_ = 0;
+  bool history_warned_ = false;
+  EngineStats stats_;
+
+  std::vector<std::vector<NameId>> nvtx_paths_{{}};
+  std::map<std::vector<NameId>, std::uint32_t> nvtx_path_ids_{{{}, 0}};
+
+  std::uint32_t capture_serial_ = 0;
+  std::unordered_map<std::uint32_t, CapturedGraph> captures_;
+  std::unordered_map<RankHandleKey, std::unique_ptr<CapturedGraph>, RankHandleHash> graphs_;
+  std::unordered_map<RankHandleKey, Executable, RankHandleHash> executables_;
+  std::uint64_t executable_serial_ = 0;
+};
+
+} // namespace streamrace

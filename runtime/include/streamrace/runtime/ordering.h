@@ -1,0 +1,221 @@
+// The ordering half of the engine: who the actors are (streams, host threads, graph lanes of
+// every rank) and how the rules of SEMANTICS.md move their vector clocks. Memory is not its
+// business: it answers "which clock does this op run under".
+#pragma once
+
+#include "streamrace/runtime/event.h"
+#include "streamrace/runtime/findings.h"
+#include "streamrace/runtime/vector_clock.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace streamrace {
+
+struct RankHandleKey {
+  RankId rank = 0;
+  std::uint64_t handle = 0;
+  bool operator==(const RankHandleKey&) const = default;
+};
+struct RankHandleHash {
+  std::size_t operator()(const RankHandleKey& key) const {
+    return std::hash<std::uint64_t>()(key.handle * 0x9E3779B97F4A7C15ull ^ key.rank);
+  }
+};
+
+struct StreamState {
+  ActorId actor = 0;
+  RankId rank = 0;
+  StreamHandle handle = 0;
+  DeviceId device = 0;
+  StreamKind kind = StreamKind::Blocking;
+  bool graph_lane = false;
+  NameId name = 0;
+  VectorClock clock;
+  std::uint64_t version = 0;     // bumps whenever `clock` changes
+  std::uint64_t legacy_seen = 0; // the device's legacy-stream version last joined
+  ActorId joined_thread = 0;     // the thread whose clock was joined last, and its version
+  std::uint64_t joined_thread_version = ~0ull;
+  std::uint32_t capture = 0; // the capture this stream is recording into; 0 = executing
+  EventHandle last_event = 0; // the event recorded on this stream most recently
+  std::optional<UnrecordedWait> unrecorded_wait;
+
+  bool takes_part_in_legacy_sync() const {
+    return kind == StreamKind::Blocking || kind == StreamKind::PerThreadDefault;
+  }
+};
+
+struct ThreadState {
+  ActorId actor = 0;
+  RankId rank = 0;
+  ThreadId id = 0;
+  VectorClock clock;
+  std::uint64_t version = 0;
+  DeviceId device = 0;
+  std::vector<NameId> nvtx_stack;
+  std::uint32_t nvtx_path = 0;
+  int group_depth = 0;
+  std::vector<Event> group_calls; // NCCL calls between ncclGroupStart and ncclGroupEnd
+};
+
+struct EventState {
+  bool recorded = false;
+  VectorClock snapshot;
+  StreamHandle recorded_on = 0;
+  NameId name = 0;
+  std::uint32_t capture = 0; // recorded inside this capture: a fork point of the graph
+};
+
+struct ActorInfo {
+  bool is_stream = true;
+  RankId rank = 0;
+  std::uint64_t handle = 0; // stream handle or thread id
+  DeviceId device = 0;
+  StreamKind stream_kind = StreamKind::Blocking;
+  bool graph_lane = false;
+  NameId name = 0;
+};
+
+struct CommState {
+  CommKey key = 0;
+  std::int32_t nranks = 1;
+  std::int32_t comm_rank = 0;
+  std::uint64_t collectives = 0;
+  std::unordered_map<std::int32_t, std::uint64_t> sends_to;
+  std::unordered_map<std::int32_t, std::uint64_t> receives_from;
+};
+
+// A cross-rank meeting: the k-th collective on a communicator (every rank contributes its
+// stream's clock and acquires the join), or the k-th send from one rank to another (the
+// sender contributes, the receiver acquires).
+struct Rendezvous {
+  bool complete = false;
+  VectorClock outcome;
+  int expected_contributions = 0;
+  int contributions = 0;
+  int expected_acquirers = 0;
+  std::vector<ActorId> acquirers;
+  std::optional<CollectiveCall> first_call;
+  bool disagreement_reported = false;
+};
+
+// What a collective's arrival at its meeting found.
+struct Arrival {
+  std::shared_ptr<Rendezvous> completed;
+  std::optional<CollectiveDisagreement> disagreement;
+};
+
+class Ordering {
+public:
+  ThreadState& thread(RankId rank, ThreadId id);
+  // Resolves the default-stream handles against the thread's current device; an unknown
+  // handle (a stream created before streamrace attached) becomes a blocking stream.
+  StreamState& stream(ThreadState& thread, StreamHandle handle);
+  StreamState& create_stream(ThreadState& thread, const StreamCreate& create,
+                             bool graph_lane = false);
+  void destroy_stream(ThreadState& thread, StreamHandle handle);
+  EventState& event(RankId rank, EventHandle handle);
+  EventState* find_event(RankId rank, EventHandle handle);
+  const EventState* find_event(RankId rank, EventHandle handle) const;
+  StreamState* find_stream(RankId rank, StreamHandle handle);
+  const StreamState* stream_of(ActorId actor) const {
+    return actor < stream_by_actor_.size() ? stream_by_actor_[actor] : nullptr;
+  }
+  void destroy_event(RankId rank, EventHandle handle);
+
+  // Rules 1, 2 and 6 for an op enqueued on `stream` by `thread`: joins what must come before
+  // it, then advances the stream. Returns the op's epoch; the stream's clock is its clock.
+  Epoch enqueue(StreamState& stream, ThreadState& thread);
+  // The joins of enqueue without the tick (ops of an NCCL group are posted together).
+  void prepare(StreamState& stream, ThreadState& thread);
+  Epoch advance(StreamState& stream);
+  // The host thread does something itself (touches memory, frees): its own clock advances.
+  Epoch host_action(ThreadState& thread);
+  void join_into(StreamState& stream, const VectorClock& clock);
+
+  // Rules 3 and 4.
+  void record(EventHandle handle, EventState& event, StreamState& stream, ThreadState& thread);
+  void wait(StreamState& stream, const EventState& event, ThreadState& thread);
+  // Rule 5 (and the implicit device synchronizations of rules 7 and 8).
+  void host_waits_for(ThreadState& thread, StreamState& stream);
+  void host_waits_for(ThreadState& thread, const EventState& event);
+  void host_waits_for_device(ThreadState& thread, DeviceId device);
+
+  // Rule 14: the stream's part of the meeting `key` (expected parties per the call).
+  Arrival arrive_collective(StreamState& stream, const CommState& comm, std::uint64_t sequence,
+                            const CollectiveCall& call);
+  std::shared_ptr<Rendezvous> arrive_send(StreamState& stream, const CommState& comm,
+                                          std::int32_t peer, std::uint64_t sequence);
+  void arrive_receive(StreamState& stream, const CommState& comm, std::int32_t peer,
+                      std::uint64_t sequence);
+  // Folds the outcome of every completed meeting the clock waits for into it.
+  static void settle(VectorClock& clock);
+
+  CommState* comm(RankId rank, CommHandle handle);
+  void init_comm(RankId rank, const CommInit& init);
+  void destroy_comm(RankId rank, CommHandle handle);
+  // Communicators whose ranks all initialized here but issued different numbers of
+  // collectives: one disagreement each.
+  std::vector<CollectiveDisagreement> count_mismatches() const;
+
+  const ActorInfo& actor(ActorId id) const { return actors_[id]; }
+  std::size_t actor_count() const { return actors_.size(); }
+  void name_stream(ThreadState& thread, StreamHandle handle, NameId name);
+
+private:
+  struct DeviceState {
+    std::vector<StreamState*> streams;
+    StreamState* legacy = nullptr;
+    std::uint64_t legacy_version = 0;
+    std::unordered_map<ActorId, std::uint64_t> legacy_joined; // stream actor -> version
+  };
+  struct MeetingKey {
+    CommKey comm = 0;
+    std::uint64_t sequence = 0;
+    std::int32_t from = -1; // send/recv: the sending and receiving comm ranks
+    std::int32_t to = -1;
+    bool operator==(const MeetingKey&) const = default;
+  };
+  struct MeetingHash {
+    std::size_t operator()(const MeetingKey& k) const {
+      return std::hash<std::uint64_t>()(k.comm ^ (k.sequence * 0x9E3779B97F4A7C15ull) ^
+                                        (static_cast<std::uint64_t>(k.from) << 40) ^
+                                        (static_cast<std::uint64_t>(k.to) << 20));
+    }
+  };
+  struct CommRanks {
+    std::int32_t nranks = 0;
+    std::unordered_map<std::int32_t, const CommState*> members;
+  };
+
+  ActorId new_actor(const ActorInfo& info);
+  DeviceState& device(RankId rank, DeviceId device);
+  StreamState& default_stream(ThreadState& thread, bool per_thread);
+  std::shared_ptr<Rendezvous> meeting(const MeetingKey& key, int contributions, int acquirers);
+  void contribute(Rendezvous& meeting, StreamState& stream);
+  void acquire(const std::shared_ptr<Rendezvous>& meeting, StreamState& stream);
+  void complete(const MeetingKey& key, const std::shared_ptr<Rendezvous>& meeting);
+  void forget_if_done(const MeetingKey& key, const Rendezvous& meeting);
+
+  std::vector<ActorInfo> actors_;
+  std::vector<StreamState*> stream_by_actor_;
+  std::unordered_map<RankHandleKey, ThreadState, RankHandleHash> threads_;
+  std::unordered_map<RankHandleKey, StreamState, RankHandleHash> streams_;
+  std::deque<StreamState> default_streams_;
+  std::unordered_map<RankHandleKey, StreamState*, RankHandleHash> legacy_streams_; // by device
+  std::unordered_map<RankHandleKey, StreamState*, RankHandleHash> per_thread_streams_;
+  std::unordered_map<RankHandleKey, EventState, RankHandleHash> events_;
+  std::unordered_map<RankHandleKey, DeviceState, RankHandleHash> devices_;
+  std::unordered_map<RankHandleKey, CommState, RankHandleHash> comms_;
+  std::unordered_map<CommKey, CommRanks> comm_ranks_;
+  std::unordered_map<MeetingKey, std::shared_ptr<Rendezvous>, MeetingHash> meetings_;
+  // The most recent lookups: ops arrive in runs from one thread on one stream.
+  ThreadState* last_thread_ = nullptr;
+  StreamState* last_stream_ = nullptr;
+};
+
+} // namespace streamrace

@@ -1,0 +1,441 @@
+// One test per rule of SEMANTICS.md: each racy case must report, and its synchronized twin
+// must stay silent.
+#include "engine_fixture.h"
+
+namespace streamrace::testing {
+namespace {
+
+constexpr StreamHandle S1 = 0x100, S2 = 0x200, S3 = 0x300;
+constexpr EventHandle E1 = 0xe1, E2 = 0xe2;
+constexpr Address X = 0x10000, Y = 0x20000, H = 0x90000;
+constexpr std::uint64_t N = 256;
+
+class Rules : public EngineTest {
+protected:
+  void SetUp() override {
+    stream(S1);
+    stream(S2);
+    stream(S3);
+    malloc(X, N);
+    malloc(Y, N);
+  }
+};
+
+// Rule 1: what the host did before enqueuing an op comes before the op.
+TEST_F(Rules, EnqueueOrdersHostWorkBeforeOp) {
+  malloc(H, N, MemoryKind::PinnedHost);
+  host_write(H, N);
+  read(S1, H, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, HostWriteAfterEnqueueRacesWithTheOp) {
+  malloc(H, N, MemoryKind::PinnedHost);
+  read(S1, H, N);
+  host_write(H, N);
+  EXPECT_EQ(count(FindingKind::RaceReadWrite), 1u) << report();
+  EXPECT_EQ(findings()[0].fix.kind, FixSuggestion::Kind::HostSynchronize);
+}
+
+// Rule 2: stream order.
+TEST_F(Rules, SameStreamIsOrdered) {
+  write(S1, X, N);
+  write(S1, X, N);
+  read(S1, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, DifferentStreamsRace) {
+  write(S1, X, N);
+  write(S2, X, N);
+  ASSERT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+  EXPECT_EQ(findings()[0].fix.kind, FixSuggestion::Kind::RecordAndWait);
+}
+
+// Rule 3: an event is a snapshot at record time.
+TEST_F(Rules, RecordAfterWriteThenWaitOrders) {
+  write(S1, X, N);
+  record(E1, S1);
+  wait(S2, E1);
+  read(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, StaleRecordBeforeWriteDoesNotOrder) {
+  record(E1, S1);
+  write(S1, X, N);
+  wait(S2, E1);
+  read(S2, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
+TEST_F(Rules, WaitKeepsTheSnapshotItSawBeforeReRecord) {
+  write(S1, X, N);
+  record(E1, S1);
+  wait(S2, E1);
+  write(S1, Y, N);
+  record(E1, S1); // the earlier wait does not see this
+  read(S2, X, N);
+  read(S2, Y, N);
+  ASSERT_EQ(races(), 1u) << report();
+  EXPECT_EQ(findings()[0].memory.overlap_begin, Y);
+}
+TEST_F(Rules, WaitAfterReRecordSeesTheNewSnapshot) {
+  write(S1, X, N);
+  record(E1, S1);
+  write(S1, Y, N);
+  record(E1, S1);
+  wait(S2, E1);
+  read(S2, Y, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, FixSuggestsAnEventAlreadyRecordedAfterTheAccess) {
+  write(S1, X, N);
+  record(E1, S1);
+  read(S2, X, N);
+  ASSERT_EQ(races(), 1u) << report();
+  EXPECT_EQ(findings()[0].fix.kind, FixSuggestion::Kind::WaitOnExisting);
+  EXPECT_EQ(findings()[0].fix.event, E1);
+}
+
+// Rule 4: waiting on a never-recorded event orders nothing, and says so.
+TEST_F(Rules, WaitOnUnrecordedEventIsItsOwnFinding) {
+  emit(EventCreate{E1});
+  wait(S2, E1);
+  write(S1, X, N);
+  record(E1, S1);
+  read(S2, X, N);
+  ASSERT_EQ(count(FindingKind::UnrecordedEventWait), 1u) << report();
+  EXPECT_EQ(findings()[0].unrecorded_wait->event, E1);
+}
+TEST_F(Rules, WaitOnRecordedEventIsSilent) {
+  emit(EventCreate{E1});
+  write(S1, X, N);
+  record(E1, S1);
+  wait(S2, E1);
+  read(S2, X, N);
+  EXPECT_TRUE(findings().empty()) << report();
+}
+
+// Rule 5: host waits.
+TEST_F(Rules, StreamSynchronizeOrdersLaterWork) {
+  write(S1, X, N);
+  sync(S1);
+  read(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, SynchronizingAnotherStreamDoesNotOrder) {
+  write(S1, X, N);
+  sync(S3);
+  read(S2, X, N);
+  EXPECT_EQ(races(), 1u) << report();
+}
+TEST_F(Rules, EventSynchronizeOrdersLaterWork) {
+  write(S1, X, N);
+  record(E1, S1);
+  sync_event(E1);
+  read(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, DeviceSynchronizeOrdersLaterWork) {
+  write(S1, X, N);
+  sync_device();
+  read(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, SuccessfulQueryOrders) {
+  write(S1, X, N);
+  sync(S1, /*completed=*/true);
+  read(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, NotReadyQueryDoesNotOrder) {
+  write(S1, X, N);
+  sync(S1, /*completed=*/false);
+  record(E1, S1);
+  sync_event(E1, /*completed=*/false);
+  read(S2, X, N);
+  EXPECT_EQ(races(), 1u) << report();
+}
+
+// Rule 6: the legacy default stream and blocking streams.
+TEST_F(Rules, LegacyStreamWaitsForBlockingStreams) {
+  write(S1, X, N);
+  read(kNullStream, X, N);
+  write(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, NonBlockingStreamsTakeNoPartInLegacySync) {
+  constexpr StreamHandle NB = 0x400;
+  stream(NB, StreamKind::NonBlocking);
+  write(NB, X, N);
+  read(kLegacyStream, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
+TEST_F(Rules, LaterBlockingWorkWaitsForLegacyWork) {
+  constexpr StreamHandle NB = 0x400;
+  stream(NB, StreamKind::NonBlocking);
+  write(kNullStream, X, N);
+  read(S1, X, N);
+  read(NB, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+  EXPECT_EQ(findings()[0].second.stream, NB);
+}
+TEST_F(Rules, PerThreadDefaultStreamActsAsBlocking) {
+  write(kPerThreadStream, X, N);
+  read(kNullStream, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+
+// Rule 7: synchronous-API host semantics.
+TEST_F(Rules, SyncCopyDeviceToHostMakesTheHostWait) {
+  constexpr StreamHandle NB = 0x400;
+  stream(NB, StreamKind::NonBlocking);
+  copy(kNullStream, H, X, N, CopyDirection::DeviceToHost, /*synchronous_api=*/true);
+  write(NB, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, AsyncCopyDeviceToPinnedDoesNotMakeTheHostWait) {
+  constexpr StreamHandle NB = 0x400;
+  stream(NB, StreamKind::NonBlocking);
+  malloc(H, N, MemoryKind::PinnedHost);
+  copy(S1, H, X, N, CopyDirection::DeviceToHost);
+  write(NB, X, N);
+  EXPECT_EQ(count(FindingKind::RaceReadWrite), 1u) << report();
+}
+TEST_F(Rules, AsyncCopyDeviceToPageableMakesTheHostWait) {
+  copy(S1, H, X, N, CopyDirection::DeviceToHost);
+  write(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, SyncCopyFromPageableLeavesTheDeviceWritePending) {
+  constexpr StreamHandle NB = 0x400;
+  stream(NB, StreamKind::NonBlocking);
+  copy(kNullStream, X, H, N, CopyDirection::HostToDevice, true);
+  read(NB, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
+TEST_F(Rules, SyncCopyFromPinnedMakesTheHostWait) {
+  constexpr StreamHandle NB = 0x400;
+  stream(NB, StreamKind::NonBlocking);
+  malloc(H, N, MemoryKind::PinnedHost);
+  copy(kNullStream, X, H, N, CopyDirection::HostToDevice, true);
+  read(NB, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, SyncMemsetOnDeviceMemoryIsAsynchronous) {
+  constexpr StreamHandle NB = 0x400;
+  stream(NB, StreamKind::NonBlocking);
+  emit(Set{kNullStream, X, N, 1, 0, true});
+  read(NB, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
+TEST_F(Rules, SyncMemsetOnPinnedMemoryIsSynchronous) {
+  constexpr StreamHandle NB = 0x400;
+  stream(NB, StreamKind::NonBlocking);
+  malloc(H, N, MemoryKind::PinnedHost);
+  emit(Set{kNullStream, H, N, 1, 0, true});
+  read(NB, H, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, DefaultCopyKindIsInferredFromThePointers) {
+  copy(kNullStream, H, X, N, CopyDirection::Default, true); // device to pageable: host waits
+  write(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+
+class StrictCopies : public EngineTest {
+protected:
+  static Options strict() {
+    Options options;
+    options.strict_pageable_copy = true;
+    return options;
+  }
+  StrictCopies() : EngineTest(strict()) {}
+};
+TEST_F(StrictCopies, AsyncCopyToPageableGivesNoHostWait) {
+  stream(S1);
+  stream(S2);
+  malloc(X, N);
+  copy(S1, H, X, N, CopyDirection::DeviceToHost);
+  write(S2, X, N);
+  EXPECT_EQ(races(), 1u) << report();
+}
+
+// Rule 8: implicit device synchronization.
+TEST_F(Rules, CudaFreeSynchronizesTheDevice) {
+  constexpr Address Z = 0x30000;
+  malloc(Z, N);
+  write(S1, X, N);
+  emit(Free{Z, FreeApi::Free, 0});
+  read(S2, X, N);
+  EXPECT_TRUE(findings().empty()) << report();
+}
+TEST_F(Rules, CudaFreeOfPoolMemoryDoesNotSynchronize) {
+  constexpr Address Z = 0x30000;
+  emit(Alloc{Z, N, MemoryKind::StreamOrdered, kCurrentDevice, S3});
+  sync(S3);
+  write(S1, X, N);
+  emit(Free{Z, FreeApi::Free, 0});
+  read(S2, X, N);
+  EXPECT_EQ(races(), 1u) << report();
+}
+TEST_F(Rules, MallocManagedSynchronizesTheDevice) {
+  write(S1, X, N);
+  malloc(0x40000, N, MemoryKind::Managed);
+  read(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+class StrictFree : public EngineTest {
+protected:
+  static Options strict() {
+    Options options;
+    options.strict_free = true;
+    return options;
+  }
+  StrictFree() : EngineTest(strict()) {}
+};
+TEST_F(StrictFree, CudaFreeGivesNoEdge) {
+  stream(S1);
+  stream(S2);
+  malloc(X, N);
+  malloc(Y, N);
+  write(S1, X, N);
+  emit(Free{Y, FreeApi::Free, 0});
+  read(S2, X, N);
+  EXPECT_EQ(races(), 1u) << report();
+}
+TEST_F(Rules, FreeWhileAKernelStillUsesTheBufferIsUseAfterFree) {
+  write(S1, X, N);
+  emit(Free{X, FreeApi::FreeAsync, S2});
+  EXPECT_EQ(count(FindingKind::UseAfterFree), 1u) << report();
+}
+
+// Rule 9: host functions run in stream order.
+TEST_F(Rules, HostFunctionIsOrderedOnItsStream) {
+  malloc(H, N, MemoryKind::PinnedHost);
+  copy(S1, H, X, N, CopyDirection::DeviceToHost);
+  emit(HostFunction{S1, 0, {{H, N, AccessMode::Read, Extent::Exact}}});
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, HostFunctionOnAnotherStreamRaces) {
+  malloc(H, N, MemoryKind::PinnedHost);
+  copy(S1, H, X, N, CopyDirection::DeviceToHost);
+  emit(HostFunction{S2, 0, {{H, N, AccessMode::Read, Extent::Exact}}});
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
+
+// Rule 10: stream-ordered allocation.
+TEST_F(Rules, UseOfPoolMemoryBeforeItsAllocationIsOrdered) {
+  constexpr Address P = 0x50000;
+  emit(Alloc{P, N, MemoryKind::StreamOrdered, kCurrentDevice, S1});
+  write(S2, P, N);
+  EXPECT_EQ(count(FindingKind::UseBeforeAlloc), 1u) << report();
+}
+TEST_F(Rules, UseOfPoolMemoryAfterWaitingForItsAllocation) {
+  constexpr Address P = 0x50000;
+  emit(Alloc{P, N, MemoryKind::StreamOrdered, kCurrentDevice, S1});
+  record(E1, S1);
+  wait(S2, E1);
+  write(S2, P, N);
+  emit(Free{P, FreeApi::FreeAsync, S2});
+  EXPECT_TRUE(findings().empty()) << report();
+}
+TEST_F(Rules, UseAfterStreamOrderedFree) {
+  constexpr Address P = 0x50000;
+  emit(Alloc{P, N, MemoryKind::StreamOrdered, kCurrentDevice, S1});
+  write(S1, P, N);
+  emit(Free{P, FreeApi::FreeAsync, S1});
+  read(S1, P, N);
+  EXPECT_EQ(count(FindingKind::UseAfterFree), 1u) << report();
+}
+TEST_F(Rules, PoolReuseOfAFreedRangeIsNotARace) {
+  constexpr Address P = 0x50000;
+  emit(Alloc{P, N, MemoryKind::StreamOrdered, kCurrentDevice, S1});
+  write(S1, P, N);
+  emit(Free{P, FreeApi::FreeAsync, S1});
+  emit(Alloc{P, N, MemoryKind::StreamOrdered, kCurrentDevice, S2});
+  write(S2, P, N);
+  EXPECT_TRUE(findings().empty()) << report();
+}
+TEST_F(Rules, CachingAllocatorReuseIsCheckedAsOrdinaryMemory) {
+  // No free and no allocation in between: the allocator handed the same bytes to another
+  // stream without an event, as a caching allocator without record_stream would.
+  write(S1, X, N);
+  write(S2, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+
+// Rule 11: capture records; launch executes.
+TEST_F(Rules, CapturedOpsTouchNoMemoryUntilLaunch) {
+  emit(CaptureBegin{S2});
+  write(S2, X, N);
+  emit(CaptureEnd{S2, 0x9001});
+  emit(GraphInstantiate{0x9001, 0x9002});
+  write(S1, X, N);
+  EXPECT_TRUE(findings().empty()) << report();
+  emit(GraphLaunch{0x9002, S1}); // ordered after S1's write
+  EXPECT_TRUE(findings().empty()) << report();
+  emit(GraphLaunch{0x9002, S3}); // launches of one executable are ordered behind each other
+  EXPECT_TRUE(findings().empty()) << report();
+  emit(GraphInstantiate{0x9001, 0x9003});
+  emit(GraphLaunch{0x9003, S2}); // another executable on a stream nothing orders
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+TEST_F(Rules, GraphBranchesRaceWithoutAJoin) {
+  emit(CaptureBegin{S2});
+  record(E1, S2);
+  wait(S3, E1); // S3 joins the capture
+  write(S3, X, N);
+  write(S2, X, N);
+  record(E2, S3);
+  wait(S2, E2);
+  emit(CaptureEnd{S2, 0x9001});
+  emit(GraphInstantiate{0x9001, 0x9002});
+  emit(GraphLaunch{0x9002, S1});
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+TEST_F(Rules, GraphBranchesJoinedBeforeTheSecondWrite) {
+  emit(CaptureBegin{S2});
+  record(E1, S2);
+  wait(S3, E1);
+  write(S3, X, N);
+  record(E2, S3);
+  wait(S2, E2);
+  write(S2, X, N);
+  emit(CaptureEnd{S2, 0x9001});
+  emit(GraphInstantiate{0x9001, 0x9002});
+  emit(GraphLaunch{0x9002, S1});
+  read(S1, X, N); // after the whole graph
+  EXPECT_TRUE(findings().empty()) << report();
+}
+
+// Rule 15: devices.
+TEST_F(Rules, EventsOrderStreamsOfDifferentDevices) {
+  constexpr StreamHandle D1 = 0x1100;
+  stream(D1, StreamKind::Blocking, 1);
+  write(S1, X, N);
+  record(E1, S1);
+  wait(D1, E1);
+  read(D1, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, DeviceSynchronizeCoversOnlyTheCurrentDevice) {
+  constexpr StreamHandle D1 = 0x1100;
+  stream(D1, StreamKind::Blocking, 1);
+  write(D1, X, N);
+  sync_device(0);
+  read(S2, X, N);
+  EXPECT_EQ(races(), 1u) << report();
+  emit(SetDevice{1});
+  sync_device();
+  write(S2, X, N);
+  EXPECT_EQ(races(), 1u) << report();
+}
+TEST_F(Rules, PeerCopyReadsOneDeviceAndWritesAnother) {
+  constexpr StreamHandle D1 = 0x1100;
+  stream(D1, StreamKind::Blocking, 1);
+  write(S1, X, N);
+  copy(D1, Y, X, N, CopyDirection::DeviceToDevice);
+  ASSERT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+  EXPECT_EQ(findings()[0].memory.overlap_begin, X);
+}
+
+} // namespace
+} // namespace streamrace::testing
