@@ -1,0 +1,70 @@
+#include "launch_options.h"
+
+#include <stdexcept>
+
+namespace streamrace::emu::launcher {
+namespace {
+
+int positiveInteger(const std::string& option, const std::string& text) {
+  std::size_t parsed = 0;
+  int value = 0;
+  try {
+    value = std::stoi(text, &parsed);
+  } catch (const std::exception&) {
+    parsed = 0;
+  }
+  if (parsed != text.size() || value < 1) {
+    throw std::invalid_argument(option + " expects a positive integer, got '" + text + "'");
+  }
+  return value;
+}
+
+} // namespace
+
+const char* launchUsage() {
+  return "usage: streamrace-emu-launch [--nodes N] [--gpus-per-node G] [--no-prefix] -- cmd "
+         "args...\n"
+         "Runs N*G copies of cmd, one per rank, on this machine, as if on N nodes of G GPUs.\n"
+         "Each rank gets RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, NODE_RANK (and\n"
+         "GROUP_RANK, MASTER_ADDR, MASTER_PORT) plus STREAMRACE_EMU_NCCL_ID, which makes the n-th\n"
+         "ncclGetUniqueId call return the same id in every rank, and "
+         "STREAMRACE_EMU_RENDEZVOUS_DIR,\n"
+         "a scratch folder shared by the ranks. Output lines are prefixed with \"[rank R] \".\n"
+         "When a rank fails the others are stopped; the exit status is the first failing rank's.\n";
+}
+
+LaunchOptions parseLaunchOptions(int argc, char** argv) {
+  LaunchOptions options;
+  int index = 1;
+  for (; index < argc; ++index) {
+    const std::string argument = argv[index];
+    if (argument == "--") {
+      ++index;
+      break;
+    }
+    const auto value = [&]() -> std::string {
+      if (index + 1 >= argc) {
+        throw std::invalid_argument(argument + " needs a value");
+      }
+      return argv[++index];
+    };
+    if (argument == "--nodes") {
+      options.nodes = positiveInteger(argument, value());
+    } else if (argument == "--gpus-per-node") {
+      options.gpusPerNode = positiveInteger(argument, value());
+    } else if (argument == "--no-prefix") {
+      options.prefixOutput = false;
+    } else {
+      throw std::invalid_argument("unknown option '" + argument + "'");
+    }
+  }
+  for (; index < argc; ++index) {
+    options.command.emplace_back(argv[index]);
+  }
+  if (options.command.empty()) {
+    throw std::invalid_argument("no command given after --");
+  }
+  return options;
+}
+
+} // namespace streamrace::emu::launcher
