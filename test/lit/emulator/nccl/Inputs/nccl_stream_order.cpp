@@ -1,0 +1,70 @@
+// Collectives obey stream order and events (run under streamrace-emu-launch). Each rank's send
+// buffer is filled late on a "compute" stream: a host function sleeps, then a copy writes
+// 7 + rank.
+//   event:    the collective's stream waits on an event recorded after the fill: it sees 7 + rank.
+//   no-event: nothing orders them: the collective runs first and reads the stale 0.
+//   group:    the fill is on stream C, an AllGather on stream B and an AllReduce on C share one
+//             group, and C copies the AllGather's result out afterwards: the group acts as one
+//             operation on both streams, so both directions are ordered.
+#include "nccl_test_support.h"
+
+#include <chrono>
+#include <thread>
+
+namespace {
+
+void CUDART_CB sleepAWhile(void*) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  const int rank = environmentInt("RANK", 0);
+  const int world = environmentInt("WORLD_SIZE", 1);
+  CUDA_OK(cudaSetDevice(environmentInt("LOCAL_RANK", 0)));
+  const ncclUniqueId id = exchangeUniqueId(rank);
+  ncclComm_t comm = nullptr;
+  NCCL_OK(ncclCommInitRank(&comm, world, id, rank));
+  cudaStream_t compute = nullptr;
+  cudaStream_t communication = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
+  CUDA_OK(cudaStreamCreateWithFlags(&communication, cudaStreamNonBlocking));
+  int* pinned = nullptr;
+  CUDA_OK(cudaMallocHost(&pinned, (world + 1) * sizeof(int)));
+  pinned[0] = 7 + rank;
+  int* send = deviceCopyOf(std::vector<int>{0});
+  int* gathered = deviceCopyOf(std::vector<int>(world, -1));
+  int* summed = deviceCopyOf(std::vector<int>{-1});
+
+  const cudaStream_t fillStream = mode == "group" ? communication : compute;
+  CUDA_OK(cudaLaunchHostFunc(fillStream, sleepAWhile, nullptr));
+  CUDA_OK(cudaMemcpyAsync(send, pinned, sizeof(int), cudaMemcpyHostToDevice, fillStream));
+  if (mode == "group") {
+    NCCL_OK(ncclGroupStart());
+    NCCL_OK(ncclAllGather(send, gathered, 1, ncclInt32, comm, compute));
+    NCCL_OK(ncclAllReduce(send, summed, 1, ncclInt32, ncclSum, comm, communication));
+    NCCL_OK(ncclGroupEnd());
+    CUDA_OK(cudaMemcpyAsync(pinned + 1, gathered, world * sizeof(int), cudaMemcpyDeviceToHost,
+                            communication));
+    CUDA_OK(cudaStreamSynchronize(communication));
+    const std::vector<int> sum = hostCopyOf(summed, 1);
+    std::printf("rank %d group: allgather %s sum %d\n", rank,
+                joined(std::vector<int>(pinned + 1, pinned + 1 + world)).c_str(), sum[0]);
+  } else {
+    if (mode == "event") {
+      cudaEvent_t filled = nullptr;
+      CUDA_OK(cudaEventCreateWithFlags(&filled, cudaEventDisableTiming));
+      CUDA_OK(cudaEventRecord(filled, compute));
+      CUDA_OK(cudaStreamWaitEvent(communication, filled, 0));
+    }
+    NCCL_OK(ncclAllGather(send, gathered, 1, ncclInt32, comm, communication));
+    CUDA_OK(cudaStreamSynchronize(communication));
+    std::printf("rank %d %s: allgather %s\n", rank, mode.c_str(),
+                joined(hostCopyOf(gathered, world)).c_str());
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+  NCCL_OK(ncclCommDestroy(comm));
+  return 0;
+}
