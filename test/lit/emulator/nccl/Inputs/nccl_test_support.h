@@ -67,6 +67,9 @@ template <typename T> T* deviceCopyOf(const std::vector<T>& host) {
   T* device = nullptr;
   CUDA_OK(cudaMalloc(&device, host.size() * sizeof(T)));
   CUDA_OK(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  // cudaMemcpy from pageable memory may return before the device write lands, and non-blocking
+  // streams do not wait for the legacy stream: without this, collectives race with the fill.
+  CUDA_OK(cudaDeviceSynchronize());
   return device;
 }
 
