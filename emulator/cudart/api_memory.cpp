@@ -51,15 +51,19 @@ cudaError_t freeDevice(void *devPtr) {
   }
   Runtime &runtime = Runtime::instance();
   std::optional<Allocation> allocation = runtime.memory.startingAt(devPtr);
-  if (!allocation || !allocation->isDeviceMemory()) {
+  if (!allocation || (!allocation->isDeviceMemory() && allocation->kind != MemoryKind::Managed)) {
     return cudaErrorInvalidValue;
   }
   // cudaFree waits for the device's work, except for stream-ordered pool memory (SEMANTICS.md §8).
-  if (allocation->kind == MemoryKind::Device) {
+  if (allocation->kind != MemoryKind::PoolDevice) {
     runtime.synchronizeDevice(allocation->device);
   }
   runtime.memory.removeStartingAt(devPtr);
-  runtime.device(allocation->device).arena.release(devPtr, allocation->size);
+  if (allocation->kind == MemoryKind::Managed) {
+    std::free(devPtr);
+  } else {
+    runtime.device(allocation->device).arena.release(devPtr, allocation->size);
+  }
   return cudaSuccess;
 }
 

@@ -1,0 +1,125 @@
+// Stream capture into graphs (with a fork and join through events) and kernel launches with
+// registered CPU implementations.
+#include "emulator_test_support.h"
+
+#include <streamrace_emulator/kernel_registry.h>
+
+#include <vector>
+
+namespace streamrace::emu::test {
+namespace {
+
+TEST(Capture, AForkJoinRegionRunsOnlyWhenTheGraphIsLaunchedAndKeepsItsEdges) {
+  cudaStream_t origin, branch;
+  ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&origin, cudaStreamNonBlocking));
+  ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&branch, cudaStreamNonBlocking));
+  cudaEvent_t fork, join;
+  ASSERT_CUDA_OK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  ASSERT_CUDA_OK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  unsigned char *device = nullptr;
+  ASSERT_CUDA_OK(cudaMalloc(reinterpret_cast<void **>(&device), 64));
+  ASSERT_CUDA_OK(cudaMemset(device, 0, 64));
+  ASSERT_CUDA_OK(cudaDeviceSynchronize());
+
+  Flag branchWork;
+  Observation joined{&branchWork};
+  ASSERT_CUDA_OK(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal));
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  ASSERT_CUDA_OK(cudaStreamIsCapturing(origin, &status));
+  EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+  ASSERT_CUDA_OK(cudaMemsetAsync(device, 1, 32, origin));
+  ASSERT_CUDA_OK(cudaEventRecord(fork, origin));
+  ASSERT_CUDA_OK(cudaStreamWaitEvent(branch, fork, 0));
+  ASSERT_CUDA_OK(cudaStreamIsCapturing(branch, &status));
+  EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+  ASSERT_CUDA_OK(cudaLaunchHostFunc(branch, sleepThenSet, &branchWork));
+  ASSERT_CUDA_OK(cudaMemsetAsync(device + 32, 2, 32, branch));
+  ASSERT_CUDA_OK(cudaEventRecord(join, branch));
+  ASSERT_CUDA_OK(cudaStreamWaitEvent(origin, join, 0));
+  ASSERT_CUDA_OK(cudaLaunchHostFunc(origin, observe, &joined));
+  std::size_t dependencies = 0;
+  ASSERT_CUDA_OK(cudaStreamGetCaptureInfo(origin, &status, nullptr, nullptr, nullptr, nullptr, &dependencies));
+  EXPECT_EQ(dependencies, 1u);
+  EXPECT_EQ(cudaStreamSynchronize(origin), cudaErrorStreamCaptureUnsupported);
+  cudaGraph_t graph = nullptr;
+  ASSERT_CUDA_OK(cudaStreamEndCapture(origin, &graph));
+  ASSERT_CUDA_OK(cudaStreamIsCapturing(branch, &status));
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+
+  unsigned char before[64];
+  ASSERT_CUDA_OK(cudaMemcpy(before, device, 64, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(before[0], 0);
+  EXPECT_FALSE(joined.ran);
+
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  ASSERT_CUDA_OK(cudaGraphLaunch(exec, origin));
+  ASSERT_CUDA_OK(cudaStreamSynchronize(origin));
+  unsigned char after[64];
+  ASSERT_CUDA_OK(cudaMemcpy(after, device, 64, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(after[0], 1);
+  EXPECT_EQ(after[63], 2);
+  EXPECT_TRUE(joined.ran);
+  EXPECT_TRUE(joined.sawSet);
+
+  ASSERT_CUDA_OK(cudaGraphExecDestroy(exec));
+  ASSERT_CUDA_OK(cudaGraphDestroy(graph));
+  ASSERT_CUDA_OK(cudaFree(device));
+  ASSERT_CUDA_OK(cudaEventDestroy(fork));
+  ASSERT_CUDA_OK(cudaEventDestroy(join));
+  ASSERT_CUDA_OK(cudaStreamDestroy(origin));
+  ASSERT_CUDA_OK(cudaStreamDestroy(branch));
+}
+
+TEST(Capture, TheLegacyStreamCannotBeCaptured) {
+  EXPECT_EQ(cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal), cudaErrorStreamCaptureUnsupported);
+  cudaGetLastError();
+}
+
+// Stands in for an nvcc host stub: only its address matters to the runtime.
+void addKernel(int *data, int value, int n) {
+  static_cast<void>(data);
+  static_cast<void>(value);
+  static_cast<void>(n);
+}
+
+void addOnCpu(const StreamraceEmuLaunch &launch, int *data, int value, int n) {
+  int threads = static_cast<int>(launch.gridDim.x * launch.blockDim.x);
+  for (int i = 0; i < n && i < threads; ++i) {
+    data[i] += value;
+  }
+}
+
+TEST(Kernels, ARegisteredCpuImplementationRunsInStreamOrderWithTheArgumentsOfTheLaunch) {
+  ASSERT_TRUE(streamrace_emulator::registerKernel<&addOnCpu>(addKernel));
+  cudaStream_t stream;
+  ASSERT_CUDA_OK(cudaStreamCreate(&stream));
+  int *device = nullptr;
+  constexpr int n = 64;
+  ASSERT_CUDA_OK(cudaMalloc(reinterpret_cast<void **>(&device), n * sizeof(int)));
+  ASSERT_CUDA_OK(cudaMemsetAsync(device, 0, n * sizeof(int), stream));
+  Flag slow;
+  ASSERT_CUDA_OK(cudaLaunchHostFunc(stream, sleepThenSet, &slow));
+  int value = 5;
+  int count = n;
+  void *args[] = {&device, &value, &count};
+  ASSERT_CUDA_OK(cudaLaunchKernel(reinterpret_cast<const void *>(&addKernel), dim3(2), dim3(32), args, 0, stream));
+  // The launch copied its arguments: changing them now must not change what the kernel sees.
+  value = 1000;
+  std::vector<int> back(n, 0);
+  ASSERT_CUDA_OK(cudaMemcpyAsync(back.data(), device, n * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(back.front(), 5);
+  EXPECT_EQ(back.back(), 5);
+
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void *>(&addKernel), dim3(1), dim3(2048), args, 0, stream),
+            cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void *>(&addKernel), dim3(0), dim3(32), args, 0, stream),
+            cudaErrorInvalidConfiguration);
+  cudaGetLastError();
+  ASSERT_CUDA_OK(cudaFree(device));
+  ASSERT_CUDA_OK(cudaStreamDestroy(stream));
+}
+
+} // namespace
+} // namespace streamrace::emu::test
