@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <numeric>
@@ -204,6 +206,37 @@ TEST(Communicator, PointToPointSizeMismatchIsReported) {
         }
       },
       testSettings(300));
+}
+
+// Four ranks on two nodes, a link slow enough that one AllGather takes 100 ms: the collective
+// lasts that long, and the time scale shrinks it.
+double allGatherSeconds(double timeScale) {
+  CommunicatorSettings settings = testSettings();
+  settings.link.interNodeGbps = 3000 * 8 / 0.1 / 1e9; // 3000 bytes per link in 100 ms
+  settings.link.interNodeLatencyMicroseconds = 0;
+  settings.link.timeScale = timeScale;
+  std::atomic<double> slowest{0};
+  onRanks(
+      4,
+      [&](Communicator& comm) {
+        std::vector<std::int32_t> send(250, 1); // 1000 bytes
+        std::vector<std::int32_t> receive(1000);
+        const auto start = std::chrono::steady_clock::now();
+        ASSERT_TRUE(comm.runCollective(
+            call(comm, CollectiveKind::AllGather, send.data(), receive.data(), 250)));
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        double seen = slowest.load();
+        while (seconds > seen && !slowest.compare_exchange_weak(seen, seconds)) {
+        }
+      },
+      settings);
+  return slowest.load();
+}
+
+TEST(Communicator, CollectivesTakeTheLinkModelsTimeScaled) {
+  EXPECT_GE(allGatherSeconds(1.0), 0.1);
+  EXPECT_LT(allGatherSeconds(0.1), 0.08);
 }
 
 TEST(Communicator, JoinTimesOutWhenARankNeverArrives) {
