@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api_tracing.h"
+#include "copy_operations.h"
 #include "runtime_state.h"
 
 using namespace streamrace::emu;
@@ -64,7 +65,6 @@ cudaError_t checkDirection(cudaMemcpyKind kind, const Endpoint &dst, const Endpo
 }
 
 enum class HostWait { None, UntilDone };
-enum class ApiFlavor { Synchronous, Asynchronous };
 
 struct CopyPlan {
   HostWait wait = HostWait::None;
@@ -130,15 +130,6 @@ cudaError_t copy2D(void *dst, const void *src, const Region2D &region, cudaMemcp
     done->wait();
   }
   return cudaSuccess;
-}
-
-cudaError_t copy(void *dst, const void *src, std::size_t count, cudaMemcpyKind kind, cudaStream_t handle,
-                 DefaultStream zero, ApiFlavor flavor) {
-  Stream *stream = Runtime::instance().resolveStream(handle, zero);
-  if (stream == nullptr) {
-    return cudaErrorInvalidResourceHandle;
-  }
-  return copy2D(dst, src, Region2D{count, count, count, 1}, kind, *stream, flavor);
 }
 
 cudaError_t copy2DOn(void *dst, std::size_t dpitch, const void *src, std::size_t spitch, std::size_t width,
@@ -211,24 +202,37 @@ constexpr ApiFlavor asynchronous = ApiFlavor::Asynchronous;
 
 } // namespace
 
+namespace streamrace::emu {
+
+cudaError_t copyOnStream(void *dst, const void *src, std::size_t count, cudaMemcpyKind kind, cudaStream_t handle,
+                         DefaultStream zero, ApiFlavor flavor) {
+  Stream *stream = Runtime::instance().resolveStream(handle, zero);
+  if (stream == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  return copy2D(dst, src, Region2D{count, count, count, 1}, kind, *stream, flavor);
+}
+
+} // namespace streamrace::emu
+
 extern "C" {
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy, v3020, copy(dst, src, count, kind, nullptr, plain, synchronous), dst, src, count, kind);
+  STREAMRACE_EMU_TRACED(cudaMemcpy, v3020, copyOnStream(dst, src, count, kind, nullptr, plain, synchronous), dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy_ptds, v7000, copy(dst, src, count, kind, nullptr, perThread, synchronous), dst, src,
+  STREAMRACE_EMU_TRACED(cudaMemcpy_ptds, v7000, copyOnStream(dst, src, count, kind, nullptr, perThread, synchronous), dst, src,
                         count, kind);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyAsync, v3020, copy(dst, src, count, kind, stream, plain, asynchronous), dst, src, count,
+  STREAMRACE_EMU_TRACED(cudaMemcpyAsync, v3020, copyOnStream(dst, src, count, kind, stream, plain, asynchronous), dst, src, count,
                         kind, stream);
 }
 
 cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyAsync_ptsz, v7000, copy(dst, src, count, kind, stream, perThread, asynchronous), dst, src,
+  STREAMRACE_EMU_TRACED(cudaMemcpyAsync_ptsz, v7000, copyOnStream(dst, src, count, kind, stream, perThread, asynchronous), dst, src,
                         count, kind, stream);
 }
 

@@ -45,6 +45,20 @@ cudaError_t allocateDevice(void **devPtr, std::size_t size) {
   return cudaSuccess;
 }
 
+// Rows padded to the allocation granule, as a real device pads them to its alignment.
+cudaError_t allocatePitched(void **devPtr, std::size_t *pitch, std::size_t width, std::size_t height) {
+  if (pitch == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  constexpr std::size_t rowAlignment = 512;
+  std::size_t padded = (std::max<std::size_t>(width, 1) + rowAlignment - 1) / rowAlignment * rowAlignment;
+  cudaError_t error = allocateDevice(devPtr, padded * height);
+  if (error == cudaSuccess) {
+    *pitch = padded;
+  }
+  return error;
+}
+
 cudaError_t freeDevice(void *devPtr) {
   if (devPtr == nullptr) {
     return cudaSuccess;
@@ -277,6 +291,11 @@ extern "C" {
 
 cudaError_t cudaMalloc(void **devPtr, size_t size) {
   STREAMRACE_EMU_TRACED(cudaMalloc, v3020, allocateDevice(devPtr, size), devPtr, size);
+}
+
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height) {
+  STREAMRACE_EMU_TRACED(cudaMallocPitch, v3020, allocatePitched(devPtr, pitch, width, height), devPtr, pitch, width,
+                        height);
 }
 
 cudaError_t cudaFree(void *devPtr) { STREAMRACE_EMU_TRACED(cudaFree, v3020, freeDevice(devPtr), devPtr); }

@@ -59,8 +59,8 @@ Stream *Runtime::resolveStream(cudaStream_t handle, DefaultStream meaningOfZero)
 }
 
 Stream &Runtime::createStream(int device, unsigned flags, int priority) {
-  unsigned long long id = nextStreamId_++;
-  auto stream = std::make_unique<Stream>(device, StreamRole::Created, flags, priority, id, std::to_string(id));
+  auto stream = std::make_unique<Stream>(device, StreamRole::Created, flags, priority, nextStreamId_++,
+                                         std::to_string(nextCreatedStreamLabel_++));
   Stream &created = *stream;
   std::unique_lock lock(handlesMutex_);
   streams_.emplace(&created, std::move(stream));

@@ -138,6 +138,8 @@ private:
   std::map<Graph *, std::unique_ptr<Graph>> graphs_;
   std::map<const GraphExec *, std::shared_ptr<const GraphExec>> graphExecs_;
   std::atomic<unsigned long long> nextStreamId_{1};
+  // Created streams are labelled 1, 2, ... in creation order (the delay knobs name them so).
+  std::atomic<unsigned long long> nextCreatedStreamLabel_{1};
   std::atomic<unsigned long long> nextCaptureId_{1};
 };
 

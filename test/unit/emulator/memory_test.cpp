@@ -5,6 +5,10 @@
 #include <cstring>
 #include <vector>
 
+// What nvcc's start-up code calls for each __device__ variable; no header declares it.
+extern "C" void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress, const char *deviceName,
+                                  int ext, size_t size, int constant, int global);
+
 namespace streamrace::emu::test {
 namespace {
 
@@ -146,6 +150,40 @@ TEST(HostMemory, RegisteredRangesArePinnedUntilUnregistered) {
   ASSERT_CUDA_OK(cudaHostUnregister(buffer.data()));
   EXPECT_EQ(cudaHostUnregister(buffer.data()), cudaErrorHostMemoryNotRegistered);
   cudaGetLastError();
+}
+
+// Stands in for the host shadow nvcc emits for `__constant__ float table[4]`.
+float constantTable[4];
+
+TEST(Symbols, RegisteredDeviceVariablesGetDeviceMemoryAndBoundsChecks) {
+  __cudaRegisterVar(nullptr, reinterpret_cast<char *>(constantTable), nullptr, "constantTable", 0,
+                    sizeof constantTable, 1, 0);
+  const float values[4] = {1, 2, 3, 4};
+  ASSERT_CUDA_OK(cudaMemcpyToSymbol(constantTable, values, sizeof values, 0, cudaMemcpyHostToDevice));
+  float back[2] = {};
+  ASSERT_CUDA_OK(cudaMemcpyFromSymbol(back, constantTable, sizeof back, 2 * sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(back[0], 3.0f);
+  EXPECT_EQ(back[1], 4.0f);
+  EXPECT_EQ(constantTable[0], 0.0f) << "the host shadow is not the device variable";
+  void *address = nullptr;
+  ASSERT_CUDA_OK(cudaGetSymbolAddress(&address, constantTable));
+  cudaPointerAttributes attributes{};
+  ASSERT_CUDA_OK(cudaPointerGetAttributes(&attributes, address));
+  EXPECT_EQ(attributes.type, cudaMemoryTypeDevice);
+  EXPECT_EQ(cudaMemcpyToSymbol(constantTable, values, sizeof values, 4, cudaMemcpyHostToDevice),
+            cudaErrorInvalidValue);
+  int unregistered = 0;
+  EXPECT_EQ(cudaGetSymbolAddress(&address, &unregistered), cudaErrorInvalidSymbol);
+  cudaGetLastError();
+}
+
+TEST(Memory, PitchedAllocationsPadRows) {
+  void *rows = nullptr;
+  std::size_t pitch = 0;
+  ASSERT_CUDA_OK(cudaMallocPitch(&rows, &pitch, 100, 4));
+  EXPECT_GE(pitch, 100u);
+  ASSERT_CUDA_OK(cudaMemset2D(rows, pitch, 1, 100, 4));
+  ASSERT_CUDA_OK(cudaFree(rows));
 }
 
 } // namespace

@@ -1,0 +1,85 @@
+// Questions programs and libraries (CUB, Thrust) ask about kernels before launching them:
+// attributes, cache and shared-memory settings, occupancy.
+#include <cuda_runtime_api.h>
+// cupti.h brings the parameter structs and callback ids; they must not be included twice.
+#include <cupti.h>
+
+#include <algorithm>
+
+#include "api_tracing.h"
+#include "kernel_table.h"
+
+using namespace streamrace::emu;
+
+namespace {
+
+// What every emulated kernel reports: a modest register and shared-memory footprint that
+// leaves the whole block size available, compiled for the emulated compute capability.
+constexpr int maxThreadsPerBlock = 1024;
+constexpr int maxThreadsPerMultiprocessor = 2048;
+constexpr int maxBlocksPerMultiprocessor = 32;
+constexpr int registersPerThread = 32;
+constexpr int compiledFor = 90;
+
+bool knownKernel(const void *func) { return KernelTable::instance().handleFor(func) != nullptr; }
+
+cudaError_t functionAttributes(cudaFuncAttributes *attr, const void *func) {
+  if (attr == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  if (!knownKernel(func)) {
+    return cudaErrorInvalidDeviceFunction;
+  }
+  *attr = cudaFuncAttributes{};
+  attr->maxThreadsPerBlock = maxThreadsPerBlock;
+  attr->numRegs = registersPerThread;
+  attr->ptxVersion = compiledFor;
+  attr->binaryVersion = compiledFor;
+  attr->maxDynamicSharedSizeBytes = 48 << 10;
+  return cudaSuccess;
+}
+
+cudaError_t acceptFunctionSetting(const void *func) {
+  return knownKernel(func) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
+cudaError_t occupancy(int *numBlocks, const void *func, int blockSize) {
+  if (numBlocks == nullptr || blockSize <= 0) {
+    return cudaErrorInvalidValue;
+  }
+  if (!knownKernel(func)) {
+    return cudaErrorInvalidDeviceFunction;
+  }
+  *numBlocks = std::clamp(maxThreadsPerMultiprocessor / blockSize, 0, maxBlocksPerMultiprocessor);
+  return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func) {
+  STREAMRACE_EMU_TRACED(cudaFuncGetAttributes, v3020, functionAttributes(attr, func), attr, func);
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value) {
+  STREAMRACE_EMU_TRACED(cudaFuncSetAttribute, v9000, acceptFunctionSetting(func), func, attr, value);
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache cacheConfig) {
+  STREAMRACE_EMU_TRACED(cudaFuncSetCacheConfig, v3020, acceptFunctionSetting(func), func, cacheConfig);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize,
+                                                          size_t dynamicSMemSize) {
+  STREAMRACE_EMU_TRACED(cudaOccupancyMaxActiveBlocksPerMultiprocessor, v6050, occupancy(numBlocks, func, blockSize),
+                        numBlocks, func, blockSize, dynamicSMemSize);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize,
+                                                                   size_t dynamicSMemSize, unsigned int flags) {
+  STREAMRACE_EMU_TRACED(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, v7000,
+                        occupancy(numBlocks, func, blockSize), numBlocks, func, blockSize, dynamicSMemSize, flags);
+}
+
+} // extern "C"

@@ -1,0 +1,19 @@
+// The copy path shared by the memcpy entry points and the symbol copies.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "runtime_state.h"
+
+namespace streamrace::emu {
+
+// Synchronous entry points (cudaMemcpy) make the host wait where the runtime documents it;
+// asynchronous ones (cudaMemcpyAsync) only for device-to-pageable copies.
+enum class ApiFlavor { Synchronous, Asynchronous };
+
+cudaError_t copyOnStream(void *dst, const void *src, std::size_t count, cudaMemcpyKind kind, cudaStream_t handle,
+                         DefaultStream zero, ApiFlavor flavor);
+
+} // namespace streamrace::emu
