@@ -187,11 +187,10 @@ void Engine::append_rows(std::vector<Access>& out, Address base, std::uint64_t w
     out.push_back({base + row * pitch, width, mode, Extent::Exact});
 }
 
-std::vector<Access> Engine::copy_accesses(const Copy& copy) const {
-  std::vector<Access> accesses;
+void Engine::copy_accesses(const Copy& copy, std::vector<Access>& accesses) const {
+  accesses.clear();
   append_rows(accesses, copy.src, copy.width, copy.height, copy.src_pitch, AccessMode::Read);
   append_rows(accesses, copy.dst, copy.width, copy.height, copy.dst_pitch, AccessMode::Write);
-  return accesses;
 }
 
 // Rule 7: which copies the host waits for.
@@ -279,7 +278,7 @@ void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
 
 // ---- NCCL (rules 12, 13, 14) ----
 
-void Engine::run_group(ThreadState& thread, const std::vector<Event>& calls) {
+void Engine::run_group(ThreadState& thread, std::span<const Event> calls) {
   auto stream_of_call = [&](const Event& call) -> StreamState& {
     return std::visit(
         [&](const auto& payload) -> StreamState& {
@@ -469,17 +468,17 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
   } else if constexpr (std::is_same_v<Payload, Copy>) {
     StreamState& stream = ordering_.stream(thread, p.stream);
     if (capture_if_capturing(event, stream)) return;
-    const std::vector<Access> accesses = copy_accesses(p);
+    copy_accesses(p, accesses_);
     const Epoch epoch = ordering_.enqueue(stream, thread);
-    run_accesses(h, thread, stream.actor, epoch, stream.clock, OpKind::Copy, 0, accesses);
+    run_accesses(h, thread, stream.actor, epoch, stream.clock, OpKind::Copy, 0, accesses_);
     if (copy_waits_for_host(p, h.address_space)) ordering_.host_waits_for(thread, stream);
   } else if constexpr (std::is_same_v<Payload, Set>) {
     StreamState& stream = ordering_.stream(thread, p.stream);
     if (capture_if_capturing(event, stream)) return;
-    std::vector<Access> accesses;
-    append_rows(accesses, p.dst, p.width, p.height, p.pitch, AccessMode::Write);
+    accesses_.clear();
+    append_rows(accesses_, p.dst, p.width, p.height, p.pitch, AccessMode::Write);
     const Epoch epoch = ordering_.enqueue(stream, thread);
-    run_accesses(h, thread, stream.actor, epoch, stream.clock, OpKind::Set, 0, accesses);
+    run_accesses(h, thread, stream.actor, epoch, stream.clock, OpKind::Set, 0, accesses_);
     const MemoryKind kind = allocations_.kind_of(h.address_space, p.dst);
     if (p.synchronous_api && (kind == MemoryKind::PinnedHost || kind == MemoryKind::Managed))
       ordering_.host_waits_for(thread, stream);
@@ -505,7 +504,7 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
       thread.group_calls.push_back(event);
       return;
     }
-    run_group(thread, std::vector<Event>{event});
+    run_group(thread, std::span(&event, 1));
   } else if constexpr (std::is_same_v<Payload, GroupStart>) {
     ++thread.group_depth;
   } else if constexpr (std::is_same_v<Payload, GroupEnd>) {

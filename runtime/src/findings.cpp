@@ -20,22 +20,6 @@ const char* finding_kind_name(FindingKind kind) {
 
 namespace {
 
-std::string side_key(const AccessSide& side) {
-  if (side.access.site != 0) return "s" + std::to_string(side.access.site);
-  return "r" + std::to_string(side.rank) + "q" + std::to_string(side.stream) + "h" +
-         std::to_string(side.on_host ? 1 : 0) + "k" +
-         std::to_string(static_cast<int>(side.access.kind));
-}
-
-std::string dedup_key(const Finding& finding) {
-  std::string key = std::to_string(static_cast<int>(finding.kind)) + "|";
-  if (finding.collective) {
-    return key + std::to_string(finding.collective->comm) + "|" +
-           std::to_string(finding.collective->sequence);
-  }
-  return key + side_key(finding.first) + "|" + side_key(finding.second);
-}
-
 void add_rank(std::vector<RankId>& ranks, RankId rank) {
   auto it = std::lower_bound(ranks.begin(), ranks.end(), rank);
   if (it == ranks.end() || *it != rank) ranks.insert(it, rank);
@@ -43,9 +27,31 @@ void add_rank(std::vector<RankId>& ranks, RankId rank) {
 
 } // namespace
 
+FindingSet::Key FindingSet::key_of(const Finding& finding) {
+  Key key;
+  key.kind = static_cast<std::uint64_t>(finding.kind);
+  if (finding.collective) {
+    key.first = finding.collective->comm;
+    key.second = finding.collective->sequence;
+    return key;
+  }
+  auto side = [](const AccessSide& side, std::uint64_t& site, std::uint64_t& stream) {
+    if (side.access.site != 0) {
+      site = side.access.site;
+      return;
+    }
+    site = (1ull << 63) | (static_cast<std::uint64_t>(side.rank) << 16) |
+           (static_cast<std::uint64_t>(side.on_host) << 8) |
+           static_cast<std::uint64_t>(side.access.kind);
+    stream = side.stream;
+  };
+  side(finding.first, key.first, key.first_stream);
+  side(finding.second, key.second, key.second_stream);
+  return key;
+}
+
 bool FindingSet::add(Finding finding) {
-  const std::string key = dedup_key(finding);
-  auto [it, inserted] = index_.try_emplace(key, findings_.size());
+  auto [it, inserted] = index_.try_emplace(key_of(finding), findings_.size());
   if (!inserted) {
     Finding& known = findings_[it->second];
     known.count += finding.count;

@@ -29,7 +29,7 @@ ThreadState& Ordering::thread(RankId rank, ThreadId id) {
   return state;
 }
 
-Ordering::DeviceState& Ordering::device(RankId rank, DeviceId device) {
+DeviceState& Ordering::device(RankId rank, DeviceId device) {
   return devices_[RankHandleKey{rank, device_key(device)}];
 }
 
@@ -48,6 +48,7 @@ StreamState& Ordering::default_stream(ThreadState& thread, bool per_thread) {
       ActorInfo{true, thread.rank, stream.handle, thread.device, stream.kind, false, 0});
   stream_by_actor_[stream.actor] = &stream;
   DeviceState& dev = device(thread.rank, thread.device);
+  stream.device_state = &dev;
   dev.streams.push_back(&stream);
   if (!per_thread) dev.legacy = &stream;
   table.emplace(key, &stream);
@@ -75,7 +76,7 @@ StreamState& Ordering::create_stream(ThreadState& thread, const StreamCreate& cr
   // A handle the program reuses after destroying a stream names a new stream.
   if (stream.actor < stream_by_actor_.size() && stream_by_actor_[stream.actor] == &stream) {
     stream_by_actor_[stream.actor] = nullptr;
-    std::erase(device(stream.rank, stream.device).streams, &stream);
+    std::erase(stream.device_state->streams, &stream);
   }
   stream = StreamState{};
   stream.rank = thread.rank;
@@ -86,7 +87,8 @@ StreamState& Ordering::create_stream(ThreadState& thread, const StreamCreate& cr
   stream.actor =
       new_actor(ActorInfo{true, thread.rank, create.stream, dev_id, create.kind, graph_lane, 0});
   stream_by_actor_[stream.actor] = &stream;
-  device(thread.rank, dev_id).streams.push_back(&stream);
+  stream.device_state = &device(thread.rank, dev_id);
+  stream.device_state->streams.push_back(&stream);
   return stream;
 }
 
@@ -146,7 +148,7 @@ void Ordering::prepare(StreamState& stream, ThreadState& thread) {
   }
   // Rule 6: the legacy default stream and the blocking streams of its device wait for each
   // other's earlier work.
-  DeviceState& dev = device(stream.rank, stream.device);
+  DeviceState& dev = *stream.device_state;
   if (stream.kind == StreamKind::LegacyDefault) {
     for (StreamState* other : dev.streams) {
       if (other == &stream || !other->takes_part_in_legacy_sync()) continue;
@@ -165,7 +167,7 @@ void Ordering::prepare(StreamState& stream, ThreadState& thread) {
 Epoch Ordering::advance(StreamState& stream) {
   const Epoch epoch = stream.clock.tick(stream.actor);
   ++stream.version;
-  if (stream.kind == StreamKind::LegacyDefault) ++device(stream.rank, stream.device).legacy_version;
+  if (stream.kind == StreamKind::LegacyDefault) ++stream.device_state->legacy_version;
   return epoch;
 }
 

@@ -6,7 +6,7 @@ import lit.formats
 config.name = "streamrace"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".test"]
-config.excludes = ["Inputs"]
+config.excludes = ["Inputs", "tools"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.streamrace_obj_root, "test", "lit")
 
@@ -15,3 +15,6 @@ config.environment["PATH"] = os.pathsep.join(
     [bin_dir, config.llvm_bin_dir, config.environment.get("PATH", "/usr/bin:/bin")])
 config.substitutions.append(("%src_root", config.streamrace_src_root))
 config.substitutions.append(("%bin", bin_dir))
+config.substitutions.append(
+    ("%expect_exit", "python3 " + os.path.join(config.streamrace_src_root, "test", "lit", "tools",
+                                               "expect_exit.py")))

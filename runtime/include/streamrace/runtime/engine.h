@@ -77,9 +77,9 @@ private:
   void trim_history();
 
   bool capture_if_capturing(const Event& event, StreamState& stream);
-  void run_group(ThreadState& thread, const std::vector<Event>& calls);
+  void run_group(ThreadState& thread, std::span<const Event> calls);
   void launch_graph(const Event& event, const GraphLaunch& launch);
-  std::vector<Access> copy_accesses(const Copy& copy) const;
+  void copy_accesses(const Copy& copy, std::vector<Access>& accesses) const;
   bool copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const;
   void append_rows(std::vector<Access>& out, Address base, std::uint64_t width,
                    std::uint64_t height, std::uint64_t pitch, AccessMode mode) const;
@@ -93,6 +93,7 @@ private:
   FindingSet findings_;
   std::vector<PendingFinding> pending_;
   std::vector<Conflict> conflicts_; // scratch, reused by every access
+  std::vector<Access> accesses_;    // scratch for copies and sets
   std::uint64_t op_counter_ = 0;
   bool history_warned_ = false;
   EngineStats stats_;

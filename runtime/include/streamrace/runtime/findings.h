@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -109,8 +108,28 @@ public:
   bool empty() const { return findings_.empty(); }
 
 private:
+  // Kind plus, per side, its call site (or, where unknown, rank, stream and op kind); for
+  // collective findings the communicator and call number instead.
+  struct Key {
+    std::uint64_t kind = 0;
+    std::uint64_t first = 0;
+    std::uint64_t second = 0;
+    std::uint64_t first_stream = 0;
+    std::uint64_t second_stream = 0;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::uint64_t h = k.kind;
+      for (std::uint64_t part : {k.first, k.second, k.first_stream, k.second_stream})
+        h = (h ^ part) * 0x100000001B3ull;
+      return static_cast<std::size_t>(h);
+    }
+  };
+  static Key key_of(const Finding& finding);
+
   std::vector<Finding> findings_;
-  std::unordered_map<std::string, std::size_t> index_;
+  std::unordered_map<Key, std::size_t, KeyHash> index_;
 };
 
 } // namespace streamrace

@@ -27,8 +27,11 @@ struct RankHandleHash {
   }
 };
 
+struct DeviceState;
+
 struct StreamState {
   ActorId actor = 0;
+  DeviceState* device_state = nullptr; // the device's streams and legacy-stream bookkeeping
   RankId rank = 0;
   StreamHandle handle = 0;
   DeviceId device = 0;
@@ -47,6 +50,13 @@ struct StreamState {
   bool takes_part_in_legacy_sync() const {
     return kind == StreamKind::Blocking || kind == StreamKind::PerThreadDefault;
   }
+};
+
+struct DeviceState {
+  std::vector<StreamState*> streams;
+  StreamState* legacy = nullptr;
+  std::uint64_t legacy_version = 0;
+  std::unordered_map<ActorId, std::uint64_t> legacy_joined; // stream actor -> version
 };
 
 struct ThreadState {
@@ -167,12 +177,6 @@ public:
   void name_stream(ThreadState& thread, StreamHandle handle, NameId name);
 
 private:
-  struct DeviceState {
-    std::vector<StreamState*> streams;
-    StreamState* legacy = nullptr;
-    std::uint64_t legacy_version = 0;
-    std::unordered_map<ActorId, std::uint64_t> legacy_joined; // stream actor -> version
-  };
   struct MeetingKey {
     CommKey comm = 0;
     std::uint64_t sequence = 0;

@@ -94,7 +94,13 @@ private:
 // One ShadowSpace per address space (a process: ranks that share one share its memory).
 class ShadowMemory {
 public:
-  ShadowSpace& space(std::uint32_t address_space) { return spaces_[address_space]; }
+  ShadowSpace& space(std::uint32_t address_space) {
+    if (!last_space_ || last_space_id_ != address_space) {
+      last_space_ = &spaces_[address_space];
+      last_space_id_ = address_space;
+    }
+    return *last_space_;
+  }
   std::size_t approximate_bytes() const;
   void evict_older_than(std::uint64_t threshold);
   // The op number below which about half of all intervals' newest accesses lie.
@@ -102,6 +108,8 @@ public:
 
 private:
   std::unordered_map<std::uint32_t, ShadowSpace> spaces_;
+  ShadowSpace* last_space_ = nullptr; // ops arrive in runs from one process
+  std::uint32_t last_space_id_ = 0;
 };
 
 } // namespace streamrace

@@ -1,0 +1,147 @@
+// Replays a synthetic training-like trace through the engine and prints throughput and peak
+// memory: 8 ranks x 8 streams, kernels and copies over a pool of tensors (whole-tensor
+// accesses, one in twenty a sub-range view) plus a stream of fresh stream-ordered allocations
+// (so history would grow without a cap), event record/wait pairs, host syncs and WORLD
+// collectives. Events are generated in untimed chunks.
+//
+//   engine-replay-bench [events=10000000] [history_limit_mb=64]
+#include "streamrace/runtime/engine.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace streamrace;
+
+namespace {
+
+constexpr int kRanks = 8;
+constexpr int kStreamsPerRank = 8;
+constexpr int kBuffersPerRank = 512;
+constexpr std::uint64_t kBufferBytes = 1 << 20;
+constexpr std::size_t kChunk = 200000;
+
+long resident_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  return 0;
+}
+
+long peak_kib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+class TraceGenerator {
+public:
+  std::vector<Event> setup() {
+    std::vector<Event> events;
+    for (int r = 0; r < kRanks; ++r) {
+      events.push_back(at(r, CommInit{0xC0, 0xC0FFEE, kRanks, r, 0}));
+      for (int s = 0; s < kStreamsPerRank; ++s)
+        events.push_back(at(r, StreamCreate{stream(s), 0, StreamKind::NonBlocking, 0}));
+      for (int b = 0; b < kBuffersPerRank; ++b)
+        events.push_back(at(r, Alloc{buffer(b), kBufferBytes, MemoryKind::Device, 0, 0}));
+    }
+    return events;
+  }
+
+  void chunk(std::vector<Event>& events, std::size_t count) {
+    events.clear();
+    while (events.size() < count) {
+      const int r = static_cast<int>(rng_() % kRanks);
+      const std::uint32_t dice = rng_() % 1000;
+      const StreamHandle s = stream(static_cast<int>(rng_() % kStreamsPerRank));
+      if (dice < 550) {
+        const Address a = buffer(static_cast<int>(rng_() % kBuffersPerRank));
+        const Address b = buffer(static_cast<int>(rng_() % kBuffersPerRank));
+        // Most kernels touch whole tensors; some touch a view (a slice) of one.
+        const bool view = rng_() % 20 == 0;
+        const std::uint64_t offset = view ? (rng_() % 16) * 65536 : 0;
+        const std::uint64_t bytes = view ? 65536 : kBufferBytes;
+        events.push_back(at(r, KernelLaunch{s, 0,
+                                            {{a + offset, bytes, AccessMode::Read, Extent::Exact},
+                                             {b + offset, bytes, AccessMode::Write, Extent::Exact}}}));
+      } else if (dice < 700) {
+        const Address a = buffer(static_cast<int>(rng_() % kBuffersPerRank));
+        const Address b = buffer(static_cast<int>(rng_() % kBuffersPerRank));
+        events.push_back(at(r, Copy{s, a, b, kBufferBytes, 1, 0, 0,
+                                    CopyDirection::DeviceToDevice, false}));
+      } else if (dice < 800) {
+        const EventHandle e = 0xE000 + rng_() % 64;
+        events.push_back(at(r, EventRecord{e, s}));
+        events.push_back(at(r, StreamWaitEvent{stream(static_cast<int>(rng_() % kStreamsPerRank)), e}));
+      } else if (dice < 900) {
+        // A fresh pool allocation used once and freed: new addresses all the time.
+        const Address fresh = 0x7000000000ull + (next_fresh_++ << 16);
+        events.push_back(at(r, Alloc{fresh, 65536, MemoryKind::StreamOrdered, 0, s}));
+        events.push_back(at(r, KernelLaunch{s, 0, {{fresh, 65536, AccessMode::Write, Extent::Exact}}}));
+        events.push_back(at(r, Free{fresh, FreeApi::FreeAsync, s}));
+      } else if (dice < 990) {
+        events.push_back(at(r, StreamSynchronize{s, true}));
+      } else {
+        // A WORLD collective: every rank posts its part on stream 0.
+        for (int q = 0; q < kRanks; ++q)
+          events.push_back(at(q, Collective{stream(0), 0xC0, CollectiveKind::AllReduce,
+                                            buffer(0), buffer(1), 4096, 4, 0, 7, 0}));
+      }
+    }
+  }
+
+private:
+  static StreamHandle stream(int s) { return 0x1000 + static_cast<StreamHandle>(s); }
+  static Address buffer(int b) { return 0x100000000ull + static_cast<Address>(b) * kBufferBytes; }
+  Event at(int rank, Payload payload) {
+    return Event{EventHeader{static_cast<RankId>(rank), 1, 1, static_cast<std::uint32_t>(rank), 0},
+                 std::move(payload)};
+  }
+  std::mt19937_64 rng_{12345};
+  std::uint64_t next_fresh_ = 0;
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const std::uint64_t total = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000'000;
+  Options options;
+  options.history_limit_mb = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 64;
+  Engine engine(options, [](std::string_view) {});
+  TraceGenerator generator;
+  for (const Event& event : generator.setup()) engine.process(event);
+
+  std::vector<Event> chunk;
+  std::chrono::duration<double> busy{0};
+  std::uint64_t done = 0;
+  std::uint64_t next_report = total / 4;
+  std::printf("engine replay: %d ranks x %d streams, history_limit_mb=%llu\n", kRanks,
+              kStreamsPerRank, static_cast<unsigned long long>(options.history_limit_mb));
+  while (done < total) {
+    generator.chunk(chunk, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, total - done)));
+    const auto start = std::chrono::steady_clock::now();
+    for (const Event& event : chunk) engine.process(event);
+    busy += std::chrono::steady_clock::now() - start;
+    done += chunk.size();
+    if (done >= next_report) {
+      std::printf("  after %9llu events: resident %7ld KiB\n", static_cast<unsigned long long>(done),
+                  resident_kib());
+      next_report += total / 4;
+    }
+  }
+  engine.finish();
+  std::printf("events: %llu\n", static_cast<unsigned long long>(done));
+  std::printf("replay time: %.3f s\n", busy.count());
+  std::printf("throughput: %.2f M events/s\n", static_cast<double>(done) / busy.count() / 1e6);
+  std::printf("peak resident memory: %ld KiB\n", peak_kib());
+  std::printf("findings: %zu (history evictions: %llu)\n", engine.findings().size(),
+              static_cast<unsigned long long>(engine.stats().history_evictions));
+  return 0;
+}
