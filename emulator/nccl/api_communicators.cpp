@@ -340,6 +340,21 @@ STREAMRACE_NCCL_EXPORT ncclResult_t pncclCommDeregister(const ncclComm_t comm, v
   return comm == nullptr ? invalid("ncclCommDeregister: comm is NULL") : ncclSuccess;
 }
 
+// Symmetric windows only matter to the device-side API, which the emulator does not provide; the
+// token is the buffer's address so distinct buffers get distinct windows.
+STREAMRACE_NCCL_EXPORT ncclResult_t pncclCommWindowRegister(ncclComm_t comm, void* buff, size_t,
+                                                            ncclWindow_t* win, int) {
+  if (comm == nullptr || win == nullptr) {
+    return invalid("ncclCommWindowRegister: comm and win must not be NULL");
+  }
+  *win = static_cast<ncclWindow_t>(buff);
+  return ncclSuccess;
+}
+
+STREAMRACE_NCCL_EXPORT ncclResult_t pncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t) {
+  return comm == nullptr ? invalid("ncclCommWindowDeregister: comm is NULL") : ncclSuccess;
+}
+
 STREAMRACE_NCCL_EXPORT void pncclResetDebugInit() {}
 
 extern "C" {
@@ -374,5 +389,9 @@ ncclResult_t ncclCommRegister(const ncclComm_t, void*, size_t, void**)
     STREAMRACE_NCCL_WEAK_ALIAS(ncclCommRegister);
 ncclResult_t ncclCommDeregister(const ncclComm_t, void*)
     STREAMRACE_NCCL_WEAK_ALIAS(ncclCommDeregister);
+ncclResult_t ncclCommWindowRegister(ncclComm_t, void*, size_t, ncclWindow_t*, int)
+    STREAMRACE_NCCL_WEAK_ALIAS(ncclCommWindowRegister);
+ncclResult_t ncclCommWindowDeregister(ncclComm_t, ncclWindow_t)
+    STREAMRACE_NCCL_WEAK_ALIAS(ncclCommWindowDeregister);
 void ncclResetDebugInit() STREAMRACE_NCCL_WEAK_ALIAS(ncclResetDebugInit);
 }

@@ -1,5 +1,6 @@
 #include "api_enqueue.h"
 
+#include "link_model.h"
 #include "reduction.h"
 
 #include <memory>
@@ -15,6 +16,7 @@ struct PendingOperation {
   bool isCollective;
   CollectiveArguments collective;
   PointToPointArguments transfer;
+  PreMultiplier preMultiplier;
 };
 
 struct PendingJoin {
@@ -99,9 +101,9 @@ ncclResult_t enqueueForCommunicator(ncclComm* comm,
   for (const PendingOperation* operation : operations) {
     if (operation->isCollective) {
       const CollectiveArguments& a = operation->collective;
-      task->collectives.push_back(CollectiveCall{a.kind, a.sendBuffer, a.receiveBuffer, a.count,
-                                                 a.datatype, a.op, a.root,
-                                                 comm->communicator->takeCollectiveSequence()});
+      task->collectives.push_back(
+          CollectiveCall{a.kind, a.sendBuffer, a.receiveBuffer, a.count, a.datatype, a.op, a.root,
+                         comm->communicator->takeCollectiveSequence(), operation->preMultiplier});
     } else {
       const PointToPointArguments& a = operation->transfer;
       task->transfers.push_back(
@@ -198,7 +200,21 @@ ncclResult_t submitCollective(ncclComm* comm, const CollectiveArguments& argumen
       result != ncclSuccess) {
     return result;
   }
-  if (isReducing(arguments.kind) && !isValidReductionOp(arguments.op)) {
+  PreMultiplier preMultiplier;
+  CollectiveArguments resolved = arguments;
+  if (isReducing(arguments.kind) && arguments.op >= ncclNumOps) {
+    const auto index = static_cast<std::size_t>(arguments.op - ncclNumOps);
+    if (index >= comm->preMulSumOps.size() || !comm->preMulSumOps[index]) {
+      return invalid(std::string(function) + ": invalid reduction op " +
+                     std::to_string(arguments.op));
+    }
+    if (comm->preMulSumOps[index]->datatype != arguments.datatype) {
+      return invalid(std::string(function) + ": reduction op " + std::to_string(arguments.op) +
+                     " was created for another datatype");
+    }
+    preMultiplier = comm->preMulSumOps[index]->multiplier;
+    resolved.op = ncclSum;
+  } else if (isReducing(arguments.kind) && !isValidReductionOp(arguments.op)) {
     return invalid(std::string(function) + ": invalid reduction op " +
                    std::to_string(arguments.op));
   }
@@ -220,7 +236,7 @@ ncclResult_t submitCollective(ncclComm* comm, const CollectiveArguments& argumen
   if (arguments.receiveBuffer == nullptr && (!rootOnlyReceives || comm->rank == arguments.root)) {
     return invalid(std::string(function) + ": recvbuff is NULL");
   }
-  PendingOperation operation{comm, stream, true, arguments, {}};
+  PendingOperation operation{comm, stream, true, resolved, {}, preMultiplier};
   return submit(operation);
 }
 
@@ -243,7 +259,7 @@ ncclResult_t submitPointToPoint(ncclComm* comm, const PointToPointArguments& arg
                                                       : arguments.receiveBuffer) == nullptr) {
     return invalid(std::string(function) + ": buffer is NULL");
   }
-  PendingOperation operation{comm, stream, false, {}, arguments};
+  PendingOperation operation{comm, stream, false, {}, arguments, {}};
   return submit(operation);
 }
 
@@ -286,6 +302,42 @@ ncclResult_t groupEnd() {
   }
   const ncclResult_t enqueued = enqueueAll(operations);
   return firstError != ncclSuccess ? firstError : enqueued;
+}
+
+ncclResult_t groupSimulateEnd(ncclSimInfo_t* info) {
+  if (info == nullptr) {
+    return invalid("ncclGroupSimulateEnd: simInfo is NULL");
+  }
+  if (group.depth != 1) {
+    return recordError(ncclInvalidUsage, "streamrace-emu nccl: ncclGroupSimulateEnd must close the "
+                                         "outermost ncclGroupStart");
+  }
+  group.depth = 0;
+  const std::vector<PendingOperation> operations = std::move(group.operations);
+  group.operations.clear();
+  group.joins.clear();
+  double seconds = 0;
+  for (const PendingOperation& operation : operations) {
+    const Communicator* communicator = operation.comm->communicator.get();
+    if (communicator == nullptr) {
+      continue;
+    }
+    const CommunicatorSettings& settings = communicator->settings();
+    const std::vector<int>& nodes = communicator->nodeOfRank();
+    if (operation.isCollective) {
+      const CollectiveArguments& a = operation.collective;
+      seconds += collectiveTraffic(settings.link, a.kind, a.count * datatypeSize(a.datatype),
+                                   communicator->rank(), a.root, nodes)
+                     .seconds;
+    } else if (operation.transfer.peer != communicator->rank()) {
+      const PointToPointArguments& a = operation.transfer;
+      seconds += pointToPointTraffic(settings.link, a.count * datatypeSize(a.datatype),
+                                     nodes[communicator->rank()], nodes[a.peer])
+                     .seconds;
+    }
+  }
+  info->estimatedTime = static_cast<float>(seconds * 1e6);
+  return ncclSuccess;
 }
 
 } // namespace streamrace::emu::nccl

@@ -44,5 +44,7 @@ ncclResult_t submitJoin(ncclComm* comm, std::function<ncclResult_t()> join);
 
 ncclResult_t groupStart();
 ncclResult_t groupEnd();
+// Ends the group without running it, reporting the link model's estimate in microseconds.
+ncclResult_t groupSimulateEnd(ncclSimInfo_t* info);
 
 } // namespace streamrace::emu::nccl

@@ -1,6 +1,10 @@
 // The operation half of the public API: collectives, point-to-point and groups.
 #include "api_enqueue.h"
 #include "api_state.h"
+#include "reduction.h"
+
+#include <algorithm>
+#include <cstring>
 
 using namespace streamrace::emu::nccl;
 
@@ -91,6 +95,49 @@ STREAMRACE_NCCL_EXPORT ncclResult_t pncclGroupEnd() {
   return groupEnd();
 }
 
+STREAMRACE_NCCL_EXPORT ncclResult_t pncclGroupSimulateEnd(ncclSimInfo_t* simInfo) {
+  return groupSimulateEnd(simInfo);
+}
+
+STREAMRACE_NCCL_EXPORT ncclResult_t pncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar,
+                                                              ncclDataType_t datatype,
+                                                              ncclScalarResidence_t residence,
+                                                              ncclComm_t comm) {
+  if (op == nullptr || scalar == nullptr || comm == nullptr || !isValidDatatype(datatype) ||
+      (residence != ncclScalarDevice && residence != ncclScalarHostImmediate)) {
+    return recordError(
+        ncclInvalidArgument,
+        "streamrace-emu nccl: ncclRedOpCreatePreMulSum: needs op, scalar and comm, a "
+        "valid datatype and residence");
+  }
+  PreMulSumOp created{datatype, PreMultiplier{true, nullptr, {}}};
+  if (residence == ncclScalarDevice) {
+    created.multiplier.deviceScalar = scalar;
+  } else {
+    std::memcpy(created.multiplier.hostScalar, scalar, datatypeSize(datatype));
+  }
+  auto& ops = comm->preMulSumOps;
+  auto slot = std::find(ops.begin(), ops.end(), std::nullopt);
+  if (slot == ops.end()) {
+    slot = ops.insert(ops.end(), std::nullopt);
+  }
+  *slot = created;
+  *op = static_cast<ncclRedOp_t>(ncclNumOps + (slot - ops.begin()));
+  return ncclSuccess;
+}
+
+STREAMRACE_NCCL_EXPORT ncclResult_t pncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
+  const auto index = static_cast<std::size_t>(op) - static_cast<std::size_t>(ncclNumOps);
+  if (comm == nullptr || op < ncclNumOps || index >= comm->preMulSumOps.size() ||
+      !comm->preMulSumOps[index]) {
+    return recordError(ncclInvalidArgument,
+                       "streamrace-emu nccl: ncclRedOpDestroy: op " + std::to_string(op) +
+                           " was not created by ncclRedOpCreatePreMulSum on this comm");
+  }
+  comm->preMulSumOps[index].reset();
+  return ncclSuccess;
+}
+
 extern "C" {
 ncclResult_t ncclAllGather(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t)
     STREAMRACE_NCCL_WEAK_ALIAS(ncclAllGather);
@@ -116,4 +163,9 @@ ncclResult_t ncclRecv(void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream
     STREAMRACE_NCCL_WEAK_ALIAS(ncclRecv);
 ncclResult_t ncclGroupStart() STREAMRACE_NCCL_WEAK_ALIAS(ncclGroupStart);
 ncclResult_t ncclGroupEnd() STREAMRACE_NCCL_WEAK_ALIAS(ncclGroupEnd);
+ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t*) STREAMRACE_NCCL_WEAK_ALIAS(ncclGroupSimulateEnd);
+ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t*, void*, ncclDataType_t, ncclScalarResidence_t,
+                                      ncclComm_t)
+    STREAMRACE_NCCL_WEAK_ALIAS(ncclRedOpCreatePreMulSum);
+ncclResult_t ncclRedOpDestroy(ncclRedOp_t, ncclComm_t) STREAMRACE_NCCL_WEAK_ALIAS(ncclRedOpDestroy);
 }

@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #define STREAMRACE_NCCL_EXPORT extern "C" __attribute__((visibility("default")))
 // NCCL's profiling pattern: strong pncclX does the work, weak ncclX may be interposed.
@@ -49,6 +51,16 @@ int nodeOfDevice(int device);
 
 } // namespace streamrace::emu::nccl
 
+namespace streamrace::emu::nccl {
+
+// An op made by ncclRedOpCreatePreMulSum; its ncclRedOp_t is ncclNumOps + its index.
+struct PreMulSumOp {
+  ncclDataType_t datatype;
+  PreMultiplier multiplier;
+};
+
+} // namespace streamrace::emu::nccl
+
 struct ncclComm {
   std::shared_ptr<streamrace::emu::nccl::Communicator> communicator; // null until joined
   std::shared_ptr<streamrace::emu::nccl::InFlightWork> inFlight =
@@ -58,4 +70,5 @@ struct ncclComm {
   int device = 0;
   std::uint64_t splitsDone = 0;
   ncclResult_t initResult = ncclSuccess; // of a join deferred to ncclGroupEnd
+  std::vector<std::optional<streamrace::emu::nccl::PreMulSumOp>> preMulSumOps;
 };

@@ -15,11 +15,18 @@
 namespace streamrace::emu::nccl {
 namespace {
 
+std::int32_t opCodeOf(const CollectiveCall& call) {
+  if (!isReducing(call.kind)) {
+    return 0;
+  }
+  return static_cast<std::int32_t>(call.preMultiplier.present ? kPreMulSumCode : call.op);
+}
+
 CollectiveDescriptor descriptorOf(const CollectiveCall& call) {
   return CollectiveDescriptor{call.sequence,
                               static_cast<std::int32_t>(call.kind),
                               static_cast<std::int32_t>(call.datatype),
-                              isReducing(call.kind) ? static_cast<std::int32_t>(call.op) : 0,
+                              opCodeOf(call),
                               isRooted(call.kind) ? call.root : -1,
                               call.count};
 }
@@ -156,6 +163,14 @@ void Communicator::exchangeRounds(const CollectiveCall& call) {
       !(call.kind == CollectiveKind::Reduce || call.kind == CollectiveKind::Gather) ||
       rank_ == call.root;
   std::vector<const void*> inputs(ranks);
+  // The factor of a pre-multiplied sum, read once per collective like a kernel argument.
+  unsigned char factor[8] = {};
+  if (call.preMultiplier.present) {
+    std::memcpy(factor,
+                call.preMultiplier.deviceScalar != nullptr ? call.preMultiplier.deviceScalar
+                                                           : call.preMultiplier.hostScalar,
+                elementSize);
+  }
   for (std::size_t first = 0; first < call.count; first += perRound) {
     const std::size_t elements = std::min(perRound, call.count - first);
     const std::size_t chunkBytes = elements * elementSize;
@@ -164,6 +179,9 @@ void Communicator::exchangeRounds(const CollectiveCall& call) {
       for (std::size_t block = 0; block < blocks; ++block) {
         std::memcpy(own + block * chunkBytes, send + (block * call.count + first) * elementSize,
                     chunkBytes);
+      }
+      if (call.preMultiplier.present) {
+        scaleElements(call.datatype, factor, own, elements * blocks);
       }
     }
     if (!collectiveBarrier(call)) {

@@ -64,6 +64,7 @@ public:
   const std::string& segmentName() const { return segmentName_; }
   const std::string& displayName() const { return displayName_; }
   const CommunicatorSettings& settings() const { return settings_; }
+  const std::vector<int>& nodeOfRank() const { return nodeOfRank_; }
 
   // Host-side all-gather of a small record among all ranks, in call order (init, split).
   // Throws CommunicatorError on timeout or when a peer failed.

@@ -23,6 +23,14 @@ const char* collectiveName(CollectiveKind kind);
 bool isRooted(CollectiveKind kind);
 bool isReducing(CollectiveKind kind);
 
+// The rank-local factor of an ncclRedOpCreatePreMulSum op: each rank scales its own contribution
+// before the sum. A factor in device memory is read when the collective runs, as on a GPU.
+struct PreMultiplier {
+  bool present = false;
+  const void* deviceScalar = nullptr; // read at run time when not null
+  unsigned char hostScalar[8] = {};   // the value, for ncclScalarHostImmediate
+};
+
 // One collective call on one rank. `count` is the API's count argument (per-rank for AllGather
 // and ReduceScatter, per-peer for AlltoAll, Gather and Scatter).
 struct CollectiveCall {
@@ -31,9 +39,10 @@ struct CollectiveCall {
   void* receiveBuffer;
   std::size_t count;
   ncclDataType_t datatype;
-  ncclRedOp_t op;         // ncclSum when the kind does not reduce
+  ncclRedOp_t op;         // ncclSum when the kind does not reduce, and for a pre-multiplied sum
   int root;               // -1 when the kind has no root
   std::uint64_t sequence; // the k-th collective this rank issued on the communicator
+  PreMultiplier preMultiplier{};
 };
 
 enum class TransferDirection : std::int32_t { Send, Receive };

@@ -80,6 +80,22 @@ void reduceMinifloat(MinifloatFormat format, ncclRedOp_t op, std::span<const voi
   }
 }
 
+template <typename T> void scaleNative(const void* scalar, void* data, std::size_t count) {
+  const T factor = loadElement<T>(scalar, 0);
+  for (std::size_t i = 0; i < count; ++i) {
+    storeElement<T>(data, i, combine(ncclProd, loadElement<T>(data, i), factor));
+  }
+}
+
+template <typename Storage>
+void scaleMinifloat(MinifloatFormat format, const void* scalar, void* data, std::size_t count) {
+  const float factor = decodeMinifloat(format, loadElement<Storage>(scalar, 0));
+  for (std::size_t i = 0; i < count; ++i) {
+    const float scaled = decodeMinifloat(format, loadElement<Storage>(data, i)) * factor;
+    storeElement<Storage>(data, i, static_cast<Storage>(encodeMinifloat(format, scaled)));
+  }
+}
+
 } // namespace
 
 bool isValidDatatype(ncclDataType_t datatype) {
@@ -156,6 +172,8 @@ const char* reductionOpName(ncclRedOp_t op) {
     return "ncclMin";
   case ncclAvg:
     return "ncclAvg";
+  case kPreMulSumCode:
+    return "ncclPreMulSum";
   default:
     return "(invalid op)";
   }
@@ -191,6 +209,37 @@ void reduceElements(ncclDataType_t datatype, ncclRedOp_t op, std::span<const voi
     return reduceMinifloat<std::uint8_t>(kFp8E4M3Format, op, inputs, output, count);
   case ncclFloat8e5m2:
     return reduceMinifloat<std::uint8_t>(kFp8E5M2Format, op, inputs, output, count);
+  default:
+    return;
+  }
+}
+
+void scaleElements(ncclDataType_t datatype, const void* scalar, void* data, std::size_t count) {
+  switch (datatype) {
+  case ncclInt8:
+    return scaleNative<std::int8_t>(scalar, data, count);
+  case ncclUint8:
+    return scaleNative<std::uint8_t>(scalar, data, count);
+  case ncclInt32:
+    return scaleNative<std::int32_t>(scalar, data, count);
+  case ncclUint32:
+    return scaleNative<std::uint32_t>(scalar, data, count);
+  case ncclInt64:
+    return scaleNative<std::int64_t>(scalar, data, count);
+  case ncclUint64:
+    return scaleNative<std::uint64_t>(scalar, data, count);
+  case ncclFloat32:
+    return scaleNative<float>(scalar, data, count);
+  case ncclFloat64:
+    return scaleNative<double>(scalar, data, count);
+  case ncclFloat16:
+    return scaleMinifloat<std::uint16_t>(kHalfFormat, scalar, data, count);
+  case ncclBfloat16:
+    return scaleMinifloat<std::uint16_t>(kBfloat16Format, scalar, data, count);
+  case ncclFloat8e4m3:
+    return scaleMinifloat<std::uint8_t>(kFp8E4M3Format, scalar, data, count);
+  case ncclFloat8e5m2:
+    return scaleMinifloat<std::uint8_t>(kFp8E5M2Format, scalar, data, count);
   default:
     return;
   }

@@ -69,5 +69,19 @@ TEST(Reduction, NarrowFloatsCombineInFloat) {
             (std::vector<std::uint8_t>{e5m2(-8.0f)}));
 }
 
+TEST(Reduction, PreMultiplierScalesInPlace) {
+  std::vector<std::int64_t> integers{1, -2, 3};
+  const std::int64_t three = 3;
+  scaleElements(ncclInt64, &three, integers.data(), integers.size());
+  EXPECT_EQ(integers, (std::vector<std::int64_t>{3, -6, 9}));
+  auto bf16 = [](float value) {
+    return static_cast<std::uint16_t>(encodeMinifloat(kBfloat16Format, value));
+  };
+  std::vector<std::uint16_t> narrow{bf16(1.5f), bf16(-4.0f)};
+  const std::uint16_t half = bf16(0.5f);
+  scaleElements(ncclBfloat16, &half, narrow.data(), narrow.size());
+  EXPECT_EQ(narrow, (std::vector<std::uint16_t>{bf16(0.75f), bf16(-2.0f)}));
+}
+
 } // namespace
 } // namespace streamrace::emu::nccl

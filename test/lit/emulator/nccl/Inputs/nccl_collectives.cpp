@@ -56,6 +56,12 @@ int main(int argc, char** argv) {
   int* dGatheredAtRoot = deviceCopyOf(std::vector<int>(n * world, -1));
   int* dScattered = deviceCopyOf(std::vector<int>(n, -1));
   int* dReceived = deviceCopyOf(std::vector<int>(n, -1));
+  float* dPreMultiplied = deviceCopyOf(std::vector<float>(n, -1));
+  // Each rank scales its own contribution by rank + 1 before the sum.
+  float factor = static_cast<float>(rank + 1);
+  ncclRedOp_t preMulSum{};
+  NCCL_OK(
+      ncclRedOpCreatePreMulSum(&preMulSum, &factor, ncclFloat32, ncclScalarHostImmediate, comm));
 
   if (grouped) {
     NCCL_OK(ncclGroupStart());
@@ -63,6 +69,7 @@ int main(int argc, char** argv) {
   NCCL_OK(ncclAllGather(dMine, dGathered, n, ncclInt32, comm, stream));
   NCCL_OK(ncclReduceScatter(dPerPeer, dReduceScattered, n, ncclInt32, ncclSum, comm, stream));
   NCCL_OK(ncclAllReduce(dHalves, dAllReduced, n, ncclFloat32, ncclSum, comm, stream));
+  NCCL_OK(ncclAllReduce(dHalves, dPreMultiplied, n, ncclFloat32, preMulSum, comm, stream));
   NCCL_OK(ncclBroadcast(dMine, dBroadcast, n, ncclInt32, world - 1, comm, stream));
   NCCL_OK(ncclReduce(dMine, dReduced, n, ncclInt32, ncclMax, 0, comm, stream));
   NCCL_OK(ncclAlltoAll(dPerPeer, dAllToAll, n, ncclInt32, comm, stream));
@@ -87,12 +94,14 @@ int main(int argc, char** argv) {
   std::printf("rank %d allgather: %s\n", rank, joined(hostCopyOf(dGathered, n * world)).c_str());
   std::printf("rank %d reducescatter: %s\n", rank, joined(hostCopyOf(dReduceScattered, n)).c_str());
   std::printf("rank %d allreduce: %s\n", rank, joined(hostCopyOf(dAllReduced, n)).c_str());
+  std::printf("rank %d premulsum: %s\n", rank, joined(hostCopyOf(dPreMultiplied, n)).c_str());
   std::printf("rank %d broadcast: %s\n", rank, joined(hostCopyOf(dBroadcast, n)).c_str());
   std::printf("rank %d reduce: %s\n", rank, joined(hostCopyOf(dReduced, n)).c_str());
   std::printf("rank %d alltoall: %s\n", rank, joined(hostCopyOf(dAllToAll, n * world)).c_str());
   std::printf("rank %d gather: %s\n", rank, joined(hostCopyOf(dGatheredAtRoot, n * world)).c_str());
   std::printf("rank %d scatter: %s\n", rank, joined(hostCopyOf(dScattered, n)).c_str());
   std::printf("rank %d sendrecv: %s\n", rank, joined(hostCopyOf(dReceived, n)).c_str());
+  NCCL_OK(ncclRedOpDestroy(preMulSum, comm));
   NCCL_OK(ncclCommDestroy(comm));
   CUDA_OK(cudaStreamDestroy(stream));
   return 0;
