@@ -61,6 +61,8 @@ void argumentFaults() {
                                  nullptr));
   report("bad root", ncclBroadcast(buffer, buffer, 4, ncclFloat32, 3, comm, nullptr));
   report("bad peer", ncclSend(buffer, 4, ncclFloat32, 1, comm, nullptr));
+  report("bad stream", ncclAllReduce(buffer, buffer, 4, ncclFloat32, ncclSum, comm,
+                                     reinterpret_cast<cudaStream_t>(0x1234)));
   report("null buffer", ncclAllGather(nullptr, buffer, 4, ncclFloat32, comm, nullptr));
   report("group end without start", ncclGroupEnd());
   ncclUniqueId garbage{};

@@ -1,6 +1,7 @@
 // Ranks as threads of one process.
 //   init-all: one thread, ncclCommInitAll over N devices, one group driving every device's
 //             AllReduce on its own stream (the classic single-process pattern).
+//   group-init: the same, with the ranks created by ncclCommInitRank calls inside one group.
 //   threads:  one thread per rank, each calling ncclCommInitRank with a shared id, then an
 //             AllGather, and ncclCommSplit into even and odd ranks with an AllReduce in each.
 #include "nccl_test_support.h"
@@ -13,9 +14,21 @@ namespace {
 
 std::mutex printMutex;
 
-void initAll(int ranks) {
+void initAll(int ranks, bool groupedInitRank) {
   std::vector<ncclComm_t> comms(ranks);
-  NCCL_OK(ncclCommInitAll(comms.data(), ranks, nullptr));
+  if (groupedInitRank) {
+    // One thread initializing every rank: inside a group, ncclCommInitRank does not block.
+    ncclUniqueId id{};
+    NCCL_OK(ncclGetUniqueId(&id));
+    NCCL_OK(ncclGroupStart());
+    for (int rank = 0; rank < ranks; ++rank) {
+      CUDA_OK(cudaSetDevice(rank));
+      NCCL_OK(ncclCommInitRank(&comms[rank], ranks, id, rank));
+    }
+    NCCL_OK(ncclGroupEnd());
+  } else {
+    NCCL_OK(ncclCommInitAll(comms.data(), ranks, nullptr));
+  }
   std::vector<cudaStream_t> streams(ranks);
   std::vector<float*> buffers(ranks);
   for (int rank = 0; rank < ranks; ++rank) {
@@ -87,8 +100,8 @@ void threadRank(int rank, int ranks, const ncclUniqueId& id) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   const int ranks = argc > 2 ? std::atoi(argv[2]) : 4;
-  if (mode == "init-all") {
-    initAll(ranks);
+  if (mode == "init-all" || mode == "group-init") {
+    initAll(ranks, mode == "group-init");
   } else if (mode == "threads") {
     ncclUniqueId id{};
     NCCL_OK(ncclGetUniqueId(&id));
@@ -100,7 +113,7 @@ int main(int argc, char** argv) {
       thread.join();
     }
   } else {
-    std::fprintf(stderr, "usage: %s init-all|threads [ranks]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s init-all|group-init|threads [ranks]\n", argv[0]);
     return 2;
   }
   return 0;
