@@ -5,11 +5,15 @@
 namespace streamrace::emu {
 
 namespace {
-std::atomic<const CallbackHooks *> installedHooks{nullptr};
+std::atomic<const CallbackHooks*> installedHooks{nullptr};
 } // namespace
 
-void installCallbackHooks(const CallbackHooks *hooks) { installedHooks.store(hooks, std::memory_order_release); }
+void installCallbackHooks(const CallbackHooks* hooks) {
+  installedHooks.store(hooks, std::memory_order_release);
+}
 
-const CallbackHooks *installedCallbackHooks() { return installedHooks.load(std::memory_order_acquire); }
+const CallbackHooks* installedCallbackHooks() {
+  return installedHooks.load(std::memory_order_acquire);
+}
 
 } // namespace streamrace::emu

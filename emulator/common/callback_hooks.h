@@ -10,16 +10,17 @@ namespace streamrace::emu {
 struct CallbackHooks {
   // Cheap test done before building any callback record.
   bool (*wanted)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
-  void (*deliver)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata);
+  void (*deliver)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata);
 };
 
 // nullptr uninstalls. The pointee must outlive its installation.
-void installCallbackHooks(const CallbackHooks *hooks);
-const CallbackHooks *installedCallbackHooks();
+void installCallbackHooks(const CallbackHooks* hooks);
+const CallbackHooks* installedCallbackHooks();
 
 // Delivers when installed hooks want it; returns whether it did.
-inline bool deliverIfWanted(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata) {
-  const CallbackHooks *hooks = installedCallbackHooks();
+inline bool deliverIfWanted(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                            const void* cbdata) {
+  const CallbackHooks* hooks = installedCallbackHooks();
   if (hooks == nullptr || !hooks->wanted(domain, cbid)) {
     return false;
   }

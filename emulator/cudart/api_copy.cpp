@@ -24,25 +24,30 @@ struct Endpoint {
   std::optional<Allocation> allocation;
 };
 
-Endpoint locate(const void *pointer) {
+Endpoint locate(const void* pointer) {
   std::optional<Allocation> allocation = Runtime::instance().memory.find(pointer);
   if (!allocation) {
     return {};
   }
   switch (allocation->kind) {
   case MemoryKind::Device:
-  case MemoryKind::PoolDevice: return {Location::Device, allocation};
+  case MemoryKind::PoolDevice:
+    return {Location::Device, allocation};
   case MemoryKind::Pinned:
-  case MemoryKind::Registered: return {Location::PinnedHost, allocation};
-  case MemoryKind::Managed: return {Location::Managed, allocation};
+  case MemoryKind::Registered:
+    return {Location::PinnedHost, allocation};
+  case MemoryKind::Managed:
+    return {Location::Managed, allocation};
   }
   return {};
 }
 
-bool isHost(Location location) { return location == Location::Pageable || location == Location::PinnedHost; }
+bool isHost(Location location) {
+  return location == Location::Pageable || location == Location::PinnedHost;
+}
 
 // A copy or set spanning `bytes` from `pointer` must stay inside the allocation it starts in.
-bool fits(const Endpoint &endpoint, const void *pointer, std::size_t bytes) {
+bool fits(const Endpoint& endpoint, const void* pointer, std::size_t bytes) {
   return !endpoint.allocation || endpoint.allocation->contains(pointer, bytes);
 }
 
@@ -51,15 +56,19 @@ std::size_t spanOf2D(std::size_t pitch, std::size_t width, std::size_t height) {
   return height == 0 ? 0 : (height - 1) * pitch + width;
 }
 
-cudaError_t checkDirection(cudaMemcpyKind kind, const Endpoint &dst, const Endpoint &src) {
+cudaError_t checkDirection(cudaMemcpyKind kind, const Endpoint& dst, const Endpoint& src) {
   switch (kind) {
   case cudaMemcpyHostToHost:
-  case cudaMemcpyDefault: return cudaSuccess;
-  case cudaMemcpyHostToDevice: return dst.location == Location::Pageable ? cudaErrorInvalidValue : cudaSuccess;
-  case cudaMemcpyDeviceToHost: return src.location == Location::Pageable ? cudaErrorInvalidValue : cudaSuccess;
+  case cudaMemcpyDefault:
+    return cudaSuccess;
+  case cudaMemcpyHostToDevice:
+    return dst.location == Location::Pageable ? cudaErrorInvalidValue : cudaSuccess;
+  case cudaMemcpyDeviceToHost:
+    return src.location == Location::Pageable ? cudaErrorInvalidValue : cudaSuccess;
   case cudaMemcpyDeviceToDevice:
-    return dst.location == Location::Pageable || src.location == Location::Pageable ? cudaErrorInvalidValue
-                                                                                    : cudaSuccess;
+    return dst.location == Location::Pageable || src.location == Location::Pageable
+               ? cudaErrorInvalidValue
+               : cudaSuccess;
   }
   return cudaErrorInvalidMemcpyDirection;
 }
@@ -94,12 +103,14 @@ struct Region2D {
   std::size_t dpitch, spitch, width, height;
 };
 
-cudaError_t copy2D(void *dst, const void *src, const Region2D &region, cudaMemcpyKind kind, Stream &stream,
-                   ApiFlavor flavor, std::vector<CompletionPtr> extraDependencies = {}) {
+cudaError_t copy2D(void* dst, const void* src, const Region2D& region, cudaMemcpyKind kind,
+                   Stream& stream, ApiFlavor flavor,
+                   std::vector<CompletionPtr> extraDependencies = {}) {
   if (region.width == 0 || region.height == 0) {
     return cudaSuccess;
   }
-  if (dst == nullptr || src == nullptr || (region.height > 1 && (region.width > region.dpitch || region.width > region.spitch))) {
+  if (dst == nullptr || src == nullptr ||
+      (region.height > 1 && (region.width > region.dpitch || region.width > region.spitch))) {
     return cudaErrorInvalidValue;
   }
   Endpoint dstEnd = locate(dst);
@@ -113,46 +124,49 @@ cudaError_t copy2D(void *dst, const void *src, const Region2D &region, cudaMemcp
     return cudaErrorInvalidValue;
   }
   CopyPlan plan = planCopy(dstEnd.location, srcEnd.location, flavor);
-  const auto *source = static_cast<const std::byte *>(src);
+  const auto* source = static_cast<const std::byte*>(src);
   std::shared_ptr<std::vector<std::byte>> staged;
   if (plan.stageSource) {
     staged = std::make_shared<std::vector<std::byte>>(source, source + srcSpan);
   }
-  auto *destination = static_cast<std::byte *>(dst);
+  auto* destination = static_cast<std::byte*>(dst);
   Work work{OperationKind::Memcpy, [destination, source, region, staged] {
-              const std::byte *from = staged ? staged->data() : source;
+              const std::byte* from = staged ? staged->data() : source;
               for (std::size_t row = 0; row < region.height; ++row) {
-                std::memmove(destination + row * region.dpitch, from + row * region.spitch, region.width);
+                std::memmove(destination + row * region.dpitch, from + row * region.spitch,
+                             region.width);
               }
             }};
-  CompletionPtr done = Runtime::instance().submit(stream, std::move(work), std::move(extraDependencies));
+  CompletionPtr done =
+      Runtime::instance().submit(stream, std::move(work), std::move(extraDependencies));
   if (plan.wait == HostWait::UntilDone && done) {
     done->wait();
   }
   return cudaSuccess;
 }
 
-cudaError_t copy2DOn(void *dst, std::size_t dpitch, const void *src, std::size_t spitch, std::size_t width,
-                     std::size_t height, cudaMemcpyKind kind, cudaStream_t handle, DefaultStream zero,
-                     ApiFlavor flavor) {
-  Stream *stream = Runtime::instance().resolveStream(handle, zero);
+cudaError_t copy2DOn(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                     std::size_t width, std::size_t height, cudaMemcpyKind kind,
+                     cudaStream_t handle, DefaultStream zero, ApiFlavor flavor) {
+  Stream* stream = Runtime::instance().resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
   return copy2D(dst, src, Region2D{dpitch, spitch, width, height}, kind, *stream, flavor);
 }
 
-cudaError_t copyPeer(void *dst, int dstDevice, const void *src, int srcDevice, std::size_t count, cudaStream_t handle,
-                     ApiFlavor flavor) {
-  Runtime &runtime = Runtime::instance();
+cudaError_t copyPeer(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count,
+                     cudaStream_t handle, ApiFlavor flavor) {
+  Runtime& runtime = Runtime::instance();
   if (!runtime.validDevice(dstDevice) || !runtime.validDevice(srcDevice)) {
     return cudaErrorInvalidDevice;
   }
-  Stream *stream = runtime.resolveStream(handle, DefaultStream::Legacy);
+  Stream* stream = runtime.resolveStream(handle, DefaultStream::Legacy);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
-  if (count != 0 && (locate(dst).location != Location::Device || locate(src).location != Location::Device)) {
+  if (count != 0 &&
+      (locate(dst).location != Location::Device || locate(src).location != Location::Device)) {
     return cudaErrorInvalidValue;
   }
   std::vector<CompletionPtr> peers;
@@ -161,14 +175,14 @@ cudaError_t copyPeer(void *dst, int dstDevice, const void *src, int srcDevice, s
     peers.push_back(runtime.device(dstDevice).legacy.worker.lastCompletion());
     peers.push_back(runtime.device(srcDevice).legacy.worker.lastCompletion());
   }
-  return copy2D(dst, src, Region2D{count, count, count, 1}, cudaMemcpyDeviceToDevice, *stream, flavor,
-                std::move(peers));
+  return copy2D(dst, src, Region2D{count, count, count, 1}, cudaMemcpyDeviceToDevice, *stream,
+                flavor, std::move(peers));
 }
 
-cudaError_t set2D(void *devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
+cudaError_t set2D(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
                   cudaStream_t handle, DefaultStream zero, ApiFlavor flavor) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -180,7 +194,7 @@ cudaError_t set2D(void *devPtr, std::size_t pitch, int value, std::size_t width,
       !fits(target, devPtr, spanOf2D(pitch, width, height))) {
     return cudaErrorInvalidValue;
   }
-  auto *destination = static_cast<std::byte *>(devPtr);
+  auto* destination = static_cast<std::byte*>(devPtr);
   Work work{OperationKind::Memset, [destination, pitch, value, width, height] {
               for (std::size_t row = 0; row < height; ++row) {
                 std::memset(destination + row * pitch, value, width);
@@ -204,9 +218,9 @@ constexpr ApiFlavor asynchronous = ApiFlavor::Asynchronous;
 
 namespace streamrace::emu {
 
-cudaError_t copyOnStream(void *dst, const void *src, std::size_t count, cudaMemcpyKind kind, cudaStream_t handle,
-                         DefaultStream zero, ApiFlavor flavor) {
-  Stream *stream = Runtime::instance().resolveStream(handle, zero);
+cudaError_t copyOnStream(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                         cudaStream_t handle, DefaultStream zero, ApiFlavor flavor) {
+  Stream* stream = Runtime::instance().resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -217,105 +231,127 @@ cudaError_t copyOnStream(void *dst, const void *src, std::size_t count, cudaMemc
 
 extern "C" {
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy, v3020, copyOnStream(dst, src, count, kind, nullptr, plain, synchronous), dst, src, count, kind);
-}
-
-cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy_ptds, v7000, copyOnStream(dst, src, count, kind, nullptr, perThread, synchronous), dst, src,
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy, v3020,
+                        copyOnStream(dst, src, count, kind, nullptr, plain, synchronous), dst, src,
                         count, kind);
 }
 
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyAsync, v3020, copyOnStream(dst, src, count, kind, stream, plain, asynchronous), dst, src, count,
-                        kind, stream);
+cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy_ptds, v7000,
+                        copyOnStream(dst, src, count, kind, nullptr, perThread, synchronous), dst,
+                        src, count, kind);
 }
 
-cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyAsync_ptsz, v7000, copyOnStream(dst, src, count, kind, stream, perThread, asynchronous), dst, src,
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemcpyAsync, v3020,
+                        copyOnStream(dst, src, count, kind, stream, plain, asynchronous), dst, src,
                         count, kind, stream);
 }
 
-cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                         cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy2D, v3020,
-                        copy2DOn(dst, dpitch, src, spitch, width, height, kind, nullptr, plain, synchronous), dst, dpitch,
-                        src, spitch, width, height, kind);
+cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                                 cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemcpyAsync_ptsz, v7000,
+                        copyOnStream(dst, src, count, kind, stream, perThread, asynchronous), dst,
+                        src, count, kind, stream);
 }
 
-cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                              cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy2D_ptds, v7000,
-                        copy2DOn(dst, dpitch, src, spitch, width, height, kind, nullptr, perThread, synchronous), dst,
-                        dpitch, src, spitch, width, height, kind);
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpy2D, v3020,
+      copy2DOn(dst, dpitch, src, spitch, width, height, kind, nullptr, plain, synchronous), dst,
+      dpitch, src, spitch, width, height, kind);
 }
 
-cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                              cudaMemcpyKind kind, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy2DAsync, v3020,
-                        copy2DOn(dst, dpitch, src, spitch, width, height, kind, stream, plain, asynchronous), dst, dpitch,
-                        src, spitch, width, height, kind, stream);
+cudaError_t cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpy2D_ptds, v7000,
+      copy2DOn(dst, dpitch, src, spitch, width, height, kind, nullptr, perThread, synchronous), dst,
+      dpitch, src, spitch, width, height, kind);
 }
 
-cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                                   size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy2DAsync_ptsz, v7000,
-                        copy2DOn(dst, dpitch, src, spitch, width, height, kind, stream, perThread, asynchronous), dst,
-                        dpitch, src, spitch, width, height, kind, stream);
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpy2DAsync, v3020,
+      copy2DOn(dst, dpitch, src, spitch, width, height, kind, stream, plain, asynchronous), dst,
+      dpitch, src, spitch, width, height, kind, stream);
 }
 
-cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyPeer, v4000, copyPeer(dst, dstDevice, src, srcDevice, count, nullptr, synchronous), dst,
+cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const void* src, size_t spitch,
+                                   size_t width, size_t height, cudaMemcpyKind kind,
+                                   cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpy2DAsync_ptsz, v7000,
+      copy2DOn(dst, dpitch, src, spitch, width, height, kind, stream, perThread, asynchronous), dst,
+      dpitch, src, spitch, width, height, kind, stream);
+}
+
+cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
+  STREAMRACE_EMU_TRACED(cudaMemcpyPeer, v4000,
+                        copyPeer(dst, dstDevice, src, srcDevice, count, nullptr, synchronous), dst,
                         dstDevice, src, srcDevice, count);
 }
 
-cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
-                                cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyPeerAsync, v4000, copyPeer(dst, dstDevice, src, srcDevice, count, stream, asynchronous),
-                        dst, dstDevice, src, srcDevice, count, stream);
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice,
+                                size_t count, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemcpyPeerAsync, v4000,
+                        copyPeer(dst, dstDevice, src, srcDevice, count, stream, asynchronous), dst,
+                        dstDevice, src, srcDevice, count, stream);
 }
 
-cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
-  STREAMRACE_EMU_TRACED(cudaMemset, v3020, set2D(devPtr, count, value, count, 1, nullptr, plain, synchronous), devPtr, value,
-                        count);
+cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  STREAMRACE_EMU_TRACED(cudaMemset, v3020,
+                        set2D(devPtr, count, value, count, 1, nullptr, plain, synchronous), devPtr,
+                        value, count);
 }
 
-cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count) {
-  STREAMRACE_EMU_TRACED(cudaMemset_ptds, v7000, set2D(devPtr, count, value, count, 1, nullptr, perThread, synchronous),
+cudaError_t cudaMemset_ptds(void* devPtr, int value, size_t count) {
+  STREAMRACE_EMU_TRACED(cudaMemset_ptds, v7000,
+                        set2D(devPtr, count, value, count, 1, nullptr, perThread, synchronous),
                         devPtr, value, count);
 }
 
-cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemsetAsync, v3020, set2D(devPtr, count, value, count, 1, stream, plain, asynchronous), devPtr,
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemsetAsync, v3020,
+                        set2D(devPtr, count, value, count, 1, stream, plain, asynchronous), devPtr,
                         value, count, stream);
 }
 
-cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemsetAsync_ptsz, v7000, set2D(devPtr, count, value, count, 1, stream, perThread, asynchronous),
+cudaError_t cudaMemsetAsync_ptsz(void* devPtr, int value, size_t count, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemsetAsync_ptsz, v7000,
+                        set2D(devPtr, count, value, count, 1, stream, perThread, asynchronous),
                         devPtr, value, count, stream);
 }
 
-cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
-  STREAMRACE_EMU_TRACED(cudaMemset2D, v3020, set2D(devPtr, pitch, value, width, height, nullptr, plain, synchronous), devPtr,
-                        pitch, value, width, height);
-}
-
-cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
-  STREAMRACE_EMU_TRACED(cudaMemset2D_ptds, v7000, set2D(devPtr, pitch, value, width, height, nullptr, perThread, synchronous),
+cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
+  STREAMRACE_EMU_TRACED(cudaMemset2D, v3020,
+                        set2D(devPtr, pitch, value, width, height, nullptr, plain, synchronous),
                         devPtr, pitch, value, width, height);
 }
 
-cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+cudaError_t cudaMemset2D_ptds(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
+  STREAMRACE_EMU_TRACED(cudaMemset2D_ptds, v7000,
+                        set2D(devPtr, pitch, value, width, height, nullptr, perThread, synchronous),
+                        devPtr, pitch, value, width, height);
+}
+
+cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
                               cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemset2DAsync, v3020, set2D(devPtr, pitch, value, width, height, stream, plain, asynchronous),
+  STREAMRACE_EMU_TRACED(cudaMemset2DAsync, v3020,
+                        set2D(devPtr, pitch, value, width, height, stream, plain, asynchronous),
                         devPtr, pitch, value, width, height, stream);
 }
 
-cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width, size_t height,
-                                   cudaStream_t stream) {
+cudaError_t cudaMemset2DAsync_ptsz(void* devPtr, size_t pitch, int value, size_t width,
+                                   size_t height, cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(cudaMemset2DAsync_ptsz, v7000,
-                        set2D(devPtr, pitch, value, width, height, stream, perThread, asynchronous), devPtr, pitch, value,
-                        width, height, stream);
+                        set2D(devPtr, pitch, value, width, height, stream, perThread, asynchronous),
+                        devPtr, pitch, value, width, height, stream);
 }
 
 } // extern "C"

@@ -20,8 +20,8 @@ constexpr int emulatedMinor = 0;
 constexpr int emulatedMultiprocessors = 132;
 constexpr int runtimeVersion = CUDART_VERSION;
 
-cudaError_t fillProperties(cudaDeviceProp *prop, int device) {
-  Runtime &runtime = Runtime::instance();
+cudaError_t fillProperties(cudaDeviceProp* prop, int device) {
+  Runtime& runtime = Runtime::instance();
   if (prop == nullptr) {
     return cudaErrorInvalidValue;
   }
@@ -70,7 +70,7 @@ cudaError_t fillProperties(cudaDeviceProp *prop, int device) {
   return cudaSuccess;
 }
 
-cudaError_t deviceAttribute(int *value, cudaDeviceAttr attr, int device) {
+cudaError_t deviceAttribute(int* value, cudaDeviceAttr attr, int device) {
   cudaDeviceProp prop;
   if (value == nullptr) {
     return cudaErrorInvalidValue;
@@ -79,37 +79,87 @@ cudaError_t deviceAttribute(int *value, cudaDeviceAttr attr, int device) {
     return error;
   }
   switch (attr) {
-  case cudaDevAttrMaxThreadsPerBlock: *value = prop.maxThreadsPerBlock; break;
-  case cudaDevAttrMaxBlockDimX: *value = prop.maxThreadsDim[0]; break;
-  case cudaDevAttrMaxBlockDimY: *value = prop.maxThreadsDim[1]; break;
-  case cudaDevAttrMaxBlockDimZ: *value = prop.maxThreadsDim[2]; break;
-  case cudaDevAttrMaxGridDimX: *value = prop.maxGridSize[0]; break;
-  case cudaDevAttrMaxGridDimY: *value = prop.maxGridSize[1]; break;
-  case cudaDevAttrMaxGridDimZ: *value = prop.maxGridSize[2]; break;
-  case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(prop.sharedMemPerBlock); break;
-  case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(prop.sharedMemPerBlockOptin); break;
-  case cudaDevAttrWarpSize: *value = prop.warpSize; break;
-  case cudaDevAttrMultiProcessorCount: *value = prop.multiProcessorCount; break;
-  case cudaDevAttrComputeCapabilityMajor: *value = prop.major; break;
-  case cudaDevAttrComputeCapabilityMinor: *value = prop.minor; break;
-  case cudaDevAttrConcurrentKernels: *value = prop.concurrentKernels; break;
-  case cudaDevAttrPciBusId: *value = prop.pciBusID; break;
-  case cudaDevAttrUnifiedAddressing: *value = prop.unifiedAddressing; break;
-  case cudaDevAttrManagedMemory: *value = prop.managedMemory; break;
-  case cudaDevAttrMemoryPoolsSupported: *value = prop.memoryPoolsSupported; break;
-  case cudaDevAttrAsyncEngineCount: *value = prop.asyncEngineCount; break;
-  case cudaDevAttrMaxThreadsPerMultiProcessor: *value = prop.maxThreadsPerMultiProcessor; break;
-  case cudaDevAttrL2CacheSize: *value = prop.l2CacheSize; break;
-  case cudaDevAttrCanMapHostMemory: *value = prop.canMapHostMemory; break;
-  case cudaDevAttrConcurrentManagedAccess: *value = prop.concurrentManagedAccess; break;
-  case cudaDevAttrCooperativeLaunch: *value = prop.cooperativeLaunch; break;
-  default: *value = 0; break;
+  case cudaDevAttrMaxThreadsPerBlock:
+    *value = prop.maxThreadsPerBlock;
+    break;
+  case cudaDevAttrMaxBlockDimX:
+    *value = prop.maxThreadsDim[0];
+    break;
+  case cudaDevAttrMaxBlockDimY:
+    *value = prop.maxThreadsDim[1];
+    break;
+  case cudaDevAttrMaxBlockDimZ:
+    *value = prop.maxThreadsDim[2];
+    break;
+  case cudaDevAttrMaxGridDimX:
+    *value = prop.maxGridSize[0];
+    break;
+  case cudaDevAttrMaxGridDimY:
+    *value = prop.maxGridSize[1];
+    break;
+  case cudaDevAttrMaxGridDimZ:
+    *value = prop.maxGridSize[2];
+    break;
+  case cudaDevAttrMaxSharedMemoryPerBlock:
+    *value = static_cast<int>(prop.sharedMemPerBlock);
+    break;
+  case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+    *value = static_cast<int>(prop.sharedMemPerBlockOptin);
+    break;
+  case cudaDevAttrWarpSize:
+    *value = prop.warpSize;
+    break;
+  case cudaDevAttrMultiProcessorCount:
+    *value = prop.multiProcessorCount;
+    break;
+  case cudaDevAttrComputeCapabilityMajor:
+    *value = prop.major;
+    break;
+  case cudaDevAttrComputeCapabilityMinor:
+    *value = prop.minor;
+    break;
+  case cudaDevAttrConcurrentKernels:
+    *value = prop.concurrentKernels;
+    break;
+  case cudaDevAttrPciBusId:
+    *value = prop.pciBusID;
+    break;
+  case cudaDevAttrUnifiedAddressing:
+    *value = prop.unifiedAddressing;
+    break;
+  case cudaDevAttrManagedMemory:
+    *value = prop.managedMemory;
+    break;
+  case cudaDevAttrMemoryPoolsSupported:
+    *value = prop.memoryPoolsSupported;
+    break;
+  case cudaDevAttrAsyncEngineCount:
+    *value = prop.asyncEngineCount;
+    break;
+  case cudaDevAttrMaxThreadsPerMultiProcessor:
+    *value = prop.maxThreadsPerMultiProcessor;
+    break;
+  case cudaDevAttrL2CacheSize:
+    *value = prop.l2CacheSize;
+    break;
+  case cudaDevAttrCanMapHostMemory:
+    *value = prop.canMapHostMemory;
+    break;
+  case cudaDevAttrConcurrentManagedAccess:
+    *value = prop.concurrentManagedAccess;
+    break;
+  case cudaDevAttrCooperativeLaunch:
+    *value = prop.cooperativeLaunch;
+    break;
+  default:
+    *value = 0;
+    break;
   }
   return cudaSuccess;
 }
 
 cudaError_t setDevice(int device) {
-  Runtime &runtime = Runtime::instance();
+  Runtime& runtime = Runtime::instance();
   if (!runtime.validDevice(device)) {
     return cudaErrorInvalidDevice;
   }
@@ -119,14 +169,14 @@ cudaError_t setDevice(int device) {
 }
 
 cudaError_t synchronizeCurrentDevice() {
-  Runtime &runtime = Runtime::instance();
+  Runtime& runtime = Runtime::instance();
   int device = runtime.currentDevice();
   runtime.synchronizeDevice(device);
   notifyContextSynchronized(device);
   return cudaSuccess;
 }
 
-template <typename T> cudaError_t store(T *destination, T value) {
+template <typename T> cudaError_t store(T* destination, T value) {
   if (destination == nullptr) {
     return cudaErrorInvalidValue;
   }
@@ -136,7 +186,7 @@ template <typename T> cudaError_t store(T *destination, T value) {
 
 // Same range as current hardware: 0 is the lowest priority, -5 the highest. Either pointer may
 // be null.
-cudaError_t priorityRange(int *leastPriority, int *greatestPriority) {
+cudaError_t priorityRange(int* leastPriority, int* greatestPriority) {
   if (leastPriority != nullptr) {
     *leastPriority = 0;
   }
@@ -150,36 +200,43 @@ cudaError_t priorityRange(int *leastPriority, int *greatestPriority) {
 
 extern "C" {
 
-cudaError_t cudaGetDeviceCount(int *count) {
-  STREAMRACE_EMU_TRACED(cudaGetDeviceCount, v3020, store(count, Runtime::instance().deviceCount()), count);
+cudaError_t cudaGetDeviceCount(int* count) {
+  STREAMRACE_EMU_TRACED(cudaGetDeviceCount, v3020, store(count, Runtime::instance().deviceCount()),
+                        count);
 }
 
-cudaError_t cudaSetDevice(int device) { STREAMRACE_EMU_TRACED(cudaSetDevice, v3020, setDevice(device), device); }
+cudaError_t cudaSetDevice(int device) {
+  STREAMRACE_EMU_TRACED(cudaSetDevice, v3020, setDevice(device), device);
+}
 
 cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaInitDevice, v12000,
-                        Runtime::instance().validDevice(device) ? cudaSuccess : cudaErrorInvalidDevice, device,
-                        deviceFlags, flags);
+                        Runtime::instance().validDevice(device) ? cudaSuccess
+                                                                : cudaErrorInvalidDevice,
+                        device, deviceFlags, flags);
 }
 
-cudaError_t cudaGetDevice(int *device) {
-  STREAMRACE_EMU_TRACED(cudaGetDevice, v3020, store(device, Runtime::instance().currentDevice()), device);
+cudaError_t cudaGetDevice(int* device) {
+  STREAMRACE_EMU_TRACED(cudaGetDevice, v3020, store(device, Runtime::instance().currentDevice()),
+                        device);
 }
 
 cudaError_t cudaSetDeviceFlags(unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaSetDeviceFlags, v3020, cudaSuccess, flags);
 }
 
-cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
+cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
   STREAMRACE_EMU_TRACED(cudaGetDeviceFlags, v7000, store(flags, 0u), flags);
 }
 
-cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
-  STREAMRACE_EMU_TRACED(cudaGetDeviceProperties, v12000, fillProperties(prop, device), prop, device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  STREAMRACE_EMU_TRACED(cudaGetDeviceProperties, v12000, fillProperties(prop, device), prop,
+                        device);
 }
 
-cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) {
-  STREAMRACE_EMU_TRACED(cudaDeviceGetAttribute, v5000, deviceAttribute(value, attr, device), value, attr, device);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  STREAMRACE_EMU_TRACED(cudaDeviceGetAttribute, v5000, deviceAttribute(value, attr, device), value,
+                        attr, device);
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
@@ -190,13 +247,14 @@ cudaError_t cudaDeviceReset(void) {
   STREAMRACE_EMU_TRACED_WITHOUT_PARAMS(cudaDeviceReset, v3020, synchronizeCurrentDevice());
 }
 
-cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {
-  STREAMRACE_EMU_TRACED(cudaDeviceGetStreamPriorityRange, v5050, priorityRange(leastPriority, greatestPriority),
-                        leastPriority, greatestPriority);
+cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
+  STREAMRACE_EMU_TRACED(cudaDeviceGetStreamPriorityRange, v5050,
+                        priorityRange(leastPriority, greatestPriority), leastPriority,
+                        greatestPriority);
 }
 
-cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice) {
-  Runtime &runtime = Runtime::instance();
+cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) {
+  Runtime& runtime = Runtime::instance();
   STREAMRACE_EMU_TRACED(cudaDeviceCanAccessPeer, v4000,
                         !runtime.validDevice(device) || !runtime.validDevice(peerDevice)
                             ? cudaErrorInvalidDevice
@@ -206,21 +264,24 @@ cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevi
 
 cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaDeviceEnablePeerAccess, v4000,
-                        Runtime::instance().validDevice(peerDevice) ? cudaSuccess : cudaErrorInvalidDevice,
+                        Runtime::instance().validDevice(peerDevice) ? cudaSuccess
+                                                                    : cudaErrorInvalidDevice,
                         peerDevice, flags);
 }
 
 cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
   STREAMRACE_EMU_TRACED(cudaDeviceDisablePeerAccess, v4000,
-                        Runtime::instance().validDevice(peerDevice) ? cudaSuccess : cudaErrorInvalidDevice,
+                        Runtime::instance().validDevice(peerDevice) ? cudaSuccess
+                                                                    : cudaErrorInvalidDevice,
                         peerDevice);
 }
 
-cudaError_t cudaDriverGetVersion(int *driverVersion) {
-  STREAMRACE_EMU_TRACED(cudaDriverGetVersion, v3020, store(driverVersion, runtimeVersion), driverVersion);
+cudaError_t cudaDriverGetVersion(int* driverVersion) {
+  STREAMRACE_EMU_TRACED(cudaDriverGetVersion, v3020, store(driverVersion, runtimeVersion),
+                        driverVersion);
 }
 
-cudaError_t cudaRuntimeGetVersion(int *version) {
+cudaError_t cudaRuntimeGetVersion(int* version) {
   STREAMRACE_EMU_TRACED(cudaRuntimeGetVersion, v3020, store(version, runtimeVersion), version);
 }
 

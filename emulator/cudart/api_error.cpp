@@ -11,7 +11,7 @@ namespace {
 
 struct ErrorName {
   cudaError_t code;
-  const char *name;
+  const char* name;
 };
 
 // Generated at build time from the toolkit's driver_types.h, so every code has its name.
@@ -22,7 +22,7 @@ constexpr ErrorName errorNames[] = {
 // The runtime's own wording for the errors programs meet most; the rest read as their name.
 struct ErrorString {
   cudaError_t code;
-  const char *text;
+  const char* text;
 };
 
 constexpr ErrorString errorStrings[] = {
@@ -36,7 +36,8 @@ constexpr ErrorString errorStrings[] = {
     {cudaErrorInvalidDeviceFunction, "invalid device function"},
     {cudaErrorInvalidResourceHandle, "invalid resource handle"},
     {cudaErrorNotReady, "device not ready"},
-    {cudaErrorHostMemoryAlreadyRegistered, "part or all of the requested memory range is already mapped"},
+    {cudaErrorHostMemoryAlreadyRegistered,
+     "part or all of the requested memory range is already mapped"},
     {cudaErrorHostMemoryNotRegistered, "pointer does not correspond to a registered memory region"},
     {cudaErrorIllegalState, "operation not permitted when stream is capturing"},
     {cudaErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing"},
@@ -48,8 +49,8 @@ constexpr ErrorString errorStrings[] = {
     {cudaErrorNotSupported, "operation not supported"},
 };
 
-const char *nameOf(cudaError_t error) {
-  for (const ErrorName &entry : errorNames) {
+const char* nameOf(cudaError_t error) {
+  for (const ErrorName& entry : errorNames) {
     if (entry.code == error) {
       return entry.name;
     }
@@ -57,13 +58,13 @@ const char *nameOf(cudaError_t error) {
   return nullptr;
 }
 
-const char *stringOf(cudaError_t error) {
-  for (const ErrorString &entry : errorStrings) {
+const char* stringOf(cudaError_t error) {
+  for (const ErrorString& entry : errorStrings) {
     if (entry.code == error) {
       return entry.text;
     }
   }
-  const char *name = nameOf(error);
+  const char* name = nameOf(error);
   return name != nullptr ? name : "unrecognized error code";
 }
 
@@ -74,8 +75,9 @@ extern "C" {
 cudaError_t cudaGetLastError(void) {
   ensureInitialized();
   cudaError_t result = cudaSuccess;
-  ApiCallbackScope scope(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
-                         "cudaGetLastError", nullptr, &result);
+  ApiCallbackScope scope(CUPTI_CB_DOMAIN_RUNTIME_API,
+                         CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020, "cudaGetLastError",
+                         nullptr, &result);
   result = takeLastError();
   scope.finish();
   return result;
@@ -84,19 +86,22 @@ cudaError_t cudaGetLastError(void) {
 cudaError_t cudaPeekAtLastError(void) {
   ensureInitialized();
   cudaError_t result = cudaSuccess;
-  ApiCallbackScope scope(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
-                         "cudaPeekAtLastError", nullptr, &result);
+  ApiCallbackScope scope(CUPTI_CB_DOMAIN_RUNTIME_API,
+                         CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020, "cudaPeekAtLastError",
+                         nullptr, &result);
   result = peekLastError();
   scope.finish();
   return result;
 }
 
 // Name and string lookups are pure: the real runtime answers them without initializing either.
-const char *cudaGetErrorName(cudaError_t error) {
-  const char *name = nameOf(error);
+const char* cudaGetErrorName(cudaError_t error) {
+  const char* name = nameOf(error);
   return name != nullptr ? name : "cudaErrorUnknown";
 }
 
-const char *cudaGetErrorString(cudaError_t error) { return stringOf(error); }
+const char* cudaGetErrorString(cudaError_t error) {
+  return stringOf(error);
+}
 
 } // extern "C"

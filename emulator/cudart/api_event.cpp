@@ -12,10 +12,11 @@ using namespace streamrace::emu;
 
 namespace {
 
-constexpr unsigned validEventFlags = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+constexpr unsigned validEventFlags =
+    cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
 constexpr unsigned validRecordFlags = cudaEventRecordExternal;
 
-cudaError_t createEvent(cudaEvent_t *event, unsigned flags) {
+cudaError_t createEvent(cudaEvent_t* event, unsigned flags) {
   if (event == nullptr || (flags & ~validEventFlags) != 0) {
     return cudaErrorInvalidValue;
   }
@@ -27,10 +28,11 @@ cudaError_t createEvent(cudaEvent_t *event, unsigned flags) {
   return cudaSuccess;
 }
 
-cudaError_t recordEvent(cudaEvent_t eventHandle, cudaStream_t streamHandle, unsigned flags, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Event *event = runtime.resolveEvent(eventHandle);
-  Stream *stream = runtime.resolveStream(streamHandle, zero);
+cudaError_t recordEvent(cudaEvent_t eventHandle, cudaStream_t streamHandle, unsigned flags,
+                        DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
+  Event* event = runtime.resolveEvent(eventHandle);
+  Stream* stream = runtime.resolveStream(streamHandle, zero);
   if (event == nullptr || stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -42,8 +44,8 @@ cudaError_t recordEvent(cudaEvent_t eventHandle, cudaStream_t streamHandle, unsi
 }
 
 cudaError_t queryEvent(cudaEvent_t eventHandle) {
-  Runtime &runtime = Runtime::instance();
-  Event *event = runtime.resolveEvent(eventHandle);
+  Runtime& runtime = Runtime::instance();
+  Event* event = runtime.resolveEvent(eventHandle);
   if (event == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -52,8 +54,8 @@ cudaError_t queryEvent(cudaEvent_t eventHandle) {
 }
 
 cudaError_t synchronizeEvent(cudaEvent_t eventHandle) {
-  Runtime &runtime = Runtime::instance();
-  Event *event = runtime.resolveEvent(eventHandle);
+  Runtime& runtime = Runtime::instance();
+  Event* event = runtime.resolveEvent(eventHandle);
   if (event == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -63,13 +65,13 @@ cudaError_t synchronizeEvent(cudaEvent_t eventHandle) {
   return cudaSuccess;
 }
 
-cudaError_t elapsedTime(float *ms, cudaEvent_t startHandle, cudaEvent_t endHandle) {
-  Runtime &runtime = Runtime::instance();
+cudaError_t elapsedTime(float* ms, cudaEvent_t startHandle, cudaEvent_t endHandle) {
+  Runtime& runtime = Runtime::instance();
   if (ms == nullptr) {
     return cudaErrorInvalidValue;
   }
-  Event *start = runtime.resolveEvent(startHandle);
-  Event *end = runtime.resolveEvent(endHandle);
+  Event* start = runtime.resolveEvent(startHandle);
+  Event* end = runtime.resolveEvent(endHandle);
   if (start == nullptr || end == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -84,7 +86,9 @@ cudaError_t elapsedTime(float *ms, cudaEvent_t startHandle, cudaEvent_t endHandl
   if (!startSnapshot->isDone() || !endSnapshot->isDone()) {
     return cudaErrorNotReady;
   }
-  *ms = std::chrono::duration<float, std::milli>(endSnapshot->finishedAt() - startSnapshot->finishedAt()).count();
+  *ms = std::chrono::duration<float, std::milli>(endSnapshot->finishedAt() -
+                                                 startSnapshot->finishedAt())
+            .count();
   return cudaSuccess;
 }
 
@@ -96,40 +100,46 @@ cudaError_t destroyEvent(cudaEvent_t event) {
 
 extern "C" {
 
-cudaError_t cudaEventCreate(cudaEvent_t *event) {
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
   STREAMRACE_EMU_TRACED(cudaEventCreate, v3020, createEvent(event, cudaEventDefault), event);
 }
 
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaEventCreateWithFlags, v3020, createEvent(event, flags), event, flags);
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaEventRecord, v3020, recordEvent(event, stream, 0, DefaultStream::Legacy), event, stream);
+  STREAMRACE_EMU_TRACED(cudaEventRecord, v3020,
+                        recordEvent(event, stream, 0, DefaultStream::Legacy), event, stream);
 }
 
 cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaEventRecord_ptsz, v7000, recordEvent(event, stream, 0, DefaultStream::PerThread), event,
-                        stream);
+  STREAMRACE_EMU_TRACED(cudaEventRecord_ptsz, v7000,
+                        recordEvent(event, stream, 0, DefaultStream::PerThread), event, stream);
 }
 
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
-  STREAMRACE_EMU_TRACED(cudaEventRecordWithFlags, v11010, recordEvent(event, stream, flags, DefaultStream::Legacy),
-                        event, stream, flags);
+  STREAMRACE_EMU_TRACED(cudaEventRecordWithFlags, v11010,
+                        recordEvent(event, stream, flags, DefaultStream::Legacy), event, stream,
+                        flags);
 }
 
-cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream,
+                                          unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaEventRecordWithFlags_ptsz, v11010,
-                        recordEvent(event, stream, flags, DefaultStream::PerThread), event, stream, flags);
+                        recordEvent(event, stream, flags, DefaultStream::PerThread), event, stream,
+                        flags);
 }
 
-cudaError_t cudaEventQuery(cudaEvent_t event) { STREAMRACE_EMU_TRACED(cudaEventQuery, v3020, queryEvent(event), event); }
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  STREAMRACE_EMU_TRACED(cudaEventQuery, v3020, queryEvent(event), event);
+}
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   STREAMRACE_EMU_TRACED(cudaEventSynchronize, v3020, synchronizeEvent(event), event);
 }
 
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   STREAMRACE_EMU_TRACED(cudaEventElapsedTime, v12080, elapsedTime(ms, start, end), ms, start, end);
 }
 

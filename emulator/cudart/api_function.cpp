@@ -21,9 +21,11 @@ constexpr int maxBlocksPerMultiprocessor = 32;
 constexpr int registersPerThread = 32;
 constexpr int compiledFor = 90;
 
-bool knownKernel(const void *func) { return KernelTable::instance().handleFor(func) != nullptr; }
+bool knownKernel(const void* func) {
+  return KernelTable::instance().handleFor(func) != nullptr;
+}
 
-cudaError_t functionAttributes(cudaFuncAttributes *attr, const void *func) {
+cudaError_t functionAttributes(cudaFuncAttributes* attr, const void* func) {
   if (attr == nullptr) {
     return cudaErrorInvalidValue;
   }
@@ -39,11 +41,11 @@ cudaError_t functionAttributes(cudaFuncAttributes *attr, const void *func) {
   return cudaSuccess;
 }
 
-cudaError_t acceptFunctionSetting(const void *func) {
+cudaError_t acceptFunctionSetting(const void* func) {
   return knownKernel(func) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
 }
 
-cudaError_t occupancy(int *numBlocks, const void *func, int blockSize) {
+cudaError_t occupancy(int* numBlocks, const void* func, int blockSize) {
   if (numBlocks == nullptr || blockSize <= 0) {
     return cudaErrorInvalidValue;
   }
@@ -58,28 +60,34 @@ cudaError_t occupancy(int *numBlocks, const void *func, int blockSize) {
 
 extern "C" {
 
-cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func) {
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
   STREAMRACE_EMU_TRACED(cudaFuncGetAttributes, v3020, functionAttributes(attr, func), attr, func);
 }
 
-cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value) {
-  STREAMRACE_EMU_TRACED(cudaFuncSetAttribute, v9000, acceptFunctionSetting(func), func, attr, value);
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+  STREAMRACE_EMU_TRACED(cudaFuncSetAttribute, v9000, acceptFunctionSetting(func), func, attr,
+                        value);
 }
 
-cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache cacheConfig) {
-  STREAMRACE_EMU_TRACED(cudaFuncSetCacheConfig, v3020, acceptFunctionSetting(func), func, cacheConfig);
+cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) {
+  STREAMRACE_EMU_TRACED(cudaFuncSetCacheConfig, v3020, acceptFunctionSetting(func), func,
+                        cacheConfig);
 }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize,
-                                                          size_t dynamicSMemSize) {
-  STREAMRACE_EMU_TRACED(cudaOccupancyMaxActiveBlocksPerMultiprocessor, v6050, occupancy(numBlocks, func, blockSize),
-                        numBlocks, func, blockSize, dynamicSMemSize);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func,
+                                                          int blockSize, size_t dynamicSMemSize) {
+  STREAMRACE_EMU_TRACED(cudaOccupancyMaxActiveBlocksPerMultiprocessor, v6050,
+                        occupancy(numBlocks, func, blockSize), numBlocks, func, blockSize,
+                        dynamicSMemSize);
 }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize,
-                                                                   size_t dynamicSMemSize, unsigned int flags) {
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,
+                                                                   int blockSize,
+                                                                   size_t dynamicSMemSize,
+                                                                   unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, v7000,
-                        occupancy(numBlocks, func, blockSize), numBlocks, func, blockSize, dynamicSMemSize, flags);
+                        occupancy(numBlocks, func, blockSize), numBlocks, func, blockSize,
+                        dynamicSMemSize, flags);
 }
 
 } // extern "C"

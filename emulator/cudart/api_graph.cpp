@@ -14,8 +14,8 @@ namespace {
 thread_local cudaStreamCaptureMode captureModeOfThread = cudaStreamCaptureModeGlobal;
 
 cudaError_t beginCapture(cudaStream_t handle, cudaStreamCaptureMode mode, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -26,9 +26,9 @@ cudaError_t beginCapture(cudaStream_t handle, cudaStreamCaptureMode mode, Defaul
   return runtime.beginCapture(*stream, mode);
 }
 
-cudaError_t endCapture(cudaStream_t handle, cudaGraph_t *graph, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+cudaError_t endCapture(cudaStream_t handle, cudaGraph_t* graph, DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -38,24 +38,26 @@ cudaError_t endCapture(cudaStream_t handle, cudaGraph_t *graph, DefaultStream ze
   return runtime.endCapture(*stream, graph);
 }
 
-cudaError_t isCapturing(cudaStream_t handle, cudaStreamCaptureStatus *status, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+cudaError_t isCapturing(cudaStream_t handle, cudaStreamCaptureStatus* status, DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
   if (status == nullptr) {
     return cudaErrorInvalidValue;
   }
-  *status = runtime.isCapturing(*stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  *status =
+      runtime.isCapturing(*stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
   return cudaSuccess;
 }
 
-cudaError_t captureInfo(cudaStream_t handle, cudaStreamCaptureStatus *status, unsigned long long *id,
-                        cudaGraph_t *graph, const cudaGraphNode_t **dependencies, const cudaGraphEdgeData **edgeData,
-                        size_t *dependencyCount, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+cudaError_t captureInfo(cudaStream_t handle, cudaStreamCaptureStatus* status,
+                        unsigned long long* id, cudaGraph_t* graph,
+                        const cudaGraphNode_t** dependencies, const cudaGraphEdgeData** edgeData,
+                        size_t* dependencyCount, DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -75,7 +77,8 @@ cudaError_t captureInfo(cudaStream_t handle, cudaStreamCaptureStatus *status, un
   }
   if (dependencies != nullptr) {
     // The runtime hands out node handles as an array of opaque pointers; ours are the nodes.
-    *dependencies = reinterpret_cast<const cudaGraphNode_t *>(const_cast<GraphNode **>(info->frontier->data()));
+    *dependencies =
+        reinterpret_cast<const cudaGraphNode_t*>(const_cast<GraphNode**>(info->frontier->data()));
   }
   if (edgeData != nullptr) {
     // Every captured edge is a plain full dependency.
@@ -87,12 +90,12 @@ cudaError_t captureInfo(cudaStream_t handle, cudaStreamCaptureStatus *status, un
   return cudaSuccess;
 }
 
-cudaError_t instantiate(cudaGraphExec_t *exec, cudaGraph_t graphHandle) {
-  Runtime &runtime = Runtime::instance();
+cudaError_t instantiate(cudaGraphExec_t* exec, cudaGraph_t graphHandle) {
+  Runtime& runtime = Runtime::instance();
   if (exec == nullptr) {
     return cudaErrorInvalidValue;
   }
-  Graph *graph = runtime.resolveGraph(graphHandle);
+  Graph* graph = runtime.resolveGraph(graphHandle);
   if (graph == nullptr) {
     return cudaErrorInvalidValue;
   }
@@ -101,12 +104,12 @@ cudaError_t instantiate(cudaGraphExec_t *exec, cudaGraph_t graphHandle) {
 }
 
 cudaError_t launchGraph(cudaGraphExec_t execHandle, cudaStream_t handle, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
+  Runtime& runtime = Runtime::instance();
   std::shared_ptr<const GraphExec> exec = runtime.resolveGraphExec(execHandle);
   if (exec == nullptr) {
     return cudaErrorInvalidValue;
   }
-  Stream *stream = runtime.resolveStream(handle, zero);
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -114,7 +117,7 @@ cudaError_t launchGraph(cudaGraphExec_t execHandle, cudaStream_t handle, Default
   return cudaSuccess;
 }
 
-cudaError_t exchangeCaptureMode(cudaStreamCaptureMode *mode) {
+cudaError_t exchangeCaptureMode(cudaStreamCaptureMode* mode) {
   if (mode == nullptr) {
     return cudaErrorInvalidValue;
   }
@@ -127,88 +130,102 @@ cudaError_t exchangeCaptureMode(cudaStreamCaptureMode *mode) {
 extern "C" {
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
-  STREAMRACE_EMU_TRACED(cudaStreamBeginCapture, v10000, beginCapture(stream, mode, DefaultStream::Legacy), stream,
-                        mode);
+  STREAMRACE_EMU_TRACED(cudaStreamBeginCapture, v10000,
+                        beginCapture(stream, mode, DefaultStream::Legacy), stream, mode);
 }
 
 cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, cudaStreamCaptureMode mode) {
-  STREAMRACE_EMU_TRACED(cudaStreamBeginCapture_ptsz, v10000, beginCapture(stream, mode, DefaultStream::PerThread),
-                        stream, mode);
+  STREAMRACE_EMU_TRACED(cudaStreamBeginCapture_ptsz, v10000,
+                        beginCapture(stream, mode, DefaultStream::PerThread), stream, mode);
 }
 
-cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph) {
-  STREAMRACE_EMU_TRACED(cudaStreamEndCapture, v10000, endCapture(stream, pGraph, DefaultStream::Legacy), stream,
-                        pGraph);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
+  STREAMRACE_EMU_TRACED(cudaStreamEndCapture, v10000,
+                        endCapture(stream, pGraph, DefaultStream::Legacy), stream, pGraph);
 }
 
-cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph) {
-  STREAMRACE_EMU_TRACED(cudaStreamEndCapture_ptsz, v10000, endCapture(stream, pGraph, DefaultStream::PerThread),
-                        stream, pGraph);
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t* pGraph) {
+  STREAMRACE_EMU_TRACED(cudaStreamEndCapture_ptsz, v10000,
+                        endCapture(stream, pGraph, DefaultStream::PerThread), stream, pGraph);
 }
 
-cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus *pCaptureStatus) {
-  STREAMRACE_EMU_TRACED(cudaStreamIsCapturing, v10000, isCapturing(stream, pCaptureStatus, DefaultStream::Legacy),
-                        stream, pCaptureStatus);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* pCaptureStatus) {
+  STREAMRACE_EMU_TRACED(cudaStreamIsCapturing, v10000,
+                        isCapturing(stream, pCaptureStatus, DefaultStream::Legacy), stream,
+                        pCaptureStatus);
 }
 
-cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, cudaStreamCaptureStatus *pCaptureStatus) {
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+                                       cudaStreamCaptureStatus* pCaptureStatus) {
   STREAMRACE_EMU_TRACED(cudaStreamIsCapturing_ptsz, v10000,
-                        isCapturing(stream, pCaptureStatus, DefaultStream::PerThread), stream, pCaptureStatus);
+                        isCapturing(stream, pCaptureStatus, DefaultStream::PerThread), stream,
+                        pCaptureStatus);
 }
 
-cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus *captureStatus_out,
-                                     unsigned long long *id_out, cudaGraph_t *graph_out,
-                                     const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out,
-                                     size_t *numDependencies_out) {
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
+                                     cudaStreamCaptureStatus* captureStatus_out,
+                                     unsigned long long* id_out, cudaGraph_t* graph_out,
+                                     const cudaGraphNode_t** dependencies_out,
+                                     const cudaGraphEdgeData** edgeData_out,
+                                     size_t* numDependencies_out) {
   STREAMRACE_EMU_TRACED(cudaStreamGetCaptureInfo, v12030,
-                        captureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                                    numDependencies_out, DefaultStream::Legacy),
-                        stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                        numDependencies_out);
+                        captureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+                                    edgeData_out, numDependencies_out, DefaultStream::Legacy),
+                        stream, captureStatus_out, id_out, graph_out, dependencies_out,
+                        edgeData_out, numDependencies_out);
 }
 
-cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, cudaStreamCaptureStatus *captureStatus_out,
-                                          unsigned long long *id_out, cudaGraph_t *graph_out,
-                                          const cudaGraphNode_t **dependencies_out,
-                                          const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
+                                          cudaStreamCaptureStatus* captureStatus_out,
+                                          unsigned long long* id_out, cudaGraph_t* graph_out,
+                                          const cudaGraphNode_t** dependencies_out,
+                                          const cudaGraphEdgeData** edgeData_out,
+                                          size_t* numDependencies_out) {
   STREAMRACE_EMU_TRACED(cudaStreamGetCaptureInfo_ptsz, v12030,
-                        captureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                                    numDependencies_out, DefaultStream::PerThread),
-                        stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                        numDependencies_out);
+                        captureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+                                    edgeData_out, numDependencies_out, DefaultStream::PerThread),
+                        stream, captureStatus_out, id_out, graph_out, dependencies_out,
+                        edgeData_out, numDependencies_out);
 }
 
-cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode) {
-  STREAMRACE_EMU_TRACED(cudaThreadExchangeStreamCaptureMode, v10010, exchangeCaptureMode(mode), mode);
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode) {
+  STREAMRACE_EMU_TRACED(cudaThreadExchangeStreamCaptureMode, v10010, exchangeCaptureMode(mode),
+                        mode);
 }
 
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  STREAMRACE_EMU_TRACED(cudaGraphInstantiate, v12000, instantiate(pGraphExec, graph), pGraphExec, graph, flags);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                 unsigned long long flags) {
+  STREAMRACE_EMU_TRACED(cudaGraphInstantiate, v12000, instantiate(pGraphExec, graph), pGraphExec,
+                        graph, flags);
 }
 
-cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags) {
-  STREAMRACE_EMU_TRACED(cudaGraphInstantiateWithFlags, v11040, instantiate(pGraphExec, graph), pGraphExec, graph,
-                        flags);
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                          unsigned long long flags) {
+  STREAMRACE_EMU_TRACED(cudaGraphInstantiateWithFlags, v11040, instantiate(pGraphExec, graph),
+                        pGraphExec, graph, flags);
 }
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaGraphLaunch, v10000, launchGraph(graphExec, stream, DefaultStream::Legacy), graphExec,
-                        stream);
+  STREAMRACE_EMU_TRACED(cudaGraphLaunch, v10000,
+                        launchGraph(graphExec, stream, DefaultStream::Legacy), graphExec, stream);
 }
 
 cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaGraphLaunch_ptsz, v10000, launchGraph(graphExec, stream, DefaultStream::PerThread),
-                        graphExec, stream);
+  STREAMRACE_EMU_TRACED(cudaGraphLaunch_ptsz, v10000,
+                        launchGraph(graphExec, stream, DefaultStream::PerThread), graphExec,
+                        stream);
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  STREAMRACE_EMU_TRACED(cudaGraphDestroy, v10000,
-                        Runtime::instance().destroyGraph(graph) ? cudaSuccess : cudaErrorInvalidValue, graph);
+  STREAMRACE_EMU_TRACED(
+      cudaGraphDestroy, v10000,
+      Runtime::instance().destroyGraph(graph) ? cudaSuccess : cudaErrorInvalidValue, graph);
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   STREAMRACE_EMU_TRACED(cudaGraphExecDestroy, v10000,
-                        Runtime::instance().destroyGraphExec(graphExec) ? cudaSuccess : cudaErrorInvalidValue,
+                        Runtime::instance().destroyGraphExec(graphExec) ? cudaSuccess
+                                                                        : cudaErrorInvalidValue,
                         graphExec);
 }
 

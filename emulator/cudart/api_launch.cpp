@@ -33,10 +33,10 @@ thread_local std::vector<CallConfiguration> pendingConfigurations;
 
 // The fat binaries nvcc registers at start-up; their handles must stay valid until exit.
 struct FatBinaryModule {
-  void *fatCubin;
+  void* fatCubin;
 };
 
-std::vector<std::unique_ptr<FatBinaryModule>> &fatBinaryModules() {
+std::vector<std::unique_ptr<FatBinaryModule>>& fatBinaryModules() {
   static std::vector<std::unique_ptr<FatBinaryModule>> modules;
   return modules;
 }
@@ -46,7 +46,7 @@ std::mutex fatBinaryMutex;
 // Owns copies of a launch's arguments, as the runtime copies them at launch time.
 class ArgumentCopies {
 public:
-  ArgumentCopies(void **args, const std::vector<std::size_t> &sizes) {
+  ArgumentCopies(void** args, const std::vector<std::size_t>& sizes) {
     std::vector<std::size_t> offsets;
     std::size_t total = 0;
     for (std::size_t size : sizes) {
@@ -54,17 +54,17 @@ public:
       total += (size + argumentAlignment - 1) / argumentAlignment * argumentAlignment;
     }
     storage_ = std::make_unique<std::max_align_t[]>(total / sizeof(std::max_align_t) + 1);
-    auto *bytes = reinterpret_cast<std::byte *>(storage_.get());
+    auto* bytes = reinterpret_cast<std::byte*>(storage_.get());
     for (std::size_t index = 0; index < sizes.size(); ++index) {
       std::memcpy(bytes + offsets[index], args[index], sizes[index]);
       pointers_.push_back(bytes + offsets[index]);
     }
   }
-  void **pointers() { return pointers_.data(); }
+  void** pointers() { return pointers_.data(); }
 
 private:
   std::unique_ptr<std::max_align_t[]> storage_;
-  std::vector<void *> pointers_;
+  std::vector<void*> pointers_;
 };
 
 bool validGeometry(dim3 grid, dim3 block) {
@@ -74,13 +74,13 @@ bool validGeometry(dim3 grid, dim3 block) {
   return static_cast<unsigned long long>(block.x) * block.y * block.z <= maxThreadsPerBlock;
 }
 
-cudaError_t launch(const std::optional<KernelLaunchInfo> &kernel, dim3 grid, dim3 block, void **args,
-                   std::size_t sharedMem, cudaStream_t handle, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
+cudaError_t launch(const std::optional<KernelLaunchInfo>& kernel, dim3 grid, dim3 block,
+                   void** args, std::size_t sharedMem, cudaStream_t handle, DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
   if (!kernel) {
     return cudaErrorInvalidDeviceFunction;
   }
-  Stream *stream = runtime.resolveStream(handle, zero);
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -91,20 +91,22 @@ cudaError_t launch(const std::optional<KernelLaunchInfo> &kernel, dim3 grid, dim
     return cudaErrorInvalidValue;
   }
   // The driver launch a real runtime performs underneath, as a CUPTI driver-domain callback.
-  cuLaunchKernel_params driverParams{reinterpret_cast<CUfunction>(const_cast<void *>(kernel->hostFunction)),
-                                     grid.x,
-                                     grid.y,
-                                     grid.z,
-                                     block.x,
-                                     block.y,
-                                     block.z,
-                                     static_cast<unsigned>(sharedMem),
-                                     handle,
-                                     args,
-                                     nullptr};
+  cuLaunchKernel_params driverParams{
+      reinterpret_cast<CUfunction>(const_cast<void*>(kernel->hostFunction)),
+      grid.x,
+      grid.y,
+      grid.z,
+      block.x,
+      block.y,
+      block.z,
+      static_cast<unsigned>(sharedMem),
+      handle,
+      args,
+      nullptr};
   CUresult driverResult = CUDA_SUCCESS;
-  ApiCallbackScope driverScope(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel",
-                               &driverParams, &driverResult, kernel->deviceName.c_str());
+  ApiCallbackScope driverScope(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                               "cuLaunchKernel", &driverParams, &driverResult,
+                               kernel->deviceName.c_str());
   Work work{OperationKind::Kernel, {}};
   if (kernel->body != nullptr) {
     auto copies = std::make_shared<ArgumentCopies>(args, kernel->argumentSizes);
@@ -112,7 +114,8 @@ cudaError_t launch(const std::optional<KernelLaunchInfo> &kernel, dim3 grid, dim
     work.body = [body = kernel->body, copies, geometry] { body(&geometry, copies->pointers()); };
   } else if (kernel->firstNoOpLaunch) {
     std::fprintf(stderr,
-                 "streamrace emulator: kernel %s has no CPU implementation registered; its launches do nothing\n",
+                 "streamrace emulator: kernel %s has no CPU implementation registered; its "
+                 "launches do nothing\n",
                  kernel->deviceName.empty() ? "(unnamed)" : kernel->deviceName.c_str());
   }
   runtime.submit(*stream, std::move(work));
@@ -120,30 +123,35 @@ cudaError_t launch(const std::optional<KernelLaunchInfo> &kernel, dim3 grid, dim
   return cudaSuccess;
 }
 
-const char *symbolNameOf(const std::optional<KernelLaunchInfo> &kernel) {
+const char* symbolNameOf(const std::optional<KernelLaunchInfo>& kernel) {
   return kernel ? kernel->deviceName.c_str() : nullptr;
 }
 
 // Launches `kernel` reporting it to CUPTI as cudaLaunchKernel (or its _ptsz twin), whichever path
 // the program took to get here.
-cudaError_t tracedLaunch(const std::optional<KernelLaunchInfo> &kernel, const void *func, dim3 gridDim, dim3 blockDim,
-                         void **args, std::size_t sharedMem, cudaStream_t stream, DefaultStream zero) {
+cudaError_t tracedLaunch(const std::optional<KernelLaunchInfo>& kernel, const void* func,
+                         dim3 gridDim, dim3 blockDim, void** args, std::size_t sharedMem,
+                         cudaStream_t stream, DefaultStream zero) {
   if (zero == DefaultStream::PerThread) {
-    const cudaLaunchKernel_ptsz_v7000_params params{func, gridDim, blockDim, args, sharedMem, stream};
+    const cudaLaunchKernel_ptsz_v7000_params params{func, gridDim,   blockDim,
+                                                    args, sharedMem, stream};
     return traced(
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz", &params,
-        [&] { return launch(kernel, gridDim, blockDim, args, sharedMem, stream, zero); }, symbolNameOf(kernel));
+        [&] { return launch(kernel, gridDim, blockDim, args, sharedMem, stream, zero); },
+        symbolNameOf(kernel));
   }
   const cudaLaunchKernel_v7000_params params{func, gridDim, blockDim, args, sharedMem, stream};
   return traced(
       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel", &params,
-      [&] { return launch(kernel, gridDim, blockDim, args, sharedMem, stream, zero); }, symbolNameOf(kernel));
+      [&] { return launch(kernel, gridDim, blockDim, args, sharedMem, stream, zero); },
+      symbolNameOf(kernel));
 }
 
-cudaError_t launchByHandle(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, std::size_t sharedMem,
-                           cudaStream_t stream, DefaultStream zero) {
-  auto info = KernelTable::instance().launchInfoByHandle(reinterpret_cast<const KernelRecord *>(kernel));
-  const void *func = info ? info->hostFunction : nullptr;
+cudaError_t launchByHandle(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                           std::size_t sharedMem, cudaStream_t stream, DefaultStream zero) {
+  auto info =
+      KernelTable::instance().launchInfoByHandle(reinterpret_cast<const KernelRecord*>(kernel));
+  const void* func = info ? info->hostFunction : nullptr;
   return tracedLaunch(info, func, gridDim, blockDim, args, sharedMem, stream, zero);
 }
 
@@ -151,33 +159,34 @@ cudaError_t launchByHandle(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, voi
 
 extern "C" {
 
-cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
-                             cudaStream_t stream) {
-  return tracedLaunch(KernelTable::instance().launchInfoByHostFunction(func), func, gridDim, blockDim, args, sharedMem,
-                      stream, DefaultStream::Legacy);
+cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                             size_t sharedMem, cudaStream_t stream) {
+  return tracedLaunch(KernelTable::instance().launchInfoByHostFunction(func), func, gridDim,
+                      blockDim, args, sharedMem, stream, DefaultStream::Legacy);
 }
 
-cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
-                                  cudaStream_t stream) {
-  return tracedLaunch(KernelTable::instance().launchInfoByHostFunction(func), func, gridDim, blockDim, args, sharedMem,
-                      stream, DefaultStream::PerThread);
+cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                  size_t sharedMem, cudaStream_t stream) {
+  return tracedLaunch(KernelTable::instance().launchInfoByHostFunction(func), func, gridDim,
+                      blockDim, args, sharedMem, stream, DefaultStream::PerThread);
 }
 
-cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
-                               cudaStream_t stream) {
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                               size_t sharedMem, cudaStream_t stream) {
   return launchByHandle(kernel, gridDim, blockDim, args, sharedMem, stream, DefaultStream::Legacy);
 }
 
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
-                                    cudaStream_t stream) {
-  return launchByHandle(kernel, gridDim, blockDim, args, sharedMem, stream, DefaultStream::PerThread);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                                    size_t sharedMem, cudaStream_t stream) {
+  return launchByHandle(kernel, gridDim, blockDim, args, sharedMem, stream,
+                        DefaultStream::PerThread);
 }
 
-cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFunction) {
+cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* hostFunction) {
   if (kernel == nullptr) {
     return cudaErrorInvalidValue;
   }
-  KernelRecord *record = KernelTable::instance().handleFor(hostFunction);
+  KernelRecord* record = KernelTable::instance().handleFor(hostFunction);
   if (record == nullptr) {
     return cudaErrorInvalidDeviceFunction;
   }
@@ -185,12 +194,14 @@ cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFunction) {
   return cudaSuccess;
 }
 
-unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st *stream) {
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                     struct CUstream_st* stream) {
   pendingConfigurations.push_back(CallConfiguration{gridDim, blockDim, sharedMem, stream});
   return 0;
 }
 
-cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream) {
+cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
+                                       void* stream) {
   if (pendingConfigurations.empty()) {
     return cudaErrorMissingConfiguration;
   }
@@ -199,27 +210,34 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
   *gridDim = configuration.gridDim;
   *blockDim = configuration.blockDim;
   *sharedMem = configuration.sharedMem;
-  *static_cast<cudaStream_t *>(stream) = configuration.stream;
+  *static_cast<cudaStream_t*>(stream) = configuration.stream;
   return cudaSuccess;
 }
 
-void **__cudaRegisterFatBinary(void *fatCubin) {
+void** __cudaRegisterFatBinary(void* fatCubin) {
   std::lock_guard lock(fatBinaryMutex);
   auto module = std::make_unique<FatBinaryModule>(FatBinaryModule{fatCubin});
-  void **handle = &module->fatCubin;
+  void** handle = &module->fatCubin;
   fatBinaryModules().push_back(std::move(module));
   return handle;
 }
 
-void __cudaRegisterFatBinaryEnd(void **fatCubinHandle) { static_cast<void>(fatCubinHandle); }
+void __cudaRegisterFatBinaryEnd(void** fatCubinHandle) {
+  static_cast<void>(fatCubinHandle);
+}
 
 // Kernels stay registered after their module goes: at exit nothing launches them any more.
-void __cudaUnregisterFatBinary(void **fatCubinHandle) { static_cast<void>(fatCubinHandle); }
+void __cudaUnregisterFatBinary(void** fatCubinHandle) {
+  static_cast<void>(fatCubinHandle);
+}
 
-char __cudaInitModule(void **fatCubinHandle) { return fatCubinHandle != nullptr ? 1 : 0; }
+char __cudaInitModule(void** fatCubinHandle) {
+  return fatCubinHandle != nullptr ? 1 : 0;
+}
 
-void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun, const char *deviceName,
-                            int threadLimit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize) {
+void __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* deviceFun,
+                            const char* deviceName, int threadLimit, uint3* tid, uint3* bid,
+                            dim3* bDim, dim3* gDim, int* wSize) {
   static_cast<void>(fatCubinHandle);
   static_cast<void>(deviceFun);
   static_cast<void>(threadLimit);
@@ -231,13 +249,15 @@ void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *de
   KernelTable::instance().registerDeviceFunction(hostFun, deviceName);
 }
 
-__attribute__((visibility("default"))) int streamraceEmuRegisterKernel(const void *kernel,
-                                                                        StreamraceEmuKernelBody body,
-                                                                        unsigned argCount, const size_t *argSizes) {
+__attribute__((visibility("default"))) int streamraceEmuRegisterKernel(const void* kernel,
+                                                                       StreamraceEmuKernelBody body,
+                                                                       unsigned argCount,
+                                                                       const size_t* argSizes) {
   if (kernel == nullptr || body == nullptr || (argCount > 0 && argSizes == nullptr)) {
     return static_cast<int>(cudaErrorInvalidValue);
   }
-  KernelTable::instance().registerCpuBody(kernel, body, std::vector<std::size_t>(argSizes, argSizes + argCount));
+  KernelTable::instance().registerCpuBody(kernel, body,
+                                          std::vector<std::size_t>(argSizes, argSizes + argCount));
   return 0;
 }
 

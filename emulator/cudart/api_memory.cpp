@@ -16,16 +16,17 @@ using namespace streamrace::emu;
 namespace {
 
 constexpr std::size_t hostPageSize = 4096;
-constexpr unsigned validHostAllocFlags = cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
-constexpr unsigned validHostRegisterFlags =
-    cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
+constexpr unsigned validHostAllocFlags =
+    cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+constexpr unsigned validHostRegisterFlags = cudaHostRegisterPortable | cudaHostRegisterMapped |
+                                            cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
 
 // Stands in for the default memory pool handle of each device (one per device, never freed).
 struct DefaultPool {
   int device;
 };
 
-cudaError_t allocateDevice(void **devPtr, std::size_t size) {
+cudaError_t allocateDevice(void** devPtr, std::size_t size) {
   if (devPtr == nullptr) {
     return cudaErrorInvalidValue;
   }
@@ -33,25 +34,28 @@ cudaError_t allocateDevice(void **devPtr, std::size_t size) {
     *devPtr = nullptr;
     return cudaSuccess;
   }
-  Runtime &runtime = Runtime::instance();
+  Runtime& runtime = Runtime::instance();
   int device = runtime.currentDevice();
-  void *memory = runtime.device(device).arena.allocate(size);
+  void* memory = runtime.device(device).arena.allocate(size);
   if (memory == nullptr) {
     *devPtr = nullptr;
     return cudaErrorMemoryAllocation;
   }
-  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(memory), size, MemoryKind::Device, device, 0});
+  runtime.memory.add(
+      Allocation{reinterpret_cast<std::uintptr_t>(memory), size, MemoryKind::Device, device, 0});
   *devPtr = memory;
   return cudaSuccess;
 }
 
 // Rows padded to the allocation granule, as a real device pads them to its alignment.
-cudaError_t allocatePitched(void **devPtr, std::size_t *pitch, std::size_t width, std::size_t height) {
+cudaError_t allocatePitched(void** devPtr, std::size_t* pitch, std::size_t width,
+                            std::size_t height) {
   if (pitch == nullptr) {
     return cudaErrorInvalidValue;
   }
   constexpr std::size_t rowAlignment = 512;
-  std::size_t padded = (std::max<std::size_t>(width, 1) + rowAlignment - 1) / rowAlignment * rowAlignment;
+  std::size_t padded =
+      (std::max<std::size_t>(width, 1) + rowAlignment - 1) / rowAlignment * rowAlignment;
   cudaError_t error = allocateDevice(devPtr, padded * height);
   if (error == cudaSuccess) {
     *pitch = padded;
@@ -59,11 +63,11 @@ cudaError_t allocatePitched(void **devPtr, std::size_t *pitch, std::size_t width
   return error;
 }
 
-cudaError_t freeDevice(void *devPtr) {
+cudaError_t freeDevice(void* devPtr) {
   if (devPtr == nullptr) {
     return cudaSuccess;
   }
-  Runtime &runtime = Runtime::instance();
+  Runtime& runtime = Runtime::instance();
   std::optional<Allocation> allocation = runtime.memory.startingAt(devPtr);
   if (!allocation || (!allocation->isDeviceMemory() && allocation->kind != MemoryKind::Managed)) {
     return cudaErrorInvalidValue;
@@ -81,34 +85,36 @@ cudaError_t freeDevice(void *devPtr) {
   return cudaSuccess;
 }
 
-cudaError_t allocateHost(void **pointer, std::size_t size, MemoryKind kind, unsigned flags) {
+cudaError_t allocateHost(void** pointer, std::size_t size, MemoryKind kind, unsigned flags) {
   if (pointer == nullptr) {
     return cudaErrorInvalidValue;
   }
-  Runtime &runtime = Runtime::instance();
-  std::size_t rounded = (std::max<std::size_t>(size, 1) + hostPageSize - 1) / hostPageSize * hostPageSize;
-  void *memory = std::aligned_alloc(hostPageSize, rounded);
+  Runtime& runtime = Runtime::instance();
+  std::size_t rounded =
+      (std::max<std::size_t>(size, 1) + hostPageSize - 1) / hostPageSize * hostPageSize;
+  void* memory = std::aligned_alloc(hostPageSize, rounded);
   if (memory == nullptr) {
     *pointer = nullptr;
     return cudaErrorMemoryAllocation;
   }
-  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(memory), size, kind, runtime.currentDevice(), flags});
+  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(memory), size, kind,
+                                runtime.currentDevice(), flags});
   *pointer = memory;
   return cudaSuccess;
 }
 
-cudaError_t hostAlloc(void **pointer, std::size_t size, unsigned flags) {
+cudaError_t hostAlloc(void** pointer, std::size_t size, unsigned flags) {
   if ((flags & ~validHostAllocFlags) != 0) {
     return cudaErrorInvalidValue;
   }
   return allocateHost(pointer, size, MemoryKind::Pinned, flags);
 }
 
-cudaError_t freeHost(void *pointer) {
+cudaError_t freeHost(void* pointer) {
   if (pointer == nullptr) {
     return cudaSuccess;
   }
-  Runtime &runtime = Runtime::instance();
+  Runtime& runtime = Runtime::instance();
   std::optional<Allocation> allocation = runtime.memory.startingAt(pointer);
   if (!allocation || allocation->kind != MemoryKind::Pinned) {
     return cudaErrorInvalidValue;
@@ -119,7 +125,7 @@ cudaError_t freeHost(void *pointer) {
   return cudaSuccess;
 }
 
-cudaError_t mallocManaged(void **pointer, std::size_t size, unsigned flags) {
+cudaError_t mallocManaged(void** pointer, std::size_t size, unsigned flags) {
   if (size == 0 || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) {
     return cudaErrorInvalidValue;
   }
@@ -127,25 +133,25 @@ cudaError_t mallocManaged(void **pointer, std::size_t size, unsigned flags) {
   return allocateHost(pointer, size, MemoryKind::Managed, flags);
 }
 
-cudaError_t hostRegister(void *pointer, std::size_t size, unsigned flags) {
+cudaError_t hostRegister(void* pointer, std::size_t size, unsigned flags) {
   if (pointer == nullptr || size == 0 || (flags & ~validHostRegisterFlags) != 0) {
     return cudaErrorInvalidValue;
   }
-  Runtime &runtime = Runtime::instance();
-  auto *bytes = static_cast<std::byte *>(pointer);
+  Runtime& runtime = Runtime::instance();
+  auto* bytes = static_cast<std::byte*>(pointer);
   if (runtime.memory.find(bytes) || runtime.memory.find(bytes + size - 1)) {
     return cudaErrorHostMemoryAlreadyRegistered;
   }
-  runtime.memory.add(
-      Allocation{reinterpret_cast<std::uintptr_t>(pointer), size, MemoryKind::Registered, runtime.currentDevice(), flags});
+  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(pointer), size,
+                                MemoryKind::Registered, runtime.currentDevice(), flags});
   return cudaSuccess;
 }
 
-cudaError_t hostUnregister(void *pointer) {
+cudaError_t hostUnregister(void* pointer) {
   if (pointer == nullptr) {
     return cudaErrorInvalidValue;
   }
-  Runtime &runtime = Runtime::instance();
+  Runtime& runtime = Runtime::instance();
   std::optional<Allocation> allocation = runtime.memory.startingAt(pointer);
   if (!allocation || allocation->kind != MemoryKind::Registered) {
     return cudaErrorHostMemoryNotRegistered;
@@ -154,7 +160,7 @@ cudaError_t hostUnregister(void *pointer) {
   return cudaSuccess;
 }
 
-cudaError_t hostDevicePointer(void **pDevice, void *pHost, unsigned flags) {
+cudaError_t hostDevicePointer(void** pDevice, void* pHost, unsigned flags) {
   if (pDevice == nullptr || flags != 0) {
     return cudaErrorInvalidValue;
   }
@@ -167,7 +173,7 @@ cudaError_t hostDevicePointer(void **pDevice, void *pHost, unsigned flags) {
   return cudaSuccess;
 }
 
-cudaError_t hostFlags(unsigned *flags, void *pHost) {
+cudaError_t hostFlags(unsigned* flags, void* pHost) {
   if (flags == nullptr) {
     return cudaErrorInvalidValue;
   }
@@ -179,31 +185,31 @@ cudaError_t hostFlags(unsigned *flags, void *pHost) {
   return cudaSuccess;
 }
 
-cudaError_t mallocAsync(void **devPtr, std::size_t size, cudaStream_t handle, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+cudaError_t mallocAsync(void** devPtr, std::size_t size, cudaStream_t handle, DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
   if (devPtr == nullptr) {
     return cudaErrorInvalidValue;
   }
-  void *memory = runtime.device(stream->device).arena.allocate(size);
+  void* memory = runtime.device(stream->device).arena.allocate(size);
   if (memory == nullptr) {
     return cudaErrorMemoryAllocation;
   }
   // The pool only hands out ranges whose cudaFreeAsync already ran, so reuse is ordered after
   // the free, as the real pool guarantees.
-  runtime.memory.add(
-      Allocation{reinterpret_cast<std::uintptr_t>(memory), size, MemoryKind::PoolDevice, stream->device, 0});
+  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(memory), size,
+                                MemoryKind::PoolDevice, stream->device, 0});
   runtime.submit(*stream, Work{OperationKind::Allocation, {}});
   *devPtr = memory;
   return cudaSuccess;
 }
 
-cudaError_t freeAsync(void *devPtr, cudaStream_t handle, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+cudaError_t freeAsync(void* devPtr, cudaStream_t handle, DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -215,24 +221,26 @@ cudaError_t freeAsync(void *devPtr, cudaStream_t handle, DefaultStream zero) {
     return cudaErrorInvalidValue;
   }
   runtime.memory.removeStartingAt(devPtr);
-  DeviceArena &arena = runtime.device(allocation->device).arena;
+  DeviceArena& arena = runtime.device(allocation->device).arena;
   std::size_t size = allocation->size;
-  runtime.submit(*stream, Work{OperationKind::Free, [&arena, devPtr, size] { arena.release(devPtr, size); }});
+  runtime.submit(
+      *stream, Work{OperationKind::Free, [&arena, devPtr, size] { arena.release(devPtr, size); }});
   return cudaSuccess;
 }
 
-cudaError_t memoryInfo(std::size_t *freeBytes, std::size_t *totalBytes) {
+cudaError_t memoryInfo(std::size_t* freeBytes, std::size_t* totalBytes) {
   if (freeBytes == nullptr || totalBytes == nullptr) {
     return cudaErrorInvalidValue;
   }
-  Runtime &runtime = Runtime::instance();
-  DeviceArena &arena = runtime.device(runtime.currentDevice()).arena;
+  Runtime& runtime = Runtime::instance();
+  DeviceArena& arena = runtime.device(runtime.currentDevice()).arena;
   *totalBytes = arena.capacity();
   *freeBytes = arena.capacity() - arena.bytesInUse();
   return cudaSuccess;
 }
 
-cudaPointerAttributes describe(cudaMemoryType type, int device, void *devicePointer, void *hostPointer) {
+cudaPointerAttributes describe(cudaMemoryType type, int device, void* devicePointer,
+                               void* hostPointer) {
   cudaPointerAttributes attributes{};
   attributes.type = type;
   attributes.device = device;
@@ -241,12 +249,12 @@ cudaPointerAttributes describe(cudaMemoryType type, int device, void *devicePoin
   return attributes;
 }
 
-cudaError_t pointerAttributes(cudaPointerAttributes *attributes, const void *pointer) {
+cudaError_t pointerAttributes(cudaPointerAttributes* attributes, const void* pointer) {
   if (attributes == nullptr) {
     return cudaErrorInvalidValue;
   }
   std::optional<Allocation> allocation = Runtime::instance().memory.find(pointer);
-  auto *mutablePointer = const_cast<void *>(pointer);
+  auto* mutablePointer = const_cast<void*>(pointer);
   if (!allocation) {
     *attributes = describe(cudaMemoryTypeUnregistered, -2, nullptr, nullptr);
     return cudaSuccess;
@@ -261,13 +269,14 @@ cudaError_t pointerAttributes(cudaPointerAttributes *attributes, const void *poi
     *attributes = describe(cudaMemoryTypeHost, allocation->device, mutablePointer, mutablePointer);
     break;
   case MemoryKind::Managed:
-    *attributes = describe(cudaMemoryTypeManaged, allocation->device, mutablePointer, mutablePointer);
+    *attributes =
+        describe(cudaMemoryTypeManaged, allocation->device, mutablePointer, mutablePointer);
     break;
   }
   return cudaSuccess;
 }
 
-cudaError_t defaultMemPool(cudaMemPool_t *memPool, int device) {
+cudaError_t defaultMemPool(cudaMemPool_t* memPool, int device) {
   static std::vector<DefaultPool> pools = [] {
     std::vector<DefaultPool> all;
     for (int ordinal = 0; ordinal < Runtime::instance().deviceCount(); ++ordinal) {
@@ -289,76 +298,89 @@ cudaError_t defaultMemPool(cudaMemPool_t *memPool, int device) {
 
 extern "C" {
 
-cudaError_t cudaMalloc(void **devPtr, size_t size) {
+cudaError_t cudaMalloc(void** devPtr, size_t size) {
   STREAMRACE_EMU_TRACED(cudaMalloc, v3020, allocateDevice(devPtr, size), devPtr, size);
 }
 
-cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height) {
-  STREAMRACE_EMU_TRACED(cudaMallocPitch, v3020, allocatePitched(devPtr, pitch, width, height), devPtr, pitch, width,
-                        height);
+cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
+  STREAMRACE_EMU_TRACED(cudaMallocPitch, v3020, allocatePitched(devPtr, pitch, width, height),
+                        devPtr, pitch, width, height);
 }
 
-cudaError_t cudaFree(void *devPtr) { STREAMRACE_EMU_TRACED(cudaFree, v3020, freeDevice(devPtr), devPtr); }
+cudaError_t cudaFree(void* devPtr) {
+  STREAMRACE_EMU_TRACED(cudaFree, v3020, freeDevice(devPtr), devPtr);
+}
 
-cudaError_t cudaMallocHost(void **ptr, size_t size) {
-  STREAMRACE_EMU_TRACED(cudaMallocHost, v3020, allocateHost(ptr, size, MemoryKind::Pinned, cudaHostAllocDefault), ptr,
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  STREAMRACE_EMU_TRACED(cudaMallocHost, v3020,
+                        allocateHost(ptr, size, MemoryKind::Pinned, cudaHostAllocDefault), ptr,
                         size);
 }
 
-cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
+cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaHostAlloc, v3020, hostAlloc(pHost, size, flags), pHost, size, flags);
 }
 
-cudaError_t cudaFreeHost(void *ptr) { STREAMRACE_EMU_TRACED(cudaFreeHost, v3020, freeHost(ptr), ptr); }
-
-cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags) {
-  STREAMRACE_EMU_TRACED(cudaMallocManaged, v6000, mallocManaged(devPtr, size, flags), devPtr, size, flags);
+cudaError_t cudaFreeHost(void* ptr) {
+  STREAMRACE_EMU_TRACED(cudaFreeHost, v3020, freeHost(ptr), ptr);
 }
 
-cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
-  STREAMRACE_EMU_TRACED(cudaHostRegister, v4000, hostRegister(ptr, size, flags), ptr, size, flags);
-}
-
-cudaError_t cudaHostUnregister(void *ptr) { STREAMRACE_EMU_TRACED(cudaHostUnregister, v4000, hostUnregister(ptr), ptr); }
-
-cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags) {
-  STREAMRACE_EMU_TRACED(cudaHostGetDevicePointer, v3020, hostDevicePointer(pDevice, pHost, flags), pDevice, pHost,
+cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
+  STREAMRACE_EMU_TRACED(cudaMallocManaged, v6000, mallocManaged(devPtr, size, flags), devPtr, size,
                         flags);
 }
 
-cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) {
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
+  STREAMRACE_EMU_TRACED(cudaHostRegister, v4000, hostRegister(ptr, size, flags), ptr, size, flags);
+}
+
+cudaError_t cudaHostUnregister(void* ptr) {
+  STREAMRACE_EMU_TRACED(cudaHostUnregister, v4000, hostUnregister(ptr), ptr);
+}
+
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
+  STREAMRACE_EMU_TRACED(cudaHostGetDevicePointer, v3020, hostDevicePointer(pDevice, pHost, flags),
+                        pDevice, pHost, flags);
+}
+
+cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost) {
   STREAMRACE_EMU_TRACED(cudaHostGetFlags, v3020, hostFlags(pFlags, pHost), pFlags, pHost);
 }
 
-cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream) {
-  STREAMRACE_EMU_TRACED(cudaMallocAsync, v11020, mallocAsync(devPtr, size, hStream, DefaultStream::Legacy), devPtr,
-                        size, hStream);
-}
-
-cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream) {
-  STREAMRACE_EMU_TRACED(cudaMallocAsync_ptsz, v11020, mallocAsync(devPtr, size, hStream, DefaultStream::PerThread),
-                        devPtr, size, hStream);
-}
-
-cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream) {
-  STREAMRACE_EMU_TRACED(cudaFreeAsync, v11020, freeAsync(devPtr, hStream, DefaultStream::Legacy), devPtr, hStream);
-}
-
-cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream) {
-  STREAMRACE_EMU_TRACED(cudaFreeAsync_ptsz, v11020, freeAsync(devPtr, hStream, DefaultStream::PerThread), devPtr,
+cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
+  STREAMRACE_EMU_TRACED(cudaMallocAsync, v11020,
+                        mallocAsync(devPtr, size, hStream, DefaultStream::Legacy), devPtr, size,
                         hStream);
 }
 
-cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
+cudaError_t cudaMallocAsync_ptsz(void** devPtr, size_t size, cudaStream_t hStream) {
+  STREAMRACE_EMU_TRACED(cudaMallocAsync_ptsz, v11020,
+                        mallocAsync(devPtr, size, hStream, DefaultStream::PerThread), devPtr, size,
+                        hStream);
+}
+
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
+  STREAMRACE_EMU_TRACED(cudaFreeAsync, v11020, freeAsync(devPtr, hStream, DefaultStream::Legacy),
+                        devPtr, hStream);
+}
+
+cudaError_t cudaFreeAsync_ptsz(void* devPtr, cudaStream_t hStream) {
+  STREAMRACE_EMU_TRACED(cudaFreeAsync_ptsz, v11020,
+                        freeAsync(devPtr, hStream, DefaultStream::PerThread), devPtr, hStream);
+}
+
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
   STREAMRACE_EMU_TRACED(cudaMemGetInfo, v3020, memoryInfo(free, total), free, total);
 }
 
-cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attributes, const void *ptr) {
-  STREAMRACE_EMU_TRACED(cudaPointerGetAttributes, v4000, pointerAttributes(attributes, ptr), attributes, ptr);
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
+  STREAMRACE_EMU_TRACED(cudaPointerGetAttributes, v4000, pointerAttributes(attributes, ptr),
+                        attributes, ptr);
 }
 
-cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device) {
-  STREAMRACE_EMU_TRACED(cudaDeviceGetDefaultMemPool, v11020, defaultMemPool(memPool, device), memPool, device);
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* memPool, int device) {
+  STREAMRACE_EMU_TRACED(cudaDeviceGetDefaultMemPool, v11020, defaultMemPool(memPool, device),
+                        memPool, device);
 }
 
 } // extern "C"

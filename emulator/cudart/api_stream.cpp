@@ -16,21 +16,22 @@ namespace {
 constexpr int lowestPriority = 0;
 constexpr int highestPriority = -5;
 
-cudaError_t createStream(cudaStream_t *pStream, unsigned flags, int priority) {
+cudaError_t createStream(cudaStream_t* pStream, unsigned flags, int priority) {
   if (pStream == nullptr || (flags & ~static_cast<unsigned>(cudaStreamNonBlocking)) != 0) {
     return cudaErrorInvalidValue;
   }
-  Runtime &runtime = Runtime::instance();
+  Runtime& runtime = Runtime::instance();
   int device = runtime.currentDevice();
-  Stream &stream = runtime.createStream(device, flags, std::clamp(priority, highestPriority, lowestPriority));
+  Stream& stream =
+      runtime.createStream(device, flags, std::clamp(priority, highestPriority, lowestPriority));
   *pStream = stream.handle();
   notifyStreamCreated(device, stream.handle());
   return cudaSuccess;
 }
 
 cudaError_t destroyStream(cudaStream_t handle) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, DefaultStream::Legacy);
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, DefaultStream::Legacy);
   if (stream == nullptr || stream->role != StreamRole::Created) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -40,8 +41,8 @@ cudaError_t destroyStream(cudaStream_t handle) {
 }
 
 cudaError_t synchronizeStream(cudaStream_t handle, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -54,8 +55,8 @@ cudaError_t synchronizeStream(cudaStream_t handle, DefaultStream zero) {
 }
 
 cudaError_t queryStream(cudaStream_t handle, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -65,10 +66,11 @@ cudaError_t queryStream(cudaStream_t handle, DefaultStream zero) {
   return runtime.drainPoint(*stream)->isDone() ? cudaSuccess : cudaErrorNotReady;
 }
 
-cudaError_t waitEvent(cudaStream_t handle, cudaEvent_t eventHandle, unsigned flags, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
-  Event *event = runtime.resolveEvent(eventHandle);
+cudaError_t waitEvent(cudaStream_t handle, cudaEvent_t eventHandle, unsigned flags,
+                      DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
+  Event* event = runtime.resolveEvent(eventHandle);
   if (stream == nullptr || event == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -79,23 +81,25 @@ cudaError_t waitEvent(cudaStream_t handle, cudaEvent_t eventHandle, unsigned fla
   return cudaSuccess;
 }
 
-cudaError_t launchHostFunction(cudaStream_t handle, cudaHostFn_t function, void *userData, DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+cudaError_t launchHostFunction(cudaStream_t handle, cudaHostFn_t function, void* userData,
+                               DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
   if (function == nullptr) {
     return cudaErrorInvalidValue;
   }
-  runtime.submit(*stream, Work{OperationKind::HostFunction, [function, userData] { function(userData); }});
+  runtime.submit(*stream,
+                 Work{OperationKind::HostFunction, [function, userData] { function(userData); }});
   return cudaSuccess;
 }
 
-cudaError_t addCallback(cudaStream_t handle, cudaStreamCallback_t callback, void *userData, unsigned flags,
-                        DefaultStream zero) {
-  Runtime &runtime = Runtime::instance();
-  Stream *stream = runtime.resolveStream(handle, zero);
+cudaError_t addCallback(cudaStream_t handle, cudaStreamCallback_t callback, void* userData,
+                        unsigned flags, DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -103,14 +107,15 @@ cudaError_t addCallback(cudaStream_t handle, cudaStreamCallback_t callback, void
     return cudaErrorInvalidValue;
   }
   // The callback sees the handle exactly as the caller passed it, as the runtime documents.
-  runtime.submit(*stream, Work{OperationKind::HostFunction,
-                               [callback, handle, userData] { callback(handle, cudaSuccess, userData); }});
+  runtime.submit(*stream, Work{OperationKind::HostFunction, [callback, handle, userData] {
+                                 callback(handle, cudaSuccess, userData);
+                               }});
   return cudaSuccess;
 }
 
 template <typename T, typename Getter>
-cudaError_t streamProperty(cudaStream_t handle, T *out, DefaultStream zero, Getter getter) {
-  Stream *stream = Runtime::instance().resolveStream(handle, zero);
+cudaError_t streamProperty(cudaStream_t handle, T* out, DefaultStream zero, Getter getter) {
+  Stream* stream = Runtime::instance().resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
@@ -121,27 +126,36 @@ cudaError_t streamProperty(cudaStream_t handle, T *out, DefaultStream zero, Gett
   return cudaSuccess;
 }
 
-unsigned flagsOf(const Stream &stream) { return stream.flags; }
-int priorityOf(const Stream &stream) { return stream.priority; }
-int deviceOf(const Stream &stream) { return stream.device; }
-unsigned long long idOf(const Stream &stream) { return stream.id; }
+unsigned flagsOf(const Stream& stream) {
+  return stream.flags;
+}
+int priorityOf(const Stream& stream) {
+  return stream.priority;
+}
+int deviceOf(const Stream& stream) {
+  return stream.device;
+}
+unsigned long long idOf(const Stream& stream) {
+  return stream.id;
+}
 
 } // namespace
 
 extern "C" {
 
-cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
-  STREAMRACE_EMU_TRACED(cudaStreamCreate, v3020, createStream(pStream, cudaStreamDefault, lowestPriority), pStream);
+cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
+  STREAMRACE_EMU_TRACED(cudaStreamCreate, v3020,
+                        createStream(pStream, cudaStreamDefault, lowestPriority), pStream);
 }
 
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags) {
-  STREAMRACE_EMU_TRACED(cudaStreamCreateWithFlags, v5000, createStream(pStream, flags, lowestPriority), pStream,
-                        flags);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
+  STREAMRACE_EMU_TRACED(cudaStreamCreateWithFlags, v5000,
+                        createStream(pStream, flags, lowestPriority), pStream, flags);
 }
 
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority) {
-  STREAMRACE_EMU_TRACED(cudaStreamCreateWithPriority, v5050, createStream(pStream, flags, priority), pStream, flags,
-                        priority);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {
+  STREAMRACE_EMU_TRACED(cudaStreamCreateWithPriority, v5050, createStream(pStream, flags, priority),
+                        pStream, flags, priority);
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
@@ -149,12 +163,13 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaStreamSynchronize, v3020, synchronizeStream(stream, DefaultStream::Legacy), stream);
+  STREAMRACE_EMU_TRACED(cudaStreamSynchronize, v3020,
+                        synchronizeStream(stream, DefaultStream::Legacy), stream);
 }
 
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaStreamSynchronize_ptsz, v7000, synchronizeStream(stream, DefaultStream::PerThread),
-                        stream);
+  STREAMRACE_EMU_TRACED(cudaStreamSynchronize_ptsz, v7000,
+                        synchronizeStream(stream, DefaultStream::PerThread), stream);
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
@@ -162,81 +177,94 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaStreamQuery_ptsz, v7000, queryStream(stream, DefaultStream::PerThread), stream);
+  STREAMRACE_EMU_TRACED(cudaStreamQuery_ptsz, v7000, queryStream(stream, DefaultStream::PerThread),
+                        stream);
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  STREAMRACE_EMU_TRACED(cudaStreamWaitEvent, v3020, waitEvent(stream, event, flags, DefaultStream::Legacy), stream,
-                        event, flags);
+  STREAMRACE_EMU_TRACED(cudaStreamWaitEvent, v3020,
+                        waitEvent(stream, event, flags, DefaultStream::Legacy), stream, event,
+                        flags);
 }
 
 cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  STREAMRACE_EMU_TRACED(cudaStreamWaitEvent_ptsz, v7000, waitEvent(stream, event, flags, DefaultStream::PerThread),
-                        stream, event, flags);
+  STREAMRACE_EMU_TRACED(cudaStreamWaitEvent_ptsz, v7000,
+                        waitEvent(stream, event, flags, DefaultStream::PerThread), stream, event,
+                        flags);
 }
 
-cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
-  STREAMRACE_EMU_TRACED(cudaLaunchHostFunc, v10000, launchHostFunction(stream, fn, userData, DefaultStream::Legacy),
-                        stream, fn, userData);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+  STREAMRACE_EMU_TRACED(cudaLaunchHostFunc, v10000,
+                        launchHostFunction(stream, fn, userData, DefaultStream::Legacy), stream, fn,
+                        userData);
 }
 
-cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
   STREAMRACE_EMU_TRACED(cudaLaunchHostFunc_ptsz, v10000,
-                        launchHostFunction(stream, fn, userData, DefaultStream::PerThread), stream, fn, userData);
+                        launchHostFunction(stream, fn, userData, DefaultStream::PerThread), stream,
+                        fn, userData);
 }
 
-cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
-                                  unsigned int flags) {
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void* userData, unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaStreamAddCallback, v5000,
-                        addCallback(stream, callback, userData, flags, DefaultStream::Legacy), stream, callback,
-                        userData, flags);
+                        addCallback(stream, callback, userData, flags, DefaultStream::Legacy),
+                        stream, callback, userData, flags);
 }
 
-cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
-                                       unsigned int flags) {
+cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
+                                       void* userData, unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaStreamAddCallback_ptsz, v7000,
-                        addCallback(stream, callback, userData, flags, DefaultStream::PerThread), stream, callback,
-                        userData, flags);
+                        addCallback(stream, callback, userData, flags, DefaultStream::PerThread),
+                        stream, callback, userData, flags);
 }
 
-cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags) {
-  STREAMRACE_EMU_TRACED(cudaStreamGetFlags, v5050, streamProperty(hStream, flags, DefaultStream::Legacy, flagsOf),
-                        hStream, flags);
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags) {
+  STREAMRACE_EMU_TRACED(cudaStreamGetFlags, v5050,
+                        streamProperty(hStream, flags, DefaultStream::Legacy, flagsOf), hStream,
+                        flags);
 }
 
-cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags) {
+cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int* flags) {
   STREAMRACE_EMU_TRACED(cudaStreamGetFlags_ptsz, v7000,
-                        streamProperty(hStream, flags, DefaultStream::PerThread, flagsOf), hStream, flags);
+                        streamProperty(hStream, flags, DefaultStream::PerThread, flagsOf), hStream,
+                        flags);
 }
 
-cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority) {
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) {
   STREAMRACE_EMU_TRACED(cudaStreamGetPriority, v5050,
-                        streamProperty(hStream, priority, DefaultStream::Legacy, priorityOf), hStream, priority);
+                        streamProperty(hStream, priority, DefaultStream::Legacy, priorityOf),
+                        hStream, priority);
 }
 
-cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority) {
+cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int* priority) {
   STREAMRACE_EMU_TRACED(cudaStreamGetPriority_ptsz, v7000,
-                        streamProperty(hStream, priority, DefaultStream::PerThread, priorityOf), hStream, priority);
+                        streamProperty(hStream, priority, DefaultStream::PerThread, priorityOf),
+                        hStream, priority);
 }
 
-cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device) {
+cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int* device) {
   STREAMRACE_EMU_TRACED(cudaStreamGetDevice, v12080,
-                        streamProperty(hStream, device, DefaultStream::Legacy, deviceOf), hStream, device);
+                        streamProperty(hStream, device, DefaultStream::Legacy, deviceOf), hStream,
+                        device);
 }
 
-cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device) {
+cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int* device) {
   STREAMRACE_EMU_TRACED(cudaStreamGetDevice_ptsz, v12080,
-                        streamProperty(hStream, device, DefaultStream::PerThread, deviceOf), hStream, device);
+                        streamProperty(hStream, device, DefaultStream::PerThread, deviceOf),
+                        hStream, device);
 }
 
-cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId) {
-  STREAMRACE_EMU_TRACED(cudaStreamGetId, v12000, streamProperty(hStream, streamId, DefaultStream::Legacy, idOf),
-                        hStream, streamId);
+cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long* streamId) {
+  STREAMRACE_EMU_TRACED(cudaStreamGetId, v12000,
+                        streamProperty(hStream, streamId, DefaultStream::Legacy, idOf), hStream,
+                        streamId);
 }
 
-cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId) {
+cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long* streamId) {
   STREAMRACE_EMU_TRACED(cudaStreamGetId_ptsz, v12000,
-                        streamProperty(hStream, streamId, DefaultStream::PerThread, idOf), hStream, streamId);
+                        streamProperty(hStream, streamId, DefaultStream::PerThread, idOf), hStream,
+                        streamId);
 }
 
 } // extern "C"

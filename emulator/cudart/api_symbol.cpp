@@ -12,7 +12,7 @@ using namespace streamrace::emu;
 namespace {
 
 // The device address of bytes [offset, offset + count) of `symbol`, checked against its size.
-cudaError_t symbolRange(const void *symbol, std::size_t count, std::size_t offset, void **address) {
+cudaError_t symbolRange(const void* symbol, std::size_t count, std::size_t offset, void** address) {
   std::optional<DeviceSymbol> resolved = SymbolTable::instance().resolve(symbol);
   if (!resolved) {
     return cudaErrorInvalidSymbol;
@@ -20,42 +20,46 @@ cudaError_t symbolRange(const void *symbol, std::size_t count, std::size_t offse
   if (offset > resolved->size || count > resolved->size - offset) {
     return cudaErrorInvalidValue;
   }
-  *address = static_cast<std::byte *>(resolved->address) + offset;
+  *address = static_cast<std::byte*>(resolved->address) + offset;
   return cudaSuccess;
 }
 
-cudaError_t copyToSymbol(const void *symbol, const void *src, std::size_t count, std::size_t offset,
-                         cudaMemcpyKind kind, cudaStream_t stream, DefaultStream zero, ApiFlavor flavor) {
-  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault) {
+cudaError_t copyToSymbol(const void* symbol, const void* src, std::size_t count, std::size_t offset,
+                         cudaMemcpyKind kind, cudaStream_t stream, DefaultStream zero,
+                         ApiFlavor flavor) {
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
+      kind != cudaMemcpyDefault) {
     return cudaErrorInvalidMemcpyDirection;
   }
-  void *address = nullptr;
+  void* address = nullptr;
   if (cudaError_t error = symbolRange(symbol, count, offset, &address); error != cudaSuccess) {
     return error;
   }
   return copyOnStream(address, src, count, kind, stream, zero, flavor);
 }
 
-cudaError_t copyFromSymbol(void *dst, const void *symbol, std::size_t count, std::size_t offset, cudaMemcpyKind kind,
-                           cudaStream_t stream, DefaultStream zero, ApiFlavor flavor) {
-  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault) {
+cudaError_t copyFromSymbol(void* dst, const void* symbol, std::size_t count, std::size_t offset,
+                           cudaMemcpyKind kind, cudaStream_t stream, DefaultStream zero,
+                           ApiFlavor flavor) {
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
+      kind != cudaMemcpyDefault) {
     return cudaErrorInvalidMemcpyDirection;
   }
-  void *address = nullptr;
+  void* address = nullptr;
   if (cudaError_t error = symbolRange(symbol, count, offset, &address); error != cudaSuccess) {
     return error;
   }
   return copyOnStream(dst, address, count, kind, stream, zero, flavor);
 }
 
-cudaError_t symbolAddress(void **devPtr, const void *symbol) {
+cudaError_t symbolAddress(void** devPtr, const void* symbol) {
   if (devPtr == nullptr) {
     return cudaErrorInvalidValue;
   }
   return symbolRange(symbol, 0, 0, devPtr);
 }
 
-cudaError_t symbolSize(std::size_t *size, const void *symbol) {
+cudaError_t symbolSize(std::size_t* size, const void* symbol) {
   if (size == nullptr) {
     return cudaErrorInvalidValue;
   }
@@ -76,8 +80,8 @@ constexpr ApiFlavor asynchronous = ApiFlavor::Asynchronous;
 
 extern "C" {
 
-void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress, const char *deviceName, int ext,
-                       size_t size, int constant, int global) {
+void __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* deviceAddress,
+                       const char* deviceName, int ext, size_t size, int constant, int global) {
   static_cast<void>(fatCubinHandle);
   static_cast<void>(deviceAddress);
   static_cast<void>(deviceName);
@@ -87,65 +91,74 @@ void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress
   SymbolTable::instance().registerVariable(hostVar, size);
 }
 
-cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
+                               cudaMemcpyKind kind) {
   STREAMRACE_EMU_TRACED(cudaMemcpyToSymbol, v3020,
-                        copyToSymbol(symbol, src, count, offset, kind, nullptr, plain, synchronous), symbol, src,
-                        count, offset, kind);
+                        copyToSymbol(symbol, src, count, offset, kind, nullptr, plain, synchronous),
+                        symbol, src, count, offset, kind);
 }
 
-cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count, size_t offset,
-                                    cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyToSymbol_ptds, v7000,
-                        copyToSymbol(symbol, src, count, offset, kind, nullptr, perThread, synchronous), symbol, src,
-                        count, offset, kind);
+cudaError_t cudaMemcpyToSymbol_ptds(const void* symbol, const void* src, size_t count,
+                                    size_t offset, cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpyToSymbol_ptds, v7000,
+      copyToSymbol(symbol, src, count, offset, kind, nullptr, perThread, synchronous), symbol, src,
+      count, offset, kind);
 }
 
-cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
-                                    cudaMemcpyKind kind, cudaStream_t stream) {
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
+                                    size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(cudaMemcpyToSymbolAsync, v3020,
-                        copyToSymbol(symbol, src, count, offset, kind, stream, plain, asynchronous), symbol, src,
-                        count, offset, kind, stream);
+                        copyToSymbol(symbol, src, count, offset, kind, stream, plain, asynchronous),
+                        symbol, src, count, offset, kind, stream);
 }
 
-cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count, size_t offset,
-                                         cudaMemcpyKind kind, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyToSymbolAsync_ptsz, v7000,
-                        copyToSymbol(symbol, src, count, offset, kind, stream, perThread, asynchronous), symbol, src,
-                        count, offset, kind, stream);
+cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void* symbol, const void* src, size_t count,
+                                         size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpyToSymbolAsync_ptsz, v7000,
+      copyToSymbol(symbol, src, count, offset, kind, stream, perThread, asynchronous), symbol, src,
+      count, offset, kind, stream);
 }
 
-cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyFromSymbol, v3020,
-                        copyFromSymbol(dst, symbol, count, offset, kind, nullptr, plain, synchronous), dst, symbol,
-                        count, offset, kind);
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
+                                 cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpyFromSymbol, v3020,
+      copyFromSymbol(dst, symbol, count, offset, kind, nullptr, plain, synchronous), dst, symbol,
+      count, offset, kind);
 }
 
-cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
+cudaError_t cudaMemcpyFromSymbol_ptds(void* dst, const void* symbol, size_t count, size_t offset,
                                       cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyFromSymbol_ptds, v7000,
-                        copyFromSymbol(dst, symbol, count, offset, kind, nullptr, perThread, synchronous), dst,
-                        symbol, count, offset, kind);
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpyFromSymbol_ptds, v7000,
+      copyFromSymbol(dst, symbol, count, offset, kind, nullptr, perThread, synchronous), dst,
+      symbol, count, offset, kind);
 }
 
-cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, cudaMemcpyKind kind,
-                                      cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyFromSymbolAsync, v3020,
-                        copyFromSymbol(dst, symbol, count, offset, kind, stream, plain, asynchronous), dst, symbol,
-                        count, offset, kind, stream);
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
+                                      cudaMemcpyKind kind, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpyFromSymbolAsync, v3020,
+      copyFromSymbol(dst, symbol, count, offset, kind, stream, plain, asynchronous), dst, symbol,
+      count, offset, kind, stream);
 }
 
-cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count, size_t offset,
-                                           cudaMemcpyKind kind, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyFromSymbolAsync_ptsz, v7000,
-                        copyFromSymbol(dst, symbol, count, offset, kind, stream, perThread, asynchronous), dst,
-                        symbol, count, offset, kind, stream);
+cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void* dst, const void* symbol, size_t count,
+                                           size_t offset, cudaMemcpyKind kind,
+                                           cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpyFromSymbolAsync_ptsz, v7000,
+      copyFromSymbol(dst, symbol, count, offset, kind, stream, perThread, asynchronous), dst,
+      symbol, count, offset, kind, stream);
 }
 
-cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
+cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) {
   STREAMRACE_EMU_TRACED(cudaGetSymbolAddress, v3020, symbolAddress(devPtr, symbol), devPtr, symbol);
 }
 
-cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
+cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
   STREAMRACE_EMU_TRACED(cudaGetSymbolSize, v3020, symbolSize(size, symbol), size, symbol);
 }
 

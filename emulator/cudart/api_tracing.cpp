@@ -25,13 +25,14 @@ std::atomic<InitState> initState{InitState::NotStarted};
 // The driver loads CUDA_INJECTION64_PATH when it initializes and calls its
 // InitializeInjection; a tool uses that moment to subscribe to CUPTI.
 void loadInjectionLibrary() {
-  const char *path = std::getenv("CUDA_INJECTION64_PATH");
+  const char* path = std::getenv("CUDA_INJECTION64_PATH");
   if (path == nullptr || *path == '\0') {
     return;
   }
-  void *library = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  void* library = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
   if (library == nullptr) {
-    std::fprintf(stderr, "streamrace emulator: cannot load CUDA_INJECTION64_PATH=%s: %s\n", path, dlerror());
+    std::fprintf(stderr, "streamrace emulator: cannot load CUDA_INJECTION64_PATH=%s: %s\n", path,
+                 dlerror());
     return;
   }
   using InitializeInjectionFn = int (*)();
@@ -82,11 +83,14 @@ CUcontext contextOf(int device) {
 }
 
 void ensureContext(int device) {
-  std::call_once(Runtime::instance().device(device).contextCreated,
-                 [device] { deliverResource(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, device, nullptr); });
+  std::call_once(Runtime::instance().device(device).contextCreated, [device] {
+    deliverResource(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, device, nullptr);
+  });
 }
 
-void setLastError(cudaError_t error) { lastErrorOfThread = error; }
+void setLastError(cudaError_t error) {
+  lastErrorOfThread = error;
+}
 
 cudaError_t takeLastError() {
   cudaError_t error = lastErrorOfThread;
@@ -94,12 +98,15 @@ cudaError_t takeLastError() {
   return error;
 }
 
-cudaError_t peekLastError() { return lastErrorOfThread; }
+cudaError_t peekLastError() {
+  return lastErrorOfThread;
+}
 
-ApiCallbackScope::ApiCallbackScope(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *functionName,
-                                   const void *params, void *returnValue, const char *symbolName)
+ApiCallbackScope::ApiCallbackScope(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                   const char* functionName, const void* params, void* returnValue,
+                                   const char* symbolName)
     : domain_(domain), cbid_(cbid) {
-  const CallbackHooks *hooks = installedCallbackHooks();
+  const CallbackHooks* hooks = installedCallbackHooks();
   if (hooks == nullptr || !hooks->wanted(domain, cbid)) {
     return;
   }

@@ -28,8 +28,8 @@ cudaError_t peekLastError();
 // finish(). Nested calls (the driver-domain launch inside a runtime launch) share nothing.
 class ApiCallbackScope {
 public:
-  ApiCallbackScope(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *functionName,
-                   const void *params, void *returnValue, const char *symbolName = nullptr);
+  ApiCallbackScope(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* functionName,
+                   const void* params, void* returnValue, const char* symbolName = nullptr);
   void finish();
 
 private:
@@ -42,11 +42,12 @@ private:
 
 // Runs one runtime-API call: `body` returns the cudaError_t to hand back.
 template <typename Params, typename Body>
-cudaError_t traced(CUpti_CallbackId cbid, const char *functionName, const Params *params, Body &&body,
-                   const char *symbolName = nullptr) {
+cudaError_t traced(CUpti_CallbackId cbid, const char* functionName, const Params* params,
+                   Body&& body, const char* symbolName = nullptr) {
   ensureInitialized();
   cudaError_t result = cudaSuccess;
-  ApiCallbackScope scope(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, functionName, params, &result, symbolName);
+  ApiCallbackScope scope(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, functionName, params, &result,
+                         symbolName);
   result = body();
   if (result != cudaSuccess && result != cudaErrorNotReady) {
     setLastError(result);
@@ -62,8 +63,10 @@ struct NoParams {};
 
 namespace streamrace::emu {
 
-template <typename Body> cudaError_t tracedWithoutParams(CUpti_CallbackId cbid, const char *functionName, Body &&body) {
-  return traced(cbid, functionName, static_cast<const NoParams *>(nullptr), std::forward<Body>(body));
+template <typename Body>
+cudaError_t tracedWithoutParams(CUpti_CallbackId cbid, const char* functionName, Body&& body) {
+  return traced(cbid, functionName, static_cast<const NoParams*>(nullptr),
+                std::forward<Body>(body));
 }
 
 // Resource- and synchronize-domain notifications.
@@ -76,11 +79,11 @@ void notifyContextSynchronized(int device);
 
 // Body of an entry point `api` whose CUPTI record is `api_version_params`: builds that struct from
 // the trailing arguments (in the struct's field order) and runs `call` between the callbacks.
-#define STREAMRACE_EMU_TRACED(api, version, call, ...)                                                  \
-  const api##_##version##_params tracedParams{__VA_ARGS__};                                           \
-  return ::streamrace::emu::traced(CUPTI_RUNTIME_TRACE_CBID_##api##_##version, #api, &tracedParams,   \
-                                   [&]() -> cudaError_t { return call; })
+#define STREAMRACE_EMU_TRACED(api, version, call, ...)                                             \
+  const api##_##version##_params tracedParams{__VA_ARGS__};                                        \
+  return ::streamrace::emu::traced(CUPTI_RUNTIME_TRACE_CBID_##api##_##version, #api,               \
+                                   &tracedParams, [&]() -> cudaError_t { return call; })
 
-#define STREAMRACE_EMU_TRACED_WITHOUT_PARAMS(api, version, call)                                        \
-  return ::streamrace::emu::tracedWithoutParams(CUPTI_RUNTIME_TRACE_CBID_##api##_##version, #api,     \
+#define STREAMRACE_EMU_TRACED_WITHOUT_PARAMS(api, version, call)                                   \
+  return ::streamrace::emu::tracedWithoutParams(CUPTI_RUNTIME_TRACE_CBID_##api##_##version, #api,  \
                                                 [&]() -> cudaError_t { return call; })

@@ -7,14 +7,14 @@
 
 namespace streamrace::emu {
 
-GraphExec::GraphExec(const Graph &graph) {
-  std::map<const GraphNode *, std::size_t> indexOf;
-  for (const auto &node : graph.nodes) {
+GraphExec::GraphExec(const Graph& graph) {
+  std::map<const GraphNode*, std::size_t> indexOf;
+  for (const auto& node : graph.nodes) {
     indexOf.emplace(node.get(), works_.size());
     works_.push_back(node->work);
     std::vector<std::size_t> nodeDependencies;
     // Capture appends nodes after their dependencies, so every index is already known.
-    for (const GraphNode *dependency : node->dependencies) {
+    for (const GraphNode* dependency : node->dependencies) {
       nodeDependencies.push_back(indexOf.at(dependency));
     }
     dependencies_.push_back(std::move(nodeDependencies));

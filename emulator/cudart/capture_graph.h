@@ -14,7 +14,7 @@ namespace streamrace::emu {
 
 struct GraphNode {
   Work work;
-  std::vector<const GraphNode *> dependencies;
+  std::vector<const GraphNode*> dependencies;
 };
 
 struct Graph {
@@ -30,7 +30,7 @@ struct CaptureSession {
 
 class GraphExec {
 public:
-  explicit GraphExec(const Graph &graph);
+  explicit GraphExec(const Graph& graph);
   // Runs every node, each after its dependencies, independent nodes concurrently. Blocks until
   // all are done.
   void run() const;

@@ -13,7 +13,7 @@ namespace streamrace::emu {
 // asynchronous ones (cudaMemcpyAsync) only for device-to-pageable copies.
 enum class ApiFlavor { Synchronous, Asynchronous };
 
-cudaError_t copyOnStream(void *dst, const void *src, std::size_t count, cudaMemcpyKind kind, cudaStream_t handle,
-                         DefaultStream zero, ApiFlavor flavor);
+cudaError_t copyOnStream(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                         cudaStream_t handle, DefaultStream zero, ApiFlavor flavor);
 
 } // namespace streamrace::emu

@@ -8,30 +8,40 @@ namespace streamrace::emu {
 
 std::string_view operationKindName(OperationKind kind) {
   switch (kind) {
-  case OperationKind::Memcpy: return "memcpy";
-  case OperationKind::Memset: return "memset";
-  case OperationKind::Kernel: return "kernel";
-  case OperationKind::HostFunction: return "host";
-  case OperationKind::EventRecord: return "event";
-  case OperationKind::EventWait: return "wait";
-  case OperationKind::Allocation: return "alloc";
-  case OperationKind::Free: return "free";
-  case OperationKind::Graph: return "graph";
-  case OperationKind::Marker: return "marker";
+  case OperationKind::Memcpy:
+    return "memcpy";
+  case OperationKind::Memset:
+    return "memset";
+  case OperationKind::Kernel:
+    return "kernel";
+  case OperationKind::HostFunction:
+    return "host";
+  case OperationKind::EventRecord:
+    return "event";
+  case OperationKind::EventWait:
+    return "wait";
+  case OperationKind::Allocation:
+    return "alloc";
+  case OperationKind::Free:
+    return "free";
+  case OperationKind::Graph:
+    return "graph";
+  case OperationKind::Marker:
+    return "marker";
   }
   return "unknown";
 }
 
 namespace {
 
-[[noreturn]] void rejectKnob(const char *variable, std::string_view value, const char *expected) {
+[[noreturn]] void rejectKnob(const char* variable, std::string_view value, const char* expected) {
   std::fprintf(stderr, "streamrace emulator: %s=%.*s is invalid: expected %s\n", variable,
                static_cast<int>(value.size()), value.data(), expected);
   std::exit(2);
 }
 
-long long parseInteger(const char *variable, const char *text, long long minimum) {
-  char *end = nullptr;
+long long parseInteger(const char* variable, const char* text, long long minimum) {
+  char* end = nullptr;
   long long value = std::strtoll(text, &end, 10);
   if (end == text || *end != '\0' || value < minimum) {
     rejectKnob(variable, text, "a whole number");
@@ -40,9 +50,10 @@ long long parseInteger(const char *variable, const char *text, long long minimum
 }
 
 // STREAMRACE_EMU_DELAY="stream=<label>:<ms>,kind=<kind>:<ms>,..."
-void parseDelays(const char *text, EmulationKnobs &knobs) {
-  static constexpr const char *expected =
-      "comma-separated stream=<legacy|per-thread|N>:<ms> or kind=<memcpy|memset|kernel|host|event|wait|alloc|free|graph>:<ms>";
+void parseDelays(const char* text, EmulationKnobs& knobs) {
+  static constexpr const char* expected =
+      "comma-separated stream=<legacy|per-thread|N>:<ms> or "
+      "kind=<memcpy|memset|kernel|host|event|wait|alloc|free|graph>:<ms>";
   std::string_view rest(text);
   while (!rest.empty()) {
     std::size_t comma = rest.find(',');
@@ -56,7 +67,7 @@ void parseDelays(const char *text, EmulationKnobs &knobs) {
     std::string_view selector = entry.substr(0, equals);
     std::string target(entry.substr(equals + 1, colon - equals - 1));
     std::string millisText(entry.substr(colon + 1));
-    char *end = nullptr;
+    char* end = nullptr;
     double millis = std::strtod(millisText.c_str(), &end);
     if (millisText.empty() || *end != '\0' || millis < 0) {
       rejectKnob("STREAMRACE_EMU_DELAY", entry, expected);
@@ -73,21 +84,22 @@ void parseDelays(const char *text, EmulationKnobs &knobs) {
 
 EmulationKnobs readEnvironment() {
   EmulationKnobs knobs;
-  if (const char *devices = std::getenv("STREAMRACE_EMU_DEVICES")) {
+  if (const char* devices = std::getenv("STREAMRACE_EMU_DEVICES")) {
     knobs.deviceCount = static_cast<int>(parseInteger("STREAMRACE_EMU_DEVICES", devices, 1));
   }
-  if (const char *memory = std::getenv("STREAMRACE_EMU_DEVICE_MEMORY_MB")) {
+  if (const char* memory = std::getenv("STREAMRACE_EMU_DEVICE_MEMORY_MB")) {
     knobs.deviceMemoryBytes =
         static_cast<std::size_t>(parseInteger("STREAMRACE_EMU_DEVICE_MEMORY_MB", memory, 1)) << 20;
   }
-  if (const char *delays = std::getenv("STREAMRACE_EMU_DELAY")) {
+  if (const char* delays = std::getenv("STREAMRACE_EMU_DELAY")) {
     parseDelays(delays, knobs);
   }
-  if (const char *seed = std::getenv("STREAMRACE_EMU_JITTER_SEED")) {
-    knobs.jitterSeed = static_cast<std::uint64_t>(parseInteger("STREAMRACE_EMU_JITTER_SEED", seed, 0));
+  if (const char* seed = std::getenv("STREAMRACE_EMU_JITTER_SEED")) {
+    knobs.jitterSeed =
+        static_cast<std::uint64_t>(parseInteger("STREAMRACE_EMU_JITTER_SEED", seed, 0));
     knobs.jitterMaxMicroseconds = 1000;
   }
-  if (const char *maxMicros = std::getenv("STREAMRACE_EMU_JITTER_MAX_US")) {
+  if (const char* maxMicros = std::getenv("STREAMRACE_EMU_JITTER_MAX_US")) {
     knobs.jitterMaxMicroseconds =
         static_cast<std::uint32_t>(parseInteger("STREAMRACE_EMU_JITTER_MAX_US", maxMicros, 0));
   }
@@ -96,7 +108,7 @@ EmulationKnobs readEnvironment() {
 
 } // namespace
 
-double EmulationKnobs::delayMsFor(const std::string &streamLabel, OperationKind kind) const {
+double EmulationKnobs::delayMsFor(const std::string& streamLabel, OperationKind kind) const {
   double total = 0;
   if (auto it = streamDelayMs.find(streamLabel); it != streamDelayMs.end()) {
     total += it->second;
@@ -107,7 +119,7 @@ double EmulationKnobs::delayMsFor(const std::string &streamLabel, OperationKind 
   return total;
 }
 
-const EmulationKnobs &EmulationKnobs::fromEnvironment() {
+const EmulationKnobs& EmulationKnobs::fromEnvironment() {
   static const EmulationKnobs knobs = readEnvironment();
   return knobs;
 }

@@ -21,9 +21,9 @@ struct EmulationKnobs {
   std::optional<std::uint64_t> jitterSeed;
   std::uint32_t jitterMaxMicroseconds = 0;
 
-  double delayMsFor(const std::string &streamLabel, OperationKind kind) const;
+  double delayMsFor(const std::string& streamLabel, OperationKind kind) const;
 
-  static const EmulationKnobs &fromEnvironment();
+  static const EmulationKnobs& fromEnvironment();
 };
 
 } // namespace streamrace::emu

@@ -4,13 +4,13 @@
 
 namespace streamrace::emu {
 
-KernelTable &KernelTable::instance() {
+KernelTable& KernelTable::instance() {
   static KernelTable table;
   return table;
 }
 
-KernelRecord &KernelTable::obtainLocked(const void *hostFunction) {
-  std::unique_ptr<KernelRecord> &slot = byHostFunction_[hostFunction];
+KernelRecord& KernelTable::obtainLocked(const void* hostFunction) {
+  std::unique_ptr<KernelRecord>& slot = byHostFunction_[hostFunction];
   if (!slot) {
     slot = std::make_unique<KernelRecord>();
     slot->hostFunction = hostFunction;
@@ -18,28 +18,28 @@ KernelRecord &KernelTable::obtainLocked(const void *hostFunction) {
   return *slot;
 }
 
-void KernelTable::registerDeviceFunction(const void *hostFunction, const char *deviceName) {
+void KernelTable::registerDeviceFunction(const void* hostFunction, const char* deviceName) {
   std::lock_guard lock(mutex_);
-  KernelRecord &record = obtainLocked(hostFunction);
+  KernelRecord& record = obtainLocked(hostFunction);
   record.deviceName = deviceName != nullptr ? deviceName : "";
   record.registeredByNvcc = true;
 }
 
-void KernelTable::registerCpuBody(const void *hostFunction, StreamraceEmuKernelBody body,
+void KernelTable::registerCpuBody(const void* hostFunction, StreamraceEmuKernelBody body,
                                   std::vector<std::size_t> sizes) {
   std::lock_guard lock(mutex_);
-  KernelRecord &record = obtainLocked(hostFunction);
+  KernelRecord& record = obtainLocked(hostFunction);
   record.body = body;
   record.argumentSizes = std::move(sizes);
 }
 
-KernelRecord *KernelTable::handleFor(const void *hostFunction) {
+KernelRecord* KernelTable::handleFor(const void* hostFunction) {
   std::lock_guard lock(mutex_);
   auto it = byHostFunction_.find(hostFunction);
   return it == byHostFunction_.end() ? nullptr : it->second.get();
 }
 
-std::optional<KernelLaunchInfo> KernelTable::launchInfoLocked(KernelRecord &record) {
+std::optional<KernelLaunchInfo> KernelTable::launchInfoLocked(KernelRecord& record) {
   if (!record.registeredByNvcc && record.body == nullptr) {
     return std::nullopt;
   }
@@ -47,10 +47,11 @@ std::optional<KernelLaunchInfo> KernelTable::launchInfoLocked(KernelRecord &reco
   if (firstNoOp) {
     record.reportedAsNoOp = true;
   }
-  return KernelLaunchInfo{record.hostFunction, record.deviceName, record.body, record.argumentSizes, firstNoOp};
+  return KernelLaunchInfo{record.hostFunction, record.deviceName, record.body, record.argumentSizes,
+                          firstNoOp};
 }
 
-std::optional<KernelLaunchInfo> KernelTable::launchInfoByHostFunction(const void *hostFunction) {
+std::optional<KernelLaunchInfo> KernelTable::launchInfoByHostFunction(const void* hostFunction) {
   std::lock_guard lock(mutex_);
   auto it = byHostFunction_.find(hostFunction);
   if (it == byHostFunction_.end()) {
@@ -59,10 +60,10 @@ std::optional<KernelLaunchInfo> KernelTable::launchInfoByHostFunction(const void
   return launchInfoLocked(*it->second);
 }
 
-std::optional<KernelLaunchInfo> KernelTable::launchInfoByHandle(const KernelRecord *handle) {
+std::optional<KernelLaunchInfo> KernelTable::launchInfoByHandle(const KernelRecord* handle) {
   std::lock_guard lock(mutex_);
   auto it = std::find_if(byHostFunction_.begin(), byHostFunction_.end(),
-                         [handle](const auto &entry) { return entry.second.get() == handle; });
+                         [handle](const auto& entry) { return entry.second.get() == handle; });
   if (it == byHostFunction_.end()) {
     return std::nullopt;
   }

@@ -14,7 +14,7 @@
 namespace streamrace::emu {
 
 struct KernelRecord {
-  const void *hostFunction = nullptr;
+  const void* hostFunction = nullptr;
   std::string deviceName;
   StreamraceEmuKernelBody body = nullptr;
   std::vector<std::size_t> argumentSizes;
@@ -24,7 +24,7 @@ struct KernelRecord {
 
 // What a launch needs to know, copied out under the table's lock.
 struct KernelLaunchInfo {
-  const void *hostFunction;
+  const void* hostFunction;
   std::string deviceName;
   StreamraceEmuKernelBody body;
   std::vector<std::size_t> argumentSizes;
@@ -33,21 +33,22 @@ struct KernelLaunchInfo {
 
 class KernelTable {
 public:
-  static KernelTable &instance();
+  static KernelTable& instance();
 
-  void registerDeviceFunction(const void *hostFunction, const char *deviceName);
-  void registerCpuBody(const void *hostFunction, StreamraceEmuKernelBody body, std::vector<std::size_t> sizes);
+  void registerDeviceFunction(const void* hostFunction, const char* deviceName);
+  void registerCpuBody(const void* hostFunction, StreamraceEmuKernelBody body,
+                       std::vector<std::size_t> sizes);
   // The handle __cudaGetKernel hands out for a host stub.
-  KernelRecord *handleFor(const void *hostFunction);
-  std::optional<KernelLaunchInfo> launchInfoByHostFunction(const void *hostFunction);
-  std::optional<KernelLaunchInfo> launchInfoByHandle(const KernelRecord *handle);
+  KernelRecord* handleFor(const void* hostFunction);
+  std::optional<KernelLaunchInfo> launchInfoByHostFunction(const void* hostFunction);
+  std::optional<KernelLaunchInfo> launchInfoByHandle(const KernelRecord* handle);
 
 private:
-  KernelRecord &obtainLocked(const void *hostFunction);
-  std::optional<KernelLaunchInfo> launchInfoLocked(KernelRecord &record);
+  KernelRecord& obtainLocked(const void* hostFunction);
+  std::optional<KernelLaunchInfo> launchInfoLocked(KernelRecord& record);
 
   std::mutex mutex_;
-  std::map<const void *, std::unique_ptr<KernelRecord>> byHostFunction_;
+  std::map<const void*, std::unique_ptr<KernelRecord>> byHostFunction_;
 };
 
 } // namespace streamrace::emu

@@ -19,17 +19,20 @@ std::size_t DeviceArena::roundedSize(std::size_t bytes) {
 }
 
 DeviceArena::DeviceArena(std::size_t capacity) : capacity_(capacity) {
-  void *mapping = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* mapping = mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapping == MAP_FAILED) {
     throw std::bad_alloc();
   }
-  base_ = static_cast<std::byte *>(mapping);
+  base_ = static_cast<std::byte*>(mapping);
   freeRanges_.emplace(0, capacity);
 }
 
-DeviceArena::~DeviceArena() { munmap(base_, capacity_); }
+DeviceArena::~DeviceArena() {
+  munmap(base_, capacity_);
+}
 
-void *DeviceArena::allocate(std::size_t bytes) {
+void* DeviceArena::allocate(std::size_t bytes) {
   std::size_t size = roundedSize(bytes);
   std::lock_guard lock(mutex_);
   for (auto it = freeRanges_.begin(); it != freeRanges_.end(); ++it) {
@@ -47,16 +50,17 @@ void *DeviceArena::allocate(std::size_t bytes) {
   return nullptr;
 }
 
-void DeviceArena::release(void *pointer, std::size_t bytes) {
+void DeviceArena::release(void* pointer, std::size_t bytes) {
   std::size_t size = roundedSize(bytes);
-  std::size_t offset = static_cast<std::size_t>(static_cast<std::byte *>(pointer) - base_);
+  std::size_t offset = static_cast<std::size_t>(static_cast<std::byte*>(pointer) - base_);
   if (size >= returnToSystemThreshold) {
     madvise(pointer, size, MADV_DONTNEED);
   }
   std::lock_guard lock(mutex_);
   inUse_ -= size;
   auto [it, inserted] = freeRanges_.emplace(offset, size);
-  if (auto next = std::next(it); next != freeRanges_.end() && it->first + it->second == next->first) {
+  if (auto next = std::next(it);
+      next != freeRanges_.end() && it->first + it->second == next->first) {
     it->second += next->second;
     freeRanges_.erase(next);
   }
@@ -74,12 +78,12 @@ std::size_t DeviceArena::bytesInUse() const {
   return inUse_;
 }
 
-void MemoryRegistry::add(const Allocation &allocation) {
+void MemoryRegistry::add(const Allocation& allocation) {
   std::unique_lock lock(mutex_);
   byBase_[allocation.base] = allocation;
 }
 
-std::optional<Allocation> MemoryRegistry::removeStartingAt(const void *base) {
+std::optional<Allocation> MemoryRegistry::removeStartingAt(const void* base) {
   std::unique_lock lock(mutex_);
   auto it = byBase_.find(reinterpret_cast<std::uintptr_t>(base));
   if (it == byBase_.end()) {
@@ -90,7 +94,7 @@ std::optional<Allocation> MemoryRegistry::removeStartingAt(const void *base) {
   return removed;
 }
 
-std::optional<Allocation> MemoryRegistry::find(const void *pointer) const {
+std::optional<Allocation> MemoryRegistry::find(const void* pointer) const {
   auto address = reinterpret_cast<std::uintptr_t>(pointer);
   std::shared_lock lock(mutex_);
   auto it = byBase_.upper_bound(address);
@@ -98,7 +102,7 @@ std::optional<Allocation> MemoryRegistry::find(const void *pointer) const {
     return std::nullopt;
   }
   --it;
-  const Allocation &candidate = it->second;
+  const Allocation& candidate = it->second;
   // A zero-byte allocation still owns its base address.
   if (address - candidate.base < (candidate.size == 0 ? 1 : candidate.size)) {
     return candidate;
@@ -106,7 +110,7 @@ std::optional<Allocation> MemoryRegistry::find(const void *pointer) const {
   return std::nullopt;
 }
 
-std::optional<Allocation> MemoryRegistry::startingAt(const void *base) const {
+std::optional<Allocation> MemoryRegistry::startingAt(const void* base) const {
   std::shared_lock lock(mutex_);
   auto it = byBase_.find(reinterpret_cast<std::uintptr_t>(base));
   if (it == byBase_.end()) {

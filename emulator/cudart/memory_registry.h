@@ -22,11 +22,13 @@ struct Allocation {
   int device = 0;
   unsigned flags = 0;
 
-  bool contains(const void *pointer, std::size_t bytes) const {
+  bool contains(const void* pointer, std::size_t bytes) const {
     auto address = reinterpret_cast<std::uintptr_t>(pointer);
     return address >= base && address - base <= size && bytes <= size - (address - base);
   }
-  bool isDeviceMemory() const { return kind == MemoryKind::Device || kind == MemoryKind::PoolDevice; }
+  bool isDeviceMemory() const {
+    return kind == MemoryKind::Device || kind == MemoryKind::PoolDevice;
+  }
   bool isHostMemory() const { return kind == MemoryKind::Pinned || kind == MemoryKind::Registered; }
 };
 
@@ -36,18 +38,18 @@ class DeviceArena {
 public:
   DeviceArena(std::size_t capacity);
   ~DeviceArena();
-  DeviceArena(const DeviceArena &) = delete;
-  DeviceArena &operator=(const DeviceArena &) = delete;
+  DeviceArena(const DeviceArena&) = delete;
+  DeviceArena& operator=(const DeviceArena&) = delete;
 
-  void *allocate(std::size_t bytes);
-  void release(void *pointer, std::size_t bytes);
+  void* allocate(std::size_t bytes);
+  void release(void* pointer, std::size_t bytes);
   std::size_t capacity() const { return capacity_; }
   std::size_t bytesInUse() const;
 
   static std::size_t roundedSize(std::size_t bytes);
 
 private:
-  std::byte *base_ = nullptr;
+  std::byte* base_ = nullptr;
   std::size_t capacity_ = 0;
   mutable std::mutex mutex_;
   std::map<std::size_t, std::size_t> freeRanges_; // offset -> length
@@ -56,12 +58,12 @@ private:
 
 class MemoryRegistry {
 public:
-  void add(const Allocation &allocation);
+  void add(const Allocation& allocation);
   // The allocation starting exactly at `base`, removed.
-  std::optional<Allocation> removeStartingAt(const void *base);
+  std::optional<Allocation> removeStartingAt(const void* base);
   // The allocation containing `pointer`, if any.
-  std::optional<Allocation> find(const void *pointer) const;
-  std::optional<Allocation> startingAt(const void *base) const;
+  std::optional<Allocation> find(const void* pointer) const;
+  std::optional<Allocation> startingAt(const void* base) const;
 
 private:
   mutable std::shared_mutex mutex_;

@@ -7,7 +7,18 @@
 
 namespace streamrace::emu {
 
-enum class OperationKind { Memcpy, Memset, Kernel, HostFunction, EventRecord, EventWait, Allocation, Free, Graph, Marker };
+enum class OperationKind {
+  Memcpy,
+  Memset,
+  Kernel,
+  HostFunction,
+  EventRecord,
+  EventWait,
+  Allocation,
+  Free,
+  Graph,
+  Marker
+};
 
 std::string_view operationKindName(OperationKind kind);
 

@@ -8,37 +8,43 @@ namespace streamrace::emu {
 
 namespace {
 thread_local int currentDeviceOfThread = 0;
-thread_local std::vector<Stream *> perThreadStreamsOfThread;
+thread_local std::vector<Stream*> perThreadStreamsOfThread;
 } // namespace
 
 Device::Device(int ordinal, std::size_t memoryBytes)
-    : ordinal(ordinal), arena(memoryBytes), legacy(ordinal, StreamRole::Legacy, 0, 0, 0, "legacy") {}
+    : ordinal(ordinal), arena(memoryBytes), legacy(ordinal, StreamRole::Legacy, 0, 0, 0, "legacy") {
+}
 
-Runtime &Runtime::instance() {
+Runtime& Runtime::instance() {
   // Never destroyed: stream workers may still be running when the process exits, exactly as
   // work may still be queued on a real device, and must not find the runtime gone.
-  static Runtime *const runtime = std::make_unique<Runtime>().release();
+  static Runtime* const runtime = std::make_unique<Runtime>().release();
   return *runtime;
 }
 
 Runtime::Runtime() {
-  const EmulationKnobs &knobs = EmulationKnobs::fromEnvironment();
+  const EmulationKnobs& knobs = EmulationKnobs::fromEnvironment();
   for (int ordinal = 0; ordinal < knobs.deviceCount; ++ordinal) {
     devices_.push_back(std::make_unique<Device>(ordinal, knobs.deviceMemoryBytes));
   }
 }
 
-int Runtime::currentDevice() const { return currentDeviceOfThread; }
+int Runtime::currentDevice() const {
+  return currentDeviceOfThread;
+}
 
-void Runtime::setCurrentDevice(int ordinal) { currentDeviceOfThread = ordinal; }
+void Runtime::setCurrentDevice(int ordinal) {
+  currentDeviceOfThread = ordinal;
+}
 
-Stream &Runtime::perThreadStream(int device) {
+Stream& Runtime::perThreadStream(int device) {
   if (perThreadStreamsOfThread.empty()) {
     perThreadStreamsOfThread.assign(devices_.size(), nullptr);
   }
-  Stream *&slot = perThreadStreamsOfThread[static_cast<std::size_t>(device)];
+  Stream*& slot = perThreadStreamsOfThread[static_cast<std::size_t>(device)];
   if (slot == nullptr) {
-    auto stream = std::make_unique<Stream>(device, StreamRole::PerThread, 0, 0, nextStreamId_++, "per-thread");
+    auto stream = std::make_unique<Stream>(device, StreamRole::PerThread, 0, 0, nextStreamId_++,
+                                           "per-thread");
     slot = stream.get();
     std::unique_lock lock(handlesMutex_);
     perThreadStreams_.push_back(std::move(stream));
@@ -46,7 +52,7 @@ Stream &Runtime::perThreadStream(int device) {
   return *slot;
 }
 
-Stream *Runtime::resolveStream(cudaStream_t handle, DefaultStream meaningOfZero) {
+Stream* Runtime::resolveStream(cudaStream_t handle, DefaultStream meaningOfZero) {
   if (handle == cudaStreamLegacy || (handle == nullptr && meaningOfZero == DefaultStream::Legacy)) {
     return &device(currentDevice()).legacy;
   }
@@ -54,14 +60,15 @@ Stream *Runtime::resolveStream(cudaStream_t handle, DefaultStream meaningOfZero)
     return &perThreadStream(currentDevice());
   }
   std::shared_lock lock(handlesMutex_);
-  auto it = streams_.find(reinterpret_cast<Stream *>(handle));
+  auto it = streams_.find(reinterpret_cast<Stream*>(handle));
   return it == streams_.end() ? nullptr : it->second.get();
 }
 
-Stream &Runtime::createStream(int device, unsigned flags, int priority) {
-  auto stream = std::make_unique<Stream>(device, StreamRole::Created, flags, priority, nextStreamId_++,
-                                         std::to_string(nextCreatedStreamLabel_++));
-  Stream &created = *stream;
+Stream& Runtime::createStream(int device, unsigned flags, int priority) {
+  auto stream =
+      std::make_unique<Stream>(device, StreamRole::Created, flags, priority, nextStreamId_++,
+                               std::to_string(nextCreatedStreamLabel_++));
+  Stream& created = *stream;
   std::unique_lock lock(handlesMutex_);
   streams_.emplace(&created, std::move(stream));
   return created;
@@ -69,7 +76,7 @@ Stream &Runtime::createStream(int device, unsigned flags, int priority) {
 
 bool Runtime::destroyStream(cudaStream_t handle) {
   std::unique_lock lock(handlesMutex_);
-  auto it = streams_.find(reinterpret_cast<Stream *>(handle));
+  auto it = streams_.find(reinterpret_cast<Stream*>(handle));
   if (it == streams_.end()) {
     return false;
   }
@@ -78,9 +85,9 @@ bool Runtime::destroyStream(cudaStream_t handle) {
   return true;
 }
 
-Event *Runtime::resolveEvent(cudaEvent_t handle) {
+Event* Runtime::resolveEvent(cudaEvent_t handle) {
   std::shared_lock lock(handlesMutex_);
-  auto it = events_.find(reinterpret_cast<Event *>(handle));
+  auto it = events_.find(reinterpret_cast<Event*>(handle));
   return it == events_.end() ? nullptr : it->second.get();
 }
 
@@ -88,7 +95,7 @@ cudaEvent_t Runtime::createEvent(unsigned flags) {
   auto event = std::make_unique<Event>();
   event->flags = flags;
   event->device = currentDevice();
-  Event *created = event.get();
+  Event* created = event.get();
   std::unique_lock lock(handlesMutex_);
   events_.emplace(created, std::move(event));
   return reinterpret_cast<cudaEvent_t>(created);
@@ -99,30 +106,31 @@ bool Runtime::destroyEvent(cudaEvent_t handle) {
   // event right after recording it is safe, as the real runtime promises.
   std::lock_guard submitLock(submitMutex_);
   std::unique_lock lock(handlesMutex_);
-  return events_.erase(reinterpret_cast<Event *>(handle)) == 1;
+  return events_.erase(reinterpret_cast<Event*>(handle)) == 1;
 }
 
-CompletionPtr Runtime::submitLocked(Stream &stream, Work work, std::vector<CompletionPtr> dependencies) {
+CompletionPtr Runtime::submitLocked(Stream& stream, Work work,
+                                    std::vector<CompletionPtr> dependencies) {
   if (stream.capture) {
     auto node = std::make_unique<GraphNode>(GraphNode{std::move(work), stream.captureFrontier});
     stream.captureFrontier = {node.get()};
     stream.capture->graph->nodes.push_back(std::move(node));
     return nullptr;
   }
-  Device &owner = device(stream.device);
+  Device& owner = device(stream.device);
   if (stream.role == StreamRole::Legacy) {
     std::shared_lock lock(handlesMutex_);
-    for (auto &[pointer, created] : streams_) {
+    for (auto& [pointer, created] : streams_) {
       if (created->device == stream.device && created->isBlocking()) {
         dependencies.push_back(created->worker.lastCompletion());
       }
     }
-    for (auto &retired : retiredStreams_) {
+    for (auto& retired : retiredStreams_) {
       if (retired->device == stream.device && retired->isBlocking()) {
         dependencies.push_back(retired->worker.lastCompletion());
       }
     }
-    for (auto &perThread : perThreadStreams_) {
+    for (auto& perThread : perThreadStreams_) {
       if (perThread->device == stream.device) {
         dependencies.push_back(perThread->worker.lastCompletion());
       }
@@ -133,12 +141,12 @@ CompletionPtr Runtime::submitLocked(Stream &stream, Work work, std::vector<Compl
   return stream.worker.enqueue(std::move(work), std::move(dependencies));
 }
 
-CompletionPtr Runtime::submit(Stream &stream, Work work, std::vector<CompletionPtr> dependencies) {
+CompletionPtr Runtime::submit(Stream& stream, Work work, std::vector<CompletionPtr> dependencies) {
   std::lock_guard lock(submitMutex_);
   return submitLocked(stream, std::move(work), std::move(dependencies));
 }
 
-void Runtime::recordEvent(Event &event, Stream &stream) {
+void Runtime::recordEvent(Event& event, Stream& stream) {
   std::lock_guard lock(submitMutex_);
   if (stream.capture) {
     event.captureSession = stream.capture;
@@ -150,7 +158,7 @@ void Runtime::recordEvent(Event &event, Stream &stream) {
   event.snapshot = submitLocked(stream, Work{OperationKind::EventRecord, {}}, {});
 }
 
-void Runtime::waitEvent(Stream &stream, Event &event) {
+void Runtime::waitEvent(Stream& stream, Event& event) {
   std::lock_guard lock(submitMutex_);
   if (event.captureSession && !event.captureSession->ended) {
     // Waiting on an event recorded inside a capture pulls the stream into that capture.
@@ -158,7 +166,7 @@ void Runtime::waitEvent(Stream &stream, Event &event) {
       stream.capture = event.captureSession;
       stream.captureFrontier = event.captureNodes;
     } else {
-      for (const GraphNode *node : event.captureNodes) {
+      for (const GraphNode* node : event.captureNodes) {
         if (std::find(stream.captureFrontier.begin(), stream.captureFrontier.end(), node) ==
             stream.captureFrontier.end()) {
           stream.captureFrontier.push_back(node);
@@ -174,12 +182,12 @@ void Runtime::waitEvent(Stream &stream, Event &event) {
   submitLocked(stream, Work{OperationKind::EventWait, {}}, {event.snapshot});
 }
 
-CompletionPtr Runtime::eventSnapshot(Event &event) {
+CompletionPtr Runtime::eventSnapshot(Event& event) {
   std::lock_guard lock(submitMutex_);
   return event.snapshot;
 }
 
-CompletionPtr Runtime::drainPoint(Stream &stream) {
+CompletionPtr Runtime::drainPoint(Stream& stream) {
   std::lock_guard lock(submitMutex_);
   if (stream.role == StreamRole::Legacy) {
     return submitLocked(stream, Work{OperationKind::Marker, {}}, {});
@@ -193,33 +201,33 @@ void Runtime::synchronizeDevice(int ordinal) {
     std::lock_guard submitLock(submitMutex_);
     std::shared_lock lock(handlesMutex_);
     pending.push_back(device(ordinal).legacy.worker.lastCompletion());
-    for (auto &[pointer, created] : streams_) {
+    for (auto& [pointer, created] : streams_) {
       if (created->device == ordinal) {
         pending.push_back(created->worker.lastCompletion());
       }
     }
-    for (auto &retired : retiredStreams_) {
+    for (auto& retired : retiredStreams_) {
       if (retired->device == ordinal) {
         pending.push_back(retired->worker.lastCompletion());
       }
     }
-    for (auto &perThread : perThreadStreams_) {
+    for (auto& perThread : perThreadStreams_) {
       if (perThread->device == ordinal) {
         pending.push_back(perThread->worker.lastCompletion());
       }
     }
   }
-  for (const CompletionPtr &completion : pending) {
+  for (const CompletionPtr& completion : pending) {
     completion->wait();
   }
 }
 
-bool Runtime::isCapturing(Stream &stream) {
+bool Runtime::isCapturing(Stream& stream) {
   std::lock_guard lock(submitMutex_);
   return stream.capture != nullptr;
 }
 
-cudaError_t Runtime::beginCapture(Stream &stream, cudaStreamCaptureMode mode) {
+cudaError_t Runtime::beginCapture(Stream& stream, cudaStreamCaptureMode mode) {
   if (stream.role == StreamRole::Legacy) {
     return cudaErrorStreamCaptureUnsupported;
   }
@@ -234,7 +242,7 @@ cudaError_t Runtime::beginCapture(Stream &stream, cudaStreamCaptureMode mode) {
   return cudaSuccess;
 }
 
-cudaError_t Runtime::endCapture(Stream &stream, cudaGraph_t *graph) {
+cudaError_t Runtime::endCapture(Stream& stream, cudaGraph_t* graph) {
   std::lock_guard lock(submitMutex_);
   if (!stream.capture) {
     return cudaErrorIllegalState;
@@ -244,13 +252,13 @@ cudaError_t Runtime::endCapture(Stream &stream, cudaGraph_t *graph) {
   // Every stream that joined through an event leaves the capture with its origin.
   {
     std::shared_lock handlesLock(handlesMutex_);
-    for (auto &[pointer, created] : streams_) {
+    for (auto& [pointer, created] : streams_) {
       if (created->capture == session) {
         created->capture.reset();
         created->captureFrontier.clear();
       }
     }
-    for (auto &perThread : perThreadStreams_) {
+    for (auto& perThread : perThreadStreams_) {
       if (perThread->capture == session) {
         perThread->capture.reset();
         perThread->captureFrontier.clear();
@@ -259,14 +267,14 @@ cudaError_t Runtime::endCapture(Stream &stream, cudaGraph_t *graph) {
   }
   stream.capture.reset();
   stream.captureFrontier.clear();
-  Graph *captured = session->graph.get();
+  Graph* captured = session->graph.get();
   std::unique_lock handlesLock(handlesMutex_);
   graphs_.emplace(captured, std::move(session->graph));
   *graph = reinterpret_cast<cudaGraph_t>(captured);
   return cudaSuccess;
 }
 
-std::optional<Runtime::CaptureInfo> Runtime::captureInfo(Stream &stream) {
+std::optional<Runtime::CaptureInfo> Runtime::captureInfo(Stream& stream) {
   std::lock_guard lock(submitMutex_);
   if (!stream.capture) {
     return std::nullopt;
@@ -274,36 +282,38 @@ std::optional<Runtime::CaptureInfo> Runtime::captureInfo(Stream &stream) {
   return CaptureInfo{stream.capture->id, stream.capture->graph.get(), &stream.captureFrontier};
 }
 
-Graph *Runtime::resolveGraph(cudaGraph_t graph) {
+Graph* Runtime::resolveGraph(cudaGraph_t graph) {
   std::shared_lock lock(handlesMutex_);
-  auto it = graphs_.find(reinterpret_cast<Graph *>(graph));
+  auto it = graphs_.find(reinterpret_cast<Graph*>(graph));
   return it == graphs_.end() ? nullptr : it->second.get();
 }
 
-bool Runtime::knownGraph(cudaGraph_t graph) { return resolveGraph(graph) != nullptr; }
+bool Runtime::knownGraph(cudaGraph_t graph) {
+  return resolveGraph(graph) != nullptr;
+}
 
 bool Runtime::destroyGraph(cudaGraph_t graph) {
   std::unique_lock lock(handlesMutex_);
-  return graphs_.erase(reinterpret_cast<Graph *>(graph)) == 1;
+  return graphs_.erase(reinterpret_cast<Graph*>(graph)) == 1;
 }
 
-cudaGraphExec_t Runtime::instantiate(const Graph &graph) {
+cudaGraphExec_t Runtime::instantiate(const Graph& graph) {
   auto exec = std::make_shared<const GraphExec>(graph);
-  const GraphExec *key = exec.get();
+  const GraphExec* key = exec.get();
   std::unique_lock lock(handlesMutex_);
   graphExecs_.emplace(key, std::move(exec));
-  return reinterpret_cast<cudaGraphExec_t>(const_cast<GraphExec *>(key));
+  return reinterpret_cast<cudaGraphExec_t>(const_cast<GraphExec*>(key));
 }
 
 std::shared_ptr<const GraphExec> Runtime::resolveGraphExec(cudaGraphExec_t exec) {
   std::shared_lock lock(handlesMutex_);
-  auto it = graphExecs_.find(reinterpret_cast<const GraphExec *>(exec));
+  auto it = graphExecs_.find(reinterpret_cast<const GraphExec*>(exec));
   return it == graphExecs_.end() ? nullptr : it->second;
 }
 
 bool Runtime::destroyGraphExec(cudaGraphExec_t exec) {
   std::unique_lock lock(handlesMutex_);
-  return graphExecs_.erase(reinterpret_cast<const GraphExec *>(exec)) == 1;
+  return graphExecs_.erase(reinterpret_cast<const GraphExec*>(exec)) == 1;
 }
 
 } // namespace streamrace::emu

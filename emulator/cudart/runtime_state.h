@@ -30,11 +30,14 @@ enum class DefaultStream { Legacy, PerThread };
 
 class Stream {
 public:
-  Stream(int device, StreamRole role, unsigned flags, int priority, unsigned long long id, std::string label)
-      : device(device), role(role), flags(flags), priority(priority), id(id), worker(std::move(label)) {}
+  Stream(int device, StreamRole role, unsigned flags, int priority, unsigned long long id,
+         std::string label)
+      : device(device), role(role), flags(flags), priority(priority), id(id),
+        worker(std::move(label)) {}
 
   bool isBlocking() const {
-    return role == StreamRole::PerThread || (role == StreamRole::Created && (flags & cudaStreamNonBlocking) == 0);
+    return role == StreamRole::PerThread ||
+           (role == StreamRole::Created && (flags & cudaStreamNonBlocking) == 0);
   }
   cudaStream_t handle() { return reinterpret_cast<cudaStream_t>(this); }
 
@@ -47,7 +50,7 @@ public:
 
   // Guarded by the runtime's submission lock.
   std::shared_ptr<CaptureSession> capture;
-  std::vector<const GraphNode *> captureFrontier;
+  std::vector<const GraphNode*> captureFrontier;
 };
 
 struct Event {
@@ -56,7 +59,7 @@ struct Event {
   // Guarded by the runtime's submission lock.
   CompletionPtr snapshot; // nullptr until first recorded
   std::shared_ptr<CaptureSession> captureSession;
-  std::vector<const GraphNode *> captureNodes;
+  std::vector<const GraphNode*> captureNodes;
 };
 
 class Device {
@@ -70,59 +73,59 @@ public:
 
 class Runtime {
 public:
-  static Runtime &instance();
+  static Runtime& instance();
   // Use instance(); public only so that instance() can build the one runtime.
   Runtime();
 
   int deviceCount() const { return static_cast<int>(devices_.size()); }
   bool validDevice(int ordinal) const { return ordinal >= 0 && ordinal < deviceCount(); }
-  Device &device(int ordinal) { return *devices_.at(static_cast<std::size_t>(ordinal)); }
+  Device& device(int ordinal) { return *devices_.at(static_cast<std::size_t>(ordinal)); }
   int currentDevice() const;
   void setCurrentDevice(int ordinal);
 
   // nullptr when the handle names no live stream.
-  Stream *resolveStream(cudaStream_t handle, DefaultStream meaningOfZero);
-  Stream &createStream(int device, unsigned flags, int priority);
+  Stream* resolveStream(cudaStream_t handle, DefaultStream meaningOfZero);
+  Stream& createStream(int device, unsigned flags, int priority);
   bool destroyStream(cudaStream_t handle);
 
-  Event *resolveEvent(cudaEvent_t handle);
+  Event* resolveEvent(cudaEvent_t handle);
   cudaEvent_t createEvent(unsigned flags);
   bool destroyEvent(cudaEvent_t handle);
 
   // Enqueues `work` on `stream` after its implicit dependencies and `dependencies`. Returns its
   // completion, or nullptr when the stream is capturing (the work became a graph node).
-  CompletionPtr submit(Stream &stream, Work work, std::vector<CompletionPtr> dependencies = {});
-  void recordEvent(Event &event, Stream &stream);
-  void waitEvent(Stream &stream, Event &event);
+  CompletionPtr submit(Stream& stream, Work work, std::vector<CompletionPtr> dependencies = {});
+  void recordEvent(Event& event, Stream& stream);
+  void waitEvent(Stream& stream, Event& event);
   // The event's latest snapshot; nullptr when never recorded outside a capture.
-  CompletionPtr eventSnapshot(Event &event);
+  CompletionPtr eventSnapshot(Event& event);
   // A completion finishing after all work enqueued so far on `stream` (and, for the legacy
   // stream, on the blocking streams it implicitly waits for).
-  CompletionPtr drainPoint(Stream &stream);
+  CompletionPtr drainPoint(Stream& stream);
   void synchronizeDevice(int ordinal);
-  bool isCapturing(Stream &stream);
+  bool isCapturing(Stream& stream);
 
-  cudaError_t beginCapture(Stream &stream, cudaStreamCaptureMode mode);
-  cudaError_t endCapture(Stream &stream, cudaGraph_t *graph);
+  cudaError_t beginCapture(Stream& stream, cudaStreamCaptureMode mode);
+  cudaError_t endCapture(Stream& stream, cudaGraph_t* graph);
   struct CaptureInfo {
     unsigned long long id;
-    Graph *graph;
+    Graph* graph;
     // Valid until the stream's next captured operation, as the runtime documents.
-    const std::vector<const GraphNode *> *frontier;
+    const std::vector<const GraphNode*>* frontier;
   };
-  std::optional<CaptureInfo> captureInfo(Stream &stream);
+  std::optional<CaptureInfo> captureInfo(Stream& stream);
   bool destroyGraph(cudaGraph_t graph);
   bool knownGraph(cudaGraph_t graph);
-  Graph *resolveGraph(cudaGraph_t graph);
-  cudaGraphExec_t instantiate(const Graph &graph);
+  Graph* resolveGraph(cudaGraph_t graph);
+  cudaGraphExec_t instantiate(const Graph& graph);
   std::shared_ptr<const GraphExec> resolveGraphExec(cudaGraphExec_t exec);
   bool destroyGraphExec(cudaGraphExec_t exec);
 
   MemoryRegistry memory;
 
 private:
-  CompletionPtr submitLocked(Stream &stream, Work work, std::vector<CompletionPtr> dependencies);
-  Stream &perThreadStream(int device);
+  CompletionPtr submitLocked(Stream& stream, Work work, std::vector<CompletionPtr> dependencies);
+  Stream& perThreadStream(int device);
 
   std::vector<std::unique_ptr<Device>> devices_;
 
@@ -130,13 +133,13 @@ private:
   std::mutex submitMutex_;
 
   std::shared_mutex handlesMutex_;
-  std::map<Stream *, std::unique_ptr<Stream>> streams_;
+  std::map<Stream*, std::unique_ptr<Stream>> streams_;
   // Destroyed streams finish their work on their own thread; kept so that thread outlives it.
   std::vector<std::unique_ptr<Stream>> retiredStreams_;
   std::vector<std::unique_ptr<Stream>> perThreadStreams_;
-  std::map<Event *, std::unique_ptr<Event>> events_;
-  std::map<Graph *, std::unique_ptr<Graph>> graphs_;
-  std::map<const GraphExec *, std::shared_ptr<const GraphExec>> graphExecs_;
+  std::map<Event*, std::unique_ptr<Event>> events_;
+  std::map<Graph*, std::unique_ptr<Graph>> graphs_;
+  std::map<const GraphExec*, std::shared_ptr<const GraphExec>> graphExecs_;
   std::atomic<unsigned long long> nextStreamId_{1};
   // Created streams are labelled 1, 2, ... in creation order (the delay knobs name them so).
   std::atomic<unsigned long long> nextCreatedStreamLabel_{1};

@@ -9,7 +9,8 @@ namespace streamrace::emu {
 
 StreamWorker::StreamWorker(std::string label)
     : label_(std::move(label)), last_(makeFinishedCompletion()),
-      jitter_(EmulationKnobs::fromEnvironment().jitterSeed.value_or(0) ^ std::hash<std::string>{}(label_)),
+      jitter_(EmulationKnobs::fromEnvironment().jitterSeed.value_or(0) ^
+              std::hash<std::string>{}(label_)),
       thread_([this](std::stop_token stop) { run(std::move(stop)); }) {}
 
 StreamWorker::~StreamWorker() {
@@ -36,7 +37,7 @@ CompletionPtr StreamWorker::lastCompletion() const {
 }
 
 void StreamWorker::delayBefore(OperationKind kind) {
-  const EmulationKnobs &knobs = EmulationKnobs::fromEnvironment();
+  const EmulationKnobs& knobs = EmulationKnobs::fromEnvironment();
   double delayMs = knobs.delayMsFor(label_, kind);
   auto delay = std::chrono::duration<double, std::milli>(delayMs);
   if (knobs.jitterSeed && knobs.jitterMaxMicroseconds > 0) {
@@ -59,7 +60,7 @@ void StreamWorker::run(std::stop_token stop) {
       next = std::move(queue_.front());
       queue_.pop_front();
     }
-    for (const CompletionPtr &dependency : next.dependencies) {
+    for (const CompletionPtr& dependency : next.dependencies) {
       dependency->wait();
     }
     delayBefore(next.work.kind);

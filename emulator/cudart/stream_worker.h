@@ -20,8 +20,8 @@ class StreamWorker {
 public:
   explicit StreamWorker(std::string label);
   ~StreamWorker();
-  StreamWorker(const StreamWorker &) = delete;
-  StreamWorker &operator=(const StreamWorker &) = delete;
+  StreamWorker(const StreamWorker&) = delete;
+  StreamWorker& operator=(const StreamWorker&) = delete;
 
   // Runs `work` after everything enqueued before it on this worker and after every completion
   // in `dependencies`. Returns the completion of `work`.
@@ -30,7 +30,7 @@ public:
   // The completion of the most recently enqueued operation (finished when the worker is idle).
   CompletionPtr lastCompletion() const;
 
-  const std::string &label() const { return label_; }
+  const std::string& label() const { return label_; }
 
 private:
   struct Pending {

@@ -11,32 +11,32 @@ namespace {
 constexpr int symbolDevice = 0;
 } // namespace
 
-SymbolTable &SymbolTable::instance() {
+SymbolTable& SymbolTable::instance() {
   static SymbolTable table;
   return table;
 }
 
-void SymbolTable::registerVariable(const void *hostShadow, std::size_t size) {
+void SymbolTable::registerVariable(const void* hostShadow, std::size_t size) {
   std::lock_guard lock(mutex_);
   byHostShadow_[hostShadow].size = size;
 }
 
-std::optional<DeviceSymbol> SymbolTable::resolve(const void *hostShadow) {
+std::optional<DeviceSymbol> SymbolTable::resolve(const void* hostShadow) {
   std::lock_guard lock(mutex_);
   auto it = byHostShadow_.find(hostShadow);
   if (it == byHostShadow_.end()) {
     return std::nullopt;
   }
-  Entry &entry = it->second;
+  Entry& entry = it->second;
   if (entry.address == nullptr) {
-    Runtime &runtime = Runtime::instance();
-    void *memory = runtime.device(symbolDevice).arena.allocate(entry.size);
+    Runtime& runtime = Runtime::instance();
+    void* memory = runtime.device(symbolDevice).arena.allocate(entry.size);
     if (memory == nullptr) {
       return std::nullopt;
     }
     std::memset(memory, 0, entry.size);
-    runtime.memory.add(
-        Allocation{reinterpret_cast<std::uintptr_t>(memory), entry.size, MemoryKind::Device, symbolDevice, 0});
+    runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(memory), entry.size,
+                                  MemoryKind::Device, symbolDevice, 0});
     entry.address = memory;
   }
   return DeviceSymbol{entry.address, entry.size};

@@ -11,25 +11,25 @@
 namespace streamrace::emu {
 
 struct DeviceSymbol {
-  void *address;
+  void* address;
   std::size_t size;
 };
 
 class SymbolTable {
 public:
-  static SymbolTable &instance();
+  static SymbolTable& instance();
 
-  void registerVariable(const void *hostShadow, std::size_t size);
+  void registerVariable(const void* hostShadow, std::size_t size);
   // nullopt when `hostShadow` is not a registered variable or no device memory is left.
-  std::optional<DeviceSymbol> resolve(const void *hostShadow);
+  std::optional<DeviceSymbol> resolve(const void* hostShadow);
 
 private:
   struct Entry {
     std::size_t size = 0;
-    void *address = nullptr;
+    void* address = nullptr;
   };
   std::mutex mutex_;
-  std::map<const void *, Entry> byHostShadow_;
+  std::map<const void*, Entry> byHostShadow_;
 };
 
 } // namespace streamrace::emu

@@ -34,7 +34,7 @@ CUpti_CallbackDomain supportedDomains[] = {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_CB_
 
 extern "C" {
 
-CUptiResult cuptiGetVersion(uint32_t *version) {
+CUptiResult cuptiGetVersion(uint32_t* version) {
   if (version == nullptr) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
@@ -42,7 +42,7 @@ CUptiResult cuptiGetVersion(uint32_t *version) {
   return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable) {
+CUptiResult cuptiSupportedDomains(size_t* domainCount, CUpti_DomainTable* domainTable) {
   if (domainCount == nullptr || domainTable == nullptr) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
@@ -51,12 +51,13 @@ CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domain
   return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata) {
+CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
+                           void* userdata) {
   return Subscriber::instance().subscribe(subscriber, callback, userdata);
 }
 
-CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata,
-                              CUpti_SubscriberParams *params) {
+CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
+                              void* userdata, CUpti_SubscriberParams* params) {
   CUptiResult result = Subscriber::instance().subscribe(subscriber, callback, userdata);
   if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && params != nullptr &&
       params->oldSubscriberName != nullptr && params->oldSubscriberSize > 0) {
@@ -70,8 +71,8 @@ CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
   return Subscriber::instance().unsubscribe(subscriber);
 }
 
-CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain,
-                                CUpti_CallbackId cbid) {
+CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
+                                CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   if (!Subscriber::instance().owns(subscriber) || !validCallback(domain, cbid)) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
@@ -79,16 +80,18 @@ CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscrib
   return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain,
-                                  CUpti_CallbackId cbid) {
-  if (enable == nullptr || !Subscriber::instance().owns(subscriber) || !validCallback(domain, cbid)) {
+CUptiResult cuptiGetCallbackState(uint32_t* enable, CUpti_SubscriberHandle subscriber,
+                                  CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  if (enable == nullptr || !Subscriber::instance().owns(subscriber) ||
+      !validCallback(domain, cbid)) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
   *enable = Subscriber::instance().enabled(domain, cbid) ? 1 : 0;
   return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain) {
+CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber,
+                              CUpti_CallbackDomain domain) {
   if (!Subscriber::instance().owns(subscriber)) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
@@ -105,11 +108,11 @@ CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscr
   return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name) {
+CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char** name) {
   if (name == nullptr) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
-  const char *found = streamrace::emu::cupti::callbackName(domain, cbid);
+  const char* found = streamrace::emu::cupti::callbackName(domain, cbid);
   if (found == nullptr) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
@@ -117,11 +120,11 @@ CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, con
   return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiGetResultString(CUptiResult result, const char **str) {
+CUptiResult cuptiGetResultString(CUptiResult result, const char** str) {
   if (str == nullptr) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
-  const char *found = streamrace::emu::cupti::resultName(result);
+  const char* found = streamrace::emu::cupti::resultName(result);
   if (found == nullptr) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }

@@ -8,7 +8,7 @@ namespace streamrace::emu::cupti {
 
 // nullptr when the domain has no callback with that id. Like the real CUPTI, only the runtime
 // and driver API domains have names.
-const char *callbackName(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
-const char *resultName(CUptiResult result);
+const char* callbackName(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+const char* resultName(CUptiResult result);
 
 } // namespace streamrace::emu::cupti

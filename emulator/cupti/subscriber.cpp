@@ -13,7 +13,7 @@ bool hooksWanted(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   return Subscriber::instance().enabled(domain, cbid);
 }
 
-void hooksDeliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata) {
+void hooksDeliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
   Subscriber::instance().deliver(domain, cbid, cbdata);
 }
 
@@ -23,20 +23,26 @@ constexpr CallbackHooks subscriberHooks{&hooksWanted, &hooksDeliver};
 
 std::uint32_t callbackCountOf(CUpti_CallbackDomain domain) {
   switch (domain) {
-  case CUPTI_CB_DOMAIN_RUNTIME_API: return CUPTI_RUNTIME_TRACE_CBID_SIZE;
-  case CUPTI_CB_DOMAIN_DRIVER_API: return CUPTI_DRIVER_TRACE_CBID_SIZE;
-  case CUPTI_CB_DOMAIN_RESOURCE: return CUPTI_CBID_RESOURCE_SIZE;
-  case CUPTI_CB_DOMAIN_SYNCHRONIZE: return CUPTI_CBID_SYNCHRONIZE_SIZE;
-  default: return 0;
+  case CUPTI_CB_DOMAIN_RUNTIME_API:
+    return CUPTI_RUNTIME_TRACE_CBID_SIZE;
+  case CUPTI_CB_DOMAIN_DRIVER_API:
+    return CUPTI_DRIVER_TRACE_CBID_SIZE;
+  case CUPTI_CB_DOMAIN_RESOURCE:
+    return CUPTI_CBID_RESOURCE_SIZE;
+  case CUPTI_CB_DOMAIN_SYNCHRONIZE:
+    return CUPTI_CBID_SYNCHRONIZE_SIZE;
+  default:
+    return 0;
   }
 }
 
-Subscriber &Subscriber::instance() {
+Subscriber& Subscriber::instance() {
   static Subscriber subscriber;
   return subscriber;
 }
 
-CUptiResult Subscriber::subscribe(CUpti_SubscriberHandle *handle, CUpti_CallbackFunc callback, void *userdata) {
+CUptiResult Subscriber::subscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callback,
+                                  void* userdata) {
   if (handle == nullptr) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
@@ -44,8 +50,8 @@ CUptiResult Subscriber::subscribe(CUpti_SubscriberHandle *handle, CUpti_Callback
   if (!active_.compare_exchange_strong(wasActive, true)) {
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   }
-  for (DomainBits &bits : enabledBits_) {
-    for (std::atomic<std::uint64_t> &word : bits) {
+  for (DomainBits& bits : enabledBits_) {
+    for (std::atomic<std::uint64_t>& word : bits) {
       word.store(0);
     }
   }
@@ -67,11 +73,12 @@ CUptiResult Subscriber::unsubscribe(CUpti_SubscriberHandle handle) {
 }
 
 bool Subscriber::owns(CUpti_SubscriberHandle handle) const {
-  return active_.load() && handle == reinterpret_cast<CUpti_SubscriberHandle>(const_cast<Subscriber *>(this));
+  return active_.load() &&
+         handle == reinterpret_cast<CUpti_SubscriberHandle>(const_cast<Subscriber*>(this));
 }
 
 void Subscriber::enable(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool on) {
-  std::atomic<std::uint64_t> &word = enabledBits_[domain][cbid / 64];
+  std::atomic<std::uint64_t>& word = enabledBits_[domain][cbid / 64];
   std::uint64_t bit = std::uint64_t{1} << (cbid % 64);
   if (on) {
     word.fetch_or(bit);
@@ -81,14 +88,15 @@ void Subscriber::enable(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool
 }
 
 bool Subscriber::enabled(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const {
-  if (!active_.load(std::memory_order_acquire) || domain <= CUPTI_CB_DOMAIN_INVALID || domain >= CUPTI_CB_DOMAIN_SIZE ||
-      cbid >= bitsPerDomain) {
+  if (!active_.load(std::memory_order_acquire) || domain <= CUPTI_CB_DOMAIN_INVALID ||
+      domain >= CUPTI_CB_DOMAIN_SIZE || cbid >= bitsPerDomain) {
     return false;
   }
   return (enabledBits_[domain][cbid / 64].load(std::memory_order_relaxed) >> (cbid % 64) & 1) != 0;
 }
 
-void Subscriber::deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata) const {
+void Subscriber::deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                         const void* cbdata) const {
   CUpti_CallbackFunc callback = callback_.load();
   if (callback != nullptr) {
     callback(userdata_.load(), domain, cbid, cbdata);

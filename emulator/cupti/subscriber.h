@@ -15,15 +15,16 @@ std::uint32_t callbackCountOf(CUpti_CallbackDomain domain);
 
 class Subscriber {
 public:
-  static Subscriber &instance();
+  static Subscriber& instance();
 
-  CUptiResult subscribe(CUpti_SubscriberHandle *handle, CUpti_CallbackFunc callback, void *userdata);
+  CUptiResult subscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callback,
+                        void* userdata);
   CUptiResult unsubscribe(CUpti_SubscriberHandle handle);
   bool owns(CUpti_SubscriberHandle handle) const;
 
   void enable(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool on);
   bool enabled(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const;
-  void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata) const;
+  void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) const;
 
 private:
   static constexpr std::size_t bitsPerDomain = 1024;
@@ -31,7 +32,7 @@ private:
 
   std::atomic<bool> active_{false};
   std::atomic<CUpti_CallbackFunc> callback_{nullptr};
-  std::atomic<void *> userdata_{nullptr};
+  std::atomic<void*> userdata_{nullptr};
   std::array<DomainBits, CUPTI_CB_DOMAIN_SIZE> enabledBits_{};
 };
 

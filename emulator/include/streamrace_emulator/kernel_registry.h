@@ -36,11 +36,11 @@ typedef struct StreamraceEmuLaunch {
 } StreamraceEmuLaunch;
 
 // `args[i]` points at a copy of the i-th kernel argument.
-typedef void (*StreamraceEmuKernelBody)(const StreamraceEmuLaunch *launch, void **args);
+typedef void (*StreamraceEmuKernelBody)(const StreamraceEmuLaunch* launch, void** args);
 
 // Exported by the emulated libcudart.so.13 only. Returns 0 on success.
-typedef int (*StreamraceEmuRegisterKernelFn)(const void *kernel, StreamraceEmuKernelBody body, unsigned argCount,
-                                             const size_t *argSizes);
+typedef int (*StreamraceEmuRegisterKernelFn)(const void* kernel, StreamraceEmuKernelBody body,
+                                             unsigned argCount, const size_t* argSizes);
 }
 
 #define STREAMRACE_EMU_REGISTER_KERNEL_SYMBOL "streamraceEmuRegisterKernel"
@@ -50,12 +50,13 @@ namespace streamrace_emulator {
 namespace detail {
 
 template <auto CpuImplementation, typename... Args, std::size_t... Index>
-void invokeWithArguments(const StreamraceEmuLaunch *launch, void **args, std::index_sequence<Index...>) {
-  CpuImplementation(*launch, *static_cast<std::remove_cv_t<Args> *>(args[Index])...);
+void invokeWithArguments(const StreamraceEmuLaunch* launch, void** args,
+                         std::index_sequence<Index...>) {
+  CpuImplementation(*launch, *static_cast<std::remove_cv_t<Args>*>(args[Index])...);
 }
 
 template <auto CpuImplementation, typename... Args>
-void invoke(const StreamraceEmuLaunch *launch, void **args) {
+void invoke(const StreamraceEmuLaunch* launch, void** args) {
   invokeWithArguments<CpuImplementation, Args...>(launch, args, std::index_sequence_for<Args...>{});
 }
 
@@ -63,16 +64,19 @@ void invoke(const StreamraceEmuLaunch *launch, void **args) {
 
 // Returns true when running on the emulator and the registration took effect.
 template <auto CpuImplementation, typename... Args> bool registerKernel(void (*kernel)(Args...)) {
-  static_assert(std::is_invocable_v<decltype(CpuImplementation), const StreamraceEmuLaunch &, Args...>,
-                "the CPU implementation must take (const StreamraceEmuLaunch &, <the kernel's parameters>...)");
-  auto registerWithEmulator =
-      reinterpret_cast<StreamraceEmuRegisterKernelFn>(dlsym(RTLD_DEFAULT, STREAMRACE_EMU_REGISTER_KERNEL_SYMBOL));
+  static_assert(
+      std::is_invocable_v<decltype(CpuImplementation), const StreamraceEmuLaunch&, Args...>,
+      "the CPU implementation must take (const StreamraceEmuLaunch &, <the kernel's "
+      "parameters>...)");
+  auto registerWithEmulator = reinterpret_cast<StreamraceEmuRegisterKernelFn>(
+      dlsym(RTLD_DEFAULT, STREAMRACE_EMU_REGISTER_KERNEL_SYMBOL));
   if (registerWithEmulator == nullptr) {
     return false;
   }
   static constexpr size_t argumentSizes[sizeof...(Args) + 1] = {sizeof(Args)..., 0};
-  return registerWithEmulator(reinterpret_cast<const void *>(kernel), &detail::invoke<CpuImplementation, Args...>,
-                              sizeof...(Args), argumentSizes) == 0;
+  return registerWithEmulator(reinterpret_cast<const void*>(kernel),
+                              &detail::invoke<CpuImplementation, Args...>, sizeof...(Args),
+                              argumentSizes) == 0;
 }
 
 } // namespace streamrace_emulator

@@ -16,8 +16,8 @@ TEST(Capture, AForkJoinRegionRunsOnlyWhenTheGraphIsLaunchedAndKeepsItsEdges) {
   cudaEvent_t fork, join;
   ASSERT_CUDA_OK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
   ASSERT_CUDA_OK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-  unsigned char *device = nullptr;
-  ASSERT_CUDA_OK(cudaMalloc(reinterpret_cast<void **>(&device), 64));
+  unsigned char* device = nullptr;
+  ASSERT_CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&device), 64));
   ASSERT_CUDA_OK(cudaMemset(device, 0, 64));
   ASSERT_CUDA_OK(cudaDeviceSynchronize());
 
@@ -38,7 +38,8 @@ TEST(Capture, AForkJoinRegionRunsOnlyWhenTheGraphIsLaunchedAndKeepsItsEdges) {
   ASSERT_CUDA_OK(cudaStreamWaitEvent(origin, join, 0));
   ASSERT_CUDA_OK(cudaLaunchHostFunc(origin, observe, &joined));
   std::size_t dependencies = 0;
-  ASSERT_CUDA_OK(cudaStreamGetCaptureInfo(origin, &status, nullptr, nullptr, nullptr, nullptr, &dependencies));
+  ASSERT_CUDA_OK(
+      cudaStreamGetCaptureInfo(origin, &status, nullptr, nullptr, nullptr, nullptr, &dependencies));
   EXPECT_EQ(dependencies, 1u);
   EXPECT_EQ(cudaStreamSynchronize(origin), cudaErrorStreamCaptureUnsupported);
   cudaGraph_t graph = nullptr;
@@ -72,18 +73,19 @@ TEST(Capture, AForkJoinRegionRunsOnlyWhenTheGraphIsLaunchedAndKeepsItsEdges) {
 }
 
 TEST(Capture, TheLegacyStreamCannotBeCaptured) {
-  EXPECT_EQ(cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal), cudaErrorStreamCaptureUnsupported);
+  EXPECT_EQ(cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal),
+            cudaErrorStreamCaptureUnsupported);
   cudaGetLastError();
 }
 
 // Stands in for an nvcc host stub: only its address matters to the runtime.
-void addKernel(int *data, int value, int n) {
+void addKernel(int* data, int value, int n) {
   static_cast<void>(data);
   static_cast<void>(value);
   static_cast<void>(n);
 }
 
-void addOnCpu(const StreamraceEmuLaunch &launch, int *data, int value, int n) {
+void addOnCpu(const StreamraceEmuLaunch& launch, int* data, int value, int n) {
   int threads = static_cast<int>(launch.gridDim.x * launch.blockDim.x);
   for (int i = 0; i < n && i < threads; ++i) {
     data[i] += value;
@@ -94,27 +96,31 @@ TEST(Kernels, ARegisteredCpuImplementationRunsInStreamOrderWithTheArgumentsOfThe
   ASSERT_TRUE(streamrace_emulator::registerKernel<&addOnCpu>(addKernel));
   cudaStream_t stream;
   ASSERT_CUDA_OK(cudaStreamCreate(&stream));
-  int *device = nullptr;
+  int* device = nullptr;
   constexpr int n = 64;
-  ASSERT_CUDA_OK(cudaMalloc(reinterpret_cast<void **>(&device), n * sizeof(int)));
+  ASSERT_CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&device), n * sizeof(int)));
   ASSERT_CUDA_OK(cudaMemsetAsync(device, 0, n * sizeof(int), stream));
   Flag slow;
   ASSERT_CUDA_OK(cudaLaunchHostFunc(stream, sleepThenSet, &slow));
   int value = 5;
   int count = n;
-  void *args[] = {&device, &value, &count};
-  ASSERT_CUDA_OK(cudaLaunchKernel(reinterpret_cast<const void *>(&addKernel), dim3(2), dim3(32), args, 0, stream));
+  void* args[] = {&device, &value, &count};
+  ASSERT_CUDA_OK(cudaLaunchKernel(reinterpret_cast<const void*>(&addKernel), dim3(2), dim3(32),
+                                  args, 0, stream));
   // The launch copied its arguments: changing them now must not change what the kernel sees.
   value = 1000;
   std::vector<int> back(n, 0);
-  ASSERT_CUDA_OK(cudaMemcpyAsync(back.data(), device, n * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  ASSERT_CUDA_OK(
+      cudaMemcpyAsync(back.data(), device, n * sizeof(int), cudaMemcpyDeviceToHost, stream));
   ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
   EXPECT_EQ(back.front(), 5);
   EXPECT_EQ(back.back(), 5);
 
-  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void *>(&addKernel), dim3(1), dim3(2048), args, 0, stream),
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&addKernel), dim3(1), dim3(2048), args,
+                             0, stream),
             cudaErrorInvalidConfiguration);
-  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void *>(&addKernel), dim3(0), dim3(32), args, 0, stream),
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&addKernel), dim3(0), dim3(32), args, 0,
+                             stream),
             cudaErrorInvalidConfiguration);
   cudaGetLastError();
   ASSERT_CUDA_OK(cudaFree(device));

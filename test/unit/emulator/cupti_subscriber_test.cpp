@@ -16,8 +16,9 @@ struct Seen {
   int streamsCreated = 0;
 };
 
-void CUPTIAPI record(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata) {
-  auto *seen = static_cast<Seen *>(userdata);
+void CUPTIAPI record(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                     const void* cbdata) {
+  auto* seen = static_cast<Seen*>(userdata);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_STREAM_CREATED) {
     ++seen->streamsCreated;
     return;
@@ -25,10 +26,13 @@ void CUPTIAPI record(void *userdata, CUpti_CallbackDomain domain, CUpti_Callback
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API) {
     return;
   }
-  const auto *data = static_cast<const CUpti_CallbackData *>(cbdata);
-  seen->calls.push_back(std::string(data->callbackSite == CUPTI_API_ENTER ? "enter " : "exit ") + data->functionName);
-  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020 && data->callbackSite == CUPTI_API_ENTER) {
-    seen->memsetCount = static_cast<const cudaMemsetAsync_v3020_params *>(data->functionParams)->count;
+  const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
+  seen->calls.push_back(std::string(data->callbackSite == CUPTI_API_ENTER ? "enter " : "exit ") +
+                        data->functionName);
+  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020 &&
+      data->callbackSite == CUPTI_API_ENTER) {
+    seen->memsetCount =
+        static_cast<const cudaMemsetAsync_v3020_params*>(data->functionParams)->count;
   }
 }
 
@@ -38,10 +42,12 @@ TEST(CuptiSubscriber, SeesEnabledCallbacksWithTheirParametersUntilUnsubscribed) 
   ASSERT_EQ(cuptiSubscribe(&subscriber, record, &seen), CUPTI_SUCCESS);
   CUpti_SubscriberHandle second = nullptr;
   EXPECT_EQ(cuptiSubscribe(&second, record, &seen), CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
-  ASSERT_EQ(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020),
+  ASSERT_EQ(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020),
             CUPTI_SUCCESS);
   ASSERT_EQ(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE), CUPTI_SUCCESS);
-  EXPECT_EQ(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, 100000), CUPTI_ERROR_INVALID_PARAMETER);
+  EXPECT_EQ(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, 100000),
+            CUPTI_ERROR_INVALID_PARAMETER);
   uint32_t enabled = 0;
   ASSERT_EQ(cuptiGetCallbackState(&enabled, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
                                   CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020),
@@ -50,11 +56,12 @@ TEST(CuptiSubscriber, SeesEnabledCallbacksWithTheirParametersUntilUnsubscribed) 
 
   cudaStream_t stream;
   ASSERT_CUDA_OK(cudaStreamCreate(&stream));
-  void *device = nullptr;
+  void* device = nullptr;
   ASSERT_CUDA_OK(cudaMalloc(&device, 128));
   ASSERT_CUDA_OK(cudaMemsetAsync(device, 0, 96, stream));
   ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
-  EXPECT_EQ(seen.calls, (std::vector<std::string>{"enter cudaMemsetAsync", "exit cudaMemsetAsync"}));
+  EXPECT_EQ(seen.calls,
+            (std::vector<std::string>{"enter cudaMemsetAsync", "exit cudaMemsetAsync"}));
   EXPECT_EQ(seen.memsetCount, 96u);
   EXPECT_EQ(seen.streamsCreated, 1);
 
@@ -67,16 +74,19 @@ TEST(CuptiSubscriber, SeesEnabledCallbacksWithTheirParametersUntilUnsubscribed) 
 }
 
 TEST(CuptiSubscriber, NamesCallbacksAndResultsAsTheRealLibraryDoes) {
-  const char *name = nullptr;
-  ASSERT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &name),
+  const char* name = nullptr;
+  ASSERT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API,
+                                 CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &name),
             CUPTI_SUCCESS);
   EXPECT_STREQ(name, "cudaMalloc_v3020");
-  ASSERT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &name),
+  ASSERT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                                 &name),
             CUPTI_SUCCESS);
   EXPECT_STREQ(name, "cuLaunchKernel");
-  EXPECT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_STREAM_CREATED, &name),
-            CUPTI_ERROR_INVALID_PARAMETER);
-  const char *text = nullptr;
+  EXPECT_EQ(
+      cuptiGetCallbackName(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_STREAM_CREATED, &name),
+      CUPTI_ERROR_INVALID_PARAMETER);
+  const char* text = nullptr;
   ASSERT_EQ(cuptiGetResultString(CUPTI_ERROR_INVALID_PARAMETER, &text), CUPTI_SUCCESS);
   EXPECT_STREQ(text, "CUPTI_ERROR_INVALID_PARAMETER");
 }

@@ -25,22 +25,24 @@ struct Flag {
 };
 
 // Sleeps, then sets the flag: stands for slow device work.
-inline void CUDART_CB sleepThenSet(void *flag) {
+inline void CUDART_CB sleepThenSet(void* flag) {
   std::this_thread::sleep_for(slowOperation);
-  static_cast<Flag *>(flag)->set = true;
+  static_cast<Flag*>(flag)->set = true;
 }
 
-inline void CUDART_CB setFlag(void *flag) { static_cast<Flag *>(flag)->set = true; }
+inline void CUDART_CB setFlag(void* flag) {
+  static_cast<Flag*>(flag)->set = true;
+}
 
 // Records whether `watched` was already set when this operation ran.
 struct Observation {
-  const Flag *watched = nullptr;
+  const Flag* watched = nullptr;
   std::atomic<bool> ran{false};
   std::atomic<bool> sawSet{false};
 };
 
-inline void CUDART_CB observe(void *observation) {
-  auto *seen = static_cast<Observation *>(observation);
+inline void CUDART_CB observe(void* observation) {
+  auto* seen = static_cast<Observation*>(observation);
   seen->sawSet = seen->watched->set.load();
   seen->ran = true;
 }
@@ -53,7 +55,7 @@ struct Rendezvous {
   std::atomic<int> met{0};
 };
 
-inline bool waitFor(const Flag &flag) {
+inline bool waitFor(const Flag& flag) {
   auto deadline = std::chrono::steady_clock::now() + rendezvousTimeout;
   while (!flag.set && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(1ms);
@@ -61,16 +63,16 @@ inline bool waitFor(const Flag &flag) {
   return flag.set;
 }
 
-inline void CUDART_CB meetFirst(void *rendezvous) {
-  auto *meeting = static_cast<Rendezvous *>(rendezvous);
+inline void CUDART_CB meetFirst(void* rendezvous) {
+  auto* meeting = static_cast<Rendezvous*>(rendezvous);
   meeting->first.set = true;
   if (waitFor(meeting->second)) {
     ++meeting->met;
   }
 }
 
-inline void CUDART_CB meetSecond(void *rendezvous) {
-  auto *meeting = static_cast<Rendezvous *>(rendezvous);
+inline void CUDART_CB meetSecond(void* rendezvous) {
+  auto* meeting = static_cast<Rendezvous*>(rendezvous);
   meeting->second.set = true;
   if (waitFor(meeting->first)) {
     ++meeting->met;

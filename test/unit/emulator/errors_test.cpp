@@ -20,7 +20,7 @@ protected:
     EXPECT_EQ(cudaFree(device), cudaSuccess);
     cudaGetLastError();
   }
-  void *device = nullptr;
+  void* device = nullptr;
   char host[512] = {};
 };
 
@@ -39,7 +39,8 @@ TEST_F(Errors, UnknownHandlesAreInvalidResourceHandles) {
   EXPECT_EQ(cudaStreamSynchronize(unknownStream), cudaErrorInvalidResourceHandle);
   EXPECT_EQ(cudaStreamQuery(unknownStream), cudaErrorInvalidResourceHandle);
   EXPECT_EQ(cudaStreamDestroy(unknownStream), cudaErrorInvalidResourceHandle);
-  EXPECT_EQ(cudaMemcpyAsync(device, host, 16, cudaMemcpyHostToDevice, unknownStream), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(cudaMemcpyAsync(device, host, 16, cudaMemcpyHostToDevice, unknownStream),
+            cudaErrorInvalidResourceHandle);
   EXPECT_EQ(cudaMemsetAsync(device, 0, 16, unknownStream), cudaErrorInvalidResourceHandle);
   EXPECT_EQ(cudaEventRecord(unknownEvent, 0), cudaErrorInvalidResourceHandle);
   EXPECT_EQ(cudaEventSynchronize(unknownEvent), cudaErrorInvalidResourceHandle);
@@ -50,18 +51,21 @@ TEST_F(Errors, UnknownHandlesAreInvalidResourceHandles) {
 
 TEST_F(Errors, CopiesAndSetsPastTheEndOfAnAllocationAreInvalidValues) {
   EXPECT_EQ(cudaMemcpy(device, host, 257, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
-  EXPECT_EQ(cudaMemcpy(host, static_cast<char *>(device) + 200, 64, cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
-  EXPECT_EQ(cudaMemset(static_cast<char *>(device) + 1, 0, 256), cudaErrorInvalidValue);
-  EXPECT_EQ(cudaMemcpy2D(device, 128, host, 128, 64, 3, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemcpy(host, static_cast<char*>(device) + 200, 64, cudaMemcpyDeviceToHost),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemset(static_cast<char*>(device) + 1, 0, 256), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemcpy2D(device, 128, host, 128, 64, 3, cudaMemcpyHostToDevice),
+            cudaErrorInvalidValue);
   EXPECT_EQ(cudaMemcpy(device, host, 256, cudaMemcpyHostToDevice), cudaSuccess);
 }
 
 TEST_F(Errors, WrongDirectionsAndHostMemoryWhereDeviceMemoryIsRequired) {
-  EXPECT_EQ(cudaMemcpy(host, device, 16, static_cast<cudaMemcpyKind>(42)), cudaErrorInvalidMemcpyDirection);
+  EXPECT_EQ(cudaMemcpy(host, device, 16, static_cast<cudaMemcpyKind>(42)),
+            cudaErrorInvalidMemcpyDirection);
   EXPECT_EQ(cudaMemcpy(host, host + 64, 16, cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
   EXPECT_EQ(cudaMemset(host, 0, 16), cudaErrorInvalidValue);
   EXPECT_EQ(cudaFree(host), cudaErrorInvalidValue);
-  EXPECT_EQ(cudaFree(static_cast<char *>(device) + 8), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaFree(static_cast<char*>(device) + 8), cudaErrorInvalidValue);
   EXPECT_EQ(cudaFreeHost(host), cudaErrorInvalidValue);
 }
 
@@ -74,7 +78,7 @@ TEST_F(Errors, BadFlagsDevicesAndConfigurations) {
   EXPECT_EQ(cudaSetDevice(99), cudaErrorInvalidDevice);
   cudaDeviceProp prop;
   EXPECT_EQ(cudaGetDeviceProperties(&prop, -1), cudaErrorInvalidDevice);
-  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void *>(&host), dim3(1), dim3(1), nullptr, 0, 0),
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(&host), dim3(1), dim3(1), nullptr, 0, 0),
             cudaErrorInvalidDeviceFunction);
 }
 

@@ -6,22 +6,23 @@
 #include <vector>
 
 // What nvcc's start-up code calls for each __device__ variable; no header declares it.
-extern "C" void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress, const char *deviceName,
-                                  int ext, size_t size, int constant, int global);
+extern "C" void __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* deviceAddress,
+                                  const char* deviceName, int ext, size_t size, int constant,
+                                  int global);
 
 namespace streamrace::emu::test {
 namespace {
 
 TEST(Memory, DeviceAllocationsOfDifferentDevicesLiveAtDistinctAddressesTheirAttributesName) {
-  void *onZero = nullptr;
-  void *onOne = nullptr;
+  void* onZero = nullptr;
+  void* onOne = nullptr;
   ASSERT_CUDA_OK(cudaSetDevice(0));
   ASSERT_CUDA_OK(cudaMalloc(&onZero, 1 << 20));
   ASSERT_CUDA_OK(cudaSetDevice(1));
   ASSERT_CUDA_OK(cudaMalloc(&onOne, 1 << 20));
   ASSERT_CUDA_OK(cudaSetDevice(0));
   cudaPointerAttributes attributes{};
-  ASSERT_CUDA_OK(cudaPointerGetAttributes(&attributes, static_cast<char *>(onOne) + 100));
+  ASSERT_CUDA_OK(cudaPointerGetAttributes(&attributes, static_cast<char*>(onOne) + 100));
   EXPECT_EQ(attributes.type, cudaMemoryTypeDevice);
   EXPECT_EQ(attributes.device, 1);
   ASSERT_CUDA_OK(cudaPointerGetAttributes(&attributes, onZero));
@@ -30,11 +31,11 @@ TEST(Memory, DeviceAllocationsOfDifferentDevicesLiveAtDistinctAddressesTheirAttr
   int pageable = 0;
   ASSERT_CUDA_OK(cudaPointerGetAttributes(&attributes, &pageable));
   EXPECT_EQ(attributes.type, cudaMemoryTypeUnregistered);
-  void *pinned = nullptr;
+  void* pinned = nullptr;
   ASSERT_CUDA_OK(cudaHostAlloc(&pinned, 64, cudaHostAllocMapped));
   ASSERT_CUDA_OK(cudaPointerGetAttributes(&attributes, pinned));
   EXPECT_EQ(attributes.type, cudaMemoryTypeHost);
-  void *managed = nullptr;
+  void* managed = nullptr;
   ASSERT_CUDA_OK(cudaMallocManaged(&managed, 64));
   ASSERT_CUDA_OK(cudaPointerGetAttributes(&attributes, managed));
   EXPECT_EQ(attributes.type, cudaMemoryTypeManaged);
@@ -48,7 +49,7 @@ TEST(Memory, DeviceAllocationsOfDifferentDevicesLiveAtDistinctAddressesTheirAttr
 TEST(Memory, MemGetInfoCountsAllocations) {
   std::size_t freeBefore = 0, total = 0, freeAfter = 0;
   ASSERT_CUDA_OK(cudaMemGetInfo(&freeBefore, &total));
-  void *block = nullptr;
+  void* block = nullptr;
   ASSERT_CUDA_OK(cudaMalloc(&block, 1 << 24));
   ASSERT_CUDA_OK(cudaMemGetInfo(&freeAfter, &total));
   EXPECT_EQ(freeBefore - freeAfter, std::size_t{1} << 24);
@@ -77,7 +78,8 @@ TEST(Copies, RoundTripThroughEveryKind) {
   std::vector<unsigned char> rows(16 * 8, 0);
   ASSERT_CUDA_OK(cudaMemcpy2D(rows.data(), 16, first, 128, 16, 8, cudaMemcpyDeviceToHost));
   for (std::size_t row = 0; row < 8; ++row) {
-    EXPECT_EQ(std::memcmp(rows.data() + row * 16, source.data() + row * 128, 16), 0) << "row " << row;
+    EXPECT_EQ(std::memcmp(rows.data() + row * 16, source.data() + row * 128, 16), 0)
+        << "row " << row;
   }
   ASSERT_CUDA_OK(cudaMemset2D(first, 128, 0xab, 4, 8));
   ASSERT_CUDA_OK(cudaMemcpy(back.data(), first, bytes, cudaMemcpyDeviceToHost));
@@ -91,7 +93,7 @@ TEST(Copies, RoundTripThroughEveryKind) {
 
 TEST(Copies, SynchronousDeviceToHostWaitsForEarlierLegacyWork) {
   Flag slowWork;
-  void *device = nullptr;
+  void* device = nullptr;
   ASSERT_CUDA_OK(cudaMalloc(&device, 16));
   ASSERT_CUDA_OK(cudaMemset(device, 5, 16));
   ASSERT_CUDA_OK(cudaLaunchHostFunc(0, sleepThenSet, &slowWork));
@@ -108,13 +110,15 @@ TEST(Copies, PageableHostToDeviceIsStagedSoTheSourceMayBeReusedAtOnce) {
   Flag slowWork;
   ASSERT_CUDA_OK(cudaLaunchHostFunc(stream, sleepThenSet, &slowWork));
   std::vector<int> source(64, 1);
-  void *device = nullptr;
+  void* device = nullptr;
   ASSERT_CUDA_OK(cudaMalloc(&device, 64 * sizeof(int)));
-  ASSERT_CUDA_OK(cudaMemcpyAsync(device, source.data(), 64 * sizeof(int), cudaMemcpyHostToDevice, stream));
+  ASSERT_CUDA_OK(
+      cudaMemcpyAsync(device, source.data(), 64 * sizeof(int), cudaMemcpyHostToDevice, stream));
   EXPECT_FALSE(slowWork.set);
   std::fill(source.begin(), source.end(), 2);
   std::vector<int> back(64, 0);
-  ASSERT_CUDA_OK(cudaMemcpyAsync(back.data(), device, 64 * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  ASSERT_CUDA_OK(
+      cudaMemcpyAsync(back.data(), device, 64 * sizeof(int), cudaMemcpyDeviceToHost, stream));
   // Device-to-pageable copies make the host wait even in their asynchronous form.
   EXPECT_EQ(back[63], 1);
   ASSERT_CUDA_OK(cudaFree(device));
@@ -124,7 +128,7 @@ TEST(Copies, PageableHostToDeviceIsStagedSoTheSourceMayBeReusedAtOnce) {
 TEST(StreamOrderedPool, AllocationsAreDeviceMemoryUntilFreedInStreamOrder) {
   cudaStream_t stream;
   ASSERT_CUDA_OK(cudaStreamCreate(&stream));
-  void *pooled = nullptr;
+  void* pooled = nullptr;
   ASSERT_CUDA_OK(cudaMallocAsync(&pooled, 4096, stream));
   ASSERT_CUDA_OK(cudaMemsetAsync(pooled, 3, 4096, stream));
   cudaPointerAttributes attributes{};
@@ -143,8 +147,9 @@ TEST(StreamOrderedPool, AllocationsAreDeviceMemoryUntilFreedInStreamOrder) {
 TEST(HostMemory, RegisteredRangesArePinnedUntilUnregistered) {
   std::vector<char> buffer(8192);
   ASSERT_CUDA_OK(cudaHostRegister(buffer.data(), buffer.size(), cudaHostRegisterDefault));
-  EXPECT_EQ(cudaHostRegister(buffer.data() + 10, 10, cudaHostRegisterDefault), cudaErrorHostMemoryAlreadyRegistered);
-  void *devicePointer = nullptr;
+  EXPECT_EQ(cudaHostRegister(buffer.data() + 10, 10, cudaHostRegisterDefault),
+            cudaErrorHostMemoryAlreadyRegistered);
+  void* devicePointer = nullptr;
   ASSERT_CUDA_OK(cudaHostGetDevicePointer(&devicePointer, buffer.data(), 0));
   EXPECT_EQ(devicePointer, buffer.data());
   ASSERT_CUDA_OK(cudaHostUnregister(buffer.data()));
@@ -156,16 +161,18 @@ TEST(HostMemory, RegisteredRangesArePinnedUntilUnregistered) {
 float constantTable[4];
 
 TEST(Symbols, RegisteredDeviceVariablesGetDeviceMemoryAndBoundsChecks) {
-  __cudaRegisterVar(nullptr, reinterpret_cast<char *>(constantTable), nullptr, "constantTable", 0,
+  __cudaRegisterVar(nullptr, reinterpret_cast<char*>(constantTable), nullptr, "constantTable", 0,
                     sizeof constantTable, 1, 0);
   const float values[4] = {1, 2, 3, 4};
-  ASSERT_CUDA_OK(cudaMemcpyToSymbol(constantTable, values, sizeof values, 0, cudaMemcpyHostToDevice));
+  ASSERT_CUDA_OK(
+      cudaMemcpyToSymbol(constantTable, values, sizeof values, 0, cudaMemcpyHostToDevice));
   float back[2] = {};
-  ASSERT_CUDA_OK(cudaMemcpyFromSymbol(back, constantTable, sizeof back, 2 * sizeof(float), cudaMemcpyDeviceToHost));
+  ASSERT_CUDA_OK(cudaMemcpyFromSymbol(back, constantTable, sizeof back, 2 * sizeof(float),
+                                      cudaMemcpyDeviceToHost));
   EXPECT_EQ(back[0], 3.0f);
   EXPECT_EQ(back[1], 4.0f);
   EXPECT_EQ(constantTable[0], 0.0f) << "the host shadow is not the device variable";
-  void *address = nullptr;
+  void* address = nullptr;
   ASSERT_CUDA_OK(cudaGetSymbolAddress(&address, constantTable));
   cudaPointerAttributes attributes{};
   ASSERT_CUDA_OK(cudaPointerGetAttributes(&attributes, address));
@@ -178,7 +185,7 @@ TEST(Symbols, RegisteredDeviceVariablesGetDeviceMemoryAndBoundsChecks) {
 }
 
 TEST(Memory, PitchedAllocationsPadRows) {
-  void *rows = nullptr;
+  void* rows = nullptr;
   std::size_t pitch = 0;
   ASSERT_CUDA_OK(cudaMallocPitch(&rows, &pitch, 100, 4));
   EXPECT_GE(pitch, 100u);

@@ -6,7 +6,7 @@
 #include <vector>
 
 // What code compiled with --default-stream per-thread calls; the headers declare it only then.
-extern "C" cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId);
+extern "C" cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long* streamId);
 
 namespace streamrace::emu::test {
 namespace {
@@ -86,18 +86,18 @@ TEST_F(StreamPair, HostFunctionsRunInStreamOrderOnARuntimeThread) {
     std::thread::id thread;
   } log;
   struct Entry {
-    Log *log;
+    Log* log;
     int index;
   };
   std::vector<Entry> entries;
   for (int index = 0; index < 8; ++index) {
     entries.push_back(Entry{&log, index});
   }
-  for (Entry &entry : entries) {
+  for (Entry& entry : entries) {
     ASSERT_CUDA_OK(cudaLaunchHostFunc(
         first,
-        [](void *data) {
-          auto *entry = static_cast<Entry *>(data);
+        [](void* data) {
+          auto* entry = static_cast<Entry*>(data);
           if (entry->index % 2 == 0) {
             std::this_thread::sleep_for(5ms);
           }
@@ -148,7 +148,9 @@ TEST(PerThreadStream, BehavesAsABlockingStreamOfItsOwnThread) {
   unsigned long long mainId = 0;
   unsigned long long otherId = 0;
   ASSERT_CUDA_OK(cudaStreamGetId(cudaStreamPerThread, &mainId));
-  std::thread([&otherId] { EXPECT_EQ(cudaStreamGetId(cudaStreamPerThread, &otherId), cudaSuccess); }).join();
+  std::thread([&otherId] {
+    EXPECT_EQ(cudaStreamGetId(cudaStreamPerThread, &otherId), cudaSuccess);
+  }).join();
   EXPECT_NE(mainId, otherId);
   unsigned long long viaPtsz = 0;
   ASSERT_CUDA_OK(cudaStreamGetId_ptsz(nullptr, &viaPtsz));
@@ -209,9 +211,9 @@ TEST_F(StreamPair, StreamCallbacksSeeTheStreamTheyWereAddedTo) {
   } seen;
   ASSERT_CUDA_OK(cudaStreamAddCallback(
       first,
-      [](cudaStream_t stream, cudaError_t status, void *data) {
-        static_cast<Seen *>(data)->stream = stream;
-        static_cast<Seen *>(data)->status = status;
+      [](cudaStream_t stream, cudaError_t status, void* data) {
+        static_cast<Seen*>(data)->stream = stream;
+        static_cast<Seen*>(data)->status = status;
       },
       &seen, 0));
   ASSERT_CUDA_OK(cudaStreamSynchronize(first));

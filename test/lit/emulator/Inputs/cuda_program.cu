@@ -8,16 +8,18 @@
 #include <cstdio>
 #include <vector>
 
-__global__ void scale(float *data, float factor, int n) {
+__global__ void scale(float* data, float factor, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     data[i] *= factor;
   }
 }
 
-__global__ void deviceOnly(int *data) { data[threadIdx.x] = 1; }
+__global__ void deviceOnly(int* data) {
+  data[threadIdx.x] = 1;
+}
 
-void scaleOnCpu(const StreamraceEmuLaunch &launch, float *data, float factor, int n) {
+void scaleOnCpu(const StreamraceEmuLaunch& launch, float* data, float factor, int n) {
   int threads = static_cast<int>(launch.gridDim.x * launch.blockDim.x);
   for (int i = 0; i < n && i < threads; ++i) {
     data[i] *= factor;
@@ -33,8 +35,9 @@ void scaleOnCpu(const StreamraceEmuLaunch &launch, float *data, float factor, in
     }                                                                                              \
   } while (0)
 
-static void CUDART_CB reportOnHost(void *userData) {
-  std::printf("host function after the copy sees %.1f\n", static_cast<double>(*static_cast<float *>(userData)));
+static void CUDART_CB reportOnHost(void* userData) {
+  std::printf("host function after the copy sees %.1f\n",
+              static_cast<double>(*static_cast<float*>(userData)));
 }
 
 int main() {
@@ -49,10 +52,10 @@ int main() {
 
   constexpr int n = 256;
   std::vector<float> host(n, 2.0f);
-  float *pinned = nullptr;
-  float *input = nullptr;
-  float *output = nullptr;
-  int *untouched = nullptr;
+  float* pinned = nullptr;
+  float* input = nullptr;
+  float* output = nullptr;
+  int* untouched = nullptr;
   CHECK(cudaMallocHost(&pinned, n * sizeof(float)));
   CHECK(cudaMalloc(&input, n * sizeof(float)));
   CHECK(cudaMalloc(&output, n * sizeof(float)));
@@ -76,7 +79,8 @@ int main() {
   CHECK(cudaMemcpyAsync(pinned, output, n * sizeof(float), cudaMemcpyDeviceToHost, copy));
   CHECK(cudaLaunchHostFunc(copy, reportOnHost, pinned));
   CHECK(cudaStreamSynchronize(copy));
-  std::printf("first %.1f last %.1f\n", static_cast<double>(pinned[0]), static_cast<double>(pinned[n - 1]));
+  std::printf("first %.1f last %.1f\n", static_cast<double>(pinned[0]),
+              static_cast<double>(pinned[n - 1]));
 
   float elapsed = -1;
   CHECK(cudaEventElapsedTime(&elapsed, start, scaled));

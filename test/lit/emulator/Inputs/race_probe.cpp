@@ -28,22 +28,23 @@ constexpr int written = 7;
     }                                                                                              \
   } while (0)
 
-void CUDART_CB printSeen(void *pinned) {
-  std::printf("host function saw %d\n", static_cast<unsigned char *>(pinned)[bytes - 1]);
+void CUDART_CB printSeen(void* pinned) {
+  std::printf("host function saw %d\n", static_cast<unsigned char*>(pinned)[bytes - 1]);
 }
 
 int run(std::string_view scenario) {
-  unsigned char *device = nullptr;
-  unsigned char *pinned = nullptr;
-  CHECK(cudaMalloc(reinterpret_cast<void **>(&device), bytes));
-  CHECK(cudaMallocHost(reinterpret_cast<void **>(&pinned), bytes));
+  unsigned char* device = nullptr;
+  unsigned char* pinned = nullptr;
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&device), bytes));
+  CHECK(cudaMallocHost(reinterpret_cast<void**>(&pinned), bytes));
   CHECK(cudaMemset(device, 0, bytes));
   CHECK(cudaDeviceSynchronize());
 
   // Stream 1 (the first created) writes; the tests delay it.
   bool nonBlockingWriter = scenario == "legacy-after-nonblocking";
   cudaStream_t writer, reader;
-  CHECK(cudaStreamCreateWithFlags(&writer, nonBlockingWriter ? cudaStreamNonBlocking : cudaStreamDefault));
+  CHECK(cudaStreamCreateWithFlags(&writer,
+                                  nonBlockingWriter ? cudaStreamNonBlocking : cudaStreamDefault));
   CHECK(cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking));
   cudaEvent_t written_event;
   CHECK(cudaEventCreateWithFlags(&written_event, cudaEventDisableTiming));
@@ -67,7 +68,8 @@ int run(std::string_view scenario) {
   CHECK(cudaStreamSynchronize(0));
   CHECK(cudaStreamSynchronize(reader));
   CHECK(cudaStreamSynchronize(writer));
-  std::printf("%.*s: reader saw %d (%s)\n", static_cast<int>(scenario.size()), scenario.data(), pinned[bytes - 1],
+  std::printf("%.*s: reader saw %d (%s)\n", static_cast<int>(scenario.size()), scenario.data(),
+              pinned[bytes - 1],
               pinned[bytes - 1] == written ? "after the write" : "before the write");
   CHECK(cudaEventDestroy(written_event));
   CHECK(cudaStreamDestroy(writer));
@@ -79,7 +81,7 @@ int run(std::string_view scenario) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 2) {
     std::printf("usage: race_probe <scenario>\n");
     return 2;
