@@ -34,27 +34,50 @@ thread_local GroupState group;
 
 // What one host function executes: the operations of one communicator from one ncclGroupEnd (or
 // one ungrouped call), collectives in call order, then all point-to-point transfers together.
+//
+// A task captured into a CUDA graph runs once per graph launch: it takes its tickets (sequence
+// numbers) each time it runs rather than at enqueue, and the communicator keeps it alive.
 struct StreamTask {
   std::shared_ptr<Communicator> communicator;
-  std::shared_ptr<InFlightWork> inFlight;
+  std::shared_ptr<InFlightWork> inFlight; // null for a captured task
   std::vector<CollectiveCall> collectives;
   std::vector<PointToPointCall> transfers;
+  bool ticketsAtRun = false;
 };
 
+void takeTickets(Communicator& communicator, std::vector<CollectiveCall>& collectives,
+                 std::vector<PointToPointCall>& transfers) {
+  for (CollectiveCall& call : collectives) {
+    call.sequence = communicator.takeCollectiveSequence();
+  }
+  for (PointToPointCall& call : transfers) {
+    call.messageIndex = communicator.takeMessageIndex(call.direction, call.peer);
+  }
+}
+
 void CUDART_CB runStreamTask(void* data) {
-  const std::unique_ptr<StreamTask> task(static_cast<StreamTask*>(data));
+  auto* task = static_cast<StreamTask*>(data);
+  // A one-shot task is owned by this call; a captured one by its communicator.
+  const std::unique_ptr<StreamTask> oneShot(task->ticketsAtRun ? nullptr : task);
   Communicator& communicator = *task->communicator;
+  std::vector<CollectiveCall> collectives = task->collectives;
+  std::vector<PointToPointCall> transfers = task->transfers;
+  if (task->ticketsAtRun) {
+    takeTickets(communicator, collectives, transfers);
+  }
   bool succeeded = true;
-  for (const CollectiveCall& call : task->collectives) {
+  for (const CollectiveCall& call : collectives) {
     succeeded = communicator.runCollective(call) && succeeded;
   }
-  if (!task->transfers.empty()) {
-    succeeded = communicator.runPointToPoint(task->transfers) && succeeded;
+  if (!transfers.empty()) {
+    succeeded = communicator.runPointToPoint(transfers) && succeeded;
   }
   if (!succeeded && !communicator.wasAborted() && communicator.claimFailureReport()) {
     reportAsynchronousFailure(communicator);
   }
-  task->inFlight->finished();
+  if (task->inFlight != nullptr) {
+    task->inFlight->finished();
+  }
 }
 
 ncclResult_t cudaFailure(const char* call, cudaError_t error) {
@@ -95,32 +118,45 @@ ncclResult_t enqueueForCommunicator(ncclComm* comm,
       return result;
     }
   }
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(executor, &capture) != cudaSuccess) {
+    capture = cudaStreamCaptureStatusNone;
+  }
   auto task = std::make_unique<StreamTask>();
   task->communicator = comm->communicator;
-  task->inFlight = comm->inFlight;
+  task->ticketsAtRun = capture == cudaStreamCaptureStatusActive;
   for (const PendingOperation* operation : operations) {
     if (operation->isCollective) {
       const CollectiveArguments& a = operation->collective;
-      task->collectives.push_back(
-          CollectiveCall{a.kind, a.sendBuffer, a.receiveBuffer, a.count, a.datatype, a.op, a.root,
-                         comm->communicator->takeCollectiveSequence(), operation->preMultiplier});
+      task->collectives.push_back(CollectiveCall{a.kind, a.sendBuffer, a.receiveBuffer, a.count,
+                                                 a.datatype, a.op, a.root, 0,
+                                                 operation->preMultiplier});
     } else {
       const PointToPointArguments& a = operation->transfer;
-      task->transfers.push_back(
-          PointToPointCall{a.direction, a.sendBuffer, a.receiveBuffer, a.count, a.datatype, a.peer,
-                           comm->communicator->takeMessageIndex(a.direction, a.peer)});
+      task->transfers.push_back(PointToPointCall{a.direction, a.sendBuffer, a.receiveBuffer,
+                                                 a.count, a.datatype, a.peer, 0});
     }
   }
-  comm->inFlight->started();
+  if (!task->ticketsAtRun) {
+    takeTickets(*comm->communicator, task->collectives, task->transfers);
+    task->inFlight = comm->inFlight;
+    comm->inFlight->started();
+  }
   const cudaError_t error = cudaLaunchHostFunc(executor, runStreamTask, task.get());
   if (error != cudaSuccess) {
-    comm->inFlight->finished();
-    // The tickets are taken: without this operation the ranks can no longer agree, so the
-    // communicator stops here rather than timing out later.
-    comm->communicator->abort();
+    if (task->inFlight != nullptr) {
+      comm->inFlight->finished();
+      // The tickets are taken: without this operation the ranks can no longer agree, so the
+      // communicator stops here rather than timing out later.
+      comm->communicator->abort();
+    }
     return cudaFailure("cudaLaunchHostFunc", error);
   }
-  static_cast<void>(task.release()); // runStreamTask owns it now
+  if (task->ticketsAtRun) {
+    comm->capturedTasks.push_back(std::shared_ptr<void>(std::move(task)));
+  } else {
+    static_cast<void>(task.release()); // runStreamTask owns it now
+  }
   for (std::size_t i = 1; i < streams.size(); ++i) {
     if (const ncclResult_t result = joinStreams(executor, streams[i]); result != ncclSuccess) {
       return result;

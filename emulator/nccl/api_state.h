@@ -71,4 +71,7 @@ struct ncclComm {
   std::uint64_t splitsDone = 0;
   ncclResult_t initResult = ncclSuccess; // of a join deferred to ncclGroupEnd
   std::vector<std::optional<streamrace::emu::nccl::PreMulSumOp>> preMulSumOps;
+  // Operations captured into CUDA graphs: alive until the communicator is destroyed, since a
+  // graph may be launched any number of times.
+  std::vector<std::shared_ptr<void>> capturedTasks;
 };

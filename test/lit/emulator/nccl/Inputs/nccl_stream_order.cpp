@@ -6,6 +6,8 @@
 //   group:    the fill is on stream C, an AllGather on stream B and an AllReduce on C share one
 //             group, and C copies the AllGather's result out afterwards: the group acts as one
 //             operation on both streams, so both directions are ordered.
+//   graph:    an AllGather captured into a CUDA graph runs at every launch of the graph, with
+//             the data present at that launch.
 #include "nccl_test_support.h"
 
 #include <chrono>
@@ -38,6 +40,26 @@ int main(int argc, char** argv) {
   int* gathered = deviceCopyOf(std::vector<int>(world, -1));
   int* summed = deviceCopyOf(std::vector<int>{-1});
 
+  if (mode == "graph") {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t executable = nullptr;
+    CUDA_OK(cudaStreamBeginCapture(communication, cudaStreamCaptureModeThreadLocal));
+    NCCL_OK(ncclAllGather(send, gathered, 1, ncclInt32, comm, communication));
+    CUDA_OK(cudaStreamEndCapture(communication, &graph));
+    CUDA_OK(cudaGraphInstantiate(&executable, graph, 0));
+    for (int launch = 1; launch <= 2; ++launch) {
+      pinned[0] = 10 * launch + rank;
+      CUDA_OK(cudaMemcpy(send, pinned, sizeof(int), cudaMemcpyHostToDevice));
+      CUDA_OK(cudaGraphLaunch(executable, communication));
+      CUDA_OK(cudaStreamSynchronize(communication));
+      std::printf("rank %d graph launch %d: allgather %s\n", rank, launch,
+                  joined(hostCopyOf(gathered, world)).c_str());
+    }
+    CUDA_OK(cudaGraphExecDestroy(executable));
+    CUDA_OK(cudaGraphDestroy(graph));
+    NCCL_OK(ncclCommDestroy(comm));
+    return 0;
+  }
   const cudaStream_t fillStream = mode == "group" ? communication : compute;
   CUDA_OK(cudaLaunchHostFunc(fillStream, sleepAWhile, nullptr));
   CUDA_OK(cudaMemcpyAsync(send, pinned, sizeof(int), cudaMemcpyHostToDevice, fillStream));
