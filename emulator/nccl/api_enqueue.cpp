@@ -3,6 +3,7 @@
 #include "link_model.h"
 #include "reduction.h"
 
+#include <algorithm>
 #include <memory>
 #include <thread>
 #include <vector>

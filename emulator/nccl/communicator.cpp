@@ -59,6 +59,22 @@ std::shared_ptr<Communicator> Communicator::join(const std::string& segmentName,
     for (int peer = 0; peer < rankCount; ++peer) {
       communicator->nodeOfRank_[peer] = static_cast<int>(records[peer].values[0]);
     }
+    // Two ranks of one process on one device would serialize on its streams and deadlock; NCCL
+    // refuses them at init, and so does every rank here, since all see the same records.
+    for (int first = 0; first < rankCount; ++first) {
+      for (int second = first + 1; second < rankCount; ++second) {
+        if (records[first].values[2] == records[second].values[2] &&
+            records[first].values[1] == records[second].values[1]) {
+          throw CommunicatorError(
+              ncclInvalidUsage,
+              "communicator " + communicator->displayName_ + ": duplicate GPU detected: rank " +
+                  std::to_string(first) + " and rank " + std::to_string(second) +
+                  " are threads of process " + std::to_string(records[first].values[2]) +
+                  " on the same device " + std::to_string(records[first].values[1]) +
+                  " (call cudaSetDevice with a different device in each rank's thread)");
+        }
+      }
+    }
   } catch (const CommunicatorError&) {
     communicator->segment_->unlinkName();
     throw;

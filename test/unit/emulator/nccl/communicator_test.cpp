@@ -239,6 +239,30 @@ TEST(Communicator, CollectivesTakeTheLinkModelsTimeScaled) {
   EXPECT_LT(allGatherSeconds(0.1), 0.08);
 }
 
+TEST(Communicator, TwoThreadRanksOnOneDeviceAreRefused) {
+  const std::string name = *segmentNameOf(makeUniqueId());
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < 2; ++rank) {
+    threads.emplace_back([&, rank] {
+      try {
+        Communicator::join(name, "shared-device", 2, rank, RankPlacement{0, 0}, testSettings());
+      } catch (const CommunicatorError& error) {
+        EXPECT_EQ(error.result(), ncclInvalidUsage);
+        errors[rank] = error.what();
+      }
+    });
+  }
+  for (auto& thread : threads) {
+    thread.join();
+  }
+  for (const std::string& error : errors) {
+    EXPECT_NE(error.find("duplicate GPU detected: rank 0 and rank 1 are threads of process"),
+              std::string::npos)
+        << error;
+  }
+}
+
 TEST(Communicator, JoinTimesOutWhenARankNeverArrives) {
   const std::string name = *segmentNameOf(makeUniqueId());
   try {
