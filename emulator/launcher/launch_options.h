@@ -10,6 +10,7 @@ struct LaunchOptions {
   int nodes = 1;
   int gpusPerNode = 1;
   bool prefixOutput = true;
+  int timeoutSeconds = 0; // 0: no limit
   std::vector<std::string> command;
 
   int worldSize() const { return nodes * gpusPerNode; }

@@ -156,6 +156,7 @@ int main(int argc, char** argv) {
 
   std::optional<int> firstFailure;
   std::optional<std::chrono::steady_clock::time_point> stopDeadline;
+  const auto started = std::chrono::steady_clock::now();
   for (;;) {
     std::vector<pollfd> fds;
     std::vector<PrefixedOutput*> outputs;
@@ -197,6 +198,15 @@ int main(int argc, char** argv) {
         signalRunning(ranks, SIGTERM);
         stopDeadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
       }
+    }
+    if (options.timeoutSeconds > 0 && !stopDeadline &&
+        std::chrono::steady_clock::now() - started > std::chrono::seconds(options.timeoutSeconds)) {
+      std::fprintf(stderr,
+                   "streamrace-emu-launch: the job ran longer than %d s; stopping all ranks\n",
+                   options.timeoutSeconds);
+      signalRunning(ranks, SIGTERM);
+      firstFailure = firstFailure.value_or(124);
+      stopDeadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     }
     if (interruptedBy != 0 && !stopDeadline) {
       signalRunning(ranks, interruptedBy);
