@@ -103,17 +103,19 @@ void Engine::report(const EventHeader& header, const AccessRecord& current,
   }
   finding.first = side_of(previous);
   finding.second = side_of(current);
+  const StreamState* stream = ordering_.stream_of(current.actor);
+  if (stream && stream->unrecorded_wait && finding.kind <= FindingKind::RaceReadWrite) {
+    finding.kind = FindingKind::UnrecordedEventWait;
+    finding.unrecorded_wait = stream->unrecorded_wait;
+  }
+  // A racy loop repeats its race every iteration: count it without describing it again.
+  if (clock.pending().empty() && findings_.count_again(finding)) return;
   finding.memory.address_space = header.address_space;
   finding.memory.overlap_begin = conflict.overlap_begin;
   finding.memory.overlap_size = conflict.overlap_size;
   if (const Allocation* allocation = allocations_.find(header.address_space, conflict.overlap_begin))
     finding.memory.allocation = *allocation;
   finding.fix = suggest_fix(previous, current);
-  if (const StreamState* stream = ordering_.stream_of(current.actor);
-      stream && stream->unrecorded_wait && finding.kind <= FindingKind::RaceReadWrite) {
-    finding.kind = FindingKind::UnrecordedEventWait;
-    finding.unrecorded_wait = stream->unrecorded_wait;
-  }
   add_finding(std::move(finding), previous, clock);
 }
 

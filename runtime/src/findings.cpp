@@ -50,6 +50,16 @@ FindingSet::Key FindingSet::key_of(const Finding& finding) {
   return key;
 }
 
+bool FindingSet::count_again(const Finding& finding) {
+  auto it = index_.find(key_of(finding));
+  if (it == index_.end()) return false;
+  Finding& known = findings_[it->second];
+  known.count += finding.count;
+  add_rank(known.ranks, finding.first.rank);
+  add_rank(known.ranks, finding.second.rank);
+  return true;
+}
+
 bool FindingSet::add(Finding finding) {
   auto [it, inserted] = index_.try_emplace(key_of(finding), findings_.size());
   if (!inserted) {

@@ -164,7 +164,17 @@ void Ordering::prepare(StreamState& stream, ThreadState& thread) {
   }
 }
 
+void Ordering::retire_if_exhausted(ActorId& actor, const VectorClock& clock) {
+  if (clock.get(actor) < kLastEpoch) return;
+  // The old actor's last epoch stays in every clock that saw it; its successor starts at 0.
+  const ActorId successor = new_actor(actors_[actor]);
+  stream_by_actor_[successor] = stream_by_actor_[actor];
+  stream_by_actor_[actor] = nullptr;
+  actor = successor;
+}
+
 Epoch Ordering::advance(StreamState& stream) {
+  retire_if_exhausted(stream.actor, stream.clock);
   const Epoch epoch = stream.clock.tick(stream.actor);
   ++stream.version;
   if (stream.kind == StreamKind::LegacyDefault) ++stream.device_state->legacy_version;
@@ -179,6 +189,7 @@ Epoch Ordering::enqueue(StreamState& stream, ThreadState& thread) {
 Epoch Ordering::host_action(ThreadState& thread) {
   if (!thread.clock.pending().empty()) settle(thread.clock);
   ++thread.version;
+  retire_if_exhausted(thread.actor, thread.clock);
   return thread.clock.tick(thread.actor);
 }
 

@@ -103,6 +103,9 @@ class FindingSet {
 public:
   // Returns true when the finding is new rather than another occurrence of a known one.
   bool add(Finding finding);
+  // Counts another occurrence when a finding with this one's kind and sides is known; the
+  // engine calls it before it spends time on the memory context and the fix.
+  bool count_again(const Finding& finding);
   const std::vector<Finding>& all() const { return findings_; }
   std::size_t size() const { return findings_.size(); }
   bool empty() const { return findings_.empty(); }

@@ -197,6 +197,7 @@ private:
   };
 
   ActorId new_actor(const ActorInfo& info);
+  void retire_if_exhausted(ActorId& actor, const VectorClock& clock);
   DeviceState& device(RankId rank, DeviceId device);
   StreamState& default_stream(ThreadState& thread, bool per_thread);
   std::shared_ptr<Rendezvous> meeting(const MeetingKey& key, int contributions, int acquirers);

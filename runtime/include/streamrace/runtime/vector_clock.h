@@ -9,7 +9,10 @@
 namespace streamrace {
 
 using ActorId = std::uint32_t;
-using Epoch = std::uint64_t;
+// 32 bits keep clocks small and their joins vectorizable; a stream that exhausts its epochs
+// continues as a fresh actor (Ordering::advance), so no epoch ever wraps.
+using Epoch = std::uint32_t;
+inline constexpr Epoch kLastEpoch = 0xffffffffu - 1;
 
 // A cross-rank meeting (the k-th collective on a communicator, or a send/recv pair) whose
 // outcome is not known yet because some rank's part of it has not arrived. Clocks that already
