@@ -1,0 +1,267 @@
+#include "call_model.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+
+namespace streamrace::analyzer {
+namespace {
+
+using api_model::ApiFunction;
+using api_model::ApiRole;
+using api_model::ArgMeaning;
+
+const clang::Expr* argumentAt(const clang::CallExpr& call, std::optional<std::size_t> index) {
+  if (!index || *index >= call.getNumArgs()) return nullptr;
+  return call.getArg(static_cast<unsigned>(*index));
+}
+
+bool isPointerLike(const clang::Expr* expr) {
+  const clang::QualType type = expr->IgnoreParenImpCasts()->getType();
+  return type->isPointerType() || type->isArrayType();
+}
+
+// Pointer arguments of a kernel launch, accessed as the kernel's summary says (read and write
+// when the kernel's body is not in this translation unit).
+void addKernelArguments(const clang::CallExpr& launch, const clang::FunctionDecl* kernel,
+                        const KernelSummaries& kernels, CallEffect& effect) {
+  const KernelSummary* summary = nullptr;
+  if (kernel)
+    if (auto found = kernels.find(kernel->getCanonicalDecl()); found != kernels.end())
+      summary = &found->second;
+  for (unsigned i = 0; i < launch.getNumArgs(); ++i) {
+    const clang::Expr* argument = launch.getArg(i);
+    if (!isPointerLike(argument)) continue;
+    ParamAccess access = ParamAccess::ReadWrite;
+    if (summary && i < summary->paramAccess.size()) access = summary->paramAccess[i];
+    if (access == ParamAccess::None) continue;
+    effect.buffers.push_back({argument, access != ParamAccess::Write,
+                              access == ParamAccess::Write || access == ParamAccess::ReadWrite});
+  }
+}
+
+std::optional<CallEffect> kernelLaunchEffect(const clang::CUDAKernelCallExpr& launch,
+                                             const KernelSummaries& kernels) {
+  CallEffect effect;
+  const clang::FunctionDecl* kernel = launch.getDirectCallee();
+  effect.operation = kernel ? "kernel '" + kernel->getNameAsString() + "'" : "kernel launch";
+  const clang::CallExpr* config = launch.getConfig();
+  if (config && config->getNumArgs() > 3) effect.stream = config->getArg(3);
+  addKernelArguments(launch, kernel, kernels, effect);
+  return effect;
+}
+
+std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFunction& function,
+                                    clang::ASTContext& context) {
+  CallEffect effect;
+  effect.operation = std::string(api_model::baseName(function));
+  effect.perThreadDefaultStream = api_model::usesPerThreadDefaultStream(function);
+  effect.stream = argumentAt(call, function.argIndex(ArgMeaning::Stream));
+  effect.event = argumentAt(call, function.argIndex(ArgMeaning::Event));
+  for (std::size_t i = 0; i < function.args.size() && i < call.getNumArgs(); ++i) {
+    const clang::Expr* argument = call.getArg(static_cast<unsigned>(i));
+    switch (function.args[i].meaning) {
+    case ArgMeaning::ReadBuffer:
+      effect.buffers.push_back({argument, true, false});
+      break;
+    case ArgMeaning::WrittenBuffer:
+      effect.buffers.push_back({argument, false, true});
+      break;
+    case ArgMeaning::ReadWrittenBuffer:
+      effect.buffers.push_back({argument, true, true});
+      break;
+    case ArgMeaning::FreedBuffer:
+      effect.buffers.push_back({argument, false, true});
+      break;
+    default:
+      break;
+    }
+  }
+  switch (function.role) {
+  case ApiRole::Copy:
+  case ApiRole::Copy2D:
+    effect.isCopy = true;
+    if (function.hostSync == api_model::HostSync::Synchronous) {
+      const std::optional<int64_t> kind =
+          constantValue(argumentAt(call, function.argIndex(ArgMeaning::CopyKind)), context);
+      effect.hostWaitsOnReturn =
+          !kind || *kind != static_cast<int64_t>(api_model::CopyKind::DeviceToDevice);
+    }
+    return effect;
+  case ApiRole::Set:
+  case ApiRole::Set2D:
+  case ApiRole::Collective:
+  case ApiRole::Send:
+  case ApiRole::Recv:
+  case ApiRole::HostFunc:
+  case ApiRole::GraphLaunch:
+  case ApiRole::AllocAsync:
+    effect.kind = CallEffectKind::Enqueue;
+    if (function.role == ApiRole::AllocAsync) effect.buffers.clear();
+    // ncclBcast and in-place collectives name one buffer twice: merge into one access.
+    if (effect.buffers.size() == 2 && effect.buffers[0].expr->IgnoreParenImpCasts() ==
+                                          effect.buffers[1].expr->IgnoreParenImpCasts()) {
+      effect.buffers[0].read = effect.buffers[0].write = true;
+      effect.buffers.pop_back();
+    }
+    return effect;
+  case ApiRole::KernelLaunch: {
+    effect.buffers.clear();
+    return effect;
+  }
+  case ApiRole::EventRecord:
+    effect.kind = CallEffectKind::EventRecord;
+    return effect;
+  case ApiRole::StreamWait:
+    effect.kind = CallEffectKind::StreamWait;
+    return effect;
+  case ApiRole::StreamSync:
+    effect.kind = CallEffectKind::StreamSync;
+    return effect;
+  case ApiRole::EventSync:
+    effect.kind = CallEffectKind::EventSync;
+    return effect;
+  case ApiRole::StreamQuery:
+    effect.kind = CallEffectKind::StreamQuery;
+    return effect;
+  case ApiRole::EventQuery:
+    effect.kind = CallEffectKind::EventQuery;
+    return effect;
+  case ApiRole::DeviceSync:
+  case ApiRole::Free:
+  case ApiRole::FreeHost:
+  case ApiRole::AllocManaged:
+    // cudaFree, cudaFreeHost and cudaMallocManaged wait for the whole device (SEMANTICS.md 8).
+    effect.kind = CallEffectKind::DeviceSync;
+    effect.buffers.clear();
+    return effect;
+  case ApiRole::FreeAsync:
+    effect.kind = CallEffectKind::FreeAsync;
+    return effect;
+  case ApiRole::Alloc:
+  case ApiRole::AllocHost:
+    effect.kind = CallEffectKind::Alloc;
+    effect.outPointer = argumentAt(call, function.argIndex(ArgMeaning::AllocatedPointerOut));
+    effect.allocatedMemory =
+        function.role == ApiRole::Alloc ? MemoryKind::Device : MemoryKind::Pinned;
+    return effect;
+  case ApiRole::HostRegister:
+    effect.kind = CallEffectKind::HostRegister;
+    if (const clang::Expr* buffer = argumentAt(call, function.argIndex(ArgMeaning::HostBuffer)))
+      effect.buffers.push_back({buffer, false, false});
+    return effect;
+  case ApiRole::StreamCreate:
+    effect.kind = CallEffectKind::StreamCreate;
+    effect.outPointer = argumentAt(call, function.argIndex(ArgMeaning::StreamOut));
+    effect.flags = argumentAt(call, function.argIndex(ArgMeaning::StreamFlags));
+    return effect;
+  case ApiRole::EventCreate:
+    effect.kind = CallEffectKind::EventCreate;
+    effect.outPointer = argumentAt(call, function.argIndex(ArgMeaning::EventOut));
+    return effect;
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<CallEffect> wrapperEffect(const clang::CallExpr& call, llvm::StringRef name,
+                                        const WrapperModel& wrapper) {
+  CallEffect effect;
+  effect.operation = name.str();
+  effect.stream = argumentAt(call, wrapper.stream);
+  for (unsigned index : wrapper.reads)
+    if (const clang::Expr* argument = argumentAt(call, index))
+      effect.buffers.push_back({argument, true, false});
+  for (unsigned index : wrapper.writes) {
+    const clang::Expr* argument = argumentAt(call, index);
+    if (!argument) continue;
+    auto same =
+        std::find_if(effect.buffers.begin(), effect.buffers.end(), [&](const BufferUse& use) {
+          return use.expr->IgnoreParenImpCasts() == argument->IgnoreParenImpCasts();
+        });
+    if (same != effect.buffers.end())
+      same->write = true;
+    else
+      effect.buffers.push_back({argument, false, true});
+  }
+  return effect;
+}
+
+// cudaLaunchKernel(func, grid, block, args, ...): when `args` is a local array initialized with
+// the addresses of the kernel's arguments, those arguments are the kernel's buffers.
+void addLaunchKernelArguments(const clang::CallExpr& call, const KernelSummaries& kernels,
+                              CallEffect& effect) {
+  if (call.getNumArgs() < 4) return;
+  const clang::FunctionDecl* kernel = nullptr;
+  const clang::Expr* function = call.getArg(0)->IgnoreParenCasts();
+  if (const auto* address = llvm::dyn_cast<clang::UnaryOperator>(function))
+    function = address->getSubExpr()->IgnoreParenCasts();
+  if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(function))
+    kernel = llvm::dyn_cast<clang::FunctionDecl>(reference->getDecl());
+  if (kernel) effect.operation = "kernel '" + kernel->getNameAsString() + "'";
+  const auto* argsRef = llvm::dyn_cast<clang::DeclRefExpr>(call.getArg(3)->IgnoreParenCasts());
+  const auto* argsVar = argsRef ? llvm::dyn_cast<clang::VarDecl>(argsRef->getDecl()) : nullptr;
+  const auto* init =
+      argsVar ? llvm::dyn_cast_or_null<clang::InitListExpr>(argsVar->getInit()) : nullptr;
+  if (!init) return;
+  const KernelSummary* summary = nullptr;
+  if (kernel)
+    if (auto found = kernels.find(kernel->getCanonicalDecl()); found != kernels.end())
+      summary = &found->second;
+  for (unsigned i = 0; i < init->getNumInits(); ++i) {
+    const auto* address =
+        llvm::dyn_cast<clang::UnaryOperator>(init->getInit(i)->IgnoreParenCasts());
+    if (!address || address->getOpcode() != clang::UO_AddrOf) continue;
+    const clang::Expr* argument = address->getSubExpr();
+    if (!argument->getType()->isPointerType()) continue;
+    ParamAccess access = ParamAccess::ReadWrite;
+    if (summary && i < summary->paramAccess.size()) access = summary->paramAccess[i];
+    if (access == ParamAccess::None) continue;
+    effect.buffers.push_back({argument, access != ParamAccess::Write,
+                              access == ParamAccess::Write || access == ParamAccess::ReadWrite});
+  }
+}
+
+} // namespace
+
+std::optional<int64_t> constantValue(const clang::Expr* expr, const clang::ASTContext& context) {
+  if (!expr || expr->isValueDependent()) return std::nullopt;
+  clang::Expr::EvalResult result;
+  if (!expr->EvaluateAsInt(result, context)) return std::nullopt;
+  return result.Val.getInt().getExtValue();
+}
+
+std::optional<CallEffect> classifyCall(const clang::CallExpr& call, const UserModel* userModel,
+                                       const KernelSummaries& kernels, clang::ASTContext& context) {
+  if (const auto* launch = llvm::dyn_cast<clang::CUDAKernelCallExpr>(&call))
+    return kernelLaunchEffect(*launch, kernels);
+  const clang::FunctionDecl* callee = call.getDirectCallee();
+  if (!callee || !callee->getDeclName().isIdentifier()) return std::nullopt;
+  const llvm::StringRef name = callee->getName();
+  if (userModel)
+    if (const WrapperModel* wrapper = userModel->find(callee->getQualifiedNameAsString()))
+      return wrapperEffect(call, name, *wrapper);
+  if (name == "free" || name == "cfree") {
+    if (call.getNumArgs() != 1) return std::nullopt;
+    CallEffect effect;
+    effect.kind = CallEffectKind::HostFree;
+    effect.operation = name.str();
+    effect.buffers.push_back({call.getArg(0), false, true});
+    return effect;
+  }
+  if (name == "malloc" || name == "calloc" || name == "aligned_alloc") {
+    CallEffect effect;
+    effect.kind = CallEffectKind::Alloc;
+    effect.operation = name.str();
+    effect.allocatedMemory = MemoryKind::Pageable;
+    return effect;
+  }
+  const ApiFunction* function = api_model::findApiFunction(name);
+  if (!function) return std::nullopt;
+  std::optional<CallEffect> effect = apiEffect(call, *function, context);
+  if (effect && function->role == ApiRole::KernelLaunch)
+    addLaunchKernelArguments(call, kernels, *effect);
+  return effect;
+}
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,68 @@
+// What one call in host code does to streams, events and buffers: the built-in CUDA/NCCL API
+// model, the user's wrapper models and the kernel summaries, folded into one description.
+#pragma once
+
+#include "streamrace/analyzer/kernel_summary.h"
+#include "streamrace/analyzer/user_model.h"
+#include "streamrace/api_model/api_model.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class CallExpr;
+class Expr;
+} // namespace clang
+
+namespace streamrace::analyzer {
+
+enum class CallEffectKind {
+  Enqueue,      // stream-ordered work (copy, set, kernel, collective, host function, graph)
+  EventRecord,  // event, stream
+  StreamWait,   // stream, event
+  StreamSync,   // stream
+  EventSync,    // event
+  DeviceSync,   // everything the device has
+  StreamQuery,  // stream: a host wait only where the caller polls it to success
+  EventQuery,   // event: likewise
+  FreeAsync,    // buffers[0] freed in stream order
+  HostFree,     // buffers[0] freed by the host (free, delete)
+  Alloc,        // allocation: outPointer
+  HostRegister, // buffers[0] becomes pinned host memory
+  StreamCreate, // outPointer, flags
+  EventCreate,  // outPointer
+};
+
+enum class MemoryKind { Unknown, Device, Pinned, Pageable, Managed };
+
+struct BufferUse {
+  const clang::Expr* expr = nullptr;
+  bool read = false;
+  bool write = false;
+};
+
+struct CallEffect {
+  CallEffectKind kind = CallEffectKind::Enqueue;
+  std::string operation; // how messages name the call: "cudaMemcpyAsync", "kernel 'scale'"
+  std::vector<BufferUse> buffers;
+  const clang::Expr* stream = nullptr; // null: the default stream
+  bool perThreadDefaultStream = false; // a _ptsz/_ptds call: stream 0 is per-thread
+  const clang::Expr* event = nullptr;
+  const clang::Expr* outPointer = nullptr;
+  const clang::Expr* flags = nullptr;
+  MemoryKind allocatedMemory = MemoryKind::Unknown;
+  bool isCopy = false;
+  // Synchronous-API copies: the host waits unless the copy is device-to-device.
+  bool hostWaitsOnReturn = false;
+};
+
+// The effect of a call, or nullopt when no model covers it.
+std::optional<CallEffect> classifyCall(const clang::CallExpr& call, const UserModel* userModel,
+                                       const KernelSummaries& kernels, clang::ASTContext& context);
+
+// The integer value of an argument when it is a compile-time constant.
+std::optional<int64_t> constantValue(const clang::Expr* expr, const clang::ASTContext& context);
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,896 @@
+// The flow-sensitive core: a worklist over clang::CFG with a small abstract state per function.
+//
+// The state holds the stream-ordered accesses that may still be pending (one record per access
+// site, buffer, stream and kind), for each the set of streams already ordered after it; events
+// as the set of records their last record captured; aliases of locals and parameters; stream
+// flags and what memory a buffer is. Joins keep a record pending if it is pending on any path and
+// ordered only if ordered on every path, which is what "no ordering on some path" needs. Calls to
+// functions of the same translation unit are analyzed in place with their parameters bound to the
+// caller's values (a summary computed per call site), so wrappers are understood without models.
+#include "streamrace/analyzer/analysis.h"
+
+#include "call_model.h"
+#include "fix_its.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Analysis/CFG.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+namespace streamrace::analyzer {
+namespace {
+
+constexpr llvm::StringLiteral kLegacyStream = "<legacy>";
+constexpr llvm::StringLiteral kPerThreadStream = "<per-thread>";
+// In a record's ordered-after set: every blocking stream (a legacy-stream op came after it).
+constexpr llvm::StringLiteral kEveryBlockingStream = "<every-blocking-stream>";
+constexpr unsigned kMaxInlineDepth = 4;
+constexpr unsigned kMaxVisitsPerBlock = 32;
+
+struct AccessRecord {
+  std::string buffer;
+  std::string stream;
+  bool write = false;
+  const clang::Stmt* site = nullptr; // the statement of the analyzed function that caused it
+  auto operator<=>(const AccessRecord&) const = default;
+};
+
+struct AccessDetail {
+  std::string operation;
+  bool read = false;
+  bool write = false;
+  const clang::Expr* call = nullptr; // where the access is, possibly inside an inlined callee
+  const clang::FunctionDecl* function = nullptr;
+};
+
+enum class RecordedStatus { Unrecorded, OnSomePaths, Recorded };
+
+struct EventState {
+  RecordedStatus status = RecordedStatus::Recorded;
+  std::set<AccessRecord> snapshot;
+  clang::SourceLocation created;
+  bool operator==(const EventState&) const = default;
+};
+
+struct FlowState {
+  std::map<AccessRecord, std::set<std::string>> pending; // record -> streams ordered after it
+  std::map<std::string, EventState> events;
+  std::map<const clang::ValueDecl*, std::string> aliases;
+  std::set<std::string> nonBlockingStreams;
+  std::map<std::string, MemoryKind> memory;
+  bool operator==(const FlowState&) const = default;
+};
+
+template <class Key, class Value>
+std::map<Key, Value> joinEqualEntries(const std::map<Key, Value>& a,
+                                      const std::map<Key, Value>& b) {
+  std::map<Key, Value> joined;
+  for (const auto& [key, value] : a)
+    if (auto other = b.find(key); other != b.end() && other->second == value)
+      joined.emplace(key, value);
+  return joined;
+}
+
+std::set<AccessRecord> joinSnapshots(const EventState& a, const FlowState& stateA,
+                                     const EventState& b, const FlowState& stateB) {
+  // A record is captured after the join if every path either captured it or never had it.
+  std::set<AccessRecord> joined;
+  for (const AccessRecord& record : a.snapshot)
+    if (b.snapshot.contains(record) || !stateB.pending.contains(record)) joined.insert(record);
+  for (const AccessRecord& record : b.snapshot)
+    if (!stateA.pending.contains(record)) joined.insert(record);
+  return joined;
+}
+
+FlowState join(const FlowState& a, const FlowState& b) {
+  FlowState joined;
+  joined.pending = a.pending;
+  for (const auto& [record, orderedAfter] : b.pending) {
+    auto [slot, inserted] = joined.pending.emplace(record, orderedAfter);
+    if (inserted) continue;
+    std::set<std::string> common;
+    for (const std::string& stream : slot->second)
+      if (orderedAfter.contains(stream)) common.insert(stream);
+    slot->second = std::move(common);
+  }
+  for (const auto& [name, eventA] : a.events) {
+    auto eventB = b.events.find(name);
+    if (eventB == b.events.end()) continue;
+    EventState event;
+    event.created = eventA.created.isValid() ? eventA.created : eventB->second.created;
+    event.status =
+        eventA.status == eventB->second.status ? eventA.status : RecordedStatus::OnSomePaths;
+    event.snapshot = joinSnapshots(eventA, a, eventB->second, b);
+    joined.events.emplace(name, std::move(event));
+  }
+  joined.aliases = joinEqualEntries(a.aliases, b.aliases);
+  joined.memory = joinEqualEntries(a.memory, b.memory);
+  for (const std::string& stream : a.nonBlockingStreams)
+    if (b.nonBlockingStreams.contains(stream)) joined.nonBlockingStreams.insert(stream);
+  return joined;
+}
+
+// Keys name storage: "name@id" for a variable, then ".field", "->field", "[3]", "[*]", ".m()".
+std::string displayName(llvm::StringRef key) {
+  std::string shown;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (key[i] != '@') {
+      shown += key[i];
+      continue;
+    }
+    while (i + 1 < key.size() && llvm::isHexDigit(key[i + 1]))
+      ++i;
+  }
+  return shown;
+}
+
+std::string streamDisplayName(llvm::StringRef key) {
+  if (key == kLegacyStream) return "the legacy default stream";
+  if (key == kPerThreadStream) return "the per-thread default stream";
+  return "'" + displayName(key) + "'";
+}
+
+// The stream as code can name it in a fix-it.
+std::string streamSpelling(llvm::StringRef key) {
+  if (key == kLegacyStream) return "cudaStreamLegacy";
+  if (key == kPerThreadStream) return "cudaStreamPerThread";
+  return displayName(key);
+}
+
+std::string accessVerb(bool read, bool write) {
+  if (read && write) return "read and written";
+  return write ? "written" : "read";
+}
+
+struct Frame {
+  const clang::FunctionDecl* function = nullptr;
+  std::string thisKey = "this";
+  const clang::Stmt* site = nullptr; // the call in the analyzed function this frame serves
+  const Frame* caller = nullptr;
+  unsigned depth = 0;
+  const clang::ParentMap* parents = nullptr;
+  const clang::ParentMap* rootParents = nullptr;
+  bool reporting = false;
+};
+
+struct FunctionCfg {
+  std::unique_ptr<clang::CFG> cfg;
+  std::unique_ptr<clang::ParentMap> parents;
+};
+
+class TranslationUnitAnalysis {
+public:
+  TranslationUnitAnalysis(clang::ASTContext& context, const AnalysisOptions& options)
+      : context_(context), options_(options), kernels_(summarizeKernels(context)) {}
+
+  void analyzeFunction(const clang::FunctionDecl& function) {
+    const FunctionCfg* cfg = cfgFor(function);
+    if (!cfg) return;
+    Frame frame;
+    frame.function = &function;
+    frame.parents = cfg->parents.get();
+    frame.rootParents = cfg->parents.get();
+    frame.reporting = true;
+    run(function, FlowState{}, frame);
+  }
+
+  std::vector<Finding> takeFindings() {
+    const clang::SourceManager& sources = context_.getSourceManager();
+    std::stable_sort(findings_.begin(), findings_.end(), [&](const Finding& a, const Finding& b) {
+      return sources.isBeforeInTranslationUnit(a.location, b.location);
+    });
+    return std::move(findings_);
+  }
+
+private:
+  const FunctionCfg* cfgFor(const clang::FunctionDecl& function) {
+    auto [slot, inserted] = cfgs_.try_emplace(&function);
+    if (!inserted) return slot->second.cfg ? &slot->second : nullptr;
+    clang::Stmt* body = function.getBody();
+    if (!body) return nullptr;
+    clang::CFG::BuildOptions options;
+    options.setAllAlwaysAdd();
+    options.AddCXXDefaultInitExprInCtors = false;
+    slot->second.cfg = clang::CFG::buildCFG(&function, body, &context_, options);
+    if (!slot->second.cfg) return nullptr;
+    slot->second.parents = std::make_unique<clang::ParentMap>(body);
+    return &slot->second;
+  }
+
+  FlowState run(const clang::FunctionDecl& function, FlowState entry, const Frame& frame) {
+    const FunctionCfg* functionCfg = cfgFor(function);
+    if (!functionCfg) return entry;
+    const clang::CFG& cfg = *functionCfg->cfg;
+    std::vector<std::optional<FlowState>> in(cfg.getNumBlockIDs());
+    std::vector<unsigned> visits(cfg.getNumBlockIDs(), 0);
+    std::deque<const clang::CFGBlock*> worklist;
+    in[cfg.getEntry().getBlockID()] = std::move(entry);
+    worklist.push_back(&cfg.getEntry());
+    Frame quiet = frame;
+    quiet.reporting = false;
+    while (!worklist.empty()) {
+      const clang::CFGBlock* block = worklist.front();
+      worklist.pop_front();
+      FlowState state = *in[block->getBlockID()];
+      transferBlock(*block, state, quiet);
+      for (const clang::CFGBlock::AdjacentBlock& successor : block->succs()) {
+        const clang::CFGBlock* next = successor.getReachableBlock();
+        if (!next) continue;
+        std::optional<FlowState>& target = in[next->getBlockID()];
+        FlowState updated = target ? join(*target, state) : state;
+        if (target && *target == updated) continue;
+        if (++visits[next->getBlockID()] > kMaxVisitsPerBlock) continue;
+        target = std::move(updated);
+        worklist.push_back(next);
+      }
+    }
+    if (frame.reporting)
+      for (const clang::CFGBlock* block : cfg)
+        if (in[block->getBlockID()]) {
+          FlowState state = *in[block->getBlockID()];
+          transferBlock(*block, state, frame);
+        }
+    const std::optional<FlowState>& exit = in[cfg.getExit().getBlockID()];
+    return exit ? *exit : FlowState{};
+  }
+
+  void transferBlock(const clang::CFGBlock& block, FlowState& state, const Frame& frame) {
+    for (const clang::CFGElement& element : block)
+      if (std::optional<clang::CFGStmt> statement = element.getAs<clang::CFGStmt>())
+        transferStatement(statement->getStmt(), state, frame);
+  }
+
+  void transferStatement(const clang::Stmt* stmt, FlowState& state, const Frame& frame) {
+    if (const auto* declaration = llvm::dyn_cast<clang::DeclStmt>(stmt)) {
+      for (const clang::Decl* decl : declaration->decls())
+        if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl))
+          if (const clang::Expr* init = var->getInit()) bindVariable(var, init, state, frame);
+      return;
+    }
+    if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(stmt)) {
+      if (binary->getOpcode() == clang::BO_Assign)
+        if (const auto* target =
+                llvm::dyn_cast<clang::DeclRefExpr>(binary->getLHS()->IgnoreParenImpCasts()))
+          if (const auto* var = llvm::dyn_cast<clang::VarDecl>(target->getDecl()))
+            bindVariable(var, binary->getRHS(), state, frame);
+      return;
+    }
+    if (const auto* call = llvm::dyn_cast<clang::CallExpr>(stmt)) {
+      handleCall(*call, state, frame);
+      return;
+    }
+    if (const auto* deletion = llvm::dyn_cast<clang::CXXDeleteExpr>(stmt)) {
+      if (std::optional<std::string> buffer = keyOf(deletion->getArgument(), state, frame))
+        freeOnHost(*buffer, deletion->isArrayForm() ? "delete[]" : "delete", deletion, state,
+                   frame);
+      return;
+    }
+    if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(stmt)) {
+      if (subscript->getType()->isPointerType() ||
+          !subscript->getBase()->getType()->isPointerType())
+        return;
+      hostElementAccess(subscript, subscript->getBase(), state, frame);
+      return;
+    }
+    if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(stmt))
+      if (unary->getOpcode() == clang::UO_Deref && !unary->getType()->isPointerType())
+        hostElementAccess(unary, unary->getSubExpr(), state, frame);
+  }
+
+  // --- Naming storage ---------------------------------------------------------------------
+
+  static std::string variableKey(const clang::ValueDecl* decl) {
+    return decl->getNameAsString() + "@" +
+           llvm::utohexstr(reinterpret_cast<std::uintptr_t>(decl->getCanonicalDecl()), true);
+  }
+
+  std::optional<std::string> keyOf(const clang::Expr* expr, const FlowState& state,
+                                   const Frame& frame) const {
+    if (!expr) return std::nullopt;
+    expr = expr->IgnoreParenCasts();
+    if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(expr))
+      return keyOf(defaulted->getExpr(), state, frame);
+    if (const auto* temporary = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(expr))
+      return keyOf(temporary->getSubExpr(), state, frame);
+    if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
+      const clang::ValueDecl* decl = reference->getDecl();
+      if (!llvm::isa<clang::VarDecl>(decl)) return std::nullopt;
+      if (auto alias = state.aliases.find(decl); alias != state.aliases.end()) return alias->second;
+      return variableKey(decl);
+    }
+    if (llvm::isa<clang::CXXThisExpr>(expr)) return frame.thisKey;
+    if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
+      std::optional<std::string> base = keyOf(member->getBase(), state, frame);
+      if (!base) return std::nullopt;
+      return *base + (member->isArrow() ? "->" : ".") + member->getMemberDecl()->getNameAsString();
+    }
+    if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
+      if (unary->getOpcode() == clang::UO_AddrOf) {
+        const clang::Expr* operand = unary->getSubExpr()->IgnoreParenCasts();
+        if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(operand))
+          if (!subscript->getType()->isPointerType())
+            return keyOf(subscript->getBase(), state, frame);
+        return keyOf(operand, state, frame);
+      }
+      if (unary->getOpcode() == clang::UO_Deref) {
+        std::optional<std::string> base = keyOf(unary->getSubExpr(), state, frame);
+        return base ? std::optional(*base + "[0]") : std::nullopt;
+      }
+      return std::nullopt;
+    }
+    if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
+      if (!binary->isAdditiveOp()) return std::nullopt;
+      const clang::Expr* pointer =
+          binary->getLHS()->getType()->isPointerType() ? binary->getLHS() : binary->getRHS();
+      return pointer->getType()->isPointerType() ? keyOf(pointer, state, frame) : std::nullopt;
+    }
+    if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(expr))
+      return elementKey(subscript->getBase(), subscript->getIdx(), state, frame);
+    if (const auto* operatorCall = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr)) {
+      if (operatorCall->getOperator() == clang::OO_Subscript && operatorCall->getNumArgs() == 2)
+        return elementKey(operatorCall->getArg(0), operatorCall->getArg(1), state, frame);
+      return std::nullopt;
+    }
+    if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(expr)) {
+      const clang::CXXMethodDecl* method = memberCall->getMethodDecl();
+      std::optional<std::string> object =
+          keyOf(memberCall->getImplicitObjectArgument(), state, frame);
+      if (!method || !object || memberCall->getNumArgs() != 0) return std::nullopt;
+      return *object + "." + method->getNameAsString() + "()";
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> elementKey(const clang::Expr* base, const clang::Expr* index,
+                                        const FlowState& state, const Frame& frame) const {
+    std::optional<std::string> container = keyOf(base, state, frame);
+    if (!container) return std::nullopt;
+    std::optional<int64_t> constant = constantValue(index, context_);
+    return *container + "[" + (constant ? std::to_string(*constant) : std::string("*")) + "]";
+  }
+
+  std::optional<std::string> streamKeyOf(const clang::Expr* expr, bool perThreadDefault,
+                                         const FlowState& state, const Frame& frame) const {
+    const llvm::StringRef defaultStream = perThreadDefault ? kPerThreadStream : kLegacyStream;
+    if (!expr) return defaultStream.str();
+    const clang::Expr* bare = expr->IgnoreParenCasts();
+    if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(bare))
+      return streamKeyOf(defaulted->getExpr(), perThreadDefault, state, frame);
+    if (bare->isNullPointerConstant(context_, clang::Expr::NPC_ValueDependentIsNotNull))
+      return defaultStream.str();
+    if (const auto* literal = llvm::dyn_cast<clang::IntegerLiteral>(bare)) {
+      const uint64_t value = literal->getValue().getZExtValue();
+      if (value == api_model::kLegacyStreamHandle) return kLegacyStream.str();
+      if (value == api_model::kPerThreadStreamHandle) return kPerThreadStream.str();
+      return std::nullopt;
+    }
+    return keyOf(expr, state, frame);
+  }
+
+  bool isBlocking(llvm::StringRef stream, const FlowState& state) const {
+    return !state.nonBlockingStreams.contains(stream.str());
+  }
+
+  // Whether the access `record` is ordered before new work on `stream`.
+  bool orderedBefore(const AccessRecord& record, const std::set<std::string>& orderedAfter,
+                     llvm::StringRef stream, const FlowState& state) const {
+    if (record.stream == stream || orderedAfter.contains(stream.str())) return true;
+    const bool blocking = isBlocking(stream, state);
+    if (stream == kLegacyStream && isBlocking(record.stream, state)) return true;
+    return blocking && orderedAfter.contains(kEveryBlockingStream.str());
+  }
+
+  void bindVariable(const clang::VarDecl* var, const clang::Expr* init, FlowState& state,
+                    const Frame& frame) {
+    const clang::QualType type = var->getType();
+    if (!type->isPointerType() && !type->isReferenceType()) return;
+    std::optional<std::string> target = keyOf(init, state, frame);
+    state.aliases.erase(var);
+    if (target) {
+      state.aliases[var] = *target;
+      return;
+    }
+    const clang::Expr* bare = init->IgnoreParenCasts();
+    bool hostAllocation = llvm::isa<clang::CXXNewExpr>(bare);
+    if (const auto* call = llvm::dyn_cast<clang::CallExpr>(bare))
+      if (std::optional<CallEffect> effect =
+              classifyCall(*call, options_.userModel, kernels_, context_))
+        hostAllocation = effect->kind == CallEffectKind::Alloc &&
+                         effect->allocatedMemory == MemoryKind::Pageable;
+    const std::string key = variableKey(var);
+    dropRecordsOf(key, state);
+    if (hostAllocation)
+      state.memory[key] = MemoryKind::Pageable;
+    else
+      state.memory.erase(key);
+  }
+
+  // The storage an out-parameter (`&ptr`, `(void**)&this->buf`) names; the variable is re-bound.
+  std::optional<std::string> outParameterKey(const clang::Expr* out, FlowState& state,
+                                             const Frame& frame) const {
+    if (!out) return std::nullopt;
+    const auto* address = llvm::dyn_cast<clang::UnaryOperator>(out->IgnoreParenCasts());
+    if (!address || address->getOpcode() != clang::UO_AddrOf) return std::nullopt;
+    const clang::Expr* target = address->getSubExpr()->IgnoreParenCasts();
+    if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(target))
+      if (llvm::isa<clang::VarDecl>(reference->getDecl()) &&
+          !reference->getDecl()->getType()->isReferenceType()) {
+        state.aliases.erase(reference->getDecl());
+        return variableKey(reference->getDecl());
+      }
+    return keyOf(target, state, frame);
+  }
+
+  void dropRecordsOf(const std::string& buffer, FlowState& state) const {
+    std::erase_if(state.pending, [&](const auto& entry) { return entry.first.buffer == buffer; });
+  }
+
+  // --- Calls ------------------------------------------------------------------------------
+
+  void handleCall(const clang::CallExpr& call, FlowState& state, const Frame& frame) {
+    if (std::optional<CallEffect> effect =
+            classifyCall(call, options_.userModel, kernels_, context_)) {
+      applyEffect(*effect, call, state, frame);
+      return;
+    }
+    const clang::FunctionDecl* callee = call.getDirectCallee();
+    if (callee && inlineCall(call, *callee, state, frame)) return;
+    // An external function given pinned host memory may read or write it right now.
+    for (unsigned i = 0; i < call.getNumArgs(); ++i) {
+      const clang::Expr* argument = call.getArg(i);
+      const clang::QualType type = argument->IgnoreParenImpCasts()->getType();
+      if (!type->isPointerType() && !type->isArrayType()) continue;
+      std::optional<std::string> buffer = keyOf(argument, state, frame);
+      if (!buffer) continue;
+      bool writes = true;
+      if (callee && i < callee->getNumParams()) {
+        const clang::QualType parameter = callee->getParamDecl(i)->getType();
+        writes = !(parameter->isPointerType() && parameter->getPointeeType().isConstQualified());
+      }
+      hostAccess(*buffer, writes, &call, state, frame);
+    }
+  }
+
+  bool inlineCall(const clang::CallExpr& call, const clang::FunctionDecl& callee, FlowState& state,
+                  const Frame& frame) {
+    const clang::FunctionDecl* definition = callee.getDefinition();
+    if (!definition || !definition->getBody() || definition->isDependentContext() ||
+        frame.depth >= kMaxInlineDepth ||
+        context_.getSourceManager().isInSystemHeader(definition->getLocation()))
+      return false;
+    for (const Frame* active = &frame; active; active = active->caller)
+      if (active->function == definition) return false;
+    const FunctionCfg* calleeCfg = cfgFor(*definition);
+    if (!calleeCfg) return false;
+
+    Frame inner;
+    inner.function = definition;
+    inner.site = frame.site ? frame.site : &call;
+    inner.caller = &frame;
+    inner.depth = frame.depth + 1;
+    inner.parents = calleeCfg->parents.get();
+    inner.rootParents = frame.rootParents;
+    inner.reporting = frame.reporting;
+
+    unsigned firstArgument = 0;
+    if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(&call)) {
+      if (auto object = keyOf(memberCall->getImplicitObjectArgument(), state, frame))
+        inner.thisKey = *object;
+    } else if (llvm::isa<clang::CXXOperatorCallExpr>(call) &&
+               llvm::isa<clang::CXXMethodDecl>(definition)) {
+      if (auto object = keyOf(call.getArg(0), state, frame)) inner.thisKey = *object;
+      firstArgument = 1;
+    }
+    for (unsigned i = 0; i < definition->getNumParams(); ++i) {
+      const clang::ParmVarDecl* parameter = definition->getParamDecl(i);
+      state.aliases.erase(parameter);
+      if (i + firstArgument >= call.getNumArgs()) continue;
+      const clang::Expr* argument = call.getArg(i + firstArgument);
+      std::optional<std::string> value = parameter->getType()->isPointerType() &&
+                                                 !argument->getType()->isPointerType() &&
+                                                 !argument->getType()->isArrayType()
+                                             ? streamKeyOf(argument, false, state, frame)
+                                             : keyOf(argument, state, frame);
+      if (!value && parameter->getType()->isPointerType())
+        value = streamKeyOf(argument, false, state, frame);
+      if (value) state.aliases[parameter] = *value;
+    }
+    state = run(*definition, std::move(state), inner);
+    return true;
+  }
+
+  const clang::Stmt* siteOf(const clang::Stmt& stmt, const Frame& frame) const {
+    return frame.site ? frame.site : &stmt;
+  }
+
+  void applyEffect(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
+                   const Frame& frame) {
+    switch (effect.kind) {
+    case CallEffectKind::Enqueue:
+      enqueue(effect, call, state, frame);
+      return;
+    case CallEffectKind::EventRecord: {
+      std::optional<std::string> event = keyOf(effect.event, state, frame);
+      std::optional<std::string> stream =
+          streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
+      if (!event) return;
+      EventState& recorded = state.events[*event];
+      recorded.status = RecordedStatus::Recorded;
+      recorded.snapshot.clear();
+      if (stream)
+        for (const auto& [record, orderedAfter] : state.pending)
+          if (orderedBefore(record, orderedAfter, *stream, state)) recorded.snapshot.insert(record);
+      return;
+    }
+    case CallEffectKind::StreamWait:
+      waitOnEvent(effect, call, state, frame);
+      return;
+    case CallEffectKind::StreamQuery:
+      if (!isPolledToCompletion(call, frame)) return;
+      [[fallthrough]];
+    case CallEffectKind::StreamSync:
+      if (std::optional<std::string> stream =
+              streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame))
+        completeStream(*stream, state);
+      return;
+    case CallEffectKind::EventQuery:
+      if (!isPolledToCompletion(call, frame)) return;
+      [[fallthrough]];
+    case CallEffectKind::EventSync:
+      if (std::optional<std::string> event = keyOf(effect.event, state, frame))
+        if (auto found = state.events.find(*event); found != state.events.end())
+          for (const AccessRecord& record : found->second.snapshot)
+            state.pending.erase(record);
+      return;
+    case CallEffectKind::DeviceSync:
+      state.pending.clear();
+      return;
+    case CallEffectKind::FreeAsync:
+      freeInStreamOrder(effect, call, state, frame);
+      return;
+    case CallEffectKind::HostFree:
+      if (std::optional<std::string> buffer = keyOf(effect.buffers.front().expr, state, frame))
+        freeOnHost(*buffer, effect.operation, &call, state, frame);
+      return;
+    case CallEffectKind::Alloc:
+      if (std::optional<std::string> buffer = outParameterKey(effect.outPointer, state, frame)) {
+        dropRecordsOf(*buffer, state);
+        state.memory[*buffer] = effect.allocatedMemory;
+      }
+      return;
+    case CallEffectKind::HostRegister:
+      if (!effect.buffers.empty())
+        if (std::optional<std::string> buffer = keyOf(effect.buffers.front().expr, state, frame))
+          state.memory[*buffer] = MemoryKind::Pinned;
+      return;
+    case CallEffectKind::StreamCreate:
+      if (std::optional<std::string> stream = outParameterKey(effect.outPointer, state, frame)) {
+        const std::optional<int64_t> flags = constantValue(effect.flags, context_);
+        if (flags && (*flags & api_model::kStreamNonBlockingFlag))
+          state.nonBlockingStreams.insert(*stream);
+        else
+          state.nonBlockingStreams.erase(*stream);
+      }
+      return;
+    case CallEffectKind::EventCreate:
+      if (std::optional<std::string> event = outParameterKey(effect.outPointer, state, frame))
+        state.events[*event] = EventState{RecordedStatus::Unrecorded, {}, call.getBeginLoc()};
+      return;
+    }
+  }
+
+  // `while (cudaStreamQuery(s) != cudaSuccess) {}`: the loop only exits once the work is done.
+  bool isPolledToCompletion(const clang::CallExpr& call, const Frame& frame) const {
+    const clang::Stmt* current = &call;
+    while (const clang::Stmt* parent =
+               frame.parents->getParent(const_cast<clang::Stmt*>(current))) {
+      if (const auto* loop = llvm::dyn_cast<clang::WhileStmt>(parent))
+        return loop->getCond() == current;
+      if (const auto* loop = llvm::dyn_cast<clang::DoStmt>(parent))
+        return loop->getCond() == current;
+      if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(parent))
+        return loop->getCond() == current;
+      if (!llvm::isa<clang::Expr>(parent)) return false;
+      current = parent;
+    }
+    return false;
+  }
+
+  void completeStream(llvm::StringRef stream, FlowState& state) const {
+    std::erase_if(state.pending, [&](const auto& entry) {
+      return orderedBefore(entry.first, entry.second, stream, state);
+    });
+  }
+
+  void enqueue(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
+               const Frame& frame) {
+    std::optional<std::string> stream =
+        streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
+    if (!stream) return;
+    for (const BufferUse& use : effect.buffers) {
+      std::optional<std::string> buffer = keyOf(use.expr, state, frame);
+      if (!buffer) continue;
+      checkCrossStream(*buffer, *stream, use, effect, call, state, frame);
+    }
+    if (*stream == kLegacyStream)
+      for (auto& [record, orderedAfter] : state.pending)
+        if (orderedBefore(record, orderedAfter, *stream, state))
+          orderedAfter.insert(kEveryBlockingStream.str());
+    for (const BufferUse& use : effect.buffers) {
+      std::optional<std::string> buffer = keyOf(use.expr, state, frame);
+      if (!buffer) continue;
+      AccessRecord record{*buffer, *stream, use.write, siteOf(call, frame)};
+      std::set<std::string> orderedAfter{*stream};
+      if (*stream == kLegacyStream) orderedAfter.insert(kEveryBlockingStream.str());
+      state.pending[record] = std::move(orderedAfter);
+      AccessDetail& detail = details_[record];
+      detail.operation = effect.operation;
+      detail.read |= use.read;
+      detail.write |= use.write;
+      detail.call = &call;
+      detail.function = frame.function;
+    }
+    if (effect.hostWaitsOnReturn) completeStream(*stream, state);
+  }
+
+  void checkCrossStream(const std::string& buffer, const std::string& stream, const BufferUse& use,
+                        const CallEffect& effect, const clang::CallExpr& call,
+                        const FlowState& state, const Frame& frame) {
+    if (!frame.reporting) return;
+    for (const auto& [record, orderedAfter] : state.pending) {
+      if (record.buffer != buffer || !(record.write || use.write) ||
+          orderedBefore(record, orderedAfter, stream, state))
+        continue;
+      const AccessDetail& earlier = details_[record];
+      Finding finding;
+      finding.check = kCrossStreamCheck;
+      const clang::Stmt* site = siteOf(call, frame);
+      finding.location = site->getBeginLoc();
+      finding.message = "'" + displayName(buffer) + "' is " + accessVerb(use.read, use.write) +
+                        " by " + effect.operation + " on stream " + streamDisplayName(stream) +
+                        " while " + earlier.operation + " on stream " +
+                        streamDisplayName(record.stream) + " may still be " +
+                        (record.write ? "writing" : "reading") +
+                        " it; no event or synchronization orders the two streams";
+      addAccessNotes(finding, record, earlier, buffer);
+      addInnerNote(finding, call, frame, effect.operation);
+      finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
+                                      streamSpelling(stream), *frame.rootParents, context_);
+      report(std::move(finding), buffer);
+      return;
+    }
+  }
+
+  void addAccessNotes(Finding& finding, const AccessRecord& record, const AccessDetail& earlier,
+                      const std::string& buffer) const {
+    finding.notes.push_back(
+        {record.site->getBeginLoc(), earlier.operation + " " +
+                                         (earlier.read && earlier.write ? "reads and writes"
+                                          : earlier.write               ? "writes"
+                                                                        : "reads") +
+                                         " '" + displayName(buffer) + "' on stream " +
+                                         streamDisplayName(record.stream) + " here"});
+    if (earlier.call && earlier.call != record.site && earlier.function)
+      finding.notes.push_back(
+          {earlier.call->getBeginLoc(),
+           "the access is made here, inside '" + earlier.function->getNameAsString() + "'"});
+    const clang::SourceLocation eventPoint = locationAfterStatement(record.site, context_);
+    if (eventPoint.isValid())
+      finding.notes.push_back({eventPoint, "an event recorded on stream " +
+                                               streamDisplayName(record.stream) +
+                                               " here, and waited on before the later access, "
+                                               "would order the two"});
+  }
+
+  void addInnerNote(Finding& finding, const clang::CallExpr& call, const Frame& frame,
+                    const std::string& operation) const {
+    if (!frame.site) return;
+    finding.notes.push_back({call.getBeginLoc(), "the later access is " + operation +
+                                                     " here, inside '" +
+                                                     frame.function->getNameAsString() + "'"});
+  }
+
+  void waitOnEvent(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
+                   const Frame& frame) {
+    std::optional<std::string> stream =
+        streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
+    std::optional<std::string> event = keyOf(effect.event, state, frame);
+    if (!stream || !event) return;
+    auto found = state.events.find(*event);
+    if (found == state.events.end()) return;
+    const EventState& waited = found->second;
+    if (waited.status != RecordedStatus::Recorded && frame.reporting) {
+      Finding finding;
+      finding.check = kUnrecordedEventCheck;
+      finding.location = siteOf(call, frame)->getBeginLoc();
+      finding.message =
+          "stream " + streamDisplayName(*stream) + " waits on event '" + displayName(*event) +
+          "', which is not recorded " +
+          (waited.status == RecordedStatus::Unrecorded ? "before this wait"
+                                                       : "on every path to this wait") +
+          "; the wait orders nothing";
+      if (waited.created.isValid())
+        finding.notes.push_back(
+            {waited.created, "event '" + displayName(*event) + "' is created here"});
+      addInnerNote(finding, call, frame, effect.operation);
+      report(std::move(finding), *event);
+    }
+    for (const AccessRecord& record : waited.snapshot)
+      if (auto pending = state.pending.find(record); pending != state.pending.end())
+        pending->second.insert(*stream);
+  }
+
+  void freeInStreamOrder(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
+                         const Frame& frame) {
+    std::optional<std::string> stream =
+        streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
+    std::optional<std::string> buffer = keyOf(effect.buffers.front().expr, state, frame);
+    if (!stream || !buffer) return;
+    if (frame.reporting)
+      for (const auto& [record, orderedAfter] : state.pending) {
+        if (record.buffer != *buffer || orderedBefore(record, orderedAfter, *stream, state))
+          continue;
+        const AccessDetail& earlier = details_[record];
+        Finding finding;
+        finding.check = kFreeWhilePendingCheck;
+        const clang::Stmt* site = siteOf(call, frame);
+        finding.location = site->getBeginLoc();
+        finding.message = "'" + displayName(*buffer) + "' is freed by " + effect.operation +
+                          " on stream " + streamDisplayName(*stream) + " while " +
+                          earlier.operation + " on stream " + streamDisplayName(record.stream) +
+                          " may still be " + (record.write ? "writing" : "reading") + " it";
+        addAccessNotes(finding, record, earlier, *buffer);
+        addInnerNote(finding, call, frame, effect.operation);
+        finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
+                                        streamSpelling(*stream), *frame.rootParents, context_);
+        report(std::move(finding), *buffer);
+        break;
+      }
+    dropRecordsOf(*buffer, state);
+  }
+
+  // --- The host's own accesses -------------------------------------------------------------
+
+  void hostElementAccess(const clang::Expr* element, const clang::Expr* pointer, FlowState& state,
+                         const Frame& frame) {
+    std::optional<std::string> buffer = keyOf(pointer, state, frame);
+    if (!buffer) return;
+    const clang::Stmt* current = element;
+    const clang::Stmt* parent = frame.parents->getParent(const_cast<clang::Stmt*>(current));
+    while (parent && llvm::isa<clang::ParenExpr, clang::MemberExpr>(parent)) {
+      current = parent;
+      parent = frame.parents->getParent(const_cast<clang::Stmt*>(current));
+    }
+    bool writes = false;
+    if (const auto* binary = llvm::dyn_cast_or_null<clang::BinaryOperator>(parent))
+      writes = binary->isAssignmentOp() && binary->getLHS() == current;
+    if (const auto* unary = llvm::dyn_cast_or_null<clang::UnaryOperator>(parent)) {
+      if (unary->getOpcode() == clang::UO_AddrOf) return; // an address, not an access
+      writes = unary->isIncrementDecrementOp();
+    }
+    hostAccess(*buffer, writes, element, state, frame);
+  }
+
+  void hostAccess(const std::string& buffer, bool writes, const clang::Stmt* access,
+                  const FlowState& state, const Frame& frame) {
+    if (!frame.reporting) return;
+    auto memory = state.memory.find(buffer);
+    if (memory == state.memory.end() || memory->second != MemoryKind::Pinned) return;
+    for (const auto& [record, orderedAfter] : state.pending) {
+      if (record.buffer != buffer || !(record.write || writes)) continue;
+      const AccessDetail& earlier = details_[record];
+      Finding finding;
+      finding.check = kHostAccessCheck;
+      const clang::Stmt* site = siteOf(*access, frame);
+      finding.location = access->getBeginLoc();
+      if (frame.site) finding.location = site->getBeginLoc();
+      finding.message = std::string("the host ") + (writes ? "writes" : "reads") + " '" +
+                        displayName(buffer) + "' while " + earlier.operation + " on stream " +
+                        streamDisplayName(record.stream) + " may still be " +
+                        (record.write ? "writing" : "reading") +
+                        " it; synchronize the stream before touching the buffer";
+      addAccessNotes(finding, record, earlier, buffer);
+      finding.fixes =
+          synchronizeBeforeFix(site, streamSpelling(record.stream), *frame.rootParents, context_);
+      report(std::move(finding), buffer);
+      return;
+    }
+  }
+
+  void freeOnHost(const std::string& buffer, llvm::StringRef operation, const clang::Stmt* call,
+                  FlowState& state, const Frame& frame) {
+    auto memory = state.memory.find(buffer);
+    const bool pinned = memory != state.memory.end() && memory->second == MemoryKind::Pinned;
+    if (frame.reporting && pinned)
+      for (const auto& [record, orderedAfter] : state.pending) {
+        if (record.buffer != buffer) continue;
+        const AccessDetail& earlier = details_[record];
+        Finding finding;
+        finding.check = kFreeWhilePendingCheck;
+        const clang::Stmt* site = siteOf(*call, frame);
+        finding.location = site->getBeginLoc();
+        finding.message = "'" + displayName(buffer) + "' is freed by the host (" + operation.str() +
+                          ") while " + earlier.operation + " on stream " +
+                          streamDisplayName(record.stream) + " may still be " +
+                          (record.write ? "writing" : "reading") + " it";
+        addAccessNotes(finding, record, earlier, buffer);
+        finding.fixes =
+            synchronizeBeforeFix(site, streamSpelling(record.stream), *frame.rootParents, context_);
+        report(std::move(finding), buffer);
+        break;
+      }
+    dropRecordsOf(buffer, state);
+    state.memory.erase(buffer);
+  }
+
+  void report(Finding finding, const std::string& subject) {
+    auto identity = std::make_tuple(finding.check, finding.location.getRawEncoding(), subject);
+    if (!reported_.insert(identity).second) return;
+    findings_.push_back(std::move(finding));
+  }
+
+  clang::ASTContext& context_;
+  const AnalysisOptions& options_;
+  KernelSummaries kernels_;
+  std::map<const clang::FunctionDecl*, FunctionCfg> cfgs_;
+  std::map<AccessRecord, AccessDetail> details_;
+  std::set<std::tuple<std::string, clang::SourceLocation::UIntTy, std::string>> reported_;
+  std::vector<Finding> findings_;
+};
+
+bool isHostCode(const clang::FunctionDecl& function) {
+  if (function.hasAttr<clang::CUDAGlobalAttr>()) return false;
+  return !function.hasAttr<clang::CUDADeviceAttr>() || function.hasAttr<clang::CUDAHostAttr>();
+}
+
+class HostFunctionCollector : public clang::RecursiveASTVisitor<HostFunctionCollector> {
+public:
+  explicit HostFunctionCollector(const clang::SourceManager& sources) : sources_(sources) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBody() const { return true; }
+
+  bool VisitFunctionDecl(clang::FunctionDecl* function) {
+    if (function->doesThisDeclarationHaveABody() && !function->isDependentContext() &&
+        !function->isImplicit() && isHostCode(*function) &&
+        sources_.isInMainFile(sources_.getExpansionLoc(function->getLocation())))
+      functions_.push_back(function);
+    return true;
+  }
+
+  bool VisitLambdaExpr(clang::LambdaExpr* lambda) {
+    const clang::CXXMethodDecl* call = lambda->getCallOperator();
+    if (call && !call->isDependentContext() && call->hasBody() &&
+        sources_.isInMainFile(sources_.getExpansionLoc(call->getLocation())))
+      functions_.push_back(call);
+    return true;
+  }
+
+  std::vector<const clang::FunctionDecl*> functions_;
+
+private:
+  const clang::SourceManager& sources_;
+};
+
+} // namespace
+
+std::vector<Finding> analyzeTranslationUnit(clang::ASTContext& context,
+                                            const AnalysisOptions& options) {
+  HostFunctionCollector collector(context.getSourceManager());
+  collector.TraverseDecl(context.getTranslationUnitDecl());
+  TranslationUnitAnalysis analysis(context, options);
+  std::set<const clang::FunctionDecl*> analyzed;
+  for (const clang::FunctionDecl* function : collector.functions_)
+    if (analyzed.insert(function).second) analysis.analyzeFunction(*function);
+  return analysis.takeFindings();
+}
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,210 @@
+#include "streamrace/analyzer/kernel_summary.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Mangle.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+#include <memory>
+#include <set>
+
+namespace streamrace::analyzer {
+namespace {
+
+ParamAccess merge(ParamAccess a, ParamAccess b) {
+  if (a == ParamAccess::None) return b;
+  if (b == ParamAccess::None || a == b) return a;
+  return ParamAccess::ReadWrite;
+}
+
+const clang::Stmt* parentOf(const clang::Stmt* stmt, clang::ASTContext& context) {
+  const auto parents = context.getParents(*stmt);
+  return parents.empty() ? nullptr : parents[0].get<clang::Stmt>();
+}
+
+// How the memory a pointer-valued expression points to is used by its surroundings.
+class KernelBodyScanner : public clang::RecursiveASTVisitor<KernelBodyScanner> {
+public:
+  KernelBodyScanner(const clang::FunctionDecl& kernel, clang::ASTContext& context)
+      : context_(context) {
+    for (unsigned i = 0; i < kernel.getNumParams(); ++i) {
+      const clang::ParmVarDecl* param = kernel.getParamDecl(i);
+      if (param->getType()->isPointerType()) origin_[param] = i;
+    }
+    access_.assign(kernel.getNumParams(), ParamAccess::None);
+  }
+
+  // Pointers derived from a parameter (`float* row = x + offset;`) stand for that parameter.
+  bool VisitVarDecl(clang::VarDecl* var) {
+    if (!var->getType()->isPointerType() || !var->getInit()) return true;
+    if (auto param = derivedParameter(var->getInit())) origin_[var] = *param;
+    return true;
+  }
+
+  bool VisitDeclRefExpr(clang::DeclRefExpr* reference) {
+    auto found = origin_.find(reference->getDecl());
+    if (found == origin_.end()) return true;
+    access_[found->second] = merge(access_[found->second], useOf(reference));
+    return true;
+  }
+
+  std::vector<ParamAccess> takeAccess() { return std::move(access_); }
+
+private:
+  std::optional<unsigned> derivedParameter(const clang::Expr* expr) {
+    expr = expr->IgnoreParenCasts();
+    if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr))
+      if (binary->isAdditiveOp())
+        return derivedParameter(binary->getLHS()->getType()->isPointerType() ? binary->getLHS()
+                                                                             : binary->getRHS());
+    if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr))
+      if (auto found = origin_.find(reference->getDecl()); found != origin_.end())
+        return found->second;
+    return std::nullopt;
+  }
+
+  // The pointer value flows up through casts and pointer arithmetic; the first dereference
+  // decides read or write; anything else (a call, an escape into memory) counts as both.
+  ParamAccess useOf(const clang::Expr* pointer) {
+    const clang::Stmt* current = pointer;
+    const clang::Stmt* parent = parentOf(current, context_);
+    while (parent) {
+      if (llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::CStyleCastExpr,
+                    clang::CXXNamedCastExpr>(parent)) {
+        current = parent;
+        parent = parentOf(current, context_);
+        continue;
+      }
+      if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(parent)) {
+        if (binary->isAdditiveOp()) {
+          current = parent;
+          parent = parentOf(current, context_);
+          continue;
+        }
+        if (binary->isComparisonOp()) return ParamAccess::None;
+        if (binary->getOpcode() == clang::BO_Assign && binary->getLHS() != current)
+          return llvm::isa<clang::DeclRefExpr>(binary->getLHS()->IgnoreParenCasts())
+                     ? ParamAccess::None // re-pointing a local: VisitVarDecl-style aliasing
+                     : ParamAccess::ReadWrite;
+      }
+      if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(parent))
+        return subscript->getBase() == current ? accessOfElement(subscript) : ParamAccess::None;
+      if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(parent))
+        if (unary->getOpcode() == clang::UO_Deref) return accessOfElement(unary);
+      if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(parent))
+        if (member->isArrow()) return accessOfElement(member);
+      if (llvm::isa<clang::DeclStmt>(parent)) return ParamAccess::None;
+      return ParamAccess::ReadWrite;
+    }
+    return ParamAccess::None;
+  }
+
+  // An lvalue naming pointed-to memory: written when assigned, read when loaded.
+  ParamAccess accessOfElement(const clang::Expr* element) {
+    const clang::Stmt* current = element;
+    const clang::Stmt* parent = parentOf(current, context_);
+    while (parent && (llvm::isa<clang::ParenExpr, clang::MemberExpr>(parent) ||
+                      (llvm::isa<clang::ArraySubscriptExpr>(parent) &&
+                       llvm::cast<clang::ArraySubscriptExpr>(parent)->getBase() == current))) {
+      current = parent;
+      parent = parentOf(current, context_);
+    }
+    if (!parent) return ParamAccess::Read;
+    if (const auto* cast = llvm::dyn_cast<clang::ImplicitCastExpr>(parent))
+      return cast->getCastKind() == clang::CK_LValueToRValue ? ParamAccess::Read
+                                                             : ParamAccess::ReadWrite;
+    if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(parent)) {
+      if (binary->getLHS() != current) return ParamAccess::Read;
+      if (binary->getOpcode() == clang::BO_Assign) return ParamAccess::Write;
+      if (binary->isCompoundAssignmentOp()) return ParamAccess::ReadWrite;
+      return ParamAccess::Read;
+    }
+    if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(parent))
+      return unary->isIncrementDecrementOp()          ? ParamAccess::ReadWrite
+             : unary->getOpcode() == clang::UO_AddrOf ? ParamAccess::ReadWrite
+                                                      : ParamAccess::Read;
+    return ParamAccess::ReadWrite;
+  }
+
+  clang::ASTContext& context_;
+  std::map<const clang::Decl*, unsigned> origin_;
+  std::vector<ParamAccess> access_;
+};
+
+class KernelCollector : public clang::RecursiveASTVisitor<KernelCollector> {
+public:
+  explicit KernelCollector(clang::ASTContext& context)
+      : context_(context), mangler_(context.createMangleContext()) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitFunctionDecl(clang::FunctionDecl* function) {
+    if (!function->hasAttr<clang::CUDAGlobalAttr>() || !function->doesThisDeclarationHaveABody() ||
+        function->isDependentContext())
+      return true;
+    KernelSummary summary;
+    summary.name = function->getQualifiedNameAsString();
+    summary.mangledName = mangledName(*function);
+    for (const clang::ParmVarDecl* param : function->parameters())
+      summary.paramNames.push_back(param->getNameAsString());
+    KernelBodyScanner scanner(*function, context_);
+    scanner.TraverseStmt(function->getBody());
+    summary.paramAccess = scanner.takeAccess();
+    summaries_[function->getCanonicalDecl()] = std::move(summary);
+    return true;
+  }
+
+  KernelSummaries takeSummaries() { return std::move(summaries_); }
+
+private:
+  std::string mangledName(const clang::FunctionDecl& function) {
+    if (!mangler_->shouldMangleDeclName(&function)) return function.getNameAsString();
+    std::string name;
+    llvm::raw_string_ostream stream(name);
+    mangler_->mangleName(clang::GlobalDecl(&function, clang::KernelReferenceKind::Kernel), stream);
+    return name;
+  }
+
+  clang::ASTContext& context_;
+  std::unique_ptr<clang::MangleContext> mangler_;
+  KernelSummaries summaries_;
+};
+
+} // namespace
+
+const char* paramAccessName(ParamAccess access) {
+  switch (access) {
+  case ParamAccess::None:
+    return "none";
+  case ParamAccess::Read:
+    return "read";
+  case ParamAccess::Write:
+    return "write";
+  case ParamAccess::ReadWrite:
+    return "read_write";
+  }
+  return "none";
+}
+
+KernelSummaries summarizeKernels(clang::ASTContext& context) {
+  KernelCollector collector(context);
+  collector.TraverseDecl(context.getTranslationUnitDecl());
+  return collector.takeSummaries();
+}
+
+llvm::json::Value kernelSummariesToJson(const std::vector<KernelSummary>& kernels) {
+  llvm::json::Array array;
+  for (const KernelSummary& kernel : kernels) {
+    llvm::json::Array params;
+    for (std::size_t i = 0; i < kernel.paramAccess.size(); ++i)
+      params.push_back(llvm::json::Object{{"index", static_cast<int64_t>(i)},
+                                          {"name", kernel.paramNames[i]},
+                                          {"access", paramAccessName(kernel.paramAccess[i])}});
+    array.push_back(llvm::json::Object{{"name", kernel.name},
+                                       {"mangled_name", kernel.mangledName},
+                                       {"params", std::move(params)}});
+  }
+  return llvm::json::Object{{"version", 1}, {"kernels", std::move(array)}};
+}
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,48 @@
+// Machine-readable renderings of findings for the CLI: JSON, SARIF 2.1.0, and the
+// clang-apply-replacements YAML that --export-fixes writes.
+#pragma once
+
+#include "streamrace/analyzer/finding.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <string>
+#include <vector>
+
+namespace clang {
+class SourceManager;
+}
+
+namespace streamrace::analyzer {
+
+// A finding with its locations resolved, kept after the translation unit is gone.
+struct ResolvedLocation {
+  std::string file;
+  unsigned line = 0;
+  unsigned column = 0;
+  unsigned offset = 0;
+};
+
+struct ResolvedFix {
+  ResolvedLocation location;
+  unsigned length = 0;
+  std::string replacement;
+};
+
+struct ResolvedFinding {
+  std::string check;
+  std::string message;
+  ResolvedLocation location;
+  std::vector<std::pair<ResolvedLocation, std::string>> notes;
+  std::vector<ResolvedFix> fixes;
+};
+
+ResolvedFinding resolveFinding(const Finding& finding, const clang::SourceManager& sources);
+
+llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings);
+llvm::json::Value findingsToSarif(const std::vector<ResolvedFinding>& findings,
+                                  llvm::StringRef toolVersion);
+std::string fixesToYaml(const std::vector<ResolvedFinding>& findings,
+                        llvm::StringRef mainSourceFile);
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,316 @@
+// streamrace-check: the analyzer as a LibTooling command line, for CI and code review.
+//
+//   streamrace-check [options] <files...> [-- <compiler flags>]
+//   streamrace-check -p <build dir> <files...>
+#include "report_formats.h"
+#include "streamrace/analyzer/analysis.h"
+#include "streamrace/analyzer/kernel_summary.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CommonOptionsParser.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/GlobPattern.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+#include <tuple>
+
+namespace streamrace::analyzer {
+namespace {
+
+llvm::cl::OptionCategory category("streamrace-check options");
+
+enum class OutputFormat { Text, Json, Sarif };
+
+llvm::cl::opt<std::string> checksOption(
+    "checks",
+    llvm::cl::desc("Comma-separated globs of checks to run; a leading '-' removes checks"),
+    llvm::cl::init("streamrace-*"), llvm::cl::cat(category));
+llvm::cl::opt<OutputFormat> formatOption(
+    "format", llvm::cl::desc("How findings are printed"),
+    llvm::cl::values(clEnumValN(OutputFormat::Text, "text", "clang-tidy style diagnostics"),
+                     clEnumValN(OutputFormat::Json, "json", "one JSON document"),
+                     clEnumValN(OutputFormat::Sarif, "sarif", "SARIF 2.1.0")),
+    llvm::cl::init(OutputFormat::Text), llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    outputOption("output", llvm::cl::desc("Write JSON or SARIF here instead of standard output"),
+                 llvm::cl::value_desc("file"), llvm::cl::cat(category));
+llvm::cl::opt<bool> fixOption("fix", llvm::cl::desc("Apply the suggested fix-its to the sources"),
+                              llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    exportFixesOption("export-fixes",
+                      llvm::cl::desc("Write the fix-its as YAML for clang-apply-replacements"),
+                      llvm::cl::value_desc("file"), llvm::cl::cat(category));
+llvm::cl::opt<std::string> modelOption(
+    "model",
+    llvm::cl::desc("JSON models of wrapper functions: which argument is read, written, a size, a "
+                   "stream"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(category));
+llvm::cl::opt<std::string> kernelSummariesOption(
+    "kernel-summaries",
+    llvm::cl::desc("Write, per __global__ function, which pointer parameters it reads and writes"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(category));
+llvm::cl::opt<int>
+    findingsExitCodeOption("findings-exit-code",
+                           llvm::cl::desc("Exit status when there are findings (default 1)"),
+                           llvm::cl::init(1), llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    cudaPathOption("cuda-path", llvm::cl::desc("CUDA toolkit given to clang for .cu files"),
+                   llvm::cl::init("/usr/local/cuda"), llvm::cl::cat(category));
+
+class CheckFilter {
+public:
+  explicit CheckFilter(llvm::StringRef spec) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    spec.split(parts, ',', -1, false);
+    for (llvm::StringRef part : parts) {
+      part = part.trim();
+      const bool negative = part.consume_front("-");
+      if (auto pattern = llvm::GlobPattern::create(part))
+        patterns_.emplace_back(negative, std::move(*pattern));
+      else
+        llvm::consumeError(pattern.takeError());
+    }
+  }
+
+  bool enabled(llvm::StringRef check) const {
+    bool on = false;
+    for (const auto& [negative, pattern] : patterns_)
+      if (pattern.match(check)) on = !negative;
+    return on;
+  }
+
+private:
+  std::vector<std::pair<bool, llvm::GlobPattern>> patterns_;
+};
+
+struct RunResults {
+  std::vector<ResolvedFinding> findings;
+  std::vector<KernelSummary> kernels;
+};
+
+class AnalysisConsumer : public clang::ASTConsumer {
+public:
+  AnalysisConsumer(clang::CompilerInstance& compiler, const AnalysisOptions& options,
+                   const CheckFilter& filter, RunResults& results)
+      : compiler_(compiler), options_(options), filter_(filter), results_(results) {}
+
+  void HandleTranslationUnit(clang::ASTContext& context) override {
+    clang::DiagnosticsEngine& diagnostics = compiler_.getDiagnostics();
+    if (diagnostics.hasErrorOccurred()) return;
+    if (!kernelSummariesOption.empty())
+      for (auto& [function, summary] : summarizeKernels(context))
+        results_.kernels.push_back(std::move(summary));
+    const unsigned warningId = diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Warning, "%0");
+    const unsigned noteId = diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Note, "%0");
+    for (const Finding& finding : analyzeTranslationUnit(context, options_)) {
+      if (!filter_.enabled(finding.check)) continue;
+      results_.findings.push_back(resolveFinding(finding, context.getSourceManager()));
+      if (formatOption != OutputFormat::Text) continue;
+      {
+        clang::DiagnosticBuilder warning = diagnostics.Report(finding.location, warningId);
+        warning << finding.message + " [" + finding.check + "]";
+        for (const clang::FixItHint& fix : finding.fixes)
+          warning << fix;
+      }
+      for (const FindingNote& note : finding.notes)
+        diagnostics.Report(note.location, noteId) << note.message;
+    }
+  }
+
+private:
+  clang::CompilerInstance& compiler_;
+  const AnalysisOptions& options_;
+  const CheckFilter& filter_;
+  RunResults& results_;
+};
+
+class AnalysisAction : public clang::ASTFrontendAction {
+public:
+  AnalysisAction(const AnalysisOptions& options, const CheckFilter& filter, RunResults& results)
+      : options_(options), filter_(filter), results_(results) {}
+
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler,
+                                                        llvm::StringRef) override {
+    return std::make_unique<AnalysisConsumer>(compiler, options_, filter_, results_);
+  }
+
+private:
+  const AnalysisOptions& options_;
+  const CheckFilter& filter_;
+  RunResults& results_;
+};
+
+class AnalysisActionFactory : public clang::tooling::FrontendActionFactory {
+public:
+  AnalysisActionFactory(const AnalysisOptions& options, const CheckFilter& filter,
+                        RunResults& results)
+      : options_(options), filter_(filter), results_(results) {}
+
+  std::unique_ptr<clang::FrontendAction> create() override {
+    return std::make_unique<AnalysisAction>(options_, filter_, results_);
+  }
+
+private:
+  const AnalysisOptions& options_;
+  const CheckFilter& filter_;
+  RunResults& results_;
+};
+
+bool isCudaCommand(const clang::tooling::CommandLineArguments& arguments, llvm::StringRef file) {
+  if (file.ends_with(".cu") || file.ends_with(".cuh")) return true;
+  for (std::size_t i = 0; i + 1 < arguments.size(); ++i)
+    if (arguments[i] == "-x" && arguments[i + 1] == "cuda") return true;
+  for (const std::string& argument : arguments)
+    if (argument == "-xcuda") return true;
+  return false;
+}
+
+bool hasArgumentStartingWith(const clang::tooling::CommandLineArguments& arguments,
+                             llvm::StringRef prefix) {
+  for (const std::string& argument : arguments)
+    if (llvm::StringRef(argument).starts_with(prefix)) return true;
+  return false;
+}
+
+// What clang needs to read CUDA host code the way nvcc's host pass does, and to find its own
+// headers wherever this tool is installed (PLUMBING.md).
+clang::tooling::ArgumentsAdjuster cudaHostAdjuster() {
+  return [](const clang::tooling::CommandLineArguments& arguments, llvm::StringRef file) {
+    clang::tooling::CommandLineArguments adjusted = arguments;
+    if (!hasArgumentStartingWith(arguments, "-resource-dir"))
+      adjusted.push_back("-resource-dir=" STREAMRACE_CLANG_RESOURCE_DIR);
+    if (!isCudaCommand(arguments, file)) return adjusted;
+    adjusted.push_back("-Wno-unknown-cuda-version");
+    if (!hasArgumentStartingWith(arguments, "--cuda-host-only") &&
+        !hasArgumentStartingWith(arguments, "--cuda-device-only"))
+      adjusted.push_back("--cuda-host-only");
+    const bool noCudaIncludes = hasArgumentStartingWith(arguments, "-nocudainc");
+    if (!hasArgumentStartingWith(arguments, "--cuda-path") && !noCudaIncludes &&
+        llvm::sys::fs::is_directory(cudaPathOption))
+      adjusted.push_back("--cuda-path=" + cudaPathOption);
+    const std::string cccl = cudaPathOption + "/include/cccl";
+    if (!noCudaIncludes && llvm::sys::fs::is_directory(cccl)) {
+      adjusted.push_back("-isystem");
+      adjusted.push_back(cccl);
+    }
+    return adjusted;
+  };
+}
+
+bool writeText(llvm::StringRef path, llvm::StringRef text) {
+  std::error_code error;
+  llvm::raw_fd_ostream stream(path, error, llvm::sys::fs::OF_Text);
+  if (error) {
+    llvm::errs() << "streamrace-check: cannot write '" << path << "': " << error.message() << "\n";
+    return false;
+  }
+  stream << text;
+  return true;
+}
+
+bool applyFixes(const std::vector<ResolvedFinding>& findings) {
+  std::map<std::string, std::set<std::tuple<unsigned, unsigned, std::string>>> edits;
+  for (const ResolvedFinding& finding : findings)
+    for (const ResolvedFix& fix : finding.fixes)
+      edits[fix.location.file].emplace(fix.location.offset, fix.length, fix.replacement);
+  bool ok = true;
+  for (const auto& [file, fileEdits] : edits) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(file);
+    if (!buffer) {
+      llvm::errs() << "streamrace-check: cannot read '" << file << "' to fix it\n";
+      ok = false;
+      continue;
+    }
+    clang::tooling::Replacements replacements;
+    for (const auto& [offset, length, text] : fileEdits) {
+      clang::tooling::Replacement replacement(file, offset, length, text);
+      if (llvm::Error error = replacements.add(replacement)) {
+        llvm::errs() << "streamrace-check: skipping a conflicting fix in '" << file
+                     << "': " << llvm::toString(std::move(error)) << "\n";
+      }
+    }
+    llvm::Expected<std::string> fixed =
+        clang::tooling::applyAllReplacements((*buffer)->getBuffer(), replacements);
+    if (!fixed) {
+      llvm::errs() << "streamrace-check: cannot fix '" << file
+                   << "': " << llvm::toString(fixed.takeError()) << "\n";
+      ok = false;
+      continue;
+    }
+    ok &= writeText(file, *fixed);
+  }
+  return ok;
+}
+
+int run(int argc, const char** argv) {
+  llvm::Expected<clang::tooling::CommonOptionsParser> parser =
+      clang::tooling::CommonOptionsParser::create(argc, argv, category, llvm::cl::OneOrMore);
+  if (!parser) {
+    llvm::errs() << llvm::toString(parser.takeError());
+    return 2;
+  }
+  AnalysisOptions options;
+  std::optional<UserModel> userModel;
+  if (!modelOption.empty()) {
+    llvm::Expected<UserModel> loaded = loadUserModel(modelOption);
+    if (!loaded) {
+      llvm::errs() << "streamrace-check: " << llvm::toString(loaded.takeError()) << "\n";
+      return 2;
+    }
+    userModel = std::move(*loaded);
+    options.userModel = &*userModel;
+  }
+  const CheckFilter filter(checksOption);
+
+  clang::tooling::ClangTool tool(parser->getCompilations(), parser->getSourcePathList());
+  tool.appendArgumentsAdjuster(cudaHostAdjuster());
+  RunResults results;
+  AnalysisActionFactory factory(options, filter, results);
+  const int toolStatus = tool.run(&factory);
+
+  bool ok = true;
+  if (formatOption != OutputFormat::Text) {
+    llvm::json::Value document = formatOption == OutputFormat::Json
+                                     ? findingsToJson(results.findings)
+                                     : findingsToSarif(results.findings, STREAMRACE_VERSION);
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    stream << llvm::formatv("{0:2}", document) << "\n";
+    if (outputOption.empty())
+      llvm::outs() << text;
+    else
+      ok &= writeText(outputOption, text);
+  }
+  if (!kernelSummariesOption.empty()) {
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    stream << llvm::formatv("{0:2}", kernelSummariesToJson(results.kernels)) << "\n";
+    ok &= writeText(kernelSummariesOption, text);
+  }
+  if (!exportFixesOption.empty()) {
+    const std::string mainFile =
+        parser->getSourcePathList().empty() ? "" : parser->getSourcePathList().front();
+    ok &= writeText(exportFixesOption, fixesToYaml(results.findings, mainFile));
+  }
+  if (fixOption) ok &= applyFixes(results.findings);
+
+  if (toolStatus != 0 || !ok) return 2;
+  return results.findings.empty() ? 0 : findingsExitCodeOption.getValue();
+}
+
+} // namespace
+} // namespace streamrace::analyzer
+
+int main(int argc, const char** argv) {
+  return streamrace::analyzer::run(argc, argv);
+}
