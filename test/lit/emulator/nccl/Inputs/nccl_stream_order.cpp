@@ -15,8 +15,10 @@
 
 namespace {
 
-void CUDART_CB sleepAWhile(void*) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+// How long the fill is held back. The ordered modes pass at any length; the racing one needs the
+// collective to finish first, so it gets a margin that survives a loaded machine.
+void CUDART_CB sleepAWhile(void* milliseconds) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(*static_cast<int*>(milliseconds)));
 }
 
 } // namespace
@@ -61,7 +63,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   const cudaStream_t fillStream = mode == "group" ? communication : compute;
-  CUDA_OK(cudaLaunchHostFunc(fillStream, sleepAWhile, nullptr));
+  static int holdBack = mode == "no-event" ? 2000 : 300;
+  CUDA_OK(cudaLaunchHostFunc(fillStream, sleepAWhile, &holdBack));
   CUDA_OK(cudaMemcpyAsync(send, pinned, sizeof(int), cudaMemcpyHostToDevice, fillStream));
   if (mode == "group") {
     NCCL_OK(ncclGroupStart());
