@@ -235,8 +235,12 @@ double allGatherSeconds(double timeScale) {
 }
 
 TEST(Communicator, CollectivesTakeTheLinkModelsTimeScaled) {
-  EXPECT_GE(allGatherSeconds(1.0), 0.1);
-  EXPECT_LT(allGatherSeconds(0.1), 0.08);
+  const double full = allGatherSeconds(1.0);
+  const double scaled = allGatherSeconds(0.05);
+  EXPECT_GE(full, 0.1);
+  // The scaled run sleeps 5 ms instead of 100; compared with the full run, so that a loaded
+  // machine slowing both alike does not matter.
+  EXPECT_LT(scaled, full - 0.05);
 }
 
 TEST(Communicator, TwoThreadRanksOnOneDeviceAreRefused) {
