@@ -17,6 +17,9 @@ namespace {
 
 thread_local cudaError_t lastErrorOfThread = cudaSuccess;
 thread_local bool initializingOnThisThread = false;
+// Set while a subscriber's callback runs on this thread: runtime calls the callback makes (to look
+// up a stream's id, say) run without callbacks of their own, so a tool cannot recurse into itself.
+thread_local bool insideCallback = false;
 std::atomic<std::uint32_t> nextCorrelationId{1};
 
 enum class InitState : int { NotStarted, Running, Done };
@@ -44,18 +47,34 @@ void loadInjectionLibrary() {
   initialize();
 }
 
+class CallbackGuard {
+public:
+  CallbackGuard() { insideCallback = true; }
+  ~CallbackGuard() { insideCallback = false; }
+  CallbackGuard(const CallbackGuard&) = delete;
+  CallbackGuard& operator=(const CallbackGuard&) = delete;
+};
+
+void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
+  if (insideCallback) {
+    return;
+  }
+  CallbackGuard guard;
+  deliverIfWanted(domain, cbid, cbdata);
+}
+
 void deliverResource(CUpti_CallbackIdResource cbid, int device, cudaStream_t stream) {
   CUpti_ResourceData data{};
   data.context = contextOf(device);
   data.resourceHandle.stream = stream;
-  deliverIfWanted(CUPTI_CB_DOMAIN_RESOURCE, cbid, &data);
+  deliver(CUPTI_CB_DOMAIN_RESOURCE, cbid, &data);
 }
 
 void deliverSynchronize(CUpti_CallbackIdSync cbid, int device, cudaStream_t stream) {
   CUpti_SynchronizeData data{};
   data.context = contextOf(device);
   data.stream = stream;
-  deliverIfWanted(CUPTI_CB_DOMAIN_SYNCHRONIZE, cbid, &data);
+  deliver(CUPTI_CB_DOMAIN_SYNCHRONIZE, cbid, &data);
 }
 
 } // namespace
@@ -83,9 +102,9 @@ CUcontext contextOf(int device) {
 }
 
 void ensureContext(int device) {
-  std::call_once(Runtime::instance().device(device).contextCreated, [device] {
+  if (!Runtime::instance().device(device).contextAnnounced.exchange(true)) {
     deliverResource(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, device, nullptr);
-  });
+  }
 }
 
 void setLastError(cudaError_t error) {
@@ -107,7 +126,7 @@ ApiCallbackScope::ApiCallbackScope(CUpti_CallbackDomain domain, CUpti_CallbackId
                                    const char* symbolName)
     : domain_(domain), cbid_(cbid) {
   const CallbackHooks* hooks = installedCallbackHooks();
-  if (hooks == nullptr || !hooks->wanted(domain, cbid)) {
+  if (insideCallback || hooks == nullptr || !hooks->wanted(domain, cbid)) {
     return;
   }
   int device = Runtime::instance().currentDevice();
@@ -121,7 +140,10 @@ ApiCallbackScope::ApiCallbackScope(CUpti_CallbackDomain domain, CUpti_CallbackId
   data_.contextUid = static_cast<std::uint32_t>(device + 1);
   data_.correlationData = &correlationData_;
   data_.correlationId = nextCorrelationId++;
-  hooks->deliver(domain, cbid, &data_);
+  {
+    CallbackGuard guard;
+    hooks->deliver(domain, cbid, &data_);
+  }
   delivered_ = true;
 }
 
@@ -130,7 +152,7 @@ void ApiCallbackScope::finish() {
     return;
   }
   data_.callbackSite = CUPTI_API_EXIT;
-  deliverIfWanted(domain_, cbid_, &data_);
+  deliver(domain_, cbid_, &data_);
 }
 
 void notifyStreamCreated(int device, cudaStream_t stream) {

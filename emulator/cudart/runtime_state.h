@@ -68,7 +68,8 @@ public:
   const int ordinal;
   DeviceArena arena;
   Stream legacy;
-  std::once_flag contextCreated;
+  // Whether CUPTI has been told about this device's primary context.
+  std::atomic<bool> contextAnnounced{false};
 };
 
 class Runtime {

@@ -73,6 +73,47 @@ TEST(CuptiSubscriber, SeesEnabledCallbacksWithTheirParametersUntilUnsubscribed) 
   ASSERT_CUDA_OK(cudaStreamDestroy(stream));
 }
 
+struct Nested {
+  std::vector<std::string> calls;
+  unsigned long long streamId = 0;
+};
+
+// Asks the runtime about the stream from inside the callback, as a tracer does.
+void CUPTIAPI lookUpStream(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                           const void* cbdata) {
+  auto* nested = static_cast<Nested*>(userdata);
+  const auto* data = static_cast<const CUpti_CallbackData*>(cbdata);
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API) {
+    return;
+  }
+  nested->calls.push_back(data->functionName);
+  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020 &&
+      data->callbackSite == CUPTI_API_ENTER) {
+    const auto* params = static_cast<const cudaMemsetAsync_v3020_params*>(data->functionParams);
+    EXPECT_EQ(cudaStreamGetId(params->stream, &nested->streamId), cudaSuccess);
+  }
+}
+
+TEST(CuptiSubscriber, RuntimeCallsMadeInsideACallbackGetNoCallbacksOfTheirOwn) {
+  Nested nested;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  ASSERT_EQ(cuptiSubscribe(&subscriber, lookUpStream, &nested), CUPTI_SUCCESS);
+  cudaStream_t stream;
+  ASSERT_CUDA_OK(cudaStreamCreate(&stream));
+  void* device = nullptr;
+  ASSERT_CUDA_OK(cudaMalloc(&device, 64));
+  ASSERT_EQ(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), CUPTI_SUCCESS);
+  ASSERT_CUDA_OK(cudaMemsetAsync(device, 0, 64, stream));
+  ASSERT_EQ(cuptiUnsubscribe(subscriber), CUPTI_SUCCESS);
+  EXPECT_EQ(nested.calls, (std::vector<std::string>{"cudaMemsetAsync", "cudaMemsetAsync"}));
+  unsigned long long expected = 0;
+  ASSERT_CUDA_OK(cudaStreamGetId(stream, &expected));
+  EXPECT_EQ(nested.streamId, expected);
+  ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
+  ASSERT_CUDA_OK(cudaFree(device));
+  ASSERT_CUDA_OK(cudaStreamDestroy(stream));
+}
+
 TEST(CuptiSubscriber, NamesCallbacksAndResultsAsTheRealLibraryDoes) {
   const char* name = nullptr;
   ASSERT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API,
