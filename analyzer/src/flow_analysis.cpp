@@ -135,7 +135,7 @@ std::string displayName(llvm::StringRef key) {
 std::string streamDisplayName(llvm::StringRef key) {
   if (key == kLegacyStream) return "the legacy default stream";
   if (key == kPerThreadStream) return "the per-thread default stream";
-  return "'" + displayName(key) + "'";
+  return "stream '" + displayName(key) + "'";
 }
 
 // The stream as code can name it in a fix-it.
@@ -148,6 +148,13 @@ std::string streamSpelling(llvm::StringRef key) {
 std::string accessVerb(bool read, bool write) {
   if (read && write) return "read and written";
   return write ? "written" : "read";
+}
+
+// How notes name a function: lambdas have no useful name of their own.
+std::string describeFunction(const clang::FunctionDecl& function) {
+  if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function))
+    if (method->getParent()->isLambda()) return "the lambda";
+  return "'" + function.getNameAsString() + "'";
 }
 
 struct Frame {
@@ -649,16 +656,17 @@ private:
       if (record.buffer != buffer || !(record.write || use.write) ||
           orderedBefore(record, orderedAfter, stream, state))
         continue;
+      // Both accesses inside one call: the callee's own analysis reports it, once.
+      if (frame.site && record.site == frame.site) continue;
       const AccessDetail& earlier = details_[record];
       Finding finding;
       finding.check = kCrossStreamCheck;
       const clang::Stmt* site = siteOf(call, frame);
       finding.location = site->getBeginLoc();
       finding.message = "'" + displayName(buffer) + "' is " + accessVerb(use.read, use.write) +
-                        " by " + effect.operation + " on stream " + streamDisplayName(stream) +
-                        " while " + earlier.operation + " on stream " +
-                        streamDisplayName(record.stream) + " may still be " +
-                        (record.write ? "writing" : "reading") +
+                        " by " + effect.operation + " on " + streamDisplayName(stream) + " while " +
+                        earlier.operation + " on " + streamDisplayName(record.stream) +
+                        " may still be " + (record.write ? "writing" : "reading") +
                         " it; no event or synchronization orders the two streams";
       addAccessNotes(finding, record, earlier, buffer);
       addInnerNote(finding, call, frame, effect.operation);
@@ -676,15 +684,15 @@ private:
                                          (earlier.read && earlier.write ? "reads and writes"
                                           : earlier.write               ? "writes"
                                                                         : "reads") +
-                                         " '" + displayName(buffer) + "' on stream " +
+                                         " '" + displayName(buffer) + "' on " +
                                          streamDisplayName(record.stream) + " here"});
     if (earlier.call && earlier.call != record.site && earlier.function)
       finding.notes.push_back(
           {earlier.call->getBeginLoc(),
-           "the access is made here, inside '" + earlier.function->getNameAsString() + "'"});
+           "the access is made here, inside " + describeFunction(*earlier.function)});
     const clang::SourceLocation eventPoint = locationAfterStatement(record.site, context_);
     if (eventPoint.isValid())
-      finding.notes.push_back({eventPoint, "an event recorded on stream " +
+      finding.notes.push_back({eventPoint, "an event recorded on " +
                                                streamDisplayName(record.stream) +
                                                " here, and waited on before the later access, "
                                                "would order the two"});
@@ -694,8 +702,8 @@ private:
                     const std::string& operation) const {
     if (!frame.site) return;
     finding.notes.push_back({call.getBeginLoc(), "the later access is " + operation +
-                                                     " here, inside '" +
-                                                     frame.function->getNameAsString() + "'"});
+                                                     " here, inside " +
+                                                     describeFunction(*frame.function)});
   }
 
   void waitOnEvent(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
@@ -712,7 +720,7 @@ private:
       finding.check = kUnrecordedEventCheck;
       finding.location = siteOf(call, frame)->getBeginLoc();
       finding.message =
-          "stream " + streamDisplayName(*stream) + " waits on event '" + displayName(*event) +
+          streamDisplayName(*stream) + " waits on event '" + displayName(*event) +
           "', which is not recorded " +
           (waited.status == RecordedStatus::Unrecorded ? "before this wait"
                                                        : "on every path to this wait") +
@@ -738,15 +746,16 @@ private:
       for (const auto& [record, orderedAfter] : state.pending) {
         if (record.buffer != *buffer || orderedBefore(record, orderedAfter, *stream, state))
           continue;
+        if (frame.site && record.site == frame.site) continue;
         const AccessDetail& earlier = details_[record];
         Finding finding;
         finding.check = kFreeWhilePendingCheck;
         const clang::Stmt* site = siteOf(call, frame);
         finding.location = site->getBeginLoc();
         finding.message = "'" + displayName(*buffer) + "' is freed by " + effect.operation +
-                          " on stream " + streamDisplayName(*stream) + " while " +
-                          earlier.operation + " on stream " + streamDisplayName(record.stream) +
-                          " may still be " + (record.write ? "writing" : "reading") + " it";
+                          " on " + streamDisplayName(*stream) + " while " + earlier.operation +
+                          " on " + streamDisplayName(record.stream) + " may still be " +
+                          (record.write ? "writing" : "reading") + " it";
         addAccessNotes(finding, record, earlier, *buffer);
         addInnerNote(finding, call, frame, effect.operation);
         finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
@@ -793,7 +802,7 @@ private:
       finding.location = access->getBeginLoc();
       if (frame.site) finding.location = site->getBeginLoc();
       finding.message = std::string("the host ") + (writes ? "writes" : "reads") + " '" +
-                        displayName(buffer) + "' while " + earlier.operation + " on stream " +
+                        displayName(buffer) + "' while " + earlier.operation + " on " +
                         streamDisplayName(record.stream) + " may still be " +
                         (record.write ? "writing" : "reading") +
                         " it; synchronize the stream before touching the buffer";
@@ -818,7 +827,7 @@ private:
         const clang::Stmt* site = siteOf(*call, frame);
         finding.location = site->getBeginLoc();
         finding.message = "'" + displayName(buffer) + "' is freed by the host (" + operation.str() +
-                          ") while " + earlier.operation + " on stream " +
+                          ") while " + earlier.operation + " on " +
                           streamDisplayName(record.stream) + " may still be " +
                           (record.write ? "writing" : "reading") + " it";
         addAccessNotes(finding, record, earlier, buffer);
@@ -832,7 +841,8 @@ private:
   }
 
   void report(Finding finding, const std::string& subject) {
-    auto identity = std::make_tuple(finding.check, finding.location.getRawEncoding(), subject);
+    auto identity =
+        std::make_tuple(finding.check, finding.location.getRawEncoding(), displayName(subject));
     if (!reported_.insert(identity).second) return;
     findings_.push_back(std::move(finding));
   }
