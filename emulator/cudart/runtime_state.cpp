@@ -80,6 +80,7 @@ bool Runtime::destroyStream(cudaStream_t handle) {
   if (it == streams_.end()) {
     return false;
   }
+  it->second->worker.retire();
   retiredStreams_.push_back(std::move(it->second));
   streams_.erase(it);
   return true;
@@ -126,7 +127,8 @@ CompletionPtr Runtime::submitLocked(Stream& stream, Work work,
       }
     }
     for (auto& retired : retiredStreams_) {
-      if (retired->device == stream.device && retired->isBlocking()) {
+      if (retired->device == stream.device && retired->isBlocking() &&
+          !retired->worker.lastCompletion()->isDone()) {
         dependencies.push_back(retired->worker.lastCompletion());
       }
     }

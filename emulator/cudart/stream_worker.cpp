@@ -31,6 +31,15 @@ CompletionPtr StreamWorker::enqueue(Work work, std::vector<CompletionPtr> depend
   return done;
 }
 
+void StreamWorker::retire() {
+  {
+    std::lock_guard lock(mutex_);
+    retiring_ = true;
+  }
+  queueChanged_.notify_one();
+  thread_.detach();
+}
+
 CompletionPtr StreamWorker::lastCompletion() const {
   std::lock_guard lock(mutex_);
   return last_;
@@ -54,7 +63,8 @@ void StreamWorker::run(std::stop_token stop) {
     Pending next;
     {
       std::unique_lock lock(mutex_);
-      if (!queueChanged_.wait(lock, stop, [this] { return !queue_.empty(); })) {
+      if (!queueChanged_.wait(lock, stop, [this] { return !queue_.empty() || retiring_; }) ||
+          queue_.empty()) {
         return;
       }
       next = std::move(queue_.front());

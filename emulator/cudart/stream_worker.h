@@ -27,6 +27,10 @@ public:
   // in `dependencies`. Returns the completion of `work`.
   CompletionPtr enqueue(Work work, std::vector<CompletionPtr> dependencies);
 
+  // For a destroyed stream: the thread finishes what was enqueued, then ends on its own. The
+  // worker object must stay alive until then (the runtime keeps destroyed streams).
+  void retire();
+
   // The completion of the most recently enqueued operation (finished when the worker is idle).
   CompletionPtr lastCompletion() const;
 
@@ -46,6 +50,7 @@ private:
   mutable std::mutex mutex_;
   std::condition_variable_any queueChanged_;
   std::deque<Pending> queue_;
+  bool retiring_ = false;
   CompletionPtr last_;
   std::mt19937_64 jitter_;
   std::jthread thread_;

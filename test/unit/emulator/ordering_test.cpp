@@ -221,6 +221,27 @@ TEST_F(StreamPair, StreamCallbacksSeeTheStreamTheyWereAddedTo) {
   EXPECT_EQ(seen.status, cudaSuccess);
 }
 
+TEST(StreamLifetime, DestroyingAStreamLetsItsEnqueuedWorkFinish) {
+  std::vector<Flag> flags(64);
+  for (Flag& flag : flags) {
+    cudaStream_t stream;
+    ASSERT_CUDA_OK(cudaStreamCreate(&stream));
+    ASSERT_CUDA_OK(cudaLaunchHostFunc(stream, setFlag, &flag));
+    ASSERT_CUDA_OK(cudaStreamDestroy(stream));
+  }
+  Flag slow;
+  cudaStream_t last;
+  ASSERT_CUDA_OK(cudaStreamCreate(&last));
+  ASSERT_CUDA_OK(cudaLaunchHostFunc(last, sleepThenSet, &slow));
+  ASSERT_CUDA_OK(cudaStreamDestroy(last));
+  EXPECT_FALSE(slow.set);
+  ASSERT_CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_TRUE(slow.set);
+  for (const Flag& flag : flags) {
+    EXPECT_TRUE(flag.set);
+  }
+}
+
 TEST(Devices, StreamsBelongToTheDeviceCurrentAtCreation) {
   int count = 0;
   ASSERT_CUDA_OK(cudaGetDeviceCount(&count));
