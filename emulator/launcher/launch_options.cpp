@@ -23,13 +23,14 @@ int positiveInteger(const std::string& option, const std::string& text) {
 
 const char* launchUsage() {
   return "usage: streamrace-emu-launch [--nodes N] [--gpus-per-node G] [--timeout SECONDS]\n"
-         "                             [--no-prefix] -- cmd args...\n"
+         "                             [--shared-nccl-ids] [--no-prefix] -- cmd args...\n"
          "Runs N*G copies of cmd, one per rank, on this machine, as if on N nodes of G GPUs.\n"
          "Each rank gets RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, NODE_RANK (and\n"
-         "GROUP_RANK, MASTER_ADDR, MASTER_PORT) plus STREAMRACE_EMU_NCCL_ID, which makes the n-th\n"
-         "ncclGetUniqueId call return the same id in every rank, and "
-         "STREAMRACE_EMU_RENDEZVOUS_DIR,\n"
-         "a scratch folder shared by the ranks. Output lines are prefixed with \"[rank R] \".\n"
+         "GROUP_RANK, MASTER_ADDR, MASTER_PORT) and STREAMRACE_EMU_RENDEZVOUS_DIR, a scratch\n"
+         "folder shared by the ranks (e.g. for rank 0 to hand its ncclUniqueId to the others).\n"
+         "--shared-nccl-ids makes the n-th ncclGetUniqueId call return the same id in every rank,\n"
+         "for programs where every rank asks instead of receiving one; it breaks programs whose\n"
+         "subgroups get ids from different ranks. Output lines are prefixed with \"[rank R] \".\n"
          "When a rank fails the others are stopped; the exit status is the first failing rank's.\n"
          "--timeout stops every rank after SECONDS and exits with status 124.\n";
 }
@@ -55,6 +56,8 @@ LaunchOptions parseLaunchOptions(int argc, char** argv) {
       options.gpusPerNode = positiveInteger(argument, value());
     } else if (argument == "--timeout") {
       options.timeoutSeconds = positiveInteger(argument, value());
+    } else if (argument == "--shared-nccl-ids") {
+      options.sharedNcclIds = true;
     } else if (argument == "--no-prefix") {
       options.prefixOutput = false;
     } else {

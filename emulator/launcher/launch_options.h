@@ -11,6 +11,7 @@ struct LaunchOptions {
   int gpusPerNode = 1;
   bool prefixOutput = true;
   int timeoutSeconds = 0; // 0: no limit
+  bool sharedNcclIds = false;
   std::vector<std::string> command;
 
   int worldSize() const { return nodes * gpusPerNode; }

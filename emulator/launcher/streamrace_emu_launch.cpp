@@ -59,7 +59,9 @@ void setRankEnvironment(const LaunchOptions& options, int rank, const std::strin
   setEnvironment("GROUP_RANK", std::to_string(node));
   setEnvironment("MASTER_ADDR", "127.0.0.1");
   setEnvironment("MASTER_PORT", std::to_string(masterPort));
-  setEnvironment("STREAMRACE_EMU_NCCL_ID", ncclId);
+  if (options.sharedNcclIds) {
+    setEnvironment("STREAMRACE_EMU_NCCL_ID", ncclId);
+  }
   setEnvironment("STREAMRACE_EMU_RENDEZVOUS_DIR", rendezvousDir);
   setEnvironment("STREAMRACE_EMU_NODES", std::to_string(options.nodes));
   setEnvironment("STREAMRACE_EMU_GPUS_PER_NODE", std::to_string(options.gpusPerNode));

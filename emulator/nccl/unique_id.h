@@ -1,9 +1,8 @@
 // What an ncclUniqueId carries: the name of the communicator's shared-memory rendezvous.
 //
-// Under the launcher (STREAMRACE_EMU_NCCL_ID set, the same value in every rank), the n-th
-// ncclGetUniqueId call of every process returns the same id, so it does not matter whether rank
-// 0 creates the id and broadcasts it (the portable way) or every rank asks for one. Elsewhere
-// ids are random.
+// Ids are random. With STREAMRACE_EMU_NCCL_ID set to the same value in every rank (the launcher's
+// --shared-nccl-ids), the n-th ncclGetUniqueId call of every process returns the same id, for
+// programs where every rank asks for the id instead of receiving rank 0's.
 #pragma once
 
 #include <nccl.h>

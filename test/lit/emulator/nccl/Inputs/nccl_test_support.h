@@ -39,16 +39,16 @@ inline int environmentInt(const char* name, int fallback) {
   return value != nullptr ? std::atoi(value) : fallback;
 }
 
-// Rank 0 creates the id and publishes it; the others wait for the file to appear.
-inline ncclUniqueId exchangeUniqueId(int rank) {
+// The creator makes the id and publishes it under `name`; the others wait for the file to appear.
+inline ncclUniqueId exchangeUniqueId(bool creator, const std::string& name) {
   const char* dir = std::getenv("STREAMRACE_EMU_RENDEZVOUS_DIR");
   if (dir == nullptr) {
     std::fprintf(stderr, "run under streamrace-emu-launch\n");
     std::exit(5);
   }
-  const std::string path = std::string(dir) + "/nccl-id";
+  const std::string path = std::string(dir) + "/" + name;
   ncclUniqueId id{};
-  if (rank == 0) {
+  if (creator) {
     NCCL_OK(ncclGetUniqueId(&id));
     { std::ofstream(path + ".tmp", std::ios::binary).write(id.internal, sizeof(id.internal)); }
     std::rename((path + ".tmp").c_str(), path.c_str());
@@ -61,6 +61,11 @@ inline ncclUniqueId exchangeUniqueId(int rank) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+}
+
+// The world communicator's id, from rank 0.
+inline ncclUniqueId exchangeUniqueId(int rank) {
+  return exchangeUniqueId(rank == 0, "nccl-id");
 }
 
 template <typename T> T* deviceCopyOf(const std::vector<T>& host) {
