@@ -41,13 +41,18 @@ public:
     optimizer_kernel_ = site("cudaLaunchKernel", "adam_step", 117);
     loss_copy_ = site("cudaMemcpy", "train_step", 130);
     init_copy_ = site("cudaMemcpyAsync", "init_secondary", 20);
+    allocate_ = site("cudaMalloc", "allocate_partitions", 12);
   }
 
   std::vector<Event> build() {
     for (int r = 0; r < world_; ++r) setup(r);
     for (int step = 1; step <= shape_.steps; ++step) {
+      range_push("forward");
       for (int layer = 0; layer < shape_.layers; ++layer) forward(layer, step);
+      range_pop();
+      range_push("backward");
       for (int layer = shape_.layers - 1; layer >= 0; --layer) backward(layer);
+      range_pop();
       optimizer();
     }
     return std::move(events_);
@@ -61,6 +66,13 @@ private:
   }
   std::uint64_t primary_shard(int layer) const { return aligned(layer) / world_; }
   std::uint64_t secondary_shard(int layer) const { return aligned(layer) / shape_.gpus_per_node; }
+
+  void range_push(const char* name) {
+    for (int r = 0; r < world_; ++r) emit(r, NvtxRangePush{symbols_.intern(name)});
+  }
+  void range_pop() {
+    for (int r = 0; r < world_; ++r) emit(r, NvtxRangePop{});
+  }
 
   void emit(int rank, Payload payload, CallSiteId site = 0) {
     events_.push_back(Event{EventHeader{static_cast<RankId>(rank), 100u + rank, site,
@@ -85,14 +97,14 @@ private:
                      kCurrentDevice});
     for (int layer = 0; layer < shape_.layers; ++layer) {
       const std::uint64_t full = aligned(layer) * kFloat;
-      emit(r, Alloc{region(Primary, layer), primary_shard(layer) * kFloat, MemoryKind::Device});
-      emit(r, Alloc{region(FullForward, layer), full, MemoryKind::Device});
-      emit(r, Alloc{region(FullBackward, layer), full, MemoryKind::Device});
-      emit(r, Alloc{region(Gradient, layer), full, MemoryKind::Device});
-      emit(r, Alloc{region(GradientShard, layer), primary_shard(layer) * kFloat, MemoryKind::Device});
-      emit(r, Alloc{region(Activation, layer), 4096, MemoryKind::Device});
+      emit(r, Alloc{region(Primary, layer), primary_shard(layer) * kFloat, MemoryKind::Device}, allocate_);
+      emit(r, Alloc{region(FullForward, layer), full, MemoryKind::Device}, allocate_);
+      emit(r, Alloc{region(FullBackward, layer), full, MemoryKind::Device}, allocate_);
+      emit(r, Alloc{region(Gradient, layer), full, MemoryKind::Device}, allocate_);
+      emit(r, Alloc{region(GradientShard, layer), primary_shard(layer) * kFloat, MemoryKind::Device}, allocate_);
+      emit(r, Alloc{region(Activation, layer), 4096, MemoryKind::Device}, allocate_);
       if (hpz()) {
-        emit(r, Alloc{region(Secondary, layer), secondary_shard(layer) * kFloat, MemoryKind::Device});
+        emit(r, Alloc{region(Secondary, layer), secondary_shard(layer) * kFloat, MemoryKind::Device}, allocate_);
         emit(r, NameMemory{region(Secondary, layer), secondary_shard(layer) * kFloat,
                            symbols_.intern("secondary shard of layer " + std::to_string(layer))});
       }
@@ -206,7 +218,7 @@ private:
   std::vector<Event> events_;
   CallSiteId forward_gather_, forward_kernel_, release_copy_, release_sync_, release_record_,
       backward_wait_, backward_gather_, backward_kernel_, reduce_scatter_, optimizer_kernel_,
-      loss_copy_, init_copy_;
+      loss_copy_, init_copy_, allocate_;
 };
 
 } // namespace

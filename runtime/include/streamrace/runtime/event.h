@@ -10,6 +10,12 @@
 
 namespace streamrace {
 
+// Every payload lists its fields once, in order, so that trace files and tests can walk them
+// without a second description that could drift.
+#define STREAMRACE_FIELDS(...)                                                                \
+  template <typename Visitor> void fields(Visitor&& visit) { visit(__VA_ARGS__); }            \
+  template <typename Visitor> void fields(Visitor&& visit) const { visit(__VA_ARGS__); }
+
 using RankId = std::uint32_t;       // a process (or a thread driving a device) in a job
 using ThreadId = std::uint64_t;     // host thread id, unique within its rank
 using DeviceId = std::int32_t;      // CUDA ordinal within the rank's process
@@ -52,6 +58,7 @@ struct Access {
   std::uint64_t size = 0;
   AccessMode mode = AccessMode::Read;
   Extent extent = Extent::Exact;
+  STREAMRACE_FIELDS(begin, size, mode, extent)
 };
 
 enum class CopyDirection : std::uint8_t {
@@ -87,23 +94,29 @@ struct StreamCreate {
   DeviceId device = kCurrentDevice;
   StreamKind kind = StreamKind::Blocking;
   int priority = 0;
+  STREAMRACE_FIELDS(stream, device, kind, priority)
 };
 struct StreamDestroy {
   StreamHandle stream = 0;
+  STREAMRACE_FIELDS(stream)
 };
 struct EventCreate {
   EventHandle event = 0;
+  STREAMRACE_FIELDS(event)
 };
 struct EventDestroy {
   EventHandle event = 0;
+  STREAMRACE_FIELDS(event)
 };
 struct EventRecord {
   EventHandle event = 0;
   StreamHandle stream = 0;
+  STREAMRACE_FIELDS(event, stream)
 };
 struct StreamWaitEvent {
   StreamHandle stream = 0;
   EventHandle event = 0;
+  STREAMRACE_FIELDS(stream, event)
 };
 
 // Host waits. A query that returned "not ready" is passed with completed = false: it orders
@@ -111,16 +124,20 @@ struct StreamWaitEvent {
 struct StreamSynchronize {
   StreamHandle stream = 0;
   bool completed = true;
+  STREAMRACE_FIELDS(stream, completed)
 };
 struct EventSynchronize {
   EventHandle event = 0;
   bool completed = true;
+  STREAMRACE_FIELDS(event, completed)
 };
 struct DeviceSynchronize {
   DeviceId device = kCurrentDevice;
+  STREAMRACE_FIELDS(device)
 };
 struct SetDevice {
   DeviceId device = 0;
+  STREAMRACE_FIELDS(device)
 };
 
 struct Alloc {
@@ -129,11 +146,13 @@ struct Alloc {
   MemoryKind kind = MemoryKind::Device;
   DeviceId device = kCurrentDevice;
   StreamHandle stream = 0; // only for MemoryKind::StreamOrdered
+  STREAMRACE_FIELDS(base, size, kind, device, stream)
 };
 struct Free {
   Address base = 0;
   FreeApi api = FreeApi::Free;
   StreamHandle stream = 0; // only for FreeApi::FreeAsync
+  STREAMRACE_FIELDS(base, api, stream)
 };
 
 // A copy of `height` rows of `width` bytes; rows start `pitch` bytes apart (1D: height 1).
@@ -148,6 +167,7 @@ struct Copy {
   std::uint64_t src_pitch = 0;
   CopyDirection direction = CopyDirection::Default;
   bool synchronous_api = false; // cudaMemcpy rather than cudaMemcpyAsync
+  STREAMRACE_FIELDS(stream, dst, src, width, height, dst_pitch, src_pitch, direction, synchronous_api)
 };
 struct Set {
   StreamHandle stream = 0;
@@ -156,11 +176,13 @@ struct Set {
   std::uint64_t height = 1;
   std::uint64_t pitch = 0;
   bool synchronous_api = false; // cudaMemset rather than cudaMemsetAsync
+  STREAMRACE_FIELDS(stream, dst, width, height, pitch, synchronous_api)
 };
 struct KernelLaunch {
   StreamHandle stream = 0;
   NameId kernel = 0;
   std::vector<Access> accesses;
+  STREAMRACE_FIELDS(stream, kernel, accesses)
 };
 // cudaLaunchHostFunc / cudaStreamAddCallback. Accesses are what the function is known (by
 // annotation) to touch; usually none.
@@ -168,10 +190,12 @@ struct HostFunction {
   StreamHandle stream = 0;
   NameId function = 0;
   std::vector<Access> accesses;
+  STREAMRACE_FIELDS(stream, function, accesses)
 };
 // The host thread itself touches memory (annotations, or a front end that sees host code).
 struct HostAccess {
   std::vector<Access> accesses;
+  STREAMRACE_FIELDS(accesses)
 };
 
 struct CommInit {
@@ -180,9 +204,11 @@ struct CommInit {
   std::int32_t nranks = 1;
   std::int32_t comm_rank = 0;
   DeviceId device = kCurrentDevice;
+  STREAMRACE_FIELDS(comm, key, nranks, comm_rank, device)
 };
 struct CommDestroy {
   CommHandle comm = 0;
+  STREAMRACE_FIELDS(comm)
 };
 struct Collective {
   StreamHandle stream = 0;
@@ -195,6 +221,7 @@ struct Collective {
   std::int32_t root = 0;
   std::uint8_t datatype = 0;  // ncclDataType_t value, compared across ranks
   std::uint8_t reduce_op = 0; // ncclRedOp_t value, compared across ranks
+  STREAMRACE_FIELDS(stream, comm, kind, send, recv, count, element_size, root, datatype, reduce_op)
 };
 struct PointToPoint {
   StreamHandle stream = 0;
@@ -205,42 +232,57 @@ struct PointToPoint {
   std::uint32_t element_size = 1;
   std::int32_t peer = 0;
   std::uint8_t datatype = 0;
+  STREAMRACE_FIELDS(stream, comm, is_send, buffer, count, element_size, peer, datatype)
 };
-struct GroupStart {};
-struct GroupEnd {};
+struct GroupStart {
+  STREAMRACE_FIELDS()
+};
+struct GroupEnd {
+  STREAMRACE_FIELDS()
+};
 
 struct CaptureBegin {
   StreamHandle stream = 0;
+  STREAMRACE_FIELDS(stream)
 };
 struct CaptureEnd {
   StreamHandle stream = 0;
   GraphHandle graph = 0;
+  STREAMRACE_FIELDS(stream, graph)
 };
 struct GraphInstantiate {
   GraphHandle graph = 0;
   GraphHandle exec = 0;
+  STREAMRACE_FIELDS(graph, exec)
 };
 struct GraphLaunch {
   GraphHandle exec = 0;
   StreamHandle stream = 0;
+  STREAMRACE_FIELDS(exec, stream)
 };
 
 struct NvtxRangePush {
   NameId name = 0;
+  STREAMRACE_FIELDS(name)
 };
-struct NvtxRangePop {};
+struct NvtxRangePop {
+  STREAMRACE_FIELDS()
+};
 struct NameStream {
   StreamHandle stream = 0;
   NameId name = 0;
+  STREAMRACE_FIELDS(stream, name)
 };
 struct NameEvent {
   EventHandle event = 0;
   NameId name = 0;
+  STREAMRACE_FIELDS(event, name)
 };
 struct NameMemory {
   Address base = 0;
   std::uint64_t size = 0;
   NameId name = 0;
+  STREAMRACE_FIELDS(base, size, name)
 };
 
 using Payload =

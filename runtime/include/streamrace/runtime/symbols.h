@@ -28,14 +28,20 @@ public:
   SymbolTable();
   NameId intern(std::string_view text);
   std::string_view name(NameId id) const;
+  // Identical call sites (same API, same frames) share one id, so the same line of code on
+  // every rank deduplicates into one finding.
   CallSiteId add_call_site(CallSite site);
   // Nothing for id 0 or an id this table never gave out.
   const CallSite* call_site(CallSiteId id) const;
+  // Ids run from 0 (the empty name, the unknown site) to count - 1.
+  NameId name_count() const { return static_cast<NameId>(names_.size()); }
+  CallSiteId call_site_count() const { return static_cast<CallSiteId>(sites_.size()); }
 
 private:
   std::vector<std::string> names_;
   std::unordered_map<std::string, NameId> name_ids_;
   std::vector<CallSite> sites_;
+  std::unordered_map<std::string, CallSiteId> site_ids_;
 };
 
 } // namespace streamrace

@@ -15,8 +15,12 @@ std::string_view SymbolTable::name(NameId id) const {
 }
 
 CallSiteId SymbolTable::add_call_site(CallSite site) {
-  sites_.push_back(std::move(site));
-  return static_cast<CallSiteId>(sites_.size() - 1);
+  std::string key = site.api;
+  for (const StackFrame& frame : site.frames)
+    key += '\0' + frame.function + '\0' + frame.file + '\0' + std::to_string(frame.line);
+  auto [it, inserted] = site_ids_.try_emplace(std::move(key), static_cast<CallSiteId>(sites_.size()));
+  if (inserted) sites_.push_back(std::move(site));
+  return it->second;
 }
 
 const CallSite* SymbolTable::call_site(CallSiteId id) const {

@@ -1,0 +1,52 @@
+// streamrace: the command-line front door. Subcommands: report (and, as they land, run,
+// export, explain). Exit status: 0 clean, 66 findings (configurable), 1 unreadable input,
+// 2 a command line it cannot act on.
+#include "report_command.h"
+#include "usage_error.h"
+
+#include "streamrace/runtime/options.h"
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kHelp =
+    "usage: streamrace <command> [options] ...\n"
+    "\n"
+    "Finds races between GPU streams in CUDA/NCCL programs.\n"
+    "\n"
+    "commands:\n"
+    "  report <traces>...   merge per-process trace files, replay them, print findings\n"
+    "  help options         every STREAMRACE_OPTIONS key with its default\n"
+    "\n"
+    "`streamrace <command> --help` describes each command.\n";
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty() || args[0] == "-h" || args[0] == "--help" ||
+        (args[0] == "help" && args.size() == 1)) {
+      std::fputs(kHelp, args.empty() ? stderr : stdout);
+      return args.empty() ? 2 : 0;
+    }
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "report") return streamrace::cli::report_command(rest);
+    if (args[0] == "help" && args[1] == "options") {
+      std::printf("STREAMRACE_OPTIONS=\"key=value:key=value\" keys:\n%s",
+                  streamrace::options_help().c_str());
+      return 0;
+    }
+    throw streamrace::cli::UsageError("unknown command '" + args[0] + "' (see streamrace --help)");
+  } catch (const streamrace::cli::UsageError& error) {
+    std::fprintf(stderr, "streamrace: error: %s\n", error.what());
+    return 2;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "streamrace: error: %s\n", error.what());
+    return 1;
+  }
+}

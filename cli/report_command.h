@@ -1,0 +1,11 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace streamrace::cli {
+
+// `streamrace report [options] <trace files or directories>...`
+int report_command(const std::vector<std::string>& args);
+
+} // namespace streamrace::cli

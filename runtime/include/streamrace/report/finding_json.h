@@ -1,0 +1,22 @@
+// Findings as JSON, schema "streamrace-report" version 1 (docs/report-formats.md).
+#pragma once
+
+#include "streamrace/runtime/engine.h"
+#include "streamrace/runtime/symbols.h"
+
+#include <string>
+#include <vector>
+
+namespace streamrace {
+
+// A trace the report was built from, and whether it was read to its end.
+struct TraceSource {
+  std::string path;
+  std::uint64_t records = 0;
+  std::string problem;
+};
+
+std::string findings_json(const std::vector<Finding>& findings, const Engine& engine,
+                          const SymbolTable& symbols, const std::vector<TraceSource>& sources);
+
+} // namespace streamrace

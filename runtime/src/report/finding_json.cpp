@@ -1,0 +1,158 @@
+#include "streamrace/report/finding_json.h"
+
+#include "streamrace/report/finding_text.h"
+#include "streamrace/runtime/collective_extents.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace streamrace {
+
+namespace {
+
+std::string quote(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\t': out += "\\t"; break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+        out += buf;
+      } else {
+        out += c;
+      }
+    }
+  }
+  return out + "\"";
+}
+
+std::string hex(std::uint64_t value) {
+  std::ostringstream out;
+  out << "\"0x" << std::hex << value << "\"";
+  return out.str();
+}
+
+const char* kind_id(FindingKind kind) {
+  switch (kind) {
+  case FindingKind::RaceWriteWrite: return "race-write-write";
+  case FindingKind::RaceWriteRead: return "race-write-read";
+  case FindingKind::RaceReadWrite: return "race-read-write";
+  case FindingKind::UseAfterFree: return "use-after-free";
+  case FindingKind::UseBeforeAlloc: return "use-before-alloc";
+  case FindingKind::UnrecordedEventWait: return "unrecorded-event-wait";
+  case FindingKind::CollectiveMismatch: return "collective-mismatch";
+  case FindingKind::CollectiveCountMismatch: return "collective-count-mismatch";
+  }
+  return "unknown";
+}
+
+std::string frames(CallSiteId id, const SymbolTable& symbols) {
+  std::string out = "[";
+  if (const CallSite* site = symbols.call_site(id)) {
+    for (std::size_t i = 0; i < site->frames.size(); ++i) {
+      const StackFrame& f = site->frames[i];
+      out += (i ? "," : "") + std::string("{\"function\":") + quote(f.function) +
+             ",\"file\":" + quote(f.file) + ",\"line\":" + std::to_string(f.line) + "}";
+    }
+  }
+  return out + "]";
+}
+
+std::string access_json(const AccessSide& side, const Engine& engine, const SymbolTable& symbols) {
+  const AccessRecord& a = side.access;
+  std::ostringstream out;
+  const char* mode = a.kind == OpKind::Free         ? "free"
+                     : a.kind == OpKind::Allocation ? "allocation"
+                     : a.mode == AccessMode::Read   ? "read"
+                     : a.mode == AccessMode::Write  ? "write"
+                                                    : "read-write";
+  std::string nvtx;
+  for (NameId name : engine.nvtx_path(a.nvtx))
+    nvtx += (nvtx.empty() ? "" : ",") + quote(symbols.name(name));
+  out << "{\"mode\":\"" << mode << "\",\"bytes\":" << a.size << ",\"address\":" << hex(a.begin)
+      << ",\"exact\":" << (a.extent == Extent::Exact ? "true" : "false")
+      << ",\"api\":" << quote(op_name(a, symbols)) << ",\"op\":" << a.op
+      << ",\"rank\":" << side.rank << ",\"thread\":" << a.thread
+      << ",\"on_host\":" << (side.on_host ? "true" : "false") << ",\"stream\":" << hex(side.stream)
+      << ",\"stream_name\":" << quote(actor_text(engine, symbols, a.actor))
+      << ",\"device\":" << side.device << ",\"nvtx\":[" << nvtx << "]"
+      << ",\"stack\":" << frames(a.site, symbols) << "}";
+  return out.str();
+}
+
+} // namespace
+
+std::string findings_json(const std::vector<Finding>& findings, const Engine& engine,
+                          const SymbolTable& symbols, const std::vector<TraceSource>& sources) {
+  std::ostringstream out;
+  out << "{\"schema\":\"streamrace-report\",\"version\":1,\"traces\":[";
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    out << (i ? "," : "") << "{\"path\":" << quote(sources[i].path)
+        << ",\"records\":" << sources[i].records << ",\"complete\":"
+        << (sources[i].problem.empty() ? "true" : "false")
+        << ",\"problem\":" << quote(sources[i].problem) << "}";
+  out << "],\"findings\":[";
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    out << (i ? "," : "") << "{\"id\":" << i + 1 << ",\"kind\":\"" << kind_id(f.kind)
+        << "\",\"count\":" << f.count << ",\"ranks\":[";
+    for (std::size_t r = 0; r < f.ranks.size(); ++r) out << (r ? "," : "") << f.ranks[r];
+    out << "]";
+    if (f.collective) {
+      const CollectiveDisagreement& c = *f.collective;
+      out << ",\"communicator\":" << hex(c.comm) << ",\"call\":" << c.sequence;
+      if (f.kind == FindingKind::CollectiveMismatch) {
+        auto call = [&](const CollectiveCall& k) {
+          out << "{\"rank\":" << k.rank << ",\"op\":" << quote(collective_name(k.kind))
+              << ",\"count\":" << k.count << ",\"datatype\":" << int(k.datatype)
+              << ",\"reduce_op\":" << int(k.reduce_op) << ",\"root\":" << k.root
+              << ",\"stack\":" << frames(k.site, symbols) << "}";
+        };
+        out << ",\"calls\":[";
+        call(c.first);
+        out << ",";
+        call(c.second);
+        out << "]";
+      } else {
+        out << ",\"calls_per_rank\":{";
+        for (std::size_t r = 0; r < c.calls_per_rank.size(); ++r)
+          out << (r ? "," : "") << "\"" << c.calls_per_rank[r].first << "\":" << c.calls_per_rank[r].second;
+        out << "}";
+      }
+      out << "}";
+      continue;
+    }
+    out << ",\"access\":" << access_json(f.second, engine, symbols)
+        << ",\"previous\":" << access_json(f.first, engine, symbols);
+    out << ",\"memory\":{\"address\":" << hex(f.memory.overlap_begin)
+        << ",\"bytes\":" << f.memory.overlap_size;
+    if (f.memory.allocation) {
+      const Allocation& a = *f.memory.allocation;
+      out << ",\"allocation\":{\"base\":" << hex(a.base) << ",\"size\":" << a.size
+          << ",\"offset\":" << f.memory.overlap_begin - a.base << ",\"name\":" << quote(symbols.name(a.name))
+          << ",\"freed\":" << (a.freed ? "true" : "false") << ",\"stack\":" << frames(a.site, symbols) << "}";
+    }
+    out << "}";
+    const char* fix = f.fix.kind == FixSuggestion::Kind::RecordAndWait    ? "record-and-wait"
+                      : f.fix.kind == FixSuggestion::Kind::WaitOnExisting ? "wait-on-existing-event"
+                      : f.fix.kind == FixSuggestion::Kind::HostSynchronize ? "host-synchronize"
+                                                                          : "none";
+    out << ",\"fix\":{\"kind\":\"" << fix << "\",\"from\":" << quote(actor_text(engine, symbols, f.fix.from))
+        << ",\"to\":" << quote(actor_text(engine, symbols, f.fix.to));
+    if (f.fix.kind == FixSuggestion::Kind::WaitOnExisting) out << ",\"event\":" << hex(f.fix.event);
+    out << "}";
+    if (f.unrecorded_wait)
+      out << ",\"unrecorded_wait\":{\"event\":" << hex(f.unrecorded_wait->event)
+          << ",\"stack\":" << frames(f.unrecorded_wait->site, symbols) << "}";
+    out << "}";
+  }
+  out << "]}\n";
+  return out.str();
+}
+
+} // namespace streamrace

@@ -1,0 +1,236 @@
+#include "streamrace/report/finding_text.h"
+
+#include "streamrace/runtime/collective_extents.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace streamrace {
+
+namespace {
+
+constexpr const char* kRule = "==================";
+
+std::string hex(std::uint64_t value) {
+  std::ostringstream out;
+  out << "0x" << std::hex << value;
+  return out.str();
+}
+
+std::string ranks_text(const std::vector<RankId>& ranks) {
+  std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < ranks.size(); ++i) text += (i ? "," : "") + std::to_string(ranks[i]);
+  return text;
+}
+
+void stack(std::ostringstream& out, CallSiteId id, const SymbolTable& symbols,
+           const char* indent) {
+  const CallSite* site = symbols.call_site(id);
+  if (!site || site->frames.empty()) {
+    out << indent << "#0 <no stack: call site unknown>\n";
+    return;
+  }
+  for (std::size_t i = 0; i < site->frames.size(); ++i) {
+    const StackFrame& frame = site->frames[i];
+    out << indent << "#" << i << " " << (frame.function.empty() ? "<unknown>" : frame.function);
+    if (!frame.file.empty()) out << " " << frame.file << (frame.line ? ":" + std::to_string(frame.line) : "");
+    out << "\n";
+  }
+}
+
+std::string site_text(const AccessRecord& access, const SymbolTable& symbols) {
+  std::string text = "the " + op_name(access, symbols);
+  if (const CallSite* site = symbols.call_site(access.site); site && !site->frames.empty()) {
+    const StackFrame& top = site->frames.front();
+    if (!top.file.empty()) text += " (" + top.file + ":" + std::to_string(top.line) + ")";
+  }
+  return text;
+}
+
+std::string mode_word(const AccessRecord& access) {
+  switch (access.kind) {
+  case OpKind::Free: return "free";
+  case OpKind::Allocation: return "allocation";
+  default:
+    return access.mode == AccessMode::Read    ? "read"
+           : access.mode == AccessMode::Write ? "write"
+                                              : "read-write";
+  }
+}
+
+std::string nvtx_text(const Engine& engine, const SymbolTable& symbols, std::uint32_t path_id) {
+  const std::vector<NameId>& path = engine.nvtx_path(path_id);
+  std::string text;
+  for (std::size_t i = 0; i < path.size(); ++i) text += (i ? "/" : "") + std::string(symbols.name(path[i]));
+  return text;
+}
+
+void access_block(std::ostringstream& out, bool previous, const AccessSide& side,
+                  const Engine& engine, const SymbolTable& symbols) {
+  const AccessRecord& a = side.access;
+  std::string word = mode_word(a);
+  if (!previous) word[0] = static_cast<char>(word[0] - 'a' + 'A');
+  out << "  " << (previous ? "Previous " : "") << word << " of " << a.size << " bytes at "
+      << hex(a.begin) << " by " << actor_text(engine, symbols, a.actor) << " (rank " << side.rank
+      << ", thread " << a.thread << ") in " << op_name(a, symbols)
+      << (a.extent == Extent::Exact ? " [exact]" : " [approximate extent]") << "\n";
+  stack(out, a.site, symbols, "    ");
+  if (std::string nvtx = nvtx_text(engine, symbols, a.nvtx); !nvtx.empty())
+    out << "    NVTX range: " << nvtx << "\n";
+}
+
+const char* memory_kind_text(MemoryKind kind) {
+  switch (kind) {
+  case MemoryKind::Pageable: return "pageable host";
+  case MemoryKind::Device: return "device";
+  case MemoryKind::PinnedHost: return "pinned host";
+  case MemoryKind::Managed: return "managed";
+  case MemoryKind::StreamOrdered: return "stream-ordered";
+  }
+  return "";
+}
+
+void collective_block(std::ostringstream& out, const Finding& finding) {
+  const CollectiveDisagreement& c = *finding.collective;
+  if (finding.kind == FindingKind::CollectiveCountMismatch) {
+    out << "  Communicator " << hex(c.comm) << ": ranks issued different numbers of collectives:";
+    for (const auto& [rank, calls] : c.calls_per_rank) out << " comm rank " << rank << " issued " << calls << ";";
+    out << "\n  The ranks that issued more wait forever for the others (a hang on real NCCL).\n";
+    return;
+  }
+  auto call = [&](const CollectiveCall& k) {
+    out << collective_name(k.kind) << "(count=" << k.count << ", datatype=" << int(k.datatype)
+        << ", op=" << int(k.reduce_op) << ", root=" << k.root << ") on rank " << k.rank;
+  };
+  out << "  Call #" << c.sequence << " on communicator " << hex(c.comm) << ": ";
+  call(c.first);
+  out << "\n  disagrees with ";
+  call(c.second);
+  out << "\n";
+}
+
+} // namespace
+
+std::string actor_text(const Engine& engine, const SymbolTable& symbols, ActorId id) {
+  const ActorInfo& actor = engine.ordering().actor(id);
+  if (!actor.is_stream) return "host thread " + std::to_string(actor.handle);
+  if (actor.name != 0) return "stream '" + std::string(symbols.name(actor.name)) + "'";
+  if (actor.graph_lane) return "a graph lane";
+  switch (actor.stream_kind) {
+  case StreamKind::LegacyDefault: return "the legacy default stream";
+  case StreamKind::PerThreadDefault: return "the per-thread default stream";
+  default: return "stream " + hex(actor.handle);
+  }
+}
+
+std::string op_name(const AccessRecord& access, const SymbolTable& symbols) {
+  if (const CallSite* site = symbols.call_site(access.site); site && !site->api.empty())
+    return site->api;
+  switch (access.kind) {
+  case OpKind::Copy: return "a copy";
+  case OpKind::Set: return "a memset";
+  case OpKind::Kernel: return "a kernel";
+  case OpKind::HostFunction: return "a host function";
+  case OpKind::Collective: return collective_name(static_cast<CollectiveKind>(access.detail));
+  case OpKind::PointToPoint: return access.detail ? "ncclSend" : "ncclRecv";
+  case OpKind::HostAccess: return "a host access";
+  case OpKind::Allocation: return "cudaMallocAsync";
+  case OpKind::Free: return "a free";
+  }
+  return "an op";
+}
+
+std::string describe_finding(const Finding& finding, const Engine& engine,
+                             const SymbolTable& symbols) {
+  std::ostringstream out;
+  out << kRule << "\nWARNING: streamrace: " << finding_kind_name(finding.kind);
+  if (!finding.ranks.empty()) out << " on " << ranks_text(finding.ranks);
+  if (finding.count > 1) out << " (" << finding.count << " occurrences)";
+  out << "\n";
+  if (finding.collective) {
+    collective_block(out, finding);
+    out << kRule << "\n";
+    return out.str();
+  }
+  access_block(out, false, finding.second, engine, symbols);
+  access_block(out, true, finding.first, engine, symbols);
+
+  const MemoryContext& memory = finding.memory;
+  out << "  Memory: " << memory.overlap_size << " bytes at " << hex(memory.overlap_begin);
+  if (memory.allocation) {
+    const Allocation& a = *memory.allocation;
+    out << ", offset " << memory.overlap_begin - a.base << " of a " << a.size << "-byte "
+        << memory_kind_text(a.kind) << " allocation";
+    if (a.name) out << " '" << symbols.name(a.name) << "'";
+    out << " at " << hex(a.base) << (a.freed ? " (freed)" : "") << ", allocated at:\n";
+    stack(out, a.site, symbols, "    ");
+    if (a.freed) {
+      out << "    freed at:\n";
+      stack(out, a.free_site, symbols, "    ");
+    }
+  } else {
+    out << " (memory streamrace did not see allocated)\n";
+  }
+
+  if (finding.unrecorded_wait) {
+    const UnrecordedWait& w = *finding.unrecorded_wait;
+    out << "  Note: the second stream waited on event " << hex(w.event);
+    if (w.event_name) out << " '" << symbols.name(w.event_name) << "'";
+    out << " before that event was ever recorded, so the wait ordered nothing:\n";
+    stack(out, w.site, symbols, "    ");
+  }
+
+  const FixSuggestion& fix = finding.fix;
+  const std::string from = actor_text(engine, symbols, fix.from);
+  const std::string to = actor_text(engine, symbols, fix.to);
+  const std::string op1 = site_text(finding.first.access, symbols);
+  const std::string op2 = site_text(finding.second.access, symbols);
+  switch (fix.kind) {
+  case FixSuggestion::Kind::RecordAndWait:
+    out << "  To fix: record an event on " << from << " after " << op1 << "; make " << to
+        << " wait on it before " << op2 << "\n";
+    break;
+  case FixSuggestion::Kind::WaitOnExisting:
+    out << "  To fix: make " << to << " wait on event " << hex(fix.event)
+        << " (already recorded on " << from << " after " << op1 << ") before " << op2 << "\n";
+    break;
+  case FixSuggestion::Kind::HostSynchronize:
+    out << "  To fix: synchronize " << from << " (or an event recorded after " << op1
+        << ") on the host before " << op2 << "\n";
+    break;
+  case FixSuggestion::Kind::None:
+    if (finding.kind == FindingKind::UseAfterFree && finding.first.access.kind == OpKind::Free)
+      out << "  To fix: the memory was freed before this access was enqueued; keep it alive "
+             "until the access is done\n";
+    break;
+  }
+  out << kRule << "\n";
+  return out.str();
+}
+
+std::string summary_line(const std::vector<Finding>& findings) {
+  std::map<std::string, std::size_t> kinds;
+  std::vector<RankId> ranks;
+  for (const Finding& finding : findings) {
+    const bool race = finding.kind <= FindingKind::RaceReadWrite;
+    ++kinds[race ? "race" : finding_kind_name(finding.kind)];
+    for (RankId rank : finding.ranks)
+      if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) ranks.push_back(rank);
+  }
+  std::sort(ranks.begin(), ranks.end());
+  std::ostringstream out;
+  out << "SUMMARY: streamrace: " << findings.size() << " finding" << (findings.size() == 1 ? "" : "s");
+  if (!findings.empty()) {
+    out << " (";
+    bool first = true;
+    for (const auto& [kind, n] : kinds) {
+      out << (first ? "" : ", ") << n << " " << kind << (n > 1 && kind == "race" ? "s" : "");
+      first = false;
+    }
+    out << ") on " << ranks_text(ranks);
+  }
+  return out.str();
+}
+
+} // namespace streamrace

@@ -1,0 +1,102 @@
+#include "streamrace/trace/trace_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace streamrace::trace {
+
+namespace {
+
+constexpr std::size_t kFlushThreshold = 1 << 16;
+
+void put_le(std::string& out, std::uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+}
+
+} // namespace
+
+TraceWriter::TraceWriter(const std::string& path, std::uint64_t pid, std::uint64_t start_time_ns)
+    : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw std::runtime_error("cannot create trace file '" + path + "': " + std::strerror(errno));
+  buffer_.append(kMagic, sizeof(kMagic));
+  put_le(buffer_, kVersion, 4);
+  put_le(buffer_, 0, 4);
+  put_le(buffer_, pid, 8);
+  put_le(buffer_, start_time_ns, 8);
+  flush();
+}
+
+TraceWriter::~TraceWriter() {
+  try {
+    flush();
+  } catch (const std::exception&) {
+    // A destructor cannot report; the records already on disk stay readable.
+  }
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void TraceWriter::finish_record(RecordType type) {
+  body_.insert(body_.begin(), static_cast<char>(type));
+  put_le(buffer_, body_.size(), 4);
+  put_le(buffer_, crc32(body_), 4);
+  buffer_ += body_;
+  body_.clear();
+  ++records_;
+  if (buffer_.size() >= kFlushThreshold) flush();
+}
+
+void TraceWriter::write(const Event& event) {
+  Encoder out(body_);
+  encode_event(event, out);
+  finish_record(RecordType::Event);
+}
+
+void TraceWriter::define_name(NameId id, std::string_view text) {
+  Encoder out(body_);
+  out.u64(id);
+  out.text(text);
+  finish_record(RecordType::Name);
+}
+
+void TraceWriter::define_call_site(CallSiteId id, const CallSite& site) {
+  Encoder out(body_);
+  out.u64(id);
+  out.text(site.api);
+  out.u64(site.frames.size());
+  for (const StackFrame& frame : site.frames) {
+    out.text(frame.function);
+    out.text(frame.file);
+    out.u64(frame.line);
+  }
+  finish_record(RecordType::CallSite);
+}
+
+void TraceWriter::define_symbols(const SymbolTable& symbols) {
+  for (; names_written_ < symbols.name_count(); ++names_written_)
+    define_name(names_written_, symbols.name(names_written_));
+  for (; sites_written_ < symbols.call_site_count(); ++sites_written_)
+    define_call_site(sites_written_, *symbols.call_site(sites_written_));
+}
+
+void TraceWriter::flush() {
+  std::size_t written = 0;
+  while (written < buffer_.size()) {
+    const ssize_t n = ::write(fd_, buffer_.data() + written, buffer_.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      buffer_.erase(0, written);
+      throw std::runtime_error("cannot write trace file '" + path_ + "': " +
+                               std::strerror(n < 0 ? errno : ENOSPC));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  buffer_.clear();
+}
+
+} // namespace streamrace::trace

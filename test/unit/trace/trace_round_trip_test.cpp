@@ -1,0 +1,151 @@
+#include "hpz_events.h"
+
+#include "streamrace/report/finding_text.h"
+#include "streamrace/runtime/engine.h"
+#include "streamrace/trace/trace_format.h"
+#include "streamrace/trace/trace_reader.h"
+#include "streamrace/trace/trace_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+
+namespace streamrace {
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("streamrace-" + std::to_string(::getpid()) + "-" + name))
+      .string();
+}
+
+std::string encoded(const Event& event) {
+  std::string bytes;
+  trace::Encoder out(bytes);
+  trace::encode_event(event, out);
+  return bytes;
+}
+
+std::string report_of(const std::vector<Event>& events, const SymbolTable& symbols) {
+  Engine engine;
+  for (const Event& e : events) engine.process(e);
+  engine.finish();
+  std::string text;
+  for (const Finding& f : engine.findings().all()) text += describe_finding(f, engine, symbols);
+  return text;
+}
+
+TEST(TraceFormat, EveryPayloadSurvivesEncoding) {
+  const std::vector<Event> events = {
+      {{3, 77, 5, 0, 123}, Copy{0x10, 0xa000, 0xb000, 64, 4, 128, 256, CopyDirection::DeviceToHost, true}},
+      {{3, 77, 5, 0, 124}, KernelLaunch{0x10, 9, {{0x1, 2, AccessMode::ReadWrite, Extent::Approximate}}}},
+      {{0, 1, 0, 0, 0}, Collective{0x20, 0xc0, CollectiveKind::Scatter, 1, 2, 3, 4, -1, 7, 2}},
+      {{0, 1, 0, 0, 0}, StreamCreate{0x30, -1, StreamKind::PerThreadDefault, -5}},
+      {{0, 1, 0, 0, 0}, GroupEnd{}},
+  };
+  for (const Event& event : events) {
+    const std::string bytes = encoded(event);
+    trace::Decoder in(bytes);
+    Event back;
+    ASSERT_TRUE(trace::decode_event(in, back, 0));
+    EXPECT_EQ(encoded(back), bytes);
+    EXPECT_EQ(back.payload.index(), event.payload.index());
+  }
+}
+
+TEST(TraceFiles, ReplayGivesTheSameFindingsAsTheOnlineEngine) {
+  SymbolTable symbols;
+  const std::vector<Event> events = examples::hpz_events(examples::HpzMode::Buggy, symbols);
+  const std::string online = report_of(events, symbols);
+  ASSERT_FALSE(online.empty());
+
+  // Each rank of the scenario is its own process: one file, one address space each.
+  std::map<RankId, std::unique_ptr<trace::TraceWriter>> writers;
+  std::uint64_t time = 0;
+  for (Event e : events) {
+    auto& writer = writers[e.header.rank];
+    if (!writer) {
+      writer = std::make_unique<trace::TraceWriter>(
+          temp_path("rank" + std::to_string(e.header.rank) + ".srtrace"), e.header.rank, 0);
+      writer->define_symbols(symbols);
+    }
+    e.header.time_ns = ++time;
+    writer->write(e);
+  }
+  writers.clear();
+  SymbolTable replay_symbols;
+  std::vector<trace::TraceFile> files;
+  std::size_t replayed = 0;
+  for (RankId rank = 0; rank < 4; ++rank) {
+    const std::string path = temp_path("rank" + std::to_string(rank) + ".srtrace");
+    files.push_back(trace::read_trace(path, rank, replay_symbols));
+    EXPECT_TRUE(files.back().problem.empty()) << files.back().problem;
+    replayed += files.back().events.size();
+    std::filesystem::remove(path);
+  }
+  EXPECT_EQ(replayed, events.size());
+  EXPECT_EQ(report_of(trace::merge_by_time(files), replay_symbols), online);
+}
+
+class DamagedTrace : public ::testing::Test {
+protected:
+  void SetUp() override {
+    path_ = temp_path("damaged.srtrace");
+    trace::TraceWriter writer(path_, 1, 0);
+    // Every record the same size: addresses whose varints all take three bytes.
+    for (std::uint64_t i = 0; i < 100; ++i)
+      writer.write(Event{{0, 1, 0, 0, i}, KernelLaunch{0x10, 0, {{0x4000 + i, 64, AccessMode::Write, Extent::Exact}}}});
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  std::string bytes() {
+    std::ifstream in(path_, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  void store(const std::string& content) {
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out << content;
+  }
+  std::string path_;
+};
+
+TEST_F(DamagedTrace, TruncationKeepsEveryCompleteRecord) {
+  const std::string whole = bytes();
+  const std::size_t record = (whole.size() - trace::kFileHeaderSize) / 100;
+  for (std::size_t cut : {whole.size() - 1, whole.size() - record, trace::kFileHeaderSize + 3}) {
+    store(whole.substr(0, cut));
+    SymbolTable symbols;
+    const trace::TraceFile file = trace::read_trace(path_, 0, symbols);
+    EXPECT_EQ(file.events.size(), (cut - trace::kFileHeaderSize) / record);
+    if ((cut - trace::kFileHeaderSize) % record != 0) {
+      EXPECT_NE(file.problem.find("stopped at byte"), std::string::npos) << file.problem;
+      EXPECT_NE(file.problem.find("complete record"), std::string::npos) << file.problem;
+    }
+  }
+}
+
+TEST_F(DamagedTrace, CorruptionStopsAtTheDamagedRecord) {
+  std::string content = bytes();
+  content[trace::kFileHeaderSize + 50 * ((content.size() - trace::kFileHeaderSize) / 100) + 10] ^= 0x5a;
+  store(content);
+  SymbolTable symbols;
+  const trace::TraceFile file = trace::read_trace(path_, 0, symbols);
+  EXPECT_EQ(file.events.size(), 50u);
+  EXPECT_NE(file.problem.find("checksum mismatch"), std::string::npos) << file.problem;
+}
+
+TEST_F(DamagedTrace, ForeignFilesAreRefusedByName) {
+  store("not a trace at all, just text that is long enough to have a header");
+  SymbolTable symbols;
+  try {
+    trace::read_trace(path_, 0, symbols);
+    FAIL() << "a text file was read as a trace";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("is not a streamrace trace file"), std::string::npos);
+  }
+}
+
+} // namespace
+} // namespace streamrace
