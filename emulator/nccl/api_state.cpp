@@ -11,8 +11,16 @@
 namespace streamrace::emu::nccl {
 namespace {
 
-std::mutex lastErrorMutex;
-std::string lastError;
+struct LastError {
+  std::mutex mutex;
+  std::string message;
+};
+
+LastError& lastError() {
+  // Leaked on purpose: stream threads may still fail while static destructors run at exit.
+  static LastError* instance = new LastError;
+  return *instance;
+}
 
 } // namespace
 
@@ -34,14 +42,16 @@ bool InFlightWork::waitUntilDrained(std::int64_t timeoutMs) {
 }
 
 ncclResult_t recordError(ncclResult_t result, const std::string& message) {
-  std::lock_guard lock(lastErrorMutex);
-  lastError = message;
+  LastError& last = lastError();
+  std::lock_guard lock(last.mutex);
+  last.message = message;
   return result;
 }
 
 std::string lastErrorMessage() {
-  std::lock_guard lock(lastErrorMutex);
-  return lastError;
+  LastError& last = lastError();
+  std::lock_guard lock(last.mutex);
+  return last.message;
 }
 
 void reportAsynchronousFailure(const Communicator& communicator) {
