@@ -147,6 +147,38 @@ cudaError_t tracedLaunch(const std::optional<KernelLaunchInfo>& kernel, const vo
       symbolNameOf(kernel));
 }
 
+// The launches whose CUPTI record has cudaLaunchKernel's shape under another name.
+template <typename Params>
+cudaError_t tracedLaunchAs(CUpti_CallbackId cbid, const char* name, const void* func, dim3 gridDim,
+                           dim3 blockDim, void** args, std::size_t sharedMem, cudaStream_t stream,
+                           DefaultStream zero) {
+  auto kernel = KernelTable::instance().launchInfoByHostFunction(func);
+  const Params params{func, gridDim, blockDim, args, sharedMem, stream};
+  return traced(
+      cbid, name, &params,
+      [&] { return launch(kernel, gridDim, blockDim, args, sharedMem, stream, zero); },
+      symbolNameOf(kernel));
+}
+
+// cudaLaunchKernelEx: the launch attributes (clusters, priorities, programmatic serialization)
+// change nothing on the emulator; the configuration's geometry and stream are what run.
+cudaError_t tracedLaunchEx(CUpti_CallbackId cbid, const char* name,
+                           const cudaLaunchConfig_t* config, const void* func, void** args,
+                           DefaultStream zero) {
+  auto kernel = KernelTable::instance().launchInfoByHostFunction(func);
+  const cudaLaunchKernelExC_v11060_params params{config, func, args};
+  return traced(
+      cbid, name, &params,
+      [&] {
+        if (config == nullptr) {
+          return cudaErrorInvalidValue;
+        }
+        return launch(kernel, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                      config->stream, zero);
+      },
+      symbolNameOf(kernel));
+}
+
 cudaError_t launchByHandle(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
                            std::size_t sharedMem, cudaStream_t stream, DefaultStream zero) {
   auto info =
@@ -169,6 +201,32 @@ cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim,
                                   size_t sharedMem, cudaStream_t stream) {
   return tracedLaunch(KernelTable::instance().launchInfoByHostFunction(func), func, gridDim,
                       blockDim, args, sharedMem, stream, DefaultStream::PerThread);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        size_t sharedMem, cudaStream_t stream) {
+  return tracedLaunchAs<cudaLaunchCooperativeKernel_v9000_params>(
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000, "cudaLaunchCooperativeKernel",
+      func, gridDim, blockDim, args, sharedMem, stream, DefaultStream::Legacy);
+}
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim,
+                                             void** args, size_t sharedMem, cudaStream_t stream) {
+  return tracedLaunchAs<cudaLaunchCooperativeKernel_ptsz_v9000_params>(
+      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+      "cudaLaunchCooperativeKernel_ptsz", func, gridDim, blockDim, args, sharedMem, stream,
+      DefaultStream::PerThread);
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  return tracedLaunchEx(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, "cudaLaunchKernelExC",
+                        config, func, args, DefaultStream::Legacy);
+}
+
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func,
+                                     void** args) {
+  return tracedLaunchEx(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+                        "cudaLaunchKernelExC_ptsz", config, func, args, DefaultStream::PerThread);
 }
 
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,

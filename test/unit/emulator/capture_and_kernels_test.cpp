@@ -127,5 +127,27 @@ TEST(Kernels, ARegisteredCpuImplementationRunsInStreamOrderWithTheArgumentsOfThe
   ASSERT_CUDA_OK(cudaStreamDestroy(stream));
 }
 
+TEST(Kernels, CooperativeAndExtensibleLaunchesRunTheSameImplementation) {
+  ASSERT_TRUE(streamrace_emulator::registerKernel<&addOnCpu>(addKernel));
+  int* device = nullptr;
+  ASSERT_CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&device), sizeof(int)));
+  ASSERT_CUDA_OK(cudaMemset(device, 0, sizeof(int)));
+  int value = 2;
+  int count = 1;
+  void* args[] = {&device, &value, &count};
+  const void* kernel = reinterpret_cast<const void*>(&addKernel);
+  ASSERT_CUDA_OK(cudaLaunchCooperativeKernel(kernel, dim3(1), dim3(1), args, 0, 0));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(1);
+  ASSERT_CUDA_OK(cudaLaunchKernelExC(&config, kernel, args));
+  EXPECT_EQ(cudaLaunchKernelExC(nullptr, kernel, args), cudaErrorInvalidValue);
+  cudaGetLastError();
+  int result = 0;
+  ASSERT_CUDA_OK(cudaMemcpy(&result, device, sizeof(int), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(result, 4);
+  ASSERT_CUDA_OK(cudaFree(device));
+}
+
 } // namespace
 } // namespace streamrace::emu::test
