@@ -1,8 +1,9 @@
 // Replays a synthetic training-like trace through the engine and prints throughput and peak
-// memory: 8 ranks x 8 streams, kernels and copies over a pool of tensors (whole-tensor
-// accesses, one in twenty a sub-range view) plus a stream of fresh stream-ordered allocations
-// (so history would grow without a cap), event record/wait pairs, host syncs and WORLD
-// collectives. Events are generated in untimed chunks.
+// memory: 8 ranks x 8 streams. The mix, per draw: 70% kernels over a pool of tensors (two
+// whole-tensor accesses; one kernel in twenty touches a view, a sub-range), 10% device copies,
+// 12% event record/wait pairs, 4% fresh stream-ordered allocations used once and freed (new
+// addresses all the time, so history would grow without a cap), 3% host stream syncs, 1% WORLD
+// collectives (one event per rank). Events are generated in untimed chunks.
 //
 //   engine-replay-bench [events=10000000] [history_limit_mb=64]
 #include "streamrace/runtime/engine.h"
@@ -61,7 +62,7 @@ public:
       const int r = static_cast<int>(rng_() % kRanks);
       const std::uint32_t dice = rng_() % 1000;
       const StreamHandle s = stream(static_cast<int>(rng_() % kStreamsPerRank));
-      if (dice < 550) {
+      if (dice < 700) {
         const Address a = buffer(static_cast<int>(rng_() % kBuffersPerRank));
         const Address b = buffer(static_cast<int>(rng_() % kBuffersPerRank));
         // Most kernels touch whole tensors; some touch a view (a slice) of one.
@@ -71,16 +72,16 @@ public:
         events.push_back(at(r, KernelLaunch{s, 0,
                                             {{a + offset, bytes, AccessMode::Read, Extent::Exact},
                                              {b + offset, bytes, AccessMode::Write, Extent::Exact}}}));
-      } else if (dice < 700) {
+      } else if (dice < 800) {
         const Address a = buffer(static_cast<int>(rng_() % kBuffersPerRank));
         const Address b = buffer(static_cast<int>(rng_() % kBuffersPerRank));
         events.push_back(at(r, Copy{s, a, b, kBufferBytes, 1, 0, 0,
                                     CopyDirection::DeviceToDevice, false}));
-      } else if (dice < 800) {
+      } else if (dice < 920) {
         const EventHandle e = 0xE000 + rng_() % 64;
         events.push_back(at(r, EventRecord{e, s}));
         events.push_back(at(r, StreamWaitEvent{stream(static_cast<int>(rng_() % kStreamsPerRank)), e}));
-      } else if (dice < 900) {
+      } else if (dice < 960) {
         // A fresh pool allocation used once and freed: new addresses all the time.
         const Address fresh = 0x7000000000ull + (next_fresh_++ << 16);
         events.push_back(at(r, Alloc{fresh, 65536, MemoryKind::StreamOrdered, 0, s}));
