@@ -3,7 +3,7 @@
 #pragma once
 
 #include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/finding_text.h"
+#include "streamrace/report/finding_text.h"
 #include "streamrace/runtime/symbols.h"
 
 #include <gtest/gtest.h>

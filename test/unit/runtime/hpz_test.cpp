@@ -3,7 +3,7 @@
 #include "hpz_events.h"
 
 #include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/finding_text.h"
+#include "streamrace/report/finding_text.h"
 
 #include <gtest/gtest.h>
 
