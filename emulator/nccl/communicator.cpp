@@ -47,12 +47,8 @@ std::shared_ptr<Communicator> Communicator::join(const std::string& segmentName,
                             "communicator " + displayName + ": rank " + std::to_string(rank) +
                                 " was initialized twice with the same unique id");
   }
-  mailbox.processId = getpid();
-  mailbox.node = placement.node;
-  mailbox.device = placement.device;
-  std::shared_ptr<Communicator> communicator(new Communicator(std::move(segment), segmentName,
-                                                              std::move(displayName), rankCount,
-                                                              rank, placement, settings));
+  std::shared_ptr<Communicator> communicator(new Communicator(
+      std::move(segment), segmentName, std::move(displayName), rankCount, rank, settings));
   try {
     const std::vector<BootstrapRecord> records = communicator->bootstrapAllGather(
         BootstrapRecord{{placement.node, placement.device, getpid(), 0}});
@@ -89,11 +85,10 @@ std::shared_ptr<Communicator> Communicator::join(const std::string& segmentName,
 
 Communicator::Communicator(std::unique_ptr<SharedSegment> segment, std::string segmentName,
                            std::string displayName, int rankCount, int rank,
-                           RankPlacement placement, const CommunicatorSettings& settings)
+                           const CommunicatorSettings& settings)
     : segment_(std::move(segment)), segmentName_(std::move(segmentName)),
-      displayName_(std::move(displayName)), rankCount_(rankCount), rank_(rank),
-      placement_(placement), settings_(settings), nodeOfRank_(rankCount, 0),
-      everyRank_(rankCount, 0),
+      displayName_(std::move(displayName)), rankCount_(rankCount), rank_(rank), settings_(settings),
+      nodeOfRank_(rankCount, 0), everyRank_(rankCount, 0),
       messagesIssued_(std::make_unique<std::atomic<std::uint64_t>[]>(2 * rankCount)),
       messagesFinished_(std::make_unique<std::atomic<std::uint64_t>[]>(2 * rankCount)) {
   for (int peer = 0; peer < rankCount; ++peer) {

@@ -60,7 +60,6 @@ public:
 
   int rank() const { return rank_; }
   int rankCount() const { return rankCount_; }
-  int device() const { return placement_.device; }
   const std::string& segmentName() const { return segmentName_; }
   const std::string& displayName() const { return displayName_; }
   const CommunicatorSettings& settings() const { return settings_; }
@@ -90,7 +89,7 @@ public:
 
 private:
   Communicator(std::unique_ptr<SharedSegment> segment, std::string segmentName,
-               std::string displayName, int rankCount, int rank, RankPlacement placement,
+               std::string displayName, int rankCount, int rank,
                const CommunicatorSettings& settings);
   void fail(ncclResult_t result, const std::string& message);
   // Why this rank should stop waiting (empty: keep waiting): a local abort or a failed peer.
@@ -108,7 +107,6 @@ private:
   std::string displayName_;
   int rankCount_;
   int rank_;
-  RankPlacement placement_;
   CommunicatorSettings settings_;
   std::vector<int> nodeOfRank_;
   std::vector<int> everyRank_;

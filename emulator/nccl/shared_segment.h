@@ -23,7 +23,7 @@ struct SegmentHeader {
   std::uint64_t collectiveSlotBytes;
   std::uint64_t pointToPointSlotBytes;
   std::int32_t rankCount;
-  std::int32_t unused;
+  std::int32_t padding; // explicit, so the header has no indeterminate bytes
 };
 
 // What a rank announces for the collective it is about to run; compared across ranks.
@@ -48,9 +48,6 @@ struct alignas(64) RankMailbox {
   std::uint64_t failed;          // 1 once the rank aborted or hit an error: peers stop waiting
   std::uint64_t collectivePhase; // barriers passed by this rank's collectives
   std::uint64_t bootstrapPhase;  // bootstrap all-gathers this rank has published
-  std::int64_t processId;
-  std::int32_t node;
-  std::int32_t device;
   CollectiveDescriptor descriptor;
   BootstrapRecord bootstrap[2]; // double-buffered by bootstrapPhase parity
   char failureReason[256];      // written before `failed` is set
