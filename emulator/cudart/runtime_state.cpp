@@ -190,10 +190,10 @@ CompletionPtr Runtime::eventSnapshot(Event& event) {
 }
 
 CompletionPtr Runtime::drainPoint(Stream& stream) {
+  // The legacy stream's implicit synchronization was settled when its work was enqueued, so
+  // waiting for its last operation is waiting for everything it is ordered after; blocking
+  // streams' later work is not included (SEMANTICS.md rules 5 and 6).
   std::lock_guard lock(submitMutex_);
-  if (stream.role == StreamRole::Legacy) {
-    return submitLocked(stream, Work{OperationKind::Marker, {}}, {});
-  }
   return stream.worker.lastCompletion();
 }
 

@@ -100,8 +100,7 @@ public:
   void waitEvent(Stream& stream, Event& event);
   // The event's latest snapshot; nullptr when never recorded outside a capture.
   CompletionPtr eventSnapshot(Event& event);
-  // A completion finishing after all work enqueued so far on `stream` (and, for the legacy
-  // stream, on the blocking streams it implicitly waits for).
+  // A completion finishing after all work enqueued so far on `stream`.
   CompletionPtr drainPoint(Stream& stream);
   void synchronizeDevice(int ordinal);
   bool isCapturing(Stream& stream);
