@@ -280,37 +280,25 @@ void** __cudaRegisterFatBinary(void* fatCubin) {
   return handle;
 }
 
-void __cudaRegisterFatBinaryEnd(void** fatCubinHandle) {
-  static_cast<void>(fatCubinHandle);
-}
+// Registration needs no finishing step: kernels are usable as soon as they are registered.
+void __cudaRegisterFatBinaryEnd(void** /*fatCubinHandle*/) {}
 
 // Kernels stay registered after their module goes: at exit nothing launches them any more.
-void __cudaUnregisterFatBinary(void** fatCubinHandle) {
-  static_cast<void>(fatCubinHandle);
-}
+void __cudaUnregisterFatBinary(void** /*fatCubinHandle*/) {}
 
 char __cudaInitModule(void** fatCubinHandle) {
   return fatCubinHandle != nullptr ? 1 : 0;
 }
 
-void __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* deviceFun,
-                            const char* deviceName, int threadLimit, uint3* tid, uint3* bid,
-                            dim3* bDim, dim3* gDim, int* wSize) {
-  static_cast<void>(fatCubinHandle);
-  static_cast<void>(deviceFun);
-  static_cast<void>(threadLimit);
-  static_cast<void>(tid);
-  static_cast<void>(bid);
-  static_cast<void>(bDim);
-  static_cast<void>(gDim);
-  static_cast<void>(wSize);
+// Only the host stub and the device name matter here: launch limits come from the launch.
+void __cudaRegisterFunction(void** /*fatCubinHandle*/, const char* hostFun, char* /*deviceFun*/,
+                            const char* deviceName, int /*threadLimit*/, uint3* /*tid*/,
+                            uint3* /*bid*/, dim3* /*bDim*/, dim3* /*gDim*/, int* /*wSize*/) {
   KernelTable::instance().registerDeviceFunction(hostFun, deviceName);
 }
 
-__attribute__((visibility("default"))) int streamraceEmuRegisterKernel(const void* kernel,
-                                                                       StreamraceEmuKernelBody body,
-                                                                       unsigned argCount,
-                                                                       const size_t* argSizes) {
+int streamraceEmuRegisterKernel(const void* kernel, StreamraceEmuKernelBody body, unsigned argCount,
+                                const size_t* argSizes) {
   if (kernel == nullptr || body == nullptr || (argCount > 0 && argSizes == nullptr)) {
     return static_cast<int>(cudaErrorInvalidValue);
   }

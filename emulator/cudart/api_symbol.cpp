@@ -80,14 +80,11 @@ constexpr ApiFlavor asynchronous = ApiFlavor::Asynchronous;
 
 extern "C" {
 
-void __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* deviceAddress,
-                       const char* deviceName, int ext, size_t size, int constant, int global) {
-  static_cast<void>(fatCubinHandle);
-  static_cast<void>(deviceAddress);
-  static_cast<void>(deviceName);
-  static_cast<void>(ext);
-  static_cast<void>(constant);
-  static_cast<void>(global);
+// The host shadow's address is how programs name the variable; its size is all the emulator
+// needs to give it memory (constant and global variables alike).
+void __cudaRegisterVar(void** /*fatCubinHandle*/, char* hostVar, char* /*deviceAddress*/,
+                       const char* /*deviceName*/, int /*ext*/, size_t size, int /*constant*/,
+                       int /*global*/) {
   SymbolTable::instance().registerVariable(hostVar, size);
 }
 
