@@ -5,8 +5,10 @@
 #include <mutex>
 #include <vector>
 
-// What code compiled with --default-stream per-thread calls; the headers declare it only then.
+// What code compiled with --default-stream per-thread calls; the headers declare them only then.
 extern "C" cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long* streamId);
+extern "C" cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
+                                               void* userData);
 
 namespace streamrace::emu::test {
 namespace {
@@ -155,6 +157,23 @@ TEST(PerThreadStream, BehavesAsABlockingStreamOfItsOwnThread) {
   unsigned long long viaPtsz = 0;
   ASSERT_CUDA_OK(cudaStreamGetId_ptsz(nullptr, &viaPtsz));
   EXPECT_EQ(viaPtsz, mainId);
+}
+
+TEST(PerThreadStream, ZeroMeansTheCallingThreadsOwnStreamInThePtszEntryPoints) {
+  // Another thread's per-thread stream is a blocking stream: the legacy stream waits for it,
+  // this thread's per-thread stream does not.
+  Flag otherThreadsWork;
+  std::thread([&otherThreadsWork] {
+    EXPECT_EQ(cudaLaunchHostFunc(cudaStreamPerThread, sleepThenSet, &otherThreadsWork),
+              cudaSuccess);
+  }).join();
+  Observation perThreadSaw{&otherThreadsWork};
+  Observation legacySaw{&otherThreadsWork};
+  ASSERT_CUDA_OK(cudaLaunchHostFunc_ptsz(nullptr, observe, &perThreadSaw));
+  ASSERT_CUDA_OK(cudaLaunchHostFunc(nullptr, observe, &legacySaw));
+  ASSERT_CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_FALSE(perThreadSaw.sawSet);
+  EXPECT_TRUE(legacySaw.sawSet);
 }
 
 TEST_F(StreamPair, HostWaitsReturnOnlyAfterTheAwaitedWork) {
