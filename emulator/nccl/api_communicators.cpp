@@ -88,7 +88,7 @@ STREAMRACE_NCCL_EXPORT ncclResult_t pncclGetUniqueId(ncclUniqueId* uniqueId) {
   if (uniqueId == nullptr) {
     return invalid("ncclGetUniqueId: uniqueId is NULL");
   }
-  *uniqueId = makeUniqueId();
+  *uniqueId = uniqueIdFor(newSegmentName());
   return ncclSuccess;
 }
 
@@ -119,7 +119,7 @@ STREAMRACE_NCCL_EXPORT ncclResult_t pncclCommInitAll(ncclComm_t* comms, int ndev
   if (comms == nullptr || ndev < 1) {
     return invalid("ncclCommInitAll: needs a comm array and ndev >= 1");
   }
-  const std::string segmentName = *segmentNameOf(makeUniqueId());
+  const std::string segmentName = randomSegmentName();
   std::vector<ncclResult_t> results(ndev, ncclSuccess);
   std::vector<std::thread> ranks;
   // Ranks join concurrently: each blocks until all have arrived.
@@ -171,7 +171,7 @@ STREAMRACE_NCCL_EXPORT ncclResult_t pncclCommSplit(ncclComm_t comm, int color, i
   const auto self = std::find(sameColor.begin(), sameColor.end(),
                               std::tuple<std::int64_t, std::int64_t>(key, comm->rank));
   const std::string segmentName =
-      *segmentNameOf(derivedUniqueId(comm->communicator->segmentName(), splitIndex, color));
+      derivedSegmentName(comm->communicator->segmentName(), splitIndex, color);
   std::string displayName = displayNameOf(segmentName);
   if (config != nullptr && config->commName != nullptr) {
     displayName = std::string(config->commName) + " (" + displayName + ")";

@@ -89,8 +89,10 @@ Communicator::Communicator(std::unique_ptr<SharedSegment> segment, std::string s
     : segment_(std::move(segment)), segmentName_(std::move(segmentName)),
       displayName_(std::move(displayName)), rankCount_(rankCount), rank_(rank), settings_(settings),
       nodeOfRank_(rankCount, 0), everyRank_(rankCount, 0),
-      messagesIssued_(std::make_unique<std::atomic<std::uint64_t>[]>(2 * rankCount)),
-      messagesFinished_(std::make_unique<std::atomic<std::uint64_t>[]>(2 * rankCount)) {
+      messagesIssued_(
+          std::make_unique<std::atomic<std::uint64_t>[]>(2 * static_cast<std::size_t>(rankCount))),
+      messagesFinished_(
+          std::make_unique<std::atomic<std::uint64_t>[]>(2 * static_cast<std::size_t>(rankCount))) {
   for (int peer = 0; peer < rankCount; ++peer) {
     everyRank_[peer] = peer;
   }

@@ -29,33 +29,36 @@ std::string hex(std::uint64_t value) {
   return text;
 }
 
-ncclUniqueId idForSegment(const std::string& segmentName) {
+} // namespace
+
+ncclUniqueId uniqueIdFor(const std::string& segmentName) {
   ncclUniqueId id{};
   std::snprintf(id.internal, sizeof(id.internal), "%s%s", kIdMagic, segmentName.c_str());
   return id;
 }
 
-} // namespace
-
-ncclUniqueId makeUniqueId() {
+std::string randomSegmentName() {
   static std::atomic<std::uint64_t> calls{0};
-  const std::uint64_t call = calls++;
-  if (const std::optional<std::string> shared = environmentString("STREAMRACE_EMU_NCCL_ID")) {
-    return idForSegment("/srnccl-" + hex(fnv1a(*shared + "#" + std::to_string(call))));
-  }
   std::random_device entropy;
   const std::uint64_t random =
       (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy() ^
       static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  return idForSegment("/srnccl-" + hex(fnv1a(std::to_string(getpid()) + "#" + std::to_string(call) +
-                                             "#" + std::to_string(random))));
+  return "/srnccl-" + hex(fnv1a(std::to_string(getpid()) + "#" + std::to_string(calls++) + "#" +
+                                std::to_string(random)));
 }
 
-ncclUniqueId derivedUniqueId(const std::string& parentSegmentName, std::uint64_t splitIndex,
-                             int color) {
-  return idForSegment("/srnccl-" +
-                      hex(fnv1a(parentSegmentName + "/split" + std::to_string(splitIndex) +
-                                "/color" + std::to_string(color))));
+std::string newSegmentName() {
+  if (const std::optional<std::string> shared = environmentString("STREAMRACE_EMU_NCCL_ID")) {
+    static std::atomic<std::uint64_t> sharedCalls{0};
+    return "/srnccl-" + hex(fnv1a(*shared + "#" + std::to_string(sharedCalls++)));
+  }
+  return randomSegmentName();
+}
+
+std::string derivedSegmentName(const std::string& parentSegmentName, std::uint64_t splitIndex,
+                               int color) {
+  return "/srnccl-" + hex(fnv1a(parentSegmentName + "/split" + std::to_string(splitIndex) +
+                                "/color" + std::to_string(color)));
 }
 
 std::optional<std::string> segmentNameOf(const ncclUniqueId& id) {

@@ -12,10 +12,15 @@
 
 namespace streamrace::emu::nccl {
 
-ncclUniqueId makeUniqueId();
-// The id for a communicator derived from a parent (ncclCommSplit): every member computes it.
-ncclUniqueId derivedUniqueId(const std::string& parentSegmentName, std::uint64_t splitIndex,
-                             int color);
+// The rendezvous name of a new communicator (what ncclGetUniqueId hands out).
+std::string newSegmentName();
+// Always random, even with STREAMRACE_EMU_NCCL_ID set: for communicators whose ranks all live in
+// this process (ncclCommInitAll), which must not consume a shared id.
+std::string randomSegmentName();
+// The name for a communicator derived from a parent (ncclCommSplit): every member computes it.
+std::string derivedSegmentName(const std::string& parentSegmentName, std::uint64_t splitIndex,
+                               int color);
+ncclUniqueId uniqueIdFor(const std::string& segmentName);
 // Empty when the bytes were not produced by makeUniqueId (e.g. uninitialized memory).
 std::optional<std::string> segmentNameOf(const ncclUniqueId& id);
 // Short, stable text naming the communicator in messages.

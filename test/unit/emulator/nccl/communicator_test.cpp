@@ -26,7 +26,7 @@ CommunicatorSettings testSettings(std::int64_t timeoutMs = 5000) {
 // Runs body(communicator) on `ranks` threads, each joined to one fresh communicator.
 void onRanks(int ranks, const std::function<void(Communicator&)>& body,
              const CommunicatorSettings& settings = testSettings()) {
-  const std::string name = *segmentNameOf(makeUniqueId());
+  const std::string name = newSegmentName();
   std::vector<std::thread> threads;
   for (int rank = 0; rank < ranks; ++rank) {
     threads.emplace_back([&, rank] {
@@ -244,7 +244,7 @@ TEST(Communicator, CollectivesTakeTheLinkModelsTimeScaled) {
 }
 
 TEST(Communicator, TwoThreadRanksOnOneDeviceAreRefused) {
-  const std::string name = *segmentNameOf(makeUniqueId());
+  const std::string name = newSegmentName();
   std::vector<std::string> errors(2);
   std::vector<std::thread> threads;
   for (int rank = 0; rank < 2; ++rank) {
@@ -268,7 +268,7 @@ TEST(Communicator, TwoThreadRanksOnOneDeviceAreRefused) {
 }
 
 TEST(Communicator, JoinTimesOutWhenARankNeverArrives) {
-  const std::string name = *segmentNameOf(makeUniqueId());
+  const std::string name = newSegmentName();
   try {
     Communicator::join(name, "lonely", 2, 0, RankPlacement{}, testSettings(100));
     FAIL() << "join should time out";
