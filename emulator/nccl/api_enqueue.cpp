@@ -241,15 +241,17 @@ ncclResult_t submitCollective(ncclComm* comm, const CollectiveArguments& argumen
   CollectiveArguments resolved = arguments;
   if (isReducing(arguments.kind) && arguments.op >= ncclNumOps) {
     const auto index = static_cast<std::size_t>(arguments.op - ncclNumOps);
-    if (index >= comm->preMulSumOps.size() || !comm->preMulSumOps[index]) {
+    const std::optional<PreMulSumOp> created =
+        index < comm->preMulSumOps.size() ? comm->preMulSumOps[index] : std::nullopt;
+    if (!created) {
       return invalid(std::string(function) + ": invalid reduction op " +
                      std::to_string(arguments.op));
     }
-    if (comm->preMulSumOps[index]->datatype != arguments.datatype) {
+    if (created->datatype != arguments.datatype) {
       return invalid(std::string(function) + ": reduction op " + std::to_string(arguments.op) +
                      " was created for another datatype");
     }
-    preMultiplier = comm->preMulSumOps[index]->multiplier;
+    preMultiplier = created->multiplier;
     resolved.op = ncclSum;
   } else if (isReducing(arguments.kind) && !isValidReductionOp(arguments.op)) {
     return invalid(std::string(function) + ": invalid reduction op " +
