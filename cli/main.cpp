@@ -2,6 +2,7 @@
 // export, explain). Exit status: 0 clean, 66 findings (configurable), 1 unreadable input,
 // 2 a command line it cannot act on.
 #include "report_command.h"
+#include "run_command.h"
 #include "usage_error.h"
 
 #include "streamrace/runtime/options.h"
@@ -19,6 +20,8 @@ constexpr const char* kHelp =
     "Finds races between GPU streams in CUDA/NCCL programs.\n"
     "\n"
     "commands:\n"
+    "  run [options] -- <command> [args...]\n"
+    "                       run a program with the tracer attached and report its races\n"
     "  report <traces>...   merge per-process trace files, replay them, print findings\n"
     "  help options         every STREAMRACE_OPTIONS key with its default\n"
     "\n"
@@ -36,6 +39,7 @@ int main(int argc, char** argv) {
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (args[0] == "report") return streamrace::cli::report_command(rest);
+    if (args[0] == "run") return streamrace::cli::run_command(rest);
     if (args[0] == "help" && args[1] == "options") {
       std::printf("STREAMRACE_OPTIONS=\"key=value:key=value\" keys:\n%s",
                   streamrace::options_help().c_str());

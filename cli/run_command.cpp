@@ -1,0 +1,216 @@
+#include "run_command.h"
+
+#include "replay.h"
+#include "usage_error.h"
+
+#include "streamrace/report/finding_text.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <spawn.h>
+#include <sstream>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace streamrace::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kHelp =
+    "usage: streamrace run [options] -- <command> [args...]\n"
+    "\n"
+    "Runs the command with the tracer (libstreamrace.so) attached through LD_PRELOAD and\n"
+    "CUDA_INJECTION64_PATH, then merges the trace files every process wrote and prints the\n"
+    "report on standard error (the program's own output is left as it is).\n"
+    "Exit status: 66 when findings remain, else the command's own status (128 + signal when\n"
+    "it was killed), 127 when it cannot be started.\n"
+    "\n"
+    "options:\n"
+    "  --output=DIR         folder for the trace files (default ./streamrace-out; trace files\n"
+    "                       already there are removed first)\n"
+    "  --options=K=V:...    engine and tracer options (default: $STREAMRACE_OPTIONS); see\n"
+    "                       `streamrace help options`\n"
+    "  --launcher=COMMAND   start the command through a multi-process launcher, run as\n"
+    "                       `COMMAND -- <command> [args...]` (default: $STREAMRACE_LAUNCHER);\n"
+    "                       COMMAND is split at spaces\n"
+    "  -h, --help           this text\n";
+
+struct RunRequest {
+  std::string output = "streamrace-out";
+  std::string options;
+  std::string launcher;
+  std::vector<std::string> command;
+};
+
+RunRequest parse(const std::vector<std::string>& args, bool& help) {
+  RunRequest request;
+  if (const char* options = std::getenv("STREAMRACE_OPTIONS")) request.options = options;
+  if (const char* launcher = std::getenv("STREAMRACE_LAUNCHER")) request.launcher = launcher;
+  std::size_t i = 0;
+  for (; i < args.size() && args[i] != "--"; ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      help = true;
+      return request;
+    }
+    if (arg.rfind("--output=", 0) == 0) {
+      request.output = arg.substr(9);
+      if (request.output.empty()) throw UsageError("--output needs a folder");
+    } else if (arg.rfind("--options=", 0) == 0) {
+      request.options = arg.substr(10);
+    } else if (arg.rfind("--launcher=", 0) == 0) {
+      request.launcher = arg.substr(11);
+    } else {
+      throw UsageError("unknown option '" + arg + "' for 'streamrace run' (the command goes " +
+                       "after '--'; see --help)");
+    }
+  }
+  if (i == args.size()) throw UsageError("'streamrace run' needs '--' before the command to run");
+  request.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+  if (request.command.empty()) throw UsageError("'streamrace run' needs a command after '--'");
+  Options checked;
+  if (std::string error = parse_options(request.options, checked); !error.empty())
+    throw UsageError(error);
+  return request;
+}
+
+// libstreamrace.so sits in ../lib next to the bin folder holding this program.
+fs::path tracer_library() {
+  const fs::path library =
+      fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "lib" / "libstreamrace.so";
+  if (!fs::exists(library))
+    throw std::runtime_error("the tracer library is missing: expected " + library.string());
+  return library;
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string word; in >> word;)
+    out.push_back(word);
+  return out;
+}
+
+std::vector<std::string> traced_environment(const RunRequest& request, const fs::path& library,
+                                            const fs::path& output) {
+  std::string preload = library.string();
+  std::string options = request.options.empty() ? "" : request.options + ":";
+  // This command prints the report merged from every process's trace; the processes stay quiet.
+  options += "report_at_exit=false";
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string variable(*entry);
+    if (variable.rfind("LD_PRELOAD=", 0) == 0) {
+      if (variable.size() > 11) preload += ":" + variable.substr(11);
+      continue;
+    }
+    if (variable.rfind("CUDA_INJECTION64_PATH=", 0) == 0 ||
+        variable.rfind("STREAMRACE_OUTPUT_DIR=", 0) == 0 ||
+        variable.rfind("STREAMRACE_OPTIONS=", 0) == 0)
+      continue;
+    environment.push_back(variable);
+  }
+  environment.push_back("LD_PRELOAD=" + preload);
+  environment.push_back("CUDA_INJECTION64_PATH=" + library.string());
+  environment.push_back("STREAMRACE_OUTPUT_DIR=" + output.string());
+  environment.push_back("STREAMRACE_OPTIONS=" + options);
+  return environment;
+}
+
+std::vector<char*> pointers_to(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (std::string& text : strings)
+    pointers.push_back(text.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// Runs the command and returns its status as a shell reports it; -1 when it could not start.
+int run_traced(std::vector<std::string> argv, std::vector<std::string> environment) {
+  std::vector<char*> arguments = pointers_to(argv);
+  std::vector<char*> variables = pointers_to(environment);
+  pid_t child = 0;
+  const int error =
+      posix_spawnp(&child, arguments[0], nullptr, nullptr, arguments.data(), variables.data());
+  if (error != 0) {
+    std::fprintf(stderr, "streamrace: error: cannot run '%s': %s\n", argv[0].c_str(),
+                 std::strerror(error));
+    return -1;
+  }
+  // An interrupt is meant for the program; this command still reports what it traced.
+  struct sigaction ignore {
+  }, previous_interrupt{}, previous_quit{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &previous_interrupt);
+  sigaction(SIGQUIT, &ignore, &previous_quit);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  sigaction(SIGINT, &previous_interrupt, nullptr);
+  sigaction(SIGQUIT, &previous_quit, nullptr);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+void remove_old_traces(const fs::path& output) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(output))
+    if (entry.path().extension() == ".srtrace") fs::remove(entry.path());
+}
+
+bool holds_traces(const fs::path& output) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(output))
+    if (entry.path().extension() == ".srtrace") return true;
+  return false;
+}
+
+} // namespace
+
+int run_command(const std::vector<std::string>& args) {
+  bool help = false;
+  const RunRequest request = parse(args, help);
+  if (help) {
+    std::fputs(kHelp, stdout);
+    return 0;
+  }
+  const fs::path library = tracer_library();
+  const fs::path output = fs::absolute(request.output);
+  fs::create_directories(output);
+  remove_old_traces(output);
+
+  std::vector<std::string> argv = words(request.launcher);
+  if (!argv.empty()) argv.push_back("--");
+  argv.insert(argv.end(), request.command.begin(), request.command.end());
+  const int status = run_traced(argv, traced_environment(request, library, output));
+  if (status < 0) return 127;
+
+  if (!holds_traces(output)) {
+    std::fprintf(stderr,
+                 "streamrace: no process wrote a trace to %s (did the command use CUDA "
+                 "or NCCL?)\n",
+                 output.c_str());
+    return status;
+  }
+  Options options;
+  parse_options(request.options, options);
+  Replay replay = replay_traces({output.string()}, options);
+  const std::vector<Finding>& findings = replay.engine->findings().all();
+  std::fprintf(stderr, "streamrace: replayed %llu events from %zu trace file%s\n",
+               static_cast<unsigned long long>(replay.events), replay.sources.size(),
+               replay.sources.size() == 1 ? "" : "s");
+  for (const Finding& finding : findings)
+    std::fputs(describe_finding(finding, *replay.engine, replay.symbols).c_str(), stderr);
+  std::fprintf(stderr, "%s\n", summary_line(findings).c_str());
+  return findings.empty() ? status : 66;
+}
+
+} // namespace streamrace::cli

@@ -1,0 +1,75 @@
+// The hpZ shape (ZeRO++ secondary partition, DeepSpeed #5059): a device-to-device copy on the
+// compute stream fills the secondary partition while an all-gather on the communication stream
+// reads it. One rank per process; `fixed` orders the two with an event.
+//
+//   hpz_shape racy|fixed
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstdio>
+#include <string_view>
+
+namespace {
+
+constexpr std::size_t kElements = 1 << 12;
+
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    if (auto status = (call); static_cast<int>(status) != 0) {                                     \
+      std::printf("FAILED %s: %d\n", #call, static_cast<int>(status));                             \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+int run(bool fixed) {
+  ncclUniqueId id;
+  CHECK(ncclGetUniqueId(&id));
+  ncclComm_t comm = nullptr;
+  CHECK(ncclCommInitRank(&comm, 1, id, 0));
+
+  float* weights = nullptr;
+  float* secondary_partition = nullptr;
+  float* gathered = nullptr;
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&weights), kElements * sizeof(float)));
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&secondary_partition), kElements * sizeof(float)));
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&gathered), kElements * sizeof(float)));
+  CHECK(cudaMemset(weights, 0, kElements * sizeof(float)));
+  CHECK(cudaDeviceSynchronize());
+
+  cudaStream_t compute = nullptr;
+  cudaStream_t communication = nullptr;
+  CHECK(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&communication, cudaStreamNonBlocking));
+  cudaEvent_t partition_ready = nullptr;
+  CHECK(cudaEventCreateWithFlags(&partition_ready, cudaEventDisableTiming));
+
+  CHECK(cudaMemcpyAsync(secondary_partition, weights, kElements * sizeof(float),
+                        cudaMemcpyDeviceToDevice, compute));
+  if (fixed) {
+    CHECK(cudaEventRecord(partition_ready, compute));
+    CHECK(cudaStreamWaitEvent(communication, partition_ready, 0));
+  }
+  CHECK(ncclAllGather(secondary_partition, gathered, kElements, ncclFloat, comm, communication));
+  CHECK(cudaStreamSynchronize(communication));
+  CHECK(cudaStreamSynchronize(compute));
+  std::printf("all-gather done\n");
+
+  CHECK(cudaEventDestroy(partition_ready));
+  CHECK(cudaStreamDestroy(compute));
+  CHECK(cudaStreamDestroy(communication));
+  CHECK(cudaFree(weights));
+  CHECK(cudaFree(secondary_partition));
+  CHECK(cudaFree(gathered));
+  CHECK(ncclCommDestroy(comm));
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || (std::string_view(argv[1]) != "racy" && std::string_view(argv[1]) != "fixed")) {
+    std::fprintf(stderr, "usage: hpz_shape racy|fixed\n");
+    return 2;
+  }
+  return run(std::string_view(argv[1]) == "fixed");
+}

@@ -1,0 +1,148 @@
+#include "api_decoder.h"
+
+#include <gtest/gtest.h>
+
+namespace streamrace::tracer {
+namespace {
+
+const api_model::ApiFunction& model(std::string_view name) {
+  const api_model::ApiFunction* function = api_model::findApiFunction(name);
+  EXPECT_NE(function, nullptr) << name;
+  return *function;
+}
+
+// Arguments in the model's parameter order.
+CallArguments arguments(std::initializer_list<std::uint64_t> values) {
+  CallArguments out;
+  std::size_t i = 0;
+  for (std::uint64_t value : values)
+    out.values[i++] = value;
+  return out;
+}
+
+template <typename Payload>
+Payload decoded(std::string_view name, const CallArguments& args,
+                CallOutcome outcome = CallOutcome::Succeeded) {
+  std::optional<streamrace::Payload> payload = decode_call(model(name), args, {outcome, 0});
+  EXPECT_TRUE(payload.has_value()) << name;
+  EXPECT_TRUE(payload && std::holds_alternative<Payload>(*payload)) << name;
+  return payload ? std::get<Payload>(*payload) : Payload{};
+}
+
+TEST(TracerDecoder, AsyncCopyKeepsStreamKindAndSize) {
+  const Copy copy = decoded<Copy>("cudaMemcpyAsync", arguments({0x1000, 0x2000, 64, 3, 0x77}));
+  EXPECT_EQ(copy.dst, 0x1000u);
+  EXPECT_EQ(copy.src, 0x2000u);
+  EXPECT_EQ(copy.width, 64u);
+  EXPECT_EQ(copy.height, 1u);
+  EXPECT_EQ(copy.stream, 0x77u);
+  EXPECT_EQ(copy.direction, CopyDirection::DeviceToDevice);
+  EXPECT_FALSE(copy.synchronous_api);
+}
+
+TEST(TracerDecoder, SynchronousCopyRunsOnTheLegacyStream) {
+  const Copy copy = decoded<Copy>("cudaMemcpy", arguments({0x1000, 0x2000, 64, 2}));
+  EXPECT_TRUE(copy.synchronous_api);
+  EXPECT_EQ(copy.stream, kNullStream);
+  EXPECT_EQ(copy.direction, CopyDirection::DeviceToHost);
+}
+
+TEST(TracerDecoder, PerThreadEntryPointsMapStreamZeroToThePerThreadStream) {
+  EXPECT_EQ(decoded<Copy>("cudaMemcpyAsync_ptsz", arguments({1, 2, 3, 4, 0})).stream,
+            kPerThreadStream);
+  EXPECT_EQ(decoded<Copy>("cudaMemcpyAsync", arguments({1, 2, 3, 4, 0})).stream, kNullStream);
+  EXPECT_EQ(decoded<Copy>("cudaMemcpy_ptds", arguments({1, 2, 3, 4})).stream, kPerThreadStream);
+}
+
+TEST(TracerDecoder, TwoDimensionalCopyAndSetKeepPitches) {
+  const Copy copy =
+      decoded<Copy>("cudaMemcpy2DAsync", arguments({0x1000, 256, 0x9000, 512, 100, 7, 3, 5}));
+  EXPECT_EQ(copy.dst_pitch, 256u);
+  EXPECT_EQ(copy.src_pitch, 512u);
+  EXPECT_EQ(copy.width, 100u);
+  EXPECT_EQ(copy.height, 7u);
+  EXPECT_EQ(copy.stream, 5u);
+  const Set set = decoded<Set>("cudaMemset2D", arguments({0x1000, 128, 0, 64, 4}));
+  EXPECT_EQ(set.pitch, 128u);
+  EXPECT_EQ(set.width, 64u);
+  EXPECT_EQ(set.height, 4u);
+  EXPECT_TRUE(set.synchronous_api);
+}
+
+TEST(TracerDecoder, AllocationsCarryTheirMemoryKind) {
+  EXPECT_EQ(decoded<Alloc>("cudaMalloc", arguments({0x5000, 64})).kind, MemoryKind::Device);
+  EXPECT_EQ(decoded<Alloc>("cudaMallocHost", arguments({0x5000, 64})).kind, MemoryKind::PinnedHost);
+  EXPECT_EQ(decoded<Alloc>("cudaHostRegister", arguments({0x5000, 64, 0})).kind,
+            MemoryKind::PinnedHost);
+  EXPECT_EQ(decoded<Alloc>("cudaMallocManaged", arguments({0x5000, 64, 1})).kind,
+            MemoryKind::Managed);
+  const Alloc pooled = decoded<Alloc>("cudaMallocAsync", arguments({0x5000, 64, 9}));
+  EXPECT_EQ(pooled.kind, MemoryKind::StreamOrdered);
+  EXPECT_EQ(pooled.stream, 9u);
+  EXPECT_EQ(pooled.base, 0x5000u);
+  EXPECT_EQ(pooled.size, 64u);
+}
+
+TEST(TracerDecoder, FreesNameTheirApi) {
+  EXPECT_EQ(decoded<Free>("cudaFree", arguments({0x5000})).api, FreeApi::Free);
+  EXPECT_EQ(decoded<Free>("cudaFreeHost", arguments({0x5000})).api, FreeApi::FreeHost);
+  EXPECT_EQ(decoded<Free>("cudaHostUnregister", arguments({0x5000})).api, FreeApi::HostUnregister);
+  const Free async = decoded<Free>("cudaFreeAsync", arguments({0x5000, 9}));
+  EXPECT_EQ(async.api, FreeApi::FreeAsync);
+  EXPECT_EQ(async.stream, 9u);
+}
+
+TEST(TracerDecoder, StreamFlagsAndPriority) {
+  EXPECT_EQ(decoded<StreamCreate>("cudaStreamCreate", arguments({0x40})).kind,
+            StreamKind::Blocking);
+  const StreamCreate created = decoded<StreamCreate>(
+      "cudaStreamCreateWithPriority", arguments({0x40, 1, static_cast<std::uint64_t>(-1)}));
+  EXPECT_EQ(created.stream, 0x40u);
+  EXPECT_EQ(created.kind, StreamKind::NonBlocking);
+  EXPECT_EQ(created.priority, -1);
+}
+
+TEST(TracerDecoder, QueriesOrderOnlyWhenComplete) {
+  EXPECT_FALSE(decoded<StreamSynchronize>("cudaStreamQuery", arguments({7}), CallOutcome::NotReady)
+                   .completed);
+  EXPECT_TRUE(decoded<EventSynchronize>("cudaEventQuery", arguments({8})).completed);
+  EXPECT_FALSE(
+      decode_call(model("cudaStreamSynchronize"), arguments({7}), {CallOutcome::NotReady, 0}));
+  EXPECT_FALSE(
+      decode_call(model("cudaMemcpyAsync"), arguments({1, 2, 3, 4, 5}), {CallOutcome::Failed, 0}));
+}
+
+TEST(TracerDecoder, SymbolCopiesAreNotGuessed) {
+  EXPECT_FALSE(decode_call(model("cudaMemcpyToSymbolAsync"), arguments({1, 2, 3, 0, 1, 5}), {}));
+}
+
+TEST(TracerDecoder, CollectivesCarryElementSizeAndRoot) {
+  // ncclAllGather(sendbuff, recvbuff, sendcount, datatype=ncclFloat32 (7), comm, stream)
+  const Collective gather =
+      decoded<Collective>("ncclAllGather", arguments({0x100, 0x200, 16, 7, 0xC0, 0x51}));
+  EXPECT_EQ(gather.kind, CollectiveKind::AllGather);
+  EXPECT_EQ(gather.send, 0x100u);
+  EXPECT_EQ(gather.recv, 0x200u);
+  EXPECT_EQ(gather.count, 16u);
+  EXPECT_EQ(gather.element_size, 4u);
+  EXPECT_EQ(gather.comm, 0xC0u);
+  EXPECT_EQ(gather.stream, 0x51u);
+  // ncclBcast(buff, count, datatype=ncclFloat64 (8), root, comm, stream): one buffer both ways.
+  const Collective bcast = decoded<Collective>("ncclBcast", arguments({0x300, 4, 8, 2, 0xC0, 0}));
+  EXPECT_EQ(bcast.send, 0x300u);
+  EXPECT_EQ(bcast.recv, 0x300u);
+  EXPECT_EQ(bcast.root, 2);
+  EXPECT_EQ(bcast.element_size, 8u);
+}
+
+TEST(TracerDecoder, PointToPointNamesItsPeer) {
+  const PointToPoint recv =
+      decoded<PointToPoint>("ncclRecv", arguments({0x400, 10, 0, 3, 0xC0, 5}));
+  EXPECT_FALSE(recv.is_send);
+  EXPECT_EQ(recv.buffer, 0x400u);
+  EXPECT_EQ(recv.peer, 3);
+  EXPECT_EQ(recv.element_size, 1u);
+}
+
+} // namespace
+} // namespace streamrace::tracer

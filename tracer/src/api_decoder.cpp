@@ -1,0 +1,262 @@
+#include "api_decoder.h"
+
+namespace streamrace::tracer {
+
+namespace {
+
+using api_model::ApiFunction;
+using api_model::ApiRole;
+using api_model::ArgMeaning;
+
+// A stream argument as the engine names it: 0 through a per-thread entry point is the
+// per-thread default stream; the special handles keep their values.
+StreamHandle stream_of(const ApiFunction& function, const CallArguments& arguments) {
+  const std::uint64_t raw = arguments.get_or(function, ArgMeaning::Stream, 0);
+  if (raw == 0 && api_model::usesPerThreadDefaultStream(function)) return kPerThreadStream;
+  return raw;
+}
+
+CopyDirection direction_of(const ApiFunction& function, const CallArguments& arguments) {
+  // Peer copies name two devices instead of a kind.
+  if (!function.has(ArgMeaning::CopyKind)) return CopyDirection::DeviceToDevice;
+  switch (static_cast<api_model::CopyKind>(arguments.get_or(function, ArgMeaning::CopyKind, 4))) {
+  case api_model::CopyKind::HostToHost:
+    return CopyDirection::HostToHost;
+  case api_model::CopyKind::HostToDevice:
+    return CopyDirection::HostToDevice;
+  case api_model::CopyKind::DeviceToHost:
+    return CopyDirection::DeviceToHost;
+  case api_model::CopyKind::DeviceToDevice:
+    return CopyDirection::DeviceToDevice;
+  default:
+    return CopyDirection::Default;
+  }
+}
+
+std::optional<CollectiveKind> collective_kind(api_model::CollectiveKind kind) {
+  switch (kind) {
+  case api_model::CollectiveKind::AllReduce:
+    return CollectiveKind::AllReduce;
+  case api_model::CollectiveKind::Broadcast:
+    return CollectiveKind::Broadcast;
+  case api_model::CollectiveKind::Reduce:
+    return CollectiveKind::Reduce;
+  case api_model::CollectiveKind::AllGather:
+    return CollectiveKind::AllGather;
+  case api_model::CollectiveKind::ReduceScatter:
+    return CollectiveKind::ReduceScatter;
+  case api_model::CollectiveKind::AllToAll:
+    return CollectiveKind::AllToAll;
+  case api_model::CollectiveKind::Gather:
+    return CollectiveKind::Gather;
+  case api_model::CollectiveKind::Scatter:
+    return CollectiveKind::Scatter;
+  case api_model::CollectiveKind::None:
+    break;
+  }
+  return std::nullopt;
+}
+
+std::optional<Payload> decode_copy(const ApiFunction& function, const CallArguments& arguments,
+                                   bool two_dimensional) {
+  // Symbol copies name the host-side symbol, not the device bytes it stands for.
+  if (function.has(ArgMeaning::Offset)) return std::nullopt;
+  Copy copy;
+  copy.stream = stream_of(function, arguments);
+  copy.dst = arguments.get_or(function, ArgMeaning::WrittenBuffer, 0);
+  copy.src = arguments.get_or(function, ArgMeaning::ReadBuffer, 0);
+  copy.direction = direction_of(function, arguments);
+  copy.synchronous_api = !function.has(ArgMeaning::Stream);
+  if (two_dimensional) {
+    copy.width = arguments.get_or(function, ArgMeaning::Width, 0);
+    copy.height = arguments.get_or(function, ArgMeaning::Height, 1);
+    copy.dst_pitch = arguments.get_or(function, ArgMeaning::DstPitch, 0);
+    copy.src_pitch = arguments.get_or(function, ArgMeaning::SrcPitch, 0);
+  } else {
+    copy.width = arguments.get_or(function, ArgMeaning::ByteSize, 0);
+    copy.dst_pitch = copy.width;
+    copy.src_pitch = copy.width;
+  }
+  return copy;
+}
+
+std::optional<Payload> decode_set(const ApiFunction& function, const CallArguments& arguments,
+                                  bool two_dimensional) {
+  Set set;
+  set.stream = stream_of(function, arguments);
+  set.dst = arguments.get_or(function, ArgMeaning::WrittenBuffer, 0);
+  set.synchronous_api = !function.has(ArgMeaning::Stream);
+  if (two_dimensional) {
+    set.width = arguments.get_or(function, ArgMeaning::Width, 0);
+    set.height = arguments.get_or(function, ArgMeaning::Height, 1);
+    set.pitch = arguments.get_or(function, ArgMeaning::DstPitch, 0);
+  } else {
+    set.width = arguments.get_or(function, ArgMeaning::ByteSize, 0);
+    set.pitch = set.width;
+  }
+  return set;
+}
+
+std::optional<Payload> decode_collective(const ApiFunction& function,
+                                         const CallArguments& arguments) {
+  const std::optional<CollectiveKind> kind = collective_kind(function.collective);
+  const std::optional<std::size_t> element_size = api_model::ncclDataTypeSize(
+      static_cast<int>(arguments.get_or(function, ArgMeaning::Datatype, ~0ull)));
+  if (!kind || !element_size) return std::nullopt;
+  Collective collective;
+  collective.stream = stream_of(function, arguments);
+  collective.comm = arguments.get_or(function, ArgMeaning::Communicator, 0);
+  collective.kind = *kind;
+  if (const auto both = arguments.get(function, ArgMeaning::ReadWrittenBuffer)) {
+    collective.send = *both; // ncclBcast: one buffer, sent by the root, received elsewhere
+    collective.recv = *both;
+  } else {
+    collective.send = arguments.get_or(function, ArgMeaning::ReadBuffer, 0);
+    collective.recv = arguments.get_or(function, ArgMeaning::WrittenBuffer, 0);
+  }
+  collective.count = arguments.get_or(function, ArgMeaning::ElementCount, 0);
+  collective.element_size = static_cast<std::uint32_t>(*element_size);
+  collective.root = static_cast<std::int32_t>(arguments.get_or(function, ArgMeaning::Root, 0));
+  collective.datatype =
+      static_cast<std::uint8_t>(arguments.get_or(function, ArgMeaning::Datatype, 0));
+  collective.reduce_op =
+      static_cast<std::uint8_t>(arguments.get_or(function, ArgMeaning::ReductionOp, 0));
+  return collective;
+}
+
+std::optional<Payload> decode_point_to_point(const ApiFunction& function,
+                                             const CallArguments& arguments, bool is_send) {
+  const std::optional<std::size_t> element_size = api_model::ncclDataTypeSize(
+      static_cast<int>(arguments.get_or(function, ArgMeaning::Datatype, ~0ull)));
+  if (!element_size) return std::nullopt;
+  PointToPoint transfer;
+  transfer.stream = stream_of(function, arguments);
+  transfer.comm = arguments.get_or(function, ArgMeaning::Communicator, 0);
+  transfer.is_send = is_send;
+  transfer.buffer =
+      arguments.get_or(function, is_send ? ArgMeaning::ReadBuffer : ArgMeaning::WrittenBuffer, 0);
+  transfer.count = arguments.get_or(function, ArgMeaning::ElementCount, 0);
+  transfer.element_size = static_cast<std::uint32_t>(*element_size);
+  transfer.peer = static_cast<std::int32_t>(arguments.get_or(function, ArgMeaning::Peer, 0));
+  transfer.datatype =
+      static_cast<std::uint8_t>(arguments.get_or(function, ArgMeaning::Datatype, 0));
+  return transfer;
+}
+
+Alloc allocation(const ApiFunction& function, const CallArguments& arguments, MemoryKind kind,
+                 ArgMeaning pointer) {
+  Alloc alloc;
+  alloc.base = arguments.get_or(function, pointer, 0);
+  alloc.size = arguments.get_or(function, ArgMeaning::ByteSize, 0);
+  alloc.kind = kind;
+  if (kind == MemoryKind::StreamOrdered) alloc.stream = stream_of(function, arguments);
+  return alloc;
+}
+
+Free release(const ApiFunction& function, const CallArguments& arguments, FreeApi api,
+             ArgMeaning pointer) {
+  Free free;
+  free.base = arguments.get_or(function, pointer, 0);
+  free.api = api;
+  if (api == FreeApi::FreeAsync) free.stream = stream_of(function, arguments);
+  return free;
+}
+
+} // namespace
+
+std::optional<Payload> decode_call(const ApiFunction& function, const CallArguments& arguments,
+                                   const DecodeInputs& inputs) {
+  const bool is_query =
+      function.role == ApiRole::StreamQuery || function.role == ApiRole::EventQuery;
+  if (inputs.outcome == CallOutcome::Failed ||
+      (inputs.outcome == CallOutcome::NotReady && !is_query))
+    return std::nullopt;
+  const bool completed = inputs.outcome == CallOutcome::Succeeded;
+
+  switch (function.role) {
+  case ApiRole::Copy:
+    return decode_copy(function, arguments, false);
+  case ApiRole::Copy2D:
+    return decode_copy(function, arguments, true);
+  case ApiRole::Set:
+    return decode_set(function, arguments, false);
+  case ApiRole::Set2D:
+    return decode_set(function, arguments, true);
+  case ApiRole::KernelLaunch:
+    return KernelLaunch{stream_of(function, arguments), inputs.function_name, {}};
+  case ApiRole::HostFunc:
+    return HostFunction{stream_of(function, arguments), inputs.function_name, {}};
+  case ApiRole::EventRecord:
+    return EventRecord{arguments.get_or(function, ArgMeaning::Event, 0),
+                       stream_of(function, arguments)};
+  case ApiRole::StreamWait:
+    return StreamWaitEvent{stream_of(function, arguments),
+                           arguments.get_or(function, ArgMeaning::Event, 0)};
+  case ApiRole::StreamSync:
+  case ApiRole::StreamQuery:
+    return StreamSynchronize{stream_of(function, arguments), completed};
+  case ApiRole::EventSync:
+  case ApiRole::EventQuery:
+    return EventSynchronize{arguments.get_or(function, ArgMeaning::Event, 0), completed};
+  case ApiRole::DeviceSync:
+    return DeviceSynchronize{kCurrentDevice};
+  case ApiRole::Alloc:
+    return allocation(function, arguments, MemoryKind::Device, ArgMeaning::AllocatedPointerOut);
+  case ApiRole::AllocManaged:
+    return allocation(function, arguments, MemoryKind::Managed, ArgMeaning::AllocatedPointerOut);
+  case ApiRole::AllocHost:
+    return allocation(function, arguments, MemoryKind::PinnedHost, ArgMeaning::AllocatedPointerOut);
+  case ApiRole::AllocAsync:
+    return allocation(function, arguments, MemoryKind::StreamOrdered,
+                      ArgMeaning::AllocatedPointerOut);
+  case ApiRole::HostRegister:
+    return allocation(function, arguments, MemoryKind::PinnedHost, ArgMeaning::HostBuffer);
+  case ApiRole::HostUnregister:
+    return release(function, arguments, FreeApi::HostUnregister, ArgMeaning::HostBuffer);
+  case ApiRole::Free:
+    return release(function, arguments, FreeApi::Free, ArgMeaning::FreedBuffer);
+  case ApiRole::FreeHost:
+    return release(function, arguments, FreeApi::FreeHost, ArgMeaning::FreedBuffer);
+  case ApiRole::FreeAsync:
+    return release(function, arguments, FreeApi::FreeAsync, ArgMeaning::FreedBuffer);
+  case ApiRole::StreamCreate: {
+    StreamCreate create;
+    create.stream = arguments.get_or(function, ArgMeaning::StreamOut, 0);
+    create.kind = (arguments.get_or(function, ArgMeaning::StreamFlags, 0) &
+                   api_model::kStreamNonBlockingFlag) != 0
+                      ? StreamKind::NonBlocking
+                      : StreamKind::Blocking;
+    create.priority = static_cast<int>(arguments.get_or(function, ArgMeaning::Priority, 0));
+    return create;
+  }
+  case ApiRole::StreamDestroy:
+    return StreamDestroy{stream_of(function, arguments)};
+  case ApiRole::EventCreate:
+    return EventCreate{arguments.get_or(function, ArgMeaning::EventOut, 0)};
+  case ApiRole::EventDestroy:
+    return EventDestroy{arguments.get_or(function, ArgMeaning::Event, 0)};
+  case ApiRole::SetDevice:
+    return SetDevice{static_cast<DeviceId>(arguments.get_or(function, ArgMeaning::Device, 0))};
+  case ApiRole::CaptureBegin:
+    return CaptureBegin{stream_of(function, arguments)};
+  case ApiRole::CaptureEnd:
+    return CaptureEnd{stream_of(function, arguments),
+                      arguments.get_or(function, ArgMeaning::GraphOut, 0)};
+  case ApiRole::GraphLaunch:
+    return GraphLaunch{arguments.get_or(function, ArgMeaning::GraphExec, 0),
+                       stream_of(function, arguments)};
+  case ApiRole::Collective:
+    return decode_collective(function, arguments);
+  case ApiRole::Send:
+    return decode_point_to_point(function, arguments, true);
+  case ApiRole::Recv:
+    return decode_point_to_point(function, arguments, false);
+  case ApiRole::GroupStart:
+    return GroupStart{};
+  case ApiRole::GroupEnd:
+    return GroupEnd{};
+  }
+  return std::nullopt;
+}
+
+} // namespace streamrace::tracer

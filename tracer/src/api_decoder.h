@@ -1,0 +1,28 @@
+// Turns one intercepted call, described by its API model entry and its arguments, into the
+// engine's event. Pure: no CUDA headers, no process state, so it is unit-tested directly.
+#pragma once
+
+#include "call_arguments.h"
+
+#include "streamrace/api_model/api_model.h"
+#include "streamrace/runtime/event.h"
+
+#include <optional>
+
+namespace streamrace::tracer {
+
+// How the call ended. Only queries turn a "not ready" into an event (one that orders nothing);
+// every other failed call did nothing the engine needs to know.
+enum class CallOutcome { Succeeded, NotReady, Failed };
+
+struct DecodeInputs {
+  CallOutcome outcome = CallOutcome::Succeeded;
+  NameId function_name = 0; // the kernel or host function, when the front end knows it
+};
+
+// The event for the call, or nothing when the call has no effect on ordering or memory (failed
+// calls, roles the engine has no event for, copies whose addresses the model cannot give).
+std::optional<Payload> decode_call(const api_model::ApiFunction& function,
+                                   const CallArguments& arguments, const DecodeInputs& inputs);
+
+} // namespace streamrace::tracer

@@ -1,0 +1,40 @@
+// A call's arguments as the API model numbers them (position in the parameter list), widened to
+// 64 bits. Front ends fill it from whatever they intercept (a CUPTI *_params struct, an NCCL
+// wrapper's own parameters); the decoder reads it through the model's argument meanings alone.
+#pragma once
+
+#include "streamrace/api_model/api_model.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+namespace streamrace::tracer {
+
+inline constexpr std::size_t kMaxArguments = 12;
+
+struct CallArguments {
+  // Output parameters (AllocatedPointerOut, StreamOut, EventOut, GraphOut) hold the value the
+  // call stored through the pointer, not the pointer: the decoder never dereferences.
+  std::array<std::uint64_t, kMaxArguments> values{};
+
+  std::optional<std::uint64_t> get(const api_model::ApiFunction& function,
+                                   api_model::ArgMeaning meaning) const {
+    const std::optional<std::size_t> index = function.argIndex(meaning);
+    if (!index || *index >= kMaxArguments) return std::nullopt;
+    return values[*index];
+  }
+  std::uint64_t get_or(const api_model::ApiFunction& function, api_model::ArgMeaning meaning,
+                       std::uint64_t fallback) const {
+    return get(function, meaning).value_or(fallback);
+  }
+};
+
+// Whether an output parameter is what the call returns through a pointer.
+constexpr bool is_output_parameter(api_model::ArgMeaning meaning) {
+  using api_model::ArgMeaning;
+  return meaning == ArgMeaning::AllocatedPointerOut || meaning == ArgMeaning::StreamOut ||
+         meaning == ArgMeaning::EventOut || meaning == ArgMeaning::GraphOut;
+}
+
+} // namespace streamrace::tracer

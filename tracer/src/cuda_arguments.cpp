@@ -1,0 +1,110 @@
+#include "cuda_arguments.h"
+
+// Declares the _ptsz/_ptds entry points under their own names as well (the plain names become
+// macros for them), so every name in the model has a signature here.
+#define CUDA_API_PER_THREAD_DEFAULT_STREAM 1
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <type_traits>
+
+namespace streamrace::tracer {
+
+namespace {
+
+template <typename Result, typename... Parameters>
+constexpr std::array<ArgumentSlot, kMaxArguments> layout_of(Result (*)(Parameters...)) {
+  static_assert(sizeof...(Parameters) <= kMaxArguments);
+  std::array<ArgumentSlot, kMaxArguments> slots{};
+  std::size_t offset = 0;
+  std::size_t index = 0;
+  [[maybe_unused]] auto place = [&]<typename Parameter>() {
+    offset = (offset + alignof(Parameter) - 1) / alignof(Parameter) * alignof(Parameter);
+    constexpr bool scalar = std::is_scalar_v<Parameter> && sizeof(Parameter) <= 8;
+    slots[index++] = ArgumentSlot{static_cast<std::uint16_t>(offset),
+                                  static_cast<std::uint8_t>(scalar ? sizeof(Parameter) : 0),
+                                  std::is_signed_v<Parameter>};
+    offset += sizeof(Parameter);
+  };
+  (place.template operator()<Parameters>(), ...);
+  return slots;
+}
+
+template <typename Result, typename... Parameters>
+constexpr std::size_t parameter_count(Result (*)(Parameters...)) {
+  return sizeof...(Parameters);
+}
+
+constexpr const api_model::ApiFunction& model_entry(std::string_view name) {
+  return *api_model::findApiFunction(name);
+}
+
+#define STREAMRACE_ARG(parameter, meaning) 0
+#define STREAMRACE_CUDA_API(name, role, hostSync, ...)                                             \
+  static_assert(parameter_count(&name) == api_model::detail::name##_args.size(),                   \
+                "the API model and cuda_runtime_api.h disagree on the parameters of " #name);
+#define STREAMRACE_NCCL_API(name, role, collective, ...)
+#include "streamrace/api_model/cuda_api.def"
+#undef STREAMRACE_CUDA_API
+
+const CudaCallShape kCudaCalls[] = {
+#define STREAMRACE_CUDA_API(name, role, hostSync, ...) {&model_entry(#name), layout_of(&name)},
+#include "streamrace/api_model/cuda_api.def"
+#undef STREAMRACE_CUDA_API
+#undef STREAMRACE_NCCL_API
+#undef STREAMRACE_ARG
+};
+
+std::uint64_t read_slot(const ArgumentSlot& slot, const unsigned char* params) {
+  const unsigned char* at = params + slot.offset;
+  switch (slot.size) {
+  case 1: {
+    std::uint8_t value;
+    std::memcpy(&value, at, 1);
+    return slot.is_signed ? static_cast<std::uint64_t>(static_cast<std::int8_t>(value)) : value;
+  }
+  case 2: {
+    std::uint16_t value;
+    std::memcpy(&value, at, 2);
+    return slot.is_signed ? static_cast<std::uint64_t>(static_cast<std::int16_t>(value)) : value;
+  }
+  case 4: {
+    std::uint32_t value;
+    std::memcpy(&value, at, 4);
+    return slot.is_signed ? static_cast<std::uint64_t>(static_cast<std::int32_t>(value)) : value;
+  }
+  case 8: {
+    std::uint64_t value;
+    std::memcpy(&value, at, 8);
+    return value;
+  }
+  default:
+    return 0;
+  }
+}
+
+} // namespace
+
+const CudaCallShape* find_cuda_call(std::string_view name) {
+  for (const CudaCallShape& shape : kCudaCalls)
+    if (shape.function->name == name) return &shape;
+  return nullptr;
+}
+
+CallArguments read_cuda_arguments(const CudaCallShape& shape, const void* params) {
+  CallArguments arguments;
+  const auto* bytes = static_cast<const unsigned char*>(params);
+  const std::size_t count = std::min(shape.function->args.size(), kMaxArguments);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint64_t value = read_slot(shape.slots[i], bytes);
+    if (is_output_parameter(shape.function->args[i].meaning) && value != 0) {
+      std::uint64_t stored = 0;
+      std::memcpy(&stored, reinterpret_cast<const void*>(value), sizeof stored);
+      value = stored;
+    }
+    arguments.values[i] = value;
+  }
+  return arguments;
+}
+
+} // namespace streamrace::tracer

@@ -1,0 +1,33 @@
+// Reads the arguments of a CUDA runtime call from the CUPTI `*_params` struct of its callback.
+// Each struct holds the function's parameters in order, so its layout follows from the
+// function's signature in cuda_runtime_api.h; which signature belongs to which name comes from
+// the API model, and the build checks that model and header agree on every parameter count.
+#pragma once
+
+#include "call_arguments.h"
+
+#include "streamrace/api_model/api_model.h"
+
+#include <string_view>
+
+namespace streamrace::tracer {
+
+struct ArgumentSlot {
+  std::uint16_t offset = 0;
+  std::uint8_t size = 0; // 0: a parameter that is not a scalar (dim3), read as 0
+  bool is_signed = false;
+};
+
+struct CudaCallShape {
+  const api_model::ApiFunction* function = nullptr;
+  std::array<ArgumentSlot, kMaxArguments> slots{};
+};
+
+// The model entry and params layout of a runtime API name (as CUPTI's functionName spells
+// it), or null when the model does not describe the call.
+const CudaCallShape* find_cuda_call(std::string_view name);
+
+// Copies the arguments out of `params`; output parameters are read through their pointers.
+CallArguments read_cuda_arguments(const CudaCallShape& shape, const void* params);
+
+} // namespace streamrace::tracer

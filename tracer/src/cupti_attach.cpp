@@ -1,0 +1,129 @@
+// CUDA calls through the CUPTI callback API (runtime domain), decoded at API exit so results and
+// output parameters are known. CUPTI is loaded at run time: a preloaded tracer must not stop a
+// program from starting where libcupti is not on the library path.
+#include "api_decoder.h"
+#include "cuda_arguments.h"
+#include "tracer.h"
+
+#include <cupti.h>
+
+#include <array>
+#include <atomic>
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+
+namespace streamrace::tracer {
+
+namespace {
+
+constexpr int kCudaSuccess = 0;
+constexpr int kCudaErrorNotReady = 600;
+
+// Callback ids seen so far and what the model says about them; `kUnmodeled` marks calls the
+// model does not describe, so each id is looked up by name once.
+const CudaCallShape kUnmodeled{};
+std::array<std::atomic<const CudaCallShape*>, 2048> shapes_by_callback_id{};
+
+const CudaCallShape* shape_for(CUpti_CallbackId id, const char* name) {
+  if (id >= shapes_by_callback_id.size()) return name ? find_cuda_call(name) : nullptr;
+  const CudaCallShape* shape = shapes_by_callback_id[id].load(std::memory_order_acquire);
+  if (shape == nullptr) {
+    shape = name != nullptr ? find_cuda_call(name) : nullptr;
+    if (shape == nullptr) shape = &kUnmodeled;
+    shapes_by_callback_id[id].store(shape, std::memory_order_release);
+  }
+  return shape == &kUnmodeled ? nullptr : shape;
+}
+
+CallOutcome outcome_of(const CUpti_CallbackData& call) {
+  if (call.functionReturnValue == nullptr) return CallOutcome::Failed;
+  const int result = *static_cast<const int*>(call.functionReturnValue);
+  if (result == kCudaSuccess) return CallOutcome::Succeeded;
+  return result == kCudaErrorNotReady ? CallOutcome::NotReady : CallOutcome::Failed;
+}
+
+void on_api_exit(Tracer& tracer, CUpti_CallbackId id, const CUpti_CallbackData& call) {
+  const CudaCallShape* shape = shape_for(id, call.functionName);
+  if (shape == nullptr) return;
+  const api_model::ApiFunction& function = *shape->function;
+  DecodeInputs inputs;
+  inputs.outcome = outcome_of(call);
+  if (function.role == api_model::ApiRole::KernelLaunch && call.symbolName != nullptr)
+    inputs.function_name = tracer.intern_name(call.symbolName);
+  std::optional<Payload> payload =
+      decode_call(function, read_cuda_arguments(*shape, call.functionParams), inputs);
+  if (payload) tracer.record(function.name, std::move(*payload));
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                          const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || InsideLibraryCall::active()) return;
+  const auto* call = static_cast<const CUpti_CallbackData*>(data);
+  if (call->callbackSite != CUPTI_API_EXIT) return;
+  Tracer* tracer = Tracer::get();
+  if (tracer == nullptr) return;
+  try {
+    on_api_exit(*tracer, id, *call);
+  } catch (const std::exception& error) {
+    tracer->disable(error.what());
+  } catch (...) {
+    tracer->disable("unknown exception in a CUPTI callback");
+  }
+}
+
+using SubscribeFunction = CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*);
+using EnableDomainFunction = CUptiResult (*)(uint32_t, CUpti_SubscriberHandle,
+                                             CUpti_CallbackDomain);
+using ResultStringFunction = CUptiResult (*)(CUptiResult, const char**);
+
+// Returns an empty string on success, else why CUPTI could not be used.
+std::string subscribe() {
+  void* cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_GLOBAL);
+  if (cupti == nullptr) cupti = dlopen("libcupti.so", RTLD_NOW | RTLD_GLOBAL);
+  if (cupti == nullptr) return std::string("cannot load libcupti: ") + dlerror();
+  auto subscribe_to = reinterpret_cast<SubscribeFunction>(dlsym(cupti, "cuptiSubscribe"));
+  auto enable_domain = reinterpret_cast<EnableDomainFunction>(dlsym(cupti, "cuptiEnableDomain"));
+  auto result_string = reinterpret_cast<ResultStringFunction>(dlsym(cupti, "cuptiGetResultString"));
+  if (subscribe_to == nullptr || enable_domain == nullptr)
+    return "libcupti lacks cuptiSubscribe or cuptiEnableDomain";
+  CUpti_SubscriberHandle subscriber = nullptr;
+  CUptiResult result = subscribe_to(&subscriber, on_callback, nullptr);
+  if (result == CUPTI_SUCCESS) result = enable_domain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+  if (result == CUPTI_SUCCESS) return {};
+  const char* text = "unknown CUPTI error";
+  if (result_string != nullptr) result_string(result, &text);
+  return std::string("cannot subscribe to CUPTI callbacks: ") + text +
+         " (another CUPTI tool, such as a profiler, may be attached)";
+}
+
+} // namespace
+
+bool attach_cupti() {
+  static std::once_flag once;
+  static bool attached = false;
+  std::call_once(once, [] {
+    const std::string problem = subscribe();
+    attached = problem.empty();
+    if (!attached)
+      if (Tracer* tracer = Tracer::get()) tracer->disable(problem);
+  });
+  return attached;
+}
+
+} // namespace streamrace::tracer
+
+// Preloaded: attach now if the program already has the CUDA runtime; a runtime loaded later
+// finds the tracer through CUDA_INJECTION64_PATH, which `streamrace run` also sets.
+__attribute__((constructor)) static void streamrace_attach_when_preloaded() {
+  if (void* runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD)) {
+    dlclose(runtime);
+    streamrace::tracer::attach_cupti();
+  }
+}
+
+// Loaded by the CUDA driver (or a stand-in) through CUDA_INJECTION64_PATH.
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  streamrace::tracer::attach_cupti();
+  return 1;
+}
