@@ -1,11 +1,28 @@
 #include "capture_graph.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "completion.h"
 
 namespace streamrace::emu {
+
+bool joinedInto(const std::vector<const GraphNode*>& frontier,
+                const std::vector<const GraphNode*>& join) {
+  std::set<const GraphNode*> ancestors;
+  std::vector<const GraphNode*> pending(join.begin(), join.end());
+  while (!pending.empty()) {
+    const GraphNode* node = pending.back();
+    pending.pop_back();
+    if (ancestors.insert(node).second) {
+      pending.insert(pending.end(), node->dependencies.begin(), node->dependencies.end());
+    }
+  }
+  return std::all_of(frontier.begin(), frontier.end(),
+                     [&ancestors](const GraphNode* node) { return ancestors.count(node) == 1; });
+}
 
 GraphExec::GraphExec(const Graph& graph) {
   std::map<const GraphNode*, std::size_t> indexOf;

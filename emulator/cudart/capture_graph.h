@@ -23,10 +23,17 @@ struct Graph {
 
 struct CaptureSession {
   unsigned long long id = 0;
+  // The stream that began the capture: only it may end it.
+  const void* origin = nullptr;
   cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
   std::unique_ptr<Graph> graph = std::make_unique<Graph>();
   bool ended = false;
 };
+
+// Whether every node in `frontier` is `join` or one of its ancestors: the test for a forked
+// stream having been joined back before the capture ends.
+bool joinedInto(const std::vector<const GraphNode*>& frontier,
+                const std::vector<const GraphNode*>& join);
 
 class GraphExec {
 public:

@@ -240,6 +240,7 @@ cudaError_t Runtime::beginCapture(Stream& stream, cudaStreamCaptureMode mode) {
   stream.capture = std::make_shared<CaptureSession>();
   stream.capture->id = nextCaptureId_++;
   stream.capture->mode = mode;
+  stream.capture->origin = &stream;
   stream.captureFrontier.clear();
   return cudaSuccess;
 }
@@ -250,25 +251,36 @@ cudaError_t Runtime::endCapture(Stream& stream, cudaGraph_t* graph) {
     return cudaErrorIllegalState;
   }
   std::shared_ptr<CaptureSession> session = stream.capture;
+  if (session->origin != &stream) {
+    return cudaErrorStreamCaptureUnmatched;
+  }
   session->ended = true;
-  // Every stream that joined through an event leaves the capture with its origin.
+  // Every stream that joined through an event leaves the capture with its origin; a fork that
+  // was never joined back makes the capture fail, as on the real runtime.
+  bool allJoined = true;
+  auto leave = [&](Stream& member) {
+    if (member.capture != session || &member == &stream) {
+      return;
+    }
+    allJoined = allJoined && joinedInto(member.captureFrontier, stream.captureFrontier);
+    member.capture.reset();
+    member.captureFrontier.clear();
+  };
   {
     std::shared_lock handlesLock(handlesMutex_);
     for (auto& [pointer, created] : streams_) {
-      if (created->capture == session) {
-        created->capture.reset();
-        created->captureFrontier.clear();
-      }
+      leave(*created);
     }
     for (auto& perThread : perThreadStreams_) {
-      if (perThread->capture == session) {
-        perThread->capture.reset();
-        perThread->captureFrontier.clear();
-      }
+      leave(*perThread);
     }
   }
   stream.capture.reset();
   stream.captureFrontier.clear();
+  if (!allJoined) {
+    *graph = nullptr;
+    return cudaErrorStreamCaptureUnjoined;
+  }
   Graph* captured = session->graph.get();
   std::unique_lock handlesLock(handlesMutex_);
   graphs_.emplace(captured, std::move(session->graph));

@@ -72,6 +72,34 @@ TEST(Capture, AForkJoinRegionRunsOnlyWhenTheGraphIsLaunchedAndKeepsItsEdges) {
   ASSERT_CUDA_OK(cudaStreamDestroy(branch));
 }
 
+TEST(Capture, OnlyTheOriginEndsACaptureAndEveryForkMustBeJoined) {
+  cudaStream_t origin, branch;
+  ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&origin, cudaStreamNonBlocking));
+  ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&branch, cudaStreamNonBlocking));
+  cudaEvent_t fork;
+  ASSERT_CUDA_OK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  void* device = nullptr;
+  ASSERT_CUDA_OK(cudaMalloc(&device, 64));
+
+  ASSERT_CUDA_OK(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal));
+  ASSERT_CUDA_OK(cudaEventRecord(fork, origin));
+  ASSERT_CUDA_OK(cudaStreamWaitEvent(branch, fork, 0));
+  ASSERT_CUDA_OK(cudaMemsetAsync(device, 1, 64, branch));
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamEndCapture(branch, &graph), cudaErrorStreamCaptureUnmatched);
+  EXPECT_EQ(cudaStreamEndCapture(origin, &graph), cudaErrorStreamCaptureUnjoined);
+  EXPECT_EQ(graph, nullptr);
+  cudaGetLastError();
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
+  ASSERT_CUDA_OK(cudaStreamIsCapturing(branch, &status));
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+
+  ASSERT_CUDA_OK(cudaFree(device));
+  ASSERT_CUDA_OK(cudaEventDestroy(fork));
+  ASSERT_CUDA_OK(cudaStreamDestroy(origin));
+  ASSERT_CUDA_OK(cudaStreamDestroy(branch));
+}
+
 TEST(Capture, TheLegacyStreamCannotBeCaptured) {
   EXPECT_EQ(cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal),
             cudaErrorStreamCaptureUnsupported);
