@@ -5,10 +5,12 @@
 
 #include "streamrace/report/finding_json.h"
 #include "streamrace/report/finding_text.h"
+#include "streamrace/report/suppressions.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 namespace streamrace::cli {
@@ -69,8 +71,23 @@ int report_command(const std::vector<std::string>& args) {
   }
   if (inputs.empty()) throw UsageError("'streamrace report' needs trace files or directories");
 
+  std::optional<Suppressions> suppressions;
+  if (!options.suppressions.empty()) {
+    try {
+      suppressions = Suppressions::load(options.suppressions);
+    } catch (const std::invalid_argument& error) {
+      throw UsageError(error.what());
+    }
+  }
   Replay replay = replay_traces(inputs, options);
-  const std::vector<Finding>& findings = replay.engine->findings().all();
+  std::vector<Finding> findings;
+  std::uint64_t suppressed = 0;
+  for (const Finding& finding : replay.engine->findings().all()) {
+    if (suppressions && suppressions->suppresses(finding, *replay.engine, replay.symbols))
+      ++suppressed;
+    else
+      findings.push_back(finding);
+  }
   const std::string json = findings_json(findings, *replay.engine, replay.symbols, replay.sources);
   if (format == "json") {
     std::fputs(json.c_str(), stdout);
@@ -81,6 +98,14 @@ int report_command(const std::vector<std::string>& args) {
     for (const Finding& finding : findings)
       std::fputs(describe_finding(finding, *replay.engine, replay.symbols).c_str(), stdout);
     std::printf("%s\n", summary_line(findings).c_str());
+    if (suppressed) {
+      std::printf("streamrace: %llu finding%s suppressed:", static_cast<unsigned long long>(suppressed),
+                  suppressed == 1 ? "" : "s");
+      for (const Suppressions::Rule& rule : suppressions->rules())
+        if (rule.hits) std::printf(" %llu %s:%s;", static_cast<unsigned long long>(rule.hits),
+                                   rule.type.c_str(), rule.pattern.c_str());
+      std::printf("\n");
+    }
   }
   if (!output.empty()) {
     std::ofstream file(output);

@@ -24,7 +24,14 @@ bool parse_value(std::string_view text, std::uint64_t& out) {
   return error == std::errc() && end == text.data() + text.size() && !text.empty();
 }
 
+bool parse_value(std::string_view text, std::string& out) {
+  out = std::string(text);
+  return true;
+}
+
 std::string type_name(bool) { return "bool"; }
+std::string type_name(const std::string&) { return "string"; }
+std::string value_text(const std::string& value) { return value.empty() ? "none" : value; }
 std::string type_name(std::uint64_t) { return "uint"; }
 std::string value_text(bool value) { return value ? "true" : "false"; }
 std::string value_text(std::uint64_t value) { return std::to_string(value); }

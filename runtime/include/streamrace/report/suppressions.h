@@ -1,0 +1,49 @@
+// Suppressions in the ThreadSanitizer manner: a file of `type:pattern` lines. A finding is
+// suppressed when a line of its type matches it; `*` in a pattern matches any run of
+// characters, and a pattern matches a frame's function or file, an API name, or a stream name.
+//
+//   race:<pattern>             races (any kind) with the pattern in either access's stack or API
+//   use_after_free:<pattern>   use-after-free findings, likewise
+//   use_before_alloc:<pattern>
+//   unrecorded_event:<pattern> races left by a wait on a never-recorded event
+//   collective:<pattern>       collective mismatches, matched against the calls' stacks
+//   called_from:<pattern>      any finding whose stacks have the pattern below their top frame
+//   stream:<pattern>           any finding that involves a stream of that name
+//
+// Blank lines and lines starting with '#' are ignored.
+#pragma once
+
+#include "streamrace/runtime/engine.h"
+#include "streamrace/runtime/symbols.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamrace {
+
+class Suppressions {
+public:
+  // Throws std::invalid_argument naming the line that is not a suppression.
+  static Suppressions parse(std::string_view text, std::string_view origin);
+  // Reads a suppressions file; throws std::runtime_error when it cannot be read.
+  static Suppressions load(const std::string& path);
+
+  // True (and counts the hit) when some line suppresses `finding`.
+  bool suppresses(const Finding& finding, const Engine& engine, const SymbolTable& symbols);
+
+  struct Rule {
+    std::string type;
+    std::string pattern;
+    std::uint64_t hits = 0;
+  };
+  const std::vector<Rule>& rules() const { return rules_; }
+
+private:
+  std::vector<Rule> rules_;
+};
+
+// '*' matches any run of characters; everything else matches itself.
+bool glob_match(std::string_view pattern, std::string_view text);
+
+} // namespace streamrace
