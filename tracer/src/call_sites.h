@@ -13,7 +13,7 @@
 
 namespace streamrace::tracer {
 
-inline constexpr std::size_t kCapturedFrames = 32;
+inline constexpr std::size_t kCapturedFrames = 16;
 
 // The raw return addresses of one call, innermost first, as captured on the calling thread.
 struct RawStack {

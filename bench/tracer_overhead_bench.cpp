@@ -1,0 +1,164 @@
+// The tracer's added cost per intercepted CUDA call: the same loops of cudaEventRecord and of
+// small cudaMemcpyAsync calls, run untraced, traced with online detection, and traced with
+// online detection plus a trace file. Each configuration runs in its own process (this program
+// re-executes itself), because the tracer attaches at load time. Prints the median ns per call.
+// Run it on whatever CUDA runtime the library path names, e.g. the emulator's:
+//
+//   LD_LIBRARY_PATH=<build>/emulator/lib <build>/bin/tracer-overhead-bench [batches=200]
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+constexpr int kCallsPerBatch = 1000;
+
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    if (cudaError_t status = (call); status != cudaSuccess) {                                      \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorName(status));                    \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+double now_ns(clockid_t clock) {
+  timespec time{};
+  clock_gettime(clock, &time);
+  return static_cast<double>(time.tv_sec) * 1e9 + static_cast<double>(time.tv_nsec);
+}
+
+double median(std::vector<double>& values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
+// Wall time includes waiting for the emulator's stream threads on a loaded machine; the calling
+// thread's CPU time is the work the call itself (and the tracer inside it) does.
+struct Cost {
+  double wall = 0;
+  double cpu = 0;
+};
+
+template <typename Call> Cost median_ns_per_call(int batches, cudaStream_t stream, Call call) {
+  std::vector<double> wall;
+  std::vector<double> cpu;
+  for (int batch = 0; batch < batches; ++batch) {
+    const double wall_start = now_ns(CLOCK_MONOTONIC);
+    const double cpu_start = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (int i = 0; i < kCallsPerBatch; ++i)
+      call();
+    cpu.push_back((now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start) / kCallsPerBatch);
+    wall.push_back((now_ns(CLOCK_MONOTONIC) - wall_start) / kCallsPerBatch);
+    CHECK(cudaStreamSynchronize(stream)); // untimed: keeps the stream's queue short
+  }
+  return Cost{median(wall), median(cpu)};
+}
+
+// The child: measures and prints "<record wall> <record cpu> <copy wall> <copy cpu>" in ns.
+int measure(int batches) {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t event = nullptr;
+  void* source = nullptr;
+  void* target = nullptr;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  CHECK(cudaMalloc(&source, 256));
+  CHECK(cudaMalloc(&target, 256));
+  CHECK(cudaMemset(source, 0, 256));
+  CHECK(cudaDeviceSynchronize());
+  const Cost record =
+      median_ns_per_call(batches, stream, [&] { CHECK(cudaEventRecord(event, stream)); });
+  const Cost copy = median_ns_per_call(batches, stream, [&] {
+    CHECK(cudaMemcpyAsync(target, source, 256, cudaMemcpyDeviceToDevice, stream));
+  });
+  std::printf("%.1f %.1f %.1f %.1f\n", record.wall, record.cpu, copy.wall, copy.cpu);
+  CHECK(cudaFree(source));
+  CHECK(cudaFree(target));
+  CHECK(cudaEventDestroy(event));
+  CHECK(cudaStreamDestroy(stream));
+  return 0;
+}
+
+struct Figures {
+  Cost record;
+  Cost copy;
+};
+
+// Runs this program as a child with `environment` added and reads its two figures.
+Figures run_child(const std::string& self, int batches,
+                  const std::vector<std::string>& environment) {
+  int pipe_ends[2];
+  if (pipe(pipe_ends) != 0) std::exit(1);
+  const pid_t child = fork();
+  if (child == 0) {
+    dup2(pipe_ends[1], STDOUT_FILENO);
+    close(pipe_ends[0]);
+    for (const std::string& variable : environment) {
+      const std::size_t equals = variable.find('=');
+      setenv(variable.substr(0, equals).c_str(), variable.substr(equals + 1).c_str(), 1);
+    }
+    const std::string count = std::to_string(batches);
+    execl(self.c_str(), self.c_str(), "--measure", count.c_str(), static_cast<char*>(nullptr));
+    std::_Exit(127);
+  }
+  close(pipe_ends[1]);
+  std::string output;
+  char buffer[256];
+  for (ssize_t n; (n = read(pipe_ends[0], buffer, sizeof buffer)) > 0;)
+    output.append(buffer, static_cast<std::size_t>(n));
+  close(pipe_ends[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  Figures figures;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      std::sscanf(output.c_str(), "%lf %lf %lf %lf", &figures.record.wall, &figures.record.cpu,
+                  &figures.copy.wall, &figures.copy.cpu) != 4) {
+    std::fprintf(stderr, "tracer-overhead-bench: a measuring run failed\n");
+    std::exit(1);
+  }
+  return figures;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--measure") return measure(std::atoi(argv[2]));
+  const int batches = argc > 1 ? std::atoi(argv[1]) : 200;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  const std::filesystem::path tracer =
+      self.parent_path().parent_path() / "lib" / "libstreamrace.so";
+  const std::filesystem::path traces = std::filesystem::temp_directory_path() /
+                                       ("tracer-overhead-bench-" + std::to_string(getpid()));
+
+  const Figures untraced = run_child(self, batches, {});
+  const Figures online = run_child(self, batches, {"LD_PRELOAD=" + tracer.string()});
+  const Figures with_trace = run_child(
+      self, batches, {"LD_PRELOAD=" + tracer.string(), "STREAMRACE_OUTPUT_DIR=" + traces.string()});
+  std::filesystem::remove_all(traces);
+
+  std::printf("median ns per call (%d batches of %d calls); wall time, and in parentheses the\n"
+              "calling thread's CPU time\n",
+              batches, kCallsPerBatch);
+  std::printf("%-30s %24s %24s\n", "", "cudaEventRecord", "cudaMemcpyAsync");
+  auto row = [](const char* name, Cost record, Cost copy) {
+    std::printf("%-30s %12.1f (%9.1f) %12.1f (%9.1f)\n", name, record.wall, record.cpu, copy.wall,
+                copy.cpu);
+  };
+  auto minus = [](Cost a, Cost b) { return Cost{a.wall - b.wall, a.cpu - b.cpu}; };
+  row("untraced", untraced.record, untraced.copy);
+  row("traced (online detection)", online.record, online.copy);
+  row("traced + trace file", with_trace.record, with_trace.copy);
+  row("added: online detection", minus(online.record, untraced.record),
+      minus(online.copy, untraced.copy));
+  row("added: online + trace file", minus(with_trace.record, untraced.record),
+      minus(with_trace.copy, untraced.copy));
+  return 0;
+}
