@@ -138,8 +138,7 @@ cudaError_t hostRegister(void* pointer, std::size_t size, unsigned flags) {
     return cudaErrorInvalidValue;
   }
   Runtime& runtime = Runtime::instance();
-  auto* bytes = static_cast<std::byte*>(pointer);
-  if (runtime.memory.find(bytes) || runtime.memory.find(bytes + size - 1)) {
+  if (runtime.memory.overlaps(pointer, size)) {
     return cudaErrorHostMemoryAlreadyRegistered;
   }
   runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(pointer), size,

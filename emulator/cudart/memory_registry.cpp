@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <new>
 
 namespace streamrace::emu {
@@ -108,6 +109,19 @@ std::optional<Allocation> MemoryRegistry::find(const void* pointer) const {
     return candidate;
   }
   return std::nullopt;
+}
+
+bool MemoryRegistry::overlaps(const void* pointer, std::size_t bytes) const {
+  auto begin = reinterpret_cast<std::uintptr_t>(pointer);
+  std::uintptr_t end = begin + bytes;
+  std::shared_lock lock(mutex_);
+  auto it = byBase_.lower_bound(end);
+  if (it == byBase_.begin()) {
+    return false;
+  }
+  --it;
+  const Allocation& candidate = it->second;
+  return candidate.base + std::max<std::size_t>(candidate.size, 1) > begin;
 }
 
 std::optional<Allocation> MemoryRegistry::startingAt(const void* base) const {

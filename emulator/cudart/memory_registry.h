@@ -64,6 +64,8 @@ public:
   // The allocation containing `pointer`, if any.
   std::optional<Allocation> find(const void* pointer) const;
   std::optional<Allocation> startingAt(const void* base) const;
+  // Whether any known range shares a byte with [pointer, pointer + bytes).
+  bool overlaps(const void* pointer, std::size_t bytes) const;
 
 private:
   mutable std::shared_mutex mutex_;

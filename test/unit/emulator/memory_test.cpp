@@ -149,6 +149,11 @@ TEST(HostMemory, RegisteredRangesArePinnedUntilUnregistered) {
   ASSERT_CUDA_OK(cudaHostRegister(buffer.data(), buffer.size(), cudaHostRegisterDefault));
   EXPECT_EQ(cudaHostRegister(buffer.data() + 10, 10, cudaHostRegisterDefault),
             cudaErrorHostMemoryAlreadyRegistered);
+  std::vector<char> around(3 * 8192);
+  ASSERT_CUDA_OK(cudaHostRegister(around.data() + 4096, 16, cudaHostRegisterDefault));
+  EXPECT_EQ(cudaHostRegister(around.data(), around.size(), cudaHostRegisterDefault),
+            cudaErrorHostMemoryAlreadyRegistered);
+  ASSERT_CUDA_OK(cudaHostUnregister(around.data() + 4096));
   void* devicePointer = nullptr;
   ASSERT_CUDA_OK(cudaHostGetDevicePointer(&devicePointer, buffer.data(), 0));
   EXPECT_EQ(devicePointer, buffer.data());
