@@ -1,12 +1,15 @@
 // The hpZ shape (ZeRO++ secondary partition, DeepSpeed #5059): a device-to-device copy on the
 // compute stream fills the secondary partition while an all-gather on the communication stream
-// reads it. One rank per process; `fixed` orders the two with an event.
+// reads it. One rank per process: a single rank alone, or the job a launcher describes in RANK,
+// WORLD_SIZE and LOCAL_RANK (every rank calls ncclGetUniqueId, so the launcher must hand out the
+// same id to all). `fixed` orders the copy and the all-gather with an event.
 //
 //   hpz_shape racy|fixed
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string_view>
 
 namespace {
@@ -21,18 +24,26 @@ constexpr std::size_t kElements = 1 << 12;
     }                                                                                              \
   } while (0)
 
+int environment_number(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::atoi(value) : fallback;
+}
+
 int run(bool fixed) {
+  const int rank = environment_number("RANK", 0);
+  const int ranks = environment_number("WORLD_SIZE", 1);
+  CHECK(cudaSetDevice(environment_number("LOCAL_RANK", 0)));
   ncclUniqueId id;
   CHECK(ncclGetUniqueId(&id));
   ncclComm_t comm = nullptr;
-  CHECK(ncclCommInitRank(&comm, 1, id, 0));
+  CHECK(ncclCommInitRank(&comm, ranks, id, rank));
 
   float* weights = nullptr;
   float* secondary_partition = nullptr;
   float* gathered = nullptr;
   CHECK(cudaMalloc(reinterpret_cast<void**>(&weights), kElements * sizeof(float)));
   CHECK(cudaMalloc(reinterpret_cast<void**>(&secondary_partition), kElements * sizeof(float)));
-  CHECK(cudaMalloc(reinterpret_cast<void**>(&gathered), kElements * sizeof(float)));
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&gathered), ranks * kElements * sizeof(float)));
   CHECK(cudaMemset(weights, 0, kElements * sizeof(float)));
   CHECK(cudaDeviceSynchronize());
 
