@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 namespace streamrace::emu {
@@ -44,7 +45,8 @@ long long parseInteger(const char* variable, const char* text, long long minimum
   char* end = nullptr;
   long long value = std::strtoll(text, &end, 10);
   if (end == text || *end != '\0' || value < minimum) {
-    rejectKnob(variable, text, "a whole number");
+    std::string expected = "a whole number of at least " + std::to_string(minimum);
+    rejectKnob(variable, text, expected.c_str());
   }
   return value;
 }
