@@ -145,6 +145,12 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
     effect.allocatedMemory =
         function.role == ApiRole::Alloc ? MemoryKind::Device : MemoryKind::Pinned;
     return effect;
+  case ApiRole::CaptureBegin:
+    effect.kind = CallEffectKind::CaptureBegin;
+    return effect;
+  case ApiRole::CaptureEnd:
+    effect.kind = CallEffectKind::CaptureEnd;
+    return effect;
   case ApiRole::HostRegister:
     effect.kind = CallEffectKind::HostRegister;
     if (const clang::Expr* buffer = argumentAt(call, function.argIndex(ArgMeaning::HostBuffer)))

@@ -31,6 +31,8 @@ enum class CallEffectKind {
   HostFree,     // buffers[0] freed by the host (free, delete)
   Alloc,        // allocation: outPointer
   HostRegister, // buffers[0] becomes pinned host memory
+  CaptureBegin, // stream: later work on it is recorded into a graph, not run
+  CaptureEnd,   // stream: capture ends
   StreamCreate, // outPointer, flags
   EventCreate,  // outPointer
 };

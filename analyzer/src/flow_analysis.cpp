@@ -65,6 +65,7 @@ struct FlowState {
   std::map<std::string, EventState> events;
   std::map<const clang::ValueDecl*, std::string> aliases;
   std::set<std::string> nonBlockingStreams;
+  std::set<std::string> capturingStreams;
   std::map<std::string, MemoryKind> memory;
   bool operator==(const FlowState&) const = default;
 };
@@ -115,6 +116,9 @@ FlowState join(const FlowState& a, const FlowState& b) {
   joined.memory = joinEqualEntries(a.memory, b.memory);
   for (const std::string& stream : a.nonBlockingStreams)
     if (b.nonBlockingStreams.contains(stream)) joined.nonBlockingStreams.insert(stream);
+  // Work captured on any path is not run then; reporting it would be a guess either way.
+  joined.capturingStreams = a.capturingStreams;
+  joined.capturingStreams.insert(b.capturingStreams.begin(), b.capturingStreams.end());
   return joined;
 }
 
@@ -573,6 +577,16 @@ private:
         state.memory[*buffer] = effect.allocatedMemory;
       }
       return;
+    case CallEffectKind::CaptureBegin:
+    case CallEffectKind::CaptureEnd:
+      if (std::optional<std::string> stream =
+              streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame)) {
+        if (effect.kind == CallEffectKind::CaptureBegin)
+          state.capturingStreams.insert(*stream);
+        else
+          state.capturingStreams.erase(*stream);
+      }
+      return;
     case CallEffectKind::HostRegister:
       if (!effect.buffers.empty())
         if (std::optional<std::string> buffer = keyOf(effect.buffers.front().expr, state, frame))
@@ -621,7 +635,8 @@ private:
                const Frame& frame) {
     std::optional<std::string> stream =
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
-    if (!stream) return;
+    // Work enqueued on a capturing stream goes into a graph; it runs when the graph is launched.
+    if (!stream || state.capturingStreams.contains(*stream)) return;
     for (const BufferUse& use : effect.buffers) {
       std::optional<std::string> buffer = keyOf(use.expr, state, frame);
       if (!buffer) continue;
