@@ -242,6 +242,9 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::CaptureEnd:
     return CaptureEnd{stream_of(function, arguments),
                       arguments.get_or(function, ArgMeaning::GraphOut, 0)};
+  case ApiRole::GraphInstantiate:
+    return GraphInstantiate{arguments.get_or(function, ArgMeaning::Graph, 0),
+                            arguments.get_or(function, ArgMeaning::GraphExecOut, 0)};
   case ApiRole::GraphLaunch:
     return GraphLaunch{arguments.get_or(function, ArgMeaning::GraphExec, 0),
                        stream_of(function, arguments)};

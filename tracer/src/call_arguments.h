@@ -14,8 +14,8 @@ namespace streamrace::tracer {
 inline constexpr std::size_t kMaxArguments = 12;
 
 struct CallArguments {
-  // Output parameters (AllocatedPointerOut, StreamOut, EventOut, GraphOut) hold the value the
-  // call stored through the pointer, not the pointer: the decoder never dereferences.
+  // Output parameters (AllocatedPointerOut, StreamOut, EventOut, GraphOut, GraphExecOut) hold the
+  // value the call stored through the pointer, not the pointer: the decoder never dereferences.
   std::array<std::uint64_t, kMaxArguments> values{};
 
   std::optional<std::uint64_t> get(const api_model::ApiFunction& function,
@@ -34,7 +34,8 @@ struct CallArguments {
 constexpr bool is_output_parameter(api_model::ArgMeaning meaning) {
   using api_model::ArgMeaning;
   return meaning == ArgMeaning::AllocatedPointerOut || meaning == ArgMeaning::StreamOut ||
-         meaning == ArgMeaning::EventOut || meaning == ArgMeaning::GraphOut;
+         meaning == ArgMeaning::EventOut || meaning == ArgMeaning::GraphOut ||
+         meaning == ArgMeaning::GraphExecOut;
 }
 
 } // namespace streamrace::tracer

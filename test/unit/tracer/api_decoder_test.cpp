@@ -116,6 +116,21 @@ TEST(TracerDecoder, SymbolCopiesAreNotGuessed) {
   EXPECT_FALSE(decode_call(model("cudaMemcpyToSymbolAsync"), arguments({1, 2, 3, 0, 1, 5}), {}));
 }
 
+TEST(TracerDecoder, GraphsFromCaptureToLaunch) {
+  EXPECT_EQ(decoded<CaptureBegin>("cudaStreamBeginCapture", arguments({0x51, 0})).stream, 0x51u);
+  const CaptureEnd end = decoded<CaptureEnd>("cudaStreamEndCapture", arguments({0x51, 0x6a}));
+  EXPECT_EQ(end.stream, 0x51u);
+  EXPECT_EQ(end.graph, 0x6au);
+  // cudaGraphInstantiate(pGraphExec, graph, flags): the executable is the output parameter.
+  const GraphInstantiate instantiate =
+      decoded<GraphInstantiate>("cudaGraphInstantiate", arguments({0x7e, 0x6a, 0}));
+  EXPECT_EQ(instantiate.graph, 0x6au);
+  EXPECT_EQ(instantiate.exec, 0x7eu);
+  const GraphLaunch launch = decoded<GraphLaunch>("cudaGraphLaunch", arguments({0x7e, 0x51}));
+  EXPECT_EQ(launch.exec, 0x7eu);
+  EXPECT_EQ(launch.stream, 0x51u);
+}
+
 TEST(TracerDecoder, CollectivesCarryElementSizeAndRoot) {
   // ncclAllGather(sendbuff, recvbuff, sendcount, datatype=ncclFloat32 (7), comm, stream)
   const Collective gather =

@@ -45,6 +45,7 @@ enum class ApiRole : std::uint8_t {
   SetDevice,
   CaptureBegin,
   CaptureEnd,
+  GraphInstantiate,
   GraphLaunch,
   Collective,
   Send,
@@ -108,6 +109,8 @@ enum class ArgMeaning : std::uint8_t {
   CaptureMode,
   GraphOut,
   GraphExec,
+  Graph,
+  GraphExecOut,
 };
 
 struct ApiArg {

@@ -1,12 +1,21 @@
-// Cross-stream copy patterns, racy and synchronized, for the tracer's lit tests. Built with -g
-// against the real CUDA runtime; run on the emulator under the tracer.
+// Stream-ordering patterns, racy and synchronized, for the tracer's lit tests. Built with -g
+// against the real CUDA runtime; run on the emulator under the tracer. A copy on a writer
+// stream fills `middle`; a copy on a reader stream reads it.
 //
 //   stream_races <scenario>
-//   cross-stream        a copy on stream A writes a buffer a copy on stream B reads, unordered
-//   event               the same, B waits on an event recorded on A after the write
-//   stream-sync         the same, the host synchronizes A before B's copy
+//   cross-stream        writer and reader are two created streams, nothing between them
+//   event               the same, the reader waits on an event recorded after the write
+//   stream-sync         the same, the host synchronizes the writer before the read
 //   legacy-nonblocking  the legacy default stream writes, a non-blocking stream reads
 //   legacy-blocking     the legacy default stream writes, a blocking stream reads (ordered)
+//   per-thread-blocking the per-thread default stream writes, a created blocking stream reads
+//   per-thread-legacy   the per-thread default stream writes, the legacy stream reads (ordered)
+//   graph               the write is captured into a graph; its launch races with the read
+//   graph-sync          the same, the host synchronizes the launch stream before the read
+//   free-async          `middle` comes from cudaMallocAsync; the read is ordered after the write
+//                       by an event, then the writer stream frees it while the read may still
+//                       be pending: a use after free
+//   free-async-ordered  the same, the free is ordered after the read by a second event
 //   abort               ordered copies, then the program aborts
 #include <cuda_runtime_api.h>
 
@@ -27,37 +36,72 @@ constexpr std::size_t kBytes = 1 << 16;
     }                                                                                              \
   } while (0)
 
+struct Streams {
+  cudaStream_t writer = nullptr;
+  cudaStream_t reader = nullptr;
+  bool created_writer = false;
+};
+
+int make_streams(std::string_view scenario, Streams& streams) {
+  if (scenario.starts_with("legacy")) {
+    streams.writer = nullptr; // the legacy default stream
+    CHECK(cudaStreamCreateWithFlags(&streams.reader, scenario == "legacy-nonblocking"
+                                                         ? cudaStreamNonBlocking
+                                                         : cudaStreamDefault));
+  } else if (scenario.starts_with("per-thread")) {
+    streams.writer = cudaStreamPerThread;
+    if (scenario == "per-thread-blocking") CHECK(cudaStreamCreate(&streams.reader));
+  } else {
+    CHECK(cudaStreamCreate(&streams.writer));
+    CHECK(cudaStreamCreate(&streams.reader));
+    streams.created_writer = true;
+  }
+  return 0;
+}
+
 int run(std::string_view scenario) {
   void* source = nullptr;
   void* middle = nullptr;
   void* target = nullptr;
   CHECK(cudaMalloc(&source, kBytes));
-  CHECK(cudaMalloc(&middle, kBytes));
   CHECK(cudaMalloc(&target, kBytes));
   CHECK(cudaMemset(source, 1, kBytes));
-  CHECK(cudaDeviceSynchronize());
-
-  cudaStream_t writer = nullptr;
-  cudaStream_t reader = nullptr;
-  if (scenario.starts_with("legacy")) {
-    writer = nullptr; // the legacy default stream
-    CHECK(cudaStreamCreateWithFlags(
-        &reader, scenario == "legacy-nonblocking" ? cudaStreamNonBlocking : cudaStreamDefault));
+  Streams streams;
+  if (make_streams(scenario, streams) != 0) return 1;
+  const bool pooled = scenario.starts_with("free-async");
+  if (pooled) {
+    CHECK(cudaMallocAsync(&middle, kBytes, streams.writer));
   } else {
-    CHECK(cudaStreamCreate(&writer));
-    CHECK(cudaStreamCreate(&reader));
+    CHECK(cudaMalloc(&middle, kBytes));
   }
-  cudaEvent_t written = nullptr;
-  CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+  CHECK(cudaDeviceSynchronize());
+  cudaEvent_t event = nullptr;
+  CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
 
-  CHECK(cudaMemcpyAsync(middle, source, kBytes, cudaMemcpyDeviceToDevice, writer));
-  if (scenario == "event") {
-    CHECK(cudaEventRecord(written, writer));
-    CHECK(cudaStreamWaitEvent(reader, written, 0));
-  } else if (scenario == "stream-sync" || scenario == "abort") {
-    CHECK(cudaStreamSynchronize(writer));
+  if (scenario.starts_with("graph")) {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t executable = nullptr;
+    CHECK(cudaStreamBeginCapture(streams.writer, cudaStreamCaptureModeGlobal));
+    CHECK(cudaMemcpyAsync(middle, source, kBytes, cudaMemcpyDeviceToDevice, streams.writer));
+    CHECK(cudaStreamEndCapture(streams.writer, &graph));
+    CHECK(cudaGraphInstantiate(&executable, graph, 0));
+    CHECK(cudaGraphLaunch(executable, streams.writer));
+    if (scenario == "graph-sync") CHECK(cudaStreamSynchronize(streams.writer));
+  } else {
+    CHECK(cudaMemcpyAsync(middle, source, kBytes, cudaMemcpyDeviceToDevice, streams.writer));
   }
-  CHECK(cudaMemcpyAsync(target, middle, kBytes, cudaMemcpyDeviceToDevice, reader));
+  if (scenario == "event" || pooled) {
+    CHECK(cudaEventRecord(event, streams.writer));
+    CHECK(cudaStreamWaitEvent(streams.reader, event, 0));
+  } else if (scenario == "stream-sync" || scenario == "abort") {
+    CHECK(cudaStreamSynchronize(streams.writer));
+  }
+  CHECK(cudaMemcpyAsync(target, middle, kBytes, cudaMemcpyDeviceToDevice, streams.reader));
+  if (scenario == "free-async-ordered") {
+    CHECK(cudaEventRecord(event, streams.reader));
+    CHECK(cudaStreamWaitEvent(streams.writer, event, 0));
+  }
+  if (pooled) CHECK(cudaFreeAsync(middle, streams.writer));
   CHECK(cudaDeviceSynchronize());
   std::printf("scenario %.*s: copies done\n", static_cast<int>(scenario.size()), scenario.data());
   if (scenario == "abort") {
@@ -65,11 +109,11 @@ int run(std::string_view scenario) {
     std::abort();
   }
 
-  CHECK(cudaEventDestroy(written));
-  if (writer != nullptr) CHECK(cudaStreamDestroy(writer));
-  CHECK(cudaStreamDestroy(reader));
+  CHECK(cudaEventDestroy(event));
+  if (streams.created_writer) CHECK(cudaStreamDestroy(streams.writer));
+  if (streams.reader != nullptr) CHECK(cudaStreamDestroy(streams.reader));
   CHECK(cudaFree(source));
-  CHECK(cudaFree(middle));
+  if (!pooled) CHECK(cudaFree(middle));
   CHECK(cudaFree(target));
   return 0;
 }
