@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <pthread.h>
 #include <string>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -81,6 +82,16 @@ void finish_at_exit() {
   if (Tracer* tracer = Tracer::get()) tracer->finish();
 }
 
+void prepare_fork() {
+  if (installed_tracer != nullptr) installed_tracer->before_fork();
+}
+void parent_after_fork() {
+  if (installed_tracer != nullptr) installed_tracer->after_fork_in_parent();
+}
+void child_after_fork() {
+  if (installed_tracer != nullptr) installed_tracer->after_fork_in_child();
+}
+
 } // namespace
 
 InsideLibraryCall::InsideLibraryCall() {
@@ -126,6 +137,7 @@ void Tracer::start() {
     capture_stack(warm_up);
     std::atexit(finish_at_exit);
     install_fatal_signal_handlers(this);
+    pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
   } catch (const std::exception& error) {
     disable(error.what());
   }
@@ -199,6 +211,25 @@ void Tracer::finish() {
   } catch (const std::exception& error) {
     disable(error.what());
   }
+}
+
+void Tracer::before_fork() {
+  mutex_.lock();
+}
+
+void Tracer::after_fork_in_parent() {
+  mutex_.unlock();
+}
+
+void Tracer::after_fork_in_child() {
+  // The writer's file and unwritten records belong to the parent: writing or even flushing
+  // them here would duplicate them in the parent's trace, so the child lets go of the writer
+  // without running its destructor.
+  static_cast<void>(writer_.release());
+  finished_ = true;
+  enabled_.store(false);
+  disabled_reported_.store(true);
+  mutex_.unlock();
 }
 
 void Tracer::flush_for_crash() {

@@ -36,6 +36,12 @@ public:
   void finish();
   // From a fatal signal handler: writes what is buffered, if the lock is free.
   void flush_for_crash();
+  // fork() handlers: the lock is held across the fork so the child does not inherit it
+  // locked mid-event; the child stops tracing (its trace file and buffered records are the
+  // parent's), and a program it execs is traced afresh.
+  void before_fork();
+  void after_fork_in_parent();
+  void after_fork_in_child();
 
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;

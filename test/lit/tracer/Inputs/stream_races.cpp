@@ -17,11 +17,15 @@
 //                       be pending: a use after free
 //   free-async-ordered  the same, the free is ordered after the read by a second event
 //   abort               ordered copies, then the program aborts
+//   fork                cross-stream, with a fork between the two copies whose child prints
+//                       and exits normally
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -89,6 +93,17 @@ int run(std::string_view scenario) {
     if (scenario == "graph-sync") CHECK(cudaStreamSynchronize(streams.writer));
   } else {
     CHECK(cudaMemcpyAsync(middle, source, kBytes, cudaMemcpyDeviceToDevice, streams.writer));
+  }
+  if (scenario == "fork") {
+    std::fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+      std::printf("child exits\n");
+      std::exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    std::printf("child exited with %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   }
   if (scenario == "event" || pooled) {
     CHECK(cudaEventRecord(event, streams.writer));
