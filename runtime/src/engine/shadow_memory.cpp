@@ -71,6 +71,7 @@ void ShadowSpace::coalesce(Address begin, Address end) {
       it->second.end = next->second.end;
       it->second.newest_op = std::max(it->second.newest_op, next->second.newest_op);
       reads_ -= next->second.reads.size();
+      forget(next->first);
       segments_.erase(next);
       continue;
     }
@@ -84,8 +85,10 @@ void ShadowSpace::apply(Address begin, std::uint64_t size, const AccessRecord& a
   const Address end = begin + size;
 
   // The common case: the access covers exactly one interval that history already has.
-  auto exact = segments_.find(begin);
+  auto cached = by_start_.find(begin);
+  Map::iterator exact = cached != by_start_.end() ? cached->second : segments_.find(begin);
   if (exact != segments_.end() && exact->second.end == end) {
+    if (cached == by_start_.end()) by_start_.emplace(begin, exact);
     check(exact->second, begin, end, access, clock, conflicts);
     record(exact->second, access);
     return;
@@ -120,7 +123,10 @@ void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* b
   split_at(end);
   auto first = segments_.lower_bound(begin);
   auto last = segments_.lower_bound(end);
-  for (auto it = first; it != last; ++it) reads_ -= it->second.reads.size();
+  for (auto it = first; it != last; ++it) {
+    reads_ -= it->second.reads.size();
+    forget(it->first);
+  }
   auto hint = segments_.erase(first, last);
   if (!birth) return;
   Segment fresh;
@@ -134,6 +140,7 @@ void ShadowSpace::evict_older_than(std::uint64_t threshold) {
   for (auto it = segments_.begin(); it != segments_.end();) {
     if (it->second.newest_op < threshold) {
       reads_ -= it->second.reads.size();
+      forget(it->first);
       it = segments_.erase(it);
     } else {
       ++it;

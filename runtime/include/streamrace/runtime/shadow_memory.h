@@ -87,7 +87,13 @@ private:
   void record(Segment& segment, const AccessRecord& access);
   void coalesce(Address begin, Address end);
 
+  // Forgets the cached iterator of the interval starting at `start` before it is erased.
+  void forget(Address start) { by_start_.erase(start); }
+
   Map segments_;
+  // Intervals by their start, for the common case of an access that covers one whole
+  // interval: a hash lookup instead of a tree walk. Filled on use, emptied on erase.
+  std::unordered_map<Address, Map::iterator> by_start_;
   std::size_t reads_ = 0;
 };
 
