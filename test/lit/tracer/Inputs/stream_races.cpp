@@ -16,6 +16,9 @@
 //                       by an event, then the writer stream frees it while the read may still
 //                       be pending: a use after free
 //   free-async-ordered  the same, the free is ordered after the read by a second event
+//   query-once          the host queries an event recorded after the write once and reads
+//                       whatever the answer (a race when the write is still pending)
+//   query-poll          the same, polling until the query succeeds (ordered)
 //   abort               ordered copies, then the program aborts
 //   fork                cross-stream, with a fork between the two copies whose child prints
 //                       and exits normally
@@ -104,6 +107,15 @@ int run(std::string_view scenario) {
     int status = 0;
     waitpid(child, &status, 0);
     std::printf("child exited with %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  if (scenario.starts_with("query")) {
+    CHECK(cudaEventRecord(event, streams.writer));
+    cudaError_t status = cudaEventQuery(event);
+    while (scenario == "query-poll" && status == cudaErrorNotReady) {
+      usleep(1000);
+      status = cudaEventQuery(event);
+    }
+    std::printf("first answer %s\n", scenario == "query-once" ? cudaGetErrorName(status) : "-");
   }
   if (scenario == "event" || pooled) {
     CHECK(cudaEventRecord(event, streams.writer));
