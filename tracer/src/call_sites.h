@@ -13,7 +13,7 @@
 
 namespace streamrace::tracer {
 
-inline constexpr std::size_t kCapturedFrames = 16;
+inline constexpr std::size_t kCapturedFrames = 24;
 
 // The raw return addresses of one call, innermost first, as captured on the calling thread.
 struct RawStack {
@@ -21,7 +21,7 @@ struct RawStack {
   int depth = 0;
 };
 
-// Fills `stack` on the calling thread. Lock-free; safe to call from any API callback.
+// Fills `stack` on the calling thread (libunwind when installed, else glibc's backtrace()).
 void capture_stack(RawStack& stack);
 
 // Interns captured stacks into call-site ids (1, 2, ...). Not thread-safe: the tracer calls

@@ -133,7 +133,7 @@ void Tracer::start() {
       writer_ = std::make_unique<trace::TraceWriter>(
           trace_path(directory), static_cast<std::uint64_t>(getpid()), now_ns());
     }
-    RawStack warm_up; // the first backtrace() loads the unwinder: not inside a callback
+    RawStack warm_up; // the first capture loads the unwinder: better not inside a callback
     capture_stack(warm_up);
     std::atexit(finish_at_exit);
     install_fatal_signal_handlers(this);
