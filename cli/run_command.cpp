@@ -28,8 +28,9 @@ namespace fs = std::filesystem;
 constexpr const char* kHelp =
     "usage: streamrace run [options] -- <command> [args...]\n"
     "\n"
-    "Runs the command with the tracer (libstreamrace.so) attached through LD_PRELOAD and\n"
-    "CUDA_INJECTION64_PATH, then merges the trace files every process wrote and prints the\n"
+    "Runs the command with the tracer (libstreamrace.so) attached through LD_PRELOAD,\n"
+    "CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH, then merges the trace files every process "
+    "wrote and prints the\n"
     "report on standard error (the program's own output is left as it is).\n"
     "Exit status: 66 when findings remain, else the command's own status (128 + signal when\n"
     "it was killed), 127 when it cannot be started.\n"
@@ -114,6 +115,7 @@ std::vector<std::string> traced_environment(const RunRequest& request, const fs:
       continue;
     }
     if (variable.rfind("CUDA_INJECTION64_PATH=", 0) == 0 ||
+        variable.rfind("NVTX_INJECTION64_PATH=", 0) == 0 ||
         variable.rfind("STREAMRACE_OUTPUT_DIR=", 0) == 0 ||
         variable.rfind("STREAMRACE_OPTIONS=", 0) == 0)
       continue;
@@ -121,6 +123,7 @@ std::vector<std::string> traced_environment(const RunRequest& request, const fs:
   }
   environment.push_back("LD_PRELOAD=" + preload);
   environment.push_back("CUDA_INJECTION64_PATH=" + library.string());
+  environment.push_back("NVTX_INJECTION64_PATH=" + library.string());
   environment.push_back("STREAMRACE_OUTPUT_DIR=" + output.string());
   environment.push_back("STREAMRACE_OPTIONS=" + options);
   return environment;

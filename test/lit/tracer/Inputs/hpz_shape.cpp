@@ -2,11 +2,14 @@
 // compute stream fills the secondary partition while an all-gather on the communication stream
 // reads it. One rank per process: a single rank alone, or the job a launcher describes in RANK,
 // WORLD_SIZE and LOCAL_RANK (every rank calls ncclGetUniqueId, so the launcher must hand out the
-// same id to all). `fixed` orders the copy and the all-gather with an event.
+// same id to all). `fixed` orders the copy and the all-gather with an event. The streams are
+// named and the step is an NVTX range, as training frameworks do.
 //
 //   hpz_shape racy|fixed
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+#include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtCudaRt.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -54,6 +57,9 @@ int run(bool fixed) {
   cudaEvent_t partition_ready = nullptr;
   CHECK(cudaEventCreateWithFlags(&partition_ready, cudaEventDisableTiming));
 
+  nvtxNameCudaStreamA(compute, "compute");
+  nvtxNameCudaStreamA(communication, "communication");
+  nvtxRangePushA("hpz step");
   CHECK(cudaMemcpyAsync(secondary_partition, weights, kElements * sizeof(float),
                         cudaMemcpyDeviceToDevice, compute));
   if (fixed) {
@@ -61,6 +67,7 @@ int run(bool fixed) {
     CHECK(cudaStreamWaitEvent(communication, partition_ready, 0));
   }
   CHECK(ncclAllGather(secondary_partition, gathered, kElements, ncclFloat, comm, communication));
+  nvtxRangePop();
   CHECK(cudaStreamSynchronize(communication));
   CHECK(cudaStreamSynchronize(compute));
   std::printf("all-gather done\n");
