@@ -55,7 +55,8 @@ void remap_sites(Finding& finding, const std::vector<CallSiteId>& ids) {
   }
 }
 
-constexpr int kFatalSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+// SIGTERM too: launchers stop the other ranks of a failed job with it.
+constexpr int kFatalSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM};
 struct sigaction previous_actions[std::size(kFatalSignals)];
 Tracer* installed_tracer = nullptr;
 
@@ -158,9 +159,12 @@ NameId Tracer::intern_name(std::string_view text) {
 void Tracer::record(std::string_view api, Payload payload) {
   RawStack stack;
   capture_stack(stack);
-  Event event{EventHeader{rank_, current_thread(), 0, 0, now_ns()}, std::move(payload)};
+  Event event{EventHeader{rank_, current_thread(), 0, 0, 0}, std::move(payload)};
   std::lock_guard lock(mutex_);
   if (finished_ || !enabled()) return;
+  // Stamped under the lock: replay orders a trace by time, and must see the events in the order
+  // the online engine did.
+  event.header.time_ns = now_ns();
   bool new_site = false;
   event.header.site = sites_.intern(api, stack, new_site);
   engine_->process(event);

@@ -20,10 +20,12 @@
 //                       whatever the answer (a race when the write is still pending)
 //   query-poll          the same, polling until the query succeeds (ordered)
 //   abort               ordered copies, then the program aborts
+//   terminate           ordered copies, then the program is terminated (SIGTERM)
 //   fork                cross-stream, with a fork between the two copies whose child prints
 //                       and exits normally
 #include <cuda_runtime_api.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -120,7 +122,7 @@ int run(std::string_view scenario) {
   if (scenario == "event" || pooled) {
     CHECK(cudaEventRecord(event, streams.writer));
     CHECK(cudaStreamWaitEvent(streams.reader, event, 0));
-  } else if (scenario == "stream-sync" || scenario == "abort") {
+  } else if (scenario == "stream-sync" || scenario == "abort" || scenario == "terminate") {
     CHECK(cudaStreamSynchronize(streams.writer));
   }
   CHECK(cudaMemcpyAsync(target, middle, kBytes, cudaMemcpyDeviceToDevice, streams.reader));
@@ -134,6 +136,10 @@ int run(std::string_view scenario) {
   if (scenario == "abort") {
     std::fflush(stdout);
     std::abort();
+  }
+  if (scenario == "terminate") {
+    std::fflush(stdout);
+    std::raise(SIGTERM);
   }
 
   CHECK(cudaEventDestroy(event));
