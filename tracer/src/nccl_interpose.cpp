@@ -94,7 +94,8 @@ CommKey hash_bytes(const void* bytes, std::size_t size, std::uint64_t seed) {
   return hash;
 }
 
-void record_communicator(ncclComm_t comm, CommKey key) {
+// `api` is the initializing call, which names the communicator's call site in reports.
+void record_communicator(std::string_view api, ncclComm_t comm, CommKey key) {
   static const auto count = resolve<decltype(&pncclCommCount)>("pncclCommCount");
   static const auto user_rank = resolve<decltype(&pncclCommUserRank)>("pncclCommUserRank");
   static const auto device = resolve<decltype(&pncclCommCuDevice)>("pncclCommCuDevice");
@@ -109,7 +110,7 @@ void record_communicator(ncclComm_t comm, CommKey key) {
     std::lock_guard lock(communicator_mutex);
     communicator_keys[comm] = key;
   }
-  guarded([&](Tracer& tracer) { tracer.record("ncclCommInitRank", init); });
+  guarded([&](Tracer& tracer) { tracer.record(api, init); });
 }
 
 ncclResult_t destroy(ncclResult_t (*real)(ncclComm_t), std::string_view api, ncclComm_t comm) {
@@ -210,7 +211,8 @@ STREAMRACE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, nc
     InsideLibraryCall inside;
     result = real(comm, nranks, commId, rank);
   }
-  if (succeeded(result)) record_communicator(*comm, hash_bytes(&commId, sizeof commId, 0));
+  if (succeeded(result))
+    record_communicator("ncclCommInitRank", *comm, hash_bytes(&commId, sizeof commId, 0));
   return result;
 }
 STREAMRACE_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks,
@@ -223,7 +225,8 @@ STREAMRACE_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nran
     InsideLibraryCall inside;
     result = real(comm, nranks, commId, rank, config);
   }
-  if (succeeded(result)) record_communicator(*comm, hash_bytes(&commId, sizeof commId, 0));
+  if (succeeded(result))
+    record_communicator("ncclCommInitRankConfig", *comm, hash_bytes(&commId, sizeof commId, 0));
   return result;
 }
 STREAMRACE_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
@@ -243,7 +246,7 @@ STREAMRACE_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, cons
   }
   const streamrace::CommKey key = hash_bytes(&call, sizeof call, 1);
   for (int i = 0; i < ndev; ++i)
-    record_communicator(comms[i], key);
+    record_communicator("ncclCommInitAll", comms[i], key);
   return result;
 }
 STREAMRACE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
@@ -265,7 +268,7 @@ STREAMRACE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key
     identity[0] = parent != communicator_keys.end() ? parent->second : 0;
     identity[1] = splits_of[identity[0]]++;
   }
-  record_communicator(*newcomm, hash_bytes(identity, sizeof identity, 2));
+  record_communicator("ncclCommSplit", *newcomm, hash_bytes(identity, sizeof identity, 2));
   return result;
 }
 STREAMRACE_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
