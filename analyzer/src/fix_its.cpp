@@ -82,8 +82,11 @@ std::vector<clang::FixItHint> orderStreamsFix(const clang::Stmt* first, const cl
   if (eventFits) {
     const clang::SourceLocation afterProducer = locationAfterStatement(producer.statement, context);
     if (afterProducer.isValid()) {
+      // Named after the producing statement: findings that share it share one event, and their
+      // identical record insertions merge.
       const std::string event =
-          "streamrace_ready_" + std::to_string(sources.getExpansionLineNumber(consumerBegin));
+          "streamrace_ready_" +
+          std::to_string(sources.getExpansionLineNumber(producer.statement->getBeginLoc()));
       const std::string producerIndent = indentationOf(producer.statement, context);
       std::string record = "\n" + producerIndent + "cudaEvent_t " + event + ";\n" + producerIndent +
                            "cudaEventCreateWithFlags(&" + event + ", cudaEventDisableTiming);\n" +

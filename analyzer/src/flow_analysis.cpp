@@ -568,6 +568,7 @@ private:
       freeInStreamOrder(effect, call, state, frame);
       return;
     case CallEffectKind::HostFree:
+      if (effect.buffers.empty()) return;
       if (std::optional<std::string> buffer = keyOf(effect.buffers.front().expr, state, frame))
         freeOnHost(*buffer, effect.operation, &call, state, frame);
       return;
@@ -755,6 +756,7 @@ private:
                          const Frame& frame) {
     std::optional<std::string> stream =
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
+    if (effect.buffers.empty()) return;
     std::optional<std::string> buffer = keyOf(effect.buffers.front().expr, state, frame);
     if (!stream || !buffer) return;
     if (frame.reporting)

@@ -16,8 +16,8 @@ struct Partition {
     cudaMemcpyAsync(secondary, primary, count * 4, cudaMemcpyDeviceToDevice, compute);
     ncclAllGather(secondary, gathered, count, ncclFloat, group, comm);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'this->secondary' is read by ncclAllGather on stream 'this->comm' while cudaMemcpyAsync on stream 'this->compute' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-    // CHECK-FIXES: cudaEventRecord(streamrace_ready_17, this->compute);
-    // CHECK-FIXES-NEXT: cudaStreamWaitEvent(this->comm, streamrace_ready_17, 0);
+    // CHECK-FIXES: cudaEventRecord(streamrace_ready_16, this->compute);
+    // CHECK-FIXES-NEXT: cudaStreamWaitEvent(this->comm, streamrace_ready_16, 0);
   }
 
   void refresh_and_gather_ordered() {

@@ -11,10 +11,10 @@ void waits_on_one_path(float* buf, float* out, size_t n, bool overlap, cudaStrea
   }
   ncclAllGather(buf, out, n, ncclFloat, c, comm);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is read by ncclAllGather on stream 'comm' while cudaMemsetAsync on stream 'compute' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-  // CHECK-FIXES: cudaEventRecord(streamrace_ready_12, compute);
+  // CHECK-FIXES: cudaEventRecord(streamrace_ready_7, compute);
   // CHECK-FIXES-NEXT: if (!overlap) {
-  // CHECK-FIXES: cudaStreamWaitEvent(comm, streamrace_ready_12, 0);
-  // CHECK-FIXES-NEXT: cudaEventDestroy(streamrace_ready_12);
+  // CHECK-FIXES: cudaStreamWaitEvent(comm, streamrace_ready_7, 0);
+  // CHECK-FIXES-NEXT: cudaEventDestroy(streamrace_ready_7);
   // CHECK-FIXES-NEXT: ncclAllGather(buf, out, n, ncclFloat, c, comm);
 }
 

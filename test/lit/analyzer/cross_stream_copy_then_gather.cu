@@ -12,11 +12,11 @@ void racy(float* secondary, const float* primary, float* gathered, size_t n,
   // CHECK-MESSAGES: :[[@LINE-3]]:3: note: cudaMemcpyAsync writes 'secondary' on stream 'compute' here
   // CHECK-MESSAGES: :[[@LINE-4]]:81: note: an event recorded on stream 'compute' here, and waited on before the later access, would order the two
   // CHECK-FIXES: cudaMemcpyAsync(secondary, primary, n * 4, cudaMemcpyDeviceToDevice, compute);
-  // CHECK-FIXES-NEXT: cudaEvent_t streamrace_ready_10;
-  // CHECK-FIXES-NEXT: cudaEventCreateWithFlags(&streamrace_ready_10, cudaEventDisableTiming);
-  // CHECK-FIXES-NEXT: cudaEventRecord(streamrace_ready_10, compute);
-  // CHECK-FIXES-NEXT: cudaStreamWaitEvent(comm, streamrace_ready_10, 0);
-  // CHECK-FIXES-NEXT: cudaEventDestroy(streamrace_ready_10);
+  // CHECK-FIXES-NEXT: cudaEvent_t streamrace_ready_9;
+  // CHECK-FIXES-NEXT: cudaEventCreateWithFlags(&streamrace_ready_9, cudaEventDisableTiming);
+  // CHECK-FIXES-NEXT: cudaEventRecord(streamrace_ready_9, compute);
+  // CHECK-FIXES-NEXT: cudaStreamWaitEvent(comm, streamrace_ready_9, 0);
+  // CHECK-FIXES-NEXT: cudaEventDestroy(streamrace_ready_9);
   // CHECK-FIXES-NEXT: ncclAllGather(secondary, gathered, n, ncclFloat, c, comm);
 }
 

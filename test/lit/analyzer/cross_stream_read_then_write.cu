@@ -9,8 +9,8 @@ void racy(float* grads, float* reduced, const float* next, size_t n, cudaStream_
   cudaMemcpyAsync(grads, next, n * 4, cudaMemcpyDeviceToDevice, compute);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'grads' is written by cudaMemcpyAsync on stream 'compute' while ncclAllReduce on stream 'comm' may still be reading it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
   // CHECK-MESSAGES: :[[@LINE-3]]:3: note: ncclAllReduce reads 'grads' on stream 'comm' here
-  // CHECK-FIXES: cudaEventRecord(streamrace_ready_9, comm);
-  // CHECK-FIXES-NEXT: cudaStreamWaitEvent(compute, streamrace_ready_9, 0);
+  // CHECK-FIXES: cudaEventRecord(streamrace_ready_8, comm);
+  // CHECK-FIXES-NEXT: cudaStreamWaitEvent(compute, streamrace_ready_8, 0);
 }
 
 void ordered_by_event(float* grads, float* reduced, const float* next, size_t n,

@@ -12,8 +12,8 @@ void stream_ordered_free(float* host, size_t n, cudaStream_t work, cudaStream_t 
   cudaMemcpyAsync(host, scratch, n * 4, cudaMemcpyDeviceToHost, work);
   cudaFreeAsync(scratch, cleanup);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'scratch' is freed by cudaFreeAsync on stream 'cleanup' while cudaMemcpyAsync on stream 'work' may still be reading it [streamrace-free-while-pending]
-  // CHECK-FIXES: cudaStreamWaitEvent(cleanup, streamrace_ready_13, 0);
-  // CHECK-FIXES-NEXT: cudaEventDestroy(streamrace_ready_13);
+  // CHECK-FIXES: cudaStreamWaitEvent(cleanup, streamrace_ready_12, 0);
+  // CHECK-FIXES-NEXT: cudaEventDestroy(streamrace_ready_12);
   // CHECK-FIXES-NEXT: cudaFreeAsync(scratch, cleanup);
 }
 

@@ -23,11 +23,11 @@ public:
     // CHECK-MESSAGES: :48:5: note: the access is made here, inside 'copy_to_secondary'
     // CHECK-MESSAGES: :53:5: note: the later access is ncclAllGather here, inside 'gather_secondary'
     // CHECK-FIXES: copy_to_secondary(p, compute_);
-    // CHECK-FIXES-NEXT: cudaEvent_t streamrace_ready_20;
-    // CHECK-FIXES-NEXT: cudaEventCreateWithFlags(&streamrace_ready_20, cudaEventDisableTiming);
-    // CHECK-FIXES-NEXT: cudaEventRecord(streamrace_ready_20, this->compute_);
-    // CHECK-FIXES-NEXT: cudaStreamWaitEvent(this->comm_, streamrace_ready_20, 0);
-    // CHECK-FIXES-NEXT: cudaEventDestroy(streamrace_ready_20);
+    // CHECK-FIXES-NEXT: cudaEvent_t streamrace_ready_19;
+    // CHECK-FIXES-NEXT: cudaEventCreateWithFlags(&streamrace_ready_19, cudaEventDisableTiming);
+    // CHECK-FIXES-NEXT: cudaEventRecord(streamrace_ready_19, this->compute_);
+    // CHECK-FIXES-NEXT: cudaStreamWaitEvent(this->comm_, streamrace_ready_19, 0);
+    // CHECK-FIXES-NEXT: cudaEventDestroy(streamrace_ready_19);
     // CHECK-FIXES-NEXT: gather_secondary(p);
   }
 

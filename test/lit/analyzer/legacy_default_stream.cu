@@ -19,7 +19,7 @@ void non_blocking_stream_races(float* buf, float* dst) {
   produce<<<1, 32, 0, s>>>(buf);
   cudaMemcpyAsync(dst, buf, 128, cudaMemcpyDeviceToDevice, 0);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is read by cudaMemcpyAsync on the legacy default stream while kernel 'produce' on stream 's' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-  // CHECK-FIXES: cudaStreamWaitEvent(cudaStreamLegacy, streamrace_ready_20, 0);
+  // CHECK-FIXES: cudaStreamWaitEvent(cudaStreamLegacy, streamrace_ready_19, 0);
 }
 
 void default_launch_then_non_blocking(float* buf, float* dst) {

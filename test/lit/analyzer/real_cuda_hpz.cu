@@ -12,8 +12,8 @@ void racy(float* secondary, const float* primary, float* gathered, size_t n,
   cudaMemcpyAsync(secondary, primary, n * sizeof(float), cudaMemcpyDeviceToDevice, compute);
   ncclAllGather(secondary, gathered, n, ncclFloat, c, comm);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'secondary' is read by ncclAllGather on stream 'comm' while cudaMemcpyAsync on stream 'compute' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-  // CHECK-FIXES: cudaEventRecord(streamrace_ready_13, compute);
-  // CHECK-FIXES-NEXT: cudaStreamWaitEvent(comm, streamrace_ready_13, 0);
+  // CHECK-FIXES: cudaEventRecord(streamrace_ready_12, compute);
+  // CHECK-FIXES-NEXT: cudaStreamWaitEvent(comm, streamrace_ready_12, 0);
   scale<<<1, 32, 0, compute>>>(gathered, activations);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'gathered' is read by kernel 'scale' on stream 'compute' while ncclAllGather on stream 'comm' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
 }
