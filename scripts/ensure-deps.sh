@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ python3
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  clang-22 libclang-22-dev llvm-22-dev llvm-22-tools clang-tidy-22
+  clang-22 libclang-rt-22-dev libclang-22-dev llvm-22-dev llvm-22-tools clang-tidy-22
   libunwind8 # the tracer captures call stacks with it (dlopen; glibc backtrace() without it)
 )
 

@@ -9,7 +9,12 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 /usr/lib/llvm-22/bin/lit -sv --time-tests "$build/test/lit" "$build/test/unit" 2>&1 | tee "$log" || status=$?
-count() { awk -v k="$1" '$0 ~ "^ *"k" *: *[0-9]+" {gsub(/[^0-9]/, "", $0); n += $0} END {print n + 0}' "$log"; }
+# lit's summary lines look like "  Passed: 212 (100.00%)": add up the first number after each.
+count() {
+  awk -v k="$1" '{ line = $0; sub(/^ +/, "", line) }
+    index(line, k ":") == 1 { rest = substr(line, length(k) + 2); n += rest + 0 }
+    END { print n + 0 }' "$log"
+}
 passed=$(($(count Passed) + $(count "Expectedly Failed")))
 failed=$(($(count Failed) + $(count "Unexpectedly Passed") + $(count Unresolved) + $(count "Timed Out")))
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
