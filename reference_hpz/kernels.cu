@@ -1,0 +1,228 @@
+#include "cuda_check.h"
+#include "kernels.h"
+
+#include <streamrace_emulator/kernel_registry.h>
+
+#include <cmath>
+
+namespace hpz {
+
+namespace {
+
+constexpr int threadsPerBlock = 128;
+
+int blocksFor(int count) {
+  return (count + threadsPerBlock - 1) / threadsPerBlock;
+}
+
+// The arithmetic shared by the device kernels and their CPU twins, one output element each.
+
+__host__ __device__ float denseForwardElement(const float* parameters, const float* input, int b,
+                                              int o, int inFeatures, int outFeatures,
+                                              int applyRelu) {
+  const float* row = parameters + static_cast<long>(o) * inFeatures;
+  float sum = parameters[static_cast<long>(outFeatures) * inFeatures + o];
+  for (int i = 0; i < inFeatures; ++i) {
+    sum = fmaf(row[i], input[static_cast<long>(b) * inFeatures + i], sum);
+  }
+  return applyRelu != 0 && sum < 0.0f ? 0.0f : sum;
+}
+
+__host__ __device__ float denseBackwardInputElement(const float* parameters,
+                                                    const float* outputGradient, const float* input,
+                                                    int b, int i, int inFeatures, int outFeatures) {
+  if (input[static_cast<long>(b) * inFeatures + i] <= 0.0f) {
+    return 0.0f;
+  }
+  float sum = 0.0f;
+  for (int o = 0; o < outFeatures; ++o) {
+    sum = fmaf(outputGradient[static_cast<long>(b) * outFeatures + o],
+               parameters[static_cast<long>(o) * inFeatures + i], sum);
+  }
+  return sum;
+}
+
+// Element e < outFeatures * inFeatures is weight (o, i); the rest are biases.
+__host__ __device__ float denseBackwardParameterElement(const float* outputGradient,
+                                                        const float* input, int e, int batch,
+                                                        int inFeatures, int outFeatures,
+                                                        float scale) {
+  const int weightCount = outFeatures * inFeatures;
+  float sum = 0.0f;
+  if (e < weightCount) {
+    const int o = e / inFeatures;
+    const int i = e % inFeatures;
+    for (int b = 0; b < batch; ++b) {
+      sum = fmaf(outputGradient[static_cast<long>(b) * outFeatures + o],
+                 input[static_cast<long>(b) * inFeatures + i], sum);
+    }
+  } else {
+    const int o = e - weightCount;
+    for (int b = 0; b < batch; ++b) {
+      sum += outputGradient[static_cast<long>(b) * outFeatures + o];
+    }
+  }
+  return sum * scale;
+}
+
+__host__ __device__ void adamElement(float* parameters, const float* gradients, float* firstMoment,
+                                     float* secondMoment, int j, AdamStep step) {
+  const float gradient = gradients[j];
+  const float m = step.beta1 * firstMoment[j] + (1.0f - step.beta1) * gradient;
+  const float v = step.beta2 * secondMoment[j] + (1.0f - step.beta2) * gradient * gradient;
+  firstMoment[j] = m;
+  secondMoment[j] = v;
+  const float correctedM = m / step.biasCorrection1;
+  const float correctedV = v / step.biasCorrection2;
+  parameters[j] -= step.learningRate * correctedM / (sqrtf(correctedV) + step.epsilon);
+}
+
+__host__ __device__ void mseLoss(const float* prediction, const float* target, float* gradient,
+                                 float* loss, int count) {
+  float sum = 0.0f;
+  const float inverseCount = 1.0f / static_cast<float>(count);
+  for (int j = 0; j < count; ++j) {
+    const float difference = prediction[j] - target[j];
+    sum = fmaf(difference, difference, sum);
+    gradient[j] = 2.0f * difference * inverseCount;
+  }
+  *loss = sum * inverseCount;
+}
+
+__global__ void denseForward(const float* parameters, const float* input, float* output, int batch,
+                             int inFeatures, int outFeatures, int applyRelu) {
+  const int index = blockIdx.x * blockDim.x + threadIdx.x;
+  if (index < batch * outFeatures) {
+    output[index] = denseForwardElement(parameters, input, index / outFeatures, index % outFeatures,
+                                        inFeatures, outFeatures, applyRelu);
+  }
+}
+
+__global__ void mseLossKernel(const float* prediction, const float* target, float* gradient,
+                              float* loss, int count) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    mseLoss(prediction, target, gradient, loss, count);
+  }
+}
+
+__global__ void denseBackwardInput(const float* parameters, const float* outputGradient,
+                                   const float* input, float* inputGradient, int batch,
+                                   int inFeatures, int outFeatures) {
+  const int index = blockIdx.x * blockDim.x + threadIdx.x;
+  if (index < batch * inFeatures) {
+    inputGradient[index] =
+        denseBackwardInputElement(parameters, outputGradient, input, index / inFeatures,
+                                  index % inFeatures, inFeatures, outFeatures);
+  }
+}
+
+__global__ void denseBackwardParameters(const float* outputGradient, const float* input,
+                                        float* parameterGradient, int batch, int inFeatures,
+                                        int outFeatures, float scale) {
+  const int index = blockIdx.x * blockDim.x + threadIdx.x;
+  if (index < outFeatures * (inFeatures + 1)) {
+    parameterGradient[index] = denseBackwardParameterElement(outputGradient, input, index, batch,
+                                                             inFeatures, outFeatures, scale);
+  }
+}
+
+__global__ void adam(float* parameters, const float* gradients, float* firstMoment,
+                     float* secondMoment, int count, AdamStep step) {
+  const int index = blockIdx.x * blockDim.x + threadIdx.x;
+  if (index < count) {
+    adamElement(parameters, gradients, firstMoment, secondMoment, index, step);
+  }
+}
+
+// CPU twins: the emulator runs a launch as one call, so each loops over the whole grid.
+
+void denseForwardOnCpu(const StreamraceEmuLaunch&, const float* parameters, const float* input,
+                       float* output, int batch, int inFeatures, int outFeatures, int applyRelu) {
+  for (int index = 0; index < batch * outFeatures; ++index) {
+    output[index] = denseForwardElement(parameters, input, index / outFeatures, index % outFeatures,
+                                        inFeatures, outFeatures, applyRelu);
+  }
+}
+
+void mseLossOnCpu(const StreamraceEmuLaunch&, const float* prediction, const float* target,
+                  float* gradient, float* loss, int count) {
+  mseLoss(prediction, target, gradient, loss, count);
+}
+
+void denseBackwardInputOnCpu(const StreamraceEmuLaunch&, const float* parameters,
+                             const float* outputGradient, const float* input, float* inputGradient,
+                             int batch, int inFeatures, int outFeatures) {
+  for (int index = 0; index < batch * inFeatures; ++index) {
+    inputGradient[index] =
+        denseBackwardInputElement(parameters, outputGradient, input, index / inFeatures,
+                                  index % inFeatures, inFeatures, outFeatures);
+  }
+}
+
+void denseBackwardParametersOnCpu(const StreamraceEmuLaunch&, const float* outputGradient,
+                                  const float* input, float* parameterGradient, int batch,
+                                  int inFeatures, int outFeatures, float scale) {
+  for (int index = 0; index < outFeatures * (inFeatures + 1); ++index) {
+    parameterGradient[index] = denseBackwardParameterElement(outputGradient, input, index, batch,
+                                                             inFeatures, outFeatures, scale);
+  }
+}
+
+void adamOnCpu(const StreamraceEmuLaunch&, float* parameters, const float* gradients,
+               float* firstMoment, float* secondMoment, int count, AdamStep step) {
+  for (int index = 0; index < count; ++index) {
+    adamElement(parameters, gradients, firstMoment, secondMoment, index, step);
+  }
+}
+
+} // namespace
+
+bool registerCpuKernels() {
+  using streamrace_emulator::registerKernel;
+  const bool forward = registerKernel<&denseForwardOnCpu>(denseForward);
+  const bool loss = registerKernel<&mseLossOnCpu>(mseLossKernel);
+  const bool backwardInput = registerKernel<&denseBackwardInputOnCpu>(denseBackwardInput);
+  const bool backwardParameters =
+      registerKernel<&denseBackwardParametersOnCpu>(denseBackwardParameters);
+  const bool optimizer = registerKernel<&adamOnCpu>(adam);
+  return forward && loss && backwardInput && backwardParameters && optimizer;
+}
+
+void launchDenseForward(const float* parameters, const float* input, float* output, int batch,
+                        int inFeatures, int outFeatures, bool applyRelu, cudaStream_t stream) {
+  denseForward<<<blocksFor(batch * outFeatures), threadsPerBlock, 0, stream>>>(
+      parameters, input, output, batch, inFeatures, outFeatures, applyRelu ? 1 : 0);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launchMseLoss(const float* prediction, const float* target, float* gradient, float* loss,
+                   int count, cudaStream_t stream) {
+  mseLossKernel<<<1, 1, 0, stream>>>(prediction, target, gradient, loss, count);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launchDenseBackwardInput(const float* parameters, const float* outputGradient,
+                              const float* input, float* inputGradient, int batch, int inFeatures,
+                              int outFeatures, cudaStream_t stream) {
+  denseBackwardInput<<<blocksFor(batch * inFeatures), threadsPerBlock, 0, stream>>>(
+      parameters, outputGradient, input, inputGradient, batch, inFeatures, outFeatures);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launchDenseBackwardParameters(const float* outputGradient, const float* input,
+                                   float* parameterGradient, int batch, int inFeatures,
+                                   int outFeatures, float scale, cudaStream_t stream) {
+  denseBackwardParameters<<<blocksFor(outFeatures * (inFeatures + 1)), threadsPerBlock, 0,
+                            stream>>>(outputGradient, input, parameterGradient, batch, inFeatures,
+                                      outFeatures, scale);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launchAdam(float* parameters, const float* gradients, float* firstMoment, float* secondMoment,
+                int count, AdamStep step, cudaStream_t stream) {
+  adam<<<blocksFor(count), threadsPerBlock, 0, stream>>>(parameters, gradients, firstMoment,
+                                                         secondMoment, count, step);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+} // namespace hpz

@@ -1,0 +1,45 @@
+// The model's device kernels, launched on a given stream. Each kernel has a CPU twin with the
+// same arithmetic in the same order, registered with the streamrace emulator when it is the
+// loaded CUDA runtime; on a GPU the registration does nothing. Every sum runs in a fixed order,
+// so a run is reproducible bit for bit.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace hpz {
+
+// Returns true when the CPU twins were registered (running on the emulator).
+bool registerCpuKernels();
+
+// output[b][o] = bias[o] + sum_i weights[o][i] * input[b][i], then max(0, .) when applyRelu.
+void launchDenseForward(const float* parameters, const float* input, float* output, int batch,
+                        int inFeatures, int outFeatures, bool applyRelu, cudaStream_t stream);
+
+// loss = mean((prediction - target)^2); gradient = d loss / d prediction.
+void launchMseLoss(const float* prediction, const float* target, float* gradient, float* loss,
+                   int count, cudaStream_t stream);
+
+// inputGradient[b][i] = (sum_o outputGradient[b][o] * weights[o][i]) * (input[b][i] > 0), the
+// input being the ReLU output of the previous layer.
+void launchDenseBackwardInput(const float* parameters, const float* outputGradient,
+                              const float* input, float* inputGradient, int batch, int inFeatures,
+                              int outFeatures, cudaStream_t stream);
+
+// Gradient of the flat parameter (weights then biases), multiplied by `scale`.
+void launchDenseBackwardParameters(const float* outputGradient, const float* input,
+                                   float* parameterGradient, int batch, int inFeatures,
+                                   int outFeatures, float scale, cudaStream_t stream);
+
+struct AdamStep {
+  float learningRate;
+  float beta1;
+  float beta2;
+  float epsilon;
+  float biasCorrection1;
+  float biasCorrection2;
+};
+
+void launchAdam(float* parameters, const float* gradients, float* firstMoment, float* secondMoment,
+                int count, AdamStep step, cudaStream_t stream);
+
+} // namespace hpz

@@ -1,0 +1,31 @@
+// Command line of hpz_train.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpz {
+
+enum class Mode { Zero3, HpzBuggy, HpzFixHostSync, HpzFixEvent };
+
+struct Options {
+  Mode mode = Mode::Zero3;
+  int steps = 50;
+  std::uint64_t seed = 1;
+  std::string lossCsvPath;
+  std::string costCsvPath;
+  bool poisonSecondaryShards = false;
+  bool showHelp = false;
+};
+
+const char* modeName(Mode mode);
+bool usesSecondaryShards(Mode mode);
+
+// Throws std::invalid_argument with a message naming the bad argument.
+Options parseOptions(const std::vector<std::string>& arguments);
+
+std::string usage();
+
+} // namespace hpz

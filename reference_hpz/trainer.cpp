@@ -1,0 +1,294 @@
+#include "trainer.h"
+
+#include "kernels.h"
+#include "synthetic_task.h"
+
+#include <nvtx3/nvToolsExtCudaRt.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace hpz {
+
+namespace {
+
+constexpr int samplesPerRank = 256;
+constexpr int batchPerRank = 16;
+constexpr AdamStep adamHyperparameters{1e-3f, 0.9f, 0.999f, 1e-8f, 1.0f, 1.0f};
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+void nameEvent(const Event& event, const std::string& name) {
+  nvtxNameCudaEventA(event.get(), name.c_str());
+}
+
+} // namespace
+
+Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators communicators)
+    : options_(options), layout_(layout), communicators_(std::move(communicators)),
+      allGatherStream_(createNonBlockingStream()), reduceScatterStream_(createNonBlockingStream()),
+      reduceScattered_(createEvent()), loss_(1), hostLoss_(1) {
+  // The names the stream-race tracer reports: C is the legacy default stream.
+  nvtxNameCudaStreamA(computeStream_, "C");
+  nvtxNameCudaStreamA(allGatherStream_.get(), "A");
+  nvtxNameCudaStreamA(reduceScatterStream_.get(), "R");
+
+  for (int rank = 0; rank < layout_.worldSize; ++rank) {
+    worldNodes_.push_back(layout_.nodeOf(rank));
+  }
+  for (int node = 0; node < layout_.worldSize / layout_.ranksPerNode; ++node) {
+    intraNodeGroups_.emplace_back(static_cast<std::size_t>(layout_.ranksPerNode), node);
+  }
+
+  const std::vector<DenseShape> shapes = modelShapes();
+  layers_.resize(shapes.size());
+  for (std::size_t index = 0; index < shapes.size(); ++index) {
+    Layer& layer = layers_[index];
+    layer.shape = shapes[index];
+    layer.geometry =
+        ShardGeometry::of(layer.shape.parameterCount(), layout_.worldSize, layout_.ranksPerNode);
+    const ShardGeometry& geometry = layer.geometry;
+    layer.primary = DeviceFloats(geometry.primaryShard);
+    layer.firstMoment = DeviceFloats(geometry.primaryShard);
+    layer.secondMoment = DeviceFloats(geometry.primaryShard);
+    layer.gradientShard = DeviceFloats(geometry.primaryShard);
+    layer.gradient = DeviceFloats(geometry.aligned);
+    layer.forwardWeights = DeviceFloats(geometry.aligned);
+    layer.backwardWeights = DeviceFloats(geometry.aligned);
+    const std::size_t activations =
+        static_cast<std::size_t>(batchPerRank) * static_cast<std::size_t>(layer.shape.outFeatures);
+    layer.output = DeviceFloats(activations);
+    layer.outputGradient = DeviceFloats(activations);
+    layer.forwardGathered = createEvent();
+    layer.backwardGathered = createEvent();
+    layer.released = createEvent();
+    layer.gradientReady = createEvent();
+    const std::string suffix = " layer " + std::to_string(index);
+    nameEvent(layer.forwardGathered, "forward gathered" + suffix);
+    nameEvent(layer.backwardGathered, "backward gathered" + suffix);
+    nameEvent(layer.released, "secondary shard copied" + suffix);
+    nameEvent(layer.gradientReady, "gradient ready" + suffix);
+
+    // Every rank builds the same full parameter and keeps its primary slice; the padding of the
+    // last slice is zero and stays zero (its gradient is zero).
+    std::vector<float> full =
+        initialParameters(layer.shape, options_.seed, static_cast<int>(index));
+    full.resize(geometry.aligned, 0.0f);
+    CUDA_CHECK(
+        cudaMemcpy(layer.primary.get(),
+                   full.data() + static_cast<std::size_t>(layout_.rank) * geometry.primaryShard,
+                   layer.primary.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(layer.firstMoment.get(), 0, layer.firstMoment.bytes()));
+    CUDA_CHECK(cudaMemset(layer.secondMoment.get(), 0, layer.secondMoment.bytes()));
+    CUDA_CHECK(cudaMemset(layer.gradient.get(), 0, layer.gradient.bytes()));
+  }
+
+  const Samples samples =
+      rankSamples(options_.seed, layout_.rank, samplesPerRank, layers_.front().shape.inFeatures,
+                  layers_.back().shape.outFeatures);
+  sampleCount_ = samples.count;
+  inputs_ = DeviceFloats(samples.inputs.size());
+  targets_ = DeviceFloats(samples.targets.size());
+  CUDA_CHECK(
+      cudaMemcpy(inputs_.get(), samples.inputs.data(), inputs_.bytes(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(
+      cudaMemcpy(targets_.get(), samples.targets.data(), targets_.bytes(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  if (usesSecondaryShards(options_.mode)) {
+    // As in DeepSpeed, the first secondary shards are made while partitioning the model, before
+    // training, and are complete when step 0 begins.
+    for (Layer& layer : layers_) {
+      StepReport setup;
+      issueForwardGather(layer, setup);
+      setupTraffic_ += setup.traffic;
+      layer.secondary = DeviceFloats(layer.geometry.secondaryShard);
+      CUDA_CHECK(cudaStreamSynchronize(allGatherStream_.get()));
+      CUDA_CHECK(
+          cudaMemcpy(layer.secondary.get(),
+                     layer.forwardWeights.get() + static_cast<std::size_t>(layout_.localRank) *
+                                                      layer.geometry.secondaryShard,
+                     layer.secondary.bytes(), cudaMemcpyDeviceToDevice));
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    secondaryShardsValid_ = true;
+  }
+}
+
+void Trainer::issueForwardGather(Layer& layer, StepReport& report) {
+  NCCL_CHECK(ncclAllGather(layer.primary.get(), layer.forwardWeights.get(),
+                           layer.geometry.primaryShard, ncclFloat32, communicators_.world.get(),
+                           allGatherStream_.get()));
+  CUDA_CHECK(cudaEventRecord(layer.forwardGathered.get(), allGatherStream_.get()));
+  report.traffic.addRingCollective(worldNodes_, layer.geometry.primaryShard * sizeof(float));
+}
+
+void Trainer::issueBackwardGather(Layer& layer, StepReport& report) {
+  if (!usesSecondaryShards(options_.mode)) {
+    NCCL_CHECK(ncclAllGather(layer.primary.get(), layer.backwardWeights.get(),
+                             layer.geometry.primaryShard, ncclFloat32, communicators_.world.get(),
+                             allGatherStream_.get()));
+    report.traffic.addRingCollective(worldNodes_, layer.geometry.primaryShard * sizeof(float));
+  } else {
+    if (options_.mode == Mode::HpzFixEvent) {
+      CUDA_CHECK(cudaStreamWaitEvent(allGatherStream_.get(), layer.released.get(), 0));
+    }
+    NCCL_CHECK(ncclAllGather(layer.secondary.get(), layer.backwardWeights.get(),
+                             layer.geometry.secondaryShard, ncclFloat32,
+                             communicators_.intraNode.get(), allGatherStream_.get()));
+    for (const std::vector<int>& group : intraNodeGroups_) {
+      report.traffic.addRingCollective(group, layer.geometry.secondaryShard * sizeof(float));
+    }
+  }
+  CUDA_CHECK(cudaEventRecord(layer.backwardGathered.get(), allGatherStream_.get()));
+}
+
+// DeepSpeed's release after forward: this rank's slice of the full weight becomes the secondary
+// shard, copied on the compute stream into a buffer allocated for this step.
+void Trainer::release(Layer& layer, StepReport& report) {
+  const std::size_t slice =
+      static_cast<std::size_t>(layout_.localRank) * layer.geometry.secondaryShard;
+  CUDA_CHECK(cudaMemcpyAsync(layer.secondary.get(), layer.forwardWeights.get() + slice,
+                             layer.secondary.bytes(), cudaMemcpyDeviceToDevice, computeStream_));
+  if (options_.mode == Mode::HpzFixHostSync) {
+    const Clock::time_point stallStart = Clock::now();
+    CUDA_CHECK(cudaStreamSynchronize(computeStream_));
+    report.hostStallMilliseconds += millisecondsSince(stallStart);
+  } else if (options_.mode == Mode::HpzFixEvent) {
+    CUDA_CHECK(cudaEventRecord(layer.released.get(), computeStream_));
+  }
+}
+
+// After the optimizer the secondary shards are stale. The next step's come from fresh buffers;
+// with --poison they hold NaN until their copy, so a read that beats the copy cannot go unseen.
+void Trainer::prepareNextSecondaryShards() {
+  for (Layer& layer : layers_) {
+    layer.nextSecondary = DeviceFloats(layer.geometry.secondaryShard);
+    if (options_.poisonSecondaryShards) {
+      CUDA_CHECK(cudaMemsetAsync(layer.nextSecondary.get(), 0xFF, layer.nextSecondary.bytes(),
+                                 computeStream_));
+    }
+  }
+}
+
+StepReport Trainer::step(int stepIndex) {
+  StepReport report;
+  const Clock::time_point stepStart = Clock::now();
+  const cudaStream_t compute = computeStream_;
+  const int batchesPerEpoch = sampleCount_ / batchPerRank;
+  const std::size_t firstSample = static_cast<std::size_t>(stepIndex % batchesPerEpoch) *
+                                  static_cast<std::size_t>(batchPerRank);
+  const float* batchInput =
+      inputs_.get() + firstSample * static_cast<std::size_t>(layers_.front().shape.inFeatures);
+  const float* batchTarget =
+      targets_.get() + firstSample * static_cast<std::size_t>(layers_.back().shape.outFeatures);
+  const bool createSecondaryShards = usesSecondaryShards(options_.mode) && !secondaryShardsValid_;
+  const std::size_t layerCount = layers_.size();
+
+  issueForwardGather(layers_[0], report);
+  for (std::size_t index = 0; index < layerCount; ++index) {
+    Layer& layer = layers_[index];
+    if (index + 1 < layerCount) {
+      issueForwardGather(layers_[index + 1], report);
+    }
+    CUDA_CHECK(cudaStreamWaitEvent(compute, layer.forwardGathered.get(), 0));
+    const float* input = index == 0 ? batchInput : layers_[index - 1].output.get();
+    launchDenseForward(layer.forwardWeights.get(), input, layer.output.get(), batchPerRank,
+                       layer.shape.inFeatures, layer.shape.outFeatures, index + 1 < layerCount,
+                       compute);
+    if (createSecondaryShards) {
+      release(layer, report);
+    }
+  }
+  Layer& last = layers_.back();
+  launchMseLoss(last.output.get(), batchTarget, last.outputGradient.get(), loss_.get(),
+                batchPerRank * last.shape.outFeatures, compute);
+
+  const float gradientScale = 1.0f / static_cast<float>(layout_.worldSize);
+  issueBackwardGather(layers_[layerCount - 1], report);
+  for (std::size_t index = layerCount; index-- > 0;) {
+    Layer& layer = layers_[index];
+    if (index > 0) {
+      issueBackwardGather(layers_[index - 1], report);
+    }
+    CUDA_CHECK(cudaStreamWaitEvent(compute, layer.backwardGathered.get(), 0));
+    const float* input = index == 0 ? batchInput : layers_[index - 1].output.get();
+    launchDenseBackwardParameters(layer.outputGradient.get(), input, layer.gradient.get(),
+                                  batchPerRank, layer.shape.inFeatures, layer.shape.outFeatures,
+                                  gradientScale, compute);
+    if (index > 0) {
+      launchDenseBackwardInput(layer.backwardWeights.get(), layer.outputGradient.get(), input,
+                               layers_[index - 1].outputGradient.get(), batchPerRank,
+                               layer.shape.inFeatures, layer.shape.outFeatures, compute);
+    }
+    CUDA_CHECK(cudaEventRecord(layer.gradientReady.get(), compute));
+    CUDA_CHECK(cudaStreamWaitEvent(reduceScatterStream_.get(), layer.gradientReady.get(), 0));
+    NCCL_CHECK(ncclReduceScatter(layer.gradient.get(), layer.gradientShard.get(),
+                                 layer.geometry.primaryShard, ncclFloat32, ncclSum,
+                                 communicators_.world.get(), reduceScatterStream_.get()));
+    report.traffic.addRingCollective(worldNodes_, layer.geometry.primaryShard * sizeof(float));
+  }
+  CUDA_CHECK(cudaEventRecord(reduceScattered_.get(), reduceScatterStream_.get()));
+  CUDA_CHECK(cudaStreamWaitEvent(compute, reduceScattered_.get(), 0));
+
+  AdamStep adamStep = adamHyperparameters;
+  adamStep.biasCorrection1 = 1.0f - std::pow(adamStep.beta1, static_cast<float>(stepIndex + 1));
+  adamStep.biasCorrection2 = 1.0f - std::pow(adamStep.beta2, static_cast<float>(stepIndex + 1));
+  for (Layer& layer : layers_) {
+    launchAdam(layer.primary.get(), layer.gradientShard.get(), layer.firstMoment.get(),
+               layer.secondMoment.get(), static_cast<int>(layer.geometry.primaryShard), adamStep,
+               compute);
+  }
+  if (usesSecondaryShards(options_.mode)) {
+    prepareNextSecondaryShards();
+  }
+  CUDA_CHECK(cudaMemcpyAsync(hostLoss_.get(), loss_.get(), sizeof(float), cudaMemcpyDeviceToHost,
+                             compute));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  report.stepMilliseconds = millisecondsSince(stepStart);
+  report.loss = hostLoss_.get()[0];
+
+  if (usesSecondaryShards(options_.mode)) {
+    for (Layer& layer : layers_) {
+      layer.secondary = std::move(layer.nextSecondary);
+    }
+    secondaryShardsValid_ = false;
+  }
+  report.mismatchingLayers = compareGatheredWeights(stepIndex);
+  return report;
+}
+
+// Runs after the step's device synchronization: both gathered copies are final.
+int Trainer::compareGatheredWeights(int stepIndex) {
+  int mismatchingLayers = 0;
+  for (std::size_t index = 0; index < layers_.size(); ++index) {
+    const Layer& layer = layers_[index];
+    const std::size_t count = layer.geometry.numel;
+    std::vector<float> forward(count);
+    std::vector<float> backward(count);
+    CUDA_CHECK(cudaMemcpy(forward.data(), layer.forwardWeights.get(), count * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(backward.data(), layer.backwardWeights.get(), count * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+    std::size_t differing = 0;
+    for (std::size_t value = 0; value < count; ++value) {
+      differing += std::memcmp(&forward[value], &backward[value], sizeof(float)) != 0 ? 1 : 0;
+    }
+    if (differing > 0) {
+      ++mismatchingLayers;
+      std::printf("rank %d step %d layer %zu: weight mismatch: %zu of %zu backward-gathered values "
+                  "differ from the forward-gathered ones\n",
+                  layout_.rank, stepIndex, index, differing, count);
+    }
+  }
+  return mismatchingLayers;
+}
+
+} // namespace hpz

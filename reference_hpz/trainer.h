@@ -1,0 +1,84 @@
+// One rank of the ZeRO-3 / hpZ data-parallel trainer of HPZ.md: parameters live as fp32 primary
+// shards; each step gathers them for forward on stream A, computes on the default stream C,
+// creates secondary shards (hpZ) with a device-to-device copy on C, gathers them inside the node
+// for backward on A, reduce-scatters gradients on stream R and runs Adam on the primary shard.
+#pragma once
+
+#include "cuda_resources.h"
+#include "geometry.h"
+#include "options.h"
+#include "process_group.h"
+#include "ring_traffic.h"
+
+#include <vector>
+
+namespace hpz {
+
+struct StepReport {
+  float loss = 0.0f;
+  // Layers whose backward-gathered weights differ from the forward-gathered ones.
+  int mismatchingLayers = 0;
+  double stepMilliseconds = 0.0;
+  double hostStallMilliseconds = 0.0;
+  RingTraffic traffic;
+};
+
+class Trainer {
+public:
+  Trainer(const Options& options, const RankLayout& layout, Communicators communicators);
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  StepReport step(int stepIndex);
+
+  // Traffic of the set-up (the initial secondary shards), not part of any step.
+  const RingTraffic& setupTraffic() const { return setupTraffic_; }
+
+private:
+  struct Layer {
+    DenseShape shape;
+    ShardGeometry geometry;
+    DeviceFloats primary;
+    DeviceFloats firstMoment;
+    DeviceFloats secondMoment;
+    DeviceFloats gradientShard;
+    DeviceFloats gradient;
+    DeviceFloats forwardWeights;
+    DeviceFloats backwardWeights;
+    DeviceFloats secondary;
+    DeviceFloats nextSecondary;
+    DeviceFloats output;
+    DeviceFloats outputGradient;
+    Event forwardGathered;
+    Event backwardGathered;
+    Event released;
+    Event gradientReady;
+  };
+
+  void issueForwardGather(Layer& layer, StepReport& report);
+  void issueBackwardGather(Layer& layer, StepReport& report);
+  void release(Layer& layer, StepReport& report);
+  void prepareNextSecondaryShards();
+  int compareGatheredWeights(int stepIndex);
+
+  Options options_;
+  RankLayout layout_;
+  Communicators communicators_;
+  // C: the default stream, 0, which is the legacy stream.
+  cudaStream_t computeStream_ = nullptr;
+  Stream allGatherStream_;
+  Stream reduceScatterStream_;
+  Event reduceScattered_;
+  std::vector<Layer> layers_;
+  DeviceFloats inputs_;
+  DeviceFloats targets_;
+  DeviceFloats loss_;
+  PinnedFloats hostLoss_;
+  int sampleCount_ = 0;
+  bool secondaryShardsValid_ = false;
+  RingTraffic setupTraffic_;
+  std::vector<int> worldNodes_;
+  std::vector<std::vector<int>> intraNodeGroups_;
+};
+
+} // namespace hpz
