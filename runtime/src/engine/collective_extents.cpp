@@ -13,11 +13,12 @@ Access write_of(Address begin, std::uint64_t bytes) {
 
 } // namespace
 
-std::vector<Access> collective_accesses(const Collective& call, int nranks, int comm_rank) {
+void collective_accesses(const Collective& call, int nranks, int comm_rank,
+                         std::vector<Access>& accesses) {
   const std::uint64_t unit = call.count * call.element_size;
   const std::uint64_t all = unit * static_cast<std::uint64_t>(nranks > 0 ? nranks : 1);
   const bool is_root = call.root == comm_rank;
-  std::vector<Access> accesses;
+  accesses.clear();
   auto add = [&](Access a) {
     if (a.size > 0) accesses.push_back(a);
   };
@@ -55,7 +56,6 @@ std::vector<Access> collective_accesses(const Collective& call, int nranks, int 
     add(write_of(call.recv, unit));
     break;
   }
-  return accesses;
 }
 
 std::vector<Access> point_to_point_accesses(const PointToPoint& call) {

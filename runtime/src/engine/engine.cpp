@@ -296,14 +296,17 @@ void Engine::run_group(ThreadState& thread, std::span<const Event> calls) {
     return std::get<PointToPoint>(call.payload).comm;
   };
 
-  std::vector<CommHandle> comms;
+  std::vector<CommHandle>& comms = group_comms_;
+  comms.clear();
   for (const Event& call : calls)
     if (std::find(comms.begin(), comms.end(), comm_of_call(call)) == comms.end())
       comms.push_back(comm_of_call(call));
 
   for (CommHandle handle : comms) {
-    std::vector<const Event*> members;
-    std::vector<StreamState*> streams;
+    std::vector<const Event*>& members = group_members_;
+    std::vector<StreamState*>& streams = group_streams_;
+    members.clear();
+    streams.clear();
     for (const Event& call : calls) {
       if (comm_of_call(call) != handle) continue;
       members.push_back(&call);
@@ -329,10 +332,10 @@ void Engine::run_group(ThreadState& thread, std::span<const Event> calls) {
       StreamState& stream = stream_of_call(*call);
       const Epoch epoch = ordering_.advance(stream);
       if (const auto* collective = std::get_if<Collective>(&call->payload)) {
-        const std::vector<Access> accesses = collective_accesses(
-            *collective, comm ? comm->nranks : 1, comm ? comm->comm_rank : 0);
+        collective_accesses(*collective, comm ? comm->nranks : 1, comm ? comm->comm_rank : 0,
+                            accesses_);
         run_accesses(call->header, thread, stream.actor, epoch, stream.clock, OpKind::Collective,
-                     static_cast<std::uint8_t>(collective->kind), accesses);
+                     static_cast<std::uint8_t>(collective->kind), accesses_);
         if (!comm || !options_.cross_rank_ordering) continue;
         const CollectiveCall signature{call->header.rank, comm->comm_rank,     call->header.site,
                                        collective->kind,  collective->count,   collective->datatype,

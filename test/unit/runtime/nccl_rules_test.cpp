@@ -19,6 +19,12 @@ Collective all_reduce(StreamHandle s, CommHandle comm, Address send, Address rec
   return Collective{s, comm, CollectiveKind::AllReduce, send, recv, count, 4, 0, 7, 0};
 }
 
+std::vector<Access> collective_accesses(const Collective& call, int nranks, int comm_rank) {
+  std::vector<Access> accesses;
+  streamrace::collective_accesses(call, nranks, comm_rank, accesses);
+  return accesses;
+}
+
 // Rule 12: extents from (count, datatype, nranks, rank).
 TEST(CollectiveExtents, FollowTheNcclDefinitions) {
   const auto ag = collective_accesses(all_gather(A, WORLD, SEND, RECV), 4, 1);

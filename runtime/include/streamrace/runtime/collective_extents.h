@@ -12,7 +12,8 @@ namespace streamrace {
 // Accesses of one rank's part of a collective on a communicator of `nranks` where this rank is
 // `comm_rank`. In-place forms (send inside recv) come out as a read and a write of the same op,
 // which never conflict with each other.
-std::vector<Access> collective_accesses(const Collective& call, int nranks, int comm_rank);
+void collective_accesses(const Collective& call, int nranks, int comm_rank,
+                         std::vector<Access>& accesses);
 
 std::vector<Access> point_to_point_accesses(const PointToPoint& call);
 

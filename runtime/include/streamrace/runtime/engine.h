@@ -93,7 +93,10 @@ private:
   FindingSet findings_;
   std::vector<PendingFinding> pending_;
   std::vector<Conflict> conflicts_; // scratch, reused by every access
-  std::vector<Access> accesses_;    // scratch for copies and sets
+  std::vector<Access> accesses_;    // scratch for copies, sets and collectives
+  std::vector<CommHandle> group_comms_;           // scratch for run_group
+  std::vector<const Event*> group_members_;
+  std::vector<StreamState*> group_streams_;
   std::uint64_t op_counter_ = 0;
   bool history_warned_ = false;
   EngineStats stats_;
