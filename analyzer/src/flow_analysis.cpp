@@ -885,6 +885,17 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitLambdaBody() const { return true; }
 
+  // Only the main file's functions are analyzed: skip everything declared elsewhere, except the
+  // containers (namespaces, extern "C" blocks) a main-file declaration may sit in.
+  bool TraverseDecl(clang::Decl* decl) {
+    if (decl &&
+        !llvm::isa<clang::TranslationUnitDecl, clang::NamespaceDecl, clang::LinkageSpecDecl>(
+            decl) &&
+        !sources_.isInMainFile(sources_.getExpansionLoc(decl->getLocation())))
+      return true;
+    return clang::RecursiveASTVisitor<HostFunctionCollector>::TraverseDecl(decl);
+  }
+
   bool VisitFunctionDecl(clang::FunctionDecl* function) {
     if (function->doesThisDeclarationHaveABody() && !function->isDependentContext() &&
         !function->isImplicit() && isHostCode(*function) &&

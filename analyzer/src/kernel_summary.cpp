@@ -2,8 +2,9 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Mangle.h"
-#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 
 #include <memory>
 #include <set>
@@ -17,16 +18,10 @@ ParamAccess merge(ParamAccess a, ParamAccess b) {
   return ParamAccess::ReadWrite;
 }
 
-const clang::Stmt* parentOf(const clang::Stmt* stmt, clang::ASTContext& context) {
-  const auto parents = context.getParents(*stmt);
-  return parents.empty() ? nullptr : parents[0].get<clang::Stmt>();
-}
-
 // How the memory a pointer-valued expression points to is used by its surroundings.
 class KernelBodyScanner : public clang::RecursiveASTVisitor<KernelBodyScanner> {
 public:
-  KernelBodyScanner(const clang::FunctionDecl& kernel, clang::ASTContext& context)
-      : context_(context) {
+  explicit KernelBodyScanner(const clang::FunctionDecl& kernel) : parents_(kernel.getBody()) {
     for (unsigned i = 0; i < kernel.getNumParams(); ++i) {
       const clang::ParmVarDecl* param = kernel.getParamDecl(i);
       if (param->getType()->isPointerType()) origin_[param] = i;
@@ -67,18 +62,18 @@ private:
   // decides read or write; anything else (a call, an escape into memory) counts as both.
   ParamAccess useOf(const clang::Expr* pointer) {
     const clang::Stmt* current = pointer;
-    const clang::Stmt* parent = parentOf(current, context_);
+    const clang::Stmt* parent = parentOf(current);
     while (parent) {
       if (llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::CStyleCastExpr,
                     clang::CXXNamedCastExpr>(parent)) {
         current = parent;
-        parent = parentOf(current, context_);
+        parent = parentOf(current);
         continue;
       }
       if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(parent)) {
         if (binary->isAdditiveOp()) {
           current = parent;
-          parent = parentOf(current, context_);
+          parent = parentOf(current);
           continue;
         }
         if (binary->isComparisonOp()) return ParamAccess::None;
@@ -102,12 +97,12 @@ private:
   // An lvalue naming pointed-to memory: written when assigned, read when loaded.
   ParamAccess accessOfElement(const clang::Expr* element) {
     const clang::Stmt* current = element;
-    const clang::Stmt* parent = parentOf(current, context_);
+    const clang::Stmt* parent = parentOf(current);
     while (parent && (llvm::isa<clang::ParenExpr, clang::MemberExpr>(parent) ||
                       (llvm::isa<clang::ArraySubscriptExpr>(parent) &&
                        llvm::cast<clang::ArraySubscriptExpr>(parent)->getBase() == current))) {
       current = parent;
-      parent = parentOf(current, context_);
+      parent = parentOf(current);
     }
     if (!parent) return ParamAccess::Read;
     if (const auto* cast = llvm::dyn_cast<clang::ImplicitCastExpr>(parent))
@@ -126,7 +121,11 @@ private:
     return ParamAccess::ReadWrite;
   }
 
-  clang::ASTContext& context_;
+  const clang::Stmt* parentOf(const clang::Stmt* stmt) {
+    return parents_.getParent(const_cast<clang::Stmt*>(stmt));
+  }
+
+  clang::ParentMap parents_;
   std::map<const clang::Decl*, unsigned> origin_;
   std::vector<ParamAccess> access_;
 };
@@ -138,6 +137,15 @@ public:
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
+  // Library kernels (thrust, cub) are not the program's: skipping system headers keeps the walk
+  // proportional to the user's code.
+  bool TraverseDecl(clang::Decl* decl) {
+    if (decl && !llvm::isa<clang::TranslationUnitDecl>(decl) &&
+        context_.getSourceManager().isInSystemHeader(decl->getLocation()))
+      return true;
+    return clang::RecursiveASTVisitor<KernelCollector>::TraverseDecl(decl);
+  }
+
   bool VisitFunctionDecl(clang::FunctionDecl* function) {
     if (!function->hasAttr<clang::CUDAGlobalAttr>() || !function->doesThisDeclarationHaveABody() ||
         function->isDependentContext())
@@ -147,7 +155,7 @@ public:
     summary.mangledName = mangledName(*function);
     for (const clang::ParmVarDecl* param : function->parameters())
       summary.paramNames.push_back(param->getNameAsString());
-    KernelBodyScanner scanner(*function, context_);
+    KernelBodyScanner scanner(*function);
     scanner.TraverseStmt(function->getBody());
     summary.paramAccess = scanner.takeAccess();
     summaries_[function->getCanonicalDecl()] = std::move(summary);
