@@ -54,25 +54,27 @@ private:
 
 using ReleaseFunction = void (*)(void*);
 
-// Device memory holding `count` floats.
-class DeviceFloats {
+// Device memory holding `count` values of T.
+template <typename T> class DeviceArray {
 public:
-  DeviceFloats() = default;
-  explicit DeviceFloats(std::size_t count) : count_(count) {
+  DeviceArray() = default;
+  explicit DeviceArray(std::size_t count) : count_(count) {
     void* memory = nullptr;
-    CUDA_CHECK(cudaMalloc(&memory, count * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&memory, count * sizeof(T)));
     memory_ =
         UniqueHandle<void*, ReleaseFunction>(memory, [](void* pointer) { cudaFree(pointer); });
   }
-  float* get() const { return static_cast<float*>(memory_.get()); }
+  T* get() const { return static_cast<T*>(memory_.get()); }
   std::size_t count() const { return count_; }
-  std::size_t bytes() const { return count_ * sizeof(float); }
+  std::size_t bytes() const { return count_ * sizeof(T); }
   explicit operator bool() const { return static_cast<bool>(memory_); }
 
 private:
   UniqueHandle<void*, ReleaseFunction> memory_;
   std::size_t count_ = 0;
 };
+
+using DeviceFloats = DeviceArray<float>;
 
 // Page-locked host memory, so copies into it stay asynchronous.
 class PinnedFloats {

@@ -89,6 +89,44 @@ __host__ __device__ void mseLoss(const float* prediction, const float* target, f
   *loss = sum * inverseCount;
 }
 
+__host__ __device__ void quantizeBlock(const float* values, int count, std::int8_t* quantized,
+                                       float* scales, int block) {
+  const int begin = block * quantizationBlock;
+  const int end = begin + quantizationBlock < count ? begin + quantizationBlock : count;
+  float largest = 0.0f;
+  for (int j = begin; j < end; ++j) {
+    largest = fmaxf(largest, fabsf(values[j]));
+  }
+  const float scale = largest / 127.0f;
+  scales[block] = scale;
+  for (int j = begin; j < end; ++j) {
+    const float level = scale > 0.0f ? rintf(values[j] / scale) : 0.0f;
+    quantized[j] = static_cast<std::int8_t>(fminf(127.0f, fmaxf(-127.0f, level)));
+  }
+}
+
+__host__ __device__ float dequantizeElement(const std::int8_t* quantized, const float* scales,
+                                            int shardSize, int j) {
+  const int shard = j / shardSize;
+  const int block = (j % shardSize) / quantizationBlock;
+  return static_cast<float>(quantized[j]) * scales[shard * quantizationBlocks(shardSize) + block];
+}
+
+__global__ void quantize(const float* values, int count, std::int8_t* quantized, float* scales) {
+  const int block = blockIdx.x * blockDim.x + threadIdx.x;
+  if (block < quantizationBlocks(count)) {
+    quantizeBlock(values, count, quantized, scales, block);
+  }
+}
+
+__global__ void dequantize(const std::int8_t* quantized, const float* scales, int shardSize,
+                           int shards, float* values) {
+  const int index = blockIdx.x * blockDim.x + threadIdx.x;
+  if (index < shardSize * shards) {
+    values[index] = dequantizeElement(quantized, scales, shardSize, index);
+  }
+}
+
 __global__ void denseForward(const float* parameters, const float* input, float* output, int batch,
                              int inFeatures, int outFeatures, int applyRelu) {
   const int index = blockIdx.x * blockDim.x + threadIdx.x;
@@ -175,6 +213,20 @@ void adamOnCpu(const StreamraceEmuLaunch&, float* parameters, const float* gradi
   }
 }
 
+void quantizeOnCpu(const StreamraceEmuLaunch&, const float* values, int count,
+                   std::int8_t* quantized, float* scales) {
+  for (int block = 0; block < quantizationBlocks(count); ++block) {
+    quantizeBlock(values, count, quantized, scales, block);
+  }
+}
+
+void dequantizeOnCpu(const StreamraceEmuLaunch&, const std::int8_t* quantized, const float* scales,
+                     int shardSize, int shards, float* values) {
+  for (int index = 0; index < shardSize * shards; ++index) {
+    values[index] = dequantizeElement(quantized, scales, shardSize, index);
+  }
+}
+
 } // namespace
 
 bool registerCpuKernels() {
@@ -185,7 +237,10 @@ bool registerCpuKernels() {
   const bool backwardParameters =
       registerKernel<&denseBackwardParametersOnCpu>(denseBackwardParameters);
   const bool optimizer = registerKernel<&adamOnCpu>(adam);
-  return forward && loss && backwardInput && backwardParameters && optimizer;
+  const bool quantizer = registerKernel<&quantizeOnCpu>(quantize);
+  const bool dequantizer = registerKernel<&dequantizeOnCpu>(dequantize);
+  return forward && loss && backwardInput && backwardParameters && optimizer && quantizer &&
+         dequantizer;
 }
 
 void launchDenseForward(const float* parameters, const float* input, float* output, int batch,
@@ -222,6 +277,20 @@ void launchAdam(float* parameters, const float* gradients, float* firstMoment, f
                 int count, AdamStep step, cudaStream_t stream) {
   adam<<<blocksFor(count), threadsPerBlock, 0, stream>>>(parameters, gradients, firstMoment,
                                                          secondMoment, count, step);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launchQuantize(const float* values, int count, std::int8_t* quantized, float* scales,
+                    cudaStream_t stream) {
+  quantize<<<blocksFor(quantizationBlocks(count)), threadsPerBlock, 0, stream>>>(values, count,
+                                                                                 quantized, scales);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launchDequantize(const std::int8_t* quantized, const float* scales, int shardSize, int shards,
+                      float* values, cudaStream_t stream) {
+  dequantize<<<blocksFor(shardSize * shards), threadsPerBlock, 0, stream>>>(
+      quantized, scales, shardSize, shards, values);
   CUDA_CHECK(cudaGetLastError());
 }
 

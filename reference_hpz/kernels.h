@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+
 namespace hpz {
 
 // Returns true when the CPU twins were registered (running on the emulator).
@@ -41,5 +43,21 @@ struct AdamStep {
 
 void launchAdam(float* parameters, const float* gradients, float* firstMoment, float* secondMoment,
                 int count, AdamStep step, cudaStream_t stream);
+
+// qwZ: symmetric int8 quantization in blocks of `quantizationBlock` values, one scale
+// (max |x| / 127) per block; a shard of n values has ceil(n / quantizationBlock) blocks.
+constexpr int quantizationBlock = 64;
+
+__host__ __device__ inline int quantizationBlocks(int count) {
+  return (count + quantizationBlock - 1) / quantizationBlock;
+}
+
+void launchQuantize(const float* values, int count, std::int8_t* quantized, float* scales,
+                    cudaStream_t stream);
+
+// The inverse for `shards` gathered shards of `shardSize` values each, laid out one after the
+// other, with their scales gathered the same way.
+void launchDequantize(const std::int8_t* quantized, const float* scales, int shardSize, int shards,
+                      float* values, cudaStream_t stream);
 
 } // namespace hpz

@@ -82,6 +82,8 @@ Options parseOptions(const std::vector<std::string>& arguments) {
       options.lossCsvPath = value();
     } else if (argument == "--cost-csv") {
       options.costCsvPath = value();
+    } else if (argument == "--qwz") {
+      options.quantizeWeights = true;
     } else if (argument == "--poison") {
       options.poisonSecondaryShards = true;
     } else {
@@ -93,7 +95,7 @@ Options parseOptions(const std::vector<std::string>& arguments) {
 
 std::string usage() {
   return "usage: hpz_train [--mode zero3|hpz-buggy|hpz-fix-hostsync|hpz-fix-event] [--steps N]\n"
-         "                 [--seed S] [--loss-csv FILE] [--cost-csv FILE] [--poison]\n"
+         "                 [--seed S] [--loss-csv FILE] [--cost-csv FILE] [--poison] [--qwz]\n"
          "Data-parallel ZeRO-3 / hpZ training of a small MLP, one process per GPU; ranks come\n"
          "from RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE (torchrun/mpirun style).\n"
          "  --mode       zero3 (default): backward gathers the primary shards over all ranks;\n"
@@ -106,7 +108,9 @@ std::string usage() {
          "  --loss-csv   rank 0 writes step,loss lines to FILE\n"
          "  --cost-csv   rank 0 writes step,bytes_across_nodes,bytes_inside_nodes,\n"
          "               host_stall_ms,step_ms lines to FILE (bytes of all ranks, ring model)\n"
-         "  --poison     fill every fresh secondary shard with NaN before its copy\n";
+         "  --poison     fill every fresh secondary shard with NaN before its copy\n"
+         "  --qwz        ZeRO++ qwZ: weights cross the world all-gathers as int8 blocks of 64\n"
+         "               values with one scale each, and are dequantized after the gather\n";
 }
 
 } // namespace hpz

@@ -17,6 +17,7 @@ struct Options {
   std::string lossCsvPath;
   std::string costCsvPath;
   bool poisonSecondaryShards = false;
+  bool quantizeWeights = false;
   bool showHelp = false;
 };
 

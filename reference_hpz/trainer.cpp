@@ -64,6 +64,15 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
     layer.backwardWeights = DeviceFloats(geometry.aligned);
     const std::size_t activations =
         static_cast<std::size_t>(batchPerRank) * static_cast<std::size_t>(layer.shape.outFeatures);
+    if (options_.quantizeWeights) {
+      const std::size_t shardBlocks =
+          static_cast<std::size_t>(quantizationBlocks(static_cast<int>(geometry.primaryShard)));
+      const auto world = static_cast<std::size_t>(layout_.worldSize);
+      layer.quantizedShard = DeviceArray<std::int8_t>(geometry.primaryShard);
+      layer.shardScales = DeviceFloats(shardBlocks);
+      layer.gatheredQuantized = DeviceArray<std::int8_t>(geometry.aligned);
+      layer.gatheredScales = DeviceFloats(shardBlocks * world);
+    }
     layer.output = DeviceFloats(activations);
     layer.outputGradient = DeviceFloats(activations);
     layer.forwardGathered = createEvent();
@@ -122,20 +131,38 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
   }
 }
 
+// The full weight from every rank's primary shard; with qwZ the shards travel as int8 blocks
+// and scales, and are dequantized on the gather stream.
+void Trainer::gatherOverWorld(Layer& layer, float* fullWeights, StepReport& report) {
+  const cudaStream_t stream = allGatherStream_.get();
+  const std::size_t shard = layer.geometry.primaryShard;
+  if (!options_.quantizeWeights) {
+    NCCL_CHECK(ncclAllGather(layer.primary.get(), fullWeights, shard, ncclFloat32,
+                             communicators_.world.get(), stream));
+    report.traffic.addRingCollective(worldNodes_, shard * sizeof(float));
+    return;
+  }
+  launchQuantize(layer.primary.get(), static_cast<int>(shard), layer.quantizedShard.get(),
+                 layer.shardScales.get(), stream);
+  NCCL_CHECK(ncclAllGather(layer.quantizedShard.get(), layer.gatheredQuantized.get(), shard,
+                           ncclInt8, communicators_.world.get(), stream));
+  NCCL_CHECK(ncclAllGather(layer.shardScales.get(), layer.gatheredScales.get(),
+                           layer.shardScales.count(), ncclFloat32, communicators_.world.get(),
+                           stream));
+  launchDequantize(layer.gatheredQuantized.get(), layer.gatheredScales.get(),
+                   static_cast<int>(shard), layout_.worldSize, fullWeights, stream);
+  report.traffic.addRingCollective(worldNodes_, shard * sizeof(std::int8_t));
+  report.traffic.addRingCollective(worldNodes_, layer.shardScales.bytes());
+}
+
 void Trainer::issueForwardGather(Layer& layer, StepReport& report) {
-  NCCL_CHECK(ncclAllGather(layer.primary.get(), layer.forwardWeights.get(),
-                           layer.geometry.primaryShard, ncclFloat32, communicators_.world.get(),
-                           allGatherStream_.get()));
+  gatherOverWorld(layer, layer.forwardWeights.get(), report);
   CUDA_CHECK(cudaEventRecord(layer.forwardGathered.get(), allGatherStream_.get()));
-  report.traffic.addRingCollective(worldNodes_, layer.geometry.primaryShard * sizeof(float));
 }
 
 void Trainer::issueBackwardGather(Layer& layer, StepReport& report) {
   if (!usesSecondaryShards(options_.mode)) {
-    NCCL_CHECK(ncclAllGather(layer.primary.get(), layer.backwardWeights.get(),
-                             layer.geometry.primaryShard, ncclFloat32, communicators_.world.get(),
-                             allGatherStream_.get()));
-    report.traffic.addRingCollective(worldNodes_, layer.geometry.primaryShard * sizeof(float));
+    gatherOverWorld(layer, layer.backwardWeights.get(), report);
   } else {
     if (options_.mode == Mode::HpzFixEvent) {
       CUDA_CHECK(cudaStreamWaitEvent(allGatherStream_.get(), layer.released.get(), 0));

@@ -10,6 +10,7 @@
 #include "process_group.h"
 #include "ring_traffic.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace hpz {
@@ -45,6 +46,11 @@ private:
     DeviceFloats gradient;
     DeviceFloats forwardWeights;
     DeviceFloats backwardWeights;
+    // qwZ: this rank's quantized primary shard and the gathered ones, with their scales.
+    DeviceArray<std::int8_t> quantizedShard;
+    DeviceFloats shardScales;
+    DeviceArray<std::int8_t> gatheredQuantized;
+    DeviceFloats gatheredScales;
     DeviceFloats secondary;
     DeviceFloats nextSecondary;
     DeviceFloats output;
@@ -55,6 +61,7 @@ private:
     Event gradientReady;
   };
 
+  void gatherOverWorld(Layer& layer, float* fullWeights, StepReport& report);
   void issueForwardGather(Layer& layer, StepReport& report);
   void issueBackwardGather(Layer& layer, StepReport& report);
   void release(Layer& layer, StepReport& report);

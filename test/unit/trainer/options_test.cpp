@@ -24,14 +24,16 @@ TEST(Options, DefaultsToFiftyZero3Steps) {
 }
 
 TEST(Options, ReadsEveryOption) {
-  const Options options = parseOptions({"--mode", "hpz-fix-event", "--steps", "7", "--seed", "42",
-                                        "--loss-csv", "l.csv", "--cost-csv", "c.csv", "--poison"});
+  const Options options =
+      parseOptions({"--mode", "hpz-fix-event", "--steps", "7", "--seed", "42", "--loss-csv",
+                    "l.csv", "--cost-csv", "c.csv", "--poison", "--qwz"});
   EXPECT_EQ(options.mode, Mode::HpzFixEvent);
   EXPECT_EQ(options.steps, 7);
   EXPECT_EQ(options.seed, 42u);
   EXPECT_EQ(options.lossCsvPath, "l.csv");
   EXPECT_EQ(options.costCsvPath, "c.csv");
   EXPECT_TRUE(options.poisonSecondaryShards);
+  EXPECT_TRUE(options.quantizeWeights);
 }
 
 TEST(Options, ModesRoundTripThroughTheirNames) {
@@ -48,7 +50,7 @@ TEST(Options, RejectionsNameTheArgument) {
   EXPECT_EQ(errorOf({"--steps", "-3"}), "--steps expects a non-negative integer, got '-3'");
   EXPECT_EQ(errorOf({"--steps", "0"}), "--steps expects 1..1000000");
   EXPECT_EQ(errorOf({"--seed"}), "--seed expects a value");
-  EXPECT_EQ(errorOf({"--qwz"}), "unknown argument '--qwz'");
+  EXPECT_EQ(errorOf({"--fp16"}), "unknown argument '--fp16'");
 }
 
 } // namespace
