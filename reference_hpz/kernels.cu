@@ -89,10 +89,14 @@ __host__ __device__ void mseLoss(const float* prediction, const float* target, f
   *loss = sum * inverseCount;
 }
 
-__host__ __device__ void quantizeBlock(const float* values, int count, std::int8_t* quantized,
+// Block `block` of the [shard][block] numbering.
+__host__ __device__ void quantizeBlock(const float* values, int shardSize, std::int8_t* quantized,
                                        float* scales, int block) {
-  const int begin = block * quantizationBlock;
-  const int end = begin + quantizationBlock < count ? begin + quantizationBlock : count;
+  const int blocksPerShard = quantizationBlocks(shardSize);
+  const int shardBegin = (block / blocksPerShard) * shardSize;
+  const int begin = shardBegin + (block % blocksPerShard) * quantizationBlock;
+  const int shardEnd = shardBegin + shardSize;
+  const int end = begin + quantizationBlock < shardEnd ? begin + quantizationBlock : shardEnd;
   float largest = 0.0f;
   for (int j = begin; j < end; ++j) {
     largest = fmaxf(largest, fabsf(values[j]));
@@ -112,10 +116,44 @@ __host__ __device__ float dequantizeElement(const std::int8_t* quantized, const 
   return static_cast<float>(quantized[j]) * scales[shard * quantizationBlocks(shardSize) + block];
 }
 
-__global__ void quantize(const float* values, int count, std::int8_t* quantized, float* scales) {
+__global__ void quantize(const float* values, int shardSize, int shards, std::int8_t* quantized,
+                         float* scales) {
   const int block = blockIdx.x * blockDim.x + threadIdx.x;
-  if (block < quantizationBlocks(count)) {
-    quantizeBlock(values, count, quantized, scales, block);
+  if (block < quantizationBlocks(shardSize) * shards) {
+    quantizeBlock(values, shardSize, quantized, scales, block);
+  }
+}
+
+__host__ __device__ float dequantizeSumElement(const std::int8_t* quantized, const float* scales,
+                                               int shardSize, int chunks, int sources, int index) {
+  float sum = 0.0f;
+  for (int source = 0; source < sources; ++source) {
+    sum += dequantizeElement(quantized, scales, shardSize, source * chunks * shardSize + index);
+  }
+  return sum;
+}
+
+__global__ void dequantizeSum(const std::int8_t* quantized, const float* scales, int shardSize,
+                              int chunks, int sources, float* sums) {
+  const int index = blockIdx.x * blockDim.x + threadIdx.x;
+  if (index < chunks * shardSize) {
+    sums[index] = dequantizeSumElement(quantized, scales, shardSize, chunks, sources, index);
+  }
+}
+
+__host__ __device__ float groupedShardElement(const float* gradient, int shardSize, int nodes,
+                                              int ranksPerNode, int index) {
+  const int chunk = index / shardSize;
+  const int localRank = chunk / nodes;
+  const int node = chunk % nodes;
+  return gradient[(node * ranksPerNode + localRank) * shardSize + index % shardSize];
+}
+
+__global__ void groupShardsByLocalRank(const float* gradient, int shardSize, int nodes,
+                                       int ranksPerNode, float* grouped) {
+  const int index = blockIdx.x * blockDim.x + threadIdx.x;
+  if (index < shardSize * nodes * ranksPerNode) {
+    grouped[index] = groupedShardElement(gradient, shardSize, nodes, ranksPerNode, index);
   }
 }
 
@@ -213,10 +251,24 @@ void adamOnCpu(const StreamraceEmuLaunch&, float* parameters, const float* gradi
   }
 }
 
-void quantizeOnCpu(const StreamraceEmuLaunch&, const float* values, int count,
+void quantizeOnCpu(const StreamraceEmuLaunch&, const float* values, int shardSize, int shards,
                    std::int8_t* quantized, float* scales) {
-  for (int block = 0; block < quantizationBlocks(count); ++block) {
-    quantizeBlock(values, count, quantized, scales, block);
+  for (int block = 0; block < quantizationBlocks(shardSize) * shards; ++block) {
+    quantizeBlock(values, shardSize, quantized, scales, block);
+  }
+}
+
+void dequantizeSumOnCpu(const StreamraceEmuLaunch&, const std::int8_t* quantized,
+                        const float* scales, int shardSize, int chunks, int sources, float* sums) {
+  for (int index = 0; index < chunks * shardSize; ++index) {
+    sums[index] = dequantizeSumElement(quantized, scales, shardSize, chunks, sources, index);
+  }
+}
+
+void groupShardsByLocalRankOnCpu(const StreamraceEmuLaunch&, const float* gradient, int shardSize,
+                                 int nodes, int ranksPerNode, float* grouped) {
+  for (int index = 0; index < shardSize * nodes * ranksPerNode; ++index) {
+    grouped[index] = groupedShardElement(gradient, shardSize, nodes, ranksPerNode, index);
   }
 }
 
@@ -239,8 +291,10 @@ bool registerCpuKernels() {
   const bool optimizer = registerKernel<&adamOnCpu>(adam);
   const bool quantizer = registerKernel<&quantizeOnCpu>(quantize);
   const bool dequantizer = registerKernel<&dequantizeOnCpu>(dequantize);
+  const bool summer = registerKernel<&dequantizeSumOnCpu>(dequantizeSum);
+  const bool grouper = registerKernel<&groupShardsByLocalRankOnCpu>(groupShardsByLocalRank);
   return forward && loss && backwardInput && backwardParameters && optimizer && quantizer &&
-         dequantizer;
+         dequantizer && summer && grouper;
 }
 
 void launchDenseForward(const float* parameters, const float* input, float* output, int batch,
@@ -280,10 +334,10 @@ void launchAdam(float* parameters, const float* gradients, float* firstMoment, f
   CUDA_CHECK(cudaGetLastError());
 }
 
-void launchQuantize(const float* values, int count, std::int8_t* quantized, float* scales,
-                    cudaStream_t stream) {
-  quantize<<<blocksFor(quantizationBlocks(count)), threadsPerBlock, 0, stream>>>(values, count,
-                                                                                 quantized, scales);
+void launchQuantize(const float* values, int shardSize, int shards, std::int8_t* quantized,
+                    float* scales, cudaStream_t stream) {
+  quantize<<<blocksFor(quantizationBlocks(shardSize) * shards), threadsPerBlock, 0, stream>>>(
+      values, shardSize, shards, quantized, scales);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -291,6 +345,20 @@ void launchDequantize(const std::int8_t* quantized, const float* scales, int sha
                       float* values, cudaStream_t stream) {
   dequantize<<<blocksFor(shardSize * shards), threadsPerBlock, 0, stream>>>(
       quantized, scales, shardSize, shards, values);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launchDequantizeSum(const std::int8_t* quantized, const float* scales, int shardSize,
+                         int chunks, int sources, float* sums, cudaStream_t stream) {
+  dequantizeSum<<<blocksFor(chunks * shardSize), threadsPerBlock, 0, stream>>>(
+      quantized, scales, shardSize, chunks, sources, sums);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void launchGroupShardsByLocalRank(const float* gradient, int shardSize, int nodes, int ranksPerNode,
+                                  float* grouped, cudaStream_t stream) {
+  groupShardsByLocalRank<<<blocksFor(shardSize * nodes * ranksPerNode), threadsPerBlock, 0,
+                           stream>>>(gradient, shardSize, nodes, ranksPerNode, grouped);
   CUDA_CHECK(cudaGetLastError());
 }
 

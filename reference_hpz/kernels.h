@@ -52,12 +52,25 @@ __host__ __device__ inline int quantizationBlocks(int count) {
   return (count + quantizationBlock - 1) / quantizationBlock;
 }
 
-void launchQuantize(const float* values, int count, std::int8_t* quantized, float* scales,
-                    cudaStream_t stream);
+// `shards` consecutive shards of `shardSize` values each, blocks restarting at every shard;
+// scales are laid out [shard][block].
+void launchQuantize(const float* values, int shardSize, int shards, std::int8_t* quantized,
+                    float* scales, cudaStream_t stream);
 
 // The inverse for `shards` gathered shards of `shardSize` values each, laid out one after the
 // other, with their scales gathered the same way.
 void launchDequantize(const std::int8_t* quantized, const float* scales, int shardSize, int shards,
                       float* values, cudaStream_t stream);
+
+// qgZ: sum of `sources` quantized contributions, each `chunks` shards of `shardSize` values
+// ([source][chunk][value], scales [source][chunk][block]), into [chunk][value], adding the
+// sources in order.
+void launchDequantizeSum(const std::int8_t* quantized, const float* scales, int shardSize,
+                         int chunks, int sources, float* sums, cudaStream_t stream);
+
+// qgZ's first hop sends local rank g the shards {m * ranksPerNode + g} of every node m: the
+// gradient [node][local rank][value] becomes [local rank][node][value].
+void launchGroupShardsByLocalRank(const float* gradient, int shardSize, int nodes, int ranksPerNode,
+                                  float* grouped, cudaStream_t stream);
 
 } // namespace hpz

@@ -26,7 +26,8 @@ int run(const hpz::Options& options) {
   const int rank = layout.rank;
   CUDA_CHECK(cudaSetDevice(layout.localRank));
   const bool cpuKernels = hpz::registerCpuKernels();
-  hpz::Trainer trainer(options, layout, hpz::createCommunicators(layout));
+  hpz::Trainer trainer(options, layout,
+                       hpz::createCommunicators(layout, options.quantizeGradients));
 
   const bool writesCsv = rank == 0;
   std::ofstream lossCsv;

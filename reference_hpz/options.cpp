@@ -84,6 +84,8 @@ Options parseOptions(const std::vector<std::string>& arguments) {
       options.costCsvPath = value();
     } else if (argument == "--qwz") {
       options.quantizeWeights = true;
+    } else if (argument == "--qgz") {
+      options.quantizeGradients = true;
     } else if (argument == "--poison") {
       options.poisonSecondaryShards = true;
     } else {
@@ -96,6 +98,7 @@ Options parseOptions(const std::vector<std::string>& arguments) {
 std::string usage() {
   return "usage: hpz_train [--mode zero3|hpz-buggy|hpz-fix-hostsync|hpz-fix-event] [--steps N]\n"
          "                 [--seed S] [--loss-csv FILE] [--cost-csv FILE] [--poison] [--qwz]\n"
+         "                 [--qgz]\n"
          "Data-parallel ZeRO-3 / hpZ training of a small MLP, one process per GPU; ranks come\n"
          "from RANK, WORLD_SIZE, LOCAL_RANK and LOCAL_WORLD_SIZE (torchrun/mpirun style).\n"
          "  --mode       zero3 (default): backward gathers the primary shards over all ranks;\n"
@@ -110,7 +113,9 @@ std::string usage() {
          "               host_stall_ms,step_ms lines to FILE (bytes of all ranks, ring model)\n"
          "  --poison     fill every fresh secondary shard with NaN before its copy\n"
          "  --qwz        ZeRO++ qwZ: weights cross the world all-gathers as int8 blocks of 64\n"
-         "               values with one scale each, and are dequantized after the gather\n";
+         "               values with one scale each, and are dequantized after the gather\n"
+         "  --qgz        ZeRO++ qgZ: gradients are reduced in two int8 all-to-all hops, inside\n"
+         "               the node, then across nodes, instead of an fp32 reduce-scatter\n";
 }
 
 } // namespace hpz

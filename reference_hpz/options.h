@@ -18,6 +18,7 @@ struct Options {
   std::string costCsvPath;
   bool poisonSecondaryShards = false;
   bool quantizeWeights = false;
+  bool quantizeGradients = false;
   bool showHelp = false;
 };
 

@@ -170,7 +170,7 @@ ncclUniqueId exchangeUniqueId(const RankLayout& layout) {
   return fetchUniqueId(host, port);
 }
 
-Communicators createCommunicators(const RankLayout& layout) {
+Communicators createCommunicators(const RankLayout& layout, bool withInterNode) {
   const ncclUniqueId id = exchangeUniqueId(layout);
   ncclComm_t world = nullptr;
   NCCL_CHECK(ncclCommInitRank(&world, layout.worldSize, id, layout.rank));
@@ -179,6 +179,11 @@ Communicators createCommunicators(const RankLayout& layout) {
   ncclComm_t intraNode = nullptr;
   NCCL_CHECK(ncclCommSplit(world, layout.node(), layout.rank, &intraNode, nullptr));
   communicators.intraNode = adoptCommunicator(intraNode);
+  if (withInterNode) {
+    ncclComm_t interNode = nullptr;
+    NCCL_CHECK(ncclCommSplit(world, layout.localRank, layout.rank, &interNode, nullptr));
+    communicators.interNode = adoptCommunicator(interNode);
+  }
   return communicators;
 }
 

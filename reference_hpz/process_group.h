@@ -1,6 +1,6 @@
 // The ranks of a data-parallel job, as torchrun and mpirun-style launchers describe them
 // (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), and the NCCL
-// communicators of HPZ.md: WORLD, and INTRA (the ranks of this rank's node).
+// communicators of HPZ.md: WORLD, INTRA (the ranks of this rank's node) and INTER.
 #pragma once
 
 #include "cuda_resources.h"
@@ -28,8 +28,10 @@ ncclUniqueId exchangeUniqueId(const RankLayout& layout);
 struct Communicators {
   Communicator world;
   Communicator intraNode;
+  // The ranks with this rank's local index on every node (qgZ's second hop); made on request.
+  Communicator interNode;
 };
 
-Communicators createCommunicators(const RankLayout& layout);
+Communicators createCommunicators(const RankLayout& layout, bool withInterNode);
 
 } // namespace hpz

@@ -1,6 +1,7 @@
-// Bytes a collective moves inside nodes and across nodes, for NCCL's ring in communicator rank
-// order (rank r sends to r + 1 mod n): AllGather and ReduceScatter make every member send
-// (n - 1) chunks to its successor. Counted for all ranks, so every rank reports the job's total.
+// Bytes a collective moves inside nodes and across nodes. Ring collectives follow NCCL's ring
+// in communicator rank order (rank r sends to r + 1 mod n): AllGather and ReduceScatter make
+// every member send (n - 1) chunks to its successor. Counted for all ranks, so every rank reports
+// the job's total.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,18 @@ struct RingTraffic {
         insideNodes += sent;
       } else {
         acrossNodes += sent;
+      }
+    }
+  }
+
+  // AlltoAll goes straight to each peer: every member sends `bytesPerPeer` to every other.
+  void addAllToAll(const std::vector<int>& memberNodes, std::uint64_t bytesPerPeer) {
+    for (std::size_t sender = 0; sender < memberNodes.size(); ++sender) {
+      for (std::size_t receiver = 0; receiver < memberNodes.size(); ++receiver) {
+        if (receiver == sender) {
+          continue;
+        }
+        (memberNodes[sender] == memberNodes[receiver] ? insideNodes : acrossNodes) += bytesPerPeer;
       }
     }
   }

@@ -43,9 +43,15 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
   for (int rank = 0; rank < layout_.worldSize; ++rank) {
     worldNodes_.push_back(layout_.nodeOf(rank));
   }
-  for (int node = 0; node < layout_.worldSize / layout_.ranksPerNode; ++node) {
+  const int nodes = layout_.worldSize / layout_.ranksPerNode;
+  for (int node = 0; node < nodes; ++node) {
     intraNodeGroups_.emplace_back(static_cast<std::size_t>(layout_.ranksPerNode), node);
   }
+  std::vector<int> everyNode;
+  for (int node = 0; node < nodes; ++node) {
+    everyNode.push_back(node);
+  }
+  interNodeGroups_.assign(static_cast<std::size_t>(layout_.ranksPerNode), everyNode);
 
   const std::vector<DenseShape> shapes = modelShapes();
   layers_.resize(shapes.size());
@@ -72,6 +78,23 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
       layer.shardScales = DeviceFloats(shardBlocks);
       layer.gatheredQuantized = DeviceArray<std::int8_t>(geometry.aligned);
       layer.gatheredScales = DeviceFloats(shardBlocks * world);
+    }
+    if (options_.quantizeGradients) {
+      const auto shard = geometry.primaryShard;
+      const auto shardBlocks =
+          static_cast<std::size_t>(quantizationBlocks(static_cast<int>(shard)));
+      const auto world = static_cast<std::size_t>(layout_.worldSize);
+      const auto nodeCount = static_cast<std::size_t>(nodes);
+      layer.groupedGradient = DeviceFloats(geometry.aligned);
+      layer.intraNodeSend = DeviceArray<std::int8_t>(geometry.aligned);
+      layer.intraNodeSendScales = DeviceFloats(shardBlocks * world);
+      layer.intraNodeReceive = DeviceArray<std::int8_t>(geometry.aligned);
+      layer.intraNodeReceiveScales = DeviceFloats(shardBlocks * world);
+      layer.nodePartialSums = DeviceFloats(shard * nodeCount);
+      layer.interNodeSend = DeviceArray<std::int8_t>(shard * nodeCount);
+      layer.interNodeSendScales = DeviceFloats(shardBlocks * nodeCount);
+      layer.interNodeReceive = DeviceArray<std::int8_t>(shard * nodeCount);
+      layer.interNodeReceiveScales = DeviceFloats(shardBlocks * nodeCount);
     }
     layer.output = DeviceFloats(activations);
     layer.outputGradient = DeviceFloats(activations);
@@ -142,7 +165,7 @@ void Trainer::gatherOverWorld(Layer& layer, float* fullWeights, StepReport& repo
     report.traffic.addRingCollective(worldNodes_, shard * sizeof(float));
     return;
   }
-  launchQuantize(layer.primary.get(), static_cast<int>(shard), layer.quantizedShard.get(),
+  launchQuantize(layer.primary.get(), static_cast<int>(shard), 1, layer.quantizedShard.get(),
                  layer.shardScales.get(), stream);
   NCCL_CHECK(ncclAllGather(layer.quantizedShard.get(), layer.gatheredQuantized.get(), shard,
                            ncclInt8, communicators_.world.get(), stream));
@@ -205,6 +228,60 @@ void Trainer::prepareNextSecondaryShards() {
   }
 }
 
+// Gradients (already divided by W) summed over all ranks into this rank's primary shard.
+void Trainer::reduceGradient(Layer& layer, StepReport& report) {
+  if (options_.quantizeGradients) {
+    reduceGradientQuantized(layer, report);
+    return;
+  }
+  NCCL_CHECK(ncclReduceScatter(layer.gradient.get(), layer.gradientShard.get(),
+                               layer.geometry.primaryShard, ncclFloat32, ncclSum,
+                               communicators_.world.get(), reduceScatterStream_.get()));
+  report.traffic.addRingCollective(worldNodes_, layer.geometry.primaryShard * sizeof(float));
+}
+
+// qgZ: int8 all-to-all inside the node, so each rank sums its node's contributions to the shards
+// of its local index on every node; then int8 all-to-all across nodes, so each rank sums the
+// nodes' partial sums of its own shard. Both hops add their sources in rank order.
+void Trainer::reduceGradientQuantized(Layer& layer, StepReport& report) {
+  const cudaStream_t stream = reduceScatterStream_.get();
+  const int shard = static_cast<int>(layer.geometry.primaryShard);
+  const int nodes = layout_.worldSize / layout_.ranksPerNode;
+  const int shardBlocks = quantizationBlocks(shard);
+  launchGroupShardsByLocalRank(layer.gradient.get(), shard, nodes, layout_.ranksPerNode,
+                               layer.groupedGradient.get(), stream);
+  launchQuantize(layer.groupedGradient.get(), shard, layout_.worldSize, layer.intraNodeSend.get(),
+                 layer.intraNodeSendScales.get(), stream);
+  const auto valuesPerPeer = static_cast<std::size_t>(shard) * static_cast<std::size_t>(nodes);
+  const auto scalesPerPeer =
+      static_cast<std::size_t>(shardBlocks) * static_cast<std::size_t>(nodes);
+  NCCL_CHECK(ncclAlltoAll(layer.intraNodeSend.get(), layer.intraNodeReceive.get(), valuesPerPeer,
+                          ncclInt8, communicators_.intraNode.get(), stream));
+  NCCL_CHECK(ncclAlltoAll(layer.intraNodeSendScales.get(), layer.intraNodeReceiveScales.get(),
+                          scalesPerPeer, ncclFloat32, communicators_.intraNode.get(), stream));
+  for (const std::vector<int>& group : intraNodeGroups_) {
+    report.traffic.addAllToAll(group, valuesPerPeer);
+    report.traffic.addAllToAll(group, scalesPerPeer * sizeof(float));
+  }
+  launchDequantizeSum(layer.intraNodeReceive.get(), layer.intraNodeReceiveScales.get(), shard,
+                      nodes, layout_.ranksPerNode, layer.nodePartialSums.get(), stream);
+
+  launchQuantize(layer.nodePartialSums.get(), shard, nodes, layer.interNodeSend.get(),
+                 layer.interNodeSendScales.get(), stream);
+  NCCL_CHECK(ncclAlltoAll(layer.interNodeSend.get(), layer.interNodeReceive.get(),
+                          static_cast<std::size_t>(shard), ncclInt8, communicators_.interNode.get(),
+                          stream));
+  NCCL_CHECK(ncclAlltoAll(layer.interNodeSendScales.get(), layer.interNodeReceiveScales.get(),
+                          static_cast<std::size_t>(shardBlocks), ncclFloat32,
+                          communicators_.interNode.get(), stream));
+  for (const std::vector<int>& group : interNodeGroups_) {
+    report.traffic.addAllToAll(group, static_cast<std::size_t>(shard));
+    report.traffic.addAllToAll(group, static_cast<std::size_t>(shardBlocks) * sizeof(float));
+  }
+  launchDequantizeSum(layer.interNodeReceive.get(), layer.interNodeReceiveScales.get(), shard, 1,
+                      nodes, layer.gradientShard.get(), stream);
+}
+
 StepReport Trainer::step(int stepIndex) {
   StepReport report;
   const Clock::time_point stepStart = Clock::now();
@@ -257,10 +334,7 @@ StepReport Trainer::step(int stepIndex) {
     }
     CUDA_CHECK(cudaEventRecord(layer.gradientReady.get(), compute));
     CUDA_CHECK(cudaStreamWaitEvent(reduceScatterStream_.get(), layer.gradientReady.get(), 0));
-    NCCL_CHECK(ncclReduceScatter(layer.gradient.get(), layer.gradientShard.get(),
-                                 layer.geometry.primaryShard, ncclFloat32, ncclSum,
-                                 communicators_.world.get(), reduceScatterStream_.get()));
-    report.traffic.addRingCollective(worldNodes_, layer.geometry.primaryShard * sizeof(float));
+    reduceGradient(layer, report);
   }
   CUDA_CHECK(cudaEventRecord(reduceScattered_.get(), reduceScatterStream_.get()));
   CUDA_CHECK(cudaStreamWaitEvent(compute, reduceScattered_.get(), 0));

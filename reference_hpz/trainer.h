@@ -51,6 +51,18 @@ private:
     DeviceFloats shardScales;
     DeviceArray<std::int8_t> gatheredQuantized;
     DeviceFloats gatheredScales;
+    // qgZ: the gradient grouped by destination, each hop's int8 payload and scales, sent and
+    // received, and the node's partial sums between the hops.
+    DeviceFloats groupedGradient;
+    DeviceArray<std::int8_t> intraNodeSend;
+    DeviceFloats intraNodeSendScales;
+    DeviceArray<std::int8_t> intraNodeReceive;
+    DeviceFloats intraNodeReceiveScales;
+    DeviceFloats nodePartialSums;
+    DeviceArray<std::int8_t> interNodeSend;
+    DeviceFloats interNodeSendScales;
+    DeviceArray<std::int8_t> interNodeReceive;
+    DeviceFloats interNodeReceiveScales;
     DeviceFloats secondary;
     DeviceFloats nextSecondary;
     DeviceFloats output;
@@ -64,6 +76,8 @@ private:
   void gatherOverWorld(Layer& layer, float* fullWeights, StepReport& report);
   void issueForwardGather(Layer& layer, StepReport& report);
   void issueBackwardGather(Layer& layer, StepReport& report);
+  void reduceGradient(Layer& layer, StepReport& report);
+  void reduceGradientQuantized(Layer& layer, StepReport& report);
   void release(Layer& layer, StepReport& report);
   void prepareNextSecondaryShards();
   int compareGatheredWeights(int stepIndex);
@@ -86,6 +100,7 @@ private:
   RingTraffic setupTraffic_;
   std::vector<int> worldNodes_;
   std::vector<std::vector<int>> intraNodeGroups_;
+  std::vector<std::vector<int>> interNodeGroups_;
 };
 
 } // namespace hpz

@@ -26,7 +26,7 @@ TEST(Options, DefaultsToFiftyZero3Steps) {
 TEST(Options, ReadsEveryOption) {
   const Options options =
       parseOptions({"--mode", "hpz-fix-event", "--steps", "7", "--seed", "42", "--loss-csv",
-                    "l.csv", "--cost-csv", "c.csv", "--poison", "--qwz"});
+                    "l.csv", "--cost-csv", "c.csv", "--poison", "--qwz", "--qgz"});
   EXPECT_EQ(options.mode, Mode::HpzFixEvent);
   EXPECT_EQ(options.steps, 7);
   EXPECT_EQ(options.seed, 42u);
@@ -34,6 +34,7 @@ TEST(Options, ReadsEveryOption) {
   EXPECT_EQ(options.costCsvPath, "c.csv");
   EXPECT_TRUE(options.poisonSecondaryShards);
   EXPECT_TRUE(options.quantizeWeights);
+  EXPECT_TRUE(options.quantizeGradients);
 }
 
 TEST(Options, ModesRoundTripThroughTheirNames) {

@@ -26,6 +26,14 @@ TEST(RingTraffic, ASingleRankSendsNothing) {
   EXPECT_EQ(traffic.acrossNodes + traffic.insideNodes, 0u);
 }
 
+TEST(RingTraffic, AllToAllSendsToEveryPeerDirectly) {
+  RingTraffic traffic;
+  traffic.addAllToAll({0, 0, 1, 1}, 10);
+  // Each rank: one peer on its node, two on the other.
+  EXPECT_EQ(traffic.insideNodes, 40u);
+  EXPECT_EQ(traffic.acrossNodes, 80u);
+}
+
 TEST(RingTraffic, Accumulates) {
   RingTraffic total;
   RingTraffic step;
