@@ -18,10 +18,10 @@ import sys
 MODES = ["zero3", "hpz-fix-hostsync", "hpz-fix-event"]
 
 
-def run_mode(launcher, trainer, mode, steps, out_dir):
+def run_mode(launcher, trainer, trainer_options, mode, steps, out_dir):
     cost_csv = out_dir / f"cost-{mode}.csv"
     command = shlex.split(launcher) + ["--", trainer, "--mode", mode, "--steps", str(steps),
-                                       "--cost-csv", str(cost_csv)]
+                                       "--cost-csv", str(cost_csv)] + shlex.split(trainer_options)
     result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if result.returncode != 0:
         sys.exit(f"cost_report: {' '.join(command)} failed with status {result.returncode}:\n"
@@ -91,13 +91,16 @@ def main():
     parser.add_argument("--launcher", required=True,
                         help="command that starts one hpz_train per rank (it is given -- trainer ...)")
     parser.add_argument("--trainer", default="hpz_train")
+    parser.add_argument("--trainer-options", default="",
+                        help="more options for every run, e.g. \"--qwz --qgz\"")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--out", required=True, type=pathlib.Path)
     arguments = parser.parse_args()
     arguments.out.mkdir(parents=True, exist_ok=True)
 
-    summaries = {mode: summarize(run_mode(arguments.launcher, arguments.trainer, mode,
-                                          arguments.steps, arguments.out))
+    summaries = {mode: summarize(run_mode(arguments.launcher, arguments.trainer,
+                                          arguments.trainer_options, mode, arguments.steps,
+                                          arguments.out))
                  for mode in MODES}
     for line in write_table(summaries, arguments.out / "cost.md"):
         print(line)
