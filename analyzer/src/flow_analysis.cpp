@@ -102,14 +102,23 @@ FlowState join(const FlowState& a, const FlowState& b) {
       if (orderedAfter.contains(stream)) common.insert(stream);
     slot->second = std::move(common);
   }
-  for (const auto& [name, eventA] : a.events) {
-    auto eventB = b.events.find(name);
-    if (eventB == b.events.end()) continue;
+  // An event one path never touched is one this function knows nothing about on that path:
+  // recorded elsewhere, capturing nothing of this function's work.
+  const EventState untouched;
+  std::set<std::string> eventNames;
+  for (const auto& [name, event] : a.events)
+    eventNames.insert(name);
+  for (const auto& [name, event] : b.events)
+    eventNames.insert(name);
+  for (const std::string& name : eventNames) {
+    auto foundA = a.events.find(name);
+    auto foundB = b.events.find(name);
+    const EventState& eventA = foundA == a.events.end() ? untouched : foundA->second;
+    const EventState& eventB = foundB == b.events.end() ? untouched : foundB->second;
     EventState event;
-    event.created = eventA.created.isValid() ? eventA.created : eventB->second.created;
-    event.status =
-        eventA.status == eventB->second.status ? eventA.status : RecordedStatus::OnSomePaths;
-    event.snapshot = joinSnapshots(eventA, a, eventB->second, b);
+    event.created = eventA.created.isValid() ? eventA.created : eventB.created;
+    event.status = eventA.status == eventB.status ? eventA.status : RecordedStatus::OnSomePaths;
+    event.snapshot = joinSnapshots(eventA, a, eventB, b);
     joined.events.emplace(name, std::move(event));
   }
   joined.aliases = joinEqualEntries(a.aliases, b.aliases);
