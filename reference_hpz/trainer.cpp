@@ -71,30 +71,10 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
     const std::size_t activations =
         static_cast<std::size_t>(batchPerRank) * static_cast<std::size_t>(layer.shape.outFeatures);
     if (options_.quantizeWeights) {
-      const std::size_t shardBlocks =
-          static_cast<std::size_t>(quantizationBlocks(static_cast<int>(geometry.primaryShard)));
-      const auto world = static_cast<std::size_t>(layout_.worldSize);
-      layer.quantizedShard = DeviceArray<std::int8_t>(geometry.primaryShard);
-      layer.shardScales = DeviceFloats(shardBlocks);
-      layer.gatheredQuantized = DeviceArray<std::int8_t>(geometry.aligned);
-      layer.gatheredScales = DeviceFloats(shardBlocks * world);
+      allocateWeightQuantization(layer);
     }
     if (options_.quantizeGradients) {
-      const auto shard = geometry.primaryShard;
-      const auto shardBlocks =
-          static_cast<std::size_t>(quantizationBlocks(static_cast<int>(shard)));
-      const auto world = static_cast<std::size_t>(layout_.worldSize);
-      const auto nodeCount = static_cast<std::size_t>(nodes);
-      layer.groupedGradient = DeviceFloats(geometry.aligned);
-      layer.intraNodeSend = DeviceArray<std::int8_t>(geometry.aligned);
-      layer.intraNodeSendScales = DeviceFloats(shardBlocks * world);
-      layer.intraNodeReceive = DeviceArray<std::int8_t>(geometry.aligned);
-      layer.intraNodeReceiveScales = DeviceFloats(shardBlocks * world);
-      layer.nodePartialSums = DeviceFloats(shard * nodeCount);
-      layer.interNodeSend = DeviceArray<std::int8_t>(shard * nodeCount);
-      layer.interNodeSendScales = DeviceFloats(shardBlocks * nodeCount);
-      layer.interNodeReceive = DeviceArray<std::int8_t>(shard * nodeCount);
-      layer.interNodeReceiveScales = DeviceFloats(shardBlocks * nodeCount);
+      allocateGradientQuantization(layer);
     }
     layer.output = DeviceFloats(activations);
     layer.outputGradient = DeviceFloats(activations);
@@ -152,6 +132,32 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
     CUDA_CHECK(cudaDeviceSynchronize());
     secondaryShardsValid_ = true;
   }
+}
+
+void Trainer::allocateWeightQuantization(Layer& layer) const {
+  const std::size_t shard = layer.geometry.primaryShard;
+  const auto shardBlocks = static_cast<std::size_t>(quantizationBlocks(static_cast<int>(shard)));
+  layer.quantizedShard = DeviceArray<std::int8_t>(shard);
+  layer.shardScales = DeviceFloats(shardBlocks);
+  layer.gatheredQuantized = DeviceArray<std::int8_t>(layer.geometry.aligned);
+  layer.gatheredScales = DeviceFloats(shardBlocks * static_cast<std::size_t>(layout_.worldSize));
+}
+
+void Trainer::allocateGradientQuantization(Layer& layer) const {
+  const std::size_t shard = layer.geometry.primaryShard;
+  const auto shardBlocks = static_cast<std::size_t>(quantizationBlocks(static_cast<int>(shard)));
+  const auto world = static_cast<std::size_t>(layout_.worldSize);
+  const auto nodes = static_cast<std::size_t>(layout_.worldSize / layout_.ranksPerNode);
+  layer.groupedGradient = DeviceFloats(layer.geometry.aligned);
+  layer.intraNodeSend = DeviceArray<std::int8_t>(layer.geometry.aligned);
+  layer.intraNodeSendScales = DeviceFloats(shardBlocks * world);
+  layer.intraNodeReceive = DeviceArray<std::int8_t>(layer.geometry.aligned);
+  layer.intraNodeReceiveScales = DeviceFloats(shardBlocks * world);
+  layer.nodePartialSums = DeviceFloats(shard * nodes);
+  layer.interNodeSend = DeviceArray<std::int8_t>(shard * nodes);
+  layer.interNodeSendScales = DeviceFloats(shardBlocks * nodes);
+  layer.interNodeReceive = DeviceArray<std::int8_t>(shard * nodes);
+  layer.interNodeReceiveScales = DeviceFloats(shardBlocks * nodes);
 }
 
 // The full weight from every rank's primary shard; with qwZ the shards travel as int8 blocks

@@ -73,6 +73,8 @@ private:
     Event gradientReady;
   };
 
+  void allocateWeightQuantization(Layer& layer) const;
+  void allocateGradientQuantization(Layer& layer) const;
   void gatherOverWorld(Layer& layer, float* fullWeights, StepReport& report);
   void issueForwardGather(Layer& layer, StepReport& report);
   void issueBackwardGather(Layer& layer, StepReport& report);
