@@ -15,6 +15,9 @@ config.environment["PATH"] = os.pathsep.join(
     [bin_dir, config.llvm_bin_dir, config.environment.get("PATH", "/usr/bin:/bin")])
 config.substitutions.append(("%src_root", config.streamrace_src_root))
 config.substitutions.append(("%bin", bin_dir))
+config.substitutions.append(("%obj_root", config.streamrace_obj_root))
+if os.path.isdir(os.path.join(config.streamrace_obj_root, "emulator", "lib")):
+    config.available_features.add("emulator")
 config.substitutions.append(
     ("%expect_exit", "python3 " + os.path.join(config.streamrace_src_root, "test", "lit", "tools",
                                                "expect_exit.py")))
