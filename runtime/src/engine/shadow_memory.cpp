@@ -160,6 +160,7 @@ std::size_t ShadowMemory::approximate_bytes() const {
     bytes += space.segment_count() * (node_overhead + sizeof(Address) + sizeof(AccessRecord) +
                                       sizeof(std::vector<AccessRecord>) + 2 * sizeof(Address));
     bytes += space.read_count() * sizeof(AccessRecord);
+    bytes += space.cached_count() * (node_overhead + sizeof(Address) + sizeof(void*));
   }
   return bytes;
 }

@@ -33,7 +33,7 @@ struct Allocation {
 
 class AllocationTable {
 public:
-  explicit AllocationTable(std::size_t freed_kept = 1 << 16) : freed_kept_(freed_kept) {}
+  explicit AllocationTable(std::size_t freed_kept = 4096) : freed_kept_(freed_kept) {}
 
   void add(std::uint32_t space, const Allocation& allocation);
   // Ends the life of the live allocation starting at `base`; returns it, or nothing when the

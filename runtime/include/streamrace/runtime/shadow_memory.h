@@ -63,6 +63,7 @@ public:
 
   std::size_t segment_count() const { return segments_.size(); }
   std::size_t read_count() const { return reads_; }
+  std::size_t cached_count() const { return by_start_.size(); }
   // Drops every interval whose newest access is older than op `threshold`.
   void evict_older_than(std::uint64_t threshold);
   void collect_ages(std::vector<std::uint64_t>& newest_ops) const;
