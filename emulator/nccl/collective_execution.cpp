@@ -82,37 +82,20 @@ bool Communicator::waitForTurn(const CollectiveCall& call) {
 bool Communicator::collectiveBarrier(const CollectiveCall& call) {
   const std::uint64_t phase = ++collectivePhase_;
   atomicStore(segment_->mailbox(rank_).collectivePhase, phase);
-  const auto everyoneArrived = [&] {
-    for (int peer = 0; peer < rankCount_; ++peer) {
-      if (atomicLoad(segment_->mailbox(peer).collectivePhase) < phase) {
-        return false;
-      }
-    }
-    return true;
-  };
-  std::string reason;
-  const PollOutcome outcome = pollUntil(
-      everyoneArrived, [&] { return !(reason = stopReason(everyRank_)).empty(); },
-      std::chrono::milliseconds(settings_.timeoutMs));
-  if (outcome == PollOutcome::Ready) {
+  const ArrivalWait wait = waitForEveryRank(&RankMailbox::collectivePhase, phase);
+  if (wait.outcome == PollOutcome::Ready) {
     return true;
   }
-  if (outcome == PollOutcome::Stopped) {
-    fail(ncclSystemError, reason);
+  if (wait.outcome == PollOutcome::Stopped) {
+    fail(ncclSystemError, wait.reason);
     return false;
-  }
-  std::vector<int> missing;
-  for (int peer = 0; peer < rankCount_; ++peer) {
-    if (atomicLoad(segment_->mailbox(peer).collectivePhase) < phase) {
-      missing.push_back(peer);
-    }
   }
   fail(ncclSystemError,
        "collective watchdog: timed out after " + std::to_string(settings_.timeoutMs) +
            " ms on communicator " + displayName_ + " (" + std::to_string(rankCount_) +
            " ranks) at collective #" + std::to_string(call.sequence) + ": rank " +
            std::to_string(rank_) + " called " + describe(descriptorOf(call)) + " but " +
-           rankList(missing) +
+           rankList(wait.lagging) +
            " never reached it (fewer collectives issued on that rank, or its stream is blocked)");
   return false;
 }

@@ -150,37 +150,44 @@ std::string Communicator::rankList(const std::vector<int>& ranks) const {
   return text;
 }
 
-std::vector<BootstrapRecord> Communicator::bootstrapAllGather(const BootstrapRecord& mine) {
-  const std::uint64_t phase = bootstrapPhase_ + 1;
-  RankMailbox& own = segment_->mailbox(rank_);
-  own.bootstrap[phase % 2] = mine;
-  atomicStore(own.bootstrapPhase, phase);
+Communicator::ArrivalWait Communicator::waitForEveryRank(std::uint64_t RankMailbox::*counter,
+                                                         std::uint64_t phase) {
   const auto everyoneArrived = [&] {
     for (int peer = 0; peer < rankCount_; ++peer) {
-      if (atomicLoad(segment_->mailbox(peer).bootstrapPhase) < phase) {
+      if (atomicLoad(segment_->mailbox(peer).*counter) < phase) {
         return false;
       }
     }
     return true;
   };
-  std::string reason;
-  const PollOutcome outcome = pollUntil(
-      everyoneArrived, [&] { return !(reason = stopReason(everyRank_)).empty(); },
+  ArrivalWait wait{PollOutcome::Ready, {}, {}};
+  wait.outcome = pollUntil(
+      everyoneArrived, [&] { return !(wait.reason = stopReason(everyRank_)).empty(); },
       std::chrono::milliseconds(settings_.timeoutMs));
-  if (outcome == PollOutcome::Stopped) {
-    throw CommunicatorError(ncclSystemError, reason);
-  }
-  if (outcome == PollOutcome::TimedOut) {
-    std::vector<int> missing;
+  if (wait.outcome == PollOutcome::TimedOut) {
     for (int peer = 0; peer < rankCount_; ++peer) {
-      if (atomicLoad(segment_->mailbox(peer).bootstrapPhase) < phase) {
-        missing.push_back(peer);
+      if (atomicLoad(segment_->mailbox(peer).*counter) < phase) {
+        wait.lagging.push_back(peer);
       }
     }
+  }
+  return wait;
+}
+
+std::vector<BootstrapRecord> Communicator::bootstrapAllGather(const BootstrapRecord& mine) {
+  const std::uint64_t phase = bootstrapPhase_ + 1;
+  RankMailbox& own = segment_->mailbox(rank_);
+  own.bootstrap[phase % 2] = mine;
+  atomicStore(own.bootstrapPhase, phase);
+  const ArrivalWait wait = waitForEveryRank(&RankMailbox::bootstrapPhase, phase);
+  if (wait.outcome == PollOutcome::Stopped) {
+    throw CommunicatorError(ncclSystemError, wait.reason);
+  }
+  if (wait.outcome == PollOutcome::TimedOut) {
     throw CommunicatorError(
         ncclSystemError,
         "timed out after " + std::to_string(settings_.timeoutMs) + " ms on communicator " +
-            displayName_ + " (" + std::to_string(rankCount_) + " ranks): " + rankList(missing) +
+            displayName_ + " (" + std::to_string(rankCount_) + " ranks): " + rankList(wait.lagging) +
             (phase == 1 ? " never joined (ncclCommInitRank not called with this unique id)"
                         : " did not take part in the host-side exchange (ncclCommSplit)"));
   }

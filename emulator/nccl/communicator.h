@@ -6,6 +6,7 @@
 
 #include "link_model.h"
 #include "operation.h"
+#include "polling.h"
 #include "shared_segment.h"
 
 #include <nccl.h>
@@ -96,6 +97,14 @@ private:
   std::string stopReason(std::span<const int> peers);
   std::string describe(const CollectiveDescriptor& descriptor) const;
   std::string rankList(const std::vector<int>& ranks) const;
+  // Waits until every rank's mailbox `counter` reaches `phase`. On a timeout, `lagging` names
+  // the ranks that had not arrived; on a stop, `reason` says why.
+  struct ArrivalWait {
+    PollOutcome outcome;
+    std::string reason;
+    std::vector<int> lagging;
+  };
+  ArrivalWait waitForEveryRank(std::uint64_t RankMailbox::*counter, std::uint64_t phase);
   bool waitForTurn(const CollectiveCall& call);
   bool collectiveBarrier(const CollectiveCall& call);
   bool checkDescriptors(const CollectiveCall& call);
