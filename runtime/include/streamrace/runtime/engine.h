@@ -39,6 +39,8 @@ public:
 
   const FindingSet& findings() const { return findings_; }
   const Ordering& ordering() const { return ordering_; }
+  // Exports and `explain` attach an observer here to see the edges the rules create.
+  Ordering& ordering() { return ordering_; }
   const std::vector<NameId>& nvtx_path(std::uint32_t id) const { return nvtx_paths_[id]; }
   const EngineStats& stats() const { return stats_; }
   const Options& options() const { return options_; }
