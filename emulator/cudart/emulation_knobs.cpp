@@ -105,6 +105,13 @@ EmulationKnobs readEnvironment() {
     knobs.jitterMaxMicroseconds =
         static_cast<std::uint32_t>(parseInteger("STREAMRACE_EMU_JITTER_MAX_US", maxMicros, 0));
   }
+  if (const char* dispatch = std::getenv("STREAMRACE_EMU_DISPATCH")) {
+    std::string_view order(dispatch);
+    if (order != "in-order" && order != "any-order") {
+      rejectKnob("STREAMRACE_EMU_DISPATCH", order, "in-order or any-order");
+    }
+    knobs.dispatchInSubmissionOrder = order == "in-order";
+  }
   return knobs;
 }
 

@@ -20,6 +20,9 @@ struct EmulationKnobs {
   std::map<std::string, double, std::less<>> kindDelayMs;
   std::optional<std::uint64_t> jitterSeed;
   std::uint32_t jitterMaxMicroseconds = 0;
+  // STREAMRACE_EMU_DISPATCH: "in-order" (default) starts each device's operations in submission
+  // order (dispatch_order.h); "any-order" lets the OS scheduler decide.
+  bool dispatchInSubmissionOrder = true;
 
   double delayMsFor(const std::string& streamLabel, OperationKind kind) const;
 

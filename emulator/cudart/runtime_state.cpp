@@ -12,8 +12,9 @@ thread_local std::vector<Stream*> perThreadStreamsOfThread;
 } // namespace
 
 Device::Device(int ordinal, std::size_t memoryBytes)
-    : ordinal(ordinal), arena(memoryBytes), legacy(ordinal, StreamRole::Legacy, 0, 0, 0, "legacy") {
-}
+    : ordinal(ordinal), arena(memoryBytes),
+      dispatch(EmulationKnobs::fromEnvironment().dispatchInSubmissionOrder),
+      legacy(ordinal, StreamRole::Legacy, 0, 0, 0, "legacy", dispatch) {}
 
 Runtime& Runtime::instance() {
   // Never destroyed: stream workers may still be running when the process exits, exactly as
@@ -44,7 +45,7 @@ Stream& Runtime::perThreadStream(int device) {
   Stream*& slot = perThreadStreamsOfThread[static_cast<std::size_t>(device)];
   if (slot == nullptr) {
     auto stream = std::make_unique<Stream>(device, StreamRole::PerThread, 0, 0, nextStreamId_++,
-                                           "per-thread");
+                                           "per-thread", this->device(device).dispatch);
     slot = stream.get();
     std::unique_lock lock(handlesMutex_);
     perThreadStreams_.push_back(std::move(stream));
@@ -65,9 +66,9 @@ Stream* Runtime::resolveStream(cudaStream_t handle, DefaultStream meaningOfZero)
 }
 
 Stream& Runtime::createStream(int device, unsigned flags, int priority) {
-  auto stream =
-      std::make_unique<Stream>(device, StreamRole::Created, flags, priority, nextStreamId_++,
-                               std::to_string(nextCreatedStreamLabel_++));
+  auto stream = std::make_unique<Stream>(device, StreamRole::Created, flags, priority,
+                                         nextStreamId_++, std::to_string(nextCreatedStreamLabel_++),
+                                         this->device(device).dispatch);
   Stream& created = *stream;
   std::unique_lock lock(handlesMutex_);
   streams_.emplace(&created, std::move(stream));

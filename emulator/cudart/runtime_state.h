@@ -16,6 +16,7 @@
 
 #include "capture_graph.h"
 #include "completion.h"
+#include "dispatch_order.h"
 #include "memory_registry.h"
 #include "operation.h"
 #include "stream_worker.h"
@@ -31,9 +32,9 @@ enum class DefaultStream { Legacy, PerThread };
 class Stream {
 public:
   Stream(int device, StreamRole role, unsigned flags, int priority, unsigned long long id,
-         std::string label)
+         std::string label, DispatchOrder& dispatch)
       : device(device), role(role), flags(flags), priority(priority), id(id),
-        worker(std::move(label)) {}
+        worker(std::move(label), dispatch) {}
 
   bool isBlocking() const {
     return role == StreamRole::PerThread ||
@@ -67,6 +68,9 @@ public:
   Device(int ordinal, std::size_t memoryBytes);
   const int ordinal;
   DeviceArena arena;
+  // Every stream of the device starts its work through it; declared before `legacy`, which uses
+  // it from construction on.
+  DispatchOrder dispatch;
   Stream legacy;
   // Whether CUPTI has been told about this device's primary context.
   std::atomic<bool> contextAnnounced{false};

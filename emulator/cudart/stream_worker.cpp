@@ -7,8 +7,8 @@
 
 namespace streamrace::emu {
 
-StreamWorker::StreamWorker(std::string label)
-    : label_(std::move(label)), last_(makeFinishedCompletion()),
+StreamWorker::StreamWorker(std::string label, DispatchOrder& dispatch)
+    : label_(std::move(label)), dispatch_(dispatch), last_(makeFinishedCompletion()),
       jitter_(EmulationKnobs::fromEnvironment().jitterSeed.value_or(0) ^
               std::hash<std::string>{}(label_)),
       thread_([this](std::stop_token stop) { run(std::move(stop)); }) {}
@@ -24,7 +24,8 @@ CompletionPtr StreamWorker::enqueue(Work work, std::vector<CompletionPtr> depend
   auto done = std::make_shared<Completion>();
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back(Pending{std::move(work), std::move(dependencies), done});
+    lastTicket_ = dispatch_.admit(lastTicket_, dependencies);
+    queue_.push_back(Pending{std::move(work), std::move(dependencies), done, lastTicket_});
     last_ = done;
   }
   queueChanged_.notify_one();
@@ -45,18 +46,27 @@ CompletionPtr StreamWorker::lastCompletion() const {
   return last_;
 }
 
-void StreamWorker::delayBefore(OperationKind kind) {
+std::chrono::duration<double, std::milli> StreamWorker::delayFor(OperationKind kind) {
   const EmulationKnobs& knobs = EmulationKnobs::fromEnvironment();
-  double delayMs = knobs.delayMsFor(label_, kind);
-  auto delay = std::chrono::duration<double, std::milli>(delayMs);
+  auto delay = std::chrono::duration<double, std::milli>(knobs.delayMsFor(label_, kind));
   if (knobs.jitterSeed && knobs.jitterMaxMicroseconds > 0) {
     std::uniform_int_distribution<std::uint32_t> micros(0, knobs.jitterMaxMicroseconds);
     delay += std::chrono::microseconds(micros(jitter_));
   }
-  if (delay.count() > 0) {
-    std::this_thread::sleep_for(delay);
-  }
+  return delay;
 }
+
+namespace {
+
+// Host functions may block on anything (NCCL's meet other ranks) and graphs may contain them, so
+// they never keep the device from starting later work; a delayed operation is slow on purpose,
+// so it does not either. The rest is short device work that finishes before later work starts.
+bool holdsLaterWorkUntilFinished(OperationKind kind,
+                                 std::chrono::duration<double, std::milli> delay) {
+  return delay.count() <= 0 && kind != OperationKind::HostFunction && kind != OperationKind::Graph;
+}
+
+} // namespace
 
 void StreamWorker::run(std::stop_token stop) {
   for (;;) {
@@ -73,11 +83,16 @@ void StreamWorker::run(std::stop_token stop) {
     for (const CompletionPtr& dependency : next.dependencies) {
       dependency->wait();
     }
-    delayBefore(next.work.kind);
+    const auto delay = delayFor(next.work.kind);
+    dispatch_.begin(next.ticket, holdsLaterWorkUntilFinished(next.work.kind, delay));
+    if (delay.count() > 0) {
+      std::this_thread::sleep_for(delay);
+    }
     if (next.work.body) {
       next.work.body();
     }
     next.done->markDone();
+    dispatch_.finish(next.ticket);
   }
 }
 

@@ -1,8 +1,10 @@
 // The thread that plays one stream: it runs the stream's operations one after another, each
-// only once the completions it depends on (other streams' work, recorded events) are done.
-// Different streams' workers run at the same time, so unordered work really overlaps.
+// only once the completions it depends on (other streams' work, recorded events) are done and
+// its device lets it begin (dispatch_order.h). Different streams' workers run at the same time,
+// so unordered work really overlaps.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -12,13 +14,15 @@
 #include <vector>
 
 #include "completion.h"
+#include "dispatch_order.h"
 #include "operation.h"
 
 namespace streamrace::emu {
 
 class StreamWorker {
 public:
-  explicit StreamWorker(std::string label);
+  // `dispatch` is the device's; it must outlive the worker.
+  StreamWorker(std::string label, DispatchOrder& dispatch);
   ~StreamWorker();
   StreamWorker(const StreamWorker&) = delete;
   StreamWorker& operator=(const StreamWorker&) = delete;
@@ -41,17 +45,20 @@ private:
     Work work;
     std::vector<CompletionPtr> dependencies;
     CompletionPtr done;
+    DispatchOrder::TicketPtr ticket;
   };
 
   void run(std::stop_token stop);
-  void delayBefore(OperationKind kind);
+  std::chrono::duration<double, std::milli> delayFor(OperationKind kind);
 
   std::string label_;
+  DispatchOrder& dispatch_;
   mutable std::mutex mutex_;
   std::condition_variable_any queueChanged_;
   std::deque<Pending> queue_;
   bool retiring_ = false;
   CompletionPtr last_;
+  DispatchOrder::TicketPtr lastTicket_;
   std::mt19937_64 jitter_;
   std::jthread thread_;
 };
