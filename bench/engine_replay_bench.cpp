@@ -69,31 +69,35 @@ public:
         const bool view = rng_() % 20 == 0;
         const std::uint64_t offset = view ? (rng_() % 16) * 65536 : 0;
         const std::uint64_t bytes = view ? 65536 : kBufferBytes;
-        events.push_back(at(r, KernelLaunch{s, 0,
-                                            {{a + offset, bytes, AccessMode::Read, Extent::Exact},
-                                             {b + offset, bytes, AccessMode::Write, Extent::Exact}}}));
+        events.push_back(
+            at(r, KernelLaunch{s,
+                               0,
+                               {{a + offset, bytes, AccessMode::Read, Extent::Exact},
+                                {b + offset, bytes, AccessMode::Write, Extent::Exact}}}));
       } else if (dice < 800) {
         const Address a = buffer(static_cast<int>(rng_() % kBuffersPerRank));
         const Address b = buffer(static_cast<int>(rng_() % kBuffersPerRank));
-        events.push_back(at(r, Copy{s, a, b, kBufferBytes, 1, 0, 0,
-                                    CopyDirection::DeviceToDevice, false}));
+        events.push_back(
+            at(r, Copy{s, a, b, kBufferBytes, 1, 0, 0, CopyDirection::DeviceToDevice, false}));
       } else if (dice < 920) {
         const EventHandle e = 0xE000 + rng_() % 64;
         events.push_back(at(r, EventRecord{e, s}));
-        events.push_back(at(r, StreamWaitEvent{stream(static_cast<int>(rng_() % kStreamsPerRank)), e}));
+        events.push_back(
+            at(r, StreamWaitEvent{stream(static_cast<int>(rng_() % kStreamsPerRank)), e}));
       } else if (dice < 960) {
         // A fresh pool allocation used once and freed: new addresses all the time.
         const Address fresh = 0x7000000000ull + (next_fresh_++ << 16);
         events.push_back(at(r, Alloc{fresh, 65536, MemoryKind::StreamOrdered, 0, s}));
-        events.push_back(at(r, KernelLaunch{s, 0, {{fresh, 65536, AccessMode::Write, Extent::Exact}}}));
+        events.push_back(
+            at(r, KernelLaunch{s, 0, {{fresh, 65536, AccessMode::Write, Extent::Exact}}}));
         events.push_back(at(r, Free{fresh, FreeApi::FreeAsync, s}));
       } else if (dice < 990) {
         events.push_back(at(r, StreamSynchronize{s, true}));
       } else {
         // A WORLD collective: every rank posts its part on stream 0.
         for (int q = 0; q < kRanks; ++q)
-          events.push_back(at(q, Collective{stream(0), 0xC0, CollectiveKind::AllReduce,
-                                            buffer(0), buffer(1), 4096, 4, 0, 7, 0}));
+          events.push_back(at(q, Collective{stream(0), 0xC0, CollectiveKind::AllReduce, buffer(0),
+                                            buffer(1), 4096, 4, 0, 7, 0}));
       }
     }
   }
@@ -117,7 +121,8 @@ int main(int argc, char** argv) {
   options.history_limit_mb = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 64;
   Engine engine(options, [](std::string_view) {});
   TraceGenerator generator;
-  for (const Event& event : generator.setup()) engine.process(event);
+  for (const Event& event : generator.setup())
+    engine.process(event);
 
   std::vector<Event> chunk;
   std::chrono::duration<double> busy{0};
@@ -128,12 +133,13 @@ int main(int argc, char** argv) {
   while (done < total) {
     generator.chunk(chunk, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, total - done)));
     const auto start = std::chrono::steady_clock::now();
-    for (const Event& event : chunk) engine.process(event);
+    for (const Event& event : chunk)
+      engine.process(event);
     busy += std::chrono::steady_clock::now() - start;
     done += chunk.size();
     if (done >= next_report) {
-      std::printf("  after %9llu events: resident %7ld KiB\n", static_cast<unsigned long long>(done),
-                  resident_kib());
+      std::printf("  after %9llu events: resident %7ld KiB\n",
+                  static_cast<unsigned long long>(done), resident_kib());
       next_report += total / 4;
     }
   }
@@ -142,7 +148,11 @@ int main(int argc, char** argv) {
   std::printf("replay time: %.3f s\n", busy.count());
   std::printf("throughput: %.2f M events/s\n", static_cast<double>(done) / busy.count() / 1e6);
   std::printf("peak resident memory: %ld KiB\n", peak_kib());
-  std::printf("findings: %zu (history evictions: %llu)\n", engine.findings().size(),
+  std::uint64_t occurrences = 0;
+  for (const Finding& finding : engine.findings().all())
+    occurrences += finding.count;
+  std::printf("findings: %zu, %llu occurrences (history evictions: %llu)\n",
+              engine.findings().size(), static_cast<unsigned long long>(occurrences),
               static_cast<unsigned long long>(engine.stats().history_evictions));
   return 0;
 }

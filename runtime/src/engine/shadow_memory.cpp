@@ -5,16 +5,51 @@
 
 namespace streamrace {
 
-void ShadowSpace::split_at(Address at) {
-  auto it = segments_.upper_bound(at);
-  if (it == segments_.begin()) return;
-  --it;
-  if (it->first < at && at < it->second.end) {
-    Segment tail = it->second;
-    it->second.end = at;
-    reads_ += tail.reads.size();
-    segments_.emplace_hint(std::next(it), at, std::move(tail));
+AccessRecord* ReadSet::find_actor(ActorId actor) {
+  for (std::uint32_t i = 0; i < inline_count_; ++i)
+    if (inline_[i].actor == actor) return &inline_[i];
+  for (AccessRecord& read : spilled_)
+    if (read.actor == actor) return &read;
+  return nullptr;
+}
+
+void ReadSet::push_back(const AccessRecord& read) {
+  if (inline_count_ < kInline) {
+    inline_[inline_count_++] = read;
+    return;
   }
+  spilled_.push_back(read);
+}
+
+bool ReadSet::operator==(const ReadSet& other) const {
+  if (inline_count_ != other.inline_count_ || spilled_ != other.spilled_) return false;
+  return std::equal(inline_.begin(), inline_.begin() + inline_count_, other.inline_.begin());
+}
+
+ShadowSpace::ShadowSpace() : cache_(std::make_unique<std::array<CacheSlot, kCacheSlots>>()) {}
+
+ShadowSpace::Map::iterator ShadowSpace::erase(Map::iterator it) {
+  CacheSlot& slot = (*cache_)[slot_of(it->first)];
+  if (slot.start == it->first) slot.start = ~Address{0};
+  reads_ -= it->second.reads.size();
+  spilled_reads_ -= it->second.reads.spilled();
+  return segments_.erase(it);
+}
+
+ShadowSpace::Map::iterator ShadowSpace::split(Map::iterator it, Address at) {
+  Segment tail = it->second;
+  it->second.end = at;
+  reads_ += tail.reads.size();
+  spilled_reads_ += tail.reads.spilled();
+  return segments_.emplace_hint(std::next(it), at, std::move(tail));
+}
+
+ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin) {
+  auto it = segments_.upper_bound(begin);
+  if (it == segments_.begin()) return it;
+  auto before = std::prev(it);
+  if (before->second.end <= begin) return it;
+  return before->first < begin ? split(before, begin) : before;
 }
 
 void ShadowSpace::check(const Segment& segment, Address begin, Address end,
@@ -38,8 +73,15 @@ void ShadowSpace::check(const Segment& segment, Address begin, Address end,
                             !clock.covers(segment.write.actor, segment.write.epoch)))
     report(segment.write);
   if (access.writes())
-    for (const AccessRecord& read : segment.reads)
+    segment.reads.for_each([&](const AccessRecord& read) {
       if (!clock.covers(read.actor, read.epoch)) report(read);
+    });
+}
+
+void ShadowSpace::drop_reads(Segment& segment) {
+  reads_ -= segment.reads.size();
+  spilled_reads_ -= segment.reads.spilled();
+  segment.reads.clear();
 }
 
 void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
@@ -47,35 +89,33 @@ void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
   if (access.writes()) {
     segment.has_write = true;
     segment.write = access;
-    reads_ -= segment.reads.size();
-    segment.reads.clear();
+    drop_reads(segment);
     return;
   }
-  for (AccessRecord& read : segment.reads) {
-    if (read.actor == access.actor) {
-      read = access;
-      return;
-    }
+  if (AccessRecord* same_actor = segment.reads.find_actor(access.actor)) {
+    *same_actor = access;
+    return;
   }
+  const std::size_t spilled = segment.reads.spilled();
   segment.reads.push_back(access);
   ++reads_;
+  spilled_reads_ += segment.reads.spilled() - spilled;
 }
 
-void ShadowSpace::coalesce(Address begin, Address end) {
-  auto it = segments_.lower_bound(begin);
-  if (it != segments_.begin()) --it;
-  while (it != segments_.end() && it->first <= end) {
+void ShadowSpace::coalesce(Map::iterator first, Map::iterator after) {
+  auto it = first == segments_.begin() ? first : std::prev(first);
+  while (it != segments_.end()) {
     auto next = std::next(it);
-    if (next == segments_.end()) break;
+    if (next == segments_.end()) return;
+    const bool last_pair = next == after;
     if (it->second.end == next->first && it->second.same_history(next->second)) {
       it->second.end = next->second.end;
       it->second.newest_op = std::max(it->second.newest_op, next->second.newest_op);
-      reads_ -= next->second.reads.size();
-      forget(next->first);
-      segments_.erase(next);
-      continue;
+      erase(next);
+    } else {
+      it = next;
     }
-    it = next;
+    if (last_pair) return;
   }
 }
 
@@ -85,93 +125,86 @@ void ShadowSpace::apply(Address begin, std::uint64_t size, const AccessRecord& a
   const Address end = begin + size;
 
   // The common case: the access covers exactly one interval that history already has.
-  auto cached = by_start_.find(begin);
-  Map::iterator exact = cached != by_start_.end() ? cached->second : segments_.find(begin);
+  CacheSlot& slot = (*cache_)[slot_of(begin)];
+  Map::iterator exact = slot.start == begin ? slot.segment : segments_.find(begin);
   if (exact != segments_.end() && exact->second.end == end) {
-    if (cached == by_start_.end()) by_start_.emplace(begin, exact);
+    slot.start = begin;
+    slot.segment = exact;
     check(exact->second, begin, end, access, clock, conflicts);
     record(exact->second, access);
     return;
   }
 
-  split_at(begin);
-  split_at(end);
-  auto it = segments_.lower_bound(begin);
+  // One tree walk: split the intervals that straddle either end, then visit the rest in order.
+  auto it = first_from(begin);
+  auto first = segments_.end();
   Address cursor = begin;
   while (cursor < end) {
     if (it == segments_.end() || it->first > cursor) {
-      const Address gap_end = it == segments_.end() ? end : std::min(end, it->first);
-      Segment fresh;
-      fresh.end = gap_end;
-      record(fresh, access);
-      it = std::next(segments_.emplace_hint(it, cursor, std::move(fresh)));
-      cursor = gap_end;
-      continue;
+      Segment gap;
+      gap.end = it == segments_.end() ? end : std::min(end, it->first);
+      it = segments_.emplace_hint(it, cursor, std::move(gap));
+    } else {
+      if (it->second.end > end) split(it, end);
+      check(it->second, cursor, it->second.end, access, clock, conflicts);
     }
-    check(it->second, cursor, it->second.end, access, clock, conflicts);
+    if (first == segments_.end()) first = it;
     record(it->second, access);
     cursor = it->second.end;
     ++it;
   }
-  coalesce(begin, end);
+  coalesce(first, it);
 }
 
 void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* birth) {
   if (size == 0) return;
   const Address end = begin + size;
-  split_at(begin);
-  split_at(end);
-  auto first = segments_.lower_bound(begin);
-  auto last = segments_.lower_bound(end);
-  for (auto it = first; it != last; ++it) {
-    reads_ -= it->second.reads.size();
-    forget(it->first);
+  auto it = first_from(begin);
+  while (it != segments_.end() && it->first < end) {
+    if (it->second.end > end) split(it, end);
+    it = erase(it);
   }
-  auto hint = segments_.erase(first, last);
   if (!birth) return;
+  // No neighbour can share the birth's history (it is a new op): nothing to coalesce.
   Segment fresh;
   fresh.end = end;
   record(fresh, *birth);
-  segments_.emplace_hint(hint, begin, std::move(fresh));
-  coalesce(begin, end);
+  segments_.emplace_hint(it, begin, std::move(fresh));
 }
 
 void ShadowSpace::evict_older_than(std::uint64_t threshold) {
-  for (auto it = segments_.begin(); it != segments_.end();) {
-    if (it->second.newest_op < threshold) {
-      reads_ -= it->second.reads.size();
-      forget(it->first);
-      it = segments_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  for (auto it = segments_.begin(); it != segments_.end();)
+    it = it->second.newest_op < threshold ? erase(it) : std::next(it);
 }
 
 void ShadowSpace::collect_ages(std::vector<std::uint64_t>& newest_ops) const {
-  for (const auto& [start, segment] : segments_) newest_ops.push_back(segment.newest_op);
+  for (const auto& [start, segment] : segments_)
+    newest_ops.push_back(segment.newest_op);
+}
+
+std::size_t ShadowSpace::approximate_bytes() const {
+  // A map node carries three pointers and a colour beside its key and value.
+  constexpr std::size_t node_overhead = 4 * sizeof(void*);
+  return sizeof(*cache_) + segments_.size() * (node_overhead + sizeof(Address) + sizeof(Segment)) +
+         spilled_reads_ * sizeof(AccessRecord);
 }
 
 std::size_t ShadowMemory::approximate_bytes() const {
-  // A map node carries three pointers and a colour beside its key and value.
-  constexpr std::size_t node_overhead = 4 * sizeof(void*);
   std::size_t bytes = 0;
-  for (const auto& [id, space] : spaces_) {
-    bytes += space.segment_count() * (node_overhead + sizeof(Address) + sizeof(AccessRecord) +
-                                      sizeof(std::vector<AccessRecord>) + 2 * sizeof(Address));
-    bytes += space.read_count() * sizeof(AccessRecord);
-    bytes += space.cached_count() * (node_overhead + sizeof(Address) + sizeof(void*));
-  }
+  for (const auto& [id, space] : spaces_)
+    bytes += space.approximate_bytes();
   return bytes;
 }
 
 void ShadowMemory::evict_older_than(std::uint64_t threshold) {
-  for (auto& [id, space] : spaces_) space.evict_older_than(threshold);
+  for (auto& [id, space] : spaces_)
+    space.evict_older_than(threshold);
 }
 
 std::uint64_t ShadowMemory::median_age() const {
   std::vector<std::uint64_t> ages;
-  for (const auto& [id, space] : spaces_) space.collect_ages(ages);
+  for (const auto& [id, space] : spaces_)
+    space.collect_ages(ages);
   if (ages.empty()) return 0;
   auto middle = ages.begin() + static_cast<std::ptrdiff_t>(ages.size() / 2);
   std::nth_element(ages.begin(), middle, ages.end());

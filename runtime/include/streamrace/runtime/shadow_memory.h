@@ -1,13 +1,16 @@
 // Shadow memory: for every byte range a program's async work touched, the last write and the
-// reads since, as disjoint intervals per address space (std::map: logarithmic lookup). An
+// reads since, as disjoint intervals per address space (a map: logarithmic lookup). An
 // access is checked against the history it overlaps, then becomes part of it.
 #pragma once
 
 #include "streamrace/runtime/event.h"
 #include "streamrace/runtime/vector_clock.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <memory_resource>
 #include <unordered_map>
 #include <vector>
 
@@ -51,8 +54,39 @@ struct Conflict {
   std::uint64_t overlap_size = 0;
 };
 
+// The reads of an interval since its last write, at most one per actor (its latest). Nearly
+// every interval has one or two readers: they live inline, more spill to the heap.
+class ReadSet {
+public:
+  std::size_t size() const { return inline_count_ + spilled_.size(); }
+  std::size_t spilled() const { return spilled_.size(); }
+  AccessRecord* find_actor(ActorId actor);
+  void push_back(const AccessRecord& read);
+  void clear() {
+    inline_count_ = 0;
+    spilled_.clear();
+  }
+  template <typename Visit> void for_each(Visit&& visit) const {
+    for (std::uint32_t i = 0; i < inline_count_; ++i)
+      visit(inline_[i]);
+    for (const AccessRecord& read : spilled_)
+      visit(read);
+  }
+  bool operator==(const ReadSet& other) const;
+
+private:
+  static constexpr std::uint32_t kInline = 2;
+  std::array<AccessRecord, kInline> inline_{};
+  std::uint32_t inline_count_ = 0;
+  std::vector<AccessRecord> spilled_;
+};
+
 class ShadowSpace {
 public:
+  ShadowSpace();
+  ShadowSpace(const ShadowSpace&) = delete;
+  ShadowSpace& operator=(const ShadowSpace&) = delete;
+
   // Checks [begin, begin+size) against its history under `clock`, appends conflicts (one per
   // previous access, however many intervals it spans), then records `access`.
   void apply(Address begin, std::uint64_t size, const AccessRecord& access,
@@ -63,7 +97,7 @@ public:
 
   std::size_t segment_count() const { return segments_.size(); }
   std::size_t read_count() const { return reads_; }
-  std::size_t cached_count() const { return by_start_.size(); }
+  std::size_t approximate_bytes() const;
   // Drops every interval whose newest access is older than op `threshold`.
   void evict_older_than(std::uint64_t threshold);
   void collect_ages(std::vector<std::uint64_t>& newest_ops) const;
@@ -71,31 +105,48 @@ public:
 private:
   struct Segment {
     Address end = 0;
+    std::uint64_t newest_op = 0;
     bool has_write = false;
     AccessRecord write;
-    std::vector<AccessRecord> reads; // at most one per actor: its latest read
-    std::uint64_t newest_op = 0;
+    ReadSet reads;
     bool same_history(const Segment& other) const {
       return has_write == other.has_write && (!has_write || write == other.write) &&
              reads == other.reads;
     }
   };
-  using Map = std::map<Address, Segment>;
+  // Nodes come from a pool: intervals split, merge and die all the time, and a pool turns
+  // that into reuse of the same memory instead of a malloc and a free per change.
+  using Map = std::pmr::map<Address, Segment>;
 
-  void split_at(Address at);
+  // The intervals an access starting at `start` hit recently, direct-mapped by start: the
+  // common access covers one whole interval that history already has, and finds it here
+  // without a tree walk. A slot is emptied before its interval is erased.
+  struct CacheSlot {
+    Address start = ~Address{0};
+    Map::iterator segment;
+  };
+  static constexpr std::size_t kCacheSlots = 1024;
+  static std::size_t slot_of(Address start) {
+    return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> 54) & (kCacheSlots - 1);
+  }
+
+  // Cuts the interval at `at`; returns the new interval that starts there.
+  Map::iterator split(Map::iterator it, Address at);
+  // The first interval that ends after `begin`, cut so that it does not start before it.
+  Map::iterator first_from(Address begin);
   void check(const Segment& segment, Address begin, Address end, const AccessRecord& access,
              const VectorClock& clock, std::vector<Conflict>& conflicts) const;
   void record(Segment& segment, const AccessRecord& access);
-  void coalesce(Address begin, Address end);
+  void drop_reads(Segment& segment);
+  // Merges equal neighbours among [first, after] and the interval before `first`.
+  void coalesce(Map::iterator first, Map::iterator after);
+  Map::iterator erase(Map::iterator it);
 
-  // Forgets the cached iterator of the interval starting at `start` before it is erased.
-  void forget(Address start) { by_start_.erase(start); }
-
-  Map segments_;
-  // Intervals by their start, for the common case of an access that covers one whole
-  // interval: a hash lookup instead of a tree walk. Filled on use, emptied on erase.
-  std::unordered_map<Address, Map::iterator> by_start_;
+  std::pmr::unsynchronized_pool_resource pool_;
+  Map segments_{&pool_};
+  std::unique_ptr<std::array<CacheSlot, kCacheSlots>> cache_;
   std::size_t reads_ = 0;
+  std::size_t spilled_reads_ = 0;
 };
 
 // One ShadowSpace per address space (a process: ranks that share one share its memory).
