@@ -1,5 +1,5 @@
 // Questions programs and libraries (CUB, Thrust) ask about kernels before launching them:
-// attributes, cache and shared-memory settings, occupancy.
+// attributes, parameter layout, cache and shared-memory settings, occupancy.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
@@ -56,12 +56,38 @@ cudaError_t occupancy(int* numBlocks, const void* func, int blockSize) {
   return cudaSuccess;
 }
 
+// The documented codes: cudaErrorInvalidValue for an index past the last parameter (and, here,
+// for a kernel whose layout the emulator cannot tell); an unknown function is not a kernel.
+cudaError_t parameterInfo(const void* func, size_t paramIndex, size_t* paramOffset,
+                          size_t* paramSize) {
+  if (paramOffset == nullptr || paramSize == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  if (!knownKernel(func)) {
+    return cudaErrorInvalidDeviceFunction;
+  }
+  const auto layout = KernelTable::instance().parameterLayout(func);
+  if (!layout || paramIndex >= layout->size()) {
+    return cudaErrorInvalidValue;
+  }
+  *paramOffset = (*layout)[paramIndex].offset;
+  *paramSize = (*layout)[paramIndex].size;
+  return cudaSuccess;
+}
+
 } // namespace
 
 extern "C" {
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
   STREAMRACE_EMU_TRACED(cudaFuncGetAttributes, v3020, functionAttributes(attr, func), attr, func);
+}
+
+cudaError_t cudaFuncGetParamInfo(const void* func, size_t paramIndex, size_t* paramOffset,
+                                 size_t* paramSize) {
+  STREAMRACE_EMU_TRACED(cudaFuncGetParamInfo, v12040,
+                        parameterInfo(func, paramIndex, paramOffset, paramSize), func, paramIndex,
+                        paramOffset, paramSize);
 }
 
 cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {

@@ -70,4 +70,17 @@ std::optional<KernelLaunchInfo> KernelTable::launchInfoByHandle(const KernelReco
   return launchInfoLocked(*it->second);
 }
 
+std::optional<std::vector<ParameterSlot>> KernelTable::parameterLayout(const void* hostFunction) {
+  std::lock_guard lock(mutex_);
+  auto it = byHostFunction_.find(hostFunction);
+  if (it == byHostFunction_.end()) {
+    return std::nullopt;
+  }
+  const KernelRecord& record = *it->second;
+  if (record.body != nullptr) {
+    return layoutFromSizes(record.argumentSizes);
+  }
+  return layoutFromMangledName(record.deviceName);
+}
+
 } // namespace streamrace::emu

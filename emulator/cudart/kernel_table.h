@@ -2,6 +2,8 @@
 // (__cudaRegisterFunction), and the CPU implementations programs registered for some of them.
 #pragma once
 
+#include "kernel_parameters.h"
+
 #include <streamrace_emulator/kernel_registry.h>
 
 #include <map>
@@ -42,6 +44,9 @@ public:
   KernelRecord* handleFor(const void* hostFunction);
   std::optional<KernelLaunchInfo> launchInfoByHostFunction(const void* hostFunction);
   std::optional<KernelLaunchInfo> launchInfoByHandle(const KernelRecord* handle);
+  // The kernel's parameter layout: from its CPU registration's argument sizes, else from its
+  // device name. Nothing for an unknown host function or a layout neither can tell.
+  std::optional<std::vector<ParameterSlot>> parameterLayout(const void* hostFunction);
 
 private:
   KernelRecord& obtainLocked(const void* hostFunction);

@@ -34,6 +34,32 @@ std::string main_program_path() {
   return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string();
 }
 
+// Code the CUDA toolkit compiles into the program between its call and the runtime: inline
+// wrappers of its headers (cuda_runtime.h's templates, crt/device_functions.h's launch helper)
+// and nvcc's generated launch stub, __device_stub__<kernel>, called by a host function named
+// after the kernel. A call site starts at the program's own code after them.
+bool is_toolkit_header(std::string_view file) {
+  return file.find("/include/crt/") != std::string_view::npos ||
+         file.ends_with("/cuda_runtime.h") || file.ends_with("/cuda_runtime_api.h") ||
+         file.ends_with(".cudafe1.stub.c");
+}
+
+void drop_toolkit_frames(std::vector<StackFrame>& frames) {
+  std::size_t first = 0;
+  while (first < frames.size()) {
+    const StackFrame& frame = frames[first];
+    if (frame.function.starts_with("__device_stub__")) {
+      // The kernel-named host function that called the stub goes too.
+      first += first + 1 < frames.size() && frames[first + 1].function != "main" ? 2 : 1;
+    } else if (is_toolkit_header(frame.file)) {
+      ++first;
+    } else {
+      break;
+    }
+  }
+  if (first < frames.size()) frames.erase(frames.begin(), frames.begin() + first);
+}
+
 std::string hex(std::uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
@@ -148,6 +174,7 @@ std::vector<CallSite> CallSiteTable::symbolize_all() const {
         break;
       }
     }
+    drop_toolkit_frames(site.frames);
     sites.push_back(std::move(site));
   }
   return sites;

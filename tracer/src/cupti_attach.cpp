@@ -3,6 +3,7 @@
 // program from starting where libcupti is not on the library path.
 #include "api_decoder.h"
 #include "cuda_arguments.h"
+#include "kernel_launches.h"
 #include "tracer.h"
 
 #include <cupti.h>
@@ -49,11 +50,24 @@ void on_api_exit(Tracer& tracer, CUpti_CallbackId id, const CUpti_CallbackData& 
   const api_model::ApiFunction& function = *shape->function;
   DecodeInputs inputs;
   inputs.outcome = outcome_of(call);
-  if (function.role == api_model::ApiRole::KernelLaunch && call.symbolName != nullptr)
-    inputs.function_name = tracer.intern_name(call.symbolName);
-  std::optional<Payload> payload =
-      decode_call(function, read_cuda_arguments(*shape, call.functionParams), inputs);
-  if (payload) tracer.record(function.name, std::move(*payload));
+  const CallArguments arguments = read_cuda_arguments(*shape, call.functionParams);
+  std::optional<Payload> payload = std::nullopt;
+  std::vector<KernelPointer> kernel_pointers;
+  if (function.role == api_model::ApiRole::KernelLaunch) {
+    if (call.symbolName != nullptr) inputs.function_name = tracer.intern_name(call.symbolName);
+    payload = decode_call(function, arguments, inputs);
+    // The argument array lives only as long as the call: its pointers are read now.
+    if (payload)
+      KernelLaunchReader::instance().read(reinterpret_cast<const void*>(arguments.get_or(
+                                              function, api_model::ArgMeaning::KernelFunction, 0)),
+                                          call.symbolName,
+                                          reinterpret_cast<void* const*>(arguments.get_or(
+                                              function, api_model::ArgMeaning::KernelArgs, 0)),
+                                          kernel_pointers);
+  } else {
+    payload = decode_call(function, arguments, inputs);
+  }
+  if (payload) tracer.record(function.name, std::move(*payload), std::move(kernel_pointers));
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,

@@ -2,6 +2,9 @@
 
 #include "streamrace/report/finding_text.h"
 
+#include "kernel_launches.h"
+
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +14,7 @@
 #include <string>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <utility>
 
 namespace streamrace::tracer {
 
@@ -35,6 +39,26 @@ RankId rank_from_environment() {
   const char* rank = std::getenv("RANK");
   return rank != nullptr ? static_cast<RankId>(std::strtoul(rank, nullptr, 10)) : 0;
 }
+
+// Whether a launcher started this process as one of several (torchrun, Open MPI, PMI, Slurm):
+// then the other ranks' collectives happen elsewhere and meet only in the merged report. A
+// process on its own holds every rank of its communicators, and they meet in process.
+bool one_of_several_processes() {
+  for (const char* size : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
+    if (const char* value = std::getenv(size);
+        value != nullptr && std::strtoul(value, nullptr, 10) > 1)
+      return true;
+  return false;
+}
+
+// Calls queued beyond this make the calling thread wait for the tracer thread.
+constexpr std::size_t kMaxQueuedCalls = 1 << 16;
+// How long the idle tracer thread sleeps between looks at the queue: short while calls keep
+// coming, longer once the program has been quiet for a while.
+constexpr auto kShortestPause = std::chrono::microseconds(50);
+constexpr auto kLongestPause = std::chrono::microseconds(2000);
+
+std::thread::id tracer_thread_id;
 
 std::string trace_path(const std::string& directory) {
   char host[256] = "host";
@@ -119,12 +143,20 @@ Tracer* Tracer::get() {
 
 void Tracer::start() {
   try {
-    options_.cross_rank_ordering = false; // one rank per process unless the user says otherwise
+    options_.cross_rank_ordering = !one_of_several_processes();
     if (const char* text = std::getenv("STREAMRACE_OPTIONS")) {
       if (std::string error = parse_options(text, options_); !error.empty())
         throw std::runtime_error("STREAMRACE_OPTIONS: " + error);
     }
-    rank_ = rank_from_environment();
+    if (!options_.kernel_summaries.empty()) {
+      KernelSummaries summaries;
+      if (std::string error = summaries.load(options_.kernel_summaries); !error.empty())
+        std::fprintf(stderr, "streamrace: warning: %s; kernel accesses stay approximate\n",
+                     error.c_str());
+      else
+        KernelLaunchReader::instance().use_summaries(std::move(summaries));
+    }
+    ranks_ = std::make_unique<RankAssignment>(rank_from_environment());
     engine_ = std::make_unique<Engine>(options_, [](std::string_view warning) {
       std::fprintf(stderr, "streamrace: warning: %.*s\n", static_cast<int>(warning.size()),
                    warning.data());
@@ -139,6 +171,7 @@ void Tracer::start() {
     std::atexit(finish_at_exit);
     install_fatal_signal_handlers(this);
     pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
+    tracer_thread_ = std::thread([this] { run_tracer_thread(); });
   } catch (const std::exception& error) {
     disable(error.what());
   }
@@ -152,34 +185,119 @@ void Tracer::disable(std::string_view reason) {
 }
 
 NameId Tracer::intern_name(std::string_view text) {
-  std::lock_guard lock(mutex_);
-  return names_.intern(text);
+  std::lock_guard lock(names_mutex_);
+  const std::size_t before = names_.name_count();
+  const NameId id = names_.intern(text);
+  if (names_.name_count() != before) names_version_.fetch_add(1, std::memory_order_release);
+  return id;
 }
 
-void Tracer::record(std::string_view api, Payload payload) {
-  RawStack stack;
-  capture_stack(stack);
-  Event event{EventHeader{rank_, current_thread(), 0, 0, 0}, std::move(payload)};
-  std::lock_guard lock(mutex_);
-  if (finished_ || !enabled()) return;
-  // Stamped under the lock: replay orders a trace by time, and must see the events in the order
-  // the online engine did.
-  event.header.time_ns = now_ns();
+void Tracer::record(std::string_view api, Payload payload,
+                    std::vector<KernelPointer> kernel_pointers) {
+  if (stopping_.load(std::memory_order_relaxed)) return;
+  CapturedCall call{api,      std::move(payload),        {}, current_thread(),
+                    now_ns(), std::move(kernel_pointers)};
+  capture_stack(call.stack);
+  if (queued_.fetch_add(1, std::memory_order_relaxed) >= kMaxQueuedCalls) {
+    while (queued_.load(std::memory_order_relaxed) > kMaxQueuedCalls && enabled() &&
+           !stopping_.load(std::memory_order_relaxed)) {
+      wake_.notify_one();
+      std::this_thread::sleep_for(kShortestPause);
+    }
+  }
+  queue_.push(std::move(call));
+  if (options_.halt_on_error) {
+    // The program must not run past its first finding: this thread processes the queue itself,
+    // its own call included, before the call returns.
+    std::lock_guard lock(engine_mutex_);
+    drain();
+  }
+}
+
+void Tracer::run_tracer_thread() {
+  tracer_thread_id = std::this_thread::get_id();
+  try {
+    auto pause = kShortestPause;
+    while (enabled()) {
+      std::size_t processed = 0;
+      {
+        std::lock_guard lock(engine_mutex_);
+        if (finished_) return;
+        processed = drain();
+      }
+      if (processed > 0) {
+        pause = kShortestPause;
+        continue;
+      }
+      if (stopping_.load()) return;
+      std::unique_lock lock(wake_mutex_);
+      wake_.wait_for(lock, pause);
+      pause = std::min(pause * 2, kLongestPause);
+    }
+  } catch (const std::exception& error) {
+    disable(error.what());
+  } catch (...) {
+    disable("unknown exception on the tracer thread");
+  }
+}
+
+std::size_t Tracer::drain() {
+  std::size_t processed = 0;
+  while (std::optional<CapturedCall> call = queue_.pop()) {
+    queued_.fetch_sub(1, std::memory_order_relaxed);
+    if (finished_ || !enabled()) continue;
+    process(*call);
+    ++processed;
+  }
+  return processed;
+}
+
+void Tracer::process(CapturedCall& call) {
+  Event event{EventHeader{0, call.thread, 0, 0, 0}, std::move(call.payload)};
+  event.header.rank = ranks_->rank_of(call.thread, event.payload);
+  // Replay orders a trace by time, and must see the events in the order the online engine did.
+  last_time_ns_ = std::max(last_time_ns_, call.time_ns);
+  event.header.time_ns = last_time_ns_;
   bool new_site = false;
-  event.header.site = sites_.intern(api, stack, new_site);
+  event.header.site = sites_.intern(call.api, call.stack, new_site);
+  if (auto* launch = std::get_if<KernelLaunch>(&event.payload);
+      launch && !call.kernel_pointers.empty())
+    kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
+  kernel_accesses_.observe(event.payload);
+  if (std::holds_alternative<GroupStart>(event.payload) ||
+      std::holds_alternative<GroupEnd>(event.payload)) {
+    // An NCCL group spans every device the thread drives: each rank in the process has one.
+    for (RankId rank : ranks_->ranks()) {
+      event.header.rank = rank;
+      process_event(event, std::exchange(new_site, false));
+    }
+    return;
+  }
+  process_event(event, new_site);
+}
+
+void Tracer::process_event(Event& event, bool new_site) {
   engine_->process(event);
   if (writer_) {
     if (new_site)
       writer_->define_call_site(event.header.site, sites_.unsymbolized(event.header.site));
-    writer_->define_symbols(names_);
+    if (const std::size_t version = names_version_.load(std::memory_order_acquire);
+        version != names_written_version_) {
+      std::lock_guard lock(names_mutex_);
+      writer_->define_symbols(names_);
+      names_written_version_ = version;
+    }
     writer_->write(event);
   }
-  if (options_.halt_on_error && engine_->findings().size() > findings_reported_) {
-    report_findings(*engine_, false);
-    if (writer_) writer_->flush();
-    std::fflush(nullptr);
-    _exit(66);
-  }
+  halt_if_found();
+}
+
+void Tracer::halt_if_found() {
+  if (!options_.halt_on_error || engine_->findings().size() <= findings_reported_) return;
+  report_findings(*engine_, false);
+  if (writer_) writer_->flush();
+  std::fflush(nullptr);
+  _exit(66);
 }
 
 void Tracer::report_findings(const Engine& engine, bool final) {
@@ -189,7 +307,11 @@ void Tracer::report_findings(const Engine& engine, bool final) {
       writer_->define_call_site(static_cast<CallSiteId>(i + 1), symbolized[i]);
   if (!options_.report_at_exit && final) return;
   // Sites that symbolize alike become one, as they do when a trace is replayed.
-  SymbolTable symbols = names_;
+  SymbolTable symbols;
+  {
+    std::lock_guard lock(names_mutex_);
+    symbols = names_;
+  }
   std::vector<CallSiteId> ids;
   for (const CallSite& site : symbolized)
     ids.push_back(symbols.add_call_site(site));
@@ -206,9 +328,19 @@ void Tracer::report_findings(const Engine& engine, bool final) {
 
 void Tracer::finish() {
   try {
-    std::lock_guard lock(mutex_);
+    stopping_.store(true);
+    wake_.notify_all();
+    if (tracer_thread_.joinable() && std::this_thread::get_id() != tracer_thread_id)
+      tracer_thread_.join();
+    std::lock_guard lock(engine_mutex_);
     if (finished_) return;
+    drain();
     finished_ = true;
+    // Names interned since the last event still belong in the trace (reports may use them).
+    if (writer_) {
+      std::lock_guard names_lock(names_mutex_);
+      writer_->define_symbols(names_);
+    }
     engine_->finish();
     report_findings(*engine_, true);
     if (writer_) writer_->flush();
@@ -218,32 +350,39 @@ void Tracer::finish() {
 }
 
 void Tracer::before_fork() {
-  mutex_.lock();
+  engine_mutex_.lock();
+  names_mutex_.lock();
 }
 
 void Tracer::after_fork_in_parent() {
-  mutex_.unlock();
+  names_mutex_.unlock();
+  engine_mutex_.unlock();
 }
 
 void Tracer::after_fork_in_child() {
   // The writer's file and unwritten records belong to the parent: writing or even flushing
   // them here would duplicate them in the parent's trace, so the child lets go of the writer
-  // without running its destructor.
+  // without running its destructor. The tracer thread was not copied into the child; its
+  // handle is never joined (the tracer outlives the process).
   static_cast<void>(writer_.release());
   finished_ = true;
   enabled_.store(false);
   disabled_reported_.store(true);
-  mutex_.unlock();
+  names_mutex_.unlock();
+  engine_mutex_.unlock();
 }
 
 void Tracer::flush_for_crash() {
-  if (!mutex_.try_lock()) return;
+  // The tracer thread itself crashing holds nothing worth saving; another thread finds the lock
+  // free unless the tracer thread is mid-batch.
+  if (std::this_thread::get_id() == tracer_thread_id || !engine_mutex_.try_lock()) return;
   try {
+    drain();
     if (writer_) writer_->flush();
   } catch (const std::exception&) {
     // The process is dying of its own fault; a trace that cannot be written stays a prefix.
   }
-  mutex_.unlock();
+  engine_mutex_.unlock();
 }
 
 } // namespace streamrace::tracer

@@ -1,10 +1,15 @@
-// The process-wide tracer: every front end (CUPTI callbacks, NCCL wrappers) hands it decoded
-// events; it stamps them (rank, thread, call site, time), runs them through one in-process
-// engine under one lock, appends them to this process's trace file, and reports at exit.
-// It fails open: the first internal error disables it with one line on stderr.
+// The process-wide tracer. Every front end (CUPTI callbacks, NCCL wrappers, NVTX) hands it
+// decoded events; the calling thread only stamps them (thread, time, raw stack) and queues them.
+// One tracer thread takes them in queue order, completes them (rank, call site, kernel accesses),
+// runs them through the in-process engine, appends them to this process's trace file, and
+// reports. It fails open: the first internal error disables it with one line on stderr.
 #pragma once
 
 #include "call_sites.h"
+#include "event_queue.h"
+#include "kernel_accesses.h"
+#include "kernel_rules.h"
+#include "rank_assignment.h"
 
 #include "streamrace/runtime/engine.h"
 #include "streamrace/runtime/event.h"
@@ -12,9 +17,12 @@
 #include "streamrace/trace/trace_writer.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 namespace streamrace::tracer {
 
@@ -23,22 +31,26 @@ public:
   // The process's tracer, created on first use; null when tracing is (or became) disabled.
   static Tracer* get();
 
-  // Stamps and processes one event of the API `api` (a name from the API model, which
-  // outlives the tracer), with the calling thread's stack as its call site.
-  void record(std::string_view api, Payload payload);
+  // Queues one event of the API `api` (a name from the API model, which outlives the tracer),
+  // with the calling thread's stack as its call site. A kernel launch passes the pointers among
+  // its arguments, which become accesses once the tracer thread knows the allocations.
+  void record(std::string_view api, Payload payload,
+              std::vector<KernelPointer> kernel_pointers = {});
   NameId intern_name(std::string_view text);
 
   // Stops tracing with one line on stderr; safe from any thread, any number of times.
   void disable(std::string_view reason);
   bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
 
-  // At normal exit: settles findings, writes symbolized call sites, prints the report.
+  // At normal exit: processes what is queued, settles findings, writes symbolized call sites,
+  // prints the report.
   void finish();
-  // From a fatal signal handler: writes what is buffered, if the lock is free.
+  // From a fatal signal handler: processes and writes what is queued, if the tracer thread is
+  // not in the middle of it.
   void flush_for_crash();
-  // fork() handlers: the lock is held across the fork so the child does not inherit it
-  // locked mid-event; the child stops tracing (its trace file and buffered records are the
-  // parent's), and a program it execs is traced afresh.
+  // fork() handlers: the locks are held across the fork so the child does not inherit them
+  // locked mid-event; the child stops tracing (its trace file and queued events are the
+  // parent's, and it has no tracer thread), and a program it execs is traced afresh.
   void before_fork();
   void after_fork_in_parent();
   void after_fork_in_child();
@@ -47,21 +59,56 @@ public:
   Tracer& operator=(const Tracer&) = delete;
 
 private:
+  struct CapturedCall {
+    std::string_view api;
+    Payload payload;
+    RawStack stack;
+    ThreadId thread = 0;
+    std::uint64_t time_ns = 0;
+    std::vector<KernelPointer> kernel_pointers;
+  };
+
   Tracer();
   void start();
+  void run_tracer_thread();
+  // Processes every queued call; the caller holds engine_mutex_. Returns how many there were.
+  std::size_t drain();
+  void process(CapturedCall& call);
+  void process_event(Event& event, bool new_site);
+  void halt_if_found();
   void report_findings(const Engine& engine, bool final);
 
   std::atomic<bool> enabled_{true};
   std::atomic<bool> disabled_reported_{false};
-  std::mutex mutex_;
   Options options_;
+
+  // The hand-off. `queued_` bounds it: a program that makes calls faster than the tracer thread
+  // processes them waits for it rather than growing the queue without end.
+  EventQueue<CapturedCall> queue_;
+  std::atomic<std::size_t> queued_{0};
+  std::atomic<bool> stopping_{false};
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;
+  std::thread tracer_thread_;
+
+  // Everything below is the tracer thread's (or, once it stopped, finish()'s), under this lock.
+  std::mutex engine_mutex_;
   std::unique_ptr<Engine> engine_;
-  SymbolTable names_; // names only: call sites live in sites_ until a report needs them
   CallSiteTable sites_;
   std::unique_ptr<trace::TraceWriter> writer_;
-  RankId rank_ = 0;
+  KernelAccessResolver kernel_accesses_;
+  std::unique_ptr<RankAssignment> ranks_;
+  std::vector<Access> scratch_accesses_;
+  std::uint64_t last_time_ns_ = 0;
   bool finished_ = false;
   std::size_t findings_reported_ = 0;
+
+  // Names (kernels, NVTX ranges) are interned on the calling threads; call sites live in
+  // sites_ until a report needs them.
+  std::mutex names_mutex_;
+  SymbolTable names_;
+  std::atomic<std::size_t> names_version_{0};
+  std::size_t names_written_version_ = 0;
 };
 
 // Marks the calling thread as inside an intercepted library call (NCCL) for the guard's

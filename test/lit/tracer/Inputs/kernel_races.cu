@@ -1,0 +1,101 @@
+// A kernel that writes a buffer on one stream and a copy that reads it on another, for the
+// tracer's lit tests. Built by nvcc with -g against the real runtime (-cudart shared); run on
+// the emulator under the tracer. The kernel has a CPU twin, so the copy really reads its output.
+//
+//   kernel_races <scenario> [annotate]
+//   race        fill<<<>>> writes `middle` on stream 1, cudaMemcpyAsync reads it on stream 2
+//   event       the same, stream 2 waits on an event recorded after the kernel
+//   last-error  the program's cudaGetLastError answers around the first launches of kernels
+//   With `annotate`, fill is annotated (streamrace/annotations.h) before it is launched.
+#include <streamrace/annotations.h>
+#include <streamrace_emulator/kernel_registry.h>
+
+#include <cstdio>
+#include <cstring>
+
+// Outside any namespace: their device names are the plain _Z4fillPfi and _Z5scalePffi that the
+// kernel summaries name.
+__global__ void fill(float* out, int count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = 1.0f;
+}
+
+__global__ void scale(float* data, float factor, int count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) data[i] *= factor;
+}
+
+namespace {
+
+constexpr int kCount = 1 << 12;
+
+void fillOnCpu(const StreamraceEmuLaunch&, float* out, int count) {
+  for (int i = 0; i < count; ++i)
+    out[i] = 1.0f;
+}
+
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    cudaError_t status = (call);                                                                   \
+    if (status != cudaSuccess) {                                                                   \
+      std::printf("FAILED %s: %s\n", #call, cudaGetErrorName(status));                             \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+int race(bool ordered) {
+  float* middle = nullptr;
+  float* target = nullptr;
+  CHECK(cudaMalloc(&middle, kCount * sizeof(float)));
+  CHECK(cudaMalloc(&target, kCount * sizeof(float)));
+  cudaStream_t writer = nullptr;
+  cudaStream_t reader = nullptr;
+  cudaEvent_t written = nullptr;
+  CHECK(cudaStreamCreate(&writer));
+  CHECK(cudaStreamCreate(&reader));
+  CHECK(cudaEventCreate(&written));
+  fill<<<kCount / 256, 256, 0, writer>>>(middle, kCount);
+  CHECK(cudaGetLastError());
+  if (ordered) {
+    CHECK(cudaEventRecord(written, writer));
+    CHECK(cudaStreamWaitEvent(reader, written, 0));
+  }
+  CHECK(cudaMemcpyAsync(target, middle, kCount * sizeof(float), cudaMemcpyDeviceToDevice, reader));
+  CHECK(cudaDeviceSynchronize());
+  std::printf("kernel and copy done\n");
+  return 0;
+}
+
+// The tracer asks the runtime for each new kernel's parameter layout, which ends with an error
+// the program must never see, and must not erase an error the program has not read yet.
+int lastError() {
+  float* data = nullptr;
+  CHECK(cudaMalloc(&data, kCount * sizeof(float)));
+  std::printf("set device 99: %s\n", cudaGetErrorName(cudaSetDevice(99)));
+  fill<<<1, 1>>>(data, kCount);
+  std::printf("after a launch, pending error: %s\n", cudaGetErrorName(cudaGetLastError()));
+  std::printf("read again: %s\n", cudaGetErrorName(cudaGetLastError()));
+  scale<<<1, 1>>>(data, 2.0f, kCount);
+  std::printf("after a new kernel's launch: %s\n", cudaGetErrorName(cudaPeekAtLastError()));
+  fill<<<1, 1>>>(data, kCount);
+  std::printf("after a second launch: %s\n", cudaGetErrorName(cudaGetLastError()));
+  CHECK(cudaDeviceSynchronize());
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: kernel_races race|event|last-error [annotate]\n");
+    return 2;
+  }
+  streamrace_emulator::registerKernel<&fillOnCpu>(fill);
+  if (argc > 2 && std::strcmp(argv[2], "annotate") == 0)
+    std::printf("annotated: %d\n", streamrace_annotate_kernel((const void*)fill, "w[p1*4],-"));
+  if (std::strcmp(argv[1], "race") == 0) return race(false);
+  if (std::strcmp(argv[1], "event") == 0) return race(true);
+  if (std::strcmp(argv[1], "last-error") == 0) return lastError();
+  std::fprintf(stderr, "unknown scenario %s\n", argv[1]);
+  return 2;
+}

@@ -1,0 +1,95 @@
+// One process drives two devices, one NCCL communicator rank each (ncclCommInitAll), for the
+// tracer's lit tests. On each device a copy on the compute stream fills `shard` and an
+// all-reduce on the communication stream reads it. Device 0's all-reduce always waits for its
+// copy through an event; device 1's waits only in the `fixed` scenario.
+//
+//   multi_device racy|fixed
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+constexpr int kDevices = 2;
+constexpr std::size_t kCount = 1 << 12;
+constexpr std::size_t kBytes = kCount * sizeof(float);
+
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    cudaError_t status = (call);                                                                   \
+    if (status != cudaSuccess) {                                                                   \
+      std::printf("FAILED %s: %s\n", #call, cudaGetErrorName(status));                             \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+#define NCCL_CHECK(call)                                                                           \
+  do {                                                                                             \
+    ncclResult_t status = (call);                                                                  \
+    if (status != ncclSuccess) {                                                                   \
+      std::printf("FAILED %s: %s\n", #call, ncclGetErrorString(status));                           \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+struct Device {
+  float* source = nullptr;
+  float* shard = nullptr;
+  float* reduced = nullptr;
+  cudaStream_t compute = nullptr;
+  cudaStream_t communication = nullptr;
+  cudaEvent_t filled = nullptr;
+};
+
+int run(bool fixed) {
+  Device devices[kDevices];
+  for (int d = 0; d < kDevices; ++d) {
+    Device& device = devices[d];
+    CHECK(cudaSetDevice(d));
+    CHECK(cudaMalloc(&device.source, kBytes));
+    CHECK(cudaMalloc(&device.shard, kBytes));
+    CHECK(cudaMalloc(&device.reduced, kBytes));
+    CHECK(cudaMemset(device.source, 0, kBytes));
+    CHECK(cudaStreamCreate(&device.compute));
+    CHECK(cudaStreamCreate(&device.communication));
+    CHECK(cudaEventCreateWithFlags(&device.filled, cudaEventDisableTiming));
+  }
+  ncclComm_t comms[kDevices];
+  const int ordinals[kDevices] = {0, 1};
+  NCCL_CHECK(ncclCommInitAll(comms, kDevices, ordinals));
+  for (int d = 0; d < kDevices; ++d) {
+    Device& device = devices[d];
+    CHECK(cudaSetDevice(d));
+    CHECK(cudaMemcpyAsync(device.shard, device.source, kBytes, cudaMemcpyDeviceToDevice,
+                          device.compute));
+    if (d == 0 || fixed) {
+      CHECK(cudaEventRecord(device.filled, device.compute));
+      CHECK(cudaStreamWaitEvent(device.communication, device.filled, 0));
+    }
+  }
+  NCCL_CHECK(ncclGroupStart());
+  for (int d = 0; d < kDevices; ++d)
+    NCCL_CHECK(ncclAllReduce(devices[d].shard, devices[d].reduced, kCount, ncclFloat, ncclSum,
+                             comms[d], devices[d].communication));
+  NCCL_CHECK(ncclGroupEnd());
+  for (int d = 0; d < kDevices; ++d) {
+    CHECK(cudaSetDevice(d));
+    CHECK(cudaDeviceSynchronize());
+  }
+  std::printf("all-reduce on %d devices done\n", kDevices);
+  for (ncclComm_t comm : comms)
+    NCCL_CHECK(ncclCommDestroy(comm));
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || (std::strcmp(argv[1], "racy") != 0 && std::strcmp(argv[1], "fixed") != 0)) {
+    std::fprintf(stderr, "usage: multi_device racy|fixed\n");
+    return 2;
+  }
+  return run(std::strcmp(argv[1], "fixed") == 0);
+}

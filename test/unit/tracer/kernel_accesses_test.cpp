@@ -1,0 +1,109 @@
+#include "kernel_accesses.h"
+#include "kernel_rules.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+
+namespace streamrace::tracer {
+namespace {
+
+TEST(KernelAnnotation, ParsesModesAndExtents) {
+  const ParsedAnnotation parsed = parse_annotation("w[p2*4], r[4096],-,rw");
+  ASSERT_TRUE(parsed.rules) << parsed.error;
+  const auto& p = parsed.rules->parameters;
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[0].mode, AccessMode::Write);
+  EXPECT_EQ(p[0].extent, ExtentRule::ParameterTimes);
+  EXPECT_EQ(p[0].parameter, 2u);
+  EXPECT_EQ(p[0].bytes, 4u);
+  EXPECT_EQ(p[1].mode, AccessMode::Read);
+  EXPECT_EQ(p[1].extent, ExtentRule::Bytes);
+  EXPECT_EQ(p[1].bytes, 4096u);
+  EXPECT_FALSE(p[2].accessed);
+  EXPECT_EQ(p[3].mode, AccessMode::ReadWrite);
+  EXPECT_EQ(p[3].extent, ExtentRule::ToAllocationEnd);
+}
+
+TEST(KernelAnnotation, RejectsMalformedEntriesWithTheReason) {
+  EXPECT_NE(parse_annotation("x").error.find("parameter 0"), std::string::npos);
+  EXPECT_NE(parse_annotation("w[p*4]").error.find("pK*N"), std::string::npos);
+  EXPECT_NE(parse_annotation("w[p5*4],-").error.find("parameter 5"), std::string::npos);
+  EXPECT_FALSE(parse_annotation("-[8]").rules);
+}
+
+TEST(KernelSummaries, ReadsTheAnalyzersFormat) {
+  KernelSummaries summaries;
+  ASSERT_EQ(summaries.parse(R"({"version": 1, "kernels": [{"name": "axpy",
+      "mangled_name": "_Z4axpyfPKfPf", "params": [
+      {"index": 0, "name": "a", "access": "none"}, {"index": 1, "name": "x", "access": "read"},
+      {"index": 2, "name": "y", "access": "read_write"}]}]})"),
+            "");
+  const KernelRules* rules = summaries.find("_Z4axpyfPKfPf");
+  ASSERT_NE(rules, nullptr);
+  ASSERT_EQ(rules->parameters.size(), 3u);
+  EXPECT_FALSE(rules->parameters[0].accessed);
+  EXPECT_EQ(rules->parameters[1].mode, AccessMode::Read);
+  EXPECT_EQ(rules->parameters[2].mode, AccessMode::ReadWrite);
+  EXPECT_EQ(summaries.find("_Z5otherv"), nullptr);
+}
+
+TEST(KernelSummaries, SaysWhatIsWrong) {
+  KernelSummaries summaries;
+  EXPECT_NE(summaries.parse("{").find("not JSON"), std::string::npos);
+  EXPECT_NE(summaries.parse(R"({"kernels": 3})").find("kernel-summaries"), std::string::npos);
+  EXPECT_NE(summaries
+                .parse(R"({"kernels": [{"mangled_name": "k", "params": [
+      {"index": 0, "access": "sometimes"}]}]})")
+                .find("sometimes"),
+            std::string::npos);
+}
+
+TEST(KernelPointers, WithoutRulesEveryPointerSizedArgumentIsApproximate) {
+  const std::array<std::uint8_t, 3> sizes{8, 4, 8};
+  const std::array<std::uint64_t, 3> values{0x1000, 7, 0};
+  std::vector<KernelPointer> pointers;
+  kernel_pointers(sizes, values, nullptr, pointers);
+  ASSERT_EQ(pointers.size(), 1u); // the 4-byte scalar and the null pointer are no pointers
+  EXPECT_EQ(pointers[0].address, 0x1000u);
+  EXPECT_EQ(pointers[0].bytes, 0u);
+  EXPECT_EQ(pointers[0].mode, AccessMode::ReadWrite);
+  EXPECT_EQ(pointers[0].extent, Extent::Approximate);
+}
+
+TEST(KernelPointers, RulesGiveExactModesAndExtents) {
+  const ParsedAnnotation parsed = parse_annotation("w[p2*4],-,-");
+  const std::array<std::uint8_t, 3> sizes{8, 8, 4};
+  const std::array<std::uint64_t, 3> values{0x1000, 0x2000, 16};
+  std::vector<KernelPointer> pointers;
+  kernel_pointers(sizes, values, &*parsed.rules, pointers);
+  ASSERT_EQ(pointers.size(), 1u);
+  EXPECT_EQ(pointers[0].bytes, 64u);
+  EXPECT_EQ(pointers[0].mode, AccessMode::Write);
+  EXPECT_EQ(pointers[0].extent, Extent::Exact);
+}
+
+TEST(KernelAccessResolver, PointersInsideLiveAllocationsRunToTheirEnd) {
+  KernelAccessResolver resolver;
+  resolver.observe(Alloc{0x1000, 0x100, MemoryKind::Device, kCurrentDevice, 0});
+  resolver.observe(Alloc{0x5000, 0x100, MemoryKind::Device, kCurrentDevice, 0});
+  resolver.observe(Free{0x5000, FreeApi::Free, 0});
+  const std::array<KernelPointer, 4> pointers{{
+      {0x1040, 0, AccessMode::ReadWrite, Extent::Approximate},
+      {0x1000, 0x20, AccessMode::Write, Extent::Exact},
+      {0x10f0, 0x100, AccessMode::Read, Extent::Exact},   // clipped at the allocation's end
+      {0x5000, 0, AccessMode::Read, Extent::Approximate}, // freed
+  }};
+  std::vector<Access> accesses;
+  resolver.resolve(pointers, accesses);
+  ASSERT_EQ(accesses.size(), 3u);
+  EXPECT_EQ(accesses[0].begin, 0x1040u);
+  EXPECT_EQ(accesses[0].size, 0xc0u);
+  EXPECT_EQ(accesses[0].extent, Extent::Approximate);
+  EXPECT_EQ(accesses[1].size, 0x20u);
+  EXPECT_EQ(accesses[1].mode, AccessMode::Write);
+  EXPECT_EQ(accesses[2].size, 0x10u);
+}
+
+} // namespace
+} // namespace streamrace::tracer

@@ -1,0 +1,59 @@
+#include "rank_assignment.h"
+
+#include <gtest/gtest.h>
+
+namespace streamrace::tracer {
+namespace {
+
+constexpr ThreadId kMain = 1;
+constexpr ThreadId kWorker = 2;
+
+TEST(RankAssignment, OneDeviceKeepsTheProcessRank) {
+  RankAssignment ranks(5);
+  EXPECT_EQ(ranks.rank_of(kMain, SetDevice{3}), 5u);
+  EXPECT_EQ(ranks.rank_of(kMain, Alloc{0x1000, 64}), 5u);
+  EXPECT_EQ(ranks.rank_of(kWorker, SetDevice{3}), 5u);
+  EXPECT_EQ(ranks.ranks(), std::vector<RankId>{5});
+}
+
+TEST(RankAssignment, DevicesGetRanksInTheOrderTheyAreFirstUsed) {
+  RankAssignment ranks(0);
+  EXPECT_EQ(ranks.rank_of(kMain, SetDevice{0}), 0u);
+  EXPECT_EQ(ranks.rank_of(kMain, StreamCreate{0xa0}), 0u);
+  EXPECT_EQ(ranks.rank_of(kMain, SetDevice{1}), 1u);
+  EXPECT_EQ(ranks.rank_of(kMain, StreamCreate{0xa1}), 1u);
+  EXPECT_EQ(ranks.rank_of(kMain, Alloc{0x2000, 64}), 1u);
+  // Back on device 0, work on device 1's stream and memory still belongs to rank 1.
+  EXPECT_EQ(ranks.rank_of(kMain, SetDevice{0}), 0u);
+  EXPECT_EQ(ranks.rank_of(kMain, Copy{0xa1, 0x2000, 0x2000, 64}), 1u);
+  EXPECT_EQ(ranks.rank_of(kMain, Free{0x2000}), 1u);
+  EXPECT_EQ(ranks.rank_of(kMain, Copy{0xa0, 0x1000, 0x1000, 64}), 0u);
+  EXPECT_EQ(ranks.ranks(), (std::vector<RankId>{0, 1}));
+}
+
+TEST(RankAssignment, CollectivesBelongToTheirCommunicatorsDevice) {
+  RankAssignment ranks(0);
+  CommInit first;
+  first.comm = 0xc0;
+  first.device = 0;
+  CommInit second;
+  second.comm = 0xc1;
+  second.device = 1;
+  EXPECT_EQ(ranks.rank_of(kMain, first), 0u);
+  EXPECT_EQ(ranks.rank_of(kMain, second), 1u);
+  Collective collective;
+  collective.comm = 0xc1;
+  EXPECT_EQ(ranks.rank_of(kMain, collective), 1u);
+  EXPECT_EQ(ranks.rank_of(kMain, CommDestroy{0xc0}), 0u);
+}
+
+TEST(RankAssignment, DefaultStreamsAreTheCurrentDevices) {
+  RankAssignment ranks(0);
+  ranks.rank_of(kMain, SetDevice{0});
+  ranks.rank_of(kWorker, SetDevice{1});
+  EXPECT_EQ(ranks.rank_of(kMain, KernelLaunch{kLegacyStream, 0, {}}), 0u);
+  EXPECT_EQ(ranks.rank_of(kWorker, KernelLaunch{kLegacyStream, 0, {}}), 1u);
+}
+
+} // namespace
+} // namespace streamrace::tracer

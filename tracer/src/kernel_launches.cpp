@@ -1,0 +1,119 @@
+#include "kernel_launches.h"
+
+#include <array>
+#include <cstring>
+#include <dlfcn.h>
+
+namespace streamrace::tracer {
+
+namespace {
+
+constexpr int kCudaSuccess = 0;
+constexpr std::size_t kMaxParameters = 1024;
+
+// The runtime functions the probe needs, from the program's own libcudart (a statically linked
+// runtime offers none: its launches then carry no accesses).
+struct RuntimeFunctions {
+  using ParamInfo = int (*)(const void*, std::size_t, std::size_t*, std::size_t*);
+  using LastError = int (*)();
+  ParamInfo param_info = nullptr;
+  LastError peek_last_error = nullptr;
+  LastError get_last_error = nullptr;
+
+  static const RuntimeFunctions& get() {
+    static const RuntimeFunctions functions = [] {
+      RuntimeFunctions found;
+      void* runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
+      if (runtime == nullptr) return found;
+      found.param_info = reinterpret_cast<ParamInfo>(dlsym(runtime, "cudaFuncGetParamInfo"));
+      found.peek_last_error = reinterpret_cast<LastError>(dlsym(runtime, "cudaPeekAtLastError"));
+      found.get_last_error = reinterpret_cast<LastError>(dlsym(runtime, "cudaGetLastError"));
+      dlclose(runtime);
+      if (!found.param_info || !found.peek_last_error || !found.get_last_error)
+        return RuntimeFunctions{};
+      return found;
+    }();
+    return functions;
+  }
+};
+
+// Parameter sizes by asking for parameter 0, 1, ... until the runtime says there is no such
+// parameter. That last answer is an error the runtime also stores as the thread's last error,
+// which belongs to the program: the probe runs only when no error is pending, and clears the one
+// it caused, so cudaGetLastError returns to the program exactly what it would have.
+std::optional<std::vector<std::uint8_t>> probe_sizes(const void* function) {
+  const RuntimeFunctions& runtime = RuntimeFunctions::get();
+  if (runtime.param_info == nullptr) return std::vector<std::uint8_t>{};
+  if (runtime.peek_last_error() != kCudaSuccess) return std::nullopt;
+  std::vector<std::uint8_t> sizes;
+  int result = kCudaSuccess;
+  while (sizes.size() < kMaxParameters) {
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    result = runtime.param_info(function, sizes.size(), &offset, &size);
+    if (result != kCudaSuccess) break;
+    sizes.push_back(static_cast<std::uint8_t>(size <= 8 ? size : 0));
+  }
+  if (result != kCudaSuccess) runtime.get_last_error();
+  return sizes;
+}
+
+void read_values(const std::vector<std::uint8_t>& sizes, void* const* args,
+                 std::array<std::uint64_t, kMaxParameters>& values) {
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    values[i] = 0;
+    if (sizes[i] != 0 && args[i] != nullptr) std::memcpy(&values[i], args[i], sizes[i]);
+  }
+}
+
+} // namespace
+
+KernelLaunchReader& KernelLaunchReader::instance() {
+  // Never destroyed: launches from runtime threads may still arrive while the process exits.
+  static KernelLaunchReader* const reader =
+      std::unique_ptr<KernelLaunchReader>(new KernelLaunchReader()).release();
+  return *reader;
+}
+
+void KernelLaunchReader::use_summaries(KernelSummaries summaries) {
+  std::lock_guard lock(mutex_);
+  summaries_ = std::move(summaries);
+  shapes_.clear();
+}
+
+std::string KernelLaunchReader::annotate(const void* function, std::string_view specification) {
+  ParsedAnnotation parsed = parse_annotation(specification);
+  if (!parsed.rules) return parsed.error;
+  std::lock_guard lock(mutex_);
+  annotations_[function] = std::make_shared<const KernelRules>(std::move(*parsed.rules));
+  shapes_.erase(function); // relearned, with the annotation, at the next launch
+  return {};
+}
+
+const KernelLaunchReader::Shape* KernelLaunchReader::shape_of(const void* function,
+                                                              const char* mangled_name) {
+  if (auto it = shapes_.find(function); it != shapes_.end()) return it->second.get();
+  std::optional<std::vector<std::uint8_t>> sizes = probe_sizes(function);
+  if (!sizes) return nullptr;
+  auto shape = std::make_unique<Shape>();
+  shape->sizes = std::move(*sizes);
+  if (auto it = annotations_.find(function); it != annotations_.end())
+    shape->annotation = it->second;
+  else if (mangled_name != nullptr)
+    shape->summary = summaries_.find(mangled_name);
+  return shapes_.emplace(function, std::move(shape)).first->second.get();
+}
+
+void KernelLaunchReader::read(const void* function, const char* mangled_name, void* const* args,
+                              std::vector<KernelPointer>& out) {
+  if (function == nullptr || args == nullptr) return;
+  thread_local std::array<std::uint64_t, kMaxParameters> values;
+  std::lock_guard lock(mutex_);
+  const Shape* shape = shape_of(function, mangled_name);
+  if (shape == nullptr || shape->sizes.empty()) return;
+  read_values(shape->sizes, args, values);
+  const KernelRules* rules = shape->annotation ? shape->annotation.get() : shape->summary;
+  kernel_pointers(shape->sizes, std::span(values.data(), shape->sizes.size()), rules, out);
+}
+
+} // namespace streamrace::tracer

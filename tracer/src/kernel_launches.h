@@ -1,0 +1,51 @@
+// What the calling thread reads from a kernel launch while its argument array is alive: the
+// pointers among the arguments. Each parameter's size comes from cudaFuncGetParamInfo, asked
+// once per function; how the kernel uses each pointer comes from an annotation or a kernel
+// summary when there is one.
+#pragma once
+
+#include "kernel_rules.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace streamrace::tracer {
+
+class KernelLaunchReader {
+public:
+  static KernelLaunchReader& instance();
+
+  // Loaded once, when the tracer starts; never changed afterwards.
+  void use_summaries(KernelSummaries summaries);
+  // An annotation (streamrace/annotations.h) for the kernel whose host stub is `function`;
+  // returns why the specification is malformed, or an empty string.
+  std::string annotate(const void* function, std::string_view specification);
+
+  // Appends the pointers among the launch's arguments. Must run on the launching thread, inside
+  // the launch's callback: `args` lives only as long as the call, and the parameter probe uses
+  // (and restores) that thread's last CUDA error.
+  void read(const void* function, const char* mangled_name, void* const* args,
+            std::vector<KernelPointer>& out);
+
+private:
+  struct Shape {
+    std::vector<std::uint8_t> sizes; // empty: no parameters, or a layout the runtime cannot tell
+    std::shared_ptr<const KernelRules> annotation;
+    const KernelRules* summary = nullptr;
+  };
+
+  // The shape of `function`, probing its layout if needed; null when the probe must wait for a
+  // later launch (the thread holds an unread CUDA error that the probe could not restore).
+  const Shape* shape_of(const void* function, const char* mangled_name);
+
+  std::mutex mutex_;
+  std::unordered_map<const void*, std::unique_ptr<Shape>> shapes_;
+  std::unordered_map<const void*, std::shared_ptr<const KernelRules>> annotations_;
+  KernelSummaries summaries_;
+};
+
+} // namespace streamrace::tracer

@@ -1,0 +1,73 @@
+// How a kernel uses its parameters — from an annotation (streamrace/annotations.h) or from the
+// analyzer's kernel summaries — and how one launch's argument values become the pointers it
+// accesses. Pure: no CUDA headers, no process state.
+#pragma once
+
+#include "streamrace/runtime/event.h"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace streamrace::tracer {
+
+enum class ExtentRule : std::uint8_t {
+  ToAllocationEnd, // from the pointer to the end of its allocation
+  Bytes,           // a fixed number of bytes
+  ParameterTimes,  // another parameter's value times a number of bytes
+};
+
+struct ParameterRule {
+  bool accessed = true;
+  AccessMode mode = AccessMode::ReadWrite;
+  ExtentRule extent = ExtentRule::ToAllocationEnd;
+  std::uint64_t bytes = 0;   // Bytes: the count; ParameterTimes: bytes per unit
+  std::size_t parameter = 0; // ParameterTimes: which parameter holds the count
+};
+
+struct KernelRules {
+  std::vector<ParameterRule> parameters;
+};
+
+// An annotation specification ("rw[p2*4],-,-"), or the reason it is malformed.
+struct ParsedAnnotation {
+  std::optional<KernelRules> rules;
+  std::string error;
+};
+ParsedAnnotation parse_annotation(std::string_view specification);
+
+// The analyzer's `--kernel-summaries` file, by mangled device name.
+class KernelSummaries {
+public:
+  // Reads the file; returns why it could not, or an empty string.
+  std::string load(const std::string& path);
+  // Same, from the file's text.
+  std::string parse(std::string_view json);
+  const KernelRules* find(std::string_view mangled_name) const;
+  std::size_t size() const { return kernels_.size(); }
+
+private:
+  std::unordered_map<std::string, KernelRules> kernels_;
+};
+
+// A pointer a launch hands its kernel, with what the kernel does through it. The tracer thread
+// turns it into an access once it knows the allocation the address falls in.
+struct KernelPointer {
+  Address address = 0;
+  std::uint64_t bytes = 0; // 0: to the end of the allocation holding `address`
+  AccessMode mode = AccessMode::ReadWrite;
+  Extent extent = Extent::Approximate;
+};
+
+// The pointers among one launch's arguments: every 8-byte argument (a candidate pointer) that
+// `rules` does not mark unused; exact when rules describe the parameter, approximate
+// (read and write to the allocation's end) otherwise. `values[i]` is argument i's value,
+// zero-extended; `sizes[i]` its size in bytes.
+void kernel_pointers(std::span<const std::uint8_t> sizes, std::span<const std::uint64_t> values,
+                     const KernelRules* rules, std::vector<KernelPointer>& out);
+
+} // namespace streamrace::tracer

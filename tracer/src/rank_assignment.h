@@ -1,0 +1,45 @@
+// Which rank each event belongs to when one process drives several devices (ncclCommInitAll, or
+// a thread per device): every device the process uses is its own rank, so collectives meet and
+// reports name ranks across devices as they do across processes. Ranks go to devices in the
+// order the process first uses them, starting at the process's own rank (RANK, else 0): a
+// process with one device keeps its launcher's rank; a process that drives devices 0..n-1 in
+// order gets ranks 0..n-1, the ranks ncclCommInitAll gives them.
+//
+// An event's device is the one its work runs on: a stream's device (the thread's current device
+// when the stream was created), a communicator's device, an event's or an allocation's device;
+// else the calling thread's current device. Runs on the tracer thread, in event order.
+#pragma once
+
+#include "streamrace/runtime/event.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace streamrace::tracer {
+
+class RankAssignment {
+public:
+  explicit RankAssignment(RankId process_rank) : process_rank_(process_rank) {}
+
+  // The rank of `payload` called on `thread`; learns the devices of what it creates.
+  RankId rank_of(ThreadId thread, const Payload& payload);
+  // Every rank given out so far, in order.
+  const std::vector<RankId>& ranks() const { return ranks_; }
+
+private:
+  DeviceId device_of_stream(ThreadId thread, StreamHandle stream) const;
+  DeviceId current_device(ThreadId thread) const;
+  DeviceId device_of(ThreadId thread, const Payload& payload);
+  RankId rank_of_device(DeviceId device);
+
+  RankId process_rank_;
+  std::unordered_map<ThreadId, DeviceId> current_devices_;
+  std::unordered_map<StreamHandle, DeviceId> stream_devices_;
+  std::unordered_map<EventHandle, DeviceId> event_devices_;
+  std::unordered_map<CommHandle, DeviceId> comm_devices_;
+  std::unordered_map<Address, DeviceId> allocation_devices_;
+  std::unordered_map<DeviceId, RankId> device_ranks_;
+  std::vector<RankId> ranks_;
+};
+
+} // namespace streamrace::tracer
