@@ -91,25 +91,29 @@ FixSuggestion Engine::suggest_fix(const AccessRecord& previous,
 void Engine::report(const EventHeader& header, const AccessRecord& current,
                     const Conflict& conflict, const VectorClock& clock) {
   const AccessRecord& previous = conflict.previous;
-  Finding finding;
+  FindingKind kind;
   if (previous.kind == OpKind::Free || current.kind == OpKind::Free) {
-    finding.kind = FindingKind::UseAfterFree;
+    kind = FindingKind::UseAfterFree;
   } else if (previous.kind == OpKind::Allocation) {
-    finding.kind = FindingKind::UseBeforeAlloc;
+    kind = FindingKind::UseBeforeAlloc;
   } else if (previous.writes()) {
-    finding.kind = current.writes() ? FindingKind::RaceWriteWrite : FindingKind::RaceWriteRead;
+    kind = current.writes() ? FindingKind::RaceWriteWrite : FindingKind::RaceWriteRead;
   } else {
-    finding.kind = FindingKind::RaceReadWrite;
+    kind = FindingKind::RaceReadWrite;
   }
-  finding.first = side_of(previous);
-  finding.second = side_of(current);
   const StreamState* stream = ordering_.stream_of(current.actor);
-  if (stream && stream->unrecorded_wait && finding.kind <= FindingKind::RaceReadWrite) {
-    finding.kind = FindingKind::UnrecordedEventWait;
-    finding.unrecorded_wait = stream->unrecorded_wait;
-  }
+  const bool unrecorded_wait =
+      stream && stream->unrecorded_wait && kind <= FindingKind::RaceReadWrite;
+  if (unrecorded_wait) kind = FindingKind::UnrecordedEventWait;
+  AccessSide first = side_of(previous);
+  AccessSide second = side_of(current);
   // A racy loop repeats its race every iteration: count it without describing it again.
-  if (clock.pending().empty() && findings_.count_again(finding)) return;
+  if (clock.pending().empty() && findings_.count_again(kind, first, second)) return;
+  Finding finding;
+  finding.kind = kind;
+  finding.first = first;
+  finding.second = second;
+  if (unrecorded_wait) finding.unrecorded_wait = stream->unrecorded_wait;
   finding.memory.address_space = header.address_space;
   finding.memory.overlap_begin = conflict.overlap_begin;
   finding.memory.overlap_size = conflict.overlap_size;
@@ -197,6 +201,11 @@ void Engine::copy_accesses(const Copy& copy, std::vector<Access>& accesses) cons
 
 // Rule 7: which copies the host waits for.
 bool Engine::copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const {
+  // An asynchronous copy that does not land in host memory never holds the host: no need to
+  // look up what memory it touches.
+  if (!copy.synchronous_api && copy.direction != CopyDirection::Default &&
+      copy.direction != CopyDirection::DeviceToHost)
+    return false;
   const MemoryKind src = allocations_.kind_of(address_space, copy.src);
   const MemoryKind dst = allocations_.kind_of(address_space, copy.dst);
   CopyDirection direction = copy.direction;

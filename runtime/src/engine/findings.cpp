@@ -21,20 +21,17 @@ const char* finding_kind_name(FindingKind kind) {
 namespace {
 
 void add_rank(std::vector<RankId>& ranks, RankId rank) {
+  if (!ranks.empty() && ranks.back() == rank) return;
   auto it = std::lower_bound(ranks.begin(), ranks.end(), rank);
   if (it == ranks.end() || *it != rank) ranks.insert(it, rank);
 }
 
 } // namespace
 
-FindingSet::Key FindingSet::key_of(const Finding& finding) {
+FindingSet::Key FindingSet::key_of(FindingKind kind, const AccessSide& first,
+                                   const AccessSide& second) {
   Key key;
-  key.kind = static_cast<std::uint64_t>(finding.kind);
-  if (finding.collective) {
-    key.first = finding.collective->comm;
-    key.second = finding.collective->sequence;
-    return key;
-  }
+  key.kind = static_cast<std::uint64_t>(kind);
   auto side = [](const AccessSide& side, std::uint64_t& site, std::uint64_t& stream) {
     if (side.access.site != 0) {
       site = side.access.site;
@@ -45,18 +42,27 @@ FindingSet::Key FindingSet::key_of(const Finding& finding) {
            static_cast<std::uint64_t>(side.access.kind);
     stream = side.stream;
   };
-  side(finding.first, key.first, key.first_stream);
-  side(finding.second, key.second, key.second_stream);
+  side(first, key.first, key.first_stream);
+  side(second, key.second, key.second_stream);
   return key;
 }
 
-bool FindingSet::count_again(const Finding& finding) {
-  auto it = index_.find(key_of(finding));
+FindingSet::Key FindingSet::key_of(const Finding& finding) {
+  if (!finding.collective) return key_of(finding.kind, finding.first, finding.second);
+  Key key;
+  key.kind = static_cast<std::uint64_t>(finding.kind);
+  key.first = finding.collective->comm;
+  key.second = finding.collective->sequence;
+  return key;
+}
+
+bool FindingSet::count_again(FindingKind kind, const AccessSide& first, const AccessSide& second) {
+  auto it = index_.find(key_of(kind, first, second));
   if (it == index_.end()) return false;
   Finding& known = findings_[it->second];
-  known.count += finding.count;
-  add_rank(known.ranks, finding.first.rank);
-  add_rank(known.ranks, finding.second.rank);
+  ++known.count;
+  add_rank(known.ranks, first.rank);
+  add_rank(known.ranks, second.rank);
   return true;
 }
 

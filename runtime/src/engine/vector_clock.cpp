@@ -1,6 +1,7 @@
 #include "streamrace/runtime/vector_clock.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace streamrace {
 
@@ -10,11 +11,26 @@ Epoch VectorClock::tick(ActorId actor) {
 }
 
 void VectorClock::join(const VectorClock& other) {
-  if (other.epochs_.size() > epochs_.size()) epochs_.resize(other.epochs_.size(), 0);
+  const std::size_t n = other.epochs_.size();
+  if (n > epochs_.size()) epochs_.resize(n, 0);
   const Epoch* src = other.epochs_.data();
   Epoch* dst = epochs_.data();
-  for (std::size_t i = 0, n = other.epochs_.size(); i < n; ++i) dst[i] = std::max(dst[i], src[i]);
-  for (const auto& meeting : other.pending_) add_pending(meeting);
+  // Clocks have one entry per stream and thread of the job (hundreds): four lanes at a time
+  // through the compiler's portable vector types (SSE2 on x86-64, NEON on Arm).
+  using Lanes = Epoch __attribute__((vector_size(4 * sizeof(Epoch))));
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    Lanes mine;
+    Lanes theirs;
+    std::memcpy(&mine, dst + i, sizeof(Lanes));
+    std::memcpy(&theirs, src + i, sizeof(Lanes));
+    mine = mine > theirs ? mine : theirs;
+    std::memcpy(dst + i, &mine, sizeof(Lanes));
+  }
+  for (; i < n; ++i)
+    dst[i] = std::max(dst[i], src[i]);
+  for (const auto& meeting : other.pending_)
+    add_pending(meeting);
 }
 
 void VectorClock::add_pending(const std::shared_ptr<Rendezvous>& meeting) {

@@ -103,9 +103,9 @@ class FindingSet {
 public:
   // Returns true when the finding is new rather than another occurrence of a known one.
   bool add(Finding finding);
-  // Counts another occurrence when a finding with this one's kind and sides is known; the
-  // engine calls it before it spends time on the memory context and the fix.
-  bool count_again(const Finding& finding);
+  // Counts another occurrence when a race finding of this kind between these sides is known;
+  // the engine calls it before it spends time on the finding's memory context and fix.
+  bool count_again(FindingKind kind, const AccessSide& first, const AccessSide& second);
   const std::vector<Finding>& all() const { return findings_; }
   std::size_t size() const { return findings_.size(); }
   bool empty() const { return findings_.empty(); }
@@ -130,6 +130,7 @@ private:
     }
   };
   static Key key_of(const Finding& finding);
+  static Key key_of(FindingKind kind, const AccessSide& first, const AccessSide& second);
 
   std::vector<Finding> findings_;
   std::unordered_map<Key, std::size_t, KeyHash> index_;
