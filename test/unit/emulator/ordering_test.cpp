@@ -81,6 +81,58 @@ TEST_F(StreamPair, UnorderedStreamsRunAtTheSameTime) {
   EXPECT_EQ(meeting.met, 2);
 }
 
+// Reads the first byte of device memory (host memory on the emulator) into a slot.
+struct ByteRead {
+  const unsigned char* device = nullptr;
+  int seen = -1;
+};
+
+void CUDART_CB readByte(void* read) {
+  auto* slot = static_cast<ByteRead*>(read);
+  slot->seen = *slot->device;
+}
+
+// The device dispatches ready work in submission order and lets a short undelayed set finish
+// before later work starts (emulator/README.md, "Scheduling"): with nothing ordering them, a
+// read submitted after a set on another stream sees the set's value every time.
+TEST_F(StreamPair, ReadyShortWorkFinishesBeforeLaterWorkOnOtherStreamsStarts) {
+  constexpr int rounds = 50;
+  unsigned char* device = nullptr;
+  ASSERT_CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&device), rounds));
+  ASSERT_CUDA_OK(cudaMemset(device, 0, rounds));
+  ASSERT_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<ByteRead> reads(rounds);
+  for (int round = 0; round < rounds; ++round) {
+    ASSERT_CUDA_OK(cudaMemsetAsync(device + round, round + 1, 1, first));
+    reads[static_cast<std::size_t>(round)].device = device + round;
+    ASSERT_CUDA_OK(cudaLaunchHostFunc(second, readByte, &reads[static_cast<std::size_t>(round)]));
+  }
+  ASSERT_CUDA_OK(cudaDeviceSynchronize());
+  for (int round = 0; round < rounds; ++round) {
+    EXPECT_EQ(reads[static_cast<std::size_t>(round)].seen, round + 1) << "round " << round;
+  }
+  ASSERT_CUDA_OK(cudaFree(device));
+}
+
+// Work that is not ready yet (here a set queued behind a slow host function) holds nothing back:
+// later work on another stream runs before it, so unordered work still races.
+TEST_F(StreamPair, WorkNotYetReadyHoldsNothingBack) {
+  unsigned char* device = nullptr;
+  ASSERT_CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&device), 1));
+  ASSERT_CUDA_OK(cudaMemset(device, 0, 1));
+  ASSERT_CUDA_OK(cudaDeviceSynchronize());
+  Flag slowWork;
+  ASSERT_CUDA_OK(cudaLaunchHostFunc(first, sleepThenSet, &slowWork));
+  ASSERT_CUDA_OK(cudaMemsetAsync(device, 7, 1, first));
+  ByteRead read{device};
+  ASSERT_CUDA_OK(cudaLaunchHostFunc(second, readByte, &read));
+  ASSERT_CUDA_OK(cudaStreamSynchronize(second));
+  EXPECT_EQ(read.seen, 0);
+  EXPECT_FALSE(slowWork.set);
+  ASSERT_CUDA_OK(cudaDeviceSynchronize());
+  ASSERT_CUDA_OK(cudaFree(device));
+}
+
 TEST_F(StreamPair, HostFunctionsRunInStreamOrderOnARuntimeThread) {
   struct Log {
     std::mutex mutex;
