@@ -41,6 +41,30 @@ std::string indentationOf(const clang::Stmt* statement, const clang::ASTContext&
   return std::string(column > 0 ? column - 1 : 0, ' ');
 }
 
+// The statements of the innermost block holding both `first` and `second`: the one holding each.
+struct CommonBlock {
+  const clang::Stmt* first = nullptr;
+  const clang::Stmt* second = nullptr;
+};
+
+std::vector<PlacedStatement> enclosingBlocks(const clang::Stmt* stmt,
+                                             const clang::ParentMap& parents) {
+  std::vector<PlacedStatement> chain;
+  for (PlacedStatement placed = place(stmt, parents); placed.statement;
+       placed = place(placed.block, parents))
+    chain.push_back(placed);
+  return chain;
+}
+
+CommonBlock commonBlock(const clang::Stmt* first, const clang::Stmt* second,
+                        const clang::ParentMap& parents) {
+  const std::vector<PlacedStatement> firstChain = enclosingBlocks(first, parents);
+  for (const PlacedStatement& outer : enclosingBlocks(second, parents))
+    for (const PlacedStatement& inner : firstChain)
+      if (inner.block == outer.block) return {inner.statement, outer.statement};
+  return {};
+}
+
 bool isUsableStreamText(llvm::StringRef text) {
   return !text.empty() && text.find_first_of("<*@") == llvm::StringRef::npos;
 }
@@ -55,7 +79,10 @@ clang::SourceLocation locationAfterStatement(const clang::Stmt* statement,
                                              const clang::ASTContext& context) {
   const clang::SourceManager& sources = context.getSourceManager();
   const clang::SourceLocation end = sources.getExpansionRange(statement->getEndLoc()).getEnd();
-  if (llvm::isa<clang::CompoundStmt>(statement))
+  // A block, or a loop or branch whose body is one, ends at its brace, not at a semicolon.
+  clang::Token last;
+  if (!clang::Lexer::getRawToken(end, last, sources, context.getLangOpts()) &&
+      last.is(clang::tok::r_brace))
     return clang::Lexer::getLocForEndOfToken(end, 0, sources, context.getLangOpts());
   return clang::Lexer::findLocationAfterToken(end, clang::tok::semi, sources, context.getLangOpts(),
                                               false);
@@ -67,35 +94,40 @@ std::vector<clang::FixItHint> orderStreamsFix(const clang::Stmt* first, const cl
                                               const clang::ParentMap& parents,
                                               const clang::ASTContext& context) {
   if (!isUsableStreamText(producerStream)) return {};
-  const PlacedStatement producer = place(first, parents);
   const PlacedStatement consumer = place(second, parents);
   if (!consumer.statement) return {};
   const clang::SourceLocation consumerBegin = statementBegin(consumer.statement, context);
   if (consumerBegin.isInvalid()) return {};
   const std::string indent = indentationOf(consumer.statement, context);
   const clang::SourceManager& sources = context.getSourceManager();
-  const bool eventFits = producer.statement && producer.block == consumer.block &&
-                         producer.statement != consumer.statement &&
-                         isUsableStreamText(consumerStream) &&
-                         sources.isBeforeInTranslationUnit(producer.statement->getBeginLoc(),
-                                                           consumer.statement->getBeginLoc());
+  // In a block enclosing both, the event is recorded once the producing statement (a loop, say)
+  // is done and waited on before the consuming one starts: on every path to the wait, the event
+  // is recorded after the producer's work.
+  const CommonBlock common = commonBlock(first, second, parents);
+  const clang::SourceLocation waitPoint =
+      common.second ? statementBegin(common.second, context) : clang::SourceLocation();
+  const bool eventFits =
+      common.first && common.first != common.second && waitPoint.isValid() &&
+      isUsableStreamText(consumerStream) &&
+      sources.isBeforeInTranslationUnit(common.first->getBeginLoc(), common.second->getBeginLoc());
   if (eventFits) {
-    const clang::SourceLocation afterProducer = locationAfterStatement(producer.statement, context);
+    const std::string waitIndent = indentationOf(common.second, context);
+    const clang::SourceLocation afterProducer = locationAfterStatement(common.first, context);
     if (afterProducer.isValid()) {
       // Named after the producing statement: findings that share it share one event, and their
       // identical record insertions merge.
       const std::string event =
           "streamrace_ready_" +
-          std::to_string(sources.getExpansionLineNumber(producer.statement->getBeginLoc()));
-      const std::string producerIndent = indentationOf(producer.statement, context);
+          std::to_string(sources.getExpansionLineNumber(common.first->getBeginLoc()));
+      const std::string producerIndent = indentationOf(common.first, context);
       std::string record = "\n" + producerIndent + "cudaEvent_t " + event + ";\n" + producerIndent +
                            "cudaEventCreateWithFlags(&" + event + ", cudaEventDisableTiming);\n" +
                            producerIndent + "cudaEventRecord(" + event + ", " +
                            producerStream.str() + ");";
       std::string wait = "cudaStreamWaitEvent(" + consumerStream.str() + ", " + event + ", 0);\n" +
-                         indent + "cudaEventDestroy(" + event + ");\n" + indent;
+                         waitIndent + "cudaEventDestroy(" + event + ");\n" + waitIndent;
       return {clang::FixItHint::CreateInsertion(afterProducer, record),
-              clang::FixItHint::CreateInsertion(consumerBegin, wait)};
+              clang::FixItHint::CreateInsertion(waitPoint, wait)};
     }
   }
   return {clang::FixItHint::CreateInsertion(

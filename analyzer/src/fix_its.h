@@ -1,5 +1,6 @@
-// Fix-its that order two accesses: an event record/wait pair where both statements share a
-// block, a stream synchronization where no event fits.
+// Fix-its that order two accesses: an event record/wait pair placed in the innermost block that
+// holds both (the record after the statement of that block holding the first access, the wait
+// before the one holding the second), a stream synchronization where no event fits.
 #pragma once
 
 #include "clang/Basic/Diagnostic.h"

@@ -10,6 +10,7 @@
 #include "streamrace/analyzer/analysis.h"
 
 #include "call_model.h"
+#include "element_index.h"
 #include "fix_its.h"
 
 #include "clang/AST/ASTContext.h"
@@ -203,6 +204,9 @@ public:
   }
 
   std::vector<Finding> takeFindings() {
+    for (auto index = superseded_.rbegin(); index != superseded_.rend(); ++index)
+      findings_.erase(findings_.begin() + static_cast<std::ptrdiff_t>(*index));
+    superseded_.clear();
     const clang::SourceManager& sources = context_.getSourceManager();
     std::stable_sort(findings_.begin(), findings_.end(), [&](const Finding& a, const Finding& b) {
       return sources.isBeforeInTranslationUnit(a.location, b.location);
@@ -271,11 +275,33 @@ private:
   void transferStatement(const clang::Stmt* stmt, FlowState& state, const Frame& frame) {
     if (const auto* declaration = llvm::dyn_cast<clang::DeclStmt>(stmt)) {
       for (const clang::Decl* decl : declaration->decls())
-        if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl))
+        if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl)) {
+          // A loop body's declaration runs again each iteration: the old value is gone.
+          if (isIndexVariable(var)) {
+            forgetIndexVariable(var, state);
+            if (const clang::ForStmt* loop = loopStartedBy(declaration, frame);
+                loop && var->getInit())
+              rebaseIndexVariable(var, var->getInit(), *loop, state, frame);
+          }
           if (const clang::Expr* init = var->getInit()) bindVariable(var, init, state, frame);
+        }
       return;
     }
     if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(stmt)) {
+      if (const clang::ValueDecl* index = indexVariable(binary->getLHS());
+          index && binary->isAssignmentOp()) {
+        const std::optional<int64_t> step = constantValue(binary->getRHS(), context_);
+        if (step && binary->getOpcode() == clang::BO_AddAssign)
+          shiftIndexVariable(index, *step, state);
+        else if (step && binary->getOpcode() == clang::BO_SubAssign)
+          shiftIndexVariable(index, -*step, state);
+        else
+          forgetIndexVariable(index, state);
+        if (const clang::ForStmt* loop = loopStartedBy(binary, frame);
+            loop && binary->getOpcode() == clang::BO_Assign)
+          rebaseIndexVariable(index, binary->getRHS(), *loop, state, frame);
+        return;
+      }
       if (binary->getOpcode() == clang::BO_Assign)
         if (const auto* target =
                 llvm::dyn_cast<clang::DeclRefExpr>(binary->getLHS()->IgnoreParenImpCasts()))
@@ -300,17 +326,125 @@ private:
       hostElementAccess(subscript, subscript->getBase(), state, frame);
       return;
     }
-    if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(stmt))
+    if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(stmt)) {
+      if (const clang::ValueDecl* index = indexVariable(unary->getSubExpr());
+          index && unary->isIncrementDecrementOp())
+        shiftIndexVariable(index, unary->isIncrementOp() ? 1 : -1, state);
       if (unary->getOpcode() == clang::UO_Deref && !unary->getType()->isPointerType())
         hostElementAccess(unary, unary->getSubExpr(), state, frame);
+    }
+  }
+
+  // --- Index variables (element_index.h) --------------------------------------------------
+
+  static bool isIndexVariable(const clang::VarDecl* var) {
+    return var->hasLocalStorage() && var->getType()->isIntegerType();
+  }
+
+  void shiftIndexVariable(const clang::ValueDecl* variable, int64_t delta, FlowState& state) {
+    const std::string name = variableKey(variable);
+    rewriteKeys(state, [&](const std::string& key) { return shiftIndices(key, name, delta); });
+  }
+
+  // The `for` loop whose initialization `stmt` is.
+  static const clang::ForStmt* loopStartedBy(const clang::Stmt* stmt, const Frame& frame) {
+    const auto* loop = llvm::dyn_cast_or_null<clang::ForStmt>(
+        frame.parents->getParent(const_cast<clang::Stmt*>(stmt)));
+    return loop && loop->getInit() == stmt ? loop : nullptr;
+  }
+
+  // What `loop` subscripts with `variable` (plus a constant), by key.
+  void collectContainers(const clang::Stmt* stmt, const clang::ValueDecl* variable,
+                         const FlowState& state, const Frame& frame,
+                         std::set<std::string>& containers) const {
+    if (!stmt) return;
+    const clang::Expr* base = nullptr;
+    const clang::Expr* index = nullptr;
+    if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(stmt)) {
+      base = subscript->getBase();
+      index = subscript->getIdx();
+    } else if (const auto* call = llvm::dyn_cast<clang::CXXOperatorCallExpr>(stmt);
+               call && call->getOperator() == clang::OO_Subscript && call->getNumArgs() == 2) {
+      base = call->getArg(0);
+      index = call->getArg(1);
+    }
+    if (base && isOffsetOf(index, variable, context_))
+      if (std::optional<std::string> container = keyOf(base, state, frame))
+        containers.insert(*container);
+    for (const clang::Stmt* child : stmt->children())
+      collectContainers(child, variable, state, frame, containers);
+  }
+
+  // Names what was touched just before a loop through its variable (element_index.h). The
+  // events of an array become its one event (collapseIndices) once a variable names them.
+  void rebaseIndexVariable(const clang::ValueDecl* variable, const clang::Expr* start,
+                           const clang::ForStmt& loop, FlowState& state, const Frame& frame) {
+    std::set<std::string> containers;
+    collectContainers(&loop, variable, state, frame, containers);
+    if (containers.empty()) return;
+    const std::string name = variableKey(variable);
+    const std::string value = indexKey(start, context_);
+    auto rebase = [&](const std::string& key) {
+      return rebaseIndices(key, name, value, containers);
+    };
+    rewriteKeys(state, rebase);
+    std::map<std::string, EventState> events;
+    for (auto& [event, recorded] : state.events) {
+      auto [slot, inserted] = events.emplace(collapseIndices(rebase(event)), recorded);
+      if (inserted) continue;
+      // Two events became one: it orders only what both captured.
+      EventState& merged = slot->second;
+      if (merged.status != recorded.status) merged.status = RecordedStatus::OnSomePaths;
+      std::erase_if(merged.snapshot, [&](const AccessRecord& record) {
+        return !recorded.snapshot.contains(record);
+      });
+    }
+    state.events = std::move(events);
+  }
+
+  void forgetIndexVariable(const clang::ValueDecl* variable, FlowState& state) {
+    const std::string name = variableKey(variable);
+    rewriteKeys(state, [&](const std::string& key) { return forgetIndices(key, name); });
+  }
+
+  // Renames storage everywhere the state names it. Records that become one keep the streams
+  // both were ordered after, and the details of the first.
+  template <class Rename> void rewriteKeys(FlowState& state, Rename rename) {
+    auto renameRecord = [&](const AccessRecord& record) {
+      AccessRecord renamed = record;
+      renamed.buffer = rename(record.buffer);
+      if (renamed.buffer != record.buffer)
+        if (auto detail = details_.find(record); detail != details_.end())
+          details_.try_emplace(renamed, detail->second);
+      return renamed;
+    };
+    std::map<AccessRecord, std::set<std::string>> pending;
+    for (const auto& [record, orderedAfter] : state.pending) {
+      auto [slot, inserted] = pending.emplace(renameRecord(record), orderedAfter);
+      if (inserted) continue;
+      std::set<std::string> common;
+      for (const std::string& stream : slot->second)
+        if (orderedAfter.contains(stream)) common.insert(stream);
+      slot->second = std::move(common);
+    }
+    state.pending = std::move(pending);
+    for (auto& [name, event] : state.events) {
+      std::set<AccessRecord> snapshot;
+      for (const AccessRecord& record : event.snapshot)
+        snapshot.insert(renameRecord(record));
+      event.snapshot = std::move(snapshot);
+    }
+    for (auto& [variable, target] : state.aliases)
+      target = rename(target);
+    std::map<std::string, MemoryKind> memory;
+    for (const auto& [buffer, kind] : state.memory)
+      if (auto [slot, inserted] = memory.emplace(rename(buffer), kind);
+          !inserted && slot->second != kind)
+        slot->second = MemoryKind::Unknown;
+    state.memory = std::move(memory);
   }
 
   // --- Naming storage ---------------------------------------------------------------------
-
-  static std::string variableKey(const clang::ValueDecl* decl) {
-    return decl->getNameAsString() + "@" +
-           llvm::utohexstr(reinterpret_cast<std::uintptr_t>(decl->getCanonicalDecl()), true);
-  }
 
   std::optional<std::string> keyOf(const clang::Expr* expr, const FlowState& state,
                                    const Frame& frame) const {
@@ -373,8 +507,7 @@ private:
                                         const FlowState& state, const Frame& frame) const {
     std::optional<std::string> container = keyOf(base, state, frame);
     if (!container) return std::nullopt;
-    std::optional<int64_t> constant = constantValue(index, context_);
-    return *container + "[" + (constant ? std::to_string(*constant) : std::string("*")) + "]";
+    return *container + "[" + indexKey(index, context_) + "]";
   }
 
   std::optional<std::string> streamKeyOf(const clang::Expr* expr, bool perThreadDefault,
@@ -392,7 +525,14 @@ private:
       if (value == api_model::kPerThreadStreamHandle) return kPerThreadStream.str();
       return std::nullopt;
     }
-    return keyOf(expr, state, frame);
+    return handleKeyOf(expr, state, frame);
+  }
+
+  // Streams and events are named with collapsed indices (element_index.h).
+  std::optional<std::string> handleKeyOf(const clang::Expr* expr, const FlowState& state,
+                                         const Frame& frame) const {
+    std::optional<std::string> key = keyOf(expr, state, frame);
+    return key ? std::optional(collapseIndices(*key)) : std::nullopt;
   }
 
   bool isBlocking(llvm::StringRef stream, const FlowState& state) const {
@@ -512,6 +652,7 @@ private:
     for (unsigned i = 0; i < definition->getNumParams(); ++i) {
       const clang::ParmVarDecl* parameter = definition->getParamDecl(i);
       state.aliases.erase(parameter);
+      if (isIndexVariable(parameter)) forgetIndexVariable(parameter, state);
       if (i + firstArgument >= call.getNumArgs()) continue;
       const clang::Expr* argument = call.getArg(i + firstArgument);
       std::optional<std::string> value = parameter->getType()->isPointerType() &&
@@ -538,7 +679,7 @@ private:
       enqueue(effect, call, state, frame);
       return;
     case CallEffectKind::EventRecord: {
-      std::optional<std::string> event = keyOf(effect.event, state, frame);
+      std::optional<std::string> event = handleKeyOf(effect.event, state, frame);
       std::optional<std::string> stream =
           streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
       if (!event) return;
@@ -565,7 +706,7 @@ private:
       if (!isPolledToCompletion(call, frame)) return;
       [[fallthrough]];
     case CallEffectKind::EventSync:
-      if (std::optional<std::string> event = keyOf(effect.event, state, frame))
+      if (std::optional<std::string> event = handleKeyOf(effect.event, state, frame))
         if (auto found = state.events.find(*event); found != state.events.end())
           for (const AccessRecord& record : found->second.snapshot)
             state.pending.erase(record);
@@ -604,16 +745,18 @@ private:
       return;
     case CallEffectKind::StreamCreate:
       if (std::optional<std::string> stream = outParameterKey(effect.outPointer, state, frame)) {
+        const std::string key = collapseIndices(*stream);
         const std::optional<int64_t> flags = constantValue(effect.flags, context_);
         if (flags && (*flags & api_model::kStreamNonBlockingFlag))
-          state.nonBlockingStreams.insert(*stream);
+          state.nonBlockingStreams.insert(key);
         else
-          state.nonBlockingStreams.erase(*stream);
+          state.nonBlockingStreams.erase(key);
       }
       return;
     case CallEffectKind::EventCreate:
       if (std::optional<std::string> event = outParameterKey(effect.outPointer, state, frame))
-        state.events[*event] = EventState{RecordedStatus::Unrecorded, {}, call.getBeginLoc()};
+        state.events[collapseIndices(*event)] =
+            EventState{RecordedStatus::Unrecorded, {}, call.getBeginLoc()};
       return;
     }
   }
@@ -678,7 +821,7 @@ private:
                         const FlowState& state, const Frame& frame) {
     if (!frame.reporting) return;
     for (const auto& [record, orderedAfter] : state.pending) {
-      if (record.buffer != buffer || !(record.write || use.write) ||
+      if (!mayAlias(record.buffer, buffer) || !(record.write || use.write) ||
           orderedBefore(record, orderedAfter, stream, state))
         continue;
       // Both accesses inside one call: the callee's own analysis reports it, once.
@@ -697,7 +840,7 @@ private:
       addInnerNote(finding, call, frame, effect.operation);
       finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
                                       streamSpelling(stream), *frame.rootParents, context_);
-      report(std::move(finding), buffer);
+      reportFirstConsumer(std::move(finding), buffer, {record.site, record.stream, stream});
       return;
     }
   }
@@ -735,7 +878,7 @@ private:
                    const Frame& frame) {
     std::optional<std::string> stream =
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
-    std::optional<std::string> event = keyOf(effect.event, state, frame);
+    std::optional<std::string> event = handleKeyOf(effect.event, state, frame);
     if (!stream || !event) return;
     auto found = state.events.find(*event);
     if (found == state.events.end()) return;
@@ -770,7 +913,8 @@ private:
     if (!stream || !buffer) return;
     if (frame.reporting)
       for (const auto& [record, orderedAfter] : state.pending) {
-        if (record.buffer != *buffer || orderedBefore(record, orderedAfter, *stream, state))
+        if (!mayAlias(record.buffer, *buffer) ||
+            orderedBefore(record, orderedAfter, *stream, state))
           continue;
         if (frame.site && record.site == frame.site) continue;
         const AccessDetail& earlier = details_[record];
@@ -820,7 +964,7 @@ private:
     auto memory = state.memory.find(buffer);
     if (memory == state.memory.end() || memory->second != MemoryKind::Pinned) return;
     for (const auto& [record, orderedAfter] : state.pending) {
-      if (record.buffer != buffer || !(record.write || writes)) continue;
+      if (!mayAlias(record.buffer, buffer) || !(record.write || writes)) continue;
       const AccessDetail& earlier = details_[record];
       Finding finding;
       finding.check = kHostAccessCheck;
@@ -846,7 +990,7 @@ private:
     const bool pinned = memory != state.memory.end() && memory->second == MemoryKind::Pinned;
     if (frame.reporting && pinned)
       for (const auto& [record, orderedAfter] : state.pending) {
-        if (record.buffer != buffer) continue;
+        if (!mayAlias(record.buffer, buffer)) continue;
         const AccessDetail& earlier = details_[record];
         Finding finding;
         finding.check = kFreeWhilePendingCheck;
@@ -873,6 +1017,31 @@ private:
     findings_.push_back(std::move(finding));
   }
 
+  // Work on one stream racing with later work on another is reported at the later access first
+  // in the source only: its fix-it makes that stream wait for the producer, which orders the
+  // producer before everything enqueued on the stream after the wait as well. (Several buffers
+  // of one producer and one consumer are several findings there.)
+  using ProducerAndConsumer = std::tuple<const clang::Stmt*, std::string, std::string>;
+  struct FirstConsumer {
+    clang::SourceLocation location;
+    std::vector<std::size_t> findings;
+  };
+  void reportFirstConsumer(Finding finding, const std::string& subject,
+                           const ProducerAndConsumer& streams) {
+    auto [slot, inserted] = firstConsumers_.try_emplace(streams);
+    FirstConsumer& first = slot->second;
+    if (!inserted && first.location != finding.location) {
+      if (!context_.getSourceManager().isBeforeInTranslationUnit(finding.location, first.location))
+        return;
+      superseded_.insert(first.findings.begin(), first.findings.end());
+      first.findings.clear();
+    }
+    first.location = finding.location;
+    const std::size_t index = findings_.size();
+    report(std::move(finding), subject);
+    if (findings_.size() > index) first.findings.push_back(index);
+  }
+
   clang::ASTContext& context_;
   const AnalysisOptions& options_;
   KernelSummaries kernels_;
@@ -880,6 +1049,8 @@ private:
   std::map<AccessRecord, AccessDetail> details_;
   std::set<std::tuple<std::string, clang::SourceLocation::UIntTy, std::string>> reported_;
   std::vector<Finding> findings_;
+  std::map<ProducerAndConsumer, FirstConsumer> firstConsumers_;
+  std::set<std::size_t> superseded_;
 };
 
 bool isHostCode(const clang::FunctionDecl& function) {
@@ -910,6 +1081,14 @@ public:
         !function->isImplicit() && isHostCode(*function) &&
         sources_.isInMainFile(sources_.getExpansionLoc(function->getLocation())))
       functions_.push_back(function);
+    return true;
+  }
+
+  // The instantiations of a member template are listed under its declaration in the class, which
+  // may sit in a header this visitor skips: take them from the main file's definition too.
+  bool VisitFunctionTemplateDecl(clang::FunctionTemplateDecl* templated) {
+    for (clang::FunctionDecl* specialization : templated->specializations())
+      VisitFunctionDecl(specialization);
     return true;
   }
 

@@ -17,5 +17,5 @@ void same_element(float* bufs[2], const float* src, cudaStream_t streams[2]) {
 void variable_index(float* bufs[2], const float* src, cudaStream_t streams[2], int i) {
   cudaMemcpyAsync(bufs[i], src, 64, cudaMemcpyDeviceToDevice, streams[0]);
   cudaMemsetAsync(bufs[i], 0, 64, streams[1]);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'bufs[*]' is written by cudaMemsetAsync on stream 'streams[1]' while cudaMemcpyAsync on stream 'streams[0]' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'bufs[i]' is written by cudaMemsetAsync on stream 'streams[1]' while cudaMemcpyAsync on stream 'streams[0]' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
 }

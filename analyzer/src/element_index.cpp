@@ -1,0 +1,254 @@
+#include "element_index.h"
+
+#include "call_model.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <optional>
+#include <vector>
+
+namespace streamrace::analyzer {
+namespace {
+
+enum class IndexKind { Constant, Offset, FarBelow, FarAbove, Any };
+
+struct Index {
+  IndexKind kind = IndexKind::Any;
+  std::string variable;
+  std::int64_t value = 0; // the constant, or the offset from the variable
+};
+
+// A key split at its subscripts: text[0] [indices[0]] text[1] [indices[1]] ... text[n].
+struct SplitKey {
+  std::vector<std::string> text;
+  std::vector<Index> indices;
+};
+
+Index parseIndex(llvm::StringRef contents) {
+  Index index;
+  if (contents == "*") return index;
+  std::int64_t constant = 0;
+  if (!contents.getAsInteger(10, constant)) {
+    index.kind = IndexKind::Constant;
+    index.value = constant;
+    return index;
+  }
+  const std::size_t at = contents.find('@');
+  if (at == llvm::StringRef::npos) return index;
+  std::size_t end = at + 1;
+  while (end < contents.size() && llvm::isHexDigit(contents[end]))
+    ++end;
+  index.variable = contents.take_front(end).str();
+  const llvm::StringRef offset = contents.drop_front(end);
+  if (offset.empty()) {
+    index.kind = IndexKind::Offset;
+  } else if (offset == "-*") {
+    index.kind = IndexKind::FarBelow;
+  } else if (offset == "+*") {
+    index.kind = IndexKind::FarAbove;
+  } else if (!offset.drop_front(offset.front() == '+' ? 1 : 0).getAsInteger(10, index.value)) {
+    index.kind = IndexKind::Offset;
+  }
+  return index;
+}
+
+std::string formatIndex(const Index& index) {
+  switch (index.kind) {
+  case IndexKind::Constant:
+    return std::to_string(index.value);
+  case IndexKind::Offset:
+    if (index.value == 0) return index.variable;
+    return index.variable + (index.value > 0 ? "+" : "") + std::to_string(index.value);
+  case IndexKind::FarBelow:
+    return index.variable + "-*";
+  case IndexKind::FarAbove:
+    return index.variable + "+*";
+  case IndexKind::Any:
+    return "*";
+  }
+  return "*";
+}
+
+SplitKey split(llvm::StringRef key) {
+  SplitKey parts;
+  std::string text;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (key[i] != '[') {
+      text += key[i];
+      continue;
+    }
+    const std::size_t close = key.find(']', i);
+    if (close == llvm::StringRef::npos) {
+      text += key.drop_front(i).str();
+      break;
+    }
+    parts.text.push_back(std::move(text));
+    text.clear();
+    parts.indices.push_back(parseIndex(key.slice(i + 1, close)));
+    i = close;
+  }
+  parts.text.push_back(std::move(text));
+  return parts;
+}
+
+std::string join(const SplitKey& parts) {
+  std::string key = parts.text.front();
+  for (std::size_t i = 0; i < parts.indices.size(); ++i)
+    key += "[" + formatIndex(parts.indices[i]) + "]" + parts.text[i + 1];
+  return key;
+}
+
+template <class Change> std::string rewrite(llvm::StringRef key, Change change) {
+  if (!key.contains('[')) return key.str();
+  SplitKey parts = split(key);
+  for (Index& index : parts.indices)
+    change(index);
+  return join(parts);
+}
+
+bool distinct(const Index& a, const Index& b) {
+  if (a.kind == IndexKind::Constant && b.kind == IndexKind::Constant) return a.value != b.value;
+  if (a.kind == IndexKind::Any || b.kind == IndexKind::Any || a.kind == IndexKind::Constant ||
+      b.kind == IndexKind::Constant || a.variable != b.variable)
+    return false;
+  if (a.kind == IndexKind::Offset && b.kind == IndexKind::Offset) return a.value != b.value;
+  if (a.kind == b.kind) return false;
+  if (a.kind != IndexKind::Offset && b.kind != IndexKind::Offset) return true; // below vs above
+  // An exact offset against the far side: apart when the offset is on the near side of the bound.
+  const Index& exact = a.kind == IndexKind::Offset ? a : b;
+  const Index& far = a.kind == IndexKind::Offset ? b : a;
+  return far.kind == IndexKind::FarBelow ? exact.value >= -kExactOffset
+                                         : exact.value <= kExactOffset;
+}
+
+struct AffineIndex {
+  const clang::ValueDecl* variable = nullptr;
+  std::int64_t offset = 0;
+};
+
+std::optional<AffineIndex> affineIndex(const clang::Expr* expr, const clang::ASTContext& context) {
+  expr = expr->IgnoreParenCasts();
+  if (const clang::ValueDecl* variable = indexVariable(expr)) return AffineIndex{variable, 0};
+  const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr);
+  if (!binary || !binary->isAdditiveOp()) return std::nullopt;
+  const bool subtract = binary->getOpcode() == clang::BO_Sub;
+  if (std::optional<std::int64_t> constant = constantValue(binary->getRHS(), context))
+    if (std::optional<AffineIndex> base = affineIndex(binary->getLHS(), context)) {
+      base->offset += subtract ? -*constant : *constant;
+      return base;
+    }
+  if (!subtract)
+    if (std::optional<std::int64_t> constant = constantValue(binary->getLHS(), context))
+      if (std::optional<AffineIndex> base = affineIndex(binary->getRHS(), context)) {
+        base->offset += *constant;
+        return base;
+      }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string variableKey(const clang::ValueDecl* decl) {
+  return decl->getNameAsString() + "@" +
+         llvm::utohexstr(reinterpret_cast<std::uintptr_t>(decl->getCanonicalDecl()), true);
+}
+
+const clang::ValueDecl* indexVariable(const clang::Expr* expr) {
+  const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenCasts());
+  if (!reference) return nullptr;
+  const auto* variable = llvm::dyn_cast<clang::VarDecl>(reference->getDecl());
+  if (!variable || !variable->hasLocalStorage() || !variable->getType()->isIntegerType())
+    return nullptr;
+  return variable;
+}
+
+std::string indexKey(const clang::Expr* index, const clang::ASTContext& context) {
+  if (std::optional<std::int64_t> constant = constantValue(index, context))
+    return std::to_string(*constant);
+  if (std::optional<AffineIndex> affine = affineIndex(index, context))
+    return formatIndex({IndexKind::Offset, variableKey(affine->variable), affine->offset});
+  return "*";
+}
+
+bool mayAlias(llvm::StringRef a, llvm::StringRef b) {
+  if (a == b) return true;
+  if (!a.contains('[') || !b.contains('[')) return false;
+  const SplitKey partsA = split(a);
+  const SplitKey partsB = split(b);
+  if (partsA.text != partsB.text) return false;
+  for (std::size_t i = 0; i < partsA.indices.size(); ++i)
+    if (distinct(partsA.indices[i], partsB.indices[i])) return false;
+  return true;
+}
+
+std::string shiftIndices(llvm::StringRef key, llvm::StringRef variable, std::int64_t delta) {
+  return rewrite(key, [&](Index& index) {
+    if (index.variable != variable) return;
+    switch (index.kind) {
+    case IndexKind::Offset: {
+      // The element `variable + value` is, after the change, `variable + value - delta`.
+      const std::int64_t moved = index.value - delta;
+      if (moved < -kExactOffset && moved < index.value)
+        index.kind = IndexKind::FarBelow;
+      else if (moved > kExactOffset && moved > index.value)
+        index.kind = IndexKind::FarAbove;
+      else
+        index.value = moved;
+      return;
+    }
+    case IndexKind::FarBelow:
+      if (delta < 0) index.kind = IndexKind::Any;
+      return;
+    case IndexKind::FarAbove:
+      if (delta > 0) index.kind = IndexKind::Any;
+      return;
+    case IndexKind::Constant:
+    case IndexKind::Any:
+      return;
+    }
+  });
+}
+
+std::string forgetIndices(llvm::StringRef key, llvm::StringRef variable) {
+  return rewrite(key, [&](Index& index) {
+    if (index.variable == variable) index = Index{};
+  });
+}
+
+std::string rebaseIndices(llvm::StringRef key, llvm::StringRef variable, llvm::StringRef value,
+                          const std::set<std::string>& containers) {
+  const Index start = parseIndex(value);
+  if ((start.kind != IndexKind::Constant && start.kind != IndexKind::Offset) || !key.contains('['))
+    return key.str();
+  SplitKey parts = split(key);
+  std::string container;
+  for (std::size_t i = 0; i < parts.indices.size(); ++i) {
+    container += parts.text[i];
+    Index& index = parts.indices[i];
+    const bool related = start.kind == IndexKind::Constant
+                             ? index.kind == IndexKind::Constant
+                             : index.kind == IndexKind::Offset && index.variable == start.variable;
+    const std::int64_t offset = index.value - start.value;
+    if (related && index.variable != variable && containers.contains(container) &&
+        offset >= -kExactOffset && offset <= kExactOffset)
+      index = Index{IndexKind::Offset, variable.str(), offset};
+    container += "[" + formatIndex(index) + "]";
+  }
+  return join(parts);
+}
+
+bool isOffsetOf(const clang::Expr* index, const clang::ValueDecl* variable,
+                const clang::ASTContext& context) {
+  const std::optional<AffineIndex> affine = affineIndex(index, context);
+  return affine && affine->variable == variable;
+}
+
+std::string collapseIndices(llvm::StringRef key) {
+  return rewrite(key, [](Index& index) {
+    if (index.kind != IndexKind::Constant) index = Index{};
+  });
+}
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,75 @@
+// Array elements in storage keys. An element key ends its container's key with "[index]", where
+// the index is what the analysis knows about the subscript:
+//
+//   "[3]"         a compile-time constant
+//   "[i@ID]"      a local integer variable ("name@ID" as variable keys spell it), "[i@ID+1]",
+//   "[i@ID-2]"    or that variable plus a constant
+//   "[i@ID-*]"    that variable minus some constant beyond kExactOffset (an element of an
+//   "[i@ID+*]"    iteration long past), or plus some constant beyond it
+//   "[*]"         anything else: any element
+//
+// Two element keys of one container name different storage only when the analysis can tell the
+// indices apart: two different constants, or the same variable with different offsets. Every
+// other pair (a constant and a variable, two unrelated variables, "[*]") may be the same element,
+// so an access through one is checked against pending work through the other. When a variable
+// changes, the keys that mention it are rewritten: `++i` turns "[i+1]" into "[i]" (the same
+// element, now one iteration later), an assignment the analysis cannot follow turns them into
+// "[*]". A loop's start names the elements touched just before it through its variable
+// (rebaseIndices).
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+namespace clang {
+class ASTContext;
+class Expr;
+class ValueDecl;
+} // namespace clang
+
+namespace streamrace::analyzer {
+
+// How far an offset is kept exactly; beyond it, loops could grow offsets without bound.
+constexpr std::int64_t kExactOffset = 2;
+
+// "name@ID": a variable's storage, unique per declaration.
+std::string variableKey(const clang::ValueDecl* decl);
+
+// The variable an index can be expressed in: a local integer variable (not a reference), so only
+// the function's own statements change it. Null for anything else.
+const clang::ValueDecl* indexVariable(const clang::Expr* expr);
+
+// The bracket contents for subscript `index`.
+std::string indexKey(const clang::Expr* index, const clang::ASTContext& context);
+
+// Whether two storage keys may name the same storage (equal keys always do).
+bool mayAlias(llvm::StringRef a, llvm::StringRef b);
+
+// `key` after the variable `variable` (a variable key) grew by `delta`.
+std::string shiftIndices(llvm::StringRef key, llvm::StringRef variable, std::int64_t delta);
+
+// `key` after `variable` took a value unrelated to the old one.
+std::string forgetIndices(llvm::StringRef key, llvm::StringRef variable);
+
+// `key` where `variable` has just been given `value` (an index as indexKey spells it) to start a
+// loop: the elements touched before the loop are named through the loop's variable, so
+// `full[0]`, touched before `for (i = 0; ...)`, is `full[i]` in the first iteration and
+// `full[i-1]` in the second. Indices farther than kExactOffset from the value stay as they are.
+// Only elements of `containers` (the keys of what the loop subscripts with its variable) are
+// renamed: a loop over one array says nothing about another's elements.
+std::string rebaseIndices(llvm::StringRef key, llvm::StringRef variable, llvm::StringRef value,
+                          const std::set<std::string>& containers);
+
+// Whether subscript `index` is `variable` plus a constant.
+bool isOffsetOf(const clang::Expr* index, const clang::ValueDecl* variable,
+                const clang::ASTContext& context);
+
+// `key` with every variable index made "[*]": how streams and events are named. The events of an
+// array indexed by variables are one event, so a wait on `ready[i]` orders what the latest record
+// of any `ready[...]` captured (see analyzer/README.md, Known limits).
+std::string collapseIndices(llvm::StringRef key);
+
+} // namespace streamrace::analyzer
