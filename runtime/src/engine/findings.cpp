@@ -56,28 +56,44 @@ FindingSet::Key FindingSet::key_of(const Finding& finding) {
   return key;
 }
 
-bool FindingSet::count_again(FindingKind kind, const AccessSide& first, const AccessSide& second) {
-  auto it = index_.find(key_of(kind, first, second));
-  if (it == index_.end()) return false;
-  Finding& known = findings_[it->second];
-  ++known.count;
-  add_rank(known.ranks, first.rank);
-  add_rank(known.ranks, second.rank);
+void FindingSet::add_ranks(std::size_t index, RankId first, RankId second) {
+  // Ranks below 64 that a finding already lists are known from a bit: a racy loop repeats
+  // them on every occurrence.
+  std::uint64_t& seen = low_ranks_[index];
+  for (RankId rank : {first, second}) {
+    if (rank < 64 && (seen >> rank & 1)) continue;
+    add_rank(findings_[index].ranks, rank);
+    if (rank < 64) seen |= 1ull << rank;
+  }
+}
+
+bool FindingSet::count_again(FindingKind kind, const AccessSide& first,
+                             const AccessSide& second) {
+  const Key key = key_of(kind, first, second);
+  if (last_index_ == kNone || !(last_key_ == key)) {
+    auto it = index_.find(key);
+    if (it == index_.end()) return false;
+    last_key_ = key;
+    last_index_ = it->second;
+  }
+  const std::size_t index = last_index_;
+  ++findings_[index].count;
+  add_ranks(index, first.rank, second.rank);
   return true;
 }
 
 bool FindingSet::add(Finding finding) {
   auto [it, inserted] = index_.try_emplace(key_of(finding), findings_.size());
   if (!inserted) {
-    Finding& known = findings_[it->second];
-    known.count += finding.count;
-    add_rank(known.ranks, finding.first.rank);
-    add_rank(known.ranks, finding.second.rank);
+    findings_[it->second].count += finding.count;
+    add_ranks(it->second, finding.first.rank, finding.second.rank);
     return false;
   }
-  add_rank(finding.ranks, finding.first.rank);
-  add_rank(finding.ranks, finding.second.rank);
+  const RankId first = finding.first.rank;
+  const RankId second = finding.second.rank;
   findings_.push_back(std::move(finding));
+  low_ranks_.push_back(0);
+  add_ranks(findings_.size() - 1, first, second);
   return true;
 }
 

@@ -132,8 +132,15 @@ private:
   static Key key_of(const Finding& finding);
   static Key key_of(FindingKind kind, const AccessSide& first, const AccessSide& second);
 
+  void add_ranks(std::size_t index, RankId first, RankId second);
+
   std::vector<Finding> findings_;
+  std::vector<std::uint64_t> low_ranks_; // per finding: which ranks below 64 it lists
   std::unordered_map<Key, std::size_t, KeyHash> index_;
+  // The finding counted last: races repeat in runs.
+  static constexpr std::size_t kNone = ~std::size_t{0};
+  Key last_key_;
+  std::size_t last_index_ = kNone;
 };
 
 } // namespace streamrace

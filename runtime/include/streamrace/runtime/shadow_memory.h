@@ -153,11 +153,9 @@ private:
 class ShadowMemory {
 public:
   ShadowSpace& space(std::uint32_t address_space) {
-    if (!last_space_ || last_space_id_ != address_space) {
-      last_space_ = &spaces_[address_space];
-      last_space_id_ = address_space;
-    }
-    return *last_space_;
+    // Replay numbers its processes 0, 1, 2, ...: a direct index, ranks interleave freely.
+    if (address_space < by_id_.size() && by_id_[address_space]) return *by_id_[address_space];
+    return add_space(address_space);
   }
   std::size_t approximate_bytes() const;
   void evict_older_than(std::uint64_t threshold);
@@ -165,9 +163,11 @@ public:
   std::uint64_t median_age() const;
 
 private:
-  std::unordered_map<std::uint32_t, ShadowSpace> spaces_;
-  ShadowSpace* last_space_ = nullptr; // ops arrive in runs from one process
-  std::uint32_t last_space_id_ = 0;
+  static constexpr std::uint32_t kDirectSpaces = 1024;
+  ShadowSpace& add_space(std::uint32_t address_space);
+
+  std::unordered_map<std::uint32_t, std::unique_ptr<ShadowSpace>> spaces_;
+  std::vector<ShadowSpace*> by_id_; // ids below kDirectSpaces
 };
 
 } // namespace streamrace
