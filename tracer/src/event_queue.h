@@ -1,10 +1,12 @@
-// The hand-off from the program's threads to the tracer thread: a multi-producer, single-consumer
-// queue (Vyukov's intrusive list). A push is one atomic exchange and one store, never a lock or
-// a system call, so calling threads do not wait for each other or for the tracer; the order of
-// the exchanges is the one order every event is processed in.
+// The hand-off from the program's threads to the tracer thread: a bounded multi-producer,
+// single-consumer ring (Vyukov's bounded queue). A push claims a slot with one compare-exchange
+// and publishes it with one store: no lock, no system call, no allocation (a slot is reused, so
+// the allocator never moves memory between the calling threads and the tracer thread). The order
+// of the claims is the one order every event is processed in.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <optional>
 
@@ -12,45 +14,57 @@ namespace streamrace::tracer {
 
 template <typename Item> class EventQueue {
 public:
-  // Starts with one empty node that the first pop discards.
-  EventQueue() : head_(std::make_unique<Node>().release()), tail_(head_.load()) {}
-  ~EventQueue() {
-    while (pop()) {
-    }
-    std::unique_ptr<Node> last(tail_);
+  // `capacity` must be a power of two.
+  explicit EventQueue(std::size_t capacity)
+      : mask_(capacity - 1), slots_(std::make_unique<Slot[]>(capacity)) {
+    for (std::size_t i = 0; i < capacity; ++i)
+      slots_[i].sequence.store(i, std::memory_order_relaxed);
   }
   EventQueue(const EventQueue&) = delete;
   EventQueue& operator=(const EventQueue&) = delete;
 
-  // Any thread.
-  void push(Item item) {
-    auto node = std::make_unique<Node>();
-    node->item.emplace(std::move(item));
-    Node* added = node.release();
-    Node* previous = head_.exchange(added, std::memory_order_acq_rel);
-    previous->next.store(added, std::memory_order_release);
+  // Any thread. False when the ring is full: the caller waits for the consumer and retries.
+  bool try_push(Item& item) {
+    std::size_t position = enqueue_.load(std::memory_order_relaxed);
+    for (;;) {
+      Slot& slot = slots_[position & mask_];
+      const std::size_t sequence = slot.sequence.load(std::memory_order_acquire);
+      const auto lag = static_cast<std::ptrdiff_t>(sequence - position);
+      if (lag == 0) {
+        if (enqueue_.compare_exchange_weak(position, position + 1, std::memory_order_relaxed)) {
+          slot.item = std::move(item);
+          slot.sequence.store(position + 1, std::memory_order_release);
+          return true;
+        }
+      } else if (lag < 0) {
+        return false;
+      } else {
+        position = enqueue_.load(std::memory_order_relaxed);
+      }
+    }
   }
 
-  // The consumer only. Nothing when the queue is empty, or when a producer is between its two
-  // steps (the item then comes with a later pop).
+  // The consumer only. Nothing when the ring is empty, or when the next slot's producer has
+  // claimed it but not yet published it (the item then comes with a later pop).
   std::optional<Item> pop() {
-    Node* next = tail_->next.load(std::memory_order_acquire);
-    if (next == nullptr) return std::nullopt;
-    std::unique_ptr<Node> consumed(tail_);
-    tail_ = next;
-    std::optional<Item> item = std::move(next->item);
-    next->item.reset();
+    Slot& slot = slots_[dequeue_ & mask_];
+    if (slot.sequence.load(std::memory_order_acquire) != dequeue_ + 1) return std::nullopt;
+    std::optional<Item> item(std::move(slot.item));
+    slot.sequence.store(dequeue_ + mask_ + 1, std::memory_order_release);
+    ++dequeue_;
     return item;
   }
 
 private:
-  struct Node {
-    std::atomic<Node*> next{nullptr};
-    std::optional<Item> item;
+  struct Slot {
+    std::atomic<std::size_t> sequence{0};
+    Item item{};
   };
 
-  std::atomic<Node*> head_; // the most recently pushed node
-  Node* tail_;              // the node before the next one to pop
+  const std::size_t mask_;
+  std::unique_ptr<Slot[]> slots_;
+  alignas(64) std::atomic<std::size_t> enqueue_{0};
+  alignas(64) std::size_t dequeue_ = 0;
 };
 
 } // namespace streamrace::tracer

@@ -51,8 +51,6 @@ bool one_of_several_processes() {
   return false;
 }
 
-// Calls queued beyond this make the calling thread wait for the tracer thread.
-constexpr std::size_t kMaxQueuedCalls = 1 << 16;
 // How long the idle tracer thread sleeps between looks at the queue: short while calls keep
 // coming, longer once the program has been quiet for a while.
 constexpr auto kShortestPause = std::chrono::microseconds(50);
@@ -198,14 +196,17 @@ void Tracer::record(std::string_view api, Payload payload,
   CapturedCall call{api,      std::move(payload),        {}, current_thread(),
                     now_ns(), std::move(kernel_pointers)};
   capture_stack(call.stack);
-  if (queued_.fetch_add(1, std::memory_order_relaxed) >= kMaxQueuedCalls) {
-    while (queued_.load(std::memory_order_relaxed) > kMaxQueuedCalls && enabled() &&
-           !stopping_.load(std::memory_order_relaxed)) {
+  while (!queue_.try_push(call)) {
+    if (!enabled() || stopping_.load(std::memory_order_relaxed)) return;
+    // Full: help the tracer thread if it is not at work, else give it time.
+    if (engine_mutex_.try_lock()) {
+      std::lock_guard lock(engine_mutex_, std::adopt_lock);
+      drain();
+    } else {
       wake_.notify_one();
       std::this_thread::sleep_for(kShortestPause);
     }
   }
-  queue_.push(std::move(call));
   if (options_.halt_on_error) {
     // The program must not run past its first finding: this thread processes the queue itself,
     // its own call included, before the call returns.
@@ -244,7 +245,6 @@ void Tracer::run_tracer_thread() {
 std::size_t Tracer::drain() {
   std::size_t processed = 0;
   while (std::optional<CapturedCall> call = queue_.pop()) {
-    queued_.fetch_sub(1, std::memory_order_relaxed);
     if (finished_ || !enabled()) continue;
     process(*call);
     ++processed;

@@ -82,10 +82,10 @@ private:
   std::atomic<bool> disabled_reported_{false};
   Options options_;
 
-  // The hand-off. `queued_` bounds it: a program that makes calls faster than the tracer thread
-  // processes them waits for it rather than growing the queue without end.
-  EventQueue<CapturedCall> queue_;
-  std::atomic<std::size_t> queued_{0};
+  // The hand-off. A program that makes calls faster than the tracer thread processes them
+  // waits for it (or processes the queue itself) when the ring is full.
+  static constexpr std::size_t kQueueCapacity = 1 << 14;
+  EventQueue<CapturedCall> queue_{kQueueCapacity};
   std::atomic<bool> stopping_{false};
   std::mutex wake_mutex_;
   std::condition_variable wake_;
