@@ -84,7 +84,7 @@ private:
 
   // The hand-off. A program that makes calls faster than the tracer thread processes them
   // waits for it (or processes the queue itself) when the ring is full.
-  static constexpr std::size_t kQueueCapacity = 1 << 14;
+  static constexpr std::size_t kQueueCapacity = 1 << 12;
   EventQueue<CapturedCall> queue_{kQueueCapacity};
   std::atomic<bool> stopping_{false};
   std::mutex wake_mutex_;
