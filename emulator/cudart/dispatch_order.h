@@ -7,13 +7,15 @@
 // The rule, per device: an operation may begin only when no operation submitted earlier on the
 // same device *holds* it back. An earlier operation holds later ones back while it is
 // - ready and not yet begun (its stream has reached it and its dependencies have finished), or
-// - begun and "held until finished": a short, undelayed copy, set, kernel or marker, which on a
-//   GPU completes before work submitted after it gets going.
+// - begun and "held until finished": a short, undelayed copy, set, kernel, event record or wait,
+//   which on a GPU completes before work submitted after it gets going.
 // It stops holding once it has begun, if it is a host function, a graph, or delayed by the race
 // knobs (the delay runs inside the operation, like a slow kernel). An operation still waiting
 // for its stream or for an event never holds anything back, so nothing here can deadlock: the
 // earliest ready operation is never held, short operations finish on their own, and the others
-// only need to begin.
+// only need to begin. Event records and waits touch no memory, so they begin without waiting
+// for their turn (they still hold later work until they finish, keeping chains such as
+// "wait for the event, then copy" ahead of work submitted after them).
 #pragma once
 
 #include <condition_variable>
@@ -29,6 +31,18 @@ namespace streamrace::emu {
 
 class DispatchOrder {
 public:
+  // How an operation takes part once its turn has come.
+  enum class Start {
+    // Touches no memory (event records and waits, async allocations): begins at once and holds
+    // later operations back only until it finishes, an instant later.
+    Marker,
+    // Short device work (copies, sets, kernels, frees): waits for its turn, then holds later
+    // operations back until it finishes.
+    Short,
+    // Host functions, graphs and delayed operations: wait for their turn, then hold nothing.
+    Long
+  };
+
   class Ticket {
   public:
     Ticket(std::uint64_t number, std::vector<CompletionPtr> dependencies)
@@ -47,6 +61,8 @@ public:
     const std::vector<CompletionPtr> dependencies_; // other streams' work and awaited events
     State state_ = State::BehindItsStream;
     std::shared_ptr<Ticket> nextOfStream_;
+    bool waiting_ = false; // its worker is blocked in begin()
+    std::condition_variable wakeUp_;
   };
   using TicketPtr = std::shared_ptr<Ticket>;
 
@@ -71,21 +87,26 @@ public:
     return ticket;
   }
 
-  // Blocks until nothing submitted earlier on this device holds `ticket` back, then marks it
-  // begun. Call once its stream has reached it and its dependencies have finished.
-  void begin(const TicketPtr& ticket, bool holdUntilFinished) {
+  // Blocks (except for a marker) until nothing submitted earlier on this device holds `ticket`
+  // back, then marks it begun. Call once its stream has reached it and its dependencies have
+  // finished.
+  void begin(const TicketPtr& ticket, Start start) {
     if (ticket == nullptr) {
       return;
     }
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return !heldBack(*ticket); });
-    if (holdUntilFinished) {
+    if (start != Start::Marker) {
+      ticket->waiting_ = true;
+      ticket->wakeUp_.wait(lock, [&] { return !heldBack(*ticket); });
+      ticket->waiting_ = false;
+    }
+    if (start != Start::Long) {
       ticket->state_ = Ticket::State::HeldUntilFinished;
       return;
     }
     ticket->state_ = Ticket::State::Running;
     contenders_.erase(ticket->number_);
-    changed_.notify_all();
+    wakeTheNextInLine();
   }
 
   // Call after the operation's completion is marked done: work waiting only for it is then
@@ -101,7 +122,7 @@ public:
       takeTurn(ticket->nextOfStream_);
       ticket->nextOfStream_.reset();
     }
-    changed_.notify_all();
+    wakeTheNextInLine();
   }
 
 private:
@@ -110,28 +131,47 @@ private:
     contenders_.emplace(ticket->number_, ticket.get());
   }
 
+  static bool holds(const Ticket& ticket) {
+    if (ticket.state_ == Ticket::State::HeldUntilFinished) {
+      return true;
+    }
+    for (const CompletionPtr& dependency : ticket.dependencies_) {
+      if (!dependency->isDone()) {
+        return false; // not ready: it holds nothing back
+      }
+    }
+    return true;
+  }
+
   bool heldBack(const Ticket& ticket) const {
     for (const auto& [number, earlier] : contenders_) {
       if (number >= ticket.number_) {
         return false;
       }
-      if (earlier->state_ == Ticket::State::HeldUntilFinished) {
-        return true;
-      }
-      bool ready = true;
-      for (const CompletionPtr& dependency : earlier->dependencies_) {
-        ready = ready && dependency->isDone();
-      }
-      if (ready) {
+      if (holds(*earlier)) {
         return true;
       }
     }
     return false;
   }
 
+  // Only an operation before the first one that holds can begin, and a waiting one is itself
+  // ready, so at most one worker needs waking: no thundering herd on devices with many streams.
+  // (Dependencies finishing elsewhere only ever add holders, so they need no wake-up.)
+  void wakeTheNextInLine() {
+    for (const auto& [number, contender] : contenders_) {
+      if (contender->waiting_) {
+        contender->wakeUp_.notify_one();
+        return;
+      }
+      if (holds(*contender)) {
+        return;
+      }
+    }
+  }
+
   const bool inSubmissionOrder_;
   std::mutex mutex_;
-  std::condition_variable changed_;
   std::uint64_t nextNumber_ = 0;
   // The operations that may hold others back: at most one per stream, the one whose turn it
   // is. Each stays alive while listed: its stream's worker holds it until finish().

@@ -60,10 +60,18 @@ namespace {
 
 // Host functions may block on anything (NCCL's meet other ranks) and graphs may contain them, so
 // they never keep the device from starting later work; a delayed operation is slow on purpose,
-// so it does not either. The rest is short device work that finishes before later work starts.
-bool holdsLaterWorkUntilFinished(OperationKind kind,
+// so it does not either. The rest is short device work that finishes before later work starts;
+// event records and waits and async allocations touch no memory and need not wait their turn.
+DispatchOrder::Start howItStarts(OperationKind kind,
                                  std::chrono::duration<double, std::milli> delay) {
-  return delay.count() <= 0 && kind != OperationKind::HostFunction && kind != OperationKind::Graph;
+  if (delay.count() > 0 || kind == OperationKind::HostFunction || kind == OperationKind::Graph) {
+    return DispatchOrder::Start::Long;
+  }
+  if (kind == OperationKind::EventRecord || kind == OperationKind::EventWait ||
+      kind == OperationKind::Allocation || kind == OperationKind::Marker) {
+    return DispatchOrder::Start::Marker;
+  }
+  return DispatchOrder::Start::Short;
 }
 
 } // namespace
@@ -84,7 +92,7 @@ void StreamWorker::run(std::stop_token stop) {
       dependency->wait();
     }
     const auto delay = delayFor(next.work.kind);
-    dispatch_.begin(next.ticket, holdsLaterWorkUntilFinished(next.work.kind, delay));
+    dispatch_.begin(next.ticket, howItStarts(next.work.kind, delay));
     if (delay.count() > 0) {
       std::this_thread::sleep_for(delay);
     }
