@@ -4,16 +4,19 @@
 
 namespace streamrace {
 
-const Allocation* AllocationTable::containing(const std::map<Address, Allocation>& map,
-                                              Address address) {
+const Allocation* AllocationTable::containing(const Map& map, Address address) {
   auto it = map.upper_bound(address);
   if (it == map.begin()) return nullptr;
   --it;
   return it->second.contains(address) ? &it->second : nullptr;
 }
 
+AllocationTable::Space& AllocationTable::space(std::uint32_t id) {
+  return spaces_.try_emplace(id, pool_.get()).first->second;
+}
+
 void AllocationTable::add(std::uint32_t space_id, const Allocation& allocation) {
-  Space& space = spaces_[space_id];
+  Space& space = this->space(space_id);
   // A reused range is no longer described by what was freed there.
   const Address end = allocation.base + allocation.size;
   auto it = space.freed.lower_bound(allocation.base);

@@ -4,11 +4,14 @@
 #pragma once
 
 #include "streamrace/runtime/event.h"
+#include "streamrace/runtime/free_list_resource.h"
 #include "streamrace/runtime/vector_clock.h"
 
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
+#include <memory_resource>
 #include <optional>
 #include <unordered_map>
 
@@ -47,14 +50,19 @@ public:
   void name(std::uint32_t space, Address base, NameId name);
 
 private:
+  using Map = std::pmr::map<Address, Allocation>;
   struct Space {
-    std::map<Address, Allocation> live;
-    std::map<Address, Allocation> freed;
+    explicit Space(std::pmr::memory_resource* pool) : live(pool), freed(pool) {}
+    Map live;
+    Map freed;
     std::deque<Address> freed_order; // oldest first, to keep `freed` bounded
   };
-  static const Allocation* containing(const std::map<Address, Allocation>& map,
-                                      Address address);
+  static const Allocation* containing(const Map& map, Address address);
+  Space& space(std::uint32_t id);
 
+  // Pool allocations are born and freed all the time: their nodes come from a pool that
+  // reuses memory instead of a malloc and a free per event.
+  std::unique_ptr<FreeListResource> pool_ = std::make_unique<FreeListResource>();
   std::unordered_map<std::uint32_t, Space> spaces_;
   std::size_t freed_kept_;
 };

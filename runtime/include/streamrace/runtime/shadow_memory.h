@@ -4,6 +4,7 @@
 #pragma once
 
 #include "streamrace/runtime/event.h"
+#include "streamrace/runtime/free_list_resource.h"
 #include "streamrace/runtime/vector_clock.h"
 
 #include <array>
@@ -142,7 +143,7 @@ private:
   void coalesce(Map::iterator first, Map::iterator after);
   Map::iterator erase(Map::iterator it);
 
-  std::pmr::unsynchronized_pool_resource pool_;
+  FreeListResource pool_;
   Map segments_{&pool_};
   std::unique_ptr<std::array<CacheSlot, kCacheSlots>> cache_;
   std::size_t reads_ = 0;

@@ -1,0 +1,68 @@
+// Memory for node-based containers whose nodes are born and die all the time (history
+// intervals, allocations): freed nodes go on a free list and come back on the next
+// allocation of the same size, so a steady state allocates nothing. Memory is returned when
+// the resource dies; a capped history keeps the high-water mark bounded.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <memory_resource>
+#include <new>
+#include <vector>
+
+namespace streamrace {
+
+class FreeListResource : public std::pmr::memory_resource {
+public:
+  FreeListResource() = default;
+  FreeListResource(const FreeListResource&) = delete;
+  FreeListResource& operator=(const FreeListResource&) = delete;
+
+private:
+  struct FreeNode {
+    FreeNode* next;
+  };
+  static constexpr std::size_t kNodesPerSlab = 256;
+
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    if (!pooled(bytes, alignment)) return ::operator new(bytes, std::align_val_t(alignment));
+    if (free_) {
+      FreeNode* node = free_;
+      free_ = node->next;
+      return node;
+    }
+    if (slab_used_ == kNodesPerSlab) {
+      slabs_.push_back(std::make_unique<std::byte[]>(node_bytes_ * kNodesPerSlab));
+      slab_used_ = 0;
+    }
+    return slabs_.back().get() + node_bytes_ * slab_used_++;
+  }
+  void do_deallocate(void* pointer, std::size_t bytes, std::size_t alignment) override {
+    if (!pooled(bytes, alignment)) {
+      ::operator delete(pointer, std::align_val_t(alignment));
+      return;
+    }
+    free_ = new (pointer) FreeNode{free_};
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+  // The first allocation sizes the nodes (a container allocates one node type); anything
+  // that fits is served from the slabs.
+  bool pooled(std::size_t bytes, std::size_t alignment) {
+    if (alignment > alignof(std::max_align_t)) return false;
+    if (node_bytes_ == 0) {
+      constexpr std::size_t align = alignof(std::max_align_t);
+      node_bytes_ = (std::max(bytes, sizeof(FreeNode)) + align - 1) / align * align;
+    }
+    return bytes <= node_bytes_;
+  }
+
+  std::size_t node_bytes_ = 0; // the size of the first allocation: the container's node
+  FreeNode* free_ = nullptr;
+  std::vector<std::unique_ptr<std::byte[]>> slabs_;
+  std::size_t slab_used_ = kNodesPerSlab;
+};
+
+} // namespace streamrace
