@@ -2,12 +2,15 @@
 // small cudaMemcpyAsync calls, run untraced, traced with online detection, and traced with
 // online detection plus a trace file. Each configuration runs in its own process (this program
 // re-executes itself), because the tracer attaches at load time. Prints the median ns per call.
+// Each batch is enqueued behind a host function holding the stream, so the figures are the calls'
+// own cost, not the emulator's stream threads being woken.
 // Run it on whatever CUDA runtime the library path names, e.g. the emulator's:
 //
 //   LD_LIBRARY_PATH=<build>/emulator/lib <build>/bin/tracer-overhead-bench [batches=200]
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -47,16 +50,33 @@ struct Cost {
   double cpu = 0;
 };
 
+// Holds a stream's worker in a host function while a batch is enqueued behind it, so that no
+// timed call has to wake the worker: waking an idle emulated stream is a system call whose cost
+// grows as the caller slows down (an idle worker sleeps), which would count the emulator's
+// scheduling as the tracer's cost. A GPU has no such thread to wake.
+struct Gate {
+  std::atomic<bool> open{false};
+};
+
+void CUDART_CB wait_for_gate(void* data) {
+  auto& gate = *static_cast<Gate*>(data);
+  gate.open.wait(false);
+}
+
 template <typename Call> Cost median_ns_per_call(int batches, cudaStream_t stream, Call call) {
   std::vector<double> wall;
   std::vector<double> cpu;
   for (int batch = 0; batch < batches; ++batch) {
+    Gate gate;
+    CHECK(cudaLaunchHostFunc(stream, wait_for_gate, &gate));
     const double wall_start = now_ns(CLOCK_MONOTONIC);
     const double cpu_start = now_ns(CLOCK_THREAD_CPUTIME_ID);
     for (int i = 0; i < kCallsPerBatch; ++i)
       call();
     cpu.push_back((now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start) / kCallsPerBatch);
     wall.push_back((now_ns(CLOCK_MONOTONIC) - wall_start) / kCallsPerBatch);
+    gate.open.store(true);
+    gate.open.notify_one();
     CHECK(cudaStreamSynchronize(stream)); // untimed: keeps the stream's queue short
   }
   return Cost{median(wall), median(cpu)};
