@@ -55,6 +55,11 @@ bool one_of_several_processes() {
 // coming, longer once the program has been quiet for a while.
 constexpr auto kShortestPause = std::chrono::microseconds(50);
 constexpr auto kLongestPause = std::chrono::microseconds(2000);
+// The tracer thread releases its lock between batches of this many calls, so a crash handler,
+// fork() or a full ring waits for one batch at most.
+constexpr std::size_t kBatch = 1024;
+// A crashing thread waits up to 4000 x 50 us = 200 ms for the tracer thread's batch.
+constexpr int kCrashFlushAttempts = 4000;
 
 std::thread::id tracer_thread_id;
 
@@ -224,7 +229,7 @@ void Tracer::run_tracer_thread() {
       {
         std::lock_guard lock(engine_mutex_);
         if (finished_) return;
-        processed = drain();
+        processed = drain(kBatch);
       }
       if (processed > 0) {
         pause = kShortestPause;
@@ -242,12 +247,14 @@ void Tracer::run_tracer_thread() {
   }
 }
 
-std::size_t Tracer::drain() {
+std::size_t Tracer::drain(std::size_t limit) {
   std::size_t processed = 0;
-  while (std::optional<CapturedCall> call = queue_.pop()) {
+  while (processed < limit) {
+    std::optional<CapturedCall> call = queue_.pop();
+    if (!call) break;
+    ++processed;
     if (finished_ || !enabled()) continue;
     process(*call);
-    ++processed;
   }
   return processed;
 }
@@ -373,9 +380,16 @@ void Tracer::after_fork_in_child() {
 }
 
 void Tracer::flush_for_crash() {
-  // The tracer thread itself crashing holds nothing worth saving; another thread finds the lock
-  // free unless the tracer thread is mid-batch.
-  if (std::this_thread::get_id() == tracer_thread_id || !engine_mutex_.try_lock()) return;
+  // The tracer thread itself crashing holds nothing worth saving. Another thread waits for the
+  // tracer thread to finish its batch (it keeps running while this thread handles the signal),
+  // but not for ever: the tracer thread may be what is stuck.
+  if (std::this_thread::get_id() == tracer_thread_id) return;
+  bool locked = engine_mutex_.try_lock();
+  for (int attempt = 0; !locked && attempt < kCrashFlushAttempts; ++attempt) {
+    std::this_thread::sleep_for(kShortestPause);
+    locked = engine_mutex_.try_lock();
+  }
+  if (!locked) return;
   try {
     drain();
     if (writer_) writer_->flush();

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -71,8 +72,9 @@ private:
   Tracer();
   void start();
   void run_tracer_thread();
-  // Processes every queued call; the caller holds engine_mutex_. Returns how many there were.
-  std::size_t drain();
+  // Processes queued calls, up to `limit`; the caller holds engine_mutex_. Returns how many
+  // there were.
+  std::size_t drain(std::size_t limit = SIZE_MAX);
   void process(CapturedCall& call);
   void process_event(Event& event, bool new_site);
   void halt_if_found();
