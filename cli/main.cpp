@@ -1,6 +1,7 @@
-// streamrace: the command-line front door. Subcommands: report (and, as they land, run,
-// export, explain). Exit status: 0 clean, 66 findings (configurable), 1 unreadable input,
+// streamrace: the command-line front door. Subcommands: run, report, export, explain. Exit status: 0 clean, 66 findings (configurable), 1 unreadable input,
 // 2 a command line it cannot act on.
+#include "explain_command.h"
+#include "export_command.h"
 #include "report_command.h"
 #include "run_command.h"
 #include "usage_error.h"
@@ -23,6 +24,10 @@ constexpr const char* kHelp =
     "  run [options] -- <command> [args...]\n"
     "                       run a program with the tracer attached and report its races\n"
     "  report <traces>...   merge per-process trace files, replay them, print findings\n"
+    "  export --format=perfetto|dot|json|sarif <traces>...\n"
+    "                       write the replay as a timeline, graphs or findings\n"
+    "  explain <finding id> <traces>...\n"
+    "                       why a finding's two ops are unordered, and the missing edge\n"
     "  help options         every STREAMRACE_OPTIONS key with its default\n"
     "\n"
     "`streamrace <command> --help` describes each command.\n";
@@ -40,6 +45,8 @@ int main(int argc, char** argv) {
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (args[0] == "report") return streamrace::cli::report_command(rest);
     if (args[0] == "run") return streamrace::cli::run_command(rest);
+    if (args[0] == "export") return streamrace::cli::export_command(rest);
+    if (args[0] == "explain") return streamrace::cli::explain_command(rest);
     if (args[0] == "help" && args[1] == "options") {
       std::printf("STREAMRACE_OPTIONS=\"key=value:key=value\" keys:\n%s",
                   streamrace::options_help().c_str());

@@ -1,16 +1,15 @@
 #include "report_command.h"
 
+#include "arguments.h"
 #include "replay.h"
 #include "usage_error.h"
 
 #include "streamrace/report/finding_json.h"
+#include "streamrace/report/finding_sarif.h"
 #include "streamrace/report/finding_text.h"
-#include "streamrace/report/suppressions.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <optional>
 #include <stdexcept>
 
 namespace streamrace::cli {
@@ -24,73 +23,53 @@ constexpr const char* kHelp =
     "them through the happens-before engine and prints every finding.\n"
     "\n"
     "options:\n"
-    "  --format=text|json   report format on standard output (default text)\n"
-    "  --output=FILE        also write the JSON report to FILE\n"
+    "  --format=text|json|sarif\n"
+    "                       report format on standard output (default text)\n"
+    "  --output=FILE        also write the report to FILE: JSON for text and json, SARIF for\n"
+    "                       sarif\n"
+    "  --source-root=DIR    SARIF: name files under DIR relative to it (%SRCROOT%)\n"
     "  --options=K=V:...    engine options (default: $STREAMRACE_OPTIONS); see\n"
     "                       `streamrace help options`\n"
     "  --exitcode=N         exit status when findings remain (default 66)\n"
-    "  -h, --help           this text\n";
+    "  -h, --help           this text\n"
+    "\n"
+    "Each finding's header ends with its id ([SR-xxxxxxxx]), which `streamrace explain` and\n"
+    "`streamrace export --finding` take.\n";
 
 } // namespace
 
 int report_command(const std::vector<std::string>& args) {
-  std::string format = "text";
-  std::string output;
+  const Arguments arguments =
+      Arguments::parse(args, "report", {"format", "output", "options", "exitcode", "source-root"});
+  if (arguments.help) {
+    std::fputs(kHelp, stdout);
+    return 0;
+  }
+  const std::string format = arguments.value("format", "text");
+  if (format != "text" && format != "json" && format != "sarif")
+    throw UsageError("unknown report format '" + format + "' (expected text, json or sarif)");
   int exitcode = 66;
-  Options options;
-  if (const char* env = std::getenv("STREAMRACE_OPTIONS")) {
-    if (std::string error = parse_options(env, options); !error.empty())
-      throw UsageError("STREAMRACE_OPTIONS: " + error);
-  }
-  std::vector<std::string> inputs;
-  for (const std::string& arg : args) {
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-    if (arg.rfind("--format=", 0) == 0) {
-      format = arg.substr(9);
-      if (format != "text" && format != "json")
-        throw UsageError("unknown report format '" + format + "' (expected text or json)");
-    } else if (arg.rfind("--output=", 0) == 0) {
-      output = arg.substr(9);
-    } else if (arg.rfind("--options=", 0) == 0) {
-      if (std::string error = parse_options(arg.substr(10), options); !error.empty())
-        throw UsageError(error);
-    } else if (arg.rfind("--exitcode=", 0) == 0) {
-      try {
-        exitcode = std::stoi(arg.substr(11));
-      } catch (const std::exception&) {
-        throw UsageError("--exitcode needs a number, got '" + arg.substr(11) + "'");
-      }
-    } else if (arg.rfind("-", 0) == 0) {
-      throw UsageError("unknown option '" + arg + "' for 'streamrace report' (see --help)");
-    } else {
-      inputs.push_back(arg);
-    }
-  }
-  if (inputs.empty()) throw UsageError("'streamrace report' needs trace files or directories");
-
-  std::optional<Suppressions> suppressions;
-  if (!options.suppressions.empty()) {
+  if (arguments.values.contains("exitcode")) {
     try {
-      suppressions = Suppressions::load(options.suppressions);
-    } catch (const std::invalid_argument& error) {
-      throw UsageError(error.what());
+      exitcode = std::stoi(arguments.value("exitcode"));
+    } catch (const std::exception&) {
+      throw UsageError("--exitcode needs a number, got '" + arguments.value("exitcode") + "'");
     }
   }
-  Replay replay = replay_traces(inputs, options);
-  std::vector<Finding> findings;
-  std::uint64_t suppressed = 0;
-  for (const Finding& finding : replay.engine->findings().all()) {
-    if (suppressions && suppressions->suppresses(finding, *replay.engine, replay.symbols))
-      ++suppressed;
-    else
-      findings.push_back(finding);
-  }
-  const std::string json = findings_json(findings, *replay.engine, replay.symbols, replay.sources);
-  if (format == "json") {
-    std::fputs(json.c_str(), stdout);
+  const Options options = engine_options(arguments);
+  if (arguments.positional.empty())
+    throw UsageError("'streamrace report' needs trace files or directories");
+  std::optional<Suppressions> suppressions = load_suppressions(options);
+
+  const Replay replay = replay_traces(arguments.positional, options);
+  const Reported reported = unsuppressed_findings(replay, suppressions);
+  const std::vector<Finding>& findings = reported.findings;
+  const std::string file_report =
+      format == "sarif" ? findings_sarif(findings, *replay.engine, replay.symbols,
+                                         SarifOptions{arguments.value("source-root")})
+                        : findings_json(findings, *replay.engine, replay.symbols, replay.sources);
+  if (format != "text") {
+    std::fputs(file_report.c_str(), stdout);
   } else {
     std::printf("streamrace: replayed %llu events from %zu trace file%s\n",
                 static_cast<unsigned long long>(replay.events), replay.sources.size(),
@@ -98,18 +77,22 @@ int report_command(const std::vector<std::string>& args) {
     for (const Finding& finding : findings)
       std::fputs(describe_finding(finding, *replay.engine, replay.symbols).c_str(), stdout);
     std::printf("%s\n", summary_line(findings).c_str());
-    if (suppressed) {
-      std::printf("streamrace: %llu finding%s suppressed:", static_cast<unsigned long long>(suppressed),
-                  suppressed == 1 ? "" : "s");
+    if (reported.suppressed) {
+      std::printf("streamrace: %llu finding%s suppressed:",
+                  static_cast<unsigned long long>(reported.suppressed),
+                  reported.suppressed == 1 ? "" : "s");
       for (const Suppressions::Rule& rule : suppressions->rules())
-        if (rule.hits) std::printf(" %llu %s:%s;", static_cast<unsigned long long>(rule.hits),
-                                   rule.type.c_str(), rule.pattern.c_str());
+        if (rule.hits)
+          std::printf(" %llu %s:%s;", static_cast<unsigned long long>(rule.hits), rule.type.c_str(),
+                      rule.pattern.c_str());
       std::printf("\n");
     }
   }
-  if (!output.empty()) {
+  if (arguments.values.contains("output")) {
+    const std::string output = arguments.value("output");
     std::ofstream file(output);
-    if (!(file << json)) throw std::runtime_error("cannot write report file '" + output + "'");
+    if (!(file << file_report))
+      throw std::runtime_error("cannot write report file '" + output + "'");
   }
   return findings.empty() ? 0 : exitcode;
 }

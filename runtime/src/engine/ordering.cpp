@@ -10,6 +10,49 @@ std::uint64_t device_key(DeviceId device) { return static_cast<std::uint32_t>(de
 
 } // namespace
 
+const char* join_kind_name(JoinKind kind) {
+  switch (kind) {
+  case JoinKind::EnqueueAfterHost: return "enqueue";
+  case JoinKind::EventWait: return "event-wait";
+  case JoinKind::HostSyncStream: return "host-sync-stream";
+  case JoinKind::HostSyncEvent: return "host-sync-event";
+  case JoinKind::HostSyncDevice: return "host-sync-device";
+  case JoinKind::LegacyWaitsForStream: return "legacy-waits-for-stream";
+  case JoinKind::StreamWaitsForLegacy: return "stream-waits-for-legacy";
+  case JoinKind::Collective: return "collective";
+  case JoinKind::SendReceive: return "send-receive";
+  case JoinKind::Merge: return "merge";
+  }
+  return "unknown";
+}
+
+void Ordering::notify(JoinKind kind, ActorId from, Epoch from_epoch, bool from_step, ActorId to,
+                      std::uint64_t handle) const {
+  observer_->join(OrderingJoin{kind, from, from_epoch, from_step, to, handle});
+}
+
+void Ordering::notify_meeting(const Rendezvous& meeting, ActorId to) const {
+  const JoinKind kind = meeting.send_receive ? JoinKind::SendReceive : JoinKind::Collective;
+  for (const auto& [actor, epoch] : meeting.contributors)
+    if (actor != to) notify(kind, actor, epoch, true, to, meeting.comm);
+}
+
+void Ordering::settle_owned(VectorClock& clock, ActorId owner) {
+  if (!observer_) {
+    settle(clock);
+    return;
+  }
+  while (true) {
+    auto done = std::find_if(clock.pending().begin(), clock.pending().end(),
+                             [](const auto& meeting) { return meeting->complete; });
+    if (done == clock.pending().end()) return;
+    const std::shared_ptr<Rendezvous> meeting = *done;
+    clock.remove_pending(meeting.get());
+    clock.join(meeting->outcome);
+    notify_meeting(*meeting, owner);
+  }
+}
+
 ActorId Ordering::new_actor(const ActorInfo& info) {
   actors_.push_back(info);
   stream_by_actor_.push_back(nullptr);
@@ -138,11 +181,14 @@ void Ordering::settle(VectorClock& clock) {
 }
 
 void Ordering::prepare(StreamState& stream, ThreadState& thread) {
-  if (!stream.clock.pending().empty()) settle(stream.clock);
+  if (!stream.clock.pending().empty()) settle_owned(stream.clock, stream.actor);
   // Rule 1: what the enqueuing thread did (and waited for) comes first.
   if (stream.joined_thread != thread.actor || stream.joined_thread_version != thread.version) {
-    if (!thread.clock.pending().empty()) settle(thread.clock);
+    if (!thread.clock.pending().empty()) settle_owned(thread.clock, thread.actor);
     stream.clock.join(thread.clock);
+    if (observer_) [[unlikely]]
+      notify(JoinKind::EnqueueAfterHost, thread.actor, thread.clock.get(thread.actor), false,
+             stream.actor, thread.id);
     stream.joined_thread = thread.actor;
     stream.joined_thread_version = thread.version;
   }
@@ -156,11 +202,17 @@ void Ordering::prepare(StreamState& stream, ThreadState& thread) {
       if (seen->second == other->version) continue;
       stream.clock.join(other->clock);
       seen->second = other->version;
+      if (observer_) [[unlikely]]
+        notify(JoinKind::LegacyWaitsForStream, other->actor, other->clock.get(other->actor), false,
+               stream.actor, other->handle);
     }
   } else if (stream.takes_part_in_legacy_sync() && dev.legacy &&
              stream.legacy_seen != dev.legacy_version) {
     stream.clock.join(dev.legacy->clock);
     stream.legacy_seen = dev.legacy_version;
+    if (observer_) [[unlikely]]
+      notify(JoinKind::StreamWaitsForLegacy, dev.legacy->actor,
+             dev.legacy->clock.get(dev.legacy->actor), false, stream.actor, dev.legacy->handle);
   }
 }
 
@@ -178,6 +230,8 @@ Epoch Ordering::advance(StreamState& stream) {
   const Epoch epoch = stream.clock.tick(stream.actor);
   ++stream.version;
   if (stream.kind == StreamKind::LegacyDefault) ++stream.device_state->legacy_version;
+  if (observer_) [[unlikely]]
+    observer_->step(stream.actor, epoch);
   return epoch;
 }
 
@@ -187,15 +241,29 @@ Epoch Ordering::enqueue(StreamState& stream, ThreadState& thread) {
 }
 
 Epoch Ordering::host_action(ThreadState& thread) {
-  if (!thread.clock.pending().empty()) settle(thread.clock);
+  if (!thread.clock.pending().empty()) settle_owned(thread.clock, thread.actor);
   ++thread.version;
   retire_if_exhausted(thread.actor, thread.clock);
-  return thread.clock.tick(thread.actor);
+  const Epoch epoch = thread.clock.tick(thread.actor);
+  if (observer_) [[unlikely]]
+    observer_->step(thread.actor, epoch);
+  return epoch;
+}
+
+void Ordering::join_clock(StreamState& stream, const VectorClock& clock) {
+  stream.clock.join(clock);
+  ++stream.version;
 }
 
 void Ordering::join_into(StreamState& stream, const VectorClock& clock) {
-  stream.clock.join(clock);
-  ++stream.version;
+  if (observer_) [[unlikely]] {
+    // An engine-built clock names no single source: every actor whose later steps it brings
+    // is one, at the step it brings (a clock holding that step holds that step's past too).
+    for (ActorId actor = 0; actor < clock.size(); ++actor)
+      if (clock.get(actor) > stream.clock.get(actor) && actor != stream.actor)
+        notify(JoinKind::Merge, actor, clock.get(actor), true, stream.actor, 0);
+  }
+  join_clock(stream, clock);
 }
 
 void Ordering::record(EventHandle handle, EventState& event, StreamState& stream,
@@ -205,6 +273,11 @@ void Ordering::record(EventHandle handle, EventState& event, StreamState& stream
   event.snapshot = stream.clock;
   event.recorded_on = stream.handle;
   stream.last_event = handle;
+  if (observer_) [[unlikely]] {
+    event.handle = handle;
+    event.recorded_actor = stream.actor;
+    event.recorded_epoch = stream.clock.get(stream.actor);
+  }
 }
 
 void Ordering::wait(StreamState& stream, const EventState& event, ThreadState& thread) {
@@ -212,27 +285,39 @@ void Ordering::wait(StreamState& stream, const EventState& event, ThreadState& t
   if (event.recorded) {
     stream.clock.join(event.snapshot);
     ++stream.version;
+    if (observer_) [[unlikely]]
+      notify(JoinKind::EventWait, event.recorded_actor, event.recorded_epoch, true, stream.actor,
+             event.handle);
   }
 }
 
 void Ordering::host_waits_for(ThreadState& thread, StreamState& stream) {
-  settle(stream.clock);
+  settle_owned(stream.clock, stream.actor);
   thread.clock.join(stream.clock);
   ++thread.version;
+  if (observer_) [[unlikely]]
+    notify(JoinKind::HostSyncStream, stream.actor, stream.clock.get(stream.actor), false,
+           thread.actor, stream.handle);
 }
 
 void Ordering::host_waits_for(ThreadState& thread, const EventState& event) {
   if (!event.recorded) return;
   thread.clock.join(event.snapshot);
-  settle(thread.clock);
+  if (observer_) [[unlikely]]
+    notify(JoinKind::HostSyncEvent, event.recorded_actor, event.recorded_epoch, true, thread.actor,
+           event.handle);
+  settle_owned(thread.clock, thread.actor);
   ++thread.version;
 }
 
 void Ordering::host_waits_for_device(ThreadState& thread, DeviceId device_id) {
   const DeviceId target = device_id == kCurrentDevice ? thread.device : device_id;
   for (StreamState* stream : device(thread.rank, target).streams) {
-    settle(stream->clock);
+    settle_owned(stream->clock, stream->actor);
     thread.clock.join(stream->clock);
+    if (observer_) [[unlikely]]
+      notify(JoinKind::HostSyncDevice, stream->actor, stream->clock.get(stream->actor), false,
+             thread.actor, static_cast<std::uint32_t>(target));
   }
   ++thread.version;
 }
@@ -246,6 +331,8 @@ std::shared_ptr<Rendezvous> Ordering::meeting(const MeetingKey& key, int contrib
     it->second = std::make_shared<Rendezvous>();
     it->second->expected_contributions = contributions;
     it->second->expected_acquirers = acquirers;
+    it->second->comm = key.comm;
+    it->second->send_receive = key.from != -1;
   }
   return it->second;
 }
@@ -253,12 +340,16 @@ std::shared_ptr<Rendezvous> Ordering::meeting(const MeetingKey& key, int contrib
 void Ordering::contribute(Rendezvous& meeting, StreamState& stream) {
   meeting.outcome.join(stream.clock);
   ++meeting.contributions;
+  if (observer_) [[unlikely]]
+    meeting.contributors.emplace_back(stream.actor, stream.clock.get(stream.actor));
 }
 
 void Ordering::acquire(const std::shared_ptr<Rendezvous>& meeting, StreamState& stream) {
   meeting->acquirers.push_back(stream.actor);
   if (meeting->complete) {
-    join_into(stream, meeting->outcome);
+    join_clock(stream, meeting->outcome);
+    if (observer_) [[unlikely]]
+      notify_meeting(*meeting, stream.actor);
   } else {
     stream.clock.add_pending(meeting);
   }
@@ -272,7 +363,9 @@ void Ordering::complete(const MeetingKey& key, const std::shared_ptr<Rendezvous>
   for (ActorId actor : meeting->acquirers) {
     if (StreamState* stream = stream_by_actor_[actor]) {
       stream->clock.remove_pending(meeting.get());
-      join_into(*stream, meeting->outcome);
+      join_clock(*stream, meeting->outcome);
+      if (observer_) [[unlikely]]
+        notify_meeting(*meeting, actor);
     }
   }
   forget_if_done(key, *meeting);

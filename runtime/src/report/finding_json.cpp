@@ -1,54 +1,22 @@
 #include "streamrace/report/finding_json.h"
 
+#include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_text.h"
+#include "streamrace/report/json_text.h"
 #include "streamrace/runtime/collective_extents.h"
 
-#include <cstdio>
 #include <sstream>
 
 namespace streamrace {
 
 namespace {
 
-std::string quote(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out + "\"";
-}
+std::string quote(std::string_view text) { return json_quote(text); }
 
 std::string hex(std::uint64_t value) {
   std::ostringstream out;
   out << "\"0x" << std::hex << value << "\"";
   return out.str();
-}
-
-const char* kind_id(FindingKind kind) {
-  switch (kind) {
-  case FindingKind::RaceWriteWrite: return "race-write-write";
-  case FindingKind::RaceWriteRead: return "race-write-read";
-  case FindingKind::RaceReadWrite: return "race-read-write";
-  case FindingKind::UseAfterFree: return "use-after-free";
-  case FindingKind::UseBeforeAlloc: return "use-before-alloc";
-  case FindingKind::UnrecordedEventWait: return "unrecorded-event-wait";
-  case FindingKind::CollectiveMismatch: return "collective-mismatch";
-  case FindingKind::CollectiveCountMismatch: return "collective-count-mismatch";
-  }
-  return "unknown";
 }
 
 std::string frames(CallSiteId id, const SymbolTable& symbols) {
@@ -99,7 +67,8 @@ std::string findings_json(const std::vector<Finding>& findings, const Engine& en
   out << "],\"findings\":[";
   for (std::size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];
-    out << (i ? "," : "") << "{\"id\":" << i + 1 << ",\"kind\":\"" << kind_id(f.kind)
+    out << (i ? "," : "") << "{\"id\":" << i + 1
+        << ",\"finding_id\":" << quote(finding_id(f, engine, symbols)) << ",\"kind\":\"" << finding_kind_id(f.kind)
         << "\",\"count\":" << f.count << ",\"ranks\":[";
     for (std::size_t r = 0; r < f.ranks.size(); ++r) out << (r ? "," : "") << f.ranks[r];
     out << "]";

@@ -1,5 +1,7 @@
 #include "streamrace/report/finding_text.h"
 
+#include "streamrace/report/finding_id.h"
+
 #include "streamrace/runtime/collective_extents.h"
 
 #include <algorithm>
@@ -147,7 +149,7 @@ std::string describe_finding(const Finding& finding, const Engine& engine,
   out << kRule << "\nWARNING: streamrace: " << finding_kind_name(finding.kind);
   if (!finding.ranks.empty()) out << " on " << ranks_text(finding.ranks);
   if (finding.count > 1) out << " (" << finding.count << " occurrences)";
-  out << "\n";
+  out << " [" << finding_id(finding, engine, symbols) << "]\n";
   if (finding.collective) {
     collective_block(out, finding);
     out << kRule << "\n";
@@ -181,6 +183,13 @@ std::string describe_finding(const Finding& finding, const Engine& engine,
     stack(out, w.site, symbols, "    ");
   }
 
+  if (std::string fix = fix_text(finding, engine, symbols); !fix.empty())
+    out << "  To fix: " << fix << "\n";
+  out << kRule << "\n";
+  return out.str();
+}
+
+std::string fix_text(const Finding& finding, const Engine& engine, const SymbolTable& symbols) {
   const FixSuggestion& fix = finding.fix;
   const std::string from = actor_text(engine, symbols, fix.from);
   const std::string to = actor_text(engine, symbols, fix.to);
@@ -188,25 +197,21 @@ std::string describe_finding(const Finding& finding, const Engine& engine,
   const std::string op2 = site_text(finding.second.access, symbols);
   switch (fix.kind) {
   case FixSuggestion::Kind::RecordAndWait:
-    out << "  To fix: record an event on " << from << " after " << op1 << "; make " << to
-        << " wait on it before " << op2 << "\n";
-    break;
+    return "record an event on " + from + " after " + op1 + "; make " + to +
+           " wait on it before " + op2;
   case FixSuggestion::Kind::WaitOnExisting:
-    out << "  To fix: make " << to << " wait on event " << hex(fix.event)
-        << " (already recorded on " << from << " after " << op1 << ") before " << op2 << "\n";
-    break;
+    return "make " + to + " wait on event " + hex(fix.event) + " (already recorded on " + from +
+           " after " + op1 + ") before " + op2;
   case FixSuggestion::Kind::HostSynchronize:
-    out << "  To fix: synchronize " << from << " (or an event recorded after " << op1
-        << ") on the host before " << op2 << "\n";
-    break;
+    return "synchronize " + from + " (or an event recorded after " + op1 + ") on the host before " +
+           op2;
   case FixSuggestion::Kind::None:
     if (finding.kind == FindingKind::UseAfterFree && finding.first.access.kind == OpKind::Free)
-      out << "  To fix: the memory was freed before this access was enqueued; keep it alive "
-             "until the access is done\n";
+      return "the memory was freed before this access was enqueued; keep it alive until the "
+             "access is done";
     break;
   }
-  out << kRule << "\n";
-  return out.str();
+  return "";
 }
 
 std::string summary_line(const std::vector<Finding>& findings) {

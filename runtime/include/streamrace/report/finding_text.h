@@ -13,6 +13,9 @@ namespace streamrace {
 std::string describe_finding(const Finding& finding, const Engine& engine,
                              const SymbolTable& symbols);
 
+// The "To fix:" advice without its label; empty when no ordering helps.
+std::string fix_text(const Finding& finding, const Engine& engine, const SymbolTable& symbols);
+
 // "SUMMARY: streamrace: 2 findings (1 race, 1 use-after-free) on ranks 0,1"
 std::string summary_line(const std::vector<Finding>& findings);
 

@@ -5,6 +5,7 @@
 
 #include "streamrace/runtime/event.h"
 #include "streamrace/runtime/findings.h"
+#include "streamrace/runtime/ordering_observer.h"
 #include "streamrace/runtime/vector_clock.h"
 
 #include <cstdint>
@@ -78,6 +79,10 @@ struct EventState {
   StreamHandle recorded_on = 0;
   NameId name = 0;
   std::uint32_t capture = 0; // recorded inside this capture: a fork point of the graph
+  // Set only while an observer watches: the step whose clock `snapshot` is.
+  EventHandle handle = 0;
+  ActorId recorded_actor = 0;
+  Epoch recorded_epoch = 0;
 };
 
 struct ActorInfo {
@@ -111,6 +116,10 @@ struct Rendezvous {
   std::vector<ActorId> acquirers;
   std::optional<CollectiveCall> first_call;
   bool disagreement_reported = false;
+  CommKey comm = 0;
+  bool send_receive = false;
+  // Filled only while an observer watches: the steps whose clocks make up `outcome`.
+  std::vector<std::pair<ActorId, Epoch>> contributors;
 };
 
 // What a collective's arrival at its meeting found.
@@ -172,6 +181,9 @@ public:
   // collectives: one disagreement each.
   std::vector<CollectiveDisagreement> count_mismatches() const;
 
+  // Exports watch the rules at work through this; null (the default) costs one branch.
+  void set_observer(OrderingObserver* observer) { observer_ = observer; }
+
   const ActorInfo& actor(ActorId id) const { return actors_[id]; }
   std::size_t actor_count() const { return actors_.size(); }
   void name_stream(ThreadState& thread, StreamHandle handle, NameId name);
@@ -205,6 +217,12 @@ private:
   void acquire(const std::shared_ptr<Rendezvous>& meeting, StreamState& stream);
   void complete(const MeetingKey& key, const std::shared_ptr<Rendezvous>& meeting);
   void forget_if_done(const MeetingKey& key, const Rendezvous& meeting);
+  // settle() for a clock `owner` holds, telling the observer which meetings it folded in.
+  void settle_owned(VectorClock& clock, ActorId owner);
+  void notify(JoinKind kind, ActorId from, Epoch from_epoch, bool from_step, ActorId to,
+              std::uint64_t handle) const;
+  void notify_meeting(const Rendezvous& meeting, ActorId to) const;
+  void join_clock(StreamState& stream, const VectorClock& clock);
 
   std::vector<ActorInfo> actors_;
   std::vector<StreamState*> stream_by_actor_;
@@ -221,6 +239,7 @@ private:
   // The most recent lookups: ops arrive in runs from one thread on one stream.
   ThreadState* last_thread_ = nullptr;
   StreamState* last_stream_ = nullptr;
+  OrderingObserver* observer_ = nullptr;
 };
 
 } // namespace streamrace

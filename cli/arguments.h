@@ -1,0 +1,32 @@
+// The subcommands' shared command-line handling: options as `--name=value` or `--name value`,
+// the rest positional; unknown options are usage errors naming the command.
+#pragma once
+
+#include "streamrace/report/suppressions.h"
+#include "streamrace/runtime/options.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace streamrace::cli {
+
+struct Arguments {
+  bool help = false;
+  std::map<std::string, std::string> values; // by option name without the dashes
+  std::vector<std::string> positional;
+
+  // `valued` lists the options that take a value (without dashes).
+  static Arguments parse(const std::vector<std::string>& args, const std::string& command,
+                         const std::set<std::string>& valued);
+  std::string value(const std::string& name, const std::string& fallback = "") const;
+};
+
+// $STREAMRACE_OPTIONS, then --options; bad keys or values are usage errors.
+Options engine_options(const Arguments& arguments);
+// The suppressions file the options name, if any.
+std::optional<Suppressions> load_suppressions(const Options& options);
+
+} // namespace streamrace::cli

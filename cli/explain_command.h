@@ -1,0 +1,11 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace streamrace::cli {
+
+// `streamrace explain [options] <finding id> <trace files or directories>...`
+int explain_command(const std::vector<std::string>& args);
+
+} // namespace streamrace::cli

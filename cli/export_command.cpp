@@ -1,0 +1,95 @@
+#include "export_command.h"
+
+#include "arguments.h"
+#include "replay.h"
+#include "usage_error.h"
+
+#include "streamrace/report/dot_export.h"
+#include "streamrace/report/finding_json.h"
+#include "streamrace/report/finding_sarif.h"
+#include "streamrace/report/perfetto_export.h"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace streamrace::cli {
+
+namespace {
+
+constexpr const char* kHelp =
+    "usage: streamrace export --format=perfetto|dot|json|sarif [options]\n"
+    "                         <trace files or directories>...\n"
+    "\n"
+    "Replays the traces (as `streamrace report` does) and writes them in another format:\n"
+    "  perfetto  Chrome trace-event JSON for ui.perfetto.dev and chrome://tracing: a process\n"
+    "            per rank, a track per stream and host thread, ops as slices, the engine's\n"
+    "            happens-before edges as flow arrows, each finding marked on both ops\n"
+    "  dot       Graphviz: the happens-before graph around each finding, the missing edge\n"
+    "            dashed red\n"
+    "  json      the findings as `streamrace report --format=json` writes them\n"
+    "  sarif     the findings as SARIF 2.1.0 (GitHub code scanning)\n"
+    "\n"
+    "options:\n"
+    "  --format=FORMAT      one of the above (required)\n"
+    "  --output=FILE        write to FILE instead of standard output\n"
+    "  --finding=ID         only this finding (its SR-... id, or its number in the report)\n"
+    "  --source-root=DIR    SARIF: name files under DIR relative to it (%SRCROOT%)\n"
+    "  --options=K=V:...    engine options (default: $STREAMRACE_OPTIONS)\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Options take their value after '=' or as the next argument. Exit status 0 once written,\n"
+    "whatever was found; 1 for unreadable input, 2 for a command line it cannot act on.\n";
+
+} // namespace
+
+int export_command(const std::vector<std::string>& args) {
+  const Arguments arguments =
+      Arguments::parse(args, "export", {"format", "output", "finding", "source-root", "options"});
+  if (arguments.help) {
+    std::fputs(kHelp, stdout);
+    return 0;
+  }
+  const std::string format = arguments.value("format");
+  if (format.empty())
+    throw UsageError("'streamrace export' needs --format=perfetto, dot, json or sarif");
+  if (format != "perfetto" && format != "dot" && format != "json" && format != "sarif")
+    throw UsageError("unknown export format '" + format +
+                     "' (expected perfetto, dot, json or sarif)");
+  const Options options = engine_options(arguments);
+  if (arguments.positional.empty())
+    throw UsageError("'streamrace export' needs trace files or directories");
+  std::optional<Suppressions> suppressions = load_suppressions(options);
+
+  const bool graph = format == "perfetto" || format == "dot";
+  const Replay replay = replay_traces(arguments.positional, options, graph);
+  std::vector<Finding> findings = unsuppressed_findings(replay, suppressions).findings;
+  if (arguments.values.contains("finding"))
+    findings = {select_finding(replay, findings, arguments.value("finding"))};
+
+  std::string text;
+  if (format == "perfetto") {
+    text = perfetto_trace(replay.recorded(), findings);
+  } else if (format == "dot") {
+    for (const Finding& finding : findings)
+      text += finding_dot(replay.recorded(), finding);
+  } else if (format == "json") {
+    text = findings_json(findings, *replay.engine, replay.symbols, replay.sources);
+  } else {
+    text = findings_sarif(findings, *replay.engine, replay.symbols,
+                          SarifOptions{arguments.value("source-root")});
+  }
+  if (!arguments.values.contains("output")) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  const std::string output = arguments.value("output");
+  std::ofstream file(output);
+  if (!(file << text)) throw std::runtime_error("cannot write '" + output + "'");
+  std::printf("streamrace: wrote %s (%llu events, %zu finding%s) to %s\n", format.c_str(),
+              static_cast<unsigned long long>(replay.events), findings.size(),
+              findings.size() == 1 ? "" : "s", output.c_str());
+  return 0;
+}
+
+} // namespace streamrace::cli

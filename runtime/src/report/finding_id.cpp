@@ -1,0 +1,108 @@
+#include "streamrace/report/finding_id.h"
+
+#include "streamrace/report/finding_text.h"
+
+#include <cstdio>
+#include <string_view>
+
+namespace streamrace {
+
+namespace {
+
+class Fnv1a {
+public:
+  void add(std::string_view text) {
+    for (char c : text)
+      byte(static_cast<unsigned char>(c));
+    byte(0); // "ab"+"c" and "a"+"bc" differ
+  }
+  void add(std::uint64_t value) { add(std::to_string(value)); }
+  std::uint64_t value() const { return hash_; }
+
+private:
+  void byte(unsigned char c) { hash_ = (hash_ ^ c) * 0x100000001B3ull; }
+  std::uint64_t hash_ = 0xCBF29CE484222325ull;
+};
+
+void add_site(Fnv1a& hash, CallSiteId id, const SymbolTable& symbols) {
+  const CallSite* site = symbols.call_site(id);
+  if (!site) {
+    hash.add("?");
+    return;
+  }
+  hash.add(site->api);
+  for (const StackFrame& frame : site->frames) {
+    hash.add(frame.function);
+    hash.add(frame.file);
+    hash.add(frame.line);
+  }
+}
+
+void add_side(Fnv1a& hash, const AccessSide& side, const Engine& engine,
+              const SymbolTable& symbols) {
+  const AccessRecord& access = side.access;
+  hash.add(op_name(access, symbols));
+  const CallSite* site = symbols.call_site(access.site);
+  if (site && !site->frames.empty()) {
+    add_site(hash, access.site, symbols);
+  } else {
+    // No stack: the stream (its NVTX name, else its kind and handle) is what tells it apart.
+    hash.add(actor_text(engine, symbols, access.actor));
+  }
+}
+
+} // namespace
+
+const char* finding_kind_id(FindingKind kind) {
+  switch (kind) {
+  case FindingKind::RaceWriteWrite:
+    return "race-write-write";
+  case FindingKind::RaceWriteRead:
+    return "race-write-read";
+  case FindingKind::RaceReadWrite:
+    return "race-read-write";
+  case FindingKind::UseAfterFree:
+    return "use-after-free";
+  case FindingKind::UseBeforeAlloc:
+    return "use-before-alloc";
+  case FindingKind::UnrecordedEventWait:
+    return "unrecorded-event-wait";
+  case FindingKind::CollectiveMismatch:
+    return "collective-mismatch";
+  case FindingKind::CollectiveCountMismatch:
+    return "collective-count-mismatch";
+  }
+  return "unknown";
+}
+
+std::uint64_t finding_fingerprint(const Finding& finding, const Engine& engine,
+                                  const SymbolTable& symbols) {
+  Fnv1a hash;
+  hash.add(finding_kind_id(finding.kind));
+  if (finding.collective) {
+    const CollectiveDisagreement& c = *finding.collective;
+    if (finding.kind == FindingKind::CollectiveMismatch) {
+      hash.add(c.sequence);
+      add_site(hash, c.first.site, symbols);
+      add_site(hash, c.second.site, symbols);
+    } else {
+      for (const auto& [rank, calls] : c.calls_per_rank) {
+        hash.add(static_cast<std::uint64_t>(rank));
+        hash.add(calls);
+      }
+    }
+    return hash.value();
+  }
+  add_side(hash, finding.first, engine, symbols);
+  add_side(hash, finding.second, engine, symbols);
+  return hash.value();
+}
+
+std::string finding_id(const Finding& finding, const Engine& engine, const SymbolTable& symbols) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "SR-%08x",
+                static_cast<unsigned>(finding_fingerprint(finding, engine, symbols) >> 32));
+  return text;
+}
+
+} // namespace streamrace

@@ -1,0 +1,249 @@
+#include "streamrace/report/finding_sarif.h"
+
+#include "streamrace/report/finding_id.h"
+#include "streamrace/report/finding_text.h"
+#include "streamrace/report/json_text.h"
+#include "streamrace/runtime/collective_extents.h"
+
+#include <array>
+#include <cstdio>
+#include <sstream>
+
+namespace streamrace {
+
+namespace {
+
+struct Rule {
+  FindingKind kind;
+  const char* name;
+  const char* short_text;
+  const char* help;
+};
+
+// Indexed by FindingKind: a result's ruleIndex is its kind.
+constexpr std::array<Rule, 8> kRules{{
+    {FindingKind::RaceWriteWrite, "RaceWriteWrite",
+     "Two GPU operations write the same bytes with nothing ordering them",
+     "Two operations on different streams (or a stream and the host) write overlapping bytes, and "
+     "no event, stream synchronization or collective orders one before the other: which write "
+     "lands last depends on scheduling. Order them: record an event after the first and make the "
+     "second stream wait on it (cudaEventRecord + cudaStreamWaitEvent), or synchronize on the "
+     "host."},
+    {FindingKind::RaceWriteRead, "RaceWriteRead",
+     "A GPU operation reads bytes another may still be writing",
+     "An operation reads bytes that an earlier operation on another stream writes, with nothing "
+     "ordering the write before the read: the read may see old, new or torn data (the ZeRO++ hpZ "
+     "bug: a copy fills the secondary partition while an all-gather reads it). Record an event "
+     "after the write and make the reading stream wait on it."},
+    {FindingKind::RaceReadWrite, "RaceReadWrite",
+     "A GPU operation overwrites bytes another may still be reading",
+     "An operation writes bytes that an earlier operation on another stream reads, with nothing "
+     "ordering the read before the write: the reader may see the new data. Record an event after "
+     "the read and make the writing stream wait on it."},
+    {FindingKind::UseAfterFree, "UseAfterFree",
+     "Memory is used after it was freed, or freed while in use",
+     "An operation touches memory that was freed, or the memory is freed while an operation "
+     "that uses it may still run. Keep the allocation alive until every stream that uses it is "
+     "done (synchronize, or free it stream-ordered on the last user's stream)."},
+    {FindingKind::UseBeforeAlloc, "UseBeforeAlloc",
+     "Stream-ordered memory is used before its allocation",
+     "An operation on another stream uses memory from cudaMallocAsync before the allocating "
+     "stream's allocation point is ordered before it. Make the using stream wait on an event "
+     "recorded after the cudaMallocAsync."},
+    {FindingKind::UnrecordedEventWait, "UnrecordedEventWait",
+     "A stream waits on an event that was never recorded",
+     "cudaStreamWaitEvent on an event that has not been recorded yet orders nothing, and the "
+     "race it was meant to prevent happens. Record the event before the wait is enqueued."},
+    {FindingKind::CollectiveMismatch, "CollectiveMismatch", "Ranks disagree on a collective call",
+     "The k-th collective on a communicator differs between ranks (operation, count, data type, "
+     "reduction or root): NCCL reads mismatched buffers or hangs. Issue the same collectives in "
+     "the same order on every rank."},
+    {FindingKind::CollectiveCountMismatch, "CollectiveCountMismatch",
+     "Ranks issue different numbers of collectives",
+     "The ranks of a communicator issued different numbers of collectives: the ranks that issued "
+     "more wait forever on real NCCL. Issue the same collectives on every rank."},
+}};
+
+std::string rule_id(FindingKind kind) {
+  return std::string("streamrace-") + finding_kind_id(kind);
+}
+
+// RFC 3986 path characters stay; everything else is percent-encoded.
+std::string uri_escape(std::string_view path) {
+  std::string out;
+  for (char c : path) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+        std::string_view("-._~/!$&'()*+,;=:@").find(c) != std::string_view::npos) {
+      out += c;
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof(buf), "%%%02X", u);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+class Writer {
+public:
+  Writer(const Engine& engine, const SymbolTable& symbols, const SarifOptions& options)
+      : engine_(engine), symbols_(symbols), root_(options.source_root) {
+    while (root_.size() > 1 && root_.back() == '/')
+      root_.pop_back();
+  }
+
+  std::string log(const std::vector<Finding>& findings) {
+    out_ << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
+            "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"streamrace\","
+            "\"rules\":[";
+    for (std::size_t i = 0; i < kRules.size(); ++i) {
+      const Rule& rule = kRules[i];
+      out_ << (i ? "," : "") << "{\"id\":" << json_quote(rule_id(rule.kind))
+           << ",\"name\":" << json_quote(rule.name)
+           << ",\"shortDescription\":{\"text\":" << json_quote(rule.short_text) << "}"
+           << ",\"fullDescription\":{\"text\":" << json_quote(rule.help) << "}"
+           << ",\"help\":{\"text\":" << json_quote(rule.help) << "}"
+           << ",\"defaultConfiguration\":{\"level\":\"error\"}"
+           << ",\"properties\":{\"tags\":[\"concurrency\",\"cuda\"],\"precision\":\"high\","
+              "\"problem.severity\":\"error\"}}";
+    }
+    out_ << "]}}";
+    if (!root_.empty())
+      out_ << ",\"originalUriBaseIds\":{\"%SRCROOT%\":{\"uri\":"
+           << json_quote("file://" + uri_escape(root_) + "/") << "}}";
+    out_ << ",\"results\":[";
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+      if (i) out_ << ",";
+      result(findings[i]);
+    }
+    out_ << "]}]}\n";
+    return out_.str();
+  }
+
+private:
+  const StackFrame* top_frame(CallSiteId id) const {
+    const CallSite* site = symbols_.call_site(id);
+    if (!site) return nullptr;
+    for (const StackFrame& frame : site->frames)
+      if (!frame.file.empty() && frame.line) return &frame;
+    return nullptr;
+  }
+
+  std::string artifact(const std::string& file) const {
+    if (file.front() != '/')
+      return "{\"uri\":" + json_quote(uri_escape(file)) + ",\"uriBaseId\":\"%SRCROOT%\"}";
+    if (!root_.empty() && file.size() > root_.size() + 1 &&
+        file.compare(0, root_.size(), root_) == 0 && file[root_.size()] == '/')
+      return "{\"uri\":" + json_quote(uri_escape(file.substr(root_.size() + 1))) +
+             ",\"uriBaseId\":\"%SRCROOT%\"}";
+    return "{\"uri\":" + json_quote("file://" + uri_escape(file)) + "}";
+  }
+
+  // A location object, or nothing when the call site has no file and line.
+  std::string location(CallSiteId site, const std::string& message, int id) const {
+    const StackFrame* frame = top_frame(site);
+    if (!frame) return "";
+    std::string text = "{";
+    if (id > 0) text += "\"id\":" + std::to_string(id) + ",";
+    text += "\"physicalLocation\":{\"artifactLocation\":" + artifact(frame->file) +
+            ",\"region\":{\"startLine\":" + std::to_string(frame->line) + "}}";
+    if (!frame->function.empty())
+      text += ",\"logicalLocations\":[{\"name\":" + json_quote(frame->function) +
+              ",\"kind\":\"function\"}]";
+    return text + ",\"message\":{\"text\":" + json_quote(message) + "}}";
+  }
+
+  std::string side_text(const AccessSide& side) const {
+    const AccessRecord& a = side.access;
+    const char* mode = a.kind == OpKind::Free         ? "free"
+                       : a.kind == OpKind::Allocation ? "allocation"
+                       : a.mode == AccessMode::Read   ? "read"
+                       : a.mode == AccessMode::Write  ? "write"
+                                                      : "read-write";
+    return std::string(mode) + " of " + std::to_string(a.size) + " bytes by " +
+           actor_text(engine_, symbols_, a.actor) + " (rank " + std::to_string(side.rank) +
+           ") in " + op_name(a, symbols_);
+  }
+
+  void result(const Finding& f) {
+    std::string primary, message;
+    std::vector<std::string> related;
+    const std::string id = finding_id(f, engine_, symbols_);
+    if (f.collective) {
+      const CollectiveDisagreement& c = *f.collective;
+      if (f.kind == FindingKind::CollectiveMismatch) {
+        message = "Call #" + std::to_string(c.sequence) +
+                  " on a communicator: " + collective_name(c.second.kind) + " on rank " +
+                  std::to_string(c.second.rank) + " disagrees with " +
+                  collective_name(c.first.kind) + " on rank " + std::to_string(c.first.rank) +
+                  " [" + id + "]";
+        primary = location(c.second.site, "this rank's call", 0);
+        if (std::string l = location(c.first.site, "the other rank's call", 1); !l.empty())
+          related.push_back(l);
+      } else {
+        message = "Ranks issued different numbers of collectives on a communicator:";
+        for (const auto& [rank, calls] : c.calls_per_rank)
+          message +=
+              " comm rank " + std::to_string(rank) + " issued " + std::to_string(calls) + ";";
+        message += " [" + id + "]";
+      }
+    } else {
+      std::string previous = side_text(f.first);
+      std::string current = side_text(f.second);
+      current[0] = static_cast<char>(current[0] - 'a' + 'A');
+      message = current + ", unordered with the previous " + previous;
+      primary = location(f.second.access.site, current, 0);
+      if (std::string l = location(f.first.access.site, "Previous " + previous, 1); !l.empty()) {
+        related.push_back(l);
+        message += " ([here](1))";
+      }
+      if (f.memory.allocation) {
+        const Allocation& a = *f.memory.allocation;
+        std::string what = "Allocation of " + std::to_string(a.size) + " bytes";
+        if (a.name) what += " '" + std::string(symbols_.name(a.name)) + "'";
+        if (std::string l = location(a.site, what, 2); !l.empty()) related.push_back(l);
+      }
+      message += ".";
+      if (std::string fix = fix_text(f, engine_, symbols_); !fix.empty())
+        message += " To fix: " + fix + ".";
+      message += " [" + id + "]";
+    }
+    const std::uint64_t fingerprint = finding_fingerprint(f, engine_, symbols_);
+    char fingerprint_hex[20];
+    std::snprintf(fingerprint_hex, sizeof(fingerprint_hex), "%016llx",
+                  static_cast<unsigned long long>(fingerprint));
+    out_ << "{\"ruleId\":" << json_quote(rule_id(f.kind))
+         << ",\"ruleIndex\":" << static_cast<int>(f.kind) << ",\"level\":\"error\""
+         << ",\"message\":{\"text\":" << json_quote(message) << "}";
+    out_ << ",\"locations\":[" << primary << "]";
+    if (!related.empty()) {
+      out_ << ",\"relatedLocations\":[";
+      for (std::size_t i = 0; i < related.size(); ++i)
+        out_ << (i ? "," : "") << related[i];
+      out_ << "]";
+    }
+    out_ << ",\"partialFingerprints\":{\"streamraceFinding/v1\":\"" << fingerprint_hex << "\"}"
+         << ",\"properties\":{\"findingId\":" << json_quote(id) << ",\"occurrences\":" << f.count
+         << ",\"ranks\":[";
+    for (std::size_t r = 0; r < f.ranks.size(); ++r)
+      out_ << (r ? "," : "") << f.ranks[r];
+    out_ << "]}}";
+  }
+
+  const Engine& engine_;
+  const SymbolTable& symbols_;
+  std::string root_;
+  std::ostringstream out_;
+};
+
+} // namespace
+
+std::string findings_sarif(const std::vector<Finding>& findings, const Engine& engine,
+                           const SymbolTable& symbols, const SarifOptions& options) {
+  static_assert(kRules.size() ==
+                static_cast<std::size_t>(FindingKind::CollectiveCountMismatch) + 1);
+  return Writer(engine, symbols, options).log(findings);
+}
+
+} // namespace streamrace

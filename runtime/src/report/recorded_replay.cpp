@@ -1,0 +1,16 @@
+#include "streamrace/report/recorded_replay.h"
+
+#include "streamrace/report/finding_text.h"
+
+namespace streamrace {
+
+std::string actor_on_rank(const RecordedReplay& run, ActorId actor) {
+  return actor_text(run.engine, run.symbols, actor) + " (rank " +
+         std::to_string(run.engine.ordering().actor(actor).rank) + ")";
+}
+
+HappensBeforeGraph::NodeId op_node(const RecordedReplay& run, const AccessSide& side) {
+  return run.graph.step_node(side.access.actor, side.access.epoch);
+}
+
+} // namespace streamrace
