@@ -1,33 +1,136 @@
 #!/usr/bin/env bash
 # The main job: the ZeRO++ hpZ race (HPZ.md) found before the run, found during the run, the
-# damage it does, and the fix — on the emulator, so no GPU is needed. Writes everything to
-# out/demo/ (or $STREAMRACE_DEMO_DIR).
+# damage it does, its cost and the fix. Runs on the emulator, or on the machine's GPUs when a
+# GPU and its driver are usable. Writes everything to out/demo/ (or $STREAMRACE_DEMO_DIR), with
+# summary.md telling the story in this run's numbers.
+#
+#   scripts/demo.sh              build, then run the whole demo
+#   scripts/demo.sh --platform   only say where the trainer would run (GPU or emulator) and why
+#
+# Environment: STREAMRACE_BUILD_DIR (default build/), STREAMRACE_DEMO_DIR, STREAMRACE_DEMO_STEPS
+# (traced training steps, default 8), STREAMRACE_DEMO_COST_STEPS (cost runs, default 10),
+# STREAMRACE_DEMO_PLATFORM=auto|emulator|gpu, STREAMRACE_DEMO_LAUNCHER (GPU runs: the command
+# that starts one hpz_train per GPU; default torchrun).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${STREAMRACE_BUILD_DIR:-$root/build}
 out=${STREAMRACE_DEMO_DIR:-$root/out/demo}
-"$root/scripts/build.sh"
-rm -rf "$out"
-mkdir -p "$out"
 bin=$build/bin
 steps=${STREAMRACE_DEMO_STEPS:-8}
+cost_steps=${STREAMRACE_DEMO_COST_STEPS:-10}
 
 section() { printf '\n== %s\n' "$1"; }
+fail() {
+  echo "streamrace demo: $*" >&2
+  exit 1
+}
+
+# ---- Where the trainer runs -------------------------------------------------------------------
+# A GPU is used when `nvidia-smi -L` lists one and the driver library loads; everything else
+# runs on the emulator. The decision and its reason land in $platform and $platform_reason.
+detect_platform() {
+  local choice=${STREAMRACE_DEMO_PLATFORM:-auto} listing
+  case "$choice" in
+  emulator | gpu)
+    platform=$choice
+    platform_reason="STREAMRACE_DEMO_PLATFORM=$choice"
+    return
+    ;;
+  auto) ;;
+  *) fail "STREAMRACE_DEMO_PLATFORM must be auto, emulator or gpu, not '$choice'" ;;
+  esac
+  if ! listing=$(nvidia-smi -L 2>/dev/null) || ! grep -q '^GPU ' <<<"$listing"; then
+    platform=emulator
+    platform_reason="no GPU: 'nvidia-smi -L' failed or listed none"
+  elif ! python3 -c 'import ctypes; ctypes.CDLL("libcuda.so.1")' 2>/dev/null; then
+    platform=emulator
+    platform_reason="'nvidia-smi -L' lists a GPU but the driver library libcuda.so.1 does not load"
+  else
+    platform=gpu
+    platform_reason="'nvidia-smi -L' lists $(grep -c '^GPU ' <<<"$listing") GPU(s) and libcuda.so.1 loads"
+  fi
+}
+
+# The GPU path needs this build's hpz_train to carry device code the GPU can run, and a launcher
+# that starts one process per GPU with torchrun's variables (RANK, WORLD_SIZE, LOCAL_RANK,
+# LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT). Sets $gpu_count and $launcher, or fails saying
+# what is missing.
+check_gpu_path() {
+  [ -x "$bin/hpz_train" ] || fail "a GPU is present but the trainer's GPU build $bin/hpz_train is missing (run scripts/build.sh)"
+  local architectures capability
+  # The architectures nvcc compiled hpz_train's kernels for, from the build's own rules.
+  architectures=$(grep -A8 '^build reference_hpz/CMakeFiles/hpz_train.dir/kernels.cu.o:' \
+    "$build/build.ninja" 2>/dev/null | grep -o 'sm_[0-9]*' | sort -u -V | tr '\n' ' ' || true)
+  capability=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+  [ -n "$architectures" ] || fail "a GPU is present but $build/build.ninja names no CUDA architecture for hpz_train"
+  # Device code for sm_XY runs on GPUs of compute capability X.Y and, through its PTX, newer.
+  local lowest=${architectures%% *}
+  lowest=${lowest#sm_}
+  if [ -z "$capability" ] || [ "$capability" -lt "$lowest" ]; then
+    fail "this GPU (compute capability '${capability:-unknown}') cannot run this build's hpz_train, built for ${architectures% } (CMAKE_CUDA_ARCHITECTURES in reference_hpz/CMakeLists.txt); rebuild it for this GPU, or run the demo on the emulator with STREAMRACE_DEMO_PLATFORM=emulator"
+  fi
+  gpu_count=$(nvidia-smi -L | grep -c '^GPU ')
+  launcher=${STREAMRACE_DEMO_LAUNCHER:-}
+  if [ -z "$launcher" ]; then
+    command -v torchrun >/dev/null ||
+      fail "a GPU is present but there is no launcher: install torchrun (PyTorch) or set STREAMRACE_DEMO_LAUNCHER to a command that starts one hpz_train per GPU with RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT set; STREAMRACE_DEMO_PLATFORM=emulator runs the demo without a GPU"
+    launcher="torchrun --standalone --nnodes=1 --nproc-per-node=$gpu_count --no-python"
+  fi
+}
+
+if [ "${1:-}" = "--platform" ]; then
+  detect_platform
+  echo "platform: $platform ($platform_reason)"
+  if [ "$platform" = gpu ]; then
+    check_gpu_path
+    echo "launcher: $launcher"
+  fi
+  exit 0
+fi
+[ $# -eq 0 ] || fail "unknown argument '$1' (usage: scripts/demo.sh [--platform])"
+
+"$root/scripts/build.sh"
+detect_platform
+if [ "$platform" = gpu ]; then
+  check_gpu_path
+  geometry="1 node x $gpu_count GPUs"
+else
+  geometry="2 nodes x 2 GPUs of the emulator"
+fi
+rm -rf "$out"
+mkdir -p "$out"
+echo "platform: $platform ($platform_reason)" | tee "$out/platform.txt"
 
 section "1. Before it runs: streamrace-check reads the trainer's host code"
-analyze() { # extra streamrace-check arguments...
-  "$bin/streamrace-check" "$root/reference_hpz/trainer.cpp" "$@" \
-    -- -std=c++20 -I "$root/reference_hpz" -I "$root/emulator/include" -I /usr/local/cuda/include
+# Each mode's step is a template instantiation; -DHPZ_ONLY_MODE keeps one, as a single-mode
+# build of hpz_train does, so each analysis sees one mode's synchronization. The four run side
+# by side.
+analyze() { # mode, extra streamrace-check arguments...
+  local mode=$1
+  shift
+  "$bin/streamrace-check" "$root/reference_hpz/trainer.cpp" "$@" -- -std=c++20 \
+    -I "$root/reference_hpz" -I "$root/emulator/include" -I /usr/local/cuda/include \
+    "-DHPZ_ONLY_MODE=$mode"
 }
-status=0
-analyze > "$out/analyzer.txt" 2>&1 || status=$?
-analyze --format=sarif --output="$out/analyzer.sarif" > /dev/null 2>&1 || true
-grep -E "warning:|note: an event recorded" "$out/analyzer.txt" | sed "s|$root/||g" || true
-echo "(exit $status; full diagnostics with fix-it notes: $out/analyzer.txt, SARIF: $out/analyzer.sarif)"
-echo "(the forwardWeights warning is a known false positive: the analyzer treats all elements of"
-echo " layers_[] as one buffer — see analyzer/README.md)"
+analyze_mode() { # mode, output name
+  local code=0
+  analyze "$1" > "$out/analyzer-$2.txt" 2>&1 || code=$?
+  echo "$code" > "$out/analyzer-exit-$2.txt"
+}
+analyze_mode HpzBuggy hpz-buggy &
+analyze_mode Zero3 zero3 &
+analyze_mode HpzFixHostSync hpz-fix-hostsync &
+analyze_mode HpzFixEvent hpz-fix-event &
+analyze HpzBuggy --format=sarif --output="$out/analyzer.sarif" > /dev/null 2>&1 &
+wait
+grep -E "warning:|note: an event recorded" "$out/analyzer-hpz-buggy.txt" | sed "s|$root/||g" || true
+for mode in hpz-buggy zero3 hpz-fix-hostsync hpz-fix-event; do
+  printf '  %-18s exit %s, %s warning(s)\n' "$mode" "$(cat "$out/analyzer-exit-$mode.txt")" \
+    "$(grep -c ': warning:' "$out/analyzer-$mode.txt" || true)"
+done
+echo "(diagnostics with the fix-it notes: $out/analyzer-hpz-buggy.txt; SARIF: $out/analyzer.sarif)"
 
-# The trainer on 2 nodes x 2 GPUs of the emulator, under the tracer.
+# The trainer under the tracer, on the emulator (2 nodes x 2 GPUs) or on this machine's GPUs.
 train() { # name, extra environment..., -- trainer arguments...
   local name=$1
   shift
@@ -35,23 +138,40 @@ train() { # name, extra environment..., -- trainer arguments...
   while [ "$1" != "--" ]; do env_args+=("$1"); shift; done
   shift
   local code=0
-  env LD_LIBRARY_PATH="$build/emulator/lib" STREAMRACE_EMU_NCCL_TIME_SCALE=0.01 "${env_args[@]}" \
-    "$bin/streamrace" run --output="$out/traces-$name" \
-    "--launcher=$bin/streamrace-emu-launch --nodes 2 --gpus-per-node 2" -- \
-    "$bin/hpz_train" --steps "$steps" --loss-csv "$out/loss-$name.csv" "$@" \
-    > "$out/run-$name.out" 2> "$out/report-$name.txt" || code=$?
-  local findings
+  local trainer=("$bin/hpz_train" --steps "$steps" --loss-csv "$out/loss-$name.csv" "$@")
+  if [ "$platform" = gpu ]; then
+    # The launcher inherits the tracer's variables from `streamrace run` and passes them on.
+    # shellcheck disable=SC2086 # the launcher is a command line
+    "$bin/streamrace" run --output="$out/traces-$name" -- $launcher "${trainer[@]}" \
+      > "$out/run-$name.out" 2> "$out/report-$name.txt" || code=$?
+  else
+    env LD_LIBRARY_PATH="$build/emulator/lib" STREAMRACE_EMU_NCCL_TIME_SCALE=0.01 "${env_args[@]}" \
+      "$bin/streamrace" run --output="$out/traces-$name" \
+      "--launcher=$bin/streamrace-emu-launch --nodes 2 --gpus-per-node 2" -- "${trainer[@]}" \
+      > "$out/run-$name.out" 2> "$out/report-$name.txt" || code=$?
+  fi
+  echo "$code" > "$out/exit-$name.txt"
+  local findings across_ranks=""
   findings=$(grep -o "SUMMARY: streamrace: [0-9]* finding" "$out/report-$name.txt" | grep -o "[0-9]*" || echo "?")
-  printf '  %-22s exit %-3s findings %-3s mismatching layer-steps %s\n' "$name" "$code" "$findings" \
-    "$(grep -h "weight mismatches:" "$out/run-$name.out" | grep -o "mismatches: [0-9]*" | awk '{s += $2} END {print s + 0}')"
+  # Counters summed over ranks: backward-gathered weights unlike the forward ones, and (when the
+  # trainer counts them) weights unlike other ranks'.
+  if grep -q "cross-rank mismatches:" "$out/run-$name.out"; then
+    across_ranks=" (across ranks: $(mismatches "cross-rank mismatches:" "$out/run-$name.out"))"
+  fi
+  printf '  %-22s exit %-3s findings %-3s mismatching layer-steps %s%s\n' "$name" "$code" \
+    "$findings" "$(mismatches "weight mismatches:" "$out/run-$name.out")" "$across_ranks"
+}
+mismatches() { # counter label, trainer output
+  grep -h "$1" "$2" | grep -o "mismatches: [0-9]*" | awk '{s += $2} END {print s + 0}'
 }
 
-section "2. While it runs: hpz_train under 'streamrace run' on the emulator (2 nodes x 2 GPUs, $steps steps)"
+section "2. While it runs: hpz_train under 'streamrace run' ($geometry, $steps steps)"
 train zero3 -- --mode zero3
 train hpz-fix-hostsync -- --mode hpz-fix-hostsync
 train hpz-fix-event -- --mode hpz-fix-event
 train hpz-buggy -- --mode hpz-buggy
-# The copy on C made late and fresh shards poisoned: the race now bites.
+# The copy on C made late (the emulator's delay knob; a GPU has none) and fresh shards
+# poisoned: the race now bites.
 train hpz-buggy-late-copy STREAMRACE_EMU_DELAY=stream=legacy:1 -- --mode hpz-buggy --poison
 
 section "3. The damage: loss per step (zero3 and both fixes agree bit for bit)"
@@ -68,15 +188,94 @@ for s in range(steps):
     print(f"  {s:>4}  " + "".join(f"{loss[m].get(str(s), '-'):>22}" for m in modes))
 same = all(loss[m] == loss["zero3"] for m in ["hpz-fix-hostsync", "hpz-fix-event"])
 print(f"  fixed modes equal zero3 bit for bit: {'yes' if same else 'NO'}")
+with open(out / "losses.csv", "w") as table:
+    table.write("step," + ",".join(modes) + "\n")
+    for s in range(steps):
+        table.write(f"{s}," + ",".join(loss[m].get(str(s), "nan") for m in modes) + "\n")
 EOF
+first_nan=$(awk -F, 'NR > 1 && tolower($2) ~ /nan/ { print $1; exit }' "$out/loss-hpz-buggy-late-copy.csv")
+late_title="hpz-buggy, late copy${first_nan:+ (NaN from step $first_nan on)}"
+gnuplot <<EOF
+set terminal pngcairo noenhanced size 900,900
+set output '$out/loss.png'
+set datafile separator ','
+set multiplot layout 2,1 title "hpz_train, $geometry: loss of rank 0 per step"
+set key below maxrows 2
+set xtics 1
+set ylabel 'loss'
+plot '$out/losses.csv' using 1:2 with linespoints lc 1 lw 4 pt 7 ps 1.6 title 'zero3', \
+     '' using 1:3 with linespoints lc 2 lw 2 pt 5 title 'hpz-fix-hostsync', \
+     '' using 1:4 with linespoints lc 3 lw 1 pt 1 ps 2 title 'hpz-fix-event', \
+     '' using 1:5 with linespoints lc 4 lw 2 dt 2 pt 4 title 'hpz-buggy', \
+     '' using 1:6 with linespoints lc 7 lw 2 dt 3 pt 9 ps 1.6 title '$late_title'
+set ylabel 'loss minus zero3 loss'
+set xlabel 'step'
+plot '$out/losses.csv' using 1:(\$3 - \$2) with linespoints lc 2 lw 2 pt 5 title 'hpz-fix-hostsync', \
+     '' using 1:(\$4 - \$2) with linespoints lc 3 lw 1 pt 1 ps 2 title 'hpz-fix-event', \
+     '' using 1:(\$5 - \$2) with linespoints lc 4 lw 2 dt 2 pt 4 title 'hpz-buggy', \
+     '' using 1:(\$6 - \$2) with linespoints lc 7 lw 2 dt 3 pt 9 ps 1.6 title '$late_title'
+unset multiplot
+EOF
+echo "(plot: $out/loss.png)"
 
 section "4. The race report of the undelayed buggy run (found whatever the timing)"
 sed -n '/WARNING: streamrace/,/^==================$/p' "$out/report-hpz-buggy.txt" | sed "s|$root/||g" | head -40
 grep "SUMMARY" "$out/report-hpz-buggy.txt" || true
 "$bin/streamrace" report --format=json --output="$out/report-hpz-buggy.json" "$out/traces-hpz-buggy" > /dev/null 2>&1 || true
+if "$bin/streamrace" report --help 2>/dev/null | grep -q sarif; then
+  "$bin/streamrace" report --format=sarif --output="$out/report-hpz-buggy.sarif" "$out/traces-hpz-buggy" > /dev/null 2>&1 || true
+else
+  echo "(skipped the SARIF report of the run: this build's 'streamrace report' has no --format=sarif)"
+fi
+if "$bin/streamrace" export --help > /dev/null 2>&1; then
+  if "$bin/streamrace" export --format=perfetto --output "$out/trace.perfetto.json" \
+    "$out/traces-hpz-buggy" > "$out/export.log" 2>&1; then
+    rm -f "$out/export.log"
+    echo "Open out/demo/trace.perfetto.json at https://ui.perfetto.dev (or chrome://tracing)"
+    [ "$out" -ef "$root/out/demo" ] || echo "(this run wrote it to $out/trace.perfetto.json)"
+  else
+    echo "(the Perfetto export failed; its messages: $out/export.log)"
+  fi
+else
+  echo "(skipped the Perfetto trace: this build's streamrace has no 'export' command)"
+fi
 
-section "5. The engine alone: the same step replayed as synthetic events (hpz-synthetic)"
+if [ "$platform" = gpu ]; then
+  cost_setup="$geometry"
+  cost_launcher=$launcher
+  cost_env=()
+else
+  cost_setup="the ZeRO++ paper's setup: 2 nodes x 8 GPUs, 12.5 Gbit/s between nodes, emulated"
+  # 2 nodes x 8 GPUs, 12.5 Gbit/s between nodes, NVLink-like inside; the links run 100 times
+  # slower than nominal so that communication, not the emulator's CPU kernels, sets the pace.
+  cost_launcher="$bin/streamrace-emu-launch --nodes 2 --gpus-per-node 8"
+  cost_env=(LD_LIBRARY_PATH="$build/emulator/lib" STREAMRACE_EMU_NCCL_TIME_SCALE=100
+    STREAMRACE_EMU_NCCL_INTER_GBPS=12.5 STREAMRACE_EMU_NCCL_INTRA_GBPS=1200)
+fi
+section "5. The cost of the fixes: zero3 against hpZ at $cost_setup ($cost_steps steps)"
+env "${cost_env[@]}" python3 "$root/reference_hpz/cost_report.py" --launcher "$cost_launcher" \
+  --trainer "$bin/hpz_train" --steps "$cost_steps" --out "$out/cost" | sed 's/^/  /'
+gnuplot <<EOF
+set terminal pngcairo noenhanced size 700,460
+set output '$out/throughput.png'
+set title "Throughput, $cost_setup ($cost_steps steps, median step)"
+set style fill solid 0.7
+set boxwidth 0.6
+set yrange [0:*]
+set offsets 0, 0, graph 0.12, 0
+set ylabel 'steps per second'
+stats '$out/cost/cost.dat' every ::0::0 using 2 nooutput
+zero3_ms = STATS_min
+plot '$out/cost/cost.dat' using 0:(1000/\$2):xtic(1) with boxes notitle, \
+     '' using 0:(1000/\$2):(sprintf('%.2fx', zero3_ms/\$2)) with labels offset 0,1 notitle
+EOF
+echo "(plots: $out/throughput.png, $out/cost/cost.png)"
+
+section "6. The engine alone: the same step replayed as synthetic events (hpz-synthetic)"
 "$bin/hpz-synthetic" hpz-buggy hpz-fix-event | grep -E "^== mode|SUMMARY" || true
 
-section "Written to $out"
+python3 "$root/scripts/demo_summary.py" --out "$out" --root "$root" --steps "$steps" \
+  --cost-steps "$cost_steps" --cost-setup "$cost_setup" --geometry "$geometry" \
+  --analyzer-modes hpz-buggy zero3 hpz-fix-hostsync hpz-fix-event
+section "Written to $out (start with summary.md)"
 ls "$out" | sed 's/^/  /'
