@@ -37,7 +37,8 @@ int run(const hpz::Options& options) {
   }
   if (writesCsv && !options.costCsvPath.empty()) {
     costCsv = openCsv(options.costCsvPath,
-                      "step,bytes_across_nodes,bytes_inside_nodes,host_stall_ms,step_ms");
+                      "step,bytes_across_nodes,bytes_inside_nodes,host_stall_ms,step_ms,"
+                      "weight_mismatches,cross_rank_mismatches");
   }
   std::printf("rank %d: hpz_train mode=%s world=%d ranks_per_node=%d steps=%d seed=%llu "
               "kernels=%s\n",
@@ -46,6 +47,7 @@ int run(const hpz::Options& options) {
               cpuKernels ? "cpu" : "device");
 
   int mismatchingLayerSteps = 0;
+  int crossRankMismatchingLayerSteps = 0;
   double stepMilliseconds = 0.0;
   double hostStallMilliseconds = 0.0;
   hpz::RingTraffic traffic;
@@ -54,6 +56,7 @@ int run(const hpz::Options& options) {
   for (int step = 0; step < options.steps; ++step) {
     const hpz::StepReport report = trainer.step(step);
     mismatchingLayerSteps += report.mismatchingLayers;
+    crossRankMismatchingLayerSteps += report.crossRankMismatchingLayers;
     stepMilliseconds += report.stepMilliseconds;
     hostStallMilliseconds += report.hostStallMilliseconds;
     traffic += report.traffic;
@@ -66,18 +69,22 @@ int run(const hpz::Options& options) {
     }
     if (costCsv.is_open()) {
       costCsv << step << ',' << report.traffic.acrossNodes << ',' << report.traffic.insideNodes
-              << ',' << report.hostStallMilliseconds << ',' << report.stepMilliseconds << '\n';
+              << ',' << report.hostStallMilliseconds << ',' << report.stepMilliseconds << ','
+              << report.mismatchingLayers << ',' << report.crossRankMismatchingLayers << '\n';
     }
   }
   traffic += trainer.setupTraffic();
+  traffic += trainer.checkTraffic();
 
   std::printf("rank %d: weight mismatches: %d layer-steps\n", rank, mismatchingLayerSteps);
+  std::printf("rank %d: cross-rank mismatches: %d layer-steps\n", rank,
+              crossRankMismatchingLayerSteps);
   std::printf("rank %d: final loss %.9g\n", rank, static_cast<double>(loss));
   std::printf("rank %d: bytes per step (all ranks): across nodes %llu, inside nodes %llu\n", rank,
               static_cast<unsigned long long>(lastStepTraffic.acrossNodes),
               static_cast<unsigned long long>(lastStepTraffic.insideNodes));
-  std::printf("rank %d: bytes of the run (all ranks, with set-up): across nodes %llu, inside "
-              "nodes %llu\n",
+  std::printf("rank %d: bytes of the run (all ranks, with set-up and weight checks): across nodes "
+              "%llu, inside nodes %llu\n",
               rank, static_cast<unsigned long long>(traffic.acrossNodes),
               static_cast<unsigned long long>(traffic.insideNodes));
   std::printf("rank %d: host stall %.3f ms, step time %.3f ms (means per step)\n", rank,

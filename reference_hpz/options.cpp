@@ -52,10 +52,6 @@ const char* modeName(Mode mode) {
   return "?";
 }
 
-bool usesSecondaryShards(Mode mode) {
-  return mode != Mode::Zero3;
-}
-
 Options parseOptions(const std::vector<std::string>& arguments) {
   Options options;
   for (std::size_t index = 0; index < arguments.size(); ++index) {

@@ -23,7 +23,9 @@ struct Options {
 };
 
 const char* modeName(Mode mode);
-bool usesSecondaryShards(Mode mode);
+constexpr bool usesSecondaryShards(Mode mode) {
+  return mode != Mode::Zero3;
+}
 
 // Throws std::invalid_argument with a message naming the bad argument.
 Options parseOptions(const std::vector<std::string>& arguments);

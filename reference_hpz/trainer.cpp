@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 namespace hpz {
@@ -29,12 +30,29 @@ void nameEvent(const Event& event, const std::string& name) {
   nvtxNameCudaEventA(event.get(), name.c_str());
 }
 
+// FNV-1a over the values' bytes: weights equal bit for bit give equal checksums.
+std::uint64_t checksumOf(const std::vector<float>& values) {
+  std::uint64_t hash = 14695981039346656037ull;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
+  for (std::size_t index = 0; index < values.size() * sizeof(float); ++index) {
+    hash = (hash ^ bytes[index]) * 1099511628211ull;
+  }
+  return hash;
+}
+
+std::vector<float> copyToHost(const DeviceFloats& device, std::size_t count) {
+  std::vector<float> host(count);
+  CUDA_CHECK(cudaMemcpy(host.data(), device.get(), count * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
+}
+
 } // namespace
 
 Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators communicators)
-    : options_(options), layout_(layout), communicators_(std::move(communicators)),
-      allGatherStream_(createNonBlockingStream()), reduceScatterStream_(createNonBlockingStream()),
-      reduceScattered_(createEvent()), loss_(1), hostLoss_(1) {
+    : options_(options), stepFunction_(stepFunctionFor(options.mode)), layout_(layout),
+      communicators_(std::move(communicators)), allGatherStream_(createNonBlockingStream()),
+      reduceScatterStream_(createNonBlockingStream()), reduceScattered_(createEvent()), loss_(1),
+      hostLoss_(1) {
   // The names the stream-race tracer reports: C is the legacy default stream.
   nvtxNameCudaStreamA(computeStream_, "C");
   nvtxNameCudaStreamA(allGatherStream_.get(), "A");
@@ -55,6 +73,9 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
 
   const std::vector<DenseShape> shapes = modelShapes();
   layers_.resize(shapes.size());
+  weightChecksums_ = DeviceArray<std::uint64_t>(2 * shapes.size());
+  gatheredWeightChecksums_ = DeviceArray<std::uint64_t>(
+      weightChecksums_.count() * static_cast<std::size_t>(layout_.worldSize));
   for (std::size_t index = 0; index < shapes.size(); ++index) {
     Layer& layer = layers_[index];
     layer.shape = shapes[index];
@@ -134,6 +155,32 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
   }
 }
 
+Trainer::StepFunction Trainer::stepFunctionFor(Mode mode) {
+#ifdef HPZ_ONLY_MODE
+  if (mode != Mode::HPZ_ONLY_MODE) {
+    throw std::invalid_argument(std::string("this hpz_train is built for --mode ") +
+                                modeName(Mode::HPZ_ONLY_MODE) + " alone");
+  }
+  return &Trainer::stepIn<Mode::HPZ_ONLY_MODE>;
+#else
+  switch (mode) {
+  case Mode::Zero3:
+    return &Trainer::stepIn<Mode::Zero3>;
+  case Mode::HpzBuggy:
+    return &Trainer::stepIn<Mode::HpzBuggy>;
+  case Mode::HpzFixHostSync:
+    return &Trainer::stepIn<Mode::HpzFixHostSync>;
+  case Mode::HpzFixEvent:
+    return &Trainer::stepIn<Mode::HpzFixEvent>;
+  }
+  throw std::invalid_argument("unknown mode");
+#endif
+}
+
+StepReport Trainer::step(int stepIndex) {
+  return (this->*stepFunction_)(stepIndex);
+}
+
 void Trainer::allocateWeightQuantization(Layer& layer) const {
   const std::size_t shard = layer.geometry.primaryShard;
   const auto shardBlocks = static_cast<std::size_t>(quantizationBlocks(static_cast<int>(shard)));
@@ -189,11 +236,14 @@ void Trainer::issueForwardGather(Layer& layer, StepReport& report) {
   CUDA_CHECK(cudaEventRecord(layer.forwardGathered.get(), allGatherStream_.get()));
 }
 
-void Trainer::issueBackwardGather(Layer& layer, StepReport& report) {
-  if (!usesSecondaryShards(options_.mode)) {
+// The mode's backward gather into the backward weights: ZeRO-3 gathers the primary shards over
+// WORLD again; the hpZ modes gather the secondary shards of this node's ranks over INTRA, the
+// event fix first making stream A wait for the copy that made this rank's shard.
+template <Mode mode> void Trainer::issueBackwardGather(Layer& layer, StepReport& report) {
+  if constexpr (!usesSecondaryShards(mode)) {
     gatherOverWorld(layer, layer.backwardWeights.get(), report);
   } else {
-    if (options_.mode == Mode::HpzFixEvent) {
+    if constexpr (mode == Mode::HpzFixEvent) {
       CUDA_CHECK(cudaStreamWaitEvent(allGatherStream_.get(), layer.released.get(), 0));
     }
     NCCL_CHECK(ncclAllGather(layer.secondary.get(), layer.backwardWeights.get(),
@@ -208,16 +258,22 @@ void Trainer::issueBackwardGather(Layer& layer, StepReport& report) {
 
 // DeepSpeed's release after forward: this rank's slice of the full weight becomes the secondary
 // shard, copied on the compute stream into a buffer allocated for this step.
-void Trainer::release(Layer& layer, StepReport& report) {
+void Trainer::release(Layer& layer) {
   const std::size_t slice =
       static_cast<std::size_t>(layout_.localRank) * layer.geometry.secondaryShard;
   CUDA_CHECK(cudaMemcpyAsync(layer.secondary.get(), layer.forwardWeights.get() + slice,
                              layer.secondary.bytes(), cudaMemcpyDeviceToDevice, computeStream_));
-  if (options_.mode == Mode::HpzFixHostSync) {
+}
+
+// What a fix adds after the release's copy so that the backward gathers read a finished shard:
+// the host-sync fix waits for stream C, the event fix records the layer's event on it. ZeRO-3
+// makes no secondary shards and hpz-buggy adds nothing.
+template <Mode mode> void Trainer::orderRelease(Layer& layer, StepReport& report) {
+  if constexpr (mode == Mode::HpzFixHostSync) {
     const Clock::time_point stallStart = Clock::now();
     CUDA_CHECK(cudaStreamSynchronize(computeStream_));
     report.hostStallMilliseconds += millisecondsSince(stallStart);
-  } else if (options_.mode == Mode::HpzFixEvent) {
+  } else if constexpr (mode == Mode::HpzFixEvent) {
     CUDA_CHECK(cudaEventRecord(layer.released.get(), computeStream_));
   }
 }
@@ -288,7 +344,7 @@ void Trainer::reduceGradientQuantized(Layer& layer, StepReport& report) {
                       nodes, layer.gradientShard.get(), stream);
 }
 
-StepReport Trainer::step(int stepIndex) {
+template <Mode mode> StepReport Trainer::stepIn(int stepIndex) {
   StepReport report;
   const Clock::time_point stepStart = Clock::now();
   const cudaStream_t compute = computeStream_;
@@ -299,7 +355,7 @@ StepReport Trainer::step(int stepIndex) {
       inputs_.get() + firstSample * static_cast<std::size_t>(layers_.front().shape.inFeatures);
   const float* batchTarget =
       targets_.get() + firstSample * static_cast<std::size_t>(layers_.back().shape.outFeatures);
-  const bool createSecondaryShards = usesSecondaryShards(options_.mode) && !secondaryShardsValid_;
+  const bool createSecondaryShards = usesSecondaryShards(mode) && !secondaryShardsValid_;
   const std::size_t layerCount = layers_.size();
 
   issueForwardGather(layers_[0], report);
@@ -314,7 +370,8 @@ StepReport Trainer::step(int stepIndex) {
                        layer.shape.inFeatures, layer.shape.outFeatures, index + 1 < layerCount,
                        compute);
     if (createSecondaryShards) {
-      release(layer, report);
+      release(layer);
+      orderRelease<mode>(layer, report);
     }
   }
   Layer& last = layers_.back();
@@ -322,11 +379,11 @@ StepReport Trainer::step(int stepIndex) {
                 batchPerRank * last.shape.outFeatures, compute);
 
   const float gradientScale = 1.0f / static_cast<float>(layout_.worldSize);
-  issueBackwardGather(layers_[layerCount - 1], report);
+  issueBackwardGather<mode>(layers_[layerCount - 1], report);
   for (std::size_t index = layerCount; index-- > 0;) {
     Layer& layer = layers_[index];
     if (index > 0) {
-      issueBackwardGather(layers_[index - 1], report);
+      issueBackwardGather<mode>(layers_[index - 1], report);
     }
     CUDA_CHECK(cudaStreamWaitEvent(compute, layer.backwardGathered.get(), 0));
     const float* input = index == 0 ? batchInput : layers_[index - 1].output.get();
@@ -353,7 +410,7 @@ StepReport Trainer::step(int stepIndex) {
                layer.secondMoment.get(), static_cast<int>(layer.geometry.primaryShard), adamStep,
                compute);
   }
-  if (usesSecondaryShards(options_.mode)) {
+  if constexpr (usesSecondaryShards(mode)) {
     prepareNextSecondaryShards();
   }
   CUDA_CHECK(cudaMemcpyAsync(hostLoss_.get(), loss_.get(), sizeof(float), cudaMemcpyDeviceToHost,
@@ -362,38 +419,81 @@ StepReport Trainer::step(int stepIndex) {
   report.stepMilliseconds = millisecondsSince(stepStart);
   report.loss = hostLoss_.get()[0];
 
-  if (usesSecondaryShards(options_.mode)) {
+  if constexpr (usesSecondaryShards(mode)) {
     for (Layer& layer : layers_) {
       layer.secondary = std::move(layer.nextSecondary);
     }
     secondaryShardsValid_ = false;
   }
-  report.mismatchingLayers = compareGatheredWeights(stepIndex);
+  checkWeights(stepIndex, report);
   return report;
 }
 
-// Runs after the step's device synchronization: both gathered copies are final.
-int Trainer::compareGatheredWeights(int stepIndex) {
-  int mismatchingLayers = 0;
+// Runs after the step's device synchronization: both gathered copies are final. The backward
+// gather must give every rank the weights the forward gather gave it, and the forward gather
+// (over WORLD) gives all ranks the same weights, so both copies must agree on every rank.
+void Trainer::checkWeights(int stepIndex, StepReport& report) {
+  std::vector<std::uint64_t> checksums;
   for (std::size_t index = 0; index < layers_.size(); ++index) {
     const Layer& layer = layers_[index];
     const std::size_t count = layer.geometry.numel;
-    std::vector<float> forward(count);
-    std::vector<float> backward(count);
-    CUDA_CHECK(cudaMemcpy(forward.data(), layer.forwardWeights.get(), count * sizeof(float),
-                          cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(backward.data(), layer.backwardWeights.get(), count * sizeof(float),
-                          cudaMemcpyDeviceToHost));
+    const std::vector<float> forward = copyToHost(layer.forwardWeights, count);
+    const std::vector<float> backward = copyToHost(layer.backwardWeights, count);
+    checksums.push_back(checksumOf(forward));
+    checksums.push_back(checksumOf(backward));
     std::size_t differing = 0;
     for (std::size_t value = 0; value < count; ++value) {
       differing += std::memcmp(&forward[value], &backward[value], sizeof(float)) != 0 ? 1 : 0;
     }
     if (differing > 0) {
-      ++mismatchingLayers;
+      ++report.mismatchingLayers;
       std::printf("rank %d step %d layer %zu: weight mismatch: %zu of %zu backward-gathered values "
                   "differ from the forward-gathered ones\n",
                   layout_.rank, stepIndex, index, differing, count);
     }
+  }
+  report.crossRankMismatchingLayers = compareAcrossRanks(stepIndex, checksums);
+}
+
+// Every rank all-gathers the checksums over WORLD and compares the others' with its own, so each
+// rank counts the layers on which some rank trained on different weights.
+int Trainer::compareAcrossRanks(int stepIndex, const std::vector<std::uint64_t>& checksums) {
+  // The upload on the gather's own stream: a cudaMemcpy from pageable memory may return before
+  // its device write is done, and nothing would order that write before stream A's read.
+  const cudaStream_t stream = allGatherStream_.get();
+  CUDA_CHECK(cudaMemcpyAsync(weightChecksums_.get(), checksums.data(), weightChecksums_.bytes(),
+                             cudaMemcpyHostToDevice, stream));
+  NCCL_CHECK(ncclAllGather(weightChecksums_.get(), gatheredWeightChecksums_.get(),
+                           weightChecksums_.count(), ncclUint64, communicators_.world.get(),
+                           stream));
+  checkTraffic_.addRingCollective(worldNodes_, weightChecksums_.bytes());
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<std::uint64_t> everyRank(gatheredWeightChecksums_.count());
+  CUDA_CHECK(cudaMemcpy(everyRank.data(), gatheredWeightChecksums_.get(),
+                        gatheredWeightChecksums_.bytes(), cudaMemcpyDeviceToHost));
+
+  int mismatchingLayers = 0;
+  const char* const copies[] = {"forward", "backward"};
+  for (std::size_t index = 0; index < layers_.size(); ++index) {
+    bool mismatching = false;
+    for (std::size_t copy = 0; copy < 2; ++copy) {
+      const std::size_t slot = 2 * index + copy;
+      std::string differingRanks;
+      for (int other = 0; other < layout_.worldSize; ++other) {
+        const std::uint64_t theirs =
+            everyRank[static_cast<std::size_t>(other) * checksums.size() + slot];
+        if (theirs != checksums[slot]) {
+          differingRanks += (differingRanks.empty() ? "" : ", ") + std::to_string(other);
+        }
+      }
+      if (!differingRanks.empty()) {
+        mismatching = true;
+        std::printf("rank %d step %d layer %zu: cross-rank mismatch: the %s-gathered weights of "
+                    "rank(s) %s differ from this rank's\n",
+                    layout_.rank, stepIndex, index, copies[copy], differingRanks.c_str());
+      }
+    }
+    mismatchingLayers += mismatching ? 1 : 0;
   }
   return mismatchingLayers;
 }

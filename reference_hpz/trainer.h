@@ -2,6 +2,12 @@
 // shards; each step gathers them for forward on stream A, computes on the default stream C,
 // creates secondary shards (hpZ) with a device-to-device copy on C, gathers them inside the node
 // for backward on A, reduce-scatters gradients on stream R and runs Adam on the primary shard.
+//
+// What differs between the modes (which gather backward reads, how the copy is ordered before
+// it) is a compile-time choice: one instantiation of the step per mode, picked once when the
+// trainer is made. A build with -DHPZ_ONLY_MODE=<Mode enumerator> (HpzBuggy, Zero3, ...) holds
+// that mode's step alone, so a flow-sensitive static analysis of trainer.cpp sees one mode's
+// synchronization, not the union of all four.
 #pragma once
 
 #include "cuda_resources.h"
@@ -19,6 +25,8 @@ struct StepReport {
   float loss = 0.0f;
   // Layers whose backward-gathered weights differ from the forward-gathered ones.
   int mismatchingLayers = 0;
+  // Layers whose forward- or backward-gathered weights differ from another rank's.
+  int crossRankMismatchingLayers = 0;
   double stepMilliseconds = 0.0;
   double hostStallMilliseconds = 0.0;
   RingTraffic traffic;
@@ -34,6 +42,8 @@ public:
 
   // Traffic of the set-up (the initial secondary shards), not part of any step.
   const RingTraffic& setupTraffic() const { return setupTraffic_; }
+  // Traffic of the cross-rank weight checks (checksums gathered after each step).
+  const RingTraffic& checkTraffic() const { return checkTraffic_; }
 
 private:
   struct Layer {
@@ -73,18 +83,25 @@ private:
     Event gradientReady;
   };
 
+  using StepFunction = StepReport (Trainer::*)(int);
+  static StepFunction stepFunctionFor(Mode mode);
+
   void allocateWeightQuantization(Layer& layer) const;
   void allocateGradientQuantization(Layer& layer) const;
   void gatherOverWorld(Layer& layer, float* fullWeights, StepReport& report);
   void issueForwardGather(Layer& layer, StepReport& report);
-  void issueBackwardGather(Layer& layer, StepReport& report);
+  template <Mode mode> StepReport stepIn(int stepIndex);
+  template <Mode mode> void issueBackwardGather(Layer& layer, StepReport& report);
+  void release(Layer& layer);
+  template <Mode mode> void orderRelease(Layer& layer, StepReport& report);
   void reduceGradient(Layer& layer, StepReport& report);
   void reduceGradientQuantized(Layer& layer, StepReport& report);
-  void release(Layer& layer, StepReport& report);
   void prepareNextSecondaryShards();
-  int compareGatheredWeights(int stepIndex);
+  void checkWeights(int stepIndex, StepReport& report);
+  int compareAcrossRanks(int stepIndex, const std::vector<std::uint64_t>& checksums);
 
   Options options_;
+  StepFunction stepFunction_;
   RankLayout layout_;
   Communicators communicators_;
   // C: the default stream, 0, which is the legacy stream.
@@ -100,6 +117,11 @@ private:
   int sampleCount_ = 0;
   bool secondaryShardsValid_ = false;
   RingTraffic setupTraffic_;
+  RingTraffic checkTraffic_;
+  // Per layer, checksums of the forward- and backward-gathered weights: this rank's, then all
+  // ranks' (rank-major), exchanged over WORLD.
+  DeviceArray<std::uint64_t> weightChecksums_;
+  DeviceArray<std::uint64_t> gatheredWeightChecksums_;
   std::vector<int> worldNodes_;
   std::vector<std::vector<int>> intraNodeGroups_;
   std::vector<std::vector<int>> interNodeGroups_;
