@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+#include <random>
 #include <string>
+#include <tuple>
 
 namespace streamrace {
 namespace {
@@ -69,6 +73,86 @@ TEST(ShadowSpace, EvictionDropsOnlyOldIntervals) {
     space.apply(i * 1000, 10, record(0, 1, i + 1, AccessMode::Write), clock, conflicts);
   space.evict_older_than(6);
   EXPECT_EQ(space.segment_count(), 5u);
+}
+
+// The interval map against a byte-by-byte model of the same rules: random overlapping
+// accesses, allocations and clock moves must report the same conflicts with the same overlaps.
+TEST(ShadowSpace, AgreesWithAByteByByteModel) {
+  struct Byte {
+    std::optional<AccessRecord> write;
+    std::vector<AccessRecord> reads; // one per actor
+  };
+  constexpr Address kBytes = 96;
+  constexpr ActorId kActors = 4;
+  std::mt19937 rng(7);
+  ShadowSpace space;
+  std::vector<Byte> model(kBytes);
+  std::vector<VectorClock> clocks(kActors);
+  std::uint64_t op = 0;
+  using Found = std::tuple<std::uint64_t, ActorId, Address, std::uint64_t>;
+  std::size_t reported = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const ActorId actor = rng() % kActors;
+    const Address begin = rng() % kBytes;
+    const std::uint64_t size = 1 + rng() % std::min<Address>(40, kBytes - begin);
+    const unsigned dice = rng() % 20;
+    if (dice == 0) {
+      clocks[actor].join(clocks[rng() % kActors]); // a synchronization
+      continue;
+    }
+    if (dice == 1) { // an allocation over the range, with or without a birth
+      AccessRecord birth = record(actor, clocks[actor].tick(actor), ++op, AccessMode::Write);
+      birth.kind = OpKind::Allocation;
+      const bool born = rng() % 2 == 0;
+      space.reset(begin, size, born ? &birth : nullptr);
+      for (Address b = begin; b < begin + size; ++b)
+        model[b] = born ? Byte{birth, {}} : Byte{};
+      continue;
+    }
+    const AccessMode mode = dice < 12 ? AccessMode::Read : AccessMode::Write;
+    AccessRecord access = record(actor, clocks[actor].tick(actor), ++op, mode);
+    access.kind = dice == 19 ? OpKind::Free : OpKind::Kernel;
+    access.begin = begin;
+    access.size = size;
+    std::vector<Conflict> conflicts;
+    space.apply(begin, size, access, clocks[actor], conflicts);
+
+    std::map<std::pair<std::uint64_t, ActorId>, std::pair<Address, Address>> expected;
+    auto conflict = [&](const AccessRecord& previous, Address b) {
+      auto [it, inserted] = expected.try_emplace({previous.op, previous.actor}, b, b + 1);
+      it->second.first = std::min(it->second.first, b);
+      it->second.second = std::max(it->second.second, b + 1);
+    };
+    for (Address b = begin; b < begin + size; ++b) {
+      Byte& byte = model[b];
+      if (byte.write && (byte.write->kind == OpKind::Free ||
+                         !clocks[actor].covers(byte.write->actor, byte.write->epoch)))
+        conflict(*byte.write, b);
+      if (access.writes()) {
+        for (const AccessRecord& read : byte.reads)
+          if (!clocks[actor].covers(read.actor, read.epoch)) conflict(read, b);
+        byte.write = access;
+        byte.reads.clear();
+      } else {
+        auto same = std::find_if(byte.reads.begin(), byte.reads.end(),
+                                 [&](const AccessRecord& r) { return r.actor == actor; });
+        if (same != byte.reads.end()) *same = access;
+        else byte.reads.push_back(access);
+      }
+    }
+    std::vector<Found> want;
+    for (const auto& [who, range] : expected)
+      want.emplace_back(who.first, who.second, range.first, range.second - range.first);
+    std::vector<Found> got;
+    for (const Conflict& c : conflicts)
+      got.emplace_back(c.previous.op, c.previous.actor, c.overlap_begin, c.overlap_size);
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    ASSERT_EQ(got, want) << "step " << step;
+    reported += got.size();
+  }
+  EXPECT_GT(reported, 10000u); // the clocks leave plenty unordered
+  EXPECT_LE(space.segment_count(), kBytes);
 }
 
 TEST(EngineHistory, CapDropsOldHistoryWithOneWarningAndStopsGrowing) {
