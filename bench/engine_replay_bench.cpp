@@ -6,14 +6,20 @@
 // collectives (one event per rank). Events are generated in untimed chunks.
 //
 //   engine-replay-bench [events=10000000] [history_limit_mb=64]
+//   engine-replay-bench EVENTS HISTORY_LIMIT_MB --write-trace DIR
+//       writes the same events as per-rank trace files DIR/rank<N>.srtrace (stamped in
+//       generation order, so `streamrace report DIR` replays them in this order) instead.
 #include "streamrace/runtime/engine.h"
+#include "streamrace/trace/trace_writer.h"
 
 #include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -113,10 +119,41 @@ private:
   std::uint64_t next_fresh_ = 0;
 };
 
+int write_trace(const std::string& dir, std::uint64_t total) {
+  std::filesystem::create_directories(dir);
+  SymbolTable symbols;
+  symbols.add_call_site(CallSite{"bench", {StackFrame{"chunk", "engine_replay_bench.cpp", 1}}});
+  std::vector<std::unique_ptr<trace::TraceWriter>> writers;
+  for (int r = 0; r < kRanks; ++r) {
+    writers.push_back(std::make_unique<trace::TraceWriter>(
+        dir + "/rank" + std::to_string(r) + ".srtrace", 1000 + r, 0));
+    writers.back()->define_symbols(symbols);
+  }
+  TraceGenerator generator;
+  std::uint64_t time_ns = 0;
+  auto write = [&](std::vector<Event>& events) {
+    for (Event& event : events) {
+      event.header.time_ns = ++time_ns;
+      writers[event.header.rank]->write(event);
+    }
+  };
+  std::vector<Event> chunk = generator.setup();
+  write(chunk);
+  for (std::uint64_t done = 0; done < total; done += chunk.size()) {
+    generator.chunk(chunk, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, total - done)));
+    write(chunk);
+  }
+  for (auto& writer : writers) writer->flush();
+  std::printf("wrote %llu events to %d trace files in %s\n",
+              static_cast<unsigned long long>(time_ns), kRanks, dir.c_str());
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   const std::uint64_t total = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000'000;
+  if (argc > 4 && std::string(argv[3]) == "--write-trace") return write_trace(argv[4], total);
   Options options;
   options.history_limit_mb = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 64;
   Engine engine(options, [](std::string_view) {});
