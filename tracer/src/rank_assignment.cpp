@@ -90,8 +90,30 @@ RankId RankAssignment::rank_of_device(DeviceId device) {
   return rank;
 }
 
-RankId RankAssignment::rank_of(ThreadId thread, const Payload& payload) {
-  return rank_of_device(device_of(thread, payload));
+// Whether the event puts work or resources on its device, so that the device is in use. Other
+// events (selecting a device, waits, context-initializing cudaFree(0), names) give no device a
+// rank: a process that looks at every device before settling on one keeps its launcher's rank.
+bool uses_device(const Payload& payload) {
+  if (const auto* free = std::get_if<Free>(&payload)) return free->base != 0;
+  return std::holds_alternative<StreamCreate>(payload) ||
+         std::holds_alternative<EventCreate>(payload) || std::holds_alternative<Alloc>(payload) ||
+         std::holds_alternative<Copy>(payload) || std::holds_alternative<Set>(payload) ||
+         std::holds_alternative<KernelLaunch>(payload) ||
+         std::holds_alternative<HostFunction>(payload) ||
+         std::holds_alternative<EventRecord>(payload) ||
+         std::holds_alternative<StreamWaitEvent>(payload) ||
+         std::holds_alternative<CommInit>(payload) || std::holds_alternative<Collective>(payload) ||
+         std::holds_alternative<PointToPoint>(payload) ||
+         std::holds_alternative<CaptureBegin>(payload) ||
+         std::holds_alternative<GraphLaunch>(payload);
+}
+
+RankAssignment::Placement RankAssignment::place(ThreadId thread, const Payload& payload) {
+  const DeviceId device = device_of(thread, payload);
+  if (uses_device(payload)) return {rank_of_device(device), device};
+  if (const auto it = device_ranks_.find(device); it != device_ranks_.end())
+    return {it->second, device};
+  return {ranks_.empty() ? process_rank_ : ranks_.front(), device};
 }
 
 } // namespace streamrace::tracer

@@ -1,9 +1,11 @@
 // Which rank each event belongs to when one process drives several devices (ncclCommInitAll, or
 // a thread per device): every device the process uses is its own rank, so collectives meet and
 // reports name ranks across devices as they do across processes. Ranks go to devices in the
-// order the process first uses them, starting at the process's own rank (RANK, else 0): a
-// process with one device keeps its launcher's rank; a process that drives devices 0..n-1 in
-// order gets ranks 0..n-1, the ranks ncclCommInitAll gives them.
+// order the process first puts work or resources on them (selecting a device is not using it),
+// starting at the process's own rank (RANK, else 0): a process with one device keeps its
+// launcher's rank; a process that drives devices 0..n-1 in order gets ranks 0..n-1, the ranks
+// ncclCommInitAll gives them. Events that use no device take the rank of the device they name
+// when it has one, else the process's first rank.
 //
 // An event's device is the one its work runs on: a stream's device (the thread's current device
 // when the stream was created), a communicator's device, an event's or an allocation's device;
@@ -21,8 +23,13 @@ class RankAssignment {
 public:
   explicit RankAssignment(RankId process_rank) : process_rank_(process_rank) {}
 
-  // The rank of `payload` called on `thread`; learns the devices of what it creates.
-  RankId rank_of(ThreadId thread, const Payload& payload);
+  struct Placement {
+    RankId rank = 0;
+    DeviceId device = 0;
+  };
+  // The rank and device of `payload` called on `thread`; learns the devices of what it creates.
+  Placement place(ThreadId thread, const Payload& payload);
+  RankId rank_of(ThreadId thread, const Payload& payload) { return place(thread, payload).rank; }
   // Every rank given out so far, in order.
   const std::vector<RankId>& ranks() const { return ranks_; }
 

@@ -261,7 +261,8 @@ std::size_t Tracer::drain(std::size_t limit) {
 
 void Tracer::process(CapturedCall& call) {
   Event event{EventHeader{0, call.thread, 0, 0, 0}, std::move(call.payload)};
-  event.header.rank = ranks_->rank_of(call.thread, event.payload);
+  const RankAssignment::Placement placement = ranks_->place(call.thread, event.payload);
+  event.header.rank = placement.rank;
   // Replay orders a trace by time, and must see the events in the order the online engine did.
   last_time_ns_ = std::max(last_time_ns_, call.time_ns);
   event.header.time_ns = last_time_ns_;
@@ -280,7 +281,20 @@ void Tracer::process(CapturedCall& call) {
     }
     return;
   }
+  if (const auto* selection = std::get_if<SetDevice>(&event.payload))
+    selected_devices_[{event.header.rank, event.header.thread}] = selection->device;
+  else
+    select_device(event, placement.device, new_site);
   process_event(event, new_site);
+}
+
+void Tracer::select_device(const Event& event, DeviceId device, bool& new_site) {
+  DeviceId& selected = selected_devices_[{event.header.rank, event.header.thread}];
+  if (selected == device) return;
+  selected = device;
+  Event selection{event.header, SetDevice{device}};
+  process_event(selection,
+                std::exchange(new_site, false)); // the first to name a new site defines it
 }
 
 void Tracer::process_event(Event& event, bool new_site) {

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -77,6 +78,10 @@ private:
   std::size_t drain(std::size_t limit = SIZE_MAX);
   void process(CapturedCall& call);
   void process_event(Event& event, bool new_site);
+  // Tells the engine, before `event`, that its thread works on `device` in its rank when the
+  // engine believes otherwise: a thread driving several devices selects them in one rank's view
+  // only, and the other ranks' default streams and device-wide waits must name the right device.
+  void select_device(const Event& event, DeviceId device, bool& new_site);
   void halt_if_found();
   void report_findings(const Engine& engine, bool final);
 
@@ -100,6 +105,8 @@ private:
   std::unique_ptr<trace::TraceWriter> writer_;
   KernelAccessResolver kernel_accesses_;
   std::unique_ptr<RankAssignment> ranks_;
+  // The device the engine believes each (rank, host thread) has selected (0 until told).
+  std::map<std::pair<RankId, ThreadId>, DeviceId> selected_devices_;
   std::vector<Access> scratch_accesses_;
   std::uint64_t last_time_ns_ = 0;
   bool finished_ = false;

@@ -16,12 +16,23 @@ TEST(RankAssignment, OneDeviceKeepsTheProcessRank) {
   EXPECT_EQ(ranks.ranks(), std::vector<RankId>{5});
 }
 
+TEST(RankAssignment, SelectingDevicesIsNotUsingThem) {
+  RankAssignment ranks(2);
+  for (DeviceId device = 0; device < 4; ++device)
+    EXPECT_EQ(ranks.rank_of(kMain, SetDevice{device}), 2u);
+  EXPECT_EQ(ranks.rank_of(kMain, SetDevice{1}), 2u);
+  EXPECT_EQ(ranks.rank_of(kMain, Free{0}), 2u); // cudaFree(0): context initialization
+  EXPECT_EQ(ranks.rank_of(kMain, Alloc{0x1000, 64}), 2u);
+  EXPECT_EQ(ranks.ranks(), std::vector<RankId>{2});
+}
+
 TEST(RankAssignment, DevicesGetRanksInTheOrderTheyAreFirstUsed) {
   RankAssignment ranks(0);
   EXPECT_EQ(ranks.rank_of(kMain, SetDevice{0}), 0u);
   EXPECT_EQ(ranks.rank_of(kMain, StreamCreate{0xa0}), 0u);
-  EXPECT_EQ(ranks.rank_of(kMain, SetDevice{1}), 1u);
+  EXPECT_EQ(ranks.rank_of(kMain, SetDevice{1}), 0u); // not used yet
   EXPECT_EQ(ranks.rank_of(kMain, StreamCreate{0xa1}), 1u);
+  EXPECT_EQ(ranks.rank_of(kMain, SetDevice{1}), 1u);
   EXPECT_EQ(ranks.rank_of(kMain, Alloc{0x2000, 64}), 1u);
   // Back on device 0, work on device 1's stream and memory still belongs to rank 1.
   EXPECT_EQ(ranks.rank_of(kMain, SetDevice{0}), 0u);
