@@ -14,9 +14,10 @@ namespace {
 
 enum class IndexKind { Constant, Offset, FarBelow, FarAbove, Any };
 
+// Views into the key it was parsed from (or into the variable key a rewrite names).
 struct Index {
   IndexKind kind = IndexKind::Any;
-  std::string variable;
+  llvm::StringRef variable;
   std::int64_t value = 0; // the constant, or the offset from the variable
 };
 
@@ -40,7 +41,7 @@ Index parseIndex(llvm::StringRef contents) {
   std::size_t end = at + 1;
   while (end < contents.size() && llvm::isHexDigit(contents[end]))
     ++end;
-  index.variable = contents.take_front(end).str();
+  index.variable = contents.take_front(end);
   const llvm::StringRef offset = contents.drop_front(end);
   if (offset.empty()) {
     index.kind = IndexKind::Offset;
@@ -59,12 +60,12 @@ std::string formatIndex(const Index& index) {
   case IndexKind::Constant:
     return std::to_string(index.value);
   case IndexKind::Offset:
-    if (index.value == 0) return index.variable;
-    return index.variable + (index.value > 0 ? "+" : "") + std::to_string(index.value);
+    if (index.value == 0) return index.variable.str();
+    return index.variable.str() + (index.value > 0 ? "+" : "") + std::to_string(index.value);
   case IndexKind::FarBelow:
-    return index.variable + "-*";
+    return index.variable.str() + "-*";
   case IndexKind::FarAbove:
-    return index.variable + "+*";
+    return index.variable.str() + "+*";
   case IndexKind::Any:
     return "*";
   }
@@ -172,15 +173,27 @@ std::string indexKey(const clang::Expr* index, const clang::ASTContext& context)
   return "*";
 }
 
+// Runs on every pending access of every enqueue: a walk over both keys, allocating nothing.
 bool mayAlias(llvm::StringRef a, llvm::StringRef b) {
   if (a == b) return true;
-  if (!a.contains('[') || !b.contains('[')) return false;
-  const SplitKey partsA = split(a);
-  const SplitKey partsB = split(b);
-  if (partsA.text != partsB.text) return false;
-  for (std::size_t i = 0; i < partsA.indices.size(); ++i)
-    if (distinct(partsA.indices[i], partsB.indices[i])) return false;
-  return true;
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] == '[' && b[j] == '[') {
+      const std::size_t closeA = a.find(']', i);
+      const std::size_t closeB = b.find(']', j);
+      if (closeA == llvm::StringRef::npos || closeB == llvm::StringRef::npos) return false;
+      if (distinct(parseIndex(a.slice(i + 1, closeA)), parseIndex(b.slice(j + 1, closeB))))
+        return false;
+      i = closeA + 1;
+      j = closeB + 1;
+      continue;
+    }
+    if (a[i] != b[j]) return false;
+    ++i;
+    ++j;
+  }
+  return i == a.size() && j == b.size();
 }
 
 std::string shiftIndices(llvm::StringRef key, llvm::StringRef variable, std::int64_t delta) {
@@ -233,7 +246,7 @@ std::string rebaseIndices(llvm::StringRef key, llvm::StringRef variable, llvm::S
     const std::int64_t offset = index.value - start.value;
     if (related && index.variable != variable && containers.contains(container) &&
         offset >= -kExactOffset && offset <= kExactOffset)
-      index = Index{IndexKind::Offset, variable.str(), offset};
+      index = Index{IndexKind::Offset, variable, offset};
     container += "[" + formatIndex(index) + "]";
   }
   return join(parts);

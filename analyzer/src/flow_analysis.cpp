@@ -343,7 +343,8 @@ private:
 
   void shiftIndexVariable(const clang::ValueDecl* variable, int64_t delta, FlowState& state) {
     const std::string name = variableKey(variable);
-    rewriteKeys(state, [&](const std::string& key) { return shiftIndices(key, name, delta); });
+    rewriteKeys(state, name,
+                [&](const std::string& key) { return shiftIndices(key, name, delta); });
   }
 
   // The `for` loop whose initialization `stmt` is.
@@ -387,7 +388,7 @@ private:
     auto rebase = [&](const std::string& key) {
       return rebaseIndices(key, name, value, containers);
     };
-    rewriteKeys(state, rebase);
+    rewriteKeys(state, "[", rebase);
     std::map<std::string, EventState> events;
     for (auto& [event, recorded] : state.events) {
       auto [slot, inserted] = events.emplace(collapseIndices(rebase(event)), recorded);
@@ -404,14 +405,29 @@ private:
 
   void forgetIndexVariable(const clang::ValueDecl* variable, FlowState& state) {
     const std::string name = variableKey(variable);
-    rewriteKeys(state, [&](const std::string& key) { return forgetIndices(key, name); });
+    rewriteKeys(state, name, [&](const std::string& key) { return forgetIndices(key, name); });
   }
 
-  // Renames storage everywhere the state names it. Records that become one keep the streams
-  // both were ordered after, and the details of the first.
-  template <class Rename> void rewriteKeys(FlowState& state, Rename rename) {
+  // Renames storage everywhere the state names it; only keys containing `mention` can change.
+  // Records that become one keep the streams both were ordered after, and the details of the
+  // first.
+  template <class Rename>
+  void rewriteKeys(FlowState& state, llvm::StringRef mention, Rename rename) {
+    auto mentioned = [&](llvm::StringRef key) { return key.contains(mention); };
+    bool anyMentioned = false;
+    for (const auto& [record, orderedAfter] : state.pending)
+      anyMentioned = anyMentioned || mentioned(record.buffer);
+    for (const auto& [name, event] : state.events)
+      for (const AccessRecord& record : event.snapshot)
+        anyMentioned = anyMentioned || mentioned(record.buffer);
+    for (const auto& [variable, target] : state.aliases)
+      anyMentioned = anyMentioned || mentioned(target);
+    for (const auto& [buffer, kind] : state.memory)
+      anyMentioned = anyMentioned || mentioned(buffer);
+    if (!anyMentioned) return;
     auto renameRecord = [&](const AccessRecord& record) {
       AccessRecord renamed = record;
+      if (!mentioned(record.buffer)) return renamed;
       renamed.buffer = rename(record.buffer);
       if (renamed.buffer != record.buffer)
         if (auto detail = details_.find(record); detail != details_.end())
@@ -435,10 +451,10 @@ private:
       event.snapshot = std::move(snapshot);
     }
     for (auto& [variable, target] : state.aliases)
-      target = rename(target);
+      if (mentioned(target)) target = rename(target);
     std::map<std::string, MemoryKind> memory;
     for (const auto& [buffer, kind] : state.memory)
-      if (auto [slot, inserted] = memory.emplace(rename(buffer), kind);
+      if (auto [slot, inserted] = memory.emplace(mentioned(buffer) ? rename(buffer) : buffer, kind);
           !inserted && slot->second != kind)
         slot->second = MemoryKind::Unknown;
     state.memory = std::move(memory);
