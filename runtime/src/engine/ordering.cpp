@@ -8,6 +8,19 @@ namespace {
 
 std::uint64_t device_key(DeviceId device) { return static_cast<std::uint32_t>(device); }
 
+// Folds every completed meeting the clock waits for into it, telling `on_settled` of each.
+template <typename OnSettled> void settle_meetings(VectorClock& clock, OnSettled on_settled) {
+  while (true) {
+    auto done = std::find_if(clock.pending().begin(), clock.pending().end(),
+                             [](const auto& meeting) { return meeting->complete; });
+    if (done == clock.pending().end()) return;
+    const std::shared_ptr<Rendezvous> meeting = *done;
+    clock.remove_pending(meeting.get());
+    clock.join(meeting->outcome);
+    on_settled(*meeting);
+  }
+}
+
 } // namespace
 
 const char* join_kind_name(JoinKind kind) {
@@ -38,19 +51,10 @@ void Ordering::notify_meeting(const Rendezvous& meeting, ActorId to) const {
 }
 
 void Ordering::settle_owned(VectorClock& clock, ActorId owner) {
-  if (!observer_) {
-    settle(clock);
-    return;
-  }
-  while (true) {
-    auto done = std::find_if(clock.pending().begin(), clock.pending().end(),
-                             [](const auto& meeting) { return meeting->complete; });
-    if (done == clock.pending().end()) return;
-    const std::shared_ptr<Rendezvous> meeting = *done;
-    clock.remove_pending(meeting.get());
-    clock.join(meeting->outcome);
-    notify_meeting(*meeting, owner);
-  }
+  settle_meetings(clock, [&](const Rendezvous& meeting) {
+    if (observer_) [[unlikely]]
+      notify_meeting(meeting, owner);
+  });
 }
 
 ActorId Ordering::new_actor(const ActorInfo& info) {
@@ -170,14 +174,7 @@ void Ordering::destroy_event(RankId rank, EventHandle handle) {
 }
 
 void Ordering::settle(VectorClock& clock) {
-  while (true) {
-    auto done = std::find_if(clock.pending().begin(), clock.pending().end(),
-                             [](const auto& meeting) { return meeting->complete; });
-    if (done == clock.pending().end()) return;
-    const std::shared_ptr<Rendezvous> meeting = *done;
-    clock.remove_pending(meeting.get());
-    clock.join(meeting->outcome);
-  }
+  settle_meetings(clock, [](const Rendezvous&) {});
 }
 
 void Ordering::prepare(StreamState& stream, ThreadState& thread) {

@@ -4,18 +4,11 @@
 #include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_text.h"
 
-#include <cstdio>
 #include <sstream>
 
 namespace streamrace {
 
 namespace {
-
-std::string hex(std::uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 // "cudaMemcpy at hpz_step.cpp:130" for the event a node came from.
 std::string call_of(const RecordedReplay& run, const HappensBeforeGraph::Node& node) {
@@ -63,11 +56,11 @@ std::string describe_edge(const RecordedReplay& run, const HappensBeforeGraph::E
   case JoinKind::EnqueueAfterHost:
     return actor_on_rank(run, from.actor) + " then enqueued " + call_of(run, to) + " on " + target;
   case JoinKind::EventWait:
-    return target + " waited on event " + hex(edge.handle) + " recorded on " + source + call;
+    return target + " waited on event " + hex_text(edge.handle) + " recorded on " + source + call;
   case JoinKind::HostSyncStream:
     return target + " waited for " + source + call;
   case JoinKind::HostSyncEvent:
-    return target + " waited for event " + hex(edge.handle) + " recorded on " + source + call;
+    return target + " waited for event " + hex_text(edge.handle) + " recorded on " + source + call;
   case JoinKind::HostSyncDevice:
     return target + " synchronized device " + std::to_string(edge.handle) + ", which waits for " +
            source + call;
@@ -76,9 +69,9 @@ std::string describe_edge(const RecordedReplay& run, const HappensBeforeGraph::E
   case JoinKind::StreamWaitsForLegacy:
     return target + " (a blocking stream) waits for the legacy default stream, " + source + call;
   case JoinKind::Collective:
-    return target + "'s collective on communicator " + hex(edge.handle) + " met " + source;
+    return target + "'s collective on communicator " + hex_text(edge.handle) + " met " + source;
   case JoinKind::SendReceive:
-    return target + "'s receive on communicator " + hex(edge.handle) + " came after the send of " +
+    return target + "'s receive on communicator " + hex_text(edge.handle) + " came after the send of " +
            source;
   case JoinKind::Merge:
     return target + " joined " + source + call;

@@ -13,11 +13,7 @@ namespace {
 
 std::string quote(std::string_view text) { return json_quote(text); }
 
-std::string hex(std::uint64_t value) {
-  std::ostringstream out;
-  out << "\"0x" << std::hex << value << "\"";
-  return out.str();
-}
+std::string hex(std::uint64_t value) { return quote(hex_text(value)); }
 
 std::string frames(CallSiteId id, const SymbolTable& symbols) {
   std::string out = "[";

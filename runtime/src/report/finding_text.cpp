@@ -14,12 +14,6 @@ namespace {
 
 constexpr const char* kRule = "==================";
 
-std::string hex(std::uint64_t value) {
-  std::ostringstream out;
-  out << "0x" << std::hex << value;
-  return out.str();
-}
-
 std::string ranks_text(const std::vector<RankId>& ranks) {
   std::string text = ranks.size() == 1 ? "rank " : "ranks ";
   for (std::size_t i = 0; i < ranks.size(); ++i) text += (i ? "," : "") + std::to_string(ranks[i]);
@@ -74,7 +68,7 @@ void access_block(std::ostringstream& out, bool previous, const AccessSide& side
   std::string word = mode_word(a);
   if (!previous) word[0] = static_cast<char>(word[0] - 'a' + 'A');
   out << "  " << (previous ? "Previous " : "") << word << " of " << a.size << " bytes at "
-      << hex(a.begin) << " by " << actor_text(engine, symbols, a.actor) << " (rank " << side.rank
+      << hex_text(a.begin) << " by " << actor_text(engine, symbols, a.actor) << " (rank " << side.rank
       << ", thread " << a.thread << ") in " << op_name(a, symbols)
       << (a.extent == Extent::Exact ? " [exact]" : " [approximate extent]") << "\n";
   stack(out, a.site, symbols, "    ");
@@ -96,7 +90,7 @@ const char* memory_kind_text(MemoryKind kind) {
 void collective_block(std::ostringstream& out, const Finding& finding) {
   const CollectiveDisagreement& c = *finding.collective;
   if (finding.kind == FindingKind::CollectiveCountMismatch) {
-    out << "  Communicator " << hex(c.comm) << ": ranks issued different numbers of collectives:";
+    out << "  Communicator " << hex_text(c.comm) << ": ranks issued different numbers of collectives:";
     for (const auto& [rank, calls] : c.calls_per_rank) out << " comm rank " << rank << " issued " << calls << ";";
     out << "\n  The ranks that issued more wait forever for the others (a hang on real NCCL).\n";
     return;
@@ -105,7 +99,7 @@ void collective_block(std::ostringstream& out, const Finding& finding) {
     out << collective_name(k.kind) << "(count=" << k.count << ", datatype=" << int(k.datatype)
         << ", op=" << int(k.reduce_op) << ", root=" << k.root << ") on rank " << k.rank;
   };
-  out << "  Call #" << c.sequence << " on communicator " << hex(c.comm) << ": ";
+  out << "  Call #" << c.sequence << " on communicator " << hex_text(c.comm) << ": ";
   call(c.first);
   out << "\n  disagrees with ";
   call(c.second);
@@ -122,7 +116,7 @@ std::string actor_text(const Engine& engine, const SymbolTable& symbols, ActorId
   switch (actor.stream_kind) {
   case StreamKind::LegacyDefault: return "the legacy default stream";
   case StreamKind::PerThreadDefault: return "the per-thread default stream";
-  default: return "stream " + hex(actor.handle);
+  default: return "stream " + hex_text(actor.handle);
   }
 }
 
@@ -159,13 +153,13 @@ std::string describe_finding(const Finding& finding, const Engine& engine,
   access_block(out, true, finding.first, engine, symbols);
 
   const MemoryContext& memory = finding.memory;
-  out << "  Memory: " << memory.overlap_size << " bytes at " << hex(memory.overlap_begin);
+  out << "  Memory: " << memory.overlap_size << " bytes at " << hex_text(memory.overlap_begin);
   if (memory.allocation) {
     const Allocation& a = *memory.allocation;
     out << ", offset " << memory.overlap_begin - a.base << " of a " << a.size << "-byte "
         << memory_kind_text(a.kind) << " allocation";
     if (a.name) out << " '" << symbols.name(a.name) << "'";
-    out << " at " << hex(a.base) << (a.freed ? " (freed)" : "") << ", allocated at:\n";
+    out << " at " << hex_text(a.base) << (a.freed ? " (freed)" : "") << ", allocated at:\n";
     stack(out, a.site, symbols, "    ");
     if (a.freed) {
       out << "    freed at:\n";
@@ -177,7 +171,7 @@ std::string describe_finding(const Finding& finding, const Engine& engine,
 
   if (finding.unrecorded_wait) {
     const UnrecordedWait& w = *finding.unrecorded_wait;
-    out << "  Note: the second stream waited on event " << hex(w.event);
+    out << "  Note: the second stream waited on event " << hex_text(w.event);
     if (w.event_name) out << " '" << symbols.name(w.event_name) << "'";
     out << " before that event was ever recorded, so the wait ordered nothing:\n";
     stack(out, w.site, symbols, "    ");
@@ -200,7 +194,7 @@ std::string fix_text(const Finding& finding, const Engine& engine, const SymbolT
     return "record an event on " + from + " after " + op1 + "; make " + to +
            " wait on it before " + op2;
   case FixSuggestion::Kind::WaitOnExisting:
-    return "make " + to + " wait on event " + hex(fix.event) + " (already recorded on " + from +
+    return "make " + to + " wait on event " + hex_text(fix.event) + " (already recorded on " + from +
            " after " + op1 + ") before " + op2;
   case FixSuggestion::Kind::HostSynchronize:
     return "synchronize " + from + " (or an event recorded after " + op1 + ") on the host before " +
@@ -235,6 +229,12 @@ std::string summary_line(const std::vector<Finding>& findings) {
     }
     out << ") on " << ranks_text(ranks);
   }
+  return out.str();
+}
+
+std::string hex_text(std::uint64_t value) {
+  std::ostringstream out;
+  out << "0x" << std::hex << value;
   return out.str();
 }
 

@@ -16,12 +16,6 @@ namespace streamrace {
 
 namespace {
 
-std::string hex(std::uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 // Microseconds, as the JSON format's "ts" and "dur" expect, finer than a nanosecond so that
 // flows bind inside slices one nanosecond apart.
 std::string micros(double us) {
@@ -118,10 +112,10 @@ private:
                                 actor.stream_kind == StreamKind::PerThreadDefault;
     if (actor.name)
       return "stream '" + std::string(run_.symbols.name(actor.name)) + "' (" +
-             (default_stream ? "" : hex(actor.handle) + ", ") + kind + ")";
+             (default_stream ? "" : hex_text(actor.handle) + ", ") + kind + ")";
     if (actor.stream_kind == StreamKind::LegacyDefault) return "legacy default stream";
     if (actor.stream_kind == StreamKind::PerThreadDefault) return "per-thread default stream";
-    return "stream " + hex(actor.handle) + " (" + kind + ")";
+    return "stream " + hex_text(actor.handle) + " (" + kind + ")";
   }
 
   std::size_t actor_track(ActorId id) {

@@ -23,5 +23,7 @@ std::string summary_line(const std::vector<Finding>& findings);
 std::string actor_text(const Engine& engine, const SymbolTable& symbols, ActorId id);
 // The API of an access: its call site's entry point, else a description of its op.
 std::string op_name(const AccessRecord& access, const SymbolTable& symbols);
+// "0x1a2b": addresses, handles and communicators as every report format writes them.
+std::string hex_text(std::uint64_t value);
 
 } // namespace streamrace
