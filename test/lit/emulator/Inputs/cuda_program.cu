@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "../../Inputs/check_call.h"
+
 __global__ void scale(float* data, float factor, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
@@ -25,15 +27,6 @@ void scaleOnCpu(const StreamraceEmuLaunch& launch, float* data, float factor, in
     data[i] *= factor;
   }
 }
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t status = (call);                                                                   \
-    if (status != cudaSuccess) {                                                                   \
-      std::printf("FAILED %s: %s\n", #call, cudaGetErrorName(status));                             \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
 
 static void CUDART_CB reportOnHost(void* userData) {
   std::printf("host function after the copy sees %.1f\n",

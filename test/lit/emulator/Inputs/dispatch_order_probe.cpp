@@ -21,16 +21,9 @@
 #include <thread>
 #include <vector>
 
-namespace {
+#include "../../Inputs/check_call.h"
 
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t status = (call);                                                                   \
-    if (status != cudaSuccess) {                                                                   \
-      std::printf("FAILED %s: %s\n", #call, cudaGetErrorName(status));                             \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+namespace {
 
 // Stands in for an nvcc host stub: only its address matters to the runtime.
 void readKernel(const int* from, int* into) {

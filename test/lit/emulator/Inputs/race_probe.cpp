@@ -14,19 +14,12 @@
 #include <cstring>
 #include <string_view>
 
+#include "../../Inputs/check_call.h"
+
 namespace {
 
 constexpr std::size_t bytes = 4096;
 constexpr int written = 7;
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t status = (call);                                                                   \
-    if (status != cudaSuccess) {                                                                   \
-      std::printf("FAILED %s: %s\n", #call, cudaGetErrorName(status));                             \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
 
 void CUDART_CB printSeen(void* pinned) {
   std::printf("host function saw %d\n", static_cast<unsigned char*>(pinned)[bytes - 1]);

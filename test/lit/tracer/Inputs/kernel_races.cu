@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "../../Inputs/check_call.h"
+
 // Outside any namespace: their device names are the plain _Z4fillPfi and _Z5scalePffi that the
 // kernel summaries name.
 __global__ void fill(float* out, int count) {
@@ -33,15 +35,6 @@ void fillOnCpu(const StreamraceEmuLaunch&, float* out, int count) {
   for (int i = 0; i < count; ++i)
     out[i] = 1.0f;
 }
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t status = (call);                                                                   \
-    if (status != cudaSuccess) {                                                                   \
-      std::printf("FAILED %s: %s\n", #call, cudaGetErrorName(status));                             \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
 
 int race(bool ordered) {
   float* middle = nullptr;

@@ -10,20 +10,13 @@
 #include <cstdio>
 #include <cstring>
 
+#include "../../Inputs/check_call.h"
+
 namespace {
 
 constexpr int kDevices = 2;
 constexpr std::size_t kCount = 1 << 12;
 constexpr std::size_t kBytes = kCount * sizeof(float);
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t status = (call);                                                                   \
-    if (status != cudaSuccess) {                                                                   \
-      std::printf("FAILED %s: %s\n", #call, cudaGetErrorName(status));                             \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
 
 #define NCCL_CHECK(call)                                                                           \
   do {                                                                                             \

@@ -32,18 +32,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../Inputs/check_call.h"
+
 namespace {
 
 constexpr std::size_t kBytes = 1 << 16;
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t status = (call);                                                                   \
-    if (status != cudaSuccess) {                                                                   \
-      std::printf("FAILED %s: %s\n", #call, cudaGetErrorName(status));                             \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
 
 struct Streams {
   cudaStream_t writer = nullptr;
