@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Configures and builds everything into build/ (or $STREAMRACE_BUILD_DIR).
+# Configures and builds into build/ (or $STREAMRACE_BUILD_DIR): everything, or the targets named.
+#
+#   scripts/build.sh [target...]      e.g. scripts/build.sh demo-programs
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/ensure-deps.sh"
@@ -7,4 +9,4 @@ build=${STREAMRACE_BUILD_DIR:-$root/build}
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$build" -- -j"$(nproc)"
+cmake --build "$build" ${1:+--target "$@"} -- -j"$(nproc)"

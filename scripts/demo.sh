@@ -89,7 +89,7 @@ if [ "${1:-}" = "--platform" ]; then
 fi
 [ $# -eq 0 ] || fail "unknown argument '$1' (usage: scripts/demo.sh [--platform])"
 
-"$root/scripts/build.sh"
+"$root/scripts/build.sh" demo-programs
 detect_platform
 if [ "$platform" = gpu ]; then
   check_gpu_path
