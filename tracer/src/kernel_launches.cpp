@@ -81,12 +81,21 @@ void KernelLaunchReader::use_summaries(KernelSummaries summaries) {
   shapes_.clear();
 }
 
-std::string KernelLaunchReader::annotate(const void* function, std::string_view specification) {
+std::string KernelLaunchReader::annotate(const void* function, std::string_view name,
+                                         std::string_view specification) {
   ParsedAnnotation parsed = parse_annotation(specification);
   if (!parsed.rules) return parsed.error;
+  const auto rules = std::make_shared<const KernelRules>(std::move(*parsed.rules));
   std::lock_guard lock(mutex_);
-  annotations_[function] = std::make_shared<const KernelRules>(std::move(*parsed.rules));
-  shapes_.erase(function); // relearned, with the annotation, at the next launch
+  // Shapes already learned are relearned, with the annotation, at their next launch.
+  if (function != nullptr) {
+    annotations_[function] = rules;
+    shapes_.erase(function);
+  }
+  if (!name.empty()) {
+    annotations_by_name_[std::string(name)] = rules;
+    std::erase_if(shapes_, [&](const auto& entry) { return entry.second->name == name; });
+  }
   return {};
 }
 
@@ -97,10 +106,14 @@ const KernelLaunchReader::Shape* KernelLaunchReader::shape_of(const void* functi
   if (!sizes) return nullptr;
   auto shape = std::make_unique<Shape>();
   shape->sizes = std::move(*sizes);
+  if (mangled_name != nullptr) shape->name = mangled_name;
   if (auto it = annotations_.find(function); it != annotations_.end())
     shape->annotation = it->second;
-  else if (mangled_name != nullptr)
-    shape->summary = summaries_.find(mangled_name);
+  else if (auto named = annotations_by_name_.find(shape->name);
+           !shape->name.empty() && named != annotations_by_name_.end())
+    shape->annotation = named->second;
+  else if (!shape->name.empty())
+    shape->summary = summaries_.find(shape->name);
   return shapes_.emplace(function, std::move(shape)).first->second.get();
 }
 

@@ -21,9 +21,11 @@ public:
 
   // Loaded once, when the tracer starts; never changed afterwards.
   void use_summaries(KernelSummaries summaries);
-  // An annotation (streamrace/annotations.h) for the kernel whose host stub is `function`;
-  // returns why the specification is malformed, or an empty string.
-  std::string annotate(const void* function, std::string_view specification);
+  // An annotation (streamrace/annotations.h, or an NVTX mark in the "streamrace" domain) for
+  // the kernel whose host stub is `function` and/or the kernel launches report as `name` (either
+  // may be empty; a name also matches kernels not loaded yet); returns why the specification is
+  // malformed, or an empty string.
+  std::string annotate(const void* function, std::string_view name, std::string_view specification);
 
   // Appends the pointers among the launch's arguments. Must run on the launching thread, inside
   // the launch's callback: `args` lives only as long as the call, and the parameter probe uses
@@ -34,6 +36,7 @@ public:
 private:
   struct Shape {
     std::vector<std::uint8_t> sizes; // empty: no parameters, or a layout the runtime cannot tell
+    std::string name;                // as the first launch reported it
     std::shared_ptr<const KernelRules> annotation;
     const KernelRules* summary = nullptr;
   };
@@ -45,6 +48,7 @@ private:
   std::mutex mutex_;
   std::unordered_map<const void*, std::unique_ptr<Shape>> shapes_;
   std::unordered_map<const void*, std::shared_ptr<const KernelRules>> annotations_;
+  std::unordered_map<std::string, std::shared_ptr<const KernelRules>> annotations_by_name_;
   KernelSummaries summaries_;
 };
 

@@ -1,7 +1,9 @@
 // NVTX through its injection interface: a program's first NVTX call loads
 // NVTX_INJECTION64_PATH and calls InitializeInjectionNvtx2, which here fills NVTX's function
 // table with handlers for ranges (pushed and popped per host thread) and stream names, so
-// reports can say which phase of the program and which named stream an access belongs to.
+// reports can say which phase of the program and which named stream an access belongs to, and
+// for the "streamrace" domain's kernel annotations (nvtx_kernel_annotations.cpp).
+#include "nvtx_kernel_annotations.h"
 #include "tracer.h"
 
 #include <nvtx3/nvToolsExt.h>
@@ -57,12 +59,6 @@ void NVTX_API name_cuda_stream(void* stream, const char* name) {
                     intern(name)});
 }
 
-template <typename Function>
-void install(NvtxFunctionTable table, unsigned int size, unsigned int id, Function function) {
-  if (id < size && table[id] != nullptr)
-    *table[id] = reinterpret_cast<NvtxFunctionPointer>(function);
-}
-
 } // namespace
 
 } // namespace streamrace::tracer
@@ -76,10 +72,12 @@ InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table) {
   NvtxFunctionTable table = nullptr;
   unsigned int size = 0;
   if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &table, &size) == 0) return 0;
-  install(table, size, NVTX_CBID_CORE_RangePushA, range_push_ascii);
-  install(table, size, NVTX_CBID_CORE_RangePushEx, range_push_attributes);
-  install(table, size, NVTX_CBID_CORE_RangePop, range_pop);
+  install_nvtx_handler(table, size, NVTX_CBID_CORE_RangePushA, range_push_ascii);
+  install_nvtx_handler(table, size, NVTX_CBID_CORE_RangePushEx, range_push_attributes);
+  install_nvtx_handler(table, size, NVTX_CBID_CORE_RangePop, range_pop);
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &table, &size) != 0)
+    install_nvtx_annotation_handlers(table, size);
   if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CUDART, &table, &size) != 0)
-    install(table, size, NVTX_CBID_CUDART_NameCudaStreamA, name_cuda_stream);
+    install_nvtx_handler(table, size, NVTX_CBID_CUDART_NameCudaStreamA, name_cuda_stream);
   return 1;
 }

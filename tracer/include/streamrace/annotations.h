@@ -19,7 +19,32 @@
  * was accepted, -1 when it is malformed (the tracer also says why on stderr). The tracer must be
  * preloaded (`streamrace run` does that, or LD_PRELOAD=libstreamrace.so) to be found.
  *
- * Works from C and C++; needs -ldl on old glibc. */
+ * Works from C and C++; needs -ldl on old glibc.
+ *
+ * Without this header: the same specification through NVTX alone (the tracer receives it through
+ * its NVTX injection; untraced, NVTX drops it), for code that already uses NVTX, PyTorch
+ * extensions, or Python through the `nvtx` package. A mark in the domain "streamrace" whose
+ * message (ASCII, or a string registered in that domain) is the specification and whose payload
+ * is the kernel's address as a 64-bit integer:
+ *
+ *   nvtxDomainHandle_t domain = nvtxDomainCreateA("streamrace");
+ *   nvtxEventAttributes_t mark = {0};
+ *   mark.version = NVTX_VERSION;
+ *   mark.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+ *   mark.payloadType = NVTX_PAYLOAD_TYPE_UNSIGNED_INT64;  (NVTX_PAYLOAD_TYPE_INT64 too)
+ *   mark.payload.ullValue = (uint64_t)(uintptr_t)scale;
+ *   mark.messageType = NVTX_MESSAGE_TYPE_ASCII;
+ *   mark.message.ascii = "rw[p2*4],-,-";
+ *   nvtxDomainMarkEx(domain, &mark);
+ *
+ * or, by name, without a payload: the message "<kernel name>: <specification>", the name as
+ * launches report it (the mangled name of a C++ kernel, "_Z5scalePffi"; the plain name of an
+ * extern "C" or Triton kernel). A name also matches kernels loaded after the mark:
+ *
+ *   nvtx.mark(message="_Z5scalePffi: rw[p2*4],-,-", domain="streamrace")   (Python)
+ *
+ * A malformed mark gets the same one line on stderr as a malformed call here, and changes
+ * nothing else. */
 #ifndef STREAMRACE_ANNOTATIONS_H
 #define STREAMRACE_ANNOTATIONS_H
 
