@@ -10,33 +10,33 @@ namespace streamrace::cli {
 
 Replay replay_traces(const std::vector<std::string>& paths, const Options& options, bool record) {
   Replay replay;
-  std::vector<trace::TraceFile> files;
+  std::vector<trace::TraceReader> readers;
   std::uint32_t address_space = 0;
-  for (const std::string& path : trace::find_trace_files(paths)) {
-    files.push_back(trace::read_trace(path, address_space++, replay.symbols));
-    const trace::TraceFile& file = files.back();
-    replay.sources.push_back(TraceSource{file.path, file.records, file.problem});
-    if (!file.problem.empty())
-      std::fprintf(stderr, "streamrace: warning: trace '%s': %s\n", file.path.c_str(),
-                   file.problem.c_str());
-  }
-  std::vector<Event> events = trace::merge_by_time(files);
+  for (const std::string& path : trace::find_trace_files(paths))
+    readers.emplace_back(path, address_space++, replay.symbols);
   replay.engine = std::make_unique<Engine>(options);
   if (record) {
     replay.graph = std::make_unique<HappensBeforeGraph>();
     replay.engine->ordering().set_observer(replay.graph.get());
-    for (std::uint32_t i = 0; i < events.size(); ++i) {
-      replay.graph->set_event(i);
-      replay.engine->process(events[i]);
+  }
+  // Events stream from the files through the engine; only a recorded replay keeps them.
+  trace::TimeOrderedMerge merged(readers);
+  while (const Event* event = merged.next()) {
+    if (record) {
+      replay.graph->set_event(static_cast<std::uint32_t>(replay.events));
+      replay.merged.push_back(*event);
     }
-  } else {
-    for (const Event& event : events)
-      replay.engine->process(event);
+    replay.engine->process(*event);
+    ++replay.events;
+  }
+  for (const trace::TraceReader& file : readers) {
+    replay.sources.push_back(TraceSource{file.path(), file.records(), file.problem()});
+    if (!file.problem().empty())
+      std::fprintf(stderr, "streamrace: warning: trace '%s': %s\n", file.path().c_str(),
+                   file.problem().c_str());
   }
   replay.engine->finish();
   replay.engine->ordering().set_observer(nullptr);
-  replay.events = events.size();
-  if (record) replay.merged = std::move(events);
   return replay;
 }
 

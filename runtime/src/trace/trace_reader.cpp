@@ -3,9 +3,9 @@
 #include "streamrace/trace/trace_format.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -21,30 +21,10 @@ std::uint64_t get_le(std::string_view bytes, std::size_t offset, int count) {
   return value;
 }
 
-// File-local name and call-site ids, and what they became in the caller's table.
-struct IdMap {
-  std::unordered_map<NameId, NameId> names;
-  std::unordered_map<CallSiteId, CallSiteId> sites;
-  NameId name(NameId local) const {
-    auto it = names.find(local);
-    return it == names.end() ? 0 : it->second;
-  }
-  CallSiteId site(CallSiteId local) const {
-    auto it = sites.find(local);
-    return it == sites.end() ? 0 : it->second;
-  }
-};
-
-void remap(Event& event, const IdMap& ids) {
-  event.header.site = ids.site(event.header.site);
-  std::visit(
-      [&](auto& p) {
-        using P = std::decay_t<decltype(p)>;
-        if constexpr (std::is_same_v<P, KernelLaunch>) p.kernel = ids.name(p.kernel);
-        if constexpr (std::is_same_v<P, HostFunction>) p.function = ids.name(p.function);
-        if constexpr (requires { p.name; }) p.name = ids.name(p.name);
-      },
-      event.payload);
+template <typename Id>
+Id mapped(const std::unordered_map<Id, Id>& ids, Id local) {
+  auto it = ids.find(local);
+  return it == ids.end() ? 0 : it->second;
 }
 
 bool read_call_site(Decoder& in, CallSite& site) {
@@ -62,71 +42,116 @@ bool read_call_site(Decoder& in, CallSite& site) {
 
 } // namespace
 
-TraceFile read_trace(const std::string& path, std::uint32_t address_space, SymbolTable& symbols) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot open trace file '" + path + "'");
-  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (bytes.size() < kFileHeaderSize || bytes.compare(0, sizeof(kMagic), kMagic, sizeof(kMagic)) != 0)
+// The file's bytes through one buffer: records are looked at in place and the buffer refills
+// from the file as reading moves on, so memory stays at one chunk (or one record, if larger).
+class TraceReader::Records {
+public:
+  explicit Records(const std::string& path) : file_(path, std::ios::binary) {
+    if (!file_) throw std::runtime_error("cannot open trace file '" + path + "'");
+    file_.seekg(0, std::ios::end);
+    size_ = static_cast<std::uint64_t>(std::max<std::streamoff>(file_.tellg(), 0));
+    file_.seekg(0);
+  }
+
+  std::uint64_t size() const { return size_; }
+  std::uint64_t offset() const { return offset_; }
+
+  // The next `count` bytes, or fewer when the file ends first. Valid until the next call.
+  std::string_view peek(std::size_t count) {
+    if (end_ - pos_ < count && offset_ + (end_ - pos_) < size_) fill(count);
+    return {buffer_.data() + pos_, std::min(count, end_ - pos_)};
+  }
+  void skip(std::size_t count) {
+    pos_ += count;
+    offset_ += count;
+  }
+  void rewind_to(std::uint64_t offset) {
+    file_.clear();
+    file_.seekg(static_cast<std::streamoff>(offset));
+    pos_ = end_ = 0;
+    offset_ = offset;
+  }
+
+private:
+  static constexpr std::size_t kChunk = 1 << 18;
+
+  void fill(std::size_t count) {
+    const std::size_t kept = end_ - pos_;
+    std::memmove(buffer_.data(), buffer_.data() + pos_, kept);
+    pos_ = 0;
+    end_ = kept;
+    if (buffer_.size() < std::max(count, kChunk)) buffer_.resize(std::max(count, kChunk));
+    const std::uint64_t unread = size_ - offset_ - kept;
+    file_.read(buffer_.data() + end_,
+               static_cast<std::streamsize>(std::min<std::uint64_t>(buffer_.size() - end_, unread)));
+    end_ += static_cast<std::size_t>(std::max<std::streamsize>(file_.gcount(), 0));
+  }
+
+  std::ifstream file_;
+  std::uint64_t size_ = 0;
+  std::uint64_t offset_ = 0; // of buffer_[pos_] in the file
+  std::string buffer_;
+  std::size_t pos_ = 0;
+  std::size_t end_ = 0;
+};
+
+TraceReader::TraceReader(const std::string& path, std::uint32_t address_space,
+                         SymbolTable& symbols)
+    : path_(path), address_space_(address_space), records_in_(std::make_unique<Records>(path)) {
+  Records& in = *records_in_;
+  const std::string_view header = in.peek(kFileHeaderSize);
+  if (header.size() < kFileHeaderSize || header.compare(0, sizeof(kMagic), std::string_view(kMagic, sizeof(kMagic))) != 0)
     throw std::runtime_error("'" + path + "' is not a streamrace trace file (bad header)");
-  const auto version = static_cast<std::uint32_t>(get_le(bytes, 8, 4));
+  const auto version = static_cast<std::uint32_t>(get_le(header, 8, 4));
   if (version != kVersion)
     throw std::runtime_error("'" + path + "' is trace format version " + std::to_string(version) +
                              "; this streamrace reads version " + std::to_string(kVersion));
+  pid_ = get_le(header, 16, 8);
+  start_time_ns_ = get_le(header, 24, 8);
+  in.skip(kFileHeaderSize);
 
-  TraceFile trace;
-  trace.path = path;
-  trace.pid = get_le(bytes, 16, 8);
-  trace.start_time_ns = get_le(bytes, 24, 8);
-  IdMap ids;
-  std::size_t offset = kFileHeaderSize;
-  auto stop = [&](const std::string& why) {
-    std::ostringstream out;
-    out << "stopped at byte " << offset << " of " << bytes.size() << ": " << why << "; "
-        << trace.records << " complete record" << (trace.records == 1 ? "" : "s") << " recovered";
-    trace.problem = out.str();
-  };
-  while (offset < bytes.size()) {
-    if (bytes.size() - offset < kFrameSize) {
+  auto stop = [&](const char* why) { unreadable_rest_ = why; };
+  auto stop_with = [&](const std::string& why) { unreadable_rest_ = why; };
+  while (in.offset() < in.size()) {
+    const std::string_view frame = in.peek(kFrameSize);
+    if (frame.size() < kFrameSize) {
       stop("the file ends inside a record frame (was the writer killed mid-write?)");
       break;
     }
-    const std::uint64_t length = get_le(bytes, offset, 4);
-    const auto checksum = static_cast<std::uint32_t>(get_le(bytes, offset + 4, 4));
+    const std::uint64_t length = get_le(frame, 0, 4);
+    const auto checksum = static_cast<std::uint32_t>(get_le(frame, 4, 4));
     if (length == 0 || length > kMaxRecordSize) {
-      stop("implausible record length " + std::to_string(length) + " (corrupted file)");
+      stop_with("implausible record length " + std::to_string(length) + " (corrupted file)");
       break;
     }
-    if (length > bytes.size() - offset - kFrameSize) {
-      stop("a record of " + std::to_string(length) +
+    if (length > in.size() - in.offset() - kFrameSize) {
+      stop_with("a record of " + std::to_string(length) +
            " bytes runs past the end of the file (was the writer killed mid-write?)");
       break;
     }
-    const std::string_view body(bytes.data() + offset + kFrameSize, length);
+    const std::string_view body = in.peek(kFrameSize + length).substr(kFrameSize);
     if (crc32(body) != checksum) {
       stop("checksum mismatch (corrupted record)");
       break;
     }
-    Decoder in(body.substr(1));
+    Decoder fields(body.substr(1));
     bool ok = false;
     switch (static_cast<RecordType>(body[0])) {
-    case RecordType::Event: {
-      Event event;
-      ok = decode_event(in, event, address_space);
-      if (ok) trace.events.push_back(std::move(event));
+    case RecordType::Event:
+      ok = true; // decoded (and checked) by next()
       break;
-    }
     case RecordType::Name: {
       std::uint64_t id = 0;
       std::string text;
-      ok = in.u64(id) && in.text(text) && in.done() && id <= 0xFFFFFFFFu;
-      if (ok) ids.names[static_cast<NameId>(id)] = symbols.intern(text);
+      ok = fields.u64(id) && fields.text(text) && fields.done() && id <= 0xFFFFFFFFu;
+      if (ok) names_[static_cast<NameId>(id)] = symbols.intern(text);
       break;
     }
     case RecordType::CallSite: {
       std::uint64_t id = 0;
       CallSite site;
-      ok = in.u64(id) && id <= 0xFFFFFFFFu && read_call_site(in, site);
-      if (ok) ids.sites[static_cast<CallSiteId>(id)] = symbols.add_call_site(std::move(site));
+      ok = fields.u64(id) && id <= 0xFFFFFFFFu && read_call_site(fields, site);
+      if (ok) sites_[static_cast<CallSiteId>(id)] = symbols.add_call_site(std::move(site));
       break;
     }
     }
@@ -134,11 +159,92 @@ TraceFile read_trace(const std::string& path, std::uint32_t address_space, Symbo
       stop("record of unknown type or malformed fields");
       break;
     }
-    ++trace.records;
-    offset += kFrameSize + length;
+    in.skip(kFrameSize + length);
   }
-  for (Event& event : trace.events) remap(event, ids);
+  readable_end_ = in.offset();
+  in.rewind_to(kFileHeaderSize);
+}
+
+void TraceReader::stop_reading(const std::string& why) {
+  const Records& in = *records_in_;
+  std::ostringstream out;
+  out << "stopped at byte " << in.offset() << " of " << in.size() << ": " << why << "; "
+      << records_ << " complete record" << (records_ == 1 ? "" : "s") << " recovered";
+  problem_ = out.str();
+  readable_end_ = in.offset();
+  unreadable_rest_.clear();
+}
+
+TraceReader::TraceReader(TraceReader&&) noexcept = default;
+TraceReader& TraceReader::operator=(TraceReader&&) noexcept = default;
+TraceReader::~TraceReader() = default;
+
+bool TraceReader::next(Event& event) {
+  Records& in = *records_in_;
+  while (in.offset() < readable_end_) {
+    const std::size_t length = get_le(in.peek(kFrameSize), 0, 4);
+    const std::string_view body = in.peek(kFrameSize + length).substr(kFrameSize);
+    const bool is_event = static_cast<RecordType>(body[0]) == RecordType::Event;
+    if (is_event) {
+      Decoder fields(body.substr(1));
+      if (!decode_event(fields, event, address_space_)) {
+        stop_reading("record of unknown type or malformed fields");
+        return false;
+      }
+      remap(event);
+    }
+    in.skip(kFrameSize + length);
+    ++records_;
+    if (is_event) return true;
+  }
+  if (!unreadable_rest_.empty()) stop_reading(unreadable_rest_);
+  return false;
+}
+
+void TraceReader::remap(Event& event) const {
+  event.header.site = mapped(sites_, event.header.site);
+  std::visit(
+      [&](auto& p) {
+        using P = std::decay_t<decltype(p)>;
+        if constexpr (std::is_same_v<P, KernelLaunch>) p.kernel = mapped(names_, p.kernel);
+        if constexpr (std::is_same_v<P, HostFunction>) p.function = mapped(names_, p.function);
+        if constexpr (requires { p.name; }) p.name = mapped(names_, p.name);
+      },
+      event.payload);
+}
+
+TraceFile read_trace(const std::string& path, std::uint32_t address_space, SymbolTable& symbols) {
+  TraceReader reader(path, address_space, symbols);
+  TraceFile trace{path, reader.pid(), reader.start_time_ns(), {}, 0, {}};
+  for (Event event; reader.next(event);) trace.events.push_back(std::move(event));
+  trace.records = reader.records();
+  trace.problem = reader.problem();
   return trace;
+}
+
+TimeOrderedMerge::TimeOrderedMerge(std::vector<TraceReader>& readers)
+    : readers_(readers), current_(readers.size()), handed_out_(readers.size()) {
+  for (std::size_t reader = 0; reader < readers_.size(); ++reader) advance(reader);
+}
+
+bool TimeOrderedMerge::later(const Head& a, const Head& b) {
+  if (a.time_ns != b.time_ns) return a.time_ns > b.time_ns;
+  return a.reader > b.reader;
+}
+
+void TimeOrderedMerge::advance(std::size_t reader) {
+  if (!readers_[reader].next(current_[reader])) return;
+  heads_.push_back(Head{current_[reader].header.time_ns, reader});
+  std::push_heap(heads_.begin(), heads_.end(), later);
+}
+
+const Event* TimeOrderedMerge::next() {
+  if (handed_out_ < readers_.size()) advance(handed_out_);
+  if (heads_.empty()) return nullptr;
+  std::pop_heap(heads_.begin(), heads_.end(), later);
+  handed_out_ = heads_.back().reader;
+  heads_.pop_back();
+  return &current_[handed_out_];
 }
 
 std::vector<std::string> find_trace_files(const std::vector<std::string>& paths) {
@@ -161,25 +267,6 @@ std::vector<std::string> find_trace_files(const std::vector<std::string>& paths)
     }
   }
   return files;
-}
-
-std::vector<Event> merge_by_time(std::vector<TraceFile>& files) {
-  std::vector<Event> merged;
-  std::vector<std::size_t> next(files.size(), 0);
-  std::size_t total = 0;
-  for (const TraceFile& file : files) total += file.events.size();
-  merged.reserve(total);
-  while (merged.size() < total) {
-    std::size_t best = files.size();
-    for (std::size_t f = 0; f < files.size(); ++f) {
-      if (next[f] == files[f].events.size()) continue;
-      if (best == files.size() ||
-          files[f].events[next[f]].header.time_ns < files[best].events[next[best]].header.time_ns)
-        best = f;
-    }
-    merged.push_back(std::move(files[best].events[next[best]++]));
-  }
-  return merged;
 }
 
 } // namespace streamrace::trace
