@@ -75,9 +75,27 @@ cudaError_t parameterInfo(const void* func, size_t paramIndex, size_t* paramOffs
   return cudaSuccess;
 }
 
+// The kernel's record is its cudaFunction_t, the CUfunction the driver stand-in launches.
+cudaError_t functionBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) {
+  if (functionPtr == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  KernelRecord* record = KernelTable::instance().handleFor(symbolPtr);
+  if (record == nullptr) {
+    return cudaErrorInvalidDeviceFunction;
+  }
+  *functionPtr = reinterpret_cast<cudaFunction_t>(record);
+  return cudaSuccess;
+}
+
 } // namespace
 
 extern "C" {
+
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) {
+  STREAMRACE_EMU_TRACED(cudaGetFuncBySymbol, v11000, functionBySymbol(functionPtr, symbolPtr),
+                        functionPtr, symbolPtr);
+}
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
   STREAMRACE_EMU_TRACED(cudaFuncGetAttributes, v3020, functionAttributes(attr, func), attr, func);

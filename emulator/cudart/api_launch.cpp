@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api_tracing.h"
+#include "kernel_launch.h"
 #include "kernel_table.h"
 #include "runtime_state.h"
 
@@ -90,9 +91,10 @@ cudaError_t launch(const std::optional<KernelLaunchInfo>& kernel, dim3 grid, dim
   if (kernel->argumentSizes.size() > 0 && args == nullptr) {
     return cudaErrorInvalidValue;
   }
-  // The driver launch a real runtime performs underneath, as a CUPTI driver-domain callback.
+  // The driver launch a real runtime performs underneath (or the program's own), as a CUPTI
+  // driver-domain callback.
   cuLaunchKernel_params driverParams{
-      reinterpret_cast<CUfunction>(const_cast<void*>(kernel->hostFunction)),
+      reinterpret_cast<CUfunction>(const_cast<KernelRecord*>(kernel->handle)),
       grid.x,
       grid.y,
       grid.z,
@@ -188,6 +190,12 @@ cudaError_t launchByHandle(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, voi
 }
 
 } // namespace
+
+cudaError_t streamrace::emu::launchKernel(const std::optional<KernelLaunchInfo>& kernel, dim3 grid,
+                                          dim3 block, void** args, std::size_t sharedMem,
+                                          cudaStream_t handle, DefaultStream zero) {
+  return launch(kernel, grid, block, args, sharedMem, handle, zero);
+}
 
 extern "C" {
 

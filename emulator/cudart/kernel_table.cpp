@@ -47,8 +47,8 @@ std::optional<KernelLaunchInfo> KernelTable::launchInfoLocked(KernelRecord& reco
   if (firstNoOp) {
     record.reportedAsNoOp = true;
   }
-  return KernelLaunchInfo{record.hostFunction, record.deviceName, record.body, record.argumentSizes,
-                          firstNoOp};
+  return KernelLaunchInfo{&record,     record.hostFunction,  record.deviceName,
+                          record.body, record.argumentSizes, firstNoOp};
 }
 
 std::optional<KernelLaunchInfo> KernelTable::launchInfoByHostFunction(const void* hostFunction) {
@@ -68,6 +68,13 @@ std::optional<KernelLaunchInfo> KernelTable::launchInfoByHandle(const KernelReco
     return std::nullopt;
   }
   return launchInfoLocked(*it->second);
+}
+
+const KernelRecord* KernelTable::recordByHandle(const void* handle) {
+  std::lock_guard lock(mutex_);
+  auto it = std::find_if(byHostFunction_.begin(), byHostFunction_.end(),
+                         [handle](const auto& entry) { return entry.second.get() == handle; });
+  return it == byHostFunction_.end() ? nullptr : it->second.get();
 }
 
 std::optional<std::vector<ParameterSlot>> KernelTable::parameterLayout(const void* hostFunction) {

@@ -26,6 +26,7 @@ struct KernelRecord {
 
 // What a launch needs to know, copied out under the table's lock.
 struct KernelLaunchInfo {
+  const KernelRecord* handle; // the kernel's CUfunction (and cudaKernel_t, cudaFunction_t)
   const void* hostFunction;
   std::string deviceName;
   StreamraceEmuKernelBody body;
@@ -44,6 +45,8 @@ public:
   KernelRecord* handleFor(const void* hostFunction);
   std::optional<KernelLaunchInfo> launchInfoByHostFunction(const void* hostFunction);
   std::optional<KernelLaunchInfo> launchInfoByHandle(const KernelRecord* handle);
+  // The record behind a handle this table gave out, or null.
+  const KernelRecord* recordByHandle(const void* handle);
   // The kernel's parameter layout: from its CPU registration's argument sizes, else from its
   // device name. Nothing for an unknown host function or a layout neither can tell.
   std::optional<std::vector<ParameterSlot>> parameterLayout(const void* hostFunction);

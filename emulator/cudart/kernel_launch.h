@@ -1,0 +1,21 @@
+// One kernel launch onto its stream, whichever API asked for it: the runtime's entry points
+// (inside their runtime-domain callbacks) and the driver's cuLaunchKernel (driver_entry.cpp).
+// It raises the driver-domain cuLaunchKernel callback itself, as the driver does underneath a
+// runtime launch.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <optional>
+
+#include "kernel_table.h"
+#include "runtime_state.h"
+
+namespace streamrace::emu {
+
+cudaError_t launchKernel(const std::optional<KernelLaunchInfo>& kernel, dim3 grid, dim3 block,
+                         void** args, std::size_t sharedMem, cudaStream_t handle,
+                         DefaultStream zero);
+
+} // namespace streamrace::emu
