@@ -1,8 +1,10 @@
-// CUDA calls through the CUPTI callback API (runtime domain), decoded at API exit so results and
-// output parameters are known. CUPTI is loaded at run time: a preloaded tracer must not stop a
-// program from starting where libcupti is not on the library path.
+// CUDA calls through the CUPTI callback API (runtime domain, and the driver domain's kernel
+// launches), decoded at API exit so results and output parameters are known. CUPTI is loaded at
+// run time: a preloaded tracer must not stop a program from starting where libcupti is not on the
+// library path.
 #include "api_decoder.h"
 #include "cuda_arguments.h"
+#include "driver_launches.h"
 #include "kernel_launches.h"
 #include "tracer.h"
 
@@ -20,6 +22,9 @@ namespace {
 
 constexpr int kCudaSuccess = 0;
 constexpr int kCudaErrorNotReady = 600;
+
+// Runtime calls in progress on this thread: a driver launch inside one is that call's own.
+thread_local int runtime_call_depth = 0;
 
 // Callback ids seen so far and what the model says about them; `kUnmodeled` marks calls the
 // model does not describe, so each id is looked up by name once.
@@ -72,13 +77,27 @@ void on_api_exit(Tracer& tracer, CUpti_CallbackId id, const CUpti_CallbackData& 
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                           const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || InsideLibraryCall::active()) return;
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
-  if (call->callbackSite != CUPTI_API_EXIT) return;
+  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  if (runtime) {
+    // Counted whatever else happens, so enter and exit stay paired. A call in progress when the
+    // tracer subscribed (the driver loads it during the first runtime call) exits unentered.
+    if (call->callbackSite == CUPTI_API_ENTER) {
+      ++runtime_call_depth;
+      return;
+    }
+    if (runtime_call_depth > 0) --runtime_call_depth;
+  } else if (domain != CUPTI_CB_DOMAIN_DRIVER_API || runtime_call_depth > 0) {
+    return;
+  }
+  if (call->callbackSite != CUPTI_API_EXIT || InsideLibraryCall::active()) return;
   Tracer* tracer = Tracer::get();
   if (tracer == nullptr) return;
   try {
-    on_api_exit(*tracer, id, *call);
+    if (runtime)
+      on_api_exit(*tracer, id, *call);
+    else
+      record_driver_launch(*tracer, id, *call);
   } catch (const std::exception& error) {
     tracer->disable(error.what());
   } catch (...) {
@@ -89,6 +108,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
 using SubscribeFunction = CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*);
 using EnableDomainFunction = CUptiResult (*)(uint32_t, CUpti_SubscriberHandle,
                                              CUpti_CallbackDomain);
+using EnableCallbackFunction = CUptiResult (*)(uint32_t, CUpti_SubscriberHandle,
+                                               CUpti_CallbackDomain, CUpti_CallbackId);
 using ResultStringFunction = CUptiResult (*)(CUptiResult, const char**);
 
 // Returns an empty string on success, else why CUPTI could not be used.
@@ -98,12 +119,18 @@ std::string subscribe() {
   if (cupti == nullptr) return std::string("cannot load libcupti: ") + dlerror();
   auto subscribe_to = reinterpret_cast<SubscribeFunction>(dlsym(cupti, "cuptiSubscribe"));
   auto enable_domain = reinterpret_cast<EnableDomainFunction>(dlsym(cupti, "cuptiEnableDomain"));
+  auto enable_callback =
+      reinterpret_cast<EnableCallbackFunction>(dlsym(cupti, "cuptiEnableCallback"));
   auto result_string = reinterpret_cast<ResultStringFunction>(dlsym(cupti, "cuptiGetResultString"));
-  if (subscribe_to == nullptr || enable_domain == nullptr)
-    return "libcupti lacks cuptiSubscribe or cuptiEnableDomain";
+  if (subscribe_to == nullptr || enable_domain == nullptr || enable_callback == nullptr)
+    return "libcupti lacks cuptiSubscribe, cuptiEnableDomain or cuptiEnableCallback";
   CUpti_SubscriberHandle subscriber = nullptr;
   CUptiResult result = subscribe_to(&subscriber, on_callback, nullptr);
   if (result == CUPTI_SUCCESS) result = enable_domain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+  // Of the driver domain only the launches: every other driver call is some runtime call's.
+  for (CUpti_CallbackId launch : kDriverLaunchCallbacks)
+    if (result == CUPTI_SUCCESS)
+      result = enable_callback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch);
   if (result == CUPTI_SUCCESS) return {};
   const char* text = "unknown CUPTI error";
   if (result_string != nullptr) result_string(result, &text);

@@ -58,6 +58,50 @@ std::optional<std::vector<std::uint8_t>> probe_sizes(const void* function) {
   return sizes;
 }
 
+// The driver's answers for a CUfunction, from the libcuda.so.1 the launching program loaded.
+struct DriverFunctions {
+  using ParamInfo = int (*)(const void*, std::size_t, std::size_t*, std::size_t*);
+  using Name = int (*)(const char**, const void*);
+  ParamInfo param_info = nullptr;
+  Name name = nullptr;
+
+  static const DriverFunctions& get() {
+    static const DriverFunctions functions = [] {
+      DriverFunctions found;
+      void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+      if (driver == nullptr) return found;
+      found.param_info = reinterpret_cast<ParamInfo>(dlsym(driver, "cuFuncGetParamInfo"));
+      found.name = reinterpret_cast<Name>(dlsym(driver, "cuFuncGetName"));
+      dlclose(driver);
+      return found;
+    }();
+    return functions;
+  }
+};
+
+// The driver keeps no last error: its probe ends at the first index it refuses, and a driver
+// older than 12.4 (no cuFuncGetParamInfo) leaves the layout unknown.
+std::vector<std::uint8_t> probe_driver_sizes(const void* function) {
+  const DriverFunctions& driver = DriverFunctions::get();
+  std::vector<std::uint8_t> sizes;
+  if (driver.param_info == nullptr) return sizes;
+  while (sizes.size() < kMaxParameters) {
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    if (driver.param_info(function, sizes.size(), &offset, &size) != kCudaSuccess) break;
+    sizes.push_back(static_cast<std::uint8_t>(size <= 8 ? size : 0));
+  }
+  return sizes;
+}
+
+std::string driver_name(const void* function) {
+  const DriverFunctions& driver = DriverFunctions::get();
+  const char* name = nullptr;
+  if (driver.name == nullptr || driver.name(&name, function) != kCudaSuccess || name == nullptr)
+    return {};
+  return name;
+}
+
 void read_values(const std::vector<std::uint8_t>& sizes, void* const* args,
                  std::array<std::uint64_t, kMaxParameters>& values) {
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -99,14 +143,19 @@ std::string KernelLaunchReader::annotate(const void* function, std::string_view 
   return {};
 }
 
-const KernelLaunchReader::Shape* KernelLaunchReader::shape_of(const void* function,
+const KernelLaunchReader::Shape* KernelLaunchReader::shape_of(Api api, const void* function,
                                                               const char* mangled_name) {
   if (auto it = shapes_.find(function); it != shapes_.end()) return it->second.get();
-  std::optional<std::vector<std::uint8_t>> sizes = probe_sizes(function);
-  if (!sizes) return nullptr;
   auto shape = std::make_unique<Shape>();
-  shape->sizes = std::move(*sizes);
-  if (mangled_name != nullptr) shape->name = mangled_name;
+  if (api == Api::Runtime) {
+    std::optional<std::vector<std::uint8_t>> sizes = probe_sizes(function);
+    if (!sizes) return nullptr;
+    shape->sizes = std::move(*sizes);
+  } else {
+    shape->sizes = probe_driver_sizes(function);
+    shape->name = driver_name(function);
+  }
+  if (shape->name.empty() && mangled_name != nullptr) shape->name = mangled_name;
   if (auto it = annotations_.find(function); it != annotations_.end())
     shape->annotation = it->second;
   else if (auto named = annotations_by_name_.find(shape->name);
@@ -117,16 +166,31 @@ const KernelLaunchReader::Shape* KernelLaunchReader::shape_of(const void* functi
   return shapes_.emplace(function, std::move(shape)).first->second.get();
 }
 
+void KernelLaunchReader::read_shape(const Shape& shape, void* const* args,
+                                    std::vector<KernelPointer>& out) const {
+  if (shape.sizes.empty() || args == nullptr) return;
+  thread_local std::array<std::uint64_t, kMaxParameters> values;
+  read_values(shape.sizes, args, values);
+  const KernelRules* rules = shape.annotation ? shape.annotation.get() : shape.summary;
+  kernel_pointers(shape.sizes, std::span(values.data(), shape.sizes.size()), rules, out);
+}
+
 void KernelLaunchReader::read(const void* function, const char* mangled_name, void* const* args,
                               std::vector<KernelPointer>& out) {
   if (function == nullptr || args == nullptr) return;
-  thread_local std::array<std::uint64_t, kMaxParameters> values;
   std::lock_guard lock(mutex_);
-  const Shape* shape = shape_of(function, mangled_name);
-  if (shape == nullptr || shape->sizes.empty()) return;
-  read_values(shape->sizes, args, values);
-  const KernelRules* rules = shape->annotation ? shape->annotation.get() : shape->summary;
-  kernel_pointers(shape->sizes, std::span(values.data(), shape->sizes.size()), rules, out);
+  if (const Shape* shape = shape_of(Api::Runtime, function, mangled_name))
+    read_shape(*shape, args, out);
+}
+
+std::string KernelLaunchReader::read_driver_launch(const void* function, const char* reported_name,
+                                                   void* const* args,
+                                                   std::vector<KernelPointer>& out) {
+  if (function == nullptr) return reported_name != nullptr ? reported_name : "";
+  std::lock_guard lock(mutex_);
+  const Shape* shape = shape_of(Api::Driver, function, reported_name);
+  read_shape(*shape, args, out);
+  return shape->name;
 }
 
 } // namespace streamrace::tracer

@@ -32,6 +32,11 @@ public:
   // (and restores) that thread's last CUDA error.
   void read(const void* function, const char* mangled_name, void* const* args,
             std::vector<KernelPointer>& out);
+  // The same for a driver-API launch of the CUfunction `function`, its layout from the driver's
+  // cuFuncGetParamInfo (which keeps no last error) and its name from cuFuncGetName, else
+  // `reported_name`; returns that name (empty when neither tells).
+  std::string read_driver_launch(const void* function, const char* reported_name, void* const* args,
+                                 std::vector<KernelPointer>& out);
 
 private:
   struct Shape {
@@ -41,9 +46,11 @@ private:
     const KernelRules* summary = nullptr;
   };
 
+  enum class Api { Runtime, Driver };
   // The shape of `function`, probing its layout if needed; null when the probe must wait for a
   // later launch (the thread holds an unread CUDA error that the probe could not restore).
-  const Shape* shape_of(const void* function, const char* mangled_name);
+  const Shape* shape_of(Api api, const void* function, const char* mangled_name);
+  void read_shape(const Shape& shape, void* const* args, std::vector<KernelPointer>& out) const;
 
   std::mutex mutex_;
   std::unordered_map<const void*, std::unique_ptr<Shape>> shapes_;

@@ -32,14 +32,15 @@
  *   mark.version = NVTX_VERSION;
  *   mark.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
  *   mark.payloadType = NVTX_PAYLOAD_TYPE_UNSIGNED_INT64;  (NVTX_PAYLOAD_TYPE_INT64 too)
- *   mark.payload.ullValue = (uint64_t)(uintptr_t)scale;
+ *   mark.payload.ullValue = (uint64_t)(uintptr_t)scale;   (or the CUfunction it launches)
  *   mark.messageType = NVTX_MESSAGE_TYPE_ASCII;
  *   mark.message.ascii = "rw[p2*4],-,-";
  *   nvtxDomainMarkEx(domain, &mark);
  *
  * or, by name, without a payload: the message "<kernel name>: <specification>", the name as
  * launches report it (the mangled name of a C++ kernel, "_Z5scalePffi"; the plain name of an
- * extern "C" or Triton kernel). A name also matches kernels loaded after the mark:
+ * extern "C" or Triton kernel, launched through cuLaunchKernel). A name also matches kernels
+ * loaded after the mark:
  *
  *   nvtx.mark(message="_Z5scalePffi: rw[p2*4],-,-", domain="streamrace")   (Python)
  *
