@@ -244,6 +244,19 @@ ParsedAnnotation parse_annotation(std::string_view specification) {
   return parsed;
 }
 
+AnnotationMessage split_annotation_message(std::string_view message) {
+  const auto trimmed = [](std::string_view text) {
+    while (!text.empty() && text.front() == ' ')
+      text.remove_prefix(1);
+    while (!text.empty() && text.back() == ' ')
+      text.remove_suffix(1);
+    return text;
+  };
+  const std::size_t colon = message.rfind(':');
+  if (colon == std::string_view::npos) return {{}, trimmed(message)};
+  return {trimmed(message.substr(0, colon)), trimmed(message.substr(colon + 1))};
+}
+
 std::string KernelSummaries::load(const std::string& path) {
   std::ifstream file(path);
   if (!file) return "cannot open kernel summaries file " + path;

@@ -40,6 +40,14 @@ struct ParsedAnnotation {
 };
 ParsedAnnotation parse_annotation(std::string_view specification);
 
+// An NVTX annotation mark's message, "[kernel name:] specification", split. Specifications hold no
+// colon, so the name (which may: "ns::fill") ends at the last one; both parts are trimmed.
+struct AnnotationMessage {
+  std::string_view kernel_name; // empty without a colon
+  std::string_view specification;
+};
+AnnotationMessage split_annotation_message(std::string_view message);
+
 // The analyzer's `--kernel-summaries` file, by mangled device name.
 class KernelSummaries {
 public:

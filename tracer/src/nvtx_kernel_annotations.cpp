@@ -1,6 +1,7 @@
 #include "nvtx_kernel_annotations.h"
 
 #include "annotation_entry.h"
+#include "kernel_rules.h"
 #include "tracer.h"
 
 #include <atomic>
@@ -108,14 +109,6 @@ std::optional<std::string> message_of(const nvtxEventAttributes_t& attributes) {
   }
 }
 
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && text.front() == ' ')
-    text.remove_prefix(1);
-  while (!text.empty() && text.back() == ' ')
-    text.remove_suffix(1);
-  return text;
-}
-
 void warn(std::string_view why) {
   std::fprintf(stderr, "streamrace: warning: NVTX kernel annotation ignored: %.*s\n",
                static_cast<int>(why.size()), why.data());
@@ -137,14 +130,7 @@ void annotate_from_mark(const nvtxEventAttributes_t& attributes) {
     warn("\"" + *message + "\": the payload must be the kernel's address as a 64-bit integer");
     return;
   }
-  // Specifications never hold a colon and kernel names end before the last one.
-  std::string_view name;
-  std::string_view specification = *message;
-  if (const std::size_t colon = specification.rfind(':'); colon != std::string_view::npos) {
-    name = trimmed(specification.substr(0, colon));
-    specification = specification.substr(colon + 1);
-  }
-  specification = trimmed(specification);
+  const auto [name, specification] = split_annotation_message(*message);
   if (function == nullptr && name.empty()) {
     warn("\"" + *message +
          "\" names no kernel: give its address as a 64-bit payload, or write "

@@ -32,6 +32,18 @@ TEST(KernelAnnotation, RejectsMalformedEntriesWithTheReason) {
   EXPECT_FALSE(parse_annotation("-[8]").rules);
 }
 
+TEST(KernelAnnotation, NvtxMessagesNameTheKernelBeforeTheLastColon) {
+  const AnnotationMessage mangled = split_annotation_message("_Z4fillPfi: w[p1*4],-");
+  EXPECT_EQ(mangled.kernel_name, "_Z4fillPfi");
+  EXPECT_EQ(mangled.specification, "w[p1*4],-");
+  const AnnotationMessage qualified = split_annotation_message(" ns::fill<int> :r, -");
+  EXPECT_EQ(qualified.kernel_name, "ns::fill<int>");
+  EXPECT_EQ(qualified.specification, "r, -");
+  const AnnotationMessage unnamed = split_annotation_message(" rw[64],- ");
+  EXPECT_EQ(unnamed.kernel_name, "");
+  EXPECT_EQ(unnamed.specification, "rw[64],-");
+}
+
 TEST(KernelSummaries, ReadsTheAnalyzersFormat) {
   KernelSummaries summaries;
   ASSERT_EQ(summaries.parse(R"({"version": 1, "kernels": [{"name": "axpy",
