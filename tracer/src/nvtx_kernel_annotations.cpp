@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -27,7 +27,7 @@ constexpr std::string_view kDomainName = "streamrace";
 // of their texts: both live as long as the process, as NVTX handles do.
 struct Registry {
   std::mutex mutex;
-  std::map<std::string, int, std::less<>> domains;
+  std::set<std::string, std::less<>> domains;
   std::deque<std::string> strings;
   std::unordered_set<const std::string*> string_handles;
   std::atomic<const void*> streamrace_domain{nullptr};
@@ -53,8 +53,8 @@ nvtxDomainHandle_t create_domain(std::string_view name) {
   Registry& registry = Registry::get();
   std::lock_guard lock(registry.mutex);
   auto it = registry.domains.find(name);
-  if (it == registry.domains.end()) it = registry.domains.emplace(std::string(name), 0).first;
-  const void* handle = &it->first;
+  if (it == registry.domains.end()) it = registry.domains.emplace(name).first;
+  const void* handle = &*it;
   if (name == kDomainName) registry.streamrace_domain.store(handle);
   return static_cast<nvtxDomainHandle_t>(const_cast<void*>(handle));
 }
@@ -72,21 +72,37 @@ nvtxStringHandle_t register_string(nvtxDomainHandle_t domain, std::string text) 
   return reinterpret_cast<nvtxStringHandle_t>(const_cast<std::string*>(stored));
 }
 
+// NVTX calls these from C: nothing may escape them. An internal error disables the tracer and
+// gives NVTX's tool-less answer.
+template <typename Handle, typename Body> Handle guarded(Body&& body) {
+  try {
+    return body();
+  } catch (const std::exception& error) {
+    if (Tracer* tracer = Tracer::get()) tracer->disable(error.what());
+  } catch (...) {
+    if (Tracer* tracer = Tracer::get()) tracer->disable("unknown exception in an NVTX handler");
+  }
+  return nullptr;
+}
+
 nvtxDomainHandle_t NVTX_API domain_create_ascii(const char* name) {
-  return create_domain(name != nullptr ? name : "");
+  return guarded<nvtxDomainHandle_t>([&] { return create_domain(name != nullptr ? name : ""); });
 }
 
 nvtxDomainHandle_t NVTX_API domain_create_wide(const wchar_t* name) {
-  return create_domain(ascii_of(name).value_or(""));
+  return guarded<nvtxDomainHandle_t>([&] { return create_domain(ascii_of(name).value_or("")); });
 }
 
 nvtxStringHandle_t NVTX_API register_string_ascii(nvtxDomainHandle_t domain, const char* text) {
-  return text != nullptr ? register_string(domain, text) : nullptr;
+  return guarded<nvtxStringHandle_t>(
+      [&] { return text != nullptr ? register_string(domain, text) : nullptr; });
 }
 
 nvtxStringHandle_t NVTX_API register_string_wide(nvtxDomainHandle_t domain, const wchar_t* text) {
-  std::optional<std::string> narrow = ascii_of(text);
-  return narrow ? register_string(domain, std::move(*narrow)) : nullptr;
+  return guarded<nvtxStringHandle_t>([&] {
+    std::optional<std::string> narrow = ascii_of(text);
+    return narrow ? register_string(domain, std::move(*narrow)) : nullptr;
+  });
 }
 
 // The mark's message, whichever way NVTX carries it.
@@ -149,6 +165,8 @@ void NVTX_API domain_mark(nvtxDomainHandle_t domain, const nvtxEventAttributes_t
     annotate_from_mark(*attributes);
   } catch (const std::exception& error) {
     tracer->disable(error.what());
+  } catch (...) {
+    tracer->disable("unknown exception in an NVTX handler");
   }
 }
 
