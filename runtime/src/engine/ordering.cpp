@@ -63,8 +63,13 @@ ActorId Ordering::new_actor(const ActorInfo& info) {
   return static_cast<ActorId>(actors_.size() - 1);
 }
 
-ThreadState& Ordering::thread(RankId rank, ThreadId id) {
-  if (last_thread_ && last_thread_->rank == rank && last_thread_->id == id) return *last_thread_;
+Ordering::RecentLookups* Ordering::recent_of(RankId rank) {
+  if (rank >= kRecentRanks) return nullptr;
+  if (rank >= recent_.size()) recent_.resize(rank + 1);
+  return &recent_[rank];
+}
+
+ThreadState& Ordering::lookup_thread(RankId rank, ThreadId id) {
   auto [it, inserted] = threads_.try_emplace(RankHandleKey{rank, id});
   ThreadState& state = it->second;
   if (inserted) {
@@ -72,7 +77,7 @@ ThreadState& Ordering::thread(RankId rank, ThreadId id) {
     state.id = id;
     state.actor = new_actor(ActorInfo{false, rank, id, 0, StreamKind::Blocking, false, 0});
   }
-  last_thread_ = &state;
+  if (RecentLookups* recent = recent_of(rank)) recent->thread = &state;
   return state;
 }
 
@@ -102,17 +107,17 @@ StreamState& Ordering::default_stream(ThreadState& thread, bool per_thread) {
   return stream;
 }
 
-StreamState& Ordering::stream(ThreadState& thread, StreamHandle handle) {
+StreamState& Ordering::lookup_stream(ThreadState& thread, StreamHandle handle) {
   if (handle == kNullStream || handle == kLegacyStream) return default_stream(thread, false);
   if (handle == kPerThreadStream) return default_stream(thread, true);
-  if (last_stream_ && last_stream_->rank == thread.rank && last_stream_->handle == handle)
-    return *last_stream_;
   auto it = streams_.find(RankHandleKey{thread.rank, handle});
   StreamState& found = it != streams_.end()
                            ? it->second
                            : create_stream(thread, StreamCreate{handle, kCurrentDevice,
                                                                 StreamKind::Blocking, 0});
-  last_stream_ = &found;
+  // Stream states live in map nodes that are never erased: the pointer stays valid.
+  if (RecentLookups* recent = recent_of(thread.rank))
+    recent->streams[recent_slot(handle)] = &found;
   return found;
 }
 
@@ -150,13 +155,19 @@ void Ordering::name_stream(ThreadState& thread, StreamHandle handle, NameId name
   actors_[named.actor].name = name;
 }
 
-EventState& Ordering::event(RankId rank, EventHandle handle) {
-  return events_[RankHandleKey{rank, handle}];
+EventState& Ordering::add_event(RankId rank, EventHandle handle) {
+  EventState& state = events_[RankHandleKey{rank, handle}];
+  if (RecentLookups* recent = recent_of(rank))
+    recent->events[recent_slot(handle)] = {handle, &state};
+  return state;
 }
 
-EventState* Ordering::find_event(RankId rank, EventHandle handle) {
+EventState* Ordering::lookup_event(RankId rank, EventHandle handle) {
   auto it = events_.find(RankHandleKey{rank, handle});
-  return it == events_.end() ? nullptr : &it->second;
+  if (it == events_.end()) return nullptr;
+  if (RecentLookups* recent = recent_of(rank))
+    recent->events[recent_slot(handle)] = {handle, &it->second};
+  return &it->second;
 }
 
 const EventState* Ordering::find_event(RankId rank, EventHandle handle) const {
@@ -170,6 +181,10 @@ StreamState* Ordering::find_stream(RankId rank, StreamHandle handle) {
 }
 
 void Ordering::destroy_event(RankId rank, EventHandle handle) {
+  if (rank < recent_.size()) {
+    auto& slot = recent_[rank].events[recent_slot(handle)];
+    if (slot.first == handle) slot = {};
+  }
   events_.erase(RankHandleKey{rank, handle});
 }
 
@@ -177,7 +192,7 @@ void Ordering::settle(VectorClock& clock) {
   settle_meetings(clock, [](const Rendezvous&) {});
 }
 
-void Ordering::prepare(StreamState& stream, ThreadState& thread) {
+void Ordering::join_predecessors(StreamState& stream, ThreadState& thread) {
   if (!stream.clock.pending().empty()) settle_owned(stream.clock, stream.actor);
   // Rule 1: what the enqueuing thread did (and waited for) comes first.
   if (stream.joined_thread != thread.actor || stream.joined_thread_version != thread.version) {
@@ -213,28 +228,12 @@ void Ordering::prepare(StreamState& stream, ThreadState& thread) {
   }
 }
 
-void Ordering::retire_if_exhausted(ActorId& actor, const VectorClock& clock) {
-  if (clock.get(actor) < kLastEpoch) return;
+void Ordering::retire(ActorId& actor) {
   // The old actor's last epoch stays in every clock that saw it; its successor starts at 0.
   const ActorId successor = new_actor(actors_[actor]);
   stream_by_actor_[successor] = stream_by_actor_[actor];
   stream_by_actor_[actor] = nullptr;
   actor = successor;
-}
-
-Epoch Ordering::advance(StreamState& stream) {
-  retire_if_exhausted(stream.actor, stream.clock);
-  const Epoch epoch = stream.clock.tick(stream.actor);
-  ++stream.version;
-  if (stream.kind == StreamKind::LegacyDefault) ++stream.device_state->legacy_version;
-  if (observer_) [[unlikely]]
-    observer_->step(stream.actor, epoch);
-  return epoch;
-}
-
-Epoch Ordering::enqueue(StreamState& stream, ThreadState& thread) {
-  prepare(stream, thread);
-  return advance(stream);
 }
 
 Epoch Ordering::host_action(ThreadState& thread) {
@@ -270,18 +269,24 @@ void Ordering::record(EventHandle handle, EventState& event, StreamState& stream
   event.snapshot = stream.clock;
   event.recorded_on = stream.handle;
   stream.last_event = handle;
-  if (observer_) [[unlikely]] {
+  event.recorded_actor = stream.actor;
+  event.recorded_epoch = stream.clock.get(stream.actor);
+  if (observer_) [[unlikely]]
     event.handle = handle;
-    event.recorded_actor = stream.actor;
-    event.recorded_epoch = stream.clock.get(stream.actor);
-  }
 }
 
 void Ordering::wait(StreamState& stream, const EventState& event, ThreadState& thread) {
   prepare(stream, thread);
   if (event.recorded) {
-    stream.clock.join(event.snapshot);
-    ++stream.version;
+    // Every clock holding the recorded step got it by joining the recording stream's clock
+    // at or after that step, so it already holds the whole snapshot; only meetings the
+    // snapshot still waits for could add anything. Streams that wait on the same events over
+    // and over skip the join.
+    if (!event.snapshot.pending().empty() ||
+        !stream.clock.covers(event.recorded_actor, event.recorded_epoch)) {
+      stream.clock.join(event.snapshot);
+      ++stream.version;
+    }
     if (observer_) [[unlikely]]
       notify(JoinKind::EventWait, event.recorded_actor, event.recorded_epoch, true, stream.actor,
              event.handle);

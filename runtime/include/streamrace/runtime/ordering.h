@@ -8,6 +8,7 @@
 #include "streamrace/runtime/ordering_observer.h"
 #include "streamrace/runtime/vector_clock.h"
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -79,10 +80,10 @@ struct EventState {
   StreamHandle recorded_on = 0;
   NameId name = 0;
   std::uint32_t capture = 0; // recorded inside this capture: a fork point of the graph
-  // Set only while an observer watches: the step whose clock `snapshot` is.
-  EventHandle handle = 0;
+  // The step whose clock `snapshot` is: the recording stream's clock right after that step.
   ActorId recorded_actor = 0;
   Epoch recorded_epoch = 0;
+  EventHandle handle = 0; // set only while an observer watches
 };
 
 struct ActorInfo {
@@ -130,15 +131,33 @@ struct Arrival {
 
 class Ordering {
 public:
-  ThreadState& thread(RankId rank, ThreadId id);
+  ThreadState& thread(RankId rank, ThreadId id) {
+    if (rank < recent_.size()) {
+      if (ThreadState* last = recent_[rank].thread; last && last->id == id) return *last;
+    }
+    return lookup_thread(rank, id);
+  }
   // Resolves the default-stream handles against the thread's current device; an unknown
   // handle (a stream created before streamrace attached) becomes a blocking stream.
-  StreamState& stream(ThreadState& thread, StreamHandle handle);
+  StreamState& stream(ThreadState& thread, StreamHandle handle) {
+    if (handle > kPerThreadStream && thread.rank < recent_.size()) {
+      if (StreamState* last = recent_[thread.rank].streams[recent_slot(handle)];
+          last && last->handle == handle)
+        return *last;
+    }
+    return lookup_stream(thread, handle);
+  }
   StreamState& create_stream(ThreadState& thread, const StreamCreate& create,
                              bool graph_lane = false);
   void destroy_stream(ThreadState& thread, StreamHandle handle);
-  EventState& event(RankId rank, EventHandle handle);
-  EventState* find_event(RankId rank, EventHandle handle);
+  EventState& event(RankId rank, EventHandle handle) {
+    if (EventState* recent = recent_event(rank, handle)) return *recent;
+    return add_event(rank, handle);
+  }
+  EventState* find_event(RankId rank, EventHandle handle) {
+    if (EventState* recent = recent_event(rank, handle)) return recent;
+    return lookup_event(rank, handle);
+  }
   const EventState* find_event(RankId rank, EventHandle handle) const;
   StreamState* find_stream(RankId rank, StreamHandle handle);
   const StreamState* stream_of(ActorId actor) const {
@@ -148,10 +167,27 @@ public:
 
   // Rules 1, 2 and 6 for an op enqueued on `stream` by `thread`: joins what must come before
   // it, then advances the stream. Returns the op's epoch; the stream's clock is its clock.
-  Epoch enqueue(StreamState& stream, ThreadState& thread);
-  // The joins of enqueue without the tick (ops of an NCCL group are posted together).
-  void prepare(StreamState& stream, ThreadState& thread);
-  Epoch advance(StreamState& stream);
+  Epoch enqueue(StreamState& stream, ThreadState& thread) {
+    prepare(stream, thread);
+    return advance(stream);
+  }
+  // The joins of enqueue without the tick (ops of an NCCL group are posted together). Most
+  // ops go to a non-blocking stream that already saw everything its thread did: nothing to
+  // join, decided inline.
+  void prepare(StreamState& stream, ThreadState& thread) {
+    if (stream.kind != StreamKind::NonBlocking || !stream.clock.pending().empty() ||
+        stream.joined_thread != thread.actor || stream.joined_thread_version != thread.version)
+      join_predecessors(stream, thread);
+  }
+  Epoch advance(StreamState& stream) {
+    retire_if_exhausted(stream.actor, stream.clock);
+    const Epoch epoch = stream.clock.tick(stream.actor);
+    ++stream.version;
+    if (stream.kind == StreamKind::LegacyDefault) ++stream.device_state->legacy_version;
+    if (observer_) [[unlikely]]
+      observer_->step(stream.actor, epoch);
+    return epoch;
+  }
   // The host thread does something itself (touches memory, frees): its own clock advances.
   Epoch host_action(ThreadState& thread);
   void join_into(StreamState& stream, const VectorClock& clock);
@@ -208,8 +244,38 @@ private:
     std::unordered_map<std::int32_t, const CommState*> members;
   };
 
+  // What each rank looked up last, direct-mapped by handle: ranks interleave freely, but each
+  // keeps using a few threads, streams and events. Ranks are small dense numbers; larger ones
+  // (never seen in practice) go to the hash maps every time.
+  static constexpr std::size_t kRecentSlots = 64;
+  static constexpr RankId kRecentRanks = 4096;
+  struct RecentLookups {
+    ThreadState* thread = nullptr;
+    std::array<StreamState*, kRecentSlots> streams{};
+    std::array<std::pair<EventHandle, EventState*>, kRecentSlots> events{};
+  };
+  static std::size_t recent_slot(std::uint64_t handle) {
+    return static_cast<std::size_t>((handle * 0x9E3779B97F4A7C15ull) >> 58) & (kRecentSlots - 1);
+  }
+  EventState* recent_event(RankId rank, EventHandle handle) {
+    if (rank >= recent_.size()) return nullptr;
+    const auto& [cached, state] = recent_[rank].events[recent_slot(handle)];
+    return state && cached == handle ? state : nullptr;
+  }
+  RecentLookups* recent_of(RankId rank);
+  ThreadState& lookup_thread(RankId rank, ThreadId id);
+  StreamState& lookup_stream(ThreadState& thread, StreamHandle handle);
+  EventState& add_event(RankId rank, EventHandle handle);
+  EventState* lookup_event(RankId rank, EventHandle handle);
+
+  // Rules 1 and 6: what must come before an op on `stream`.
+  void join_predecessors(StreamState& stream, ThreadState& thread);
   ActorId new_actor(const ActorInfo& info);
-  void retire_if_exhausted(ActorId& actor, const VectorClock& clock);
+  void retire_if_exhausted(ActorId& actor, const VectorClock& clock) {
+    if (clock.get(actor) >= kLastEpoch) [[unlikely]]
+      retire(actor);
+  }
+  void retire(ActorId& actor);
   DeviceState& device(RankId rank, DeviceId device);
   StreamState& default_stream(ThreadState& thread, bool per_thread);
   std::shared_ptr<Rendezvous> meeting(const MeetingKey& key, int contributions, int acquirers);
@@ -236,9 +302,7 @@ private:
   std::unordered_map<RankHandleKey, CommState, RankHandleHash> comms_;
   std::unordered_map<CommKey, CommRanks> comm_ranks_;
   std::unordered_map<MeetingKey, std::shared_ptr<Rendezvous>, MeetingHash> meetings_;
-  // The most recent lookups: ops arrive in runs from one thread on one stream.
-  ThreadState* last_thread_ = nullptr;
-  StreamState* last_stream_ = nullptr;
+  std::vector<RecentLookups> recent_; // by rank
   OrderingObserver* observer_ = nullptr;
 };
 

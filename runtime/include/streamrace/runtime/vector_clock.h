@@ -27,7 +27,7 @@ public:
   // Advances the actor's own component and returns the new epoch. Every op ticks: inline.
   Epoch tick(ActorId actor) {
     if (actor >= epochs_.size()) [[unlikely]]
-      epochs_.resize(actor + 1, 0);
+      grow(actor + 1);
     return ++epochs_[actor];
   }
   void join(const VectorClock& other);
@@ -40,6 +40,8 @@ public:
   bool operator==(const VectorClock&) const = default;
 
 private:
+  void grow(std::size_t size);
+
   std::vector<Epoch> epochs_;
   std::vector<std::shared_ptr<Rendezvous>> pending_;
 };
