@@ -5,22 +5,6 @@
 
 namespace streamrace {
 
-AccessRecord* ReadSet::find_actor(ActorId actor) {
-  for (std::uint32_t i = 0; i < inline_count_; ++i)
-    if (inline_[i].actor == actor) return &inline_[i];
-  for (AccessRecord& read : spilled_)
-    if (read.actor == actor) return &read;
-  return nullptr;
-}
-
-void ReadSet::push_back(const AccessRecord& read) {
-  if (inline_count_ < kInline) {
-    inline_[inline_count_++] = read;
-    return;
-  }
-  spilled_.push_back(read);
-}
-
 bool ReadSet::operator==(const ReadSet& other) const {
   if (inline_count_ != other.inline_count_ || spilled_ != other.spilled_) return false;
   return std::equal(inline_.begin(), inline_.begin() + inline_count_, other.inline_.begin());
@@ -52,39 +36,48 @@ ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin) {
   return before->first < begin ? split(before, begin) : before;
 }
 
-void ShadowSpace::check(const Segment& segment, Address begin, Address end,
-                        const AccessRecord& access, const VectorClock& clock,
-                        std::vector<Conflict>& conflicts) const {
-  auto report = [&](const AccessRecord& previous) {
-    for (Conflict& known : conflicts) {
-      if (known.previous.op == previous.op && known.previous.actor == previous.actor) {
-        const Address lo = std::min(known.overlap_begin, begin);
-        const Address hi = std::max(known.overlap_begin + known.overlap_size, end);
-        known.overlap_begin = lo;
-        known.overlap_size = hi - lo;
-        return;
-      }
+namespace {
+
+// Out of line: most accesses conflict with nothing, and the check that finds that out stays
+// small enough to inline.
+[[gnu::noinline]] void add_conflict(std::vector<Conflict>& conflicts, const AccessRecord& previous,
+                                    Address begin, Address end) {
+  for (Conflict& known : conflicts) {
+    if (known.previous.op == previous.op && known.previous.actor == previous.actor) {
+      const Address lo = std::min(known.overlap_begin, begin);
+      const Address hi = std::max(known.overlap_begin + known.overlap_size, end);
+      known.overlap_begin = lo;
+      known.overlap_size = hi - lo;
+      return;
     }
-    conflicts.push_back({previous, begin, end - begin});
-  };
+  }
+  conflicts.push_back({previous, begin, end - begin});
+}
+
+} // namespace
+
+inline void ShadowSpace::check(const Segment& segment, Address begin, Address end,
+                               const AccessRecord& access, const VectorClock& clock,
+                               std::vector<Conflict>& conflicts) const {
   // Freed memory stays freed until an allocation takes it again: any access is a use after
   // free, ordered or not.
   if (segment.has_write && (segment.write.kind == OpKind::Free ||
                             !clock.covers(segment.write.actor, segment.write.epoch)))
-    report(segment.write);
+    add_conflict(conflicts, segment.write, begin, end);
   if (access.writes())
     segment.reads.for_each([&](const AccessRecord& read) {
-      if (!clock.covers(read.actor, read.epoch)) report(read);
+      if (!clock.covers(read.actor, read.epoch)) add_conflict(conflicts, read, begin, end);
     });
 }
 
-void ShadowSpace::drop_reads(Segment& segment) {
+inline void ShadowSpace::drop_reads(Segment& segment) {
+  if (segment.reads.size() == 0) return;
   reads_ -= segment.reads.size();
   spilled_reads_ -= segment.reads.spilled();
   segment.reads.clear();
 }
 
-void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
+inline void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
   segment.newest_op = access.op;
   if (access.writes()) {
     segment.has_write = true;
@@ -127,7 +120,7 @@ void ShadowSpace::apply(Address begin, std::uint64_t size, const AccessRecord& a
   // The common case: the access covers exactly one interval that history already has.
   CacheSlot& slot = (*cache_)[slot_of(begin)];
   Map::iterator exact = slot.start == begin ? slot.segment : segments_.find(begin);
-  if (exact != segments_.end() && exact->second.end == end) {
+  if (exact != segments_.end() && exact->second.end == end) [[likely]] {
     slot.start = begin;
     slot.segment = exact;
     check(exact->second, begin, end, access, clock, conflicts);
@@ -135,8 +128,9 @@ void ShadowSpace::apply(Address begin, std::uint64_t size, const AccessRecord& a
     return;
   }
 
-  // One tree walk: split the intervals that straddle either end, then visit the rest in order.
-  auto it = first_from(begin);
+  // One tree walk (none when an interval starts at `begin`): split the intervals that
+  // straddle either end, then visit the rest in order.
+  auto it = exact != segments_.end() ? exact : first_from(begin);
   auto first = segments_.end();
   Address cursor = begin;
   while (cursor < end) {

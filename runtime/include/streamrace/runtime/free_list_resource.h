@@ -33,7 +33,7 @@ private:
       return node;
     }
     if (slab_used_ == kNodesPerSlab) {
-      slabs_.push_back(std::make_unique<std::byte[]>(node_bytes_ * kNodesPerSlab));
+      slabs_.push_back(std::make_unique_for_overwrite<std::byte[]>(node_bytes_ * kNodesPerSlab));
       slab_used_ = 0;
     }
     return slabs_.back().get() + node_bytes_ * slab_used_++;

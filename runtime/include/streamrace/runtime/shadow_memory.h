@@ -61,8 +61,20 @@ class ReadSet {
 public:
   std::size_t size() const { return inline_count_ + spilled_.size(); }
   std::size_t spilled() const { return spilled_.size(); }
-  AccessRecord* find_actor(ActorId actor);
-  void push_back(const AccessRecord& read);
+  AccessRecord* find_actor(ActorId actor) {
+    for (std::uint32_t i = 0; i < inline_count_; ++i)
+      if (inline_[i].actor == actor) return &inline_[i];
+    for (AccessRecord& read : spilled_)
+      if (read.actor == actor) return &read;
+    return nullptr;
+  }
+  void push_back(const AccessRecord& read) {
+    if (inline_count_ < kInline) {
+      inline_[inline_count_++] = read;
+      return;
+    }
+    spilled_.push_back(read);
+  }
   void clear() {
     inline_count_ = 0;
     spilled_.clear();
