@@ -41,11 +41,17 @@ void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, 
   ++stats_.ops;
   const std::uint64_t op = ++op_counter_;
   ShadowSpace& space = shadow_.space(header.address_space);
+  // One record per op; each access fills in its own range and mode.
+  AccessRecord record{epoch,           0,    0,
+                      op,              thread.id, actor,
+                      header.site,     thread.nvtx_path, kind,
+                      AccessMode::Read, Extent::Exact,    detail};
   for (const Access& access : accesses) {
     ++stats_.accesses;
-    const AccessRecord record{epoch,      access.begin, access.size, op,          thread.id,
-                              actor,      header.site,  thread.nvtx_path, kind, access.mode,
-                              access.extent, detail};
+    record.begin = access.begin;
+    record.size = access.size;
+    record.mode = access.mode;
+    record.extent = access.extent;
     conflicts_.clear();
     space.apply(access.begin, access.size, record, clock, conflicts_);
     for (const Conflict& conflict : conflicts_) report(header, record, conflict, clock);
@@ -62,6 +68,12 @@ AccessSide Engine::side_of(const AccessRecord& access) const {
   side.stream = actor.is_stream ? actor.handle : 0;
   side.device = actor.device;
   return side;
+}
+
+SideIdentity Engine::identity_of(const AccessRecord& access) const {
+  const ActorInfo& actor = ordering_.actor(access.actor);
+  return {access.site, actor.rank, !actor.is_stream, access.kind,
+          actor.is_stream ? actor.handle : 0};
 }
 
 FixSuggestion Engine::suggest_fix(const AccessRecord& previous,
@@ -105,14 +117,14 @@ void Engine::report(const EventHeader& header, const AccessRecord& current,
   const bool unrecorded_wait =
       stream && stream->unrecorded_wait && kind <= FindingKind::RaceReadWrite;
   if (unrecorded_wait) kind = FindingKind::UnrecordedEventWait;
-  AccessSide first = side_of(previous);
-  AccessSide second = side_of(current);
   // A racy loop repeats its race every iteration: count it without describing it again.
-  if (clock.pending().empty() && findings_.count_again(kind, first, second)) return;
+  if (clock.pending().empty() &&
+      findings_.count_again(kind, identity_of(previous), identity_of(current)))
+    return;
   Finding finding;
   finding.kind = kind;
-  finding.first = first;
-  finding.second = second;
+  finding.first = side_of(previous);
+  finding.second = side_of(current);
   if (unrecorded_wait) finding.unrecorded_wait = stream->unrecorded_wait;
   finding.memory.address_space = header.address_space;
   finding.memory.overlap_begin = conflict.overlap_begin;

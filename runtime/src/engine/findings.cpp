@@ -28,18 +28,18 @@ void add_rank(std::vector<RankId>& ranks, RankId rank) {
 
 } // namespace
 
-FindingSet::Key FindingSet::key_of(FindingKind kind, const AccessSide& first,
-                                   const AccessSide& second) {
+FindingSet::Key FindingSet::key_of(FindingKind kind, const SideIdentity& first,
+                                   const SideIdentity& second) {
   Key key;
   key.kind = static_cast<std::uint64_t>(kind);
-  auto side = [](const AccessSide& side, std::uint64_t& site, std::uint64_t& stream) {
-    if (side.access.site != 0) {
-      site = side.access.site;
+  auto side = [](const SideIdentity& side, std::uint64_t& site, std::uint64_t& stream) {
+    if (side.site != 0) {
+      site = side.site;
       return;
     }
     site = (1ull << 63) | (static_cast<std::uint64_t>(side.rank) << 16) |
            (static_cast<std::uint64_t>(side.on_host) << 8) |
-           static_cast<std::uint64_t>(side.access.kind);
+           static_cast<std::uint64_t>(side.kind);
     stream = side.stream;
   };
   side(first, key.first, key.first_stream);
@@ -48,7 +48,8 @@ FindingSet::Key FindingSet::key_of(FindingKind kind, const AccessSide& first,
 }
 
 FindingSet::Key FindingSet::key_of(const Finding& finding) {
-  if (!finding.collective) return key_of(finding.kind, finding.first, finding.second);
+  if (!finding.collective)
+    return key_of(finding.kind, SideIdentity::of(finding.first), SideIdentity::of(finding.second));
   Key key;
   key.kind = static_cast<std::uint64_t>(finding.kind);
   key.first = finding.collective->comm;
@@ -67,16 +68,17 @@ void FindingSet::add_ranks(std::size_t index, RankId first, RankId second) {
   }
 }
 
-bool FindingSet::count_again(FindingKind kind, const AccessSide& first,
-                             const AccessSide& second) {
+bool FindingSet::count_again(FindingKind kind, const SideIdentity& first,
+                             const SideIdentity& second) {
   const Key key = key_of(kind, first, second);
-  if (last_index_ == kNone || !(last_key_ == key)) {
+  Recent& recent = recent_by_kind_[static_cast<std::size_t>(kind) % recent_by_kind_.size()];
+  if (recent.index == kNone || !(recent.key == key)) {
     auto it = index_.find(key);
     if (it == index_.end()) return false;
-    last_key_ = key;
-    last_index_ = it->second;
+    recent.key = key;
+    recent.index = it->second;
   }
-  const std::size_t index = last_index_;
+  const std::size_t index = recent.index;
   ++findings_[index].count;
   add_ranks(index, first.rank, second.rank);
   return true;

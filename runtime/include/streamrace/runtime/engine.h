@@ -75,6 +75,7 @@ private:
   void add_finding(Finding finding, const AccessRecord& previous, const VectorClock& clock);
   void recheck_pending();
   AccessSide side_of(const AccessRecord& access) const;
+  SideIdentity identity_of(const AccessRecord& access) const; // side_of's, without the copy
   FixSuggestion suggest_fix(const AccessRecord& previous, const AccessRecord& current) const;
   void trim_history();
 

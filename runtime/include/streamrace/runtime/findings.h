@@ -5,6 +5,7 @@
 #include "streamrace/runtime/allocations.h"
 #include "streamrace/runtime/shadow_memory.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
@@ -32,6 +33,20 @@ struct AccessSide {
   StreamHandle stream = 0; // 0 with on_host: the host thread itself
   bool on_host = false;
   DeviceId device = 0;
+};
+
+// What deduplication looks at of one side: its call site or, where that is unknown, where
+// the access ran. The engine counts a repeated race from these alone.
+struct SideIdentity {
+  CallSiteId site = 0;
+  RankId rank = 0;
+  bool on_host = false;
+  OpKind kind = OpKind::Copy;
+  StreamHandle stream = 0;
+
+  static SideIdentity of(const AccessSide& side) {
+    return {side.access.site, side.rank, side.on_host, side.access.kind, side.stream};
+  }
 };
 
 struct MemoryContext {
@@ -105,7 +120,7 @@ public:
   bool add(Finding finding);
   // Counts another occurrence when a race finding of this kind between these sides is known;
   // the engine calls it before it spends time on the finding's memory context and fix.
-  bool count_again(FindingKind kind, const AccessSide& first, const AccessSide& second);
+  bool count_again(FindingKind kind, const SideIdentity& first, const SideIdentity& second);
   const std::vector<Finding>& all() const { return findings_; }
   std::size_t size() const { return findings_.size(); }
   bool empty() const { return findings_.empty(); }
@@ -130,17 +145,21 @@ private:
     }
   };
   static Key key_of(const Finding& finding);
-  static Key key_of(FindingKind kind, const AccessSide& first, const AccessSide& second);
+  static Key key_of(FindingKind kind, const SideIdentity& first, const SideIdentity& second);
 
   void add_ranks(std::size_t index, RankId first, RankId second);
 
   std::vector<Finding> findings_;
   std::vector<std::uint64_t> low_ranks_; // per finding: which ranks below 64 it lists
   std::unordered_map<Key, std::size_t, KeyHash> index_;
-  // The finding counted last: races repeat in runs.
+  // Per kind, the finding counted last: races repeat in runs, and a program with a write-read
+  // race usually has its read-write twin, counted in turn.
   static constexpr std::size_t kNone = ~std::size_t{0};
-  Key last_key_;
-  std::size_t last_index_ = kNone;
+  struct Recent {
+    Key key;
+    std::size_t index = kNone;
+  };
+  std::array<Recent, 8> recent_by_kind_;
 };
 
 } // namespace streamrace
