@@ -5,7 +5,10 @@
 // addresses all the time, so history would grow without a cap), 3% host stream syncs, 1% WORLD
 // collectives (one event per rank). Events are generated in untimed chunks.
 //
-//   engine-replay-bench [events=10000000] [history_limit_mb=64]
+//   engine-replay-bench [EVENTS=10000000] [HISTORY_LIMIT_MB=64]
+//       prints the resident memory after each quarter of the events, then the throughput
+//       (replay time only: generation is untimed) and the peak memory. Bad arguments print
+//       the usage line and exit with status 2.
 //   engine-replay-bench EVENTS HISTORY_LIMIT_MB --write-trace DIR
 //       writes the same events as per-rank trace files DIR/rank<N>.srtrace (stamped in
 //       generation order, so `streamrace report DIR` replays them in this order) instead.
@@ -13,15 +16,19 @@
 #include "streamrace/trace/trace_writer.h"
 
 #include <sys/resource.h>
+#include <time.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace streamrace;
@@ -40,6 +47,14 @@ long resident_kib() {
   while (std::getline(status, line))
     if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
   return 0;
+}
+
+// CPU time of this thread: on a shared machine, wall time also counts the time other
+// processes held the core.
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
 long peak_kib() {
@@ -149,13 +164,60 @@ int write_trace(const std::string& dir, std::uint64_t total) {
   return 0;
 }
 
+constexpr const char* kUsage =
+    "usage: engine-replay-bench [EVENTS (default 10000000, > 0)] [HISTORY_LIMIT_MB (default 64)]"
+    " [--write-trace DIR]";
+
+// A whole argument as a decimal number, or nothing.
+std::optional<std::uint64_t> parse_count(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+int usage_error(const std::string& problem) {
+  if (!problem.empty()) std::fprintf(stderr, "engine-replay-bench: %s\n", problem.c_str());
+  std::fprintf(stderr, "%s\n", kUsage);
+  return 2;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  const std::uint64_t total = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000'000;
-  if (argc > 4 && std::string(argv[3]) == "--write-trace") return write_trace(argv[4], total);
+  std::vector<std::string_view> numbers;
+  std::string trace_dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--write-trace") {
+      if (i + 1 >= argc) return usage_error("--write-trace needs a directory");
+      trace_dir = argv[++i];
+    } else if (arg == "--help" || arg == "-h") {
+      return usage_error("");
+    } else if (numbers.size() < 2 && !arg.starts_with('-')) {
+      numbers.push_back(arg);
+    } else {
+      return usage_error("unexpected argument '" + std::string(arg) + "'");
+    }
+  }
+  std::uint64_t total = 10'000'000;
   Options options;
-  options.history_limit_mb = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 64;
+  options.history_limit_mb = 64;
+  if (!numbers.empty()) {
+    const auto events = parse_count(numbers[0]);
+    if (!events || *events == 0)
+      return usage_error("EVENTS must be a positive whole number, got '" +
+                         std::string(numbers[0]) + "'");
+    total = *events;
+  }
+  if (numbers.size() > 1) {
+    const auto limit = parse_count(numbers[1]);
+    if (!limit)
+      return usage_error("HISTORY_LIMIT_MB must be a whole number, got '" +
+                         std::string(numbers[1]) + "'");
+    options.history_limit_mb = *limit;
+  }
+  if (!trace_dir.empty()) return write_trace(trace_dir, total);
   Engine engine(options, [](std::string_view) {});
   TraceGenerator generator;
   for (const Event& event : generator.setup())
@@ -163,27 +225,38 @@ int main(int argc, char** argv) {
 
   std::vector<Event> chunk;
   std::chrono::duration<double> busy{0};
+  double busy_cpu = 0;
   std::uint64_t done = 0;
-  std::uint64_t next_report = total / 4;
+  int quarter = 1;
+  std::uint64_t next_report = std::max<std::uint64_t>(total / 4, 1);
   std::printf("engine replay: %d ranks x %d streams, history_limit_mb=%llu\n", kRanks,
               kStreamsPerRank, static_cast<unsigned long long>(options.history_limit_mb));
   while (done < total) {
-    generator.chunk(chunk, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, total - done)));
+    // Chunks end at the quarter marks (a draw may overshoot one by a few events); where they
+    // end does not change the events, which come from one generator in one order.
+    const std::uint64_t chunk_end = std::min(next_report, total);
+    generator.chunk(chunk,
+                    static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, chunk_end - done)));
     const auto start = std::chrono::steady_clock::now();
+    const double start_cpu = thread_cpu_seconds();
     for (const Event& event : chunk)
       engine.process(event);
+    busy_cpu += thread_cpu_seconds() - start_cpu;
     busy += std::chrono::steady_clock::now() - start;
     done += chunk.size();
-    if (done >= next_report) {
+    if (done >= next_report || done >= total) {
       std::printf("  after %9llu events: resident %7ld KiB\n",
                   static_cast<unsigned long long>(done), resident_kib());
-      next_report += total / 4;
+      ++quarter;
+      next_report = quarter == 4 ? total : std::max<std::uint64_t>(total / 4 * quarter, done + 1);
     }
   }
   engine.finish();
   std::printf("events: %llu\n", static_cast<unsigned long long>(done));
   std::printf("replay time: %.3f s\n", busy.count());
   std::printf("throughput: %.2f M events/s\n", static_cast<double>(done) / busy.count() / 1e6);
+  std::printf("replay CPU time: %.3f s (%.2f M events per CPU second)\n", busy_cpu,
+              static_cast<double>(done) / busy_cpu / 1e6);
   std::printf("peak resident memory: %ld KiB\n", peak_kib());
   std::uint64_t occurrences = 0;
   for (const Finding& finding : engine.findings().all())
