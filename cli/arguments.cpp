@@ -8,16 +8,22 @@
 namespace streamrace::cli {
 
 Arguments Arguments::parse(const std::vector<std::string>& args, const std::string& command,
-                           const std::set<std::string>& valued) {
+                           const std::set<std::string>& valued,
+                           const std::set<std::string>& may_be_empty) {
   Arguments parsed;
+  bool options_ended = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      parsed.help = true;
+    if (options_ended || arg.size() < 2 || arg[0] != '-') {
+      parsed.positional.push_back(arg);
       continue;
     }
-    if (arg.size() < 2 || arg[0] != '-') {
-      parsed.positional.push_back(arg);
+    if (arg == "--") {
+      options_ended = true; // what follows is input, even when it starts with a dash
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      parsed.help = true;
       continue;
     }
     const std::size_t equals = arg.find('=');
@@ -26,12 +32,21 @@ Arguments Arguments::parse(const std::vector<std::string>& args, const std::stri
     if (arg.rfind("--", 0) != 0 || !valued.contains(name))
       throw UsageError("unknown option '" + arg.substr(0, equals) + "' for 'streamrace " + command +
                        "' (see --help)");
+    std::string value;
     if (equals != std::string::npos) {
-      parsed.values[name] = arg.substr(equals + 1);
+      value = arg.substr(equals + 1);
     } else {
       if (i + 1 == args.size()) throw UsageError("option '--" + name + "' needs a value");
-      parsed.values[name] = args[++i];
+      value = args[++i];
     }
+    // An empty file name or format is a slip (an unset shell variable, most often) that would
+    // otherwise surface as a stranger error further on.
+    if (value.empty() && !may_be_empty.contains(name))
+      throw UsageError("option '--" + name + "' needs a value, got an empty one");
+    // A repeated option would silently drop one of the two values: say which were given.
+    if (auto [it, inserted] = parsed.values.emplace(name, value); !inserted)
+      throw UsageError("option '--" + name + "' given twice ('" + it->second + "' and '" + value +
+                       "')");
   }
   return parsed;
 }

@@ -1,5 +1,6 @@
 // The subcommands' shared command-line handling: options as `--name=value` or `--name value`,
-// the rest positional; unknown options are usage errors naming the command.
+// the rest positional (all of it after `--`); unknown, repeated or empty options are usage
+// errors naming the command.
 #pragma once
 
 #include "streamrace/report/suppressions.h"
@@ -18,9 +19,11 @@ struct Arguments {
   std::map<std::string, std::string> values; // by option name without the dashes
   std::vector<std::string> positional;
 
-  // `valued` lists the options that take a value (without dashes).
+  // `valued` lists the options that take a value (without dashes); `may_be_empty` those of
+  // them for which an empty value means something (an empty option list, no launcher).
   static Arguments parse(const std::vector<std::string>& args, const std::string& command,
-                         const std::set<std::string>& valued);
+                         const std::set<std::string>& valued,
+                         const std::set<std::string>& may_be_empty = {"options"});
   std::string value(const std::string& name, const std::string& fallback = "") const;
 };
 

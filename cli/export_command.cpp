@@ -1,6 +1,7 @@
 #include "export_command.h"
 
 #include "arguments.h"
+#include "output_file.h"
 #include "replay.h"
 #include "usage_error.h"
 
@@ -10,8 +11,7 @@
 #include "streamrace/report/perfetto_export.h"
 
 #include <cstdio>
-#include <fstream>
-#include <stdexcept>
+#include <optional>
 
 namespace streamrace::cli {
 
@@ -60,6 +60,8 @@ int export_command(const std::vector<std::string>& args) {
   if (arguments.positional.empty())
     throw UsageError("'streamrace export' needs trace files or directories");
   std::optional<Suppressions> suppressions = load_suppressions(options);
+  std::optional<OutputFile> output;
+  if (arguments.values.contains("output")) output.emplace(arguments.value("output"));
 
   const bool graph = format == "perfetto" || format == "dot";
   const Replay replay = replay_traces(arguments.positional, options, graph);
@@ -79,16 +81,14 @@ int export_command(const std::vector<std::string>& args) {
     text = findings_sarif(findings, *replay.engine, replay.symbols,
                           SarifOptions{arguments.value("source-root")});
   }
-  if (!arguments.values.contains("output")) {
+  if (!output) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
-  const std::string output = arguments.value("output");
-  std::ofstream file(output);
-  if (!(file << text)) throw std::runtime_error("cannot write '" + output + "'");
+  output->write(text);
   std::printf("streamrace: wrote %s (%llu events, %zu finding%s) to %s\n", format.c_str(),
               static_cast<unsigned long long>(replay.events), findings.size(),
-              findings.size() == 1 ? "" : "s", output.c_str());
+              findings.size() == 1 ? "" : "s", output->path().c_str());
   return 0;
 }
 

@@ -1,5 +1,6 @@
-// streamrace: the command-line front door. Subcommands: run, report, export, explain. Exit status: 0 clean, 66 findings (configurable), 1 unreadable input,
-// 2 a command line it cannot act on.
+// streamrace: the command-line front door. Subcommands: run, report, export, explain. Exit
+// status: 0 clean, 66 findings (configurable), 1 unreadable input, 2 a command line it cannot
+// act on; `run` passes on a failed command's own status instead.
 #include "explain_command.h"
 #include "export_command.h"
 #include "report_command.h"
@@ -47,7 +48,11 @@ int main(int argc, char** argv) {
     if (args[0] == "run") return streamrace::cli::run_command(rest);
     if (args[0] == "export") return streamrace::cli::export_command(rest);
     if (args[0] == "explain") return streamrace::cli::explain_command(rest);
-    if (args[0] == "help" && args[1] == "options") {
+    if (args[0] == "help") {
+      if (args.size() != 2 || args[1] != "options")
+        throw streamrace::cli::UsageError("'streamrace help' has one topic, 'options' (each "
+                                          "command describes itself: streamrace <command> "
+                                          "--help)");
       std::printf("STREAMRACE_OPTIONS=\"key=value:key=value\" keys:\n%s",
                   streamrace::options_help().c_str());
       return 0;

@@ -1,6 +1,7 @@
 #include "report_command.h"
 
 #include "arguments.h"
+#include "output_file.h"
 #include "replay.h"
 #include "usage_error.h"
 
@@ -8,9 +9,9 @@
 #include "streamrace/report/finding_sarif.h"
 #include "streamrace/report/finding_text.h"
 
+#include <charconv>
 #include <cstdio>
-#include <fstream>
-#include <stdexcept>
+#include <optional>
 
 namespace streamrace::cli {
 
@@ -50,16 +51,18 @@ int report_command(const std::vector<std::string>& args) {
     throw UsageError("unknown report format '" + format + "' (expected text, json or sarif)");
   int exitcode = 66;
   if (arguments.values.contains("exitcode")) {
-    try {
-      exitcode = std::stoi(arguments.value("exitcode"));
-    } catch (const std::exception&) {
-      throw UsageError("--exitcode needs a number, got '" + arguments.value("exitcode") + "'");
-    }
+    // A process exit status is one byte: 300 would reach the shell as 44, -1 as 255.
+    const std::string text = arguments.value("exitcode");
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), exitcode);
+    if (error != std::errc() || end != text.data() + text.size() || exitcode < 0 || exitcode > 255)
+      throw UsageError("--exitcode needs a number from 0 to 255, got '" + text + "'");
   }
   const Options options = engine_options(arguments);
   if (arguments.positional.empty())
     throw UsageError("'streamrace report' needs trace files or directories");
   std::optional<Suppressions> suppressions = load_suppressions(options);
+  std::optional<OutputFile> output;
+  if (arguments.values.contains("output")) output.emplace(arguments.value("output"));
 
   const Replay replay = replay_traces(arguments.positional, options);
   const Reported reported = unsuppressed_findings(replay, suppressions);
@@ -88,12 +91,7 @@ int report_command(const std::vector<std::string>& args) {
       std::printf("\n");
     }
   }
-  if (arguments.values.contains("output")) {
-    const std::string output = arguments.value("output");
-    std::ofstream file(output);
-    if (!(file << file_report))
-      throw std::runtime_error("cannot write report file '" + output + "'");
-  }
+  if (output) output->write(file_report);
   return findings.empty() ? 0 : exitcode;
 }
 
