@@ -1,19 +1,87 @@
 #include "replay.h"
 
 #include "streamrace/report/finding_id.h"
+#include "streamrace/trace/trace_format.h"
 #include "streamrace/trace/trace_reader.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <stdexcept>
+#include <string_view>
 
 namespace streamrace::cli {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+void warn(const std::string& path, const std::string& problem) {
+  std::fprintf(stderr, "streamrace: warning: trace '%s': %s\n", path.c_str(), problem.c_str());
+}
+
+// Why a file that starts like a trace holds no complete header (a process killed before its
+// first flush leaves one), or empty when it has a header or is no trace at all (the reader
+// names those).
+std::string missing_header(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t size = fs::file_size(path, error);
+  if (error || size >= trace::kFileHeaderSize) return {};
+  if (size == 0)
+    return "the file is empty (was the process killed before it wrote anything?); skipped";
+  std::string start(static_cast<std::size_t>(size), '\0');
+  std::ifstream(path, std::ios::binary).read(start.data(), static_cast<std::streamsize>(size));
+  const std::size_t magic = std::min(start.size(), sizeof(trace::kMagic));
+  if (start.compare(0, magic, std::string_view(trace::kMagic, magic)) != 0) return {};
+  return "the file ends at byte " + std::to_string(size) + ", inside its " +
+         std::to_string(trace::kFileHeaderSize) +
+         "-byte header (was the writer killed mid-write?); skipped";
+}
+
+// Every trace file once: a path named twice (or a file and its directory) and a copy of a
+// process's trace under another name would replay that process twice, doubling its ops and,
+// in a multi-rank job, giving one rank two voices in every collective.
+std::vector<trace::TraceReader> open_traces(const std::vector<std::string>& paths, Replay& replay) {
+  std::vector<trace::TraceReader> readers;
+  std::map<fs::path, std::string> opened; // canonical path -> as named
+  for (const std::string& path : trace::find_trace_files(paths)) {
+    std::error_code error;
+    fs::path canonical = fs::weakly_canonical(path, error);
+    if (error) canonical = path;
+    if (auto [it, inserted] = opened.emplace(canonical, path); !inserted) {
+      warn(path, it->second == path ? "named twice; read once"
+                                    : "the same file as '" + it->second + "'; read once");
+      continue;
+    }
+    if (std::string problem = missing_header(path); !problem.empty()) {
+      warn(path, problem);
+      replay.sources.push_back(TraceSource{path, 0, problem});
+      continue;
+    }
+    trace::TraceReader& reader =
+        readers.emplace_back(path, static_cast<std::uint32_t>(readers.size()), replay.symbols);
+    for (std::size_t i = 0; i + 1 < readers.size(); ++i) {
+      if (readers[i].pid() != reader.pid() || readers[i].start_time_ns() != reader.start_time_ns())
+        continue;
+      warn(path, "a copy of '" + readers[i].path() + "' (process " + std::to_string(reader.pid()) +
+                     ", same start time); read once");
+      readers.pop_back();
+      break;
+    }
+  }
+  if (readers.empty())
+    throw std::runtime_error("no trace to replay: every file named is empty or cut inside its "
+                             "header");
+  return readers;
+}
+
+} // namespace
+
 Replay replay_traces(const std::vector<std::string>& paths, const Options& options, bool record) {
   Replay replay;
-  std::vector<trace::TraceReader> readers;
-  std::uint32_t address_space = 0;
-  for (const std::string& path : trace::find_trace_files(paths))
-    readers.emplace_back(path, address_space++, replay.symbols);
+  std::vector<trace::TraceReader> readers = open_traces(paths, replay);
   replay.engine = std::make_unique<Engine>(options);
   if (record) {
     replay.graph = std::make_unique<HappensBeforeGraph>();
@@ -31,9 +99,7 @@ Replay replay_traces(const std::vector<std::string>& paths, const Options& optio
   }
   for (const trace::TraceReader& file : readers) {
     replay.sources.push_back(TraceSource{file.path(), file.records(), file.problem()});
-    if (!file.problem().empty())
-      std::fprintf(stderr, "streamrace: warning: trace '%s': %s\n", file.path().c_str(),
-                   file.problem().c_str());
+    if (!file.problem().empty()) warn(file.path(), file.problem());
   }
   replay.engine->finish();
   replay.engine->ordering().set_observer(nullptr);
