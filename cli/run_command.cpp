@@ -1,10 +1,12 @@
 #include "run_command.h"
 
+#include "arguments.h"
 #include "replay.h"
 #include "usage_error.h"
 
 #include "streamrace/report/finding_text.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -32,8 +34,8 @@ constexpr const char* kHelp =
     "CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH, then merges the trace files every process "
     "wrote and prints the\n"
     "report on standard error (the program's own output is left as it is).\n"
-    "Exit status: 66 when findings remain, else the command's own status (128 + signal when\n"
-    "it was killed), 127 when it cannot be started.\n"
+    "Exit status: the command's own (128 + signal when it was killed); 66 when it exited 0 but\n"
+    "findings remain; 126 when it cannot be executed, 127 when it cannot be found.\n"
     "\n"
     "options:\n"
     "  --output=DIR         folder for the trace files (default ./streamrace-out; trace files\n"
@@ -53,34 +55,37 @@ struct RunRequest {
 };
 
 RunRequest parse(const std::vector<std::string>& args, bool& help) {
-  RunRequest request;
-  if (const char* options = std::getenv("STREAMRACE_OPTIONS")) request.options = options;
-  if (const char* launcher = std::getenv("STREAMRACE_LAUNCHER")) request.launcher = launcher;
-  std::size_t i = 0;
-  for (; i < args.size() && args[i] != "--"; ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      help = true;
-      return request;
-    }
-    if (arg.rfind("--output=", 0) == 0) {
-      request.output = arg.substr(9);
-      if (request.output.empty()) throw UsageError("--output needs a folder");
-    } else if (arg.rfind("--options=", 0) == 0) {
-      request.options = arg.substr(10);
-    } else if (arg.rfind("--launcher=", 0) == 0) {
-      request.launcher = arg.substr(11);
-    } else {
-      throw UsageError("unknown option '" + arg + "' for 'streamrace run' (the command goes " +
-                       "after '--'; see --help)");
-    }
+  const auto dashes = std::find(args.begin(), args.end(), "--");
+  const Arguments arguments = Arguments::parse(
+      {args.begin(), dashes}, "run", {"output", "options", "launcher"}, {"options", "launcher"});
+  if (arguments.help) {
+    help = true;
+    return {};
   }
-  if (i == args.size()) throw UsageError("'streamrace run' needs '--' before the command to run");
-  request.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+  if (!arguments.positional.empty())
+    throw UsageError("'" + arguments.positional.front() + "' before '--': the command to run " +
+                     "goes after '--' (see --help)");
+  if (dashes == args.end())
+    throw UsageError("'streamrace run' needs '--' before the command to run");
+  RunRequest request;
+  request.command.assign(dashes + 1, args.end());
   if (request.command.empty()) throw UsageError("'streamrace run' needs a command after '--'");
+  request.output = arguments.value("output", request.output);
+  // The command line wins over the environment; an error says which of the two to fix.
+  std::string options_source;
+  if (arguments.values.contains("options")) {
+    request.options = arguments.value("options");
+  } else if (const char* options = std::getenv("STREAMRACE_OPTIONS")) {
+    request.options = options;
+    options_source = "STREAMRACE_OPTIONS: ";
+  }
+  if (arguments.values.contains("launcher"))
+    request.launcher = arguments.value("launcher");
+  else if (const char* launcher = std::getenv("STREAMRACE_LAUNCHER"))
+    request.launcher = launcher;
   Options checked;
   if (std::string error = parse_options(request.options, checked); !error.empty())
-    throw UsageError(error);
+    throw UsageError(options_source + error);
   return request;
 }
 
@@ -137,8 +142,14 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
   return pointers;
 }
 
-// Runs the command and returns its status as a shell reports it; -1 when it could not start.
-int run_traced(std::vector<std::string> argv, std::vector<std::string> environment) {
+// The command's status as a shell reports it: 128 + signal when killed, 126 when it exists but
+// cannot be executed, 127 when it cannot be found.
+struct CommandStatus {
+  bool started = false;
+  int status = 0;
+};
+
+CommandStatus run_traced(std::vector<std::string> argv, std::vector<std::string> environment) {
   std::vector<char*> arguments = pointers_to(argv);
   std::vector<char*> variables = pointers_to(environment);
   pid_t child = 0;
@@ -147,7 +158,7 @@ int run_traced(std::vector<std::string> argv, std::vector<std::string> environme
   if (error != 0) {
     std::fprintf(stderr, "streamrace: error: cannot run '%s': %s\n", argv[0].c_str(),
                  std::strerror(error));
-    return -1;
+    return {false, error == ENOENT || error == ENOTDIR ? 127 : 126};
   }
   // An interrupt is meant for the program; this command still reports what it traced.
   struct sigaction ignore {
@@ -160,14 +171,21 @@ int run_traced(std::vector<std::string> argv, std::vector<std::string> environme
   }
   sigaction(SIGINT, &previous_interrupt, nullptr);
   sigaction(SIGQUIT, &previous_quit, nullptr);
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
+  if (WIFEXITED(status)) return {true, WEXITSTATUS(status)};
+  if (WIFSIGNALED(status)) return {true, 128 + WTERMSIG(status)};
+  return {true, 1};
 }
 
-void remove_old_traces(const fs::path& output) {
-  for (const fs::directory_entry& entry : fs::directory_iterator(output))
-    if (entry.path().extension() == ".srtrace") fs::remove(entry.path());
+// Made (if need be) and emptied of earlier traces, so the report covers this run alone.
+void prepare_trace_folder(const fs::path& output) {
+  try {
+    fs::create_directories(output);
+    for (const fs::directory_entry& entry : fs::directory_iterator(output))
+      if (entry.path().extension() == ".srtrace") fs::remove(entry.path());
+  } catch (const fs::filesystem_error& error) {
+    throw std::runtime_error("cannot use '" + output.string() +
+                             "' as the trace folder (--output): " + error.code().message());
+  }
 }
 
 bool holds_traces(const fs::path& output) {
@@ -187,14 +205,13 @@ int run_command(const std::vector<std::string>& args) {
   }
   const fs::path library = tracer_library();
   const fs::path output = fs::absolute(request.output);
-  fs::create_directories(output);
-  remove_old_traces(output);
+  prepare_trace_folder(output);
 
   std::vector<std::string> argv = words(request.launcher);
   if (!argv.empty()) argv.push_back("--");
   argv.insert(argv.end(), request.command.begin(), request.command.end());
-  const int status = run_traced(argv, traced_environment(request, library, output));
-  if (status < 0) return 127;
+  const auto [started, status] = run_traced(argv, traced_environment(request, library, output));
+  if (!started) return status;
 
   if (!holds_traces(output)) {
     std::fprintf(stderr,
@@ -213,7 +230,9 @@ int run_command(const std::vector<std::string>& args) {
   for (const Finding& finding : findings)
     std::fputs(describe_finding(finding, *replay.engine, replay.symbols).c_str(), stderr);
   std::fprintf(stderr, "%s\n", summary_line(findings).c_str());
-  return findings.empty() ? status : 66;
+  // A failed command keeps its own status, so a crash is never mistaken for a finished run
+  // that merely has findings; 66 marks findings only in a run that otherwise succeeded.
+  return findings.empty() || status != 0 ? status : 66;
 }
 
 } // namespace streamrace::cli
