@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <pthread.h>
 #include <spawn.h>
 #include <sstream>
 #include <stdexcept>
@@ -149,28 +150,59 @@ struct CommandStatus {
   int status = 0;
 };
 
+// The command being traced, for the forwarding handler (0 while there is none).
+volatile sig_atomic_t traced_child = 0;
+
+void forward_to_child(int signal) {
+  if (traced_child != 0) kill(static_cast<pid_t>(traced_child), signal);
+}
+
 CommandStatus run_traced(std::vector<std::string> argv, std::vector<std::string> environment) {
   std::vector<char*> arguments = pointers_to(argv);
   std::vector<char*> variables = pointers_to(environment);
+  // A termination request sent to this command (a scheduler's or `timeout`'s SIGTERM, a closed
+  // terminal's SIGHUP) is passed on to the program, so the program is not left running
+  // untraced and this command still reports what it traced. The signals stay blocked until the
+  // handlers know the child; the child starts with the mask this command had.
+  sigset_t forwarded{}, previous_mask{};
+  sigemptyset(&forwarded);
+  sigaddset(&forwarded, SIGTERM);
+  sigaddset(&forwarded, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &forwarded, &previous_mask);
+  posix_spawnattr_t attributes{};
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setsigmask(&attributes, &previous_mask);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   pid_t child = 0;
   const int error =
-      posix_spawnp(&child, arguments[0], nullptr, nullptr, arguments.data(), variables.data());
+      posix_spawnp(&child, arguments[0], nullptr, &attributes, arguments.data(), variables.data());
+  posix_spawnattr_destroy(&attributes);
   if (error != 0) {
+    pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
     std::fprintf(stderr, "streamrace: error: cannot run '%s': %s\n", argv[0].c_str(),
                  std::strerror(error));
     return {false, error == ENOENT || error == ENOTDIR ? 127 : 126};
   }
-  // An interrupt is meant for the program; this command still reports what it traced.
+  traced_child = child;
+  // An interrupt from the terminal reaches the program too (same process group); this command
+  // outlives it to report what was traced.
   struct sigaction ignore {
-  }, previous_interrupt{}, previous_quit{};
+  }, forward{}, previous_interrupt{}, previous_quit{}, previous_terminate{}, previous_hangup{};
   ignore.sa_handler = SIG_IGN;
+  forward.sa_handler = forward_to_child;
   sigaction(SIGINT, &ignore, &previous_interrupt);
   sigaction(SIGQUIT, &ignore, &previous_quit);
+  sigaction(SIGTERM, &forward, &previous_terminate);
+  sigaction(SIGHUP, &forward, &previous_hangup);
+  pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  traced_child = 0;
   sigaction(SIGINT, &previous_interrupt, nullptr);
   sigaction(SIGQUIT, &previous_quit, nullptr);
+  sigaction(SIGTERM, &previous_terminate, nullptr);
+  sigaction(SIGHUP, &previous_hangup, nullptr);
   if (WIFEXITED(status)) return {true, WEXITSTATUS(status)};
   if (WIFSIGNALED(status)) return {true, 128 + WTERMSIG(status)};
   return {true, 1};
