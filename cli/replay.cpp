@@ -5,10 +5,13 @@
 #include "streamrace/trace/trace_reader.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string_view>
 
@@ -40,13 +43,34 @@ std::string missing_header(const std::string& path) {
          "-byte header (was the writer killed mid-write?); skipped";
 }
 
+// The trace reader's own errors cannot say why a path is unusable (permissions, most often):
+// an unreadable folder would pass for an empty one and a file it cannot stat for a missing one.
+void check_readable(const std::string& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error && error != std::errc::no_such_file_or_directory)
+    throw std::runtime_error("cannot read '" + path + "': " + error.message());
+  if (fs::is_directory(status)) {
+    fs::directory_iterator(path, error);
+    if (error) throw std::runtime_error("cannot read folder '" + path + "': " + error.message());
+  } else if (fs::exists(status)) {
+    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                               &std::fclose);
+    if (!file)
+      throw std::runtime_error("cannot read trace file '" + path + "': " + std::strerror(errno));
+  }
+}
+
 // Every trace file once: a path named twice (or a file and its directory) and a copy of a
 // process's trace under another name would replay that process twice, doubling its ops and,
 // in a multi-rank job, giving one rank two voices in every collective.
 std::vector<trace::TraceReader> open_traces(const std::vector<std::string>& paths, Replay& replay) {
   std::vector<trace::TraceReader> readers;
   std::map<fs::path, std::string> opened; // canonical path -> as named
+  for (const std::string& path : paths)
+    check_readable(path);
   for (const std::string& path : trace::find_trace_files(paths)) {
+    check_readable(path);
     std::error_code error;
     fs::path canonical = fs::weakly_canonical(path, error);
     if (error) canonical = path;
