@@ -11,10 +11,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -141,17 +144,51 @@ Figures run_child(const std::string& self, int batches,
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
       std::sscanf(output.c_str(), "%lf %lf %lf %lf", &figures.record.wall, &figures.record.cpu,
                   &figures.copy.wall, &figures.copy.cpu) != 4) {
-    std::fprintf(stderr, "tracer-overhead-bench: a measuring run failed\n");
+    std::fprintf(stderr, "tracer-overhead-bench: a measuring run failed (without a GPU, put the "
+                         "emulator's libraries on LD_LIBRARY_PATH; see --help)\n");
     std::exit(1);
   }
   return figures;
 }
 
+constexpr const char* kUsage =
+    "usage: tracer-overhead-bench [BATCHES (default 200, 1 to 1000000)]\n"
+    "Runs BATCHES batches of 1000 cudaEventRecord and 1000 cudaMemcpyAsync calls untraced,\n"
+    "traced, and traced with a trace file, each in its own process, and prints the median ns\n"
+    "per call. Run it on the CUDA runtime the library path names, e.g. the emulator's:\n"
+    "  LD_LIBRARY_PATH=<build>/emulator/lib tracer-overhead-bench\n";
+
+// A whole number of batches in range, or nothing: atoi would take "--help" or "abc" as 0
+// batches and the median of no measurements would be read out of an empty vector.
+std::optional<int> batch_count(const char* text) {
+  int batches = 0;
+  const char* end = text + std::strlen(text);
+  const auto [stop, error] = std::from_chars(text, end, batches);
+  if (error != std::errc() || stop != end || batches < 1 || batches > 1000000) return std::nullopt;
+  return batches;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::string(argv[1]) == "--measure") return measure(std::atoi(argv[2]));
-  const int batches = argc > 1 ? std::atoi(argv[1]) : 200;
+  if (argc == 3 && std::string(argv[1]) == "--measure") {
+    const std::optional<int> batches = batch_count(argv[2]);
+    return batches ? measure(*batches) : 2;
+  }
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  const std::optional<int> parsed = argc == 2 ? batch_count(argv[1]) : std::optional<int>(200);
+  if (argc > 2 || !parsed) {
+    std::fprintf(stderr, "tracer-overhead-bench: error: %s\n%s",
+                 argc > 2 ? "expected at most one argument"
+                          : "BATCHES must be a whole number "
+                            "from 1 to 1000000",
+                 kUsage);
+    return 2;
+  }
+  const int batches = *parsed;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
   const std::filesystem::path tracer =
       self.parent_path().parent_path() / "lib" / "libstreamrace.so";
