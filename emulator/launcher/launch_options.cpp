@@ -1,5 +1,6 @@
 #include "launch_options.h"
 
+#include <set>
 #include <stdexcept>
 
 namespace streamrace::emu::launcher {
@@ -37,6 +38,7 @@ const char* launchUsage() {
 
 LaunchOptions parseLaunchOptions(int argc, char** argv) {
   LaunchOptions options;
+  std::set<std::string> given; // a repeated option would silently drop one of its values
   int index = 1;
   for (; index < argc; ++index) {
     const std::string argument = argv[index];
@@ -44,24 +46,47 @@ LaunchOptions parseLaunchOptions(int argc, char** argv) {
       ++index;
       break;
     }
+    if (argument == "--help" || argument == "-h") {
+      options.help = true;
+      return options;
+    }
+    if (argument.empty() || argument[0] != '-') {
+      throw std::invalid_argument("'" + argument +
+                                  "' before '--': the command to run goes after '--'");
+    }
+    const std::size_t equals = argument.find('=');
+    const std::string name = argument.substr(0, equals);
+    if (!given.insert(name).second) {
+      throw std::invalid_argument(name + " given twice");
+    }
     const auto value = [&]() -> std::string {
+      if (equals != std::string::npos) {
+        return argument.substr(equals + 1);
+      }
       if (index + 1 >= argc) {
-        throw std::invalid_argument(argument + " needs a value");
+        throw std::invalid_argument(name + " needs a value");
       }
       return argv[++index];
     };
-    if (argument == "--nodes") {
-      options.nodes = positiveInteger(argument, value());
-    } else if (argument == "--gpus-per-node") {
-      options.gpusPerNode = positiveInteger(argument, value());
-    } else if (argument == "--timeout") {
-      options.timeoutSeconds = positiveInteger(argument, value());
-    } else if (argument == "--shared-nccl-ids") {
+    const auto noValue = [&] {
+      if (equals != std::string::npos) {
+        throw std::invalid_argument(name + " takes no value");
+      }
+    };
+    if (name == "--nodes") {
+      options.nodes = positiveInteger(name, value());
+    } else if (name == "--gpus-per-node") {
+      options.gpusPerNode = positiveInteger(name, value());
+    } else if (name == "--timeout") {
+      options.timeoutSeconds = positiveInteger(name, value());
+    } else if (name == "--shared-nccl-ids") {
+      noValue();
       options.sharedNcclIds = true;
-    } else if (argument == "--no-prefix") {
+    } else if (name == "--no-prefix") {
+      noValue();
       options.prefixOutput = false;
     } else {
-      throw std::invalid_argument("unknown option '" + argument + "'");
+      throw std::invalid_argument("unknown option '" + name + "'");
     }
   }
   for (; index < argc; ++index) {

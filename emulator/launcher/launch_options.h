@@ -12,12 +12,14 @@ struct LaunchOptions {
   bool prefixOutput = true;
   int timeoutSeconds = 0; // 0: no limit
   bool sharedNcclIds = false;
+  bool help = false; // --help: print the usage and run nothing
   std::vector<std::string> command;
 
   int worldSize() const { return nodes * gpusPerNode; }
 };
 
-// Throws std::invalid_argument with a message fit for the user.
+// Options as `--name value` or `--name=value`, then `--` and the command. Throws
+// std::invalid_argument with a message fit for the user.
 LaunchOptions parseLaunchOptions(int argc, char** argv);
 const char* launchUsage();
 

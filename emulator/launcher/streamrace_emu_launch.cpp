@@ -136,6 +136,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "streamrace-emu-launch: %s\n%s", error.what(), launchUsage());
     return 2;
   }
+  if (options.help) {
+    std::fputs(launchUsage(), stdout);
+    return 0;
+  }
   const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
   const std::string ncclId = "launch-" + std::to_string(getpid()) + "-" + std::to_string(now);
   std::string rendezvousTemplate =
