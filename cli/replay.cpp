@@ -141,6 +141,17 @@ Reported unsuppressed_findings(const Replay& replay, std::optional<Suppressions>
   return reported;
 }
 
+std::string suppressed_line(const Reported& reported,
+                            const std::optional<Suppressions>& suppressions) {
+  if (reported.suppressed == 0 || !suppressions) return {};
+  std::string line = "streamrace: " + std::to_string(reported.suppressed) + " finding" +
+                     (reported.suppressed == 1 ? "" : "s") + " suppressed:";
+  for (const Suppressions::Rule& rule : suppressions->rules())
+    if (rule.hits)
+      line += " " + std::to_string(rule.hits) + " " + rule.type + ":" + rule.pattern + ";";
+  return line + "\n";
+}
+
 } // namespace streamrace::cli
 
 namespace streamrace::cli {

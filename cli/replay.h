@@ -40,6 +40,9 @@ struct Reported {
   std::uint64_t suppressed = 0;
 };
 Reported unsuppressed_findings(const Replay& replay, std::optional<Suppressions>& suppressions);
+// "streamrace: N findings suppressed: <hits> <rule>; ..." with a newline, or empty when none was.
+std::string suppressed_line(const Reported& reported,
+                            const std::optional<Suppressions>& suppressions);
 
 } // namespace streamrace::cli
 

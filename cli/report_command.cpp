@@ -80,16 +80,7 @@ int report_command(const std::vector<std::string>& args) {
     for (const Finding& finding : findings)
       std::fputs(describe_finding(finding, *replay.engine, replay.symbols).c_str(), stdout);
     std::printf("%s\n", summary_line(findings).c_str());
-    if (reported.suppressed) {
-      std::printf("streamrace: %llu finding%s suppressed:",
-                  static_cast<unsigned long long>(reported.suppressed),
-                  reported.suppressed == 1 ? "" : "s");
-      for (const Suppressions::Rule& rule : suppressions->rules())
-        if (rule.hits)
-          std::printf(" %llu %s:%s;", static_cast<unsigned long long>(rule.hits), rule.type.c_str(),
-                      rule.pattern.c_str());
-      std::printf("\n");
-    }
+    std::fputs(suppressed_line(reported, suppressions).c_str(), stdout);
   }
   if (output) output->write(file_report);
   return findings.empty() ? 0 : exitcode;

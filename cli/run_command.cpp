@@ -235,6 +235,10 @@ int run_command(const std::vector<std::string>& args) {
     std::fputs(kHelp, stdout);
     return 0;
   }
+  // Read before the command runs, so a mistyped suppressions file does not cost a whole job.
+  Options options;
+  parse_options(request.options, options);
+  std::optional<Suppressions> suppressions = load_suppressions(options);
   const fs::path library = tracer_library();
   const fs::path output = fs::absolute(request.output);
   prepare_trace_folder(output);
@@ -252,16 +256,16 @@ int run_command(const std::vector<std::string>& args) {
                  output.c_str());
     return status;
   }
-  Options options;
-  parse_options(request.options, options);
   Replay replay = replay_traces({output.string()}, options);
-  const std::vector<Finding>& findings = replay.engine->findings().all();
+  const Reported reported = unsuppressed_findings(replay, suppressions);
+  const std::vector<Finding>& findings = reported.findings;
   std::fprintf(stderr, "streamrace: replayed %llu events from %zu trace file%s\n",
                static_cast<unsigned long long>(replay.events), replay.sources.size(),
                replay.sources.size() == 1 ? "" : "s");
   for (const Finding& finding : findings)
     std::fputs(describe_finding(finding, *replay.engine, replay.symbols).c_str(), stderr);
   std::fprintf(stderr, "%s\n", summary_line(findings).c_str());
+  std::fputs(suppressed_line(reported, suppressions).c_str(), stderr);
   // A failed command keeps its own status, so a crash is never mistaken for a finished run
   // that merely has findings; 66 marks findings only in a run that otherwise succeeded.
   return findings.empty() || status != 0 ? status : 66;
