@@ -151,6 +151,9 @@ void Tracer::start() {
       if (std::string error = parse_options(text, options_); !error.empty())
         throw std::runtime_error("STREAMRACE_OPTIONS: " + error);
     }
+    // A file that cannot be read throws: tracing stops rather than halting or reporting on
+    // findings the user asked to hide.
+    if (!options_.suppressions.empty()) suppressions_ = Suppressions::load(options_.suppressions);
     if (!options_.kernel_summaries.empty()) {
       KernelSummaries summaries;
       if (std::string error = summaries.load(options_.kernel_summaries); !error.empty())
@@ -315,18 +318,18 @@ void Tracer::process_event(Event& event, bool new_site) {
 
 void Tracer::halt_if_found() {
   if (!options_.halt_on_error || engine_->findings().size() <= findings_reported_) return;
-  report_findings(*engine_, false);
+  if (report_findings(*engine_, false) == 0) return;
   if (writer_) writer_->flush();
   std::fflush(nullptr);
   _exit(66);
 }
 
-void Tracer::report_findings(const Engine& engine, bool final) {
+std::size_t Tracer::report_findings(const Engine& engine, bool final) {
   const std::vector<CallSite> symbolized = sites_.symbolize_all();
   if (writer_)
     for (std::size_t i = 0; i < symbolized.size(); ++i)
       writer_->define_call_site(static_cast<CallSiteId>(i + 1), symbolized[i]);
-  if (!options_.report_at_exit && final) return;
+  if (!options_.report_at_exit && final) return 0;
   // Sites that symbolize alike become one, as they do when a trace is replayed.
   SymbolTable symbols;
   {
@@ -338,13 +341,16 @@ void Tracer::report_findings(const Engine& engine, bool final) {
     ids.push_back(symbols.add_call_site(site));
   std::vector<Finding> findings;
   for (std::size_t i = findings_reported_; i < engine.findings().all().size(); ++i) {
-    findings.push_back(engine.findings().all()[i]);
-    remap_sites(findings.back(), ids);
+    Finding finding = engine.findings().all()[i];
+    remap_sites(finding, ids);
+    if (!suppressions_ || !suppressions_->suppresses(finding, engine, symbols))
+      findings.push_back(std::move(finding));
   }
   findings_reported_ = engine.findings().size();
   for (const Finding& finding : findings)
     std::fputs(describe_finding(finding, engine, symbols).c_str(), stderr);
   if (!findings.empty()) std::fprintf(stderr, "%s\n", summary_line(findings).c_str());
+  return findings.size();
 }
 
 void Tracer::finish() {

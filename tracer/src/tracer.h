@@ -11,6 +11,7 @@
 #include "kernel_rules.h"
 #include "rank_assignment.h"
 
+#include "streamrace/report/suppressions.h"
 #include "streamrace/runtime/engine.h"
 #include "streamrace/runtime/event.h"
 #include "streamrace/runtime/symbols.h"
@@ -22,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -83,11 +85,15 @@ private:
   // only, and the other ranks' default streams and device-wide waits must name the right device.
   void select_device(const Event& event, DeviceId device, bool& new_site);
   void halt_if_found();
-  void report_findings(const Engine& engine, bool final);
+  // Prints the findings since the last report that the suppressions leave; returns how many.
+  std::size_t report_findings(const Engine& engine, bool final);
 
   std::atomic<bool> enabled_{true};
   std::atomic<bool> disabled_reported_{false};
   Options options_;
+  // The options' suppressions file: findings it hides are neither printed nor halted on, as
+  // `streamrace report` leaves them out of its report and exit status.
+  std::optional<Suppressions> suppressions_;
 
   // The hand-off. A program that makes calls faster than the tracer thread processes them
   // waits for it (or processes the queue itself) when the ring is full.
