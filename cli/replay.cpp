@@ -53,6 +53,11 @@ void check_readable(const std::string& path) {
   if (fs::is_directory(status)) {
     fs::directory_iterator(path, error);
     if (error) throw std::runtime_error("cannot read folder '" + path + "': " + error.message());
+  } else if (fs::exists(status) && !fs::is_regular_file(status)) {
+    // The reader measures and seeks in the file: a pipe would look empty, hence "bad header".
+    throw std::runtime_error("'" + path +
+                             "' is not a regular file (a pipe or a device); save the trace to a "
+                             "file first");
   } else if (fs::exists(status)) {
     const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                                &std::fclose);
