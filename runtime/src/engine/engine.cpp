@@ -42,10 +42,15 @@ void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, 
   const std::uint64_t op = ++op_counter_;
   ShadowSpace& space = shadow_.space(header.address_space);
   // One record per op; each access fills in its own range and mode.
-  AccessRecord record{epoch,           0,    0,
-                      op,              thread.id, actor,
-                      header.site,     thread.nvtx_path, kind,
-                      AccessMode::Read, Extent::Exact,    detail};
+  AccessRecord record;
+  record.epoch = epoch;
+  record.actor = actor;
+  record.kind = kind;
+  record.detail = detail;
+  record.site = header.site;
+  record.nvtx = thread.nvtx_path;
+  record.op = op;
+  record.thread = thread.id;
   for (const Access& access : accesses) {
     ++stats_.accesses;
     record.begin = access.begin;
@@ -243,8 +248,7 @@ bool Engine::copy_waits_for_host(const Copy& copy, std::uint32_t address_space) 
 
 // ---- Capture and graphs (rule 11) ----
 
-bool Engine::capture_if_capturing(const Event& event, StreamState& stream) {
-  if (stream.capture == 0) return false;
+bool Engine::capture(const Event& event, StreamState& stream) {
   captures_[stream.capture].events.push_back(event);
   return true;
 }
@@ -460,9 +464,17 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
       if (capture_if_capturing(event, stream)) return;
       allocation.actor = stream.actor;
       allocation.epoch = ordering_.enqueue(stream, thread);
-      const AccessRecord birth{allocation.epoch, p.base, p.size, ++op_counter_, thread.id,
-                               stream.actor, h.site, thread.nvtx_path, OpKind::Allocation,
-                               AccessMode::Write, Extent::Exact, 0};
+      AccessRecord birth;
+      birth.epoch = allocation.epoch;
+      birth.actor = stream.actor;
+      birth.kind = OpKind::Allocation;
+      birth.mode = AccessMode::Write;
+      birth.site = h.site;
+      birth.nvtx = thread.nvtx_path;
+      birth.begin = p.base;
+      birth.size = p.size;
+      birth.op = ++op_counter_;
+      birth.thread = thread.id;
       space.reset(p.base, p.size, &birth);
     } else {
       if (p.kind == MemoryKind::Managed) ordering_.host_waits_for_device(thread, kCurrentDevice);

@@ -21,11 +21,12 @@ ShadowSpace::Map::iterator ShadowSpace::erase(Map::iterator it) {
 }
 
 ShadowSpace::Map::iterator ShadowSpace::split(Map::iterator it, Address at) {
-  Segment tail = it->second;
+  // The tail is built in its node straight from the head: one copy of the history.
+  auto tail = segments_.emplace_hint(std::next(it), at, it->second);
   it->second.end = at;
-  reads_ += tail.reads.size();
-  spilled_reads_ += tail.reads.spilled();
-  return segments_.emplace_hint(std::next(it), at, std::move(tail));
+  reads_ += tail->second.reads.size();
+  spilled_reads_ += tail->second.reads.spilled();
+  return tail;
 }
 
 ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin) {

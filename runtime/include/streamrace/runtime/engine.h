@@ -79,7 +79,11 @@ private:
   FixSuggestion suggest_fix(const AccessRecord& previous, const AccessRecord& current) const;
   void trim_history();
 
-  bool capture_if_capturing(const Event& event, StreamState& stream);
+  // Nearly every op runs for real: the check is inline, the recording is not.
+  bool capture_if_capturing(const Event& event, StreamState& stream) {
+    return stream.capture != 0 && capture(event, stream);
+  }
+  bool capture(const Event& event, StreamState& stream);
   void run_group(ThreadState& thread, std::span<const Event> calls);
   void launch_graph(const Event& event, const GraphLaunch& launch);
   void copy_accesses(const Copy& copy, std::vector<Access>& accesses) const;

@@ -30,19 +30,20 @@ enum class OpKind : std::uint8_t {
 };
 
 // One access as history remembers it: enough to report it without any other table.
+// What the ordering check reads (epoch, actor, kind) comes first: one cache line holds it.
 struct AccessRecord {
   Epoch epoch = 0;
-  Address begin = 0; // the whole access this record came from, not just the overlap
-  std::uint64_t size = 0;
-  std::uint64_t op = 0; // engine-wide sequence number of the op
-  ThreadId thread = 0;  // host thread that enqueued the op
   ActorId actor = 0;
-  CallSiteId site = 0;
-  std::uint32_t nvtx = 0; // NVTX range path of the enqueuing thread
   OpKind kind = OpKind::Copy;
   AccessMode mode = AccessMode::Read;
   Extent extent = Extent::Exact;
   std::uint8_t detail = 0; // CollectiveKind for collectives; whether a p2p call is a send
+  CallSiteId site = 0;
+  std::uint32_t nvtx = 0; // NVTX range path of the enqueuing thread
+  Address begin = 0;      // the whole access this record came from, not just the overlap
+  std::uint64_t size = 0;
+  std::uint64_t op = 0; // engine-wide sequence number of the op
+  ThreadId thread = 0;  // host thread that enqueued the op
 
   bool writes() const { return mode != AccessMode::Read; }
   bool operator==(const AccessRecord&) const = default;
@@ -89,9 +90,10 @@ public:
 
 private:
   static constexpr std::uint32_t kInline = 2;
-  std::array<AccessRecord, kInline> inline_{};
+  // The count first: a write that finds no reads to drop touches nothing else.
   std::uint32_t inline_count_ = 0;
   std::vector<AccessRecord> spilled_;
+  std::array<AccessRecord, kInline> inline_{};
 };
 
 class ShadowSpace {
@@ -138,9 +140,9 @@ private:
     Address start = ~Address{0};
     Map::iterator segment;
   };
-  static constexpr std::size_t kCacheSlots = 1024;
+  static constexpr std::size_t kCacheSlots = 4096;
   static std::size_t slot_of(Address start) {
-    return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> 54) & (kCacheSlots - 1);
+    return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> 52) & (kCacheSlots - 1);
   }
 
   // Cuts the interval at `at`; returns the new interval that starts there.
