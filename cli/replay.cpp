@@ -5,6 +5,7 @@
 #include "streamrace/trace/trace_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -161,12 +162,26 @@ std::string suppressed_line(const Reported& reported,
 
 namespace streamrace::cli {
 
+namespace {
+
+// An id as a user may paste it from a report header: "[SR-CB0D8329]" names SR-cb0d8329.
+std::string normalized_id(std::string_view id) {
+  if (id.size() >= 2 && id.front() == '[' && id.back() == ']') id = id.substr(1, id.size() - 2);
+  std::string lower(id);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower;
+}
+
+} // namespace
+
 const Finding& select_finding(const Replay& replay, const std::vector<Finding>& findings,
                               const std::string& id) {
+  const std::string wanted = normalized_id(id);
   std::string known;
   for (std::size_t i = 0; i < findings.size(); ++i) {
     const std::string finding = finding_id(findings[i], *replay.engine, replay.symbols);
-    if (finding == id || std::to_string(i + 1) == id) return findings[i];
+    if (normalized_id(finding) == wanted || std::to_string(i + 1) == wanted) return findings[i];
     known += (known.empty() ? "" : ", ") + finding;
   }
   throw std::runtime_error(
