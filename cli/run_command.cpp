@@ -32,9 +32,9 @@ constexpr const char* kHelp =
     "usage: streamrace run [options] -- <command> [args...]\n"
     "\n"
     "Runs the command with the tracer (libstreamrace.so) attached through LD_PRELOAD,\n"
-    "CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH, then merges the trace files every process "
-    "wrote and prints the\n"
-    "report on standard error (the program's own output is left as it is).\n"
+    "CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH, then merges the trace files every\n"
+    "process wrote and prints the report on standard error (the program's own output is left\n"
+    "as it is). SIGTERM and SIGHUP sent to this command are passed on to the command.\n"
     "Exit status: the command's own (128 + signal when it was killed); 66 when it exited 0 but\n"
     "findings remain; 126 when it cannot be executed, 127 when it cannot be found.\n"
     "\n"
@@ -46,7 +46,8 @@ constexpr const char* kHelp =
     "  --launcher=COMMAND   start the command through a multi-process launcher, run as\n"
     "                       `COMMAND -- <command> [args...]` (default: $STREAMRACE_LAUNCHER);\n"
     "                       COMMAND is split at spaces\n"
-    "  -h, --help           this text\n";
+    "  -h, --help           this text\n"
+    "Options take their value after '=' or as the next argument.\n";
 
 struct RunRequest {
   std::string output = "streamrace-out";
