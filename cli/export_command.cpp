@@ -61,7 +61,8 @@ int export_command(const std::vector<std::string>& args) {
     throw UsageError("'streamrace export' needs trace files or directories");
   std::optional<Suppressions> suppressions = load_suppressions(options);
   std::optional<OutputFile> output;
-  if (arguments.values.contains("output")) output.emplace(arguments.value("output"));
+  if (arguments.values.contains("output"))
+    output.emplace(arguments.value("output"), arguments.positional);
 
   const bool graph = format == "perfetto" || format == "dot";
   const Replay replay = replay_traces(arguments.positional, options, graph);

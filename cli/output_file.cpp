@@ -15,10 +15,20 @@ std::string reason() {
 
 } // namespace
 
-OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+OutputFile::OutputFile(std::string path, const std::vector<std::string>& inputs)
+    : path_(std::move(path)) {
+  namespace fs = std::filesystem;
   std::error_code error;
-  if (std::filesystem::is_directory(path_, error))
+  if (fs::is_directory(path_, error))
     throw std::runtime_error("cannot write '" + path_ + "': it is a directory");
+  if (fs::path(path_).extension() == ".srtrace")
+    throw std::runtime_error("will not write a report to '" + path_ +
+                             "': *.srtrace names trace files (it would be read as one, or "
+                             "replace one); give it another name");
+  for (const std::string& input : inputs)
+    if (fs::equivalent(path_, input, error))
+      throw std::runtime_error("will not write a report to '" + path_ +
+                               "': it is an input of this command");
   errno = 0;
   file_.open(path_, std::ios::binary | std::ios::trunc);
   if (!file_) throw std::runtime_error("cannot write '" + path_ + "': " + reason());

@@ -4,13 +4,16 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace streamrace::cli {
 
 class OutputFile {
 public:
-  // Throws std::runtime_error naming the path and why it cannot be written.
-  explicit OutputFile(std::string path);
+  // Throws std::runtime_error naming the path and why it cannot be written, or why writing it
+  // would destroy input: a trace file named `.srtrace` (a report there would be taken for a
+  // trace later) or the very file one of `inputs` (files or folders of traces) names.
+  OutputFile(std::string path, const std::vector<std::string>& inputs);
 
   // Throws std::runtime_error when the text does not reach the file (a full disk, say).
   void write(const std::string& text);

@@ -62,7 +62,8 @@ int report_command(const std::vector<std::string>& args) {
     throw UsageError("'streamrace report' needs trace files or directories");
   std::optional<Suppressions> suppressions = load_suppressions(options);
   std::optional<OutputFile> output;
-  if (arguments.values.contains("output")) output.emplace(arguments.value("output"));
+  if (arguments.values.contains("output"))
+    output.emplace(arguments.value("output"), arguments.positional);
 
   const Replay replay = replay_traces(arguments.positional, options);
   const Reported reported = unsuppressed_findings(replay, suppressions);
