@@ -12,6 +12,7 @@
 #include "call_model.h"
 #include "element_index.h"
 #include "fix_its.h"
+#include "function_effects.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -190,9 +191,12 @@ struct FunctionCfg {
 class TranslationUnitAnalysis {
 public:
   TranslationUnitAnalysis(clang::ASTContext& context, const AnalysisOptions& options)
-      : context_(context), options_(options), kernels_(summarizeKernels(context)) {}
+      : context_(context), options_(options), kernels_(summarizeKernels(context)),
+        effects_(context, options.userModel, kernels_) {}
 
   void analyzeFunction(const clang::FunctionDecl& function) {
+    // Starting from nothing, a function that does no stream work has nothing to report.
+    if (!effects_.mayTouchStreams(function)) return;
     const FunctionCfg* cfg = cfgFor(function);
     if (!cfg) return;
     Frame frame;
@@ -637,22 +641,17 @@ private:
 
   bool inlineCall(const clang::CallExpr& call, const clang::FunctionDecl& callee, FlowState& state,
                   const Frame& frame) {
-    const clang::FunctionDecl* definition = callee.getDefinition();
-    if (!definition || !definition->getBody() || definition->isDependentContext() ||
-        frame.depth >= kMaxInlineDepth ||
-        context_.getSourceManager().isInSystemHeader(definition->getLocation()))
-      return false;
+    const clang::FunctionDecl* definition =
+        analyzableDefinition(callee, context_.getSourceManager());
+    if (!definition || frame.depth >= kMaxInlineDepth) return false;
     for (const Frame* active = &frame; active; active = active->caller)
       if (active->function == definition) return false;
-    const FunctionCfg* calleeCfg = cfgFor(*definition);
-    if (!calleeCfg) return false;
 
     Frame inner;
     inner.function = definition;
     inner.site = frame.site ? frame.site : &call;
     inner.caller = &frame;
     inner.depth = frame.depth + 1;
-    inner.parents = calleeCfg->parents.get();
     inner.rootParents = frame.rootParents;
     inner.reporting = frame.reporting;
 
@@ -665,23 +664,84 @@ private:
       if (auto object = keyOf(call.getArg(0), state, frame)) inner.thisKey = *object;
       firstArgument = 1;
     }
+    std::vector<std::pair<const clang::ParmVarDecl*, std::optional<std::string>>> bindings;
     for (unsigned i = 0; i < definition->getNumParams(); ++i) {
       const clang::ParmVarDecl* parameter = definition->getParamDecl(i);
+      std::optional<std::string> value;
+      if (i + firstArgument < call.getNumArgs()) {
+        const clang::Expr* argument = call.getArg(i + firstArgument);
+        value = parameter->getType()->isPointerType() && !argument->getType()->isPointerType() &&
+                        !argument->getType()->isArrayType()
+                    ? streamKeyOf(argument, false, state, frame)
+                    : keyOf(argument, state, frame);
+        if (!value && parameter->getType()->isPointerType())
+          value = streamKeyOf(argument, false, state, frame);
+      }
+      bindings.emplace_back(parameter, std::move(value));
+    }
+    if (!effects_.mayTouchStreams(*definition) &&
+        !inertCallObservable(*definition, bindings, inner.thisKey, state, frame))
+      return true;
+
+    const FunctionCfg* calleeCfg = cfgFor(*definition);
+    if (!calleeCfg) return false;
+    inner.parents = calleeCfg->parents.get();
+    for (auto& [parameter, value] : bindings) {
       state.aliases.erase(parameter);
       if (isIndexVariable(parameter)) forgetIndexVariable(parameter, state);
-      if (i + firstArgument >= call.getNumArgs()) continue;
-      const clang::Expr* argument = call.getArg(i + firstArgument);
-      std::optional<std::string> value = parameter->getType()->isPointerType() &&
-                                                 !argument->getType()->isPointerType() &&
-                                                 !argument->getType()->isArrayType()
-                                             ? streamKeyOf(argument, false, state, frame)
-                                             : keyOf(argument, state, frame);
-      if (!value && parameter->getType()->isPointerType())
-        value = streamKeyOf(argument, false, state, frame);
-      if (value) state.aliases[parameter] = *value;
+      if (value) state.aliases[parameter] = std::move(*value);
     }
     state = run(*definition, std::move(state), inner);
     return true;
+  }
+
+  // Whether running a stream-inert function (function_effects.h) from this state could change
+  // what the caller sees: a host access it reports, or a loop of it renaming the caller's keys.
+  bool inertCallObservable(
+      const clang::FunctionDecl& definition,
+      const std::vector<std::pair<const clang::ParmVarDecl*, std::optional<std::string>>>& bindings,
+      const std::string& thisKey, const FlowState& state, const Frame& frame) {
+    if (frame.reporting)
+      for (const auto& [buffer, kind] : state.memory)
+        if (kind == MemoryKind::Pinned) return true;
+    const LoopRenames& loops = effects_.loopRenames(definition);
+    if (loops.empty()) return false;
+    if (loops.opaque) return true;
+    std::vector<std::string> mentions;
+    for (const clang::ValueDecl* variable : loops.variables)
+      mentions.push_back(variableKey(variable));
+    if (!loops.containers.empty()) {
+      // The arrays as the callee names them when its loops start: its parameters bound to the
+      // arguments, everything else as the caller has it.
+      FlowState callee;
+      callee.aliases = state.aliases;
+      for (const auto& [parameter, value] : bindings) {
+        callee.aliases.erase(parameter);
+        if (value) callee.aliases[parameter] = *value;
+      }
+      Frame calleeFrame;
+      calleeFrame.thisKey = thisKey;
+      for (const clang::Expr* container : loops.containers)
+        if (std::optional<std::string> key = keyOf(container, callee, calleeFrame))
+          mentions.push_back(*key + "[");
+    }
+    auto mentioned = [&](llvm::StringRef key) {
+      for (const std::string& mention : mentions)
+        if (key.contains(mention)) return true;
+      return false;
+    };
+    for (const auto& [record, orderedAfter] : state.pending)
+      if (mentioned(record.buffer)) return true;
+    for (const auto& [name, event] : state.events) {
+      if (mentioned(name)) return true;
+      for (const AccessRecord& record : event.snapshot)
+        if (mentioned(record.buffer)) return true;
+    }
+    for (const auto& [variable, target] : state.aliases)
+      if (mentioned(target)) return true;
+    for (const auto& [buffer, kind] : state.memory)
+      if (mentioned(buffer)) return true;
+    return false;
   }
 
   const clang::Stmt* siteOf(const clang::Stmt& stmt, const Frame& frame) const {
@@ -1061,6 +1121,7 @@ private:
   clang::ASTContext& context_;
   const AnalysisOptions& options_;
   KernelSummaries kernels_;
+  FunctionEffects effects_;
   std::map<const clang::FunctionDecl*, FunctionCfg> cfgs_;
   std::map<AccessRecord, AccessDetail> details_;
   std::set<std::tuple<std::string, clang::SourceLocation::UIntTy, std::string>> reported_;
