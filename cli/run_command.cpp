@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <pthread.h>
 #include <spawn.h>
 #include <sstream>
@@ -151,6 +153,37 @@ struct CommandStatus {
   int status = 0;
 };
 
+// The file `command` names as execvp finds it: itself when it has a slash, else the first
+// executable regular file of that name on $PATH.
+std::optional<std::string> executable_file(const std::string& command) {
+  if (command.find('/') != std::string::npos) return command;
+  const char* path = std::getenv("PATH");
+  std::istringstream folders(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+  for (std::string folder; std::getline(folders, folder, ':');) {
+    const std::string candidate = (folder.empty() ? "." : folder) + "/" + command;
+    std::error_code error;
+    if (fs::is_regular_file(candidate, error) && access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+  }
+  return std::nullopt;
+}
+
+// A shell (and execvp) runs an executable text file without a '#!' line as a /bin/sh script;
+// posix_spawnp refuses it (ENOEXEC). The same file is run the same way here, unless it looks
+// binary (a NUL byte near its start), which a shell refuses too.
+std::optional<std::vector<std::string>> as_shell_script(const std::vector<std::string>& argv) {
+  const std::optional<std::string> file = executable_file(argv[0]);
+  if (!file) return std::nullopt;
+  std::string start(256, '\0');
+  std::ifstream in(*file, std::ios::binary);
+  in.read(start.data(), static_cast<std::streamsize>(start.size()));
+  start.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  if (start.find('\0') != std::string::npos) return std::nullopt;
+  std::vector<std::string> shell{"/bin/sh", *file};
+  shell.insert(shell.end(), argv.begin() + 1, argv.end());
+  return shell;
+}
+
 // The command being traced, for the forwarding handler (0 while there is none).
 volatile sig_atomic_t traced_child = 0;
 
@@ -175,8 +208,15 @@ CommandStatus run_traced(std::vector<std::string> argv, std::vector<std::string>
   posix_spawnattr_setsigmask(&attributes, &previous_mask);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   pid_t child = 0;
-  const int error =
+  int error =
       posix_spawnp(&child, arguments[0], nullptr, &attributes, arguments.data(), variables.data());
+  if (error == ENOEXEC) {
+    if (std::optional<std::vector<std::string>> script = as_shell_script(argv)) {
+      std::vector<char*> script_arguments = pointers_to(*script);
+      error = posix_spawn(&child, script_arguments[0], nullptr, &attributes,
+                          script_arguments.data(), variables.data());
+    }
+  }
   posix_spawnattr_destroy(&attributes);
   if (error != 0) {
     pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
