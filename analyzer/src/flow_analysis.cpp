@@ -10,6 +10,7 @@
 #include "streamrace/analyzer/analysis.h"
 
 #include "call_model.h"
+#include "copy_on_write.h"
 #include "element_index.h"
 #include "fix_its.h"
 #include "function_effects.h"
@@ -21,6 +22,7 @@
 #include "clang/Analysis/CFG.h"
 #include "clang/Basic/SourceManager.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <memory>
@@ -62,15 +64,51 @@ struct EventState {
   bool operator==(const EventState&) const = default;
 };
 
+using PendingAccesses = std::map<AccessRecord, std::set<std::string>>;
+
+// Each part is shared with the state it was copied from until a statement changes it.
 struct FlowState {
-  std::map<AccessRecord, std::set<std::string>> pending; // record -> streams ordered after it
-  std::map<std::string, EventState> events;
-  std::map<const clang::ValueDecl*, std::string> aliases;
-  std::set<std::string> nonBlockingStreams;
-  std::set<std::string> capturingStreams;
-  std::map<std::string, MemoryKind> memory;
+  CopyOnWrite<PendingAccesses> pending; // record -> streams ordered after it
+  CopyOnWrite<std::map<std::string, EventState>> events;
+  CopyOnWrite<std::map<const clang::ValueDecl*, std::string>> aliases;
+  CopyOnWrite<std::set<std::string>> nonBlockingStreams;
+  CopyOnWrite<std::set<std::string>> capturingStreams;
+  CopyOnWrite<std::map<std::string, MemoryKind>> memory;
   bool operator==(const FlowState&) const = default;
 };
+
+// Changes that leave a part shared when they change nothing.
+template <class Map, class Key, class Value>
+void setEntry(CopyOnWrite<Map>& part, const Key& key, Value value) {
+  if (auto found = part->find(key); found != part->end() && found->second == value) return;
+  part.edit()[key] = std::move(value);
+}
+
+template <class Container, class Key>
+void eraseEntry(CopyOnWrite<Container>& part, const Key& key) {
+  if (part->contains(key)) part.edit().erase(key);
+}
+
+template <class Set, class Key> void insertEntry(CopyOnWrite<Set>& part, const Key& key) {
+  if (!part->contains(key)) part.edit().insert(key);
+}
+
+template <class Container, class Predicate>
+void eraseIf(CopyOnWrite<Container>& part, Predicate predicate) {
+  if (std::any_of(part->begin(), part->end(), predicate)) std::erase_if(part.edit(), predicate);
+}
+
+// Joins one part of two states: shared when both paths agree, else `joinParts` of both, kept as
+// `a`'s when it comes out equal to it (so a fixpoint test compares pointers).
+template <class T, class JoinParts>
+CopyOnWrite<T> joinPart(const CopyOnWrite<T>& a, const CopyOnWrite<T>& b, JoinParts joinParts) {
+  if (a.shares(b) || *a == *b) return a;
+  T joined = joinParts(*a, *b);
+  if (joined == *a) return a;
+  CopyOnWrite<T> part;
+  part.assign(std::move(joined));
+  return part;
+}
 
 template <class Key, class Value>
 std::map<Key, Value> joinEqualEntries(const std::map<Key, Value>& a,
@@ -87,49 +125,77 @@ std::set<AccessRecord> joinSnapshots(const EventState& a, const FlowState& state
   // A record is captured after the join if every path either captured it or never had it.
   std::set<AccessRecord> joined;
   for (const AccessRecord& record : a.snapshot)
-    if (b.snapshot.contains(record) || !stateB.pending.contains(record)) joined.insert(record);
+    if (b.snapshot.contains(record) || !stateB.pending->contains(record)) joined.insert(record);
   for (const AccessRecord& record : b.snapshot)
-    if (!stateA.pending.contains(record)) joined.insert(record);
+    if (!stateA.pending->contains(record)) joined.insert(record);
   return joined;
 }
 
 FlowState join(const FlowState& a, const FlowState& b) {
   FlowState joined;
-  joined.pending = a.pending;
-  for (const auto& [record, orderedAfter] : b.pending) {
-    auto [slot, inserted] = joined.pending.emplace(record, orderedAfter);
-    if (inserted) continue;
-    std::set<std::string> common;
-    for (const std::string& stream : slot->second)
-      if (orderedAfter.contains(stream)) common.insert(stream);
-    slot->second = std::move(common);
-  }
+  joined.pending = joinPart(a.pending, b.pending,
+                            [](const PendingAccesses& pendingA, const PendingAccesses& pendingB) {
+                              PendingAccesses pending = pendingA;
+                              for (const auto& [record, orderedAfter] : pendingB) {
+                                auto [slot, inserted] = pending.emplace(record, orderedAfter);
+                                if (inserted) continue;
+                                std::set<std::string> common;
+                                for (const std::string& stream : slot->second)
+                                  if (orderedAfter.contains(stream)) common.insert(stream);
+                                slot->second = std::move(common);
+                              }
+                              return pending;
+                            });
   // An event one path never touched is one this function knows nothing about on that path:
-  // recorded elsewhere, capturing nothing of this function's work.
-  const EventState untouched;
-  std::set<std::string> eventNames;
-  for (const auto& [name, event] : a.events)
-    eventNames.insert(name);
-  for (const auto& [name, event] : b.events)
-    eventNames.insert(name);
-  for (const std::string& name : eventNames) {
-    auto foundA = a.events.find(name);
-    auto foundB = b.events.find(name);
-    const EventState& eventA = foundA == a.events.end() ? untouched : foundA->second;
-    const EventState& eventB = foundB == b.events.end() ? untouched : foundB->second;
-    EventState event;
-    event.created = eventA.created.isValid() ? eventA.created : eventB.created;
-    event.status = eventA.status == eventB.status ? eventA.status : RecordedStatus::OnSomePaths;
-    event.snapshot = joinSnapshots(eventA, a, eventB, b);
-    joined.events.emplace(name, std::move(event));
-  }
-  joined.aliases = joinEqualEntries(a.aliases, b.aliases);
-  joined.memory = joinEqualEntries(a.memory, b.memory);
-  for (const std::string& stream : a.nonBlockingStreams)
-    if (b.nonBlockingStreams.contains(stream)) joined.nonBlockingStreams.insert(stream);
+  // recorded elsewhere, capturing nothing of this function's work. (Equal events join to
+  // themselves whatever is pending: each path captured what the other did.)
+  joined.events =
+      joinPart(a.events, b.events,
+               [&](const std::map<std::string, EventState>& eventsA,
+                   const std::map<std::string, EventState>& eventsB) {
+                 const EventState untouched;
+                 std::set<std::string> eventNames;
+                 for (const auto& [name, event] : eventsA)
+                   eventNames.insert(name);
+                 for (const auto& [name, event] : eventsB)
+                   eventNames.insert(name);
+                 std::map<std::string, EventState> events;
+                 for (const std::string& name : eventNames) {
+                   auto foundA = eventsA.find(name);
+                   auto foundB = eventsB.find(name);
+                   const EventState& eventA = foundA == eventsA.end() ? untouched : foundA->second;
+                   const EventState& eventB = foundB == eventsB.end() ? untouched : foundB->second;
+                   EventState event;
+                   event.created = eventA.created.isValid() ? eventA.created : eventB.created;
+                   event.status =
+                       eventA.status == eventB.status ? eventA.status : RecordedStatus::OnSomePaths;
+                   event.snapshot = joinSnapshots(eventA, a, eventB, b);
+                   events.emplace(name, std::move(event));
+                 }
+                 return events;
+               });
+  joined.aliases = joinPart(a.aliases, b.aliases, [](const auto& aliasesA, const auto& aliasesB) {
+    return joinEqualEntries(aliasesA, aliasesB);
+  });
+  joined.memory = joinPart(a.memory, b.memory, [](const auto& memoryA, const auto& memoryB) {
+    return joinEqualEntries(memoryA, memoryB);
+  });
+  joined.nonBlockingStreams =
+      joinPart(a.nonBlockingStreams, b.nonBlockingStreams,
+               [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
+                 std::set<std::string> common;
+                 for (const std::string& stream : streamsA)
+                   if (streamsB.contains(stream)) common.insert(stream);
+                 return common;
+               });
   // Work captured on any path is not run then; reporting it would be a guess either way.
-  joined.capturingStreams = a.capturingStreams;
-  joined.capturingStreams.insert(b.capturingStreams.begin(), b.capturingStreams.end());
+  joined.capturingStreams =
+      joinPart(a.capturingStreams, b.capturingStreams,
+               [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
+                 std::set<std::string> either = streamsA;
+                 either.insert(streamsB.begin(), streamsB.end());
+                 return either;
+               });
   return joined;
 }
 
@@ -394,7 +460,7 @@ private:
     };
     rewriteKeys(state, "[", rebase);
     std::map<std::string, EventState> events;
-    for (auto& [event, recorded] : state.events) {
+    for (const auto& [event, recorded] : *state.events) {
       auto [slot, inserted] = events.emplace(collapseIndices(rebase(event)), recorded);
       if (inserted) continue;
       // Two events became one: it orders only what both captured.
@@ -404,7 +470,7 @@ private:
         return !recorded.snapshot.contains(record);
       });
     }
-    state.events = std::move(events);
+    if (events != *state.events) state.events.assign(std::move(events));
   }
 
   void forgetIndexVariable(const clang::ValueDecl* variable, FlowState& state) {
@@ -418,17 +484,20 @@ private:
   template <class Rename>
   void rewriteKeys(FlowState& state, llvm::StringRef mention, Rename rename) {
     auto mentioned = [&](llvm::StringRef key) { return key.contains(mention); };
-    bool anyMentioned = false;
-    for (const auto& [record, orderedAfter] : state.pending)
-      anyMentioned = anyMentioned || mentioned(record.buffer);
-    for (const auto& [name, event] : state.events)
+    bool pendingMentioned = false;
+    for (const auto& [record, orderedAfter] : *state.pending)
+      pendingMentioned = pendingMentioned || mentioned(record.buffer);
+    bool eventsMentioned = false;
+    for (const auto& [name, event] : *state.events)
       for (const AccessRecord& record : event.snapshot)
-        anyMentioned = anyMentioned || mentioned(record.buffer);
-    for (const auto& [variable, target] : state.aliases)
-      anyMentioned = anyMentioned || mentioned(target);
-    for (const auto& [buffer, kind] : state.memory)
-      anyMentioned = anyMentioned || mentioned(buffer);
-    if (!anyMentioned) return;
+        eventsMentioned = eventsMentioned || mentioned(record.buffer);
+    bool aliasesMentioned = false;
+    for (const auto& [variable, target] : *state.aliases)
+      aliasesMentioned = aliasesMentioned || mentioned(target);
+    bool memoryMentioned = false;
+    for (const auto& [buffer, kind] : *state.memory)
+      memoryMentioned = memoryMentioned || mentioned(buffer);
+    // Only the parts that name the storage are rebuilt; the others stay shared.
     auto renameRecord = [&](const AccessRecord& record) {
       AccessRecord renamed = record;
       if (!mentioned(record.buffer)) return renamed;
@@ -438,30 +507,37 @@ private:
           details_.try_emplace(renamed, detail->second);
       return renamed;
     };
-    std::map<AccessRecord, std::set<std::string>> pending;
-    for (const auto& [record, orderedAfter] : state.pending) {
-      auto [slot, inserted] = pending.emplace(renameRecord(record), orderedAfter);
-      if (inserted) continue;
-      std::set<std::string> common;
-      for (const std::string& stream : slot->second)
-        if (orderedAfter.contains(stream)) common.insert(stream);
-      slot->second = std::move(common);
+    if (pendingMentioned) {
+      PendingAccesses pending;
+      for (const auto& [record, orderedAfter] : *state.pending) {
+        auto [slot, inserted] = pending.emplace(renameRecord(record), orderedAfter);
+        if (inserted) continue;
+        std::set<std::string> common;
+        for (const std::string& stream : slot->second)
+          if (orderedAfter.contains(stream)) common.insert(stream);
+        slot->second = std::move(common);
+      }
+      state.pending.assign(std::move(pending));
     }
-    state.pending = std::move(pending);
-    for (auto& [name, event] : state.events) {
-      std::set<AccessRecord> snapshot;
-      for (const AccessRecord& record : event.snapshot)
-        snapshot.insert(renameRecord(record));
-      event.snapshot = std::move(snapshot);
+    if (eventsMentioned)
+      for (auto& [name, event] : state.events.edit()) {
+        std::set<AccessRecord> snapshot;
+        for (const AccessRecord& record : event.snapshot)
+          snapshot.insert(renameRecord(record));
+        event.snapshot = std::move(snapshot);
+      }
+    if (aliasesMentioned)
+      for (auto& [variable, target] : state.aliases.edit())
+        if (mentioned(target)) target = rename(target);
+    if (memoryMentioned) {
+      std::map<std::string, MemoryKind> memory;
+      for (const auto& [buffer, kind] : *state.memory)
+        if (auto [slot, inserted] =
+                memory.emplace(mentioned(buffer) ? rename(buffer) : buffer, kind);
+            !inserted && slot->second != kind)
+          slot->second = MemoryKind::Unknown;
+      state.memory.assign(std::move(memory));
     }
-    for (auto& [variable, target] : state.aliases)
-      if (mentioned(target)) target = rename(target);
-    std::map<std::string, MemoryKind> memory;
-    for (const auto& [buffer, kind] : state.memory)
-      if (auto [slot, inserted] = memory.emplace(mentioned(buffer) ? rename(buffer) : buffer, kind);
-          !inserted && slot->second != kind)
-        slot->second = MemoryKind::Unknown;
-    state.memory = std::move(memory);
   }
 
   // --- Naming storage ---------------------------------------------------------------------
@@ -477,7 +553,8 @@ private:
     if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
       const clang::ValueDecl* decl = reference->getDecl();
       if (!llvm::isa<clang::VarDecl>(decl)) return std::nullopt;
-      if (auto alias = state.aliases.find(decl); alias != state.aliases.end()) return alias->second;
+      if (auto alias = state.aliases->find(decl); alias != state.aliases->end())
+        return alias->second;
       return variableKey(decl);
     }
     if (llvm::isa<clang::CXXThisExpr>(expr)) return frame.thisKey;
@@ -556,7 +633,7 @@ private:
   }
 
   bool isBlocking(llvm::StringRef stream, const FlowState& state) const {
-    return !state.nonBlockingStreams.contains(stream.str());
+    return !state.nonBlockingStreams->contains(stream.str());
   }
 
   // Whether the access `record` is ordered before new work on `stream`.
@@ -573,11 +650,11 @@ private:
     const clang::QualType type = var->getType();
     if (!type->isPointerType() && !type->isReferenceType()) return;
     std::optional<std::string> target = keyOf(init, state, frame);
-    state.aliases.erase(var);
     if (target) {
-      state.aliases[var] = *target;
+      setEntry(state.aliases, var, *target);
       return;
     }
+    eraseEntry(state.aliases, var);
     const clang::Expr* bare = init->IgnoreParenCasts();
     bool hostAllocation = llvm::isa<clang::CXXNewExpr>(bare);
     if (const auto* call = llvm::dyn_cast<clang::CallExpr>(bare))
@@ -588,9 +665,9 @@ private:
     const std::string key = variableKey(var);
     dropRecordsOf(key, state);
     if (hostAllocation)
-      state.memory[key] = MemoryKind::Pageable;
+      setEntry(state.memory, key, MemoryKind::Pageable);
     else
-      state.memory.erase(key);
+      eraseEntry(state.memory, key);
   }
 
   // The storage an out-parameter (`&ptr`, `(void**)&this->buf`) names; the variable is re-bound.
@@ -603,14 +680,14 @@ private:
     if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(target))
       if (llvm::isa<clang::VarDecl>(reference->getDecl()) &&
           !reference->getDecl()->getType()->isReferenceType()) {
-        state.aliases.erase(reference->getDecl());
+        eraseEntry(state.aliases, reference->getDecl());
         return variableKey(reference->getDecl());
       }
     return keyOf(target, state, frame);
   }
 
   void dropRecordsOf(const std::string& buffer, FlowState& state) const {
-    std::erase_if(state.pending, [&](const auto& entry) { return entry.first.buffer == buffer; });
+    eraseIf(state.pending, [&](const auto& entry) { return entry.first.buffer == buffer; });
   }
 
   // --- Calls ------------------------------------------------------------------------------
@@ -687,9 +764,9 @@ private:
     if (!calleeCfg) return false;
     inner.parents = calleeCfg->parents.get();
     for (auto& [parameter, value] : bindings) {
-      state.aliases.erase(parameter);
+      eraseEntry(state.aliases, parameter);
       if (isIndexVariable(parameter)) forgetIndexVariable(parameter, state);
-      if (value) state.aliases[parameter] = std::move(*value);
+      if (value) setEntry(state.aliases, parameter, std::move(*value));
     }
     state = run(*definition, std::move(state), inner);
     return true;
@@ -702,7 +779,7 @@ private:
       const std::vector<std::pair<const clang::ParmVarDecl*, std::optional<std::string>>>& bindings,
       const std::string& thisKey, const FlowState& state, const Frame& frame) {
     if (frame.reporting)
-      for (const auto& [buffer, kind] : state.memory)
+      for (const auto& [buffer, kind] : *state.memory)
         if (kind == MemoryKind::Pinned) return true;
     const LoopRenames& loops = effects_.loopRenames(definition);
     if (loops.empty()) return false;
@@ -716,8 +793,8 @@ private:
       FlowState callee;
       callee.aliases = state.aliases;
       for (const auto& [parameter, value] : bindings) {
-        callee.aliases.erase(parameter);
-        if (value) callee.aliases[parameter] = *value;
+        eraseEntry(callee.aliases, parameter);
+        if (value) setEntry(callee.aliases, parameter, *value);
       }
       Frame calleeFrame;
       calleeFrame.thisKey = thisKey;
@@ -730,16 +807,16 @@ private:
         if (key.contains(mention)) return true;
       return false;
     };
-    for (const auto& [record, orderedAfter] : state.pending)
+    for (const auto& [record, orderedAfter] : *state.pending)
       if (mentioned(record.buffer)) return true;
-    for (const auto& [name, event] : state.events) {
+    for (const auto& [name, event] : *state.events) {
       if (mentioned(name)) return true;
       for (const AccessRecord& record : event.snapshot)
         if (mentioned(record.buffer)) return true;
     }
-    for (const auto& [variable, target] : state.aliases)
+    for (const auto& [variable, target] : *state.aliases)
       if (mentioned(target)) return true;
-    for (const auto& [buffer, kind] : state.memory)
+    for (const auto& [buffer, kind] : *state.memory)
       if (mentioned(buffer)) return true;
     return false;
   }
@@ -759,12 +836,14 @@ private:
       std::optional<std::string> stream =
           streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
       if (!event) return;
-      EventState& recorded = state.events[*event];
+      EventState recorded;
+      if (auto found = state.events->find(*event); found != state.events->end())
+        recorded.created = found->second.created;
       recorded.status = RecordedStatus::Recorded;
-      recorded.snapshot.clear();
       if (stream)
-        for (const auto& [record, orderedAfter] : state.pending)
+        for (const auto& [record, orderedAfter] : *state.pending)
           if (orderedBefore(record, orderedAfter, *stream, state)) recorded.snapshot.insert(record);
+      setEntry(state.events, *event, std::move(recorded));
       return;
     }
     case CallEffectKind::StreamWait:
@@ -783,12 +862,12 @@ private:
       [[fallthrough]];
     case CallEffectKind::EventSync:
       if (std::optional<std::string> event = handleKeyOf(effect.event, state, frame))
-        if (auto found = state.events.find(*event); found != state.events.end())
+        if (auto found = state.events->find(*event); found != state.events->end())
           for (const AccessRecord& record : found->second.snapshot)
-            state.pending.erase(record);
+            eraseEntry(state.pending, record);
       return;
     case CallEffectKind::DeviceSync:
-      state.pending.clear();
+      if (!state.pending->empty()) state.pending.edit().clear();
       return;
     case CallEffectKind::FreeAsync:
       freeInStreamOrder(effect, call, state, frame);
@@ -801,7 +880,7 @@ private:
     case CallEffectKind::Alloc:
       if (std::optional<std::string> buffer = outParameterKey(effect.outPointer, state, frame)) {
         dropRecordsOf(*buffer, state);
-        state.memory[*buffer] = effect.allocatedMemory;
+        setEntry(state.memory, *buffer, effect.allocatedMemory);
       }
       return;
     case CallEffectKind::CaptureBegin:
@@ -809,30 +888,30 @@ private:
       if (std::optional<std::string> stream =
               streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame)) {
         if (effect.kind == CallEffectKind::CaptureBegin)
-          state.capturingStreams.insert(*stream);
+          insertEntry(state.capturingStreams, *stream);
         else
-          state.capturingStreams.erase(*stream);
+          eraseEntry(state.capturingStreams, *stream);
       }
       return;
     case CallEffectKind::HostRegister:
       if (!effect.buffers.empty())
         if (std::optional<std::string> buffer = keyOf(effect.buffers.front().expr, state, frame))
-          state.memory[*buffer] = MemoryKind::Pinned;
+          setEntry(state.memory, *buffer, MemoryKind::Pinned);
       return;
     case CallEffectKind::StreamCreate:
       if (std::optional<std::string> stream = outParameterKey(effect.outPointer, state, frame)) {
         const std::string key = collapseIndices(*stream);
         const std::optional<int64_t> flags = constantValue(effect.flags, context_);
         if (flags && (*flags & api_model::kStreamNonBlockingFlag))
-          state.nonBlockingStreams.insert(key);
+          insertEntry(state.nonBlockingStreams, key);
         else
-          state.nonBlockingStreams.erase(key);
+          eraseEntry(state.nonBlockingStreams, key);
       }
       return;
     case CallEffectKind::EventCreate:
       if (std::optional<std::string> event = outParameterKey(effect.outPointer, state, frame))
-        state.events[collapseIndices(*event)] =
-            EventState{RecordedStatus::Unrecorded, {}, call.getBeginLoc()};
+        setEntry(state.events, collapseIndices(*event),
+                 EventState{RecordedStatus::Unrecorded, {}, call.getBeginLoc()});
       return;
     }
   }
@@ -855,7 +934,7 @@ private:
   }
 
   void completeStream(llvm::StringRef stream, FlowState& state) const {
-    std::erase_if(state.pending, [&](const auto& entry) {
+    eraseIf(state.pending, [&](const auto& entry) {
       return orderedBefore(entry.first, entry.second, stream, state);
     });
   }
@@ -865,14 +944,14 @@ private:
     std::optional<std::string> stream =
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
     // Work enqueued on a capturing stream goes into a graph; it runs when the graph is launched.
-    if (!stream || state.capturingStreams.contains(*stream)) return;
+    if (!stream || state.capturingStreams->contains(*stream)) return;
     for (const BufferUse& use : effect.buffers) {
       std::optional<std::string> buffer = keyOf(use.expr, state, frame);
       if (!buffer) continue;
       checkCrossStream(*buffer, *stream, use, effect, call, state, frame);
     }
     if (*stream == kLegacyStream)
-      for (auto& [record, orderedAfter] : state.pending)
+      for (auto& [record, orderedAfter] : state.pending.edit())
         if (orderedBefore(record, orderedAfter, *stream, state))
           orderedAfter.insert(kEveryBlockingStream.str());
     for (const BufferUse& use : effect.buffers) {
@@ -881,7 +960,7 @@ private:
       AccessRecord record{*buffer, *stream, use.write, siteOf(call, frame)};
       std::set<std::string> orderedAfter{*stream};
       if (*stream == kLegacyStream) orderedAfter.insert(kEveryBlockingStream.str());
-      state.pending[record] = std::move(orderedAfter);
+      state.pending.edit()[record] = std::move(orderedAfter);
       AccessDetail& detail = details_[record];
       detail.operation = effect.operation;
       detail.read |= use.read;
@@ -896,7 +975,7 @@ private:
                         const CallEffect& effect, const clang::CallExpr& call,
                         const FlowState& state, const Frame& frame) {
     if (!frame.reporting) return;
-    for (const auto& [record, orderedAfter] : state.pending) {
+    for (const auto& [record, orderedAfter] : *state.pending) {
       if (!mayAlias(record.buffer, buffer) || !(record.write || use.write) ||
           orderedBefore(record, orderedAfter, stream, state))
         continue;
@@ -956,8 +1035,8 @@ private:
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
     std::optional<std::string> event = handleKeyOf(effect.event, state, frame);
     if (!stream || !event) return;
-    auto found = state.events.find(*event);
-    if (found == state.events.end()) return;
+    auto found = state.events->find(*event);
+    if (found == state.events->end()) return;
     const EventState& waited = found->second;
     if (waited.status != RecordedStatus::Recorded && frame.reporting) {
       Finding finding;
@@ -975,9 +1054,15 @@ private:
       addInnerNote(finding, call, frame, effect.operation);
       report(std::move(finding), *event);
     }
+    auto ordersMore = [&](const AccessRecord& record) {
+      auto pending = state.pending->find(record);
+      return pending != state.pending->end() && !pending->second.contains(*stream);
+    };
+    if (std::none_of(waited.snapshot.begin(), waited.snapshot.end(), ordersMore)) return;
+    PendingAccesses& pending = state.pending.edit();
     for (const AccessRecord& record : waited.snapshot)
-      if (auto pending = state.pending.find(record); pending != state.pending.end())
-        pending->second.insert(*stream);
+      if (auto access = pending.find(record); access != pending.end())
+        access->second.insert(*stream);
   }
 
   void freeInStreamOrder(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
@@ -988,7 +1073,7 @@ private:
     std::optional<std::string> buffer = keyOf(effect.buffers.front().expr, state, frame);
     if (!stream || !buffer) return;
     if (frame.reporting)
-      for (const auto& [record, orderedAfter] : state.pending) {
+      for (const auto& [record, orderedAfter] : *state.pending) {
         if (!mayAlias(record.buffer, *buffer) ||
             orderedBefore(record, orderedAfter, *stream, state))
           continue;
@@ -1037,9 +1122,9 @@ private:
   void hostAccess(const std::string& buffer, bool writes, const clang::Stmt* access,
                   const FlowState& state, const Frame& frame) {
     if (!frame.reporting) return;
-    auto memory = state.memory.find(buffer);
-    if (memory == state.memory.end() || memory->second != MemoryKind::Pinned) return;
-    for (const auto& [record, orderedAfter] : state.pending) {
+    auto memory = state.memory->find(buffer);
+    if (memory == state.memory->end() || memory->second != MemoryKind::Pinned) return;
+    for (const auto& [record, orderedAfter] : *state.pending) {
       if (!mayAlias(record.buffer, buffer) || !(record.write || writes)) continue;
       const AccessDetail& earlier = details_[record];
       Finding finding;
@@ -1062,10 +1147,10 @@ private:
 
   void freeOnHost(const std::string& buffer, llvm::StringRef operation, const clang::Stmt* call,
                   FlowState& state, const Frame& frame) {
-    auto memory = state.memory.find(buffer);
-    const bool pinned = memory != state.memory.end() && memory->second == MemoryKind::Pinned;
+    auto memory = state.memory->find(buffer);
+    const bool pinned = memory != state.memory->end() && memory->second == MemoryKind::Pinned;
     if (frame.reporting && pinned)
-      for (const auto& [record, orderedAfter] : state.pending) {
+      for (const auto& [record, orderedAfter] : *state.pending) {
         if (!mayAlias(record.buffer, buffer)) continue;
         const AccessDetail& earlier = details_[record];
         Finding finding;
@@ -1083,7 +1168,7 @@ private:
         break;
       }
     dropRecordsOf(buffer, state);
-    state.memory.erase(buffer);
+    eraseEntry(state.memory, buffer);
   }
 
   void report(Finding finding, const std::string& subject) {
