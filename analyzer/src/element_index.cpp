@@ -4,6 +4,7 @@
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <optional>
@@ -250,6 +251,15 @@ std::string rebaseIndices(llvm::StringRef key, llvm::StringRef variable, llvm::S
     container += "[" + formatIndex(index) + "]";
   }
   return join(parts);
+}
+
+Subscript subscriptOf(const clang::Stmt* stmt) {
+  if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(stmt))
+    return {subscript->getBase(), subscript->getIdx()};
+  if (const auto* call = llvm::dyn_cast<clang::CXXOperatorCallExpr>(stmt);
+      call && call->getOperator() == clang::OO_Subscript && call->getNumArgs() == 2)
+    return {call->getArg(0), call->getArg(1)};
+  return {};
 }
 
 bool isOffsetOf(const clang::Expr* index, const clang::ValueDecl* variable,

@@ -27,6 +27,7 @@
 namespace clang {
 class ASTContext;
 class Expr;
+class Stmt;
 class ValueDecl;
 } // namespace clang
 
@@ -62,6 +63,14 @@ std::string forgetIndices(llvm::StringRef key, llvm::StringRef variable);
 // renamed: a loop over one array says nothing about another's elements.
 std::string rebaseIndices(llvm::StringRef key, llvm::StringRef variable, llvm::StringRef value,
                           const std::set<std::string>& containers);
+
+// The array and index of a subscript, built in (`a[i]`) or an overloaded operator[] (`v[i]`);
+// both null when `stmt` is no subscript.
+struct Subscript {
+  const clang::Expr* base = nullptr;
+  const clang::Expr* index = nullptr;
+};
+Subscript subscriptOf(const clang::Stmt* stmt);
 
 // Whether subscript `index` is `variable` plus a constant.
 bool isOffsetOf(const clang::Expr* index, const clang::ValueDecl* variable,

@@ -429,16 +429,7 @@ private:
                          const FlowState& state, const Frame& frame,
                          std::set<std::string>& containers) const {
     if (!stmt) return;
-    const clang::Expr* base = nullptr;
-    const clang::Expr* index = nullptr;
-    if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(stmt)) {
-      base = subscript->getBase();
-      index = subscript->getIdx();
-    } else if (const auto* call = llvm::dyn_cast<clang::CXXOperatorCallExpr>(stmt);
-               call && call->getOperator() == clang::OO_Subscript && call->getNumArgs() == 2) {
-      base = call->getArg(0);
-      index = call->getArg(1);
-    }
+    const auto [base, index] = subscriptOf(stmt);
     if (base && isOffsetOf(index, variable, context_))
       if (std::optional<std::string> container = keyOf(base, state, frame))
         containers.insert(*container);

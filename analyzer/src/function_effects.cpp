@@ -135,16 +135,7 @@ private:
 
   void collectContainers(const clang::Stmt* stmt, const clang::ValueDecl* variable) {
     if (!stmt) return;
-    const clang::Expr* base = nullptr;
-    const clang::Expr* index = nullptr;
-    if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(stmt)) {
-      base = subscript->getBase();
-      index = subscript->getIdx();
-    } else if (const auto* call = llvm::dyn_cast<clang::CXXOperatorCallExpr>(stmt);
-               call && call->getOperator() == clang::OO_Subscript && call->getNumArgs() == 2) {
-      base = call->getArg(0);
-      index = call->getArg(1);
-    }
+    const auto [base, index] = subscriptOf(stmt);
     if (base && isOffsetOf(index, variable, context_)) containers.push_back(base);
     for (const clang::Stmt* child : stmt->children())
       collectContainers(child, variable);
