@@ -117,16 +117,26 @@ Replay replay_traces(const std::vector<std::string>& paths, const Options& optio
     replay.graph = std::make_unique<HappensBeforeGraph>();
     replay.engine->ordering().set_observer(replay.graph.get());
   }
-  // Events stream from the files through the engine; only a recorded replay keeps them.
+  // Events stream from the files through the engine in small batches: while it runs one
+  // event it fetches the memory the next ones touch. Only a recorded replay keeps them, and it
+  // runs them one at a time, so that the graph knows which event made each edge.
+  const std::size_t batch_size = record ? 1 : 256;
+  std::vector<Event> batch;
+  batch.reserve(batch_size);
   trace::TimeOrderedMerge merged(readers);
-  while (const Event* event = merged.next()) {
+  while (Event* event = merged.next()) {
     if (record) {
       replay.graph->set_event(static_cast<std::uint32_t>(replay.events));
       replay.merged.push_back(*event);
     }
-    replay.engine->process(*event);
+    batch.push_back(std::move(*event));
     ++replay.events;
+    if (batch.size() == batch_size) {
+      replay.engine->process(batch);
+      batch.clear();
+    }
   }
+  replay.engine->process(batch);
   for (const trace::TraceReader& file : readers) {
     replay.sources.push_back(TraceSource{file.path(), file.records(), file.problem()});
     if (!file.problem().empty()) warn(file.path(), file.problem());

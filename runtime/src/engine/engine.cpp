@@ -33,6 +33,28 @@ void Engine::process(const Event& event) {
   std::visit([&](const auto& payload) { handle(event, payload); }, event.payload);
 }
 
+void Engine::process(std::span<const Event> events) {
+  // Far enough ahead for a miss to land, near enough that the line is still cached when its
+  // event runs.
+  constexpr std::size_t kWarmAhead = 8;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (i + kWarmAhead < events.size()) warm(events[i + kWarmAhead]);
+    process(events[i]);
+  }
+}
+
+void Engine::warm(const Event& event) const {
+  const ShadowSpace* space = shadow_.find(event.header.address_space);
+  if (!space) return;
+  // Kernels and copies make nearly every access a program makes.
+  if (const auto* launch = std::get_if<KernelLaunch>(&event.payload)) {
+    for (const Access& access : launch->accesses) space->prefetch(access.begin);
+  } else if (const auto* copy = std::get_if<Copy>(&event.payload)) {
+    space->prefetch(copy->src);
+    space->prefetch(copy->dst);
+  }
+}
+
 // ---- Accesses and findings ----
 
 void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, ActorId actor,

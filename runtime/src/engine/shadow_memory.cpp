@@ -30,11 +30,14 @@ ShadowSpace::Map::iterator ShadowSpace::split(Map::iterator it, Address at) {
 }
 
 ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin) {
-  auto it = segments_.upper_bound(begin);
-  if (it == segments_.begin()) return it;
-  auto before = std::prev(it);
-  if (before->second.end <= begin) return it;
-  return before->first < begin ? split(before, begin) : before;
+  return first_from(begin, segments_.lower_bound(begin));
+}
+
+ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin, Map::iterator at_or_after) {
+  if (at_or_after != segments_.end() && at_or_after->first == begin) return at_or_after;
+  if (at_or_after == segments_.begin()) return at_or_after;
+  auto before = std::prev(at_or_after);
+  return before->second.end > begin ? split(before, begin) : at_or_after;
 }
 
 namespace {
@@ -120,18 +123,18 @@ void ShadowSpace::apply(Address begin, std::uint64_t size, const AccessRecord& a
 
   // The common case: the access covers exactly one interval that history already has.
   CacheSlot& slot = (*cache_)[slot_of(begin)];
-  Map::iterator exact = slot.start == begin ? slot.segment : segments_.find(begin);
-  if (exact != segments_.end() && exact->second.end == end) [[likely]] {
+  const Map::iterator found = slot.start == begin ? slot.segment : segments_.lower_bound(begin);
+  if (found != segments_.end() && found->first == begin && found->second.end == end) [[likely]] {
     slot.start = begin;
-    slot.segment = exact;
-    check(exact->second, begin, end, access, clock, conflicts);
-    record(exact->second, access);
+    slot.segment = found;
+    check(found->second, begin, end, access, clock, conflicts);
+    record(found->second, access);
     return;
   }
 
-  // One tree walk (none when an interval starts at `begin`): split the intervals that
-  // straddle either end, then visit the rest in order.
-  auto it = exact != segments_.end() ? exact : first_from(begin);
+  // At most one tree walk, the one above: split the intervals that straddle either end, then
+  // visit the rest in order.
+  auto it = first_from(begin, found);
   auto first = segments_.end();
   Address cursor = begin;
   while (cursor < end) {
@@ -164,7 +167,10 @@ void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* b
   Segment fresh;
   fresh.end = end;
   record(fresh, *birth);
-  segments_.emplace_hint(it, begin, std::move(fresh));
+  // The allocation's first use starts where it does: let it find the interval at once.
+  CacheSlot& slot = (*cache_)[slot_of(begin)];
+  slot.segment = segments_.emplace_hint(it, begin, std::move(fresh));
+  slot.start = begin;
 }
 
 void ShadowSpace::evict_older_than(std::uint64_t threshold) {

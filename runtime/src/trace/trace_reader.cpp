@@ -238,7 +238,7 @@ void TimeOrderedMerge::advance(std::size_t reader) {
   std::push_heap(heads_.begin(), heads_.end(), later);
 }
 
-const Event* TimeOrderedMerge::next() {
+Event* TimeOrderedMerge::next() {
   if (handed_out_ < readers_.size()) advance(handed_out_);
   if (heads_.empty()) return nullptr;
   std::pop_heap(heads_.begin(), heads_.end(), later);

@@ -33,6 +33,9 @@ public:
   explicit Engine(Options options = {}, WarningSink warn = {});
 
   void process(const Event& event);
+  // The same as processing each in turn, faster: while one event runs, the memory the next
+  // ones will check is fetched.
+  void process(std::span<const Event> events);
   // End of the program or trace: settles findings that waited for cross-rank meetings and
   // reports communicators whose ranks issued different numbers of collectives.
   void finish();
@@ -64,6 +67,8 @@ private:
     std::uint64_t serial = 0;
   };
 
+  // Starts fetching the shadow memory an upcoming event will look up.
+  void warm(const Event& event) const;
   template <typename Payload> void handle(const Event& event, const Payload& payload);
 
   // Runs an op's accesses under `clock` as (actor, epoch), reporting conflicts.

@@ -63,8 +63,9 @@ private:
 class TimeOrderedMerge {
 public:
   explicit TimeOrderedMerge(std::vector<TraceReader>& readers);
-  // The next event, valid until the following call; null once every reader is done.
-  const Event* next();
+  // The next event, valid until the following call (the caller may move it away); null once
+  // every reader is done.
+  Event* next();
 
 private:
   struct Head {
