@@ -34,24 +34,32 @@ void Engine::process(const Event& event) {
 }
 
 void Engine::process(std::span<const Event> events) {
-  // Far enough ahead for a miss to land, near enough that the line is still cached when its
-  // event runs.
-  constexpr std::size_t kWarmAhead = 8;
+  // Each stage far enough ahead for its miss to land before the event runs: an access's
+  // lookup slot first, then the interval the slot names.
+  constexpr std::size_t kSlotAhead = 8;
+  constexpr std::size_t kIntervalAhead = 4;
   for (std::size_t i = 0; i < events.size(); ++i) {
-    if (i + kWarmAhead < events.size()) warm(events[i + kWarmAhead]);
+    if (i + kSlotAhead < events.size())
+      warm(events[i + kSlotAhead], [](const ShadowSpace& space, Address begin) {
+        space.prefetch_slot(begin);
+      });
+    if (i + kIntervalAhead < events.size())
+      warm(events[i + kIntervalAhead], [](const ShadowSpace& space, Address begin) {
+        space.prefetch_interval(begin);
+      });
     process(events[i]);
   }
 }
 
-void Engine::warm(const Event& event) const {
+template <typename Fetch> void Engine::warm(const Event& event, Fetch&& fetch) const {
   const ShadowSpace* space = shadow_.find(event.header.address_space);
   if (!space) return;
   // Kernels and copies make nearly every access a program makes.
   if (const auto* launch = std::get_if<KernelLaunch>(&event.payload)) {
-    for (const Access& access : launch->accesses) space->prefetch(access.begin);
+    for (const Access& access : launch->accesses) fetch(*space, access.begin);
   } else if (const auto* copy = std::get_if<Copy>(&event.payload)) {
-    space->prefetch(copy->src);
-    space->prefetch(copy->dst);
+    fetch(*space, copy->src);
+    fetch(*space, copy->dst);
   }
 }
 

@@ -67,8 +67,8 @@ private:
     std::uint64_t serial = 0;
   };
 
-  // Starts fetching the shadow memory an upcoming event will look up.
-  void warm(const Event& event) const;
+  // Starts fetching, with `fetch`, the shadow memory an upcoming event will look up.
+  template <typename Fetch> void warm(const Event& event, Fetch&& fetch) const;
   template <typename Payload> void handle(const Event& event, const Payload& payload);
 
   // Runs an op's accesses under `clock` as (actor, epoch), reporting conflicts.
