@@ -41,7 +41,8 @@ void AllocationTable::add(std::uint32_t space_id, const Allocation& allocation) 
       --it;
     while (it != space.freed.end() && it->first < end) it = space.freed.erase(it);
   }
-  space.live.insert_or_assign(end_hint(space.live, allocation.base), allocation.base, allocation);
+  space.newest =
+      space.live.insert_or_assign(end_hint(space.live, allocation.base), allocation.base, allocation);
 }
 
 std::optional<Allocation> AllocationTable::release(std::uint32_t space_id, Address base,
@@ -49,9 +50,11 @@ std::optional<Allocation> AllocationTable::release(std::uint32_t space_id, Addre
   auto found = spaces_.find(space_id);
   if (found == spaces_.end()) return std::nullopt;
   Space& space = found->second;
-  auto it = space.live.find(base);
+  auto it = space.newest != space.live.end() && space.newest->first == base ? space.newest
+                                                                              : space.live.find(base);
   if (it == space.live.end()) return std::nullopt;
   Allocation allocation = it->second;
+  if (it == space.newest) space.newest = space.live.end();
   space.live.erase(it);
   allocation.freed = true;
   allocation.free_site = free_site;

@@ -54,6 +54,9 @@ private:
   struct Space {
     explicit Space(std::pmr::memory_resource* pool) : live(pool), freed(pool) {}
     Map live;
+    // The allocation added last: a pool allocation is usually freed before the next one, and
+    // its free then finds it without a walk down the tree.
+    Map::iterator newest = live.end();
     Map freed;
     std::deque<Address> freed_order; // oldest first, to keep `freed` bounded
   };
