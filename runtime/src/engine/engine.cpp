@@ -88,7 +88,7 @@ void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, 
     record.mode = access.mode;
     record.extent = access.extent;
     conflicts_.clear();
-    space.apply(access.begin, access.size, record, clock, conflicts_);
+    space.apply(record, clock, conflicts_);
     for (const Conflict& conflict : conflicts_) report(header, record, conflict, clock);
   }
   if (op % kHistoryCheckInterval == 0) trim_history();

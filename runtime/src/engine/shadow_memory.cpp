@@ -26,7 +26,17 @@ ShadowSpace::Map::iterator ShadowSpace::split(Map::iterator it, Address at) {
   it->second.end = at;
   reads_ += tail->second.reads.size();
   spilled_reads_ += tail->second.reads.spilled();
+  keep_reads_within(it->second, it->first, at);
+  keep_reads_within(tail->second, at, tail->second.end);
   return tail;
+}
+
+void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end) {
+  const std::size_t spilled = segment.reads.spilled();
+  reads_ -= segment.reads.remove_if([&](const AccessRecord& read) {
+    return read.begin >= end || read.begin + read.size <= begin;
+  });
+  spilled_reads_ -= spilled - segment.reads.spilled();
 }
 
 ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin) {
@@ -70,7 +80,9 @@ inline void ShadowSpace::check(const Segment& segment, Address begin, Address en
     add_conflict(conflicts, segment.write, begin, end);
   if (access.writes())
     segment.reads.for_each([&](const AccessRecord& read) {
-      if (!clock.covers(read.actor, read.epoch)) add_conflict(conflicts, read, begin, end);
+      const Address lo = std::max(begin, read.begin);
+      const Address hi = std::min(end, read.begin + read.size);
+      if (lo < hi && !clock.covers(read.actor, read.epoch)) add_conflict(conflicts, read, lo, hi);
     });
 }
 
@@ -116,10 +128,11 @@ void ShadowSpace::coalesce(Map::iterator first, Map::iterator after) {
   }
 }
 
-void ShadowSpace::apply(Address begin, std::uint64_t size, const AccessRecord& access,
-                        const VectorClock& clock, std::vector<Conflict>& conflicts) {
-  if (size == 0) return;
-  const Address end = begin + size;
+void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
+                        std::vector<Conflict>& conflicts) {
+  if (access.size == 0) return;
+  const Address begin = access.begin;
+  const Address end = begin + access.size;
 
   // The common case: the access covers exactly one interval that history already has.
   CacheSlot& slot = (*cache_)[slot_of(begin)];
@@ -132,9 +145,13 @@ void ShadowSpace::apply(Address begin, std::uint64_t size, const AccessRecord& a
     return;
   }
 
-  // At most one tree walk, the one above: split the intervals that straddle either end, then
-  // visit the rest in order.
-  auto it = first_from(begin, found);
+  // At most one tree walk, the one above. Visit the intervals in order from the one holding
+  // `begin`, filling gaps; an interval that straddles either end is cut there, except for a
+  // read the interval can keep whole.
+  auto it = found;
+  if ((it == segments_.end() || it->first > begin) && it != segments_.begin()) {
+    if (auto before = std::prev(it); before->second.end > begin) it = before;
+  }
   auto first = segments_.end();
   Address cursor = begin;
   while (cursor < end) {
@@ -142,13 +159,18 @@ void ShadowSpace::apply(Address begin, std::uint64_t size, const AccessRecord& a
       Segment gap;
       gap.end = it == segments_.end() ? end : std::min(end, it->first);
       it = segments_.emplace_hint(it, cursor, std::move(gap));
+    } else if (it->first < cursor || it->second.end > end) {
+      if (access.writes() || it->second.reads.find_actor(access.actor)) {
+        if (it->first < cursor) it = split(it, cursor);
+        if (it->second.end > end) split(it, end);
+      }
+      check(it->second, cursor, std::min(end, it->second.end), access, clock, conflicts);
     } else {
-      if (it->second.end > end) split(it, end);
       check(it->second, cursor, it->second.end, access, clock, conflicts);
     }
     if (first == segments_.end()) first = it;
     record(it->second, access);
-    cursor = it->second.end;
+    cursor = std::min(end, it->second.end);
     ++it;
   }
   coalesce(first, it);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <random>
@@ -12,12 +13,15 @@
 namespace streamrace {
 namespace {
 
-AccessRecord record(ActorId actor, Epoch epoch, std::uint64_t op, AccessMode mode) {
+AccessRecord record(ActorId actor, Epoch epoch, std::uint64_t op, AccessMode mode,
+                    Address begin = 0, std::uint64_t size = 0) {
   AccessRecord r;
   r.actor = actor;
   r.epoch = epoch;
   r.op = op;
   r.mode = mode;
+  r.begin = begin;
+  r.size = size;
   return r;
 }
 
@@ -26,14 +30,71 @@ TEST(ShadowSpace, WholeRangeWritesCoalesceIntoOneInterval) {
   VectorClock clock;
   clock.tick(0);
   std::vector<Conflict> conflicts;
-  space.apply(0, 100, record(0, 1, 1, AccessMode::Write), clock, conflicts);
-  space.apply(50, 100, record(0, 1, 2, AccessMode::Read), clock, conflicts);
-  EXPECT_EQ(space.segment_count(), 3u);
+  space.apply(record(0, 1, 1, AccessMode::Write, 0, 100), clock, conflicts);
+  space.apply(record(0, 1, 2, AccessMode::Read, 50, 100), clock, conflicts);
+  EXPECT_EQ(space.segment_count(), 2u); // [0, 100) keeps the read of its upper half whole
   clock.tick(0);
-  space.apply(0, 150, record(0, 2, 3, AccessMode::Write), clock, conflicts);
+  space.apply(record(0, 2, 3, AccessMode::Write, 0, 150), clock, conflicts);
   EXPECT_EQ(space.segment_count(), 1u);
   EXPECT_EQ(space.read_count(), 0u);
   EXPECT_TRUE(conflicts.empty());
+}
+
+// A tensor view read leaves its tensor in one interval; a write over the tensor then races
+// with each view read on the bytes that read touched, and only those.
+TEST(ShadowSpace, PartialReadsKeepTheIntervalWholeAndConflictOnTheirOwnBytes) {
+  ShadowSpace space;
+  std::vector<Conflict> conflicts;
+  VectorClock writer;
+  writer.tick(0);
+  space.apply(record(0, 1, 1, AccessMode::Write, 0, 1000), writer, conflicts);
+  VectorClock reader_b = writer;
+  VectorClock reader_c = writer;
+  space.apply(record(1, reader_b.tick(1), 2, AccessMode::Read, 200, 100), reader_b, conflicts);
+  space.apply(record(2, reader_c.tick(2), 3, AccessMode::Read, 600, 100), reader_c, conflicts);
+  EXPECT_TRUE(conflicts.empty());
+  EXPECT_EQ(space.segment_count(), 1u);
+  EXPECT_EQ(space.read_count(), 2u);
+
+  VectorClock late_writer = writer; // ordered after the first write, not after the reads
+  space.apply(record(3, late_writer.tick(3), 4, AccessMode::Write, 0, 1000), late_writer,
+              conflicts);
+  ASSERT_EQ(conflicts.size(), 2u);
+  std::sort(conflicts.begin(), conflicts.end(),
+            [](const Conflict& a, const Conflict& b) { return a.previous.op < b.previous.op; });
+  EXPECT_EQ(conflicts[0].previous.op, 2u);
+  EXPECT_EQ(conflicts[0].overlap_begin, 200u);
+  EXPECT_EQ(conflicts[0].overlap_size, 100u);
+  EXPECT_EQ(conflicts[1].previous.op, 3u);
+  EXPECT_EQ(conflicts[1].overlap_begin, 600u);
+  EXPECT_EQ(conflicts[1].overlap_size, 100u);
+}
+
+// An actor keeps one read per interval: its second read of another part cuts the interval,
+// so that neither read's bytes are forgotten.
+TEST(ShadowSpace, ASecondPartialReadBySameActorCutsTheInterval) {
+  ShadowSpace space;
+  std::vector<Conflict> conflicts;
+  VectorClock writer;
+  writer.tick(0);
+  space.apply(record(0, 1, 1, AccessMode::Write, 0, 1000), writer, conflicts);
+  VectorClock reader = writer;
+  space.apply(record(1, reader.tick(1), 2, AccessMode::Read, 200, 100), reader, conflicts);
+  space.apply(record(1, reader.tick(1), 3, AccessMode::Read, 400, 100), reader, conflicts);
+  EXPECT_EQ(space.segment_count(), 3u);
+  EXPECT_EQ(space.read_count(), 2u); // the cut-off tail keeps no read that missed its bytes
+
+  VectorClock late_writer = writer;
+  space.apply(record(2, late_writer.tick(2), 4, AccessMode::Write, 0, 1000), late_writer,
+              conflicts);
+  ASSERT_EQ(conflicts.size(), 2u);
+  std::sort(conflicts.begin(), conflicts.end(),
+            [](const Conflict& a, const Conflict& b) { return a.previous.op < b.previous.op; });
+  EXPECT_EQ(conflicts[0].overlap_begin, 200u);
+  EXPECT_EQ(conflicts[0].overlap_size, 100u);
+  EXPECT_EQ(conflicts[1].overlap_begin, 400u);
+  EXPECT_EQ(conflicts[1].overlap_size, 100u);
+  EXPECT_EQ(space.segment_count(), 1u);
 }
 
 TEST(ShadowSpace, OneConflictPerPreviousAccessAcrossIntervals) {
@@ -41,11 +102,11 @@ TEST(ShadowSpace, OneConflictPerPreviousAccessAcrossIntervals) {
   VectorClock writer;
   writer.tick(0);
   std::vector<Conflict> conflicts;
-  space.apply(0, 100, record(0, 1, 1, AccessMode::Write), writer, conflicts);
-  space.apply(40, 10, record(0, 1, 1, AccessMode::Write), writer, conflicts); // splits
+  space.apply(record(0, 1, 1, AccessMode::Write, 0, 100), writer, conflicts);
+  space.apply(record(0, 1, 1, AccessMode::Write, 40, 10), writer, conflicts); // splits
   VectorClock reader;
   reader.tick(1);
-  space.apply(0, 100, record(1, 1, 2, AccessMode::Read), reader, conflicts);
+  space.apply(record(1, 1, 2, AccessMode::Read, 0, 100), reader, conflicts);
   ASSERT_EQ(conflicts.size(), 1u);
   EXPECT_EQ(conflicts[0].overlap_begin, 0u);
   EXPECT_EQ(conflicts[0].overlap_size, 100u);
@@ -56,11 +117,11 @@ TEST(ShadowSpace, ResetForgetsHistory) {
   VectorClock a;
   a.tick(0);
   std::vector<Conflict> conflicts;
-  space.apply(0, 100, record(0, 1, 1, AccessMode::Write), a, conflicts);
+  space.apply(record(0, 1, 1, AccessMode::Write, 0, 100), a, conflicts);
   space.reset(0, 100, nullptr);
   VectorClock b;
   b.tick(1);
-  space.apply(0, 100, record(1, 1, 2, AccessMode::Write), b, conflicts);
+  space.apply(record(1, 1, 2, AccessMode::Write, 0, 100), b, conflicts);
   EXPECT_TRUE(conflicts.empty());
 }
 
@@ -70,7 +131,7 @@ TEST(ShadowSpace, EvictionDropsOnlyOldIntervals) {
   clock.tick(0);
   std::vector<Conflict> conflicts;
   for (std::uint64_t i = 0; i < 10; ++i)
-    space.apply(i * 1000, 10, record(0, 1, i + 1, AccessMode::Write), clock, conflicts);
+    space.apply(record(0, 1, i + 1, AccessMode::Write, i * 1000, 10), clock, conflicts);
   space.evict_older_than(6);
   EXPECT_EQ(space.segment_count(), 5u);
 }
@@ -115,7 +176,7 @@ TEST(ShadowSpace, AgreesWithAByteByByteModel) {
     access.begin = begin;
     access.size = size;
     std::vector<Conflict> conflicts;
-    space.apply(begin, size, access, clocks[actor], conflicts);
+    space.apply(access, clocks[actor], conflicts);
 
     std::map<std::pair<std::uint64_t, ActorId>, std::pair<Address, Address>> expected;
     auto conflict = [&](const AccessRecord& previous, Address b) {

@@ -56,8 +56,12 @@ struct Conflict {
   std::uint64_t overlap_size = 0;
 };
 
-// The reads of an interval since its last write, at most one per actor (its latest). Nearly
-// every interval has one or two readers: they live inline, more spill to the heap.
+// The reads of an interval since its last write, at most one per actor (its latest). A read
+// covers the bytes of the interval its own range does: a read of part of an interval is kept
+// whole instead of cutting the interval (tensor views would otherwise leave their tensors in
+// pieces), unless the interval already holds a read by the same actor, whose bytes the
+// latest read must cover to stand in for it. Nearly every interval has one or two readers:
+// they live inline, more spill to the heap.
 class ReadSet {
 public:
   std::size_t size() const { return inline_count_ + spilled_.size(); }
@@ -79,6 +83,20 @@ public:
   void clear() {
     inline_count_ = 0;
     spilled_.clear();
+  }
+  // Drops the reads `drop` selects; returns how many it dropped.
+  template <typename Drop> std::size_t remove_if(Drop&& drop) {
+    std::uint32_t kept = 0;
+    for (std::uint32_t i = 0; i < inline_count_; ++i)
+      if (!drop(inline_[i])) inline_[kept++] = inline_[i];
+    const std::size_t dropped = inline_count_ - kept + std::erase_if(spilled_, drop);
+    inline_count_ = kept;
+    // Refill the inline slots first: they are where a lookup looks.
+    while (inline_count_ < kInline && !spilled_.empty()) {
+      inline_[inline_count_++] = spilled_.back();
+      spilled_.pop_back();
+    }
+    return dropped;
   }
   template <typename Visit> void for_each(Visit&& visit) const {
     for (std::uint32_t i = 0; i < inline_count_; ++i)
@@ -102,10 +120,11 @@ public:
   ShadowSpace(const ShadowSpace&) = delete;
   ShadowSpace& operator=(const ShadowSpace&) = delete;
 
-  // Checks [begin, begin+size) against its history under `clock`, appends conflicts (one per
-  // previous access, however many intervals it spans), then records `access`.
-  void apply(Address begin, std::uint64_t size, const AccessRecord& access,
-             const VectorClock& clock, std::vector<Conflict>& conflicts);
+  // Checks the access's bytes, [access.begin, access.begin + access.size), against their
+  // history under `clock`, appends conflicts (one per previous access, however many intervals
+  // it spans), then records the access.
+  void apply(const AccessRecord& access, const VectorClock& clock,
+             std::vector<Conflict>& conflicts);
   // Forgets the range's history (a new allocation) and, when given, starts it afresh with
   // `birth`: the point every later access must be ordered after.
   void reset(Address begin, std::uint64_t size, const AccessRecord* birth);
@@ -167,8 +186,10 @@ private:
     return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> 52) & (kCacheSlots - 1);
   }
 
-  // Cuts the interval at `at`; returns the new interval that starts there.
+  // Cuts the interval at `at`; returns the new interval that starts there. Each side keeps
+  // the reads that touched its bytes.
   Map::iterator split(Map::iterator it, Address at);
+  void keep_reads_within(Segment& segment, Address begin, Address end);
   // The first interval that ends after `begin`, cut so that it does not start before it.
   Map::iterator first_from(Address begin);
   // The same, given the first interval that starts at or after `begin`.
