@@ -179,7 +179,10 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
 void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* birth) {
   if (size == 0) return;
   const Address end = begin + size;
-  auto it = first_from(begin);
+  // A pool handing out fresh addresses allocates past all history: found without a walk.
+  auto it = segments_.empty() || std::prev(segments_.end())->second.end <= begin
+                ? segments_.end()
+                : first_from(begin);
   while (it != segments_.end() && it->first < end) {
     if (it->second.end > end) split(it, end);
     it = erase(it);

@@ -5,6 +5,7 @@
 
 #include "streamrace/runtime/event.h"
 #include "streamrace/runtime/free_list_resource.h"
+#include "streamrace/runtime/prefetch.h"
 #include "streamrace/runtime/vector_clock.h"
 
 #include <array>
@@ -150,15 +151,6 @@ public:
   void collect_ages(std::vector<std::uint64_t>& newest_ops) const;
 
 private:
-  static void prefetch(const void* address) {
-#if defined(__x86_64__)
-    // GCC 12 at -O2 deleted the warming calls built on __builtin_prefetch (seen in the
-    // disassembly), as if they did nothing: an asm statement it must keep.
-    asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(address)));
-#else
-    __builtin_prefetch(address);
-#endif
-  }
   struct Segment {
     Address end = 0;
     std::uint64_t newest_op = 0;
