@@ -168,14 +168,17 @@ private:
 
   // The intervals an access starting at `start` hit recently, direct-mapped by start: the
   // common access covers one whole interval that history already has, and finds it here
-  // without a tree walk. A slot is emptied before its interval is erased.
+  // without a tree walk. A slot is emptied before its interval is erased. 2048 slots (32 KiB)
+  // find the benchmark's 512 tensors per process as often as 4096 did, and leave the second
+  // level cache more room for the intervals themselves.
   struct CacheSlot {
     Address start = ~Address{0};
     Map::iterator segment;
   };
-  static constexpr std::size_t kCacheSlots = 4096;
+  static constexpr unsigned kCacheSlotBits = 11;
+  static constexpr std::size_t kCacheSlots = std::size_t{1} << kCacheSlotBits;
   static std::size_t slot_of(Address start) {
-    return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> 52) & (kCacheSlots - 1);
+    return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> (64 - kCacheSlotBits));
   }
 
   // Cuts the interval at `at`; returns the new interval that starts there. Each side keeps
