@@ -40,14 +40,31 @@ TEST(ShadowSpace, WholeRangeWritesCoalesceIntoOneInterval) {
   EXPECT_TRUE(conflicts.empty());
 }
 
-// A tensor view read leaves its tensor in one interval; a write over the tensor then races
-// with each view read on the bytes that read touched, and only those.
-TEST(ShadowSpace, PartialReadsKeepTheIntervalWholeAndConflictOnTheirOwnBytes) {
+// One tensor of 1000 bytes, written once, then read in parts.
+class PartialReads : public ::testing::Test {
+protected:
+  void SetUp() override {
+    writer.tick(0);
+    space.apply(record(0, 1, 1, AccessMode::Write, 0, 1000), writer, conflicts);
+  }
+  // A write over the whole tensor, ordered after the first write only; its conflicts by op.
+  std::vector<Conflict> rewrite(ActorId actor, std::uint64_t op) {
+    VectorClock late_writer = writer;
+    conflicts.clear();
+    space.apply(record(actor, late_writer.tick(actor), op, AccessMode::Write, 0, 1000),
+                late_writer, conflicts);
+    std::sort(conflicts.begin(), conflicts.end(),
+              [](const Conflict& a, const Conflict& b) { return a.previous.op < b.previous.op; });
+    return conflicts;
+  }
   ShadowSpace space;
   std::vector<Conflict> conflicts;
   VectorClock writer;
-  writer.tick(0);
-  space.apply(record(0, 1, 1, AccessMode::Write, 0, 1000), writer, conflicts);
+};
+
+// A tensor view read leaves its tensor in one interval; a write over the tensor then races
+// with each view read on the bytes that read touched, and only those.
+TEST_F(PartialReads, KeepTheIntervalWholeAndConflictOnTheirOwnBytes) {
   VectorClock reader_b = writer;
   VectorClock reader_c = writer;
   space.apply(record(1, reader_b.tick(1), 2, AccessMode::Read, 200, 100), reader_b, conflicts);
@@ -56,44 +73,31 @@ TEST(ShadowSpace, PartialReadsKeepTheIntervalWholeAndConflictOnTheirOwnBytes) {
   EXPECT_EQ(space.segment_count(), 1u);
   EXPECT_EQ(space.read_count(), 2u);
 
-  VectorClock late_writer = writer; // ordered after the first write, not after the reads
-  space.apply(record(3, late_writer.tick(3), 4, AccessMode::Write, 0, 1000), late_writer,
-              conflicts);
-  ASSERT_EQ(conflicts.size(), 2u);
-  std::sort(conflicts.begin(), conflicts.end(),
-            [](const Conflict& a, const Conflict& b) { return a.previous.op < b.previous.op; });
-  EXPECT_EQ(conflicts[0].previous.op, 2u);
-  EXPECT_EQ(conflicts[0].overlap_begin, 200u);
-  EXPECT_EQ(conflicts[0].overlap_size, 100u);
-  EXPECT_EQ(conflicts[1].previous.op, 3u);
-  EXPECT_EQ(conflicts[1].overlap_begin, 600u);
-  EXPECT_EQ(conflicts[1].overlap_size, 100u);
+  const std::vector<Conflict> found = rewrite(3, 4);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].previous.op, 2u);
+  EXPECT_EQ(found[0].overlap_begin, 200u);
+  EXPECT_EQ(found[0].overlap_size, 100u);
+  EXPECT_EQ(found[1].previous.op, 3u);
+  EXPECT_EQ(found[1].overlap_begin, 600u);
+  EXPECT_EQ(found[1].overlap_size, 100u);
 }
 
 // An actor keeps one read per interval: its second read of another part cuts the interval,
 // so that neither read's bytes are forgotten.
-TEST(ShadowSpace, ASecondPartialReadBySameActorCutsTheInterval) {
-  ShadowSpace space;
-  std::vector<Conflict> conflicts;
-  VectorClock writer;
-  writer.tick(0);
-  space.apply(record(0, 1, 1, AccessMode::Write, 0, 1000), writer, conflicts);
+TEST_F(PartialReads, ASecondPartialReadBySameActorCutsTheInterval) {
   VectorClock reader = writer;
   space.apply(record(1, reader.tick(1), 2, AccessMode::Read, 200, 100), reader, conflicts);
   space.apply(record(1, reader.tick(1), 3, AccessMode::Read, 400, 100), reader, conflicts);
   EXPECT_EQ(space.segment_count(), 3u);
   EXPECT_EQ(space.read_count(), 2u); // the cut-off tail keeps no read that missed its bytes
 
-  VectorClock late_writer = writer;
-  space.apply(record(2, late_writer.tick(2), 4, AccessMode::Write, 0, 1000), late_writer,
-              conflicts);
-  ASSERT_EQ(conflicts.size(), 2u);
-  std::sort(conflicts.begin(), conflicts.end(),
-            [](const Conflict& a, const Conflict& b) { return a.previous.op < b.previous.op; });
-  EXPECT_EQ(conflicts[0].overlap_begin, 200u);
-  EXPECT_EQ(conflicts[0].overlap_size, 100u);
-  EXPECT_EQ(conflicts[1].overlap_begin, 400u);
-  EXPECT_EQ(conflicts[1].overlap_size, 100u);
+  const std::vector<Conflict> found = rewrite(2, 4);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].overlap_begin, 200u);
+  EXPECT_EQ(found[0].overlap_size, 100u);
+  EXPECT_EQ(found[1].overlap_begin, 400u);
+  EXPECT_EQ(found[1].overlap_size, 100u);
   EXPECT_EQ(space.segment_count(), 1u);
 }
 
