@@ -40,10 +40,7 @@ void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end
 }
 
 ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin) {
-  return first_from(begin, segments_.lower_bound(begin));
-}
-
-ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin, Map::iterator at_or_after) {
+  const auto at_or_after = segments_.lower_bound(begin);
   if (at_or_after != segments_.end() && at_or_after->first == begin) return at_or_after;
   if (at_or_after == segments_.begin()) return at_or_after;
   auto before = std::prev(at_or_after);

@@ -187,8 +187,6 @@ private:
   void keep_reads_within(Segment& segment, Address begin, Address end);
   // The first interval that ends after `begin`, cut so that it does not start before it.
   Map::iterator first_from(Address begin);
-  // The same, given the first interval that starts at or after `begin`.
-  Map::iterator first_from(Address begin, Map::iterator at_or_after);
   void check(const Segment& segment, Address begin, Address end, const AccessRecord& access,
              const VectorClock& clock, std::vector<Conflict>& conflicts) const;
   void record(Segment& segment, const AccessRecord& access);
