@@ -40,6 +40,8 @@ void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end
 }
 
 ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin) {
+  // A pool handing out fresh addresses allocates past all history: found without a walk.
+  if (segments_.empty() || std::prev(segments_.end())->second.end <= begin) return segments_.end();
   const auto at_or_after = segments_.lower_bound(begin);
   if (at_or_after != segments_.end() && at_or_after->first == begin) return at_or_after;
   if (at_or_after == segments_.begin()) return at_or_after;
@@ -176,10 +178,7 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
 void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* birth) {
   if (size == 0) return;
   const Address end = begin + size;
-  // A pool handing out fresh addresses allocates past all history: found without a walk.
-  auto it = segments_.empty() || std::prev(segments_.end())->second.end <= begin
-                ? segments_.end()
-                : first_from(begin);
+  auto it = first_from(begin);
   while (it != segments_.end() && it->first < end) {
     if (it->second.end > end) split(it, end);
     it = erase(it);
