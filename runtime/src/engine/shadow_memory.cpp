@@ -111,11 +111,7 @@ inline void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
 }
 
 void ShadowSpace::coalesce(Map::iterator first, Map::iterator after) {
-  auto it = first == segments_.begin() ? first : std::prev(first);
-  while (it != segments_.end()) {
-    auto next = std::next(it);
-    if (next == segments_.end()) return;
-    const bool last_pair = next == after;
+  for (auto it = first, next = std::next(first); next != after; next = std::next(it)) {
     if (it->second.end == next->first && it->second.same_history(next->second)) {
       it->second.end = next->second.end;
       it->second.newest_op = std::max(it->second.newest_op, next->second.newest_op);
@@ -123,7 +119,6 @@ void ShadowSpace::coalesce(Map::iterator first, Map::iterator after) {
     } else {
       it = next;
     }
-    if (last_pair) return;
   }
 }
 
