@@ -14,7 +14,7 @@ ShadowSpace::ShadowSpace() : cache_(std::make_unique<std::array<CacheSlot, kCach
 
 ShadowSpace::Map::iterator ShadowSpace::erase(Map::iterator it) {
   CacheSlot& slot = (*cache_)[slot_of(it->first)];
-  if (slot.start == it->first) slot.start = ~Address{0};
+  if (slot == it) slot = {};
   reads_ -= it->second.reads.size();
   spilled_reads_ -= it->second.reads.spilled();
   return segments_.erase(it);
@@ -130,10 +130,10 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
 
   // The common case: the access covers exactly one interval that history already has.
   CacheSlot& slot = (*cache_)[slot_of(begin)];
-  const Map::iterator found = slot.start == begin ? slot.segment : segments_.lower_bound(begin);
+  const bool hit = slot != CacheSlot{} && slot->first == begin;
+  const Map::iterator found = hit ? slot : segments_.lower_bound(begin);
   if (found != segments_.end() && found->first == begin && found->second.end == end) [[likely]] {
-    slot.start = begin;
-    slot.segment = found;
+    slot = found;
     check(found->second, begin, end, access, clock, conflicts);
     record(found->second, access);
     return;
@@ -185,8 +185,7 @@ void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* b
   record(fresh, *birth);
   // The allocation's first use starts where it does: let it find the interval at once.
   CacheSlot& slot = (*cache_)[slot_of(begin)];
-  slot.segment = segments_.emplace_hint(it, begin, std::move(fresh));
-  slot.start = begin;
+  slot = segments_.emplace_hint(it, begin, std::move(fresh));
 }
 
 void ShadowSpace::evict_older_than(std::uint64_t threshold) {
