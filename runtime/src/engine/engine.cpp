@@ -437,6 +437,7 @@ void Engine::set_nvtx_path(ThreadState& thread) {
 template <typename Payload> void Engine::handle(const Event& event, const Payload& p) {
   const EventHeader& h = event.header;
   ThreadState& thread = ordering_.thread(h.rank, h.thread);
+  ordering_.continue_program_order(thread, h.address_space);
 
   if constexpr (std::is_same_v<Payload, StreamCreate>) {
     ordering_.create_stream(thread, p);

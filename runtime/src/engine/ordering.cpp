@@ -1,6 +1,7 @@
 #include "streamrace/runtime/ordering.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace streamrace {
 
@@ -34,6 +35,7 @@ const char* join_kind_name(JoinKind kind) {
   case JoinKind::StreamWaitsForLegacy: return "stream-waits-for-legacy";
   case JoinKind::Collective: return "collective";
   case JoinKind::SendReceive: return "send-receive";
+  case JoinKind::ProgramOrder: return "program-order";
   case JoinKind::Merge: return "merge";
   }
   return "unknown";
@@ -79,6 +81,18 @@ ThreadState& Ordering::lookup_thread(RankId rank, ThreadId id) {
   }
   if (RecentLookups* recent = recent_of(rank)) recent->thread = &state;
   return state;
+}
+
+void Ordering::switch_ranks(ThreadState& thread, std::uint32_t address_space) {
+  if (!thread.host) thread.host = &host_threads_[{address_space, thread.id}];
+  ThreadState* previous = std::exchange(thread.host->acted_last, &thread);
+  if (!previous || previous == &thread) return;
+  if (!previous->clock.pending().empty()) settle_owned(previous->clock, previous->actor);
+  thread.clock.join(previous->clock);
+  ++thread.version;
+  if (observer_) [[unlikely]]
+    notify(JoinKind::ProgramOrder, previous->actor, previous->clock.get(previous->actor), false,
+           thread.actor, thread.id);
 }
 
 DeviceState& Ordering::device(RankId rank, DeviceId device) {

@@ -75,6 +75,23 @@ TEST_F(ObserverTest, EnqueueJoinsTheThreadIntoTheStream) {
   EXPECT_EQ(found.back().to, stream_actor(S1));
 }
 
+TEST_F(ObserverTest, OneThreadActingForAnotherRankCarriesItsPastAlong) {
+  stream(S1);
+  malloc(X, 64, MemoryKind::PinnedHost);
+  host_write(X, 4); // the thread steps as rank 0
+  rank = 1;
+  stream(S2);
+  const auto found = joins(JoinKind::ProgramOrder);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].from, thread_actor(0));
+  EXPECT_EQ(found[0].from_epoch, 1u);
+  EXPECT_FALSE(found[0].from_step);
+  EXPECT_EQ(found[0].to, thread_actor(1));
+  rank = 0;
+  write(S1, X, 4);
+  EXPECT_EQ(joins(JoinKind::ProgramOrder).size(), 2u); // and back
+}
+
 TEST_F(ObserverTest, EventWaitComesFromTheRecordingStep) {
   stream(S1);
   stream(S2);

@@ -36,6 +36,44 @@ TEST_F(Rules, HostWriteAfterEnqueueRacesWithTheOp) {
   EXPECT_EQ(findings()[0].fix.kind, FixSuggestion::Kind::HostSynchronize);
 }
 
+// Rule 1 across ranks: a process that drives two devices makes each its own rank, and one OS
+// thread acts for both in turn; what it did for one comes before what it does next.
+class TwoDevicesOneProcess : public EngineTest {
+protected:
+  void SetUp() override {
+    rank = 0;
+    stream(S1, StreamKind::Blocking, 0);
+    malloc(X, N);
+    rank = 1;
+    stream(S2, StreamKind::Blocking, 1);
+  }
+};
+TEST_F(TwoDevicesOneProcess, HostSyncForOneRankOrdersTheThreadsLaterWorkForTheOther) {
+  rank = 0;
+  write(S1, X, N);
+  sync(S1);
+  rank = 1;
+  read(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(TwoDevicesOneProcess, WithoutTheSyncTheRanksRace) {
+  rank = 0;
+  write(S1, X, N);
+  rank = 1;
+  read(S2, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
+TEST_F(TwoDevicesOneProcess, ASyncByAnotherThreadDoesNotOrder) {
+  rank = 0;
+  write(S1, X, N);
+  thread = 2;
+  sync(S1);
+  rank = 1;
+  thread = 1; // never waited for S1
+  read(S2, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
+
 // Rule 2: stream order.
 TEST_F(Rules, SameStreamIsOrdered) {
   write(S1, X, N);

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -61,10 +62,20 @@ struct DeviceState {
   std::unordered_map<ActorId, std::uint64_t> legacy_joined; // stream actor -> version
 };
 
+struct ThreadState;
+
+// An OS thread of one process. A process that drives several devices makes each one its own
+// rank, and its threads act for several ranks in turn: one program order all the same.
+struct HostThread {
+  ThreadState* acted_last = nullptr; // which rank's side of the thread acted last
+};
+
+// A host thread as one rank sees it.
 struct ThreadState {
   ActorId actor = 0;
   RankId rank = 0;
   ThreadId id = 0;
+  HostThread* host = nullptr; // set at the thread's first event
   VectorClock clock;
   std::uint64_t version = 0;
   DeviceId device = 0;
@@ -136,6 +147,13 @@ public:
       if (ThreadState* last = recent_[rank].thread; last && last->id == id) return *last;
     }
     return lookup_thread(rank, id);
+  }
+  // Rule 1 across ranks: what an OS thread did for one rank comes before what it does next
+  // for another. Called for every event the thread makes, before the event's own rules.
+  void continue_program_order(ThreadState& thread, std::uint32_t address_space) {
+    if (thread.host && thread.host->acted_last == &thread) [[likely]]
+      return;
+    switch_ranks(thread, address_space);
   }
   // Resolves the default-stream handles against the thread's current device; an unknown
   // handle (a stream created before streamrace attached) becomes a blocking stream.
@@ -289,10 +307,12 @@ private:
               std::uint64_t handle) const;
   void notify_meeting(const Rendezvous& meeting, ActorId to) const;
   void join_clock(StreamState& stream, const VectorClock& clock);
+  void switch_ranks(ThreadState& thread, std::uint32_t address_space);
 
   std::vector<ActorInfo> actors_;
   std::vector<StreamState*> stream_by_actor_;
   std::unordered_map<RankHandleKey, ThreadState, RankHandleHash> threads_;
+  std::map<std::pair<std::uint32_t, ThreadId>, HostThread> host_threads_; // by process, thread
   std::unordered_map<RankHandleKey, StreamState, RankHandleHash> streams_;
   std::deque<StreamState> default_streams_;
   std::unordered_map<RankHandleKey, StreamState*, RankHandleHash> legacy_streams_; // by device

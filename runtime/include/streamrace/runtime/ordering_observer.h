@@ -21,6 +21,7 @@ enum class JoinKind : std::uint8_t {
   StreamWaitsForLegacy, // rule 6: a blocking stream waits for the legacy default stream
   Collective,           // rule 14: the k-th collective on a communicator, across its ranks
   SendReceive,          // rule 14: a receive comes after its matching send
+  ProgramOrder,         // rule 1: one OS thread acting for another rank (several devices)
   Merge,                // an engine-built join (NCCL groups over several streams, graph lanes)
 };
 

@@ -3,7 +3,11 @@
 // all-reduce on the communication stream reads it. Device 0's all-reduce always waits for its
 // copy through an event; device 1's waits only in the `fixed` scenario.
 //
-//   multi_device racy|fixed
+// The peer scenarios cross devices on one thread: device 0's stream copies into device 1's
+// `shard`, and device 1's stream then reads it. `peer-synced` synchronizes device 0's stream
+// in between; `peer-racy` does not.
+//
+//   multi_device racy|fixed|peer-racy|peer-synced
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
@@ -77,12 +81,34 @@ int run(bool fixed) {
   return 0;
 }
 
+int run_peer(bool synced) {
+  Device devices[kDevices];
+  for (int d = 0; d < kDevices; ++d) {
+    CHECK(cudaSetDevice(d));
+    CHECK(cudaMalloc(&devices[d].source, kBytes));
+    CHECK(cudaMalloc(&devices[d].shard, kBytes));
+    CHECK(cudaMemset(devices[d].source, 0, kBytes));
+    CHECK(cudaStreamCreate(&devices[d].compute));
+  }
+  CHECK(cudaSetDevice(0));
+  CHECK(cudaMemcpyPeerAsync(devices[1].shard, 1, devices[0].source, 0, kBytes, devices[0].compute));
+  if (synced) CHECK(cudaStreamSynchronize(devices[0].compute));
+  CHECK(cudaSetDevice(1));
+  CHECK(cudaMemcpyAsync(devices[1].source, devices[1].shard, kBytes, cudaMemcpyDeviceToDevice,
+                        devices[1].compute));
+  CHECK(cudaStreamSynchronize(devices[1].compute));
+  std::printf("peer copy across %d devices done\n", kDevices);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 || (std::strcmp(argv[1], "racy") != 0 && std::strcmp(argv[1], "fixed") != 0)) {
-    std::fprintf(stderr, "usage: multi_device racy|fixed\n");
-    return 2;
-  }
-  return run(std::strcmp(argv[1], "fixed") == 0);
+  const char* scenario = argc == 2 ? argv[1] : "";
+  if (std::strcmp(scenario, "racy") == 0 || std::strcmp(scenario, "fixed") == 0)
+    return run(std::strcmp(scenario, "fixed") == 0);
+  if (std::strcmp(scenario, "peer-racy") == 0 || std::strcmp(scenario, "peer-synced") == 0)
+    return run_peer(std::strcmp(scenario, "peer-synced") == 0);
+  std::fprintf(stderr, "usage: multi_device racy|fixed|peer-racy|peer-synced\n");
+  return 2;
 }
