@@ -1,5 +1,5 @@
 // Replays a synthetic training-like trace through the engine and prints throughput and peak
-// memory: 8 ranks x 8 streams. The mix, per draw: 70% kernels over a pool of tensors (two
+// memory: 8 ranks x 8 streams x 512 tensors of 1 MiB. The mix, per draw: 70% kernels (two
 // whole-tensor accesses; one kernel in twenty touches a view, a sub-range), 10% device copies,
 // 12% event record/wait pairs, 4% fresh stream-ordered allocations used once and freed (new
 // addresses all the time, so history would grow without a cap), 3% host stream syncs, 1% WORLD
@@ -11,6 +11,8 @@
 //       prints the resident memory after each quarter of the events, then the throughput
 //       (replay time only: generation is untimed) and the peak memory. Bad arguments print
 //       the usage line and exit with status 2.
+//   engine-replay-bench EVENTS HISTORY_LIMIT_MB --tensors-per-rank N
+//       the same with N tensors per rank: a model with many more live tensors than 512.
 //   engine-replay-bench EVENTS HISTORY_LIMIT_MB --write-trace DIR
 //       writes the same events as per-rank trace files DIR/rank<N>.srtrace (stamped in
 //       generation order, so `streamrace report DIR` replays them in this order) instead.
@@ -39,7 +41,7 @@ namespace {
 
 constexpr int kRanks = 8;
 constexpr int kStreamsPerRank = 8;
-constexpr int kBuffersPerRank = 512;
+constexpr int kDefaultTensorsPerRank = 512;
 constexpr std::uint64_t kBufferBytes = 1 << 20;
 constexpr std::size_t kChunk = 256;
 
@@ -67,13 +69,15 @@ long peak_kib() {
 
 class TraceGenerator {
 public:
+  explicit TraceGenerator(int tensors_per_rank) : tensors_(tensors_per_rank) {}
+
   std::vector<Event> setup() {
     std::vector<Event> events;
     for (int r = 0; r < kRanks; ++r) {
       events.push_back(at(r, CommInit{0xC0, 0xC0FFEE, kRanks, r, 0}));
       for (int s = 0; s < kStreamsPerRank; ++s)
         events.push_back(at(r, StreamCreate{stream(s), 0, StreamKind::NonBlocking, 0}));
-      for (int b = 0; b < kBuffersPerRank; ++b)
+      for (int b = 0; b < tensors_; ++b)
         events.push_back(at(r, Alloc{buffer(b), kBufferBytes, MemoryKind::Device, 0, 0}));
     }
     return events;
@@ -86,8 +90,8 @@ public:
       const std::uint32_t dice = rng_() % 1000;
       const StreamHandle s = stream(static_cast<int>(rng_() % kStreamsPerRank));
       if (dice < 700) {
-        const Address a = buffer(static_cast<int>(rng_() % kBuffersPerRank));
-        const Address b = buffer(static_cast<int>(rng_() % kBuffersPerRank));
+        const Address a = buffer(static_cast<int>(rng_() % tensors_));
+        const Address b = buffer(static_cast<int>(rng_() % tensors_));
         // Most kernels touch whole tensors; some touch a view (a slice) of one.
         const bool view = rng_() % 20 == 0;
         const std::uint64_t offset = view ? (rng_() % 16) * 65536 : 0;
@@ -98,8 +102,8 @@ public:
                                {{a + offset, bytes, AccessMode::Read, Extent::Exact},
                                 {b + offset, bytes, AccessMode::Write, Extent::Exact}}}));
       } else if (dice < 800) {
-        const Address a = buffer(static_cast<int>(rng_() % kBuffersPerRank));
-        const Address b = buffer(static_cast<int>(rng_() % kBuffersPerRank));
+        const Address a = buffer(static_cast<int>(rng_() % tensors_));
+        const Address b = buffer(static_cast<int>(rng_() % tensors_));
         events.push_back(
             at(r, Copy{s, a, b, kBufferBytes, 1, 0, 0, CopyDirection::DeviceToDevice, false}));
       } else if (dice < 920) {
@@ -132,11 +136,12 @@ private:
     return Event{EventHeader{static_cast<RankId>(rank), 1, 1, static_cast<std::uint32_t>(rank), 0},
                  std::move(payload)};
   }
+  int tensors_;
   std::mt19937_64 rng_{12345};
   std::uint64_t next_fresh_ = 0;
 };
 
-int write_trace(const std::string& dir, std::uint64_t total) {
+int write_trace(const std::string& dir, std::uint64_t total, int tensors_per_rank) {
   std::filesystem::create_directories(dir);
   SymbolTable symbols;
   symbols.add_call_site(CallSite{"bench", {StackFrame{"chunk", "engine_replay_bench.cpp", 1}}});
@@ -146,7 +151,7 @@ int write_trace(const std::string& dir, std::uint64_t total) {
         dir + "/rank" + std::to_string(r) + ".srtrace", 1000 + r, 0));
     writers.back()->define_symbols(symbols);
   }
-  TraceGenerator generator;
+  TraceGenerator generator(tensors_per_rank);
   std::uint64_t time_ns = 0;
   auto write = [&](std::vector<Event>& events) {
     for (Event& event : events) {
@@ -168,7 +173,7 @@ int write_trace(const std::string& dir, std::uint64_t total) {
 
 constexpr const char* kUsage =
     "usage: engine-replay-bench [EVENTS (default 10000000, > 0)] [HISTORY_LIMIT_MB (default 64)]"
-    " [--write-trace DIR]";
+    " [--tensors-per-rank N (default 512)] [--write-trace DIR]";
 
 // A whole argument as a decimal number, or nothing.
 std::optional<std::uint64_t> parse_count(std::string_view text) {
@@ -189,11 +194,19 @@ int usage_error(const std::string& problem) {
 int main(int argc, char** argv) {
   std::vector<std::string_view> numbers;
   std::string trace_dir;
+  int tensors_per_rank = kDefaultTensorsPerRank;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--write-trace") {
       if (i + 1 >= argc) return usage_error("--write-trace needs a directory");
       trace_dir = argv[++i];
+    } else if (arg == "--tensors-per-rank") {
+      const auto tensors = i + 1 < argc ? parse_count(argv[i + 1]) : std::nullopt;
+      // Each rank's tensors are 1 MiB apart below the fresh pool allocations at 0x7000000000.
+      if (!tensors || *tensors == 0 || *tensors > 65536)
+        return usage_error("--tensors-per-rank needs a whole number from 1 to 65536");
+      tensors_per_rank = static_cast<int>(*tensors);
+      ++i;
     } else if (arg == "--help" || arg == "-h") {
       return usage_error("");
     } else if (numbers.size() < 2 && !arg.starts_with('-')) {
@@ -219,9 +232,9 @@ int main(int argc, char** argv) {
                          std::string(numbers[1]) + "'");
     options.history_limit_mb = *limit;
   }
-  if (!trace_dir.empty()) return write_trace(trace_dir, total);
+  if (!trace_dir.empty()) return write_trace(trace_dir, total, tensors_per_rank);
   Engine engine(options, [](std::string_view) {});
-  TraceGenerator generator;
+  TraceGenerator generator(tensors_per_rank);
   for (const Event& event : generator.setup())
     engine.process(event);
 
@@ -231,8 +244,9 @@ int main(int argc, char** argv) {
   std::uint64_t done = 0;
   int quarter = 1;
   std::uint64_t next_report = std::max<std::uint64_t>(total / 4, 1);
-  std::printf("engine replay: %d ranks x %d streams, history_limit_mb=%llu\n", kRanks,
-              kStreamsPerRank, static_cast<unsigned long long>(options.history_limit_mb));
+  std::printf("engine replay: %d ranks x %d streams x %d tensors, history_limit_mb=%llu\n",
+              kRanks, kStreamsPerRank, tensors_per_rank,
+              static_cast<unsigned long long>(options.history_limit_mb));
   while (done < total) {
     // Chunks end at the quarter marks (a draw may overshoot one by a few events); where they
     // end does not change the events, which come from one generator in one order.
