@@ -10,10 +10,22 @@ bool ReadSet::operator==(const ReadSet& other) const {
   return std::equal(inline_.begin(), inline_.begin() + inline_count_, other.inline_.begin());
 }
 
-ShadowSpace::ShadowSpace() : cache_(std::make_unique<std::array<CacheSlot, kCacheSlots>>()) {}
+ShadowSpace::ShadowSpace() = default;
+
+void ShadowSpace::review_slots() {
+  const bool walking = window_walks_ > window_accesses_ / 8;
+  window_accesses_ = 0;
+  window_walks_ = 0;
+  if (!walking || slots_.size() >= segments_.size() || slots_.size() >= kMaxSlots) return;
+  const std::size_t size = std::min(kMaxSlots, std::bit_ceil(segments_.size()));
+  slots_.assign(size, CacheSlot{});
+  slot_shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
+  for (auto it = segments_.begin(); it != segments_.end(); ++it)
+    slots_[slot_of(it->first)] = it;
+}
 
 ShadowSpace::Map::iterator ShadowSpace::erase(Map::iterator it) {
-  CacheSlot& slot = (*cache_)[slot_of(it->first)];
+  CacheSlot& slot = slots_[slot_of(it->first)];
   if (slot == it) slot = {};
   reads_ -= it->second.reads.size();
   spilled_reads_ -= it->second.reads.spilled();
@@ -129,8 +141,10 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
   const Address end = begin + access.size;
 
   // The common case: the access covers exactly one interval that history already has.
-  CacheSlot& slot = (*cache_)[slot_of(begin)];
+  if (++window_accesses_ == kSlotReviewWindow) review_slots();
+  CacheSlot& slot = slots_[slot_of(begin)];
   const bool hit = slot != CacheSlot{} && slot->first == begin;
+  window_walks_ += !hit;
   const Map::iterator found = hit ? slot : segments_.lower_bound(begin);
   if (found != segments_.end() && found->first == begin && found->second.end == end) [[likely]] {
     slot = found;
@@ -184,8 +198,7 @@ void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* b
   fresh.end = end;
   record(fresh, *birth);
   // The allocation's first use starts where it does: let it find the interval at once.
-  CacheSlot& slot = (*cache_)[slot_of(begin)];
-  slot = segments_.emplace_hint(it, begin, std::move(fresh));
+  slots_[slot_of(begin)] = segments_.emplace_hint(it, begin, std::move(fresh));
 }
 
 void ShadowSpace::evict_older_than(std::uint64_t threshold) {
@@ -201,7 +214,7 @@ void ShadowSpace::collect_ages(std::vector<std::uint64_t>& newest_ops) const {
 std::size_t ShadowSpace::approximate_bytes() const {
   // A map node carries three pointers and a colour beside its key and value.
   constexpr std::size_t node_overhead = 4 * sizeof(void*);
-  return sizeof(*cache_) + segments_.size() * (node_overhead + sizeof(Address) + sizeof(Segment)) +
+  return slots_.capacity() * sizeof(CacheSlot) + segments_.size() * (node_overhead + sizeof(Address) + sizeof(Segment)) +
          spilled_reads_ * sizeof(AccessRecord);
 }
 

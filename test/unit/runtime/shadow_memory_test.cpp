@@ -142,6 +142,49 @@ TEST(ShadowSpace, EvictionDropsOnlyOldIntervals) {
 
 // The interval map against a byte-by-byte model of the same rules: random overlapping
 // accesses, allocations and clock moves must report the same conflicts with the same overlaps.
+// A process with far more live tensors than the lookup table has slots walks the tree for most
+// accesses until the table grows; one with few keeps the small table.
+TEST(ShadowSpace, LookupTableGrowsWithManyLiveTensorsOnly) {
+  constexpr std::uint64_t kTensorBytes = 4096;
+  auto touch_all = [](ShadowSpace& space, Address tensors, std::uint64_t& op, int rounds) {
+    VectorClock clock;
+    std::vector<Conflict> conflicts;
+    std::size_t reported = 0;
+    for (int round = 0; round < rounds; ++round)
+      for (Address t = 0; t < tensors; ++t) {
+        // One actor, in order: nothing ever conflicts, however the table finds the intervals.
+        const AccessMode mode = round % 2 ? AccessMode::Read : AccessMode::Write;
+        space.apply(record(0, clock.tick(0), ++op, mode, t * kTensorBytes, kTensorBytes), clock,
+                    conflicts);
+        reported += conflicts.size();
+        conflicts.clear();
+      }
+    return reported;
+  };
+  std::uint64_t op = 0;
+  ShadowSpace few;
+  const std::size_t initial = few.lookup_slots();
+  EXPECT_EQ(touch_all(few, 256, op, 400), 0u);
+  EXPECT_EQ(few.lookup_slots(), initial);
+
+  ShadowSpace many;
+  EXPECT_EQ(touch_all(many, 20000, op, 8), 0u);
+  EXPECT_GE(many.lookup_slots(), 20000u);
+  EXPECT_EQ(many.segment_count(), 20000u);
+
+  // The grown table still finds what another actor's unordered write conflicts with: the last
+  // round's write of the tensor and its read since.
+  VectorClock other;
+  std::vector<Conflict> conflicts;
+  many.apply(record(1, other.tick(1), ++op, AccessMode::Write, 7 * kTensorBytes, kTensorBytes),
+             other, conflicts);
+  ASSERT_EQ(conflicts.size(), 2u);
+  for (const Conflict& conflict : conflicts) {
+    EXPECT_EQ(conflict.overlap_begin, 7 * kTensorBytes);
+    EXPECT_EQ(conflict.overlap_size, kTensorBytes);
+  }
+}
+
 TEST(ShadowSpace, AgreesWithAByteByByteModel) {
   struct Byte {
     std::optional<AccessRecord> write;

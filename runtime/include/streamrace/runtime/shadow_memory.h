@@ -9,6 +9,7 @@
 #include "streamrace/runtime/vector_clock.h"
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -133,11 +134,11 @@ public:
   // Replay knows the events ahead of the one it runs. Fetching the lookup slot of a later
   // access, then (a few events on) the interval the slot names, overlaps those cache misses
   // with the work in between instead of stalling on each in turn.
-  void prefetch_slot(Address begin) const { prefetch(&(*cache_)[slot_of(begin)]); }
+  void prefetch_slot(Address begin) const { prefetch(&slots_[slot_of(begin)]); }
   void prefetch_interval(Address begin) const {
     // Whether the interval starts at `begin` is its own key's to say, and the access checks
     // it anyway: fetching it is what this is for.
-    const Map::iterator slot = (*cache_)[slot_of(begin)];
+    const Map::iterator slot = slots_[slot_of(begin)];
     if (slot == Map::iterator{}) return;
     // The lines a check and a record touch: the bounds, the last write, the reads.
     const char* node = reinterpret_cast<const char*>(&*slot);
@@ -147,6 +148,7 @@ public:
 
   std::size_t segment_count() const { return segments_.size(); }
   std::size_t read_count() const { return reads_; }
+  std::size_t lookup_slots() const { return slots_.size(); }
   std::size_t approximate_bytes() const;
   // Drops every interval whose newest access is older than op `threshold`.
   void evict_older_than(std::uint64_t threshold);
@@ -172,14 +174,18 @@ private:
   // common access covers one whole interval that history already has, and finds it here
   // without a tree walk. A slot names the interval only (its key says which start it serves),
   // so that a cache line holds eight; a slot is emptied before its interval is erased.
-  // 2048 slots (16 KiB) find the benchmark's 512 tensors per process as often as 4096 did,
-  // and leave the second level cache more room for the intervals themselves.
+  // The table starts at 2048 slots (16 KiB), which find the benchmark's 512 tensors per
+  // process as often as 4096 did and leave the second level cache room for the intervals. A
+  // process with many more live tensors misses its slots and walks the tree instead: when
+  // more than one access in eight of a window walks, the table grows to a slot per interval.
   using CacheSlot = Map::iterator;
-  static constexpr unsigned kCacheSlotBits = 11;
-  static constexpr std::size_t kCacheSlots = std::size_t{1} << kCacheSlotBits;
-  static std::size_t slot_of(Address start) {
-    return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> (64 - kCacheSlotBits));
+  static constexpr std::size_t kInitialSlots = 2048;
+  static constexpr std::size_t kMaxSlots = std::size_t{1} << 18;
+  static constexpr std::uint32_t kSlotReviewWindow = 1 << 16; // accesses
+  std::size_t slot_of(Address start) const {
+    return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> slot_shift_);
   }
+  void review_slots();
 
   // Cuts the interval at `at`; returns the new interval that starts there. Each side keeps
   // the reads that touched its bytes.
@@ -198,7 +204,10 @@ private:
 
   FreeListResource pool_;
   Map segments_{&pool_};
-  std::unique_ptr<std::array<CacheSlot, kCacheSlots>> cache_;
+  std::vector<CacheSlot> slots_ = std::vector<CacheSlot>(kInitialSlots);
+  unsigned slot_shift_ = 64 - std::countr_zero(kInitialSlots);
+  std::uint32_t window_accesses_ = 0;
+  std::uint32_t window_walks_ = 0;
   std::size_t reads_ = 0;
   std::size_t spilled_reads_ = 0;
 };
