@@ -18,10 +18,10 @@ void ShadowSpace::review_slots() {
   window_walks_ = 0;
   if (!walking || slots_.size() >= segments_.size() || slots_.size() >= kMaxSlots) return;
   const std::size_t size = std::min(kMaxSlots, std::bit_ceil(segments_.size()));
+  // Left for the accesses to fill: filling it from the tree would give the slots of the
+  // tensors in use to whatever intervals come later in address order.
   slots_.assign(size, CacheSlot{});
   slot_shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
-  for (auto it = segments_.begin(); it != segments_.end(); ++it)
-    slots_[slot_of(it->first)] = it;
 }
 
 ShadowSpace::Map::iterator ShadowSpace::erase(Map::iterator it) {
@@ -141,7 +141,7 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
   const Address end = begin + access.size;
 
   // The common case: the access covers exactly one interval that history already has.
-  if (++window_accesses_ == kSlotReviewWindow) review_slots();
+  if (++window_accesses_ == kSlotsReviewedEvery * slots_.size()) review_slots();
   CacheSlot& slot = slots_[slot_of(begin)];
   const bool hit = slot != CacheSlot{} && slot->first == begin;
   window_walks_ += !hit;

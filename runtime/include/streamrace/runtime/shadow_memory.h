@@ -177,11 +177,12 @@ private:
   // The table starts at 2048 slots (16 KiB), which find the benchmark's 512 tensors per
   // process as often as 4096 did and leave the second level cache room for the intervals. A
   // process with many more live tensors misses its slots and walks the tree instead: when
-  // more than one access in eight of a window walks, the table grows to a slot per interval.
+  // more than one access in eight of a window (four accesses per slot) walks, the table grows
+  // to a slot per interval.
   using CacheSlot = Map::iterator;
   static constexpr std::size_t kInitialSlots = 2048;
   static constexpr std::size_t kMaxSlots = std::size_t{1} << 18;
-  static constexpr std::uint32_t kSlotReviewWindow = 1 << 16; // accesses
+  static constexpr std::size_t kSlotsReviewedEvery = 4; // accesses per slot of the table
   std::size_t slot_of(Address start) const {
     return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> slot_shift_);
   }
@@ -206,8 +207,8 @@ private:
   Map segments_{&pool_};
   std::vector<CacheSlot> slots_ = std::vector<CacheSlot>(kInitialSlots);
   unsigned slot_shift_ = 64 - std::countr_zero(kInitialSlots);
-  std::uint32_t window_accesses_ = 0;
-  std::uint32_t window_walks_ = 0;
+  std::size_t window_accesses_ = 0;
+  std::size_t window_walks_ = 0;
   std::size_t reads_ = 0;
   std::size_t spilled_reads_ = 0;
 };
