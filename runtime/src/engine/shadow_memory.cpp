@@ -21,6 +21,7 @@ void ShadowSpace::review_slots() {
   // Left for the accesses to fill: filling it from the tree would give the slots of the
   // tensors in use to whatever intervals come later in address order.
   slots_.assign(size, CacheSlot{});
+  hints_.assign(size, kNoHint);
   slot_shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
 }
 
@@ -49,6 +50,23 @@ void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end
     return read.begin >= end || read.begin + read.size <= begin;
   });
   spilled_reads_ -= spilled - segment.reads.spilled();
+}
+
+ShadowSpace::Map::iterator ShadowSpace::interval_at(Address address) {
+  Address& hint = hints_[hint_of(address)];
+  if (const CacheSlot holder = slots_[slot_of(hint)];
+      holder != CacheSlot{} && holder->first == hint && hint <= address &&
+      address < holder->second.end)
+    return holder;
+  auto it = segments_.lower_bound(address);
+  if ((it == segments_.end() || it->first > address) && it != segments_.begin()) {
+    if (auto before = std::prev(it); before->second.end > address) it = before;
+  }
+  if (it != segments_.end() && it->first < address) {
+    hint = it->first;
+    slots_[slot_of(it->first)] = it;
+  }
+  return it;
 }
 
 ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin) {
@@ -145,21 +163,16 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
   CacheSlot& slot = slots_[slot_of(begin)];
   const bool hit = slot != CacheSlot{} && slot->first == begin;
   window_walks_ += !hit;
-  const Map::iterator found = hit ? slot : segments_.lower_bound(begin);
-  if (found != segments_.end() && found->first == begin && found->second.end == end) [[likely]] {
-    slot = found;
-    check(found->second, begin, end, access, clock, conflicts);
-    record(found->second, access);
+  auto it = hit ? slot : interval_at(begin);
+  if (it != segments_.end() && it->first == begin && it->second.end == end) [[likely]] {
+    slot = it;
+    check(it->second, begin, end, access, clock, conflicts);
+    record(it->second, access);
     return;
   }
 
-  // At most one tree walk, the one above. Visit the intervals in order from the one holding
-  // `begin`, filling gaps; an interval that straddles either end is cut there, except for a
-  // read the interval can keep whole.
-  auto it = found;
-  if ((it == segments_.end() || it->first > begin) && it != segments_.begin()) {
-    if (auto before = std::prev(it); before->second.end > begin) it = before;
-  }
+  // Visit the intervals in order from the one holding `begin`, filling gaps; an interval that
+  // straddles either end is cut there, except for a read the interval can keep whole.
   auto first = segments_.end();
   Address cursor = begin;
   while (cursor < end) {

@@ -187,6 +187,13 @@ private:
     return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> slot_shift_);
   }
   void review_slots();
+  // An access inside an interval (a view of a tensor) starts where no interval does: it misses
+  // its slot. Per MiB of addresses, the table remembers the start of the interval that last
+  // held such an access, and finds that interval through its own slot instead of a walk.
+  static constexpr Address kNoHint = ~Address{0};
+  std::size_t hint_of(Address address) const { return slot_of(address >> 20); }
+  // The interval holding `address`, else the first one after it.
+  Map::iterator interval_at(Address address);
 
   // Cuts the interval at `at`; returns the new interval that starts there. Each side keeps
   // the reads that touched its bytes.
@@ -206,6 +213,7 @@ private:
   FreeListResource pool_;
   Map segments_{&pool_};
   std::vector<CacheSlot> slots_ = std::vector<CacheSlot>(kInitialSlots);
+  std::vector<Address> hints_ = std::vector<Address>(kInitialSlots, kNoHint);
   unsigned slot_shift_ = 64 - std::countr_zero(kInitialSlots);
   std::size_t window_accesses_ = 0;
   std::size_t window_walks_ = 0;
