@@ -54,8 +54,8 @@ void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end
 
 ShadowSpace::Map::iterator ShadowSpace::interval_at(Address address) {
   Address& hint = hints_[hint_of(address)];
-  if (const CacheSlot holder = slots_[slot_of(hint)];
-      holder != CacheSlot{} && holder->first == hint && hint <= address &&
+  const CacheSlot holder = slots_[slot_of(hint)];
+  if (holder != CacheSlot{} && holder->first == hint && hint <= address &&
       address < holder->second.end)
     return holder;
   auto it = segments_.lower_bound(address);
@@ -227,7 +227,8 @@ void ShadowSpace::collect_ages(std::vector<std::uint64_t>& newest_ops) const {
 std::size_t ShadowSpace::approximate_bytes() const {
   // A map node carries three pointers and a colour beside its key and value.
   constexpr std::size_t node_overhead = 4 * sizeof(void*);
-  return slots_.capacity() * sizeof(CacheSlot) + segments_.size() * (node_overhead + sizeof(Address) + sizeof(Segment)) +
+  return slots_.capacity() * sizeof(CacheSlot) + hints_.capacity() * sizeof(Address) +
+         segments_.size() * (node_overhead + sizeof(Address) + sizeof(Segment)) +
          spilled_reads_ * sizeof(AccessRecord);
 }
 
