@@ -140,15 +140,18 @@ inline void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
   spilled_reads_ += segment.reads.spilled() - spilled;
 }
 
-void ShadowSpace::coalesce(Map::iterator first, Map::iterator after) {
-  for (auto it = first, next = std::next(first); next != after; next = std::next(it)) {
-    if (it->second.end == next->first && it->second.same_history(next->second)) {
-      it->second.end = next->second.end;
-      it->second.newest_op = std::max(it->second.newest_op, next->second.newest_op);
-      erase(next);
-    } else {
+void ShadowSpace::coalesce(Map::iterator first, Map::iterator last) {
+  for (auto it = first; it != last;) {
+    const auto next = std::next(it);
+    if (it->second.end != next->first || !it->second.same_history(next->second)) {
       it = next;
+      continue;
     }
+    it->second.end = next->second.end;
+    it->second.newest_op = std::max(it->second.newest_op, next->second.newest_op);
+    const bool was_last = next == last;
+    erase(next);
+    if (was_last) return;
   }
 }
 
@@ -174,8 +177,7 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
   // Visit the intervals in order from the one holding `begin`, filling gaps; an interval that
   // straddles either end is cut there, except for a read the interval can keep whole.
   auto first = segments_.end();
-  Address cursor = begin;
-  while (cursor < end) {
+  for (Address cursor = begin;; ++it) {
     if (it == segments_.end() || it->first > cursor) {
       Segment gap;
       gap.end = it == segments_.end() ? end : std::min(end, it->first);
@@ -192,9 +194,10 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
     if (first == segments_.end()) first = it;
     record(it->second, access);
     cursor = std::min(end, it->second.end);
-    ++it;
+    // Not a step further: the interval after the last one is a cold node.
+    if (cursor == end) break;
   }
-  coalesce(first, it);
+  if (first != it) coalesce(first, it);
 }
 
 void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* birth) {

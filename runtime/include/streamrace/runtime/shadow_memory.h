@@ -205,9 +205,9 @@ private:
              const VectorClock& clock, std::vector<Conflict>& conflicts) const;
   void record(Segment& segment, const AccessRecord& access);
   void drop_reads(Segment& segment);
-  // Merges equal neighbours among the intervals [first, after) an access just recorded in.
+  // Merges equal neighbours among the intervals [first, last] an access just recorded in.
   // Their neighbours outside cannot be equal to them: they lack the access's own record.
-  void coalesce(Map::iterator first, Map::iterator after);
+  void coalesce(Map::iterator first, Map::iterator last);
   Map::iterator erase(Map::iterator it);
 
   FreeListResource pool_;
