@@ -136,8 +136,8 @@ public:
   // with the work in between instead of stalling on each in turn.
   void prefetch_slot(Address begin) const { prefetch(&slots_[slot_of(begin)]); }
   void prefetch_interval(Address begin) const {
-    // Whether the interval starts at `begin` is its own key's to say, and the access checks
-    // it anyway: fetching it is what this is for.
+    // The slot may name an interval that starts elsewhere (another start hashed there): the
+    // access finds out from the interval's key, which this fetch brings in either way.
     const Map::iterator slot = slots_[slot_of(begin)];
     if (slot == Map::iterator{}) return;
     // The lines a check and a record touch: the bounds, the last write, the reads.

@@ -5,9 +5,10 @@
 //
 // The peer scenarios cross devices on one thread: device 0's stream copies into device 1's
 // `shard`, and device 1's stream then reads it. `peer-synced` synchronizes device 0's stream
-// in between; `peer-racy` does not.
+// in between; `peer-racy` does not; `peer-stale` synchronizes it only before the copy, after
+// an earlier copy on the same stream.
 //
-//   multi_device racy|fixed|peer-racy|peer-synced
+//   multi_device racy|fixed|peer-racy|peer-synced|peer-stale
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
@@ -81,7 +82,9 @@ int run(bool fixed) {
   return 0;
 }
 
-int run_peer(bool synced) {
+enum class PeerSync { None, After, Before };
+
+int run_peer(PeerSync sync) {
   Device devices[kDevices];
   for (int d = 0; d < kDevices; ++d) {
     CHECK(cudaSetDevice(d));
@@ -91,8 +94,13 @@ int run_peer(bool synced) {
     CHECK(cudaStreamCreate(&devices[d].compute));
   }
   CHECK(cudaSetDevice(0));
+  if (sync == PeerSync::Before) {
+    CHECK(cudaMemcpyAsync(devices[0].shard, devices[0].source, kBytes, cudaMemcpyDeviceToDevice,
+                          devices[0].compute));
+    CHECK(cudaStreamSynchronize(devices[0].compute));
+  }
   CHECK(cudaMemcpyPeerAsync(devices[1].shard, 1, devices[0].source, 0, kBytes, devices[0].compute));
-  if (synced) CHECK(cudaStreamSynchronize(devices[0].compute));
+  if (sync == PeerSync::After) CHECK(cudaStreamSynchronize(devices[0].compute));
   CHECK(cudaSetDevice(1));
   CHECK(cudaMemcpyAsync(devices[1].source, devices[1].shard, kBytes, cudaMemcpyDeviceToDevice,
                         devices[1].compute));
@@ -107,8 +115,9 @@ int main(int argc, char** argv) {
   const char* scenario = argc == 2 ? argv[1] : "";
   if (std::strcmp(scenario, "racy") == 0 || std::strcmp(scenario, "fixed") == 0)
     return run(std::strcmp(scenario, "fixed") == 0);
-  if (std::strcmp(scenario, "peer-racy") == 0 || std::strcmp(scenario, "peer-synced") == 0)
-    return run_peer(std::strcmp(scenario, "peer-synced") == 0);
-  std::fprintf(stderr, "usage: multi_device racy|fixed|peer-racy|peer-synced\n");
+  if (std::strcmp(scenario, "peer-racy") == 0) return run_peer(PeerSync::None);
+  if (std::strcmp(scenario, "peer-synced") == 0) return run_peer(PeerSync::After);
+  if (std::strcmp(scenario, "peer-stale") == 0) return run_peer(PeerSync::Before);
+  std::fprintf(stderr, "usage: multi_device racy|fixed|peer-racy|peer-synced|peer-stale\n");
   return 2;
 }
