@@ -72,11 +72,8 @@ ShadowSpace::Map::iterator ShadowSpace::interval_at(Address address) {
 ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin) {
   // A pool handing out fresh addresses allocates past all history: found without a walk.
   if (segments_.empty() || std::prev(segments_.end())->second.end <= begin) return segments_.end();
-  const auto at_or_after = segments_.lower_bound(begin);
-  if (at_or_after != segments_.end() && at_or_after->first == begin) return at_or_after;
-  if (at_or_after == segments_.begin()) return at_or_after;
-  auto before = std::prev(at_or_after);
-  return before->second.end > begin ? split(before, begin) : at_or_after;
+  const auto it = interval_at(begin);
+  return it != segments_.end() && it->first < begin ? split(it, begin) : it;
 }
 
 namespace {
