@@ -13,8 +13,7 @@ bool ReadSet::operator==(const ReadSet& other) const {
 ShadowSpace::ShadowSpace() = default;
 
 void ShadowSpace::review_slots() {
-  const bool walking = window_walks_ > window_accesses_ / 8;
-  window_accesses_ = 0;
+  const bool walking = window_walks_ > kSlotsReviewedEvery * slots_.size() / 8;
   window_walks_ = 0;
   if (!walking || slots_.size() >= segments_.size() || slots_.size() >= kMaxSlots) return;
   const std::size_t size = std::min(kMaxSlots, std::bit_ceil(segments_.size()));
@@ -25,10 +24,15 @@ void ShadowSpace::review_slots() {
   slot_shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
 }
 
+std::size_t ShadowSpace::read_count() const {
+  std::size_t reads = 0;
+  for (const auto& [start, segment] : segments_) reads += segment.reads.size();
+  return reads;
+}
+
 ShadowSpace::Map::iterator ShadowSpace::erase(Map::iterator it) {
   CacheSlot& slot = slots_[slot_of(it->first)];
   if (slot == it) slot = {};
-  reads_ -= it->second.reads.size();
   spilled_reads_ -= it->second.reads.spilled();
   return segments_.erase(it);
 }
@@ -37,7 +41,6 @@ ShadowSpace::Map::iterator ShadowSpace::split(Map::iterator it, Address at) {
   // The tail is built in its node straight from the head: one copy of the history.
   auto tail = segments_.emplace_hint(std::next(it), at, it->second);
   it->second.end = at;
-  reads_ += tail->second.reads.size();
   spilled_reads_ += tail->second.reads.spilled();
   keep_reads_within(it->second, it->first, at);
   keep_reads_within(tail->second, at, tail->second.end);
@@ -46,7 +49,7 @@ ShadowSpace::Map::iterator ShadowSpace::split(Map::iterator it, Address at) {
 
 void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end) {
   const std::size_t spilled = segment.reads.spilled();
-  reads_ -= segment.reads.remove_if([&](const AccessRecord& read) {
+  segment.reads.remove_if([&](const AccessRecord& read) {
     return read.begin >= end || read.begin + read.size <= begin;
   });
   spilled_reads_ -= spilled - segment.reads.spilled();
@@ -104,7 +107,7 @@ inline void ShadowSpace::check(const Segment& segment, Address begin, Address en
   if (segment.has_write && (segment.write.kind == OpKind::Free ||
                             !clock.covers(segment.write.actor, segment.write.epoch)))
     add_conflict(conflicts, segment.write, begin, end);
-  if (access.writes())
+  if (access.writes() && !segment.reads.empty())
     segment.reads.for_each([&](const AccessRecord& read) {
       const Address lo = std::max(begin, read.begin);
       const Address hi = std::min(end, read.begin + read.size);
@@ -113,10 +116,8 @@ inline void ShadowSpace::check(const Segment& segment, Address begin, Address en
 }
 
 inline void ShadowSpace::drop_reads(Segment& segment) {
-  if (segment.reads.size() == 0) return;
-  reads_ -= segment.reads.size();
-  spilled_reads_ -= segment.reads.spilled();
-  segment.reads.clear();
+  if (segment.reads.empty()) return;
+  spilled_reads_ -= segment.reads.clear();
 }
 
 inline void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
@@ -131,10 +132,7 @@ inline void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
     *same_actor = access;
     return;
   }
-  const std::size_t spilled = segment.reads.spilled();
-  segment.reads.push_back(access);
-  ++reads_;
-  spilled_reads_ += segment.reads.spilled() - spilled;
+  spilled_reads_ += segment.reads.push_back(access) ? 1 : 0;
 }
 
 void ShadowSpace::coalesce(Map::iterator first, Map::iterator last) {
@@ -158,13 +156,21 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
   const Address begin = access.begin;
   const Address end = begin + access.size;
 
+  if (--accesses_until_review_ == 0) {
+    review_slots();
+    accesses_until_review_ = kSlotsReviewedEvery * slots_.size();
+  }
   // The common case: the access covers exactly one interval that history already has.
-  if (++window_accesses_ == kSlotsReviewedEvery * slots_.size()) review_slots();
   CacheSlot& slot = slots_[slot_of(begin)];
   const bool hit = slot != CacheSlot{} && slot->first == begin;
+  if (hit && slot->second.end == end) [[likely]] {
+    check(slot->second, begin, end, access, clock, conflicts);
+    record(slot->second, access);
+    return;
+  }
   window_walks_ += !hit;
   auto it = hit ? slot : interval_at(begin);
-  if (it != segments_.end() && it->first == begin && it->second.end == end) [[likely]] {
+  if (it != segments_.end() && it->first == begin && it->second.end == end) {
     slot = it;
     check(it->second, begin, end, access, clock, conflicts);
     record(it->second, access);

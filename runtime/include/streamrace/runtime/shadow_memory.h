@@ -67,6 +67,8 @@ struct Conflict {
 class ReadSet {
 public:
   std::size_t size() const { return inline_count_ + spilled_.size(); }
+  // Reads spill only once the inline slots are full, and leave them last.
+  bool empty() const { return inline_count_ == 0; }
   std::size_t spilled() const { return spilled_.size(); }
   AccessRecord* find_actor(ActorId actor) {
     for (std::uint32_t i = 0; i < inline_count_; ++i)
@@ -75,16 +77,22 @@ public:
       if (read.actor == actor) return &read;
     return nullptr;
   }
-  void push_back(const AccessRecord& read) {
+  // Returns whether the read spilled to the heap.
+  bool push_back(const AccessRecord& read) {
     if (inline_count_ < kInline) {
       inline_[inline_count_++] = read;
-      return;
+      return false;
     }
     spilled_.push_back(read);
+    return true;
   }
-  void clear() {
+  // Returns how many of the reads dropped had spilled.
+  std::size_t clear() {
     inline_count_ = 0;
+    if (spilled_.empty()) return 0;
+    const std::size_t spilled = spilled_.size();
     spilled_.clear();
+    return spilled;
   }
   // Drops the reads `drop` selects; returns how many it dropped.
   template <typename Drop> std::size_t remove_if(Drop&& drop) {
@@ -147,7 +155,8 @@ public:
   }
 
   std::size_t segment_count() const { return segments_.size(); }
-  std::size_t read_count() const { return reads_; }
+  // Walks the whole history: for tests, not for the hot path.
+  std::size_t read_count() const;
   std::size_t lookup_slots() const { return slots_.size(); }
   std::size_t approximate_bytes() const;
   // Drops every interval whose newest access is older than op `threshold`.
@@ -215,9 +224,8 @@ private:
   std::vector<CacheSlot> slots_ = std::vector<CacheSlot>(kInitialSlots);
   std::vector<Address> hints_ = std::vector<Address>(kInitialSlots, kNoHint);
   unsigned slot_shift_ = 64 - std::countr_zero(kInitialSlots);
-  std::size_t window_accesses_ = 0;
+  std::size_t accesses_until_review_ = kSlotsReviewedEvery * kInitialSlots;
   std::size_t window_walks_ = 0;
-  std::size_t reads_ = 0;
   std::size_t spilled_reads_ = 0;
 };
 
