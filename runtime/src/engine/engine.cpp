@@ -35,32 +35,33 @@ void Engine::process(const Event& event) {
 
 void Engine::process(std::span<const Event> events) {
   // Each stage far enough ahead for its miss to land before the event runs: an access's
-  // lookup slot first, then the interval the slot names.
+  // lookup slot first, then the interval the slot names. An event is decoded once, by the
+  // first stage; the second finds its slots in `warmed`, by event number.
   constexpr std::size_t kSlotAhead = 8;
   constexpr std::size_t kIntervalAhead = 4;
+  std::array<WarmedSlots, kSlotAhead> warmed{};
   for (std::size_t i = 0; i < events.size(); ++i) {
     if (i + kSlotAhead < events.size())
-      warm(events[i + kSlotAhead], [](const ShadowSpace& space, Address begin) {
-        space.prefetch_slot(begin);
-      });
+      warmed[(i + kSlotAhead) % kSlotAhead] = warm_slots(events[i + kSlotAhead]);
     if (i + kIntervalAhead < events.size())
-      warm(events[i + kIntervalAhead], [](const ShadowSpace& space, Address begin) {
-        space.prefetch_interval(begin);
-      });
+      for (const ShadowSpace::CacheSlot* slot : warmed[(i + kIntervalAhead) % kSlotAhead])
+        if (slot) ShadowSpace::prefetch_interval(*slot);
     process(events[i]);
   }
 }
 
-template <typename Fetch> void Engine::warm(const Event& event, Fetch&& fetch) const {
+Engine::WarmedSlots Engine::warm_slots(const Event& event) const {
+  WarmedSlots slots{};
   const ShadowSpace* space = shadow_.find(event.header.address_space);
-  if (!space) return;
+  if (!space) return slots;
   // Kernels and copies make nearly every access a program makes.
   if (const auto* launch = std::get_if<KernelLaunch>(&event.payload)) {
-    for (const Access& access : launch->accesses) fetch(*space, access.begin);
+    for (std::size_t k = 0; k < std::min(slots.size(), launch->accesses.size()); ++k)
+      slots[k] = space->prefetch_slot(launch->accesses[k].begin);
   } else if (const auto* copy = std::get_if<Copy>(&event.payload)) {
-    fetch(*space, copy->src);
-    fetch(*space, copy->dst);
+    slots = {space->prefetch_slot(copy->src), space->prefetch_slot(copy->dst)};
   }
+  return slots;
 }
 
 // ---- Accesses and findings ----

@@ -67,8 +67,10 @@ private:
     std::uint64_t serial = 0;
   };
 
-  // Starts fetching, with `fetch`, the shadow memory an upcoming event will look up.
-  template <typename Fetch> void warm(const Event& event, Fetch&& fetch) const;
+  // The lookup slots of an upcoming event's first accesses (null where it has none), fetched
+  // into the cache, for the intervals they name to be fetched a few events later.
+  using WarmedSlots = std::array<const ShadowSpace::CacheSlot*, 2>;
+  WarmedSlots warm_slots(const Event& event) const;
   template <typename Payload> void handle(const Event& event, const Payload& payload);
 
   // Runs an op's accesses under `clock` as (actor, epoch), reporting conflicts.

@@ -125,7 +125,13 @@ private:
 };
 
 class ShadowSpace {
+  struct Segment;
+  using Map = std::pmr::map<Address, Segment>;
+
 public:
+  // A lookup-table entry: the interval an access starting somewhere hit last (see slots_).
+  using CacheSlot = Map::iterator;
+
   ShadowSpace();
   ShadowSpace(const ShadowSpace&) = delete;
   ShadowSpace& operator=(const ShadowSpace&) = delete;
@@ -142,12 +148,15 @@ public:
   // Replay knows the events ahead of the one it runs. Fetching the lookup slot of a later
   // access, then (a few events on) the interval the slot names, overlaps those cache misses
   // with the work in between instead of stalling on each in turn.
-  void prefetch_slot(Address begin) const { prefetch(&slots_[slot_of(begin)]); }
-  void prefetch_interval(Address begin) const {
+  const CacheSlot* prefetch_slot(Address begin) const {
+    const CacheSlot* slot = &slots_[slot_of(begin)];
+    prefetch(slot);
+    return slot;
+  }
+  static void prefetch_interval(const CacheSlot& slot) {
     // The slot may name an interval that starts elsewhere (another start hashed there): the
     // access finds out from the interval's key, which this fetch brings in either way.
-    const Map::iterator slot = slots_[slot_of(begin)];
-    if (slot == Map::iterator{}) return;
+    if (slot == CacheSlot{}) return;
     // The lines a check and a record touch: the bounds, the last write, the reads.
     const char* node = reinterpret_cast<const char*>(&*slot);
     for (std::size_t line = 0; line < sizeof(Map::value_type); line += 64)
@@ -175,9 +184,8 @@ private:
              reads == other.reads;
     }
   };
-  // Nodes come from a pool: intervals split, merge and die all the time, and a pool turns
-  // that into reuse of the same memory instead of a malloc and a free per change.
-  using Map = std::pmr::map<Address, Segment>;
+  // Nodes of the Map come from a pool: intervals split, merge and die all the time, and a
+  // pool turns that into reuse of the same memory instead of a malloc and a free per change.
 
   // The intervals an access starting at `start` hit recently, direct-mapped by start: the
   // common access covers one whole interval that history already has, and finds it here
@@ -188,7 +196,6 @@ private:
   // process with many more live tensors misses its slots and walks the tree instead: when
   // more than one access in eight of a window (four accesses per slot) walks, the table grows
   // to a slot per interval.
-  using CacheSlot = Map::iterator;
   static constexpr std::size_t kInitialSlots = 2048;
   static constexpr std::size_t kMaxSlots = std::size_t{1} << 18;
   static constexpr std::size_t kSlotsReviewedEvery = 4; // accesses per slot of the table
