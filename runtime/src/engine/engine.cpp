@@ -44,8 +44,8 @@ void Engine::process(std::span<const Event> events) {
     if (i + kSlotAhead < events.size())
       warmed[(i + kSlotAhead) % kSlotAhead] = warm_slots(events[i + kSlotAhead]);
     if (i + kIntervalAhead < events.size())
-      for (const ShadowSpace::CacheSlot* slot : warmed[(i + kIntervalAhead) % kSlotAhead])
-        if (slot) ShadowSpace::prefetch_interval(*slot);
+      for (const WarmedSlot& slot : warmed[(i + kIntervalAhead) % kSlotAhead])
+        if (slot.set) ShadowSpace::prefetch_interval(*slot.set, slot.begin);
     process(events[i]);
   }
 }
@@ -56,10 +56,13 @@ Engine::WarmedSlots Engine::warm_slots(const Event& event) const {
   if (!space) return slots;
   // Kernels and copies make nearly every access a program makes.
   if (const auto* launch = std::get_if<KernelLaunch>(&event.payload)) {
-    for (std::size_t k = 0; k < std::min(slots.size(), launch->accesses.size()); ++k)
-      slots[k] = space->prefetch_slot(launch->accesses[k].begin);
+    for (std::size_t k = 0; k < std::min(slots.size(), launch->accesses.size()); ++k) {
+      const Address begin = launch->accesses[k].begin;
+      slots[k] = {space->prefetch_slot(begin), begin};
+    }
   } else if (const auto* copy = std::get_if<Copy>(&event.payload)) {
-    slots = {space->prefetch_slot(copy->src), space->prefetch_slot(copy->dst)};
+    slots = {WarmedSlot{space->prefetch_slot(copy->src), copy->src},
+             WarmedSlot{space->prefetch_slot(copy->dst), copy->dst}};
   }
   return slots;
 }

@@ -13,15 +13,35 @@ bool ReadSet::operator==(const ReadSet& other) const {
 ShadowSpace::ShadowSpace() = default;
 
 void ShadowSpace::review_slots() {
-  const bool walking = window_walks_ > kSlotsReviewedEvery * slots_.size() / 8;
+  const std::size_t slots = lookup_slots();
+  const bool walking = window_walks_ > kSlotsReviewedEvery * slots / 8;
   window_walks_ = 0;
-  if (!walking || slots_.size() >= segments_.size() || slots_.size() >= kMaxSlots) return;
+  if (!walking || slots >= segments_.size() || slots >= kMaxSlots) return;
   const std::size_t size = std::min(kMaxSlots, std::bit_ceil(segments_.size()));
   // Left for the accesses to fill: filling it from the tree would give the slots of the
   // tensors in use to whatever intervals come later in address order.
-  slots_.assign(size, CacheSlot{});
+  slots_.assign(size / kWays, SlotSet{});
   hints_.assign(size, kNoHint);
-  slot_shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
+  set_shift_ = 64 - static_cast<unsigned>(std::countr_zero(size / kWays));
+  hint_shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
+}
+
+ShadowSpace::Map::iterator* ShadowSpace::find_slot(Address start) {
+  auto& ways = slots_[set_of(start)].ways;
+  auto holds = [start](const Slot& way) {
+    return way.start == start && way.interval != Map::iterator{};
+  };
+  if (holds(ways[0])) return &ways[0].interval;
+  if (!holds(ways[1])) return nullptr;
+  std::swap(ways[0], ways[1]);
+  return &ways[0].interval;
+}
+
+void ShadowSpace::remember(Map::iterator it) {
+  auto& ways = slots_[set_of(it->first)].ways;
+  if (ways[0].interval == it) return;
+  if (ways[1].interval != it) ways[1] = ways[0];
+  ways[0] = {it->first, it};
 }
 
 std::size_t ShadowSpace::read_count() const {
@@ -31,8 +51,8 @@ std::size_t ShadowSpace::read_count() const {
 }
 
 ShadowSpace::Map::iterator ShadowSpace::erase(Map::iterator it) {
-  CacheSlot& slot = slots_[slot_of(it->first)];
-  if (slot == it) slot = {};
+  for (Slot& way : slots_[set_of(it->first)].ways)
+    if (way.interval == it) way = {};
   spilled_reads_ -= it->second.reads.spilled();
   return segments_.erase(it);
 }
@@ -57,17 +77,16 @@ void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end
 
 ShadowSpace::Map::iterator ShadowSpace::interval_at(Address address) {
   Address& hint = hints_[hint_of(address)];
-  const CacheSlot holder = slots_[slot_of(hint)];
-  if (holder != CacheSlot{} && holder->first == hint && hint <= address &&
-      address < holder->second.end)
-    return holder;
+  if (Map::iterator* holder = hint <= address ? find_slot(hint) : nullptr;
+      holder && address < (*holder)->second.end)
+    return *holder;
   auto it = segments_.lower_bound(address);
   if ((it == segments_.end() || it->first > address) && it != segments_.begin()) {
     if (auto before = std::prev(it); before->second.end > address) it = before;
   }
   if (it != segments_.end() && it->first < address) {
     hint = it->first;
-    slots_[slot_of(it->first)] = it;
+    remember(it);
   }
   return it;
 }
@@ -158,20 +177,19 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
 
   if (--accesses_until_review_ == 0) {
     review_slots();
-    accesses_until_review_ = kSlotsReviewedEvery * slots_.size();
+    accesses_until_review_ = kSlotsReviewedEvery * lookup_slots();
   }
   // The common case: the access covers exactly one interval that history already has.
-  CacheSlot& slot = slots_[slot_of(begin)];
-  const bool hit = slot != CacheSlot{} && slot->first == begin;
-  if (hit && slot->second.end == end) [[likely]] {
-    check(slot->second, begin, end, access, clock, conflicts);
-    record(slot->second, access);
+  Map::iterator* slot = find_slot(begin);
+  if (slot && (*slot)->second.end == end) [[likely]] {
+    check((*slot)->second, begin, end, access, clock, conflicts);
+    record((*slot)->second, access);
     return;
   }
-  window_walks_ += !hit;
-  auto it = hit ? slot : interval_at(begin);
+  window_walks_ += !slot;
+  auto it = slot ? *slot : interval_at(begin);
   if (it != segments_.end() && it->first == begin && it->second.end == end) {
-    slot = it;
+    remember(it);
     check(it->second, begin, end, access, clock, conflicts);
     record(it->second, access);
     return;
@@ -217,7 +235,7 @@ void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* b
   fresh.end = end;
   record(fresh, *birth);
   // The allocation's first use starts where it does: let it find the interval at once.
-  slots_[slot_of(begin)] = segments_.emplace_hint(it, begin, std::move(fresh));
+  remember(segments_.emplace_hint(it, begin, std::move(fresh)));
 }
 
 void ShadowSpace::evict_older_than(std::uint64_t threshold) {
@@ -233,7 +251,7 @@ void ShadowSpace::collect_ages(std::vector<std::uint64_t>& newest_ops) const {
 std::size_t ShadowSpace::approximate_bytes() const {
   // A map node carries three pointers and a colour beside its key and value.
   constexpr std::size_t node_overhead = 4 * sizeof(void*);
-  return slots_.capacity() * sizeof(CacheSlot) + hints_.capacity() * sizeof(Address) +
+  return slots_.capacity() * sizeof(SlotSet) + hints_.capacity() * sizeof(Address) +
          segments_.size() * (node_overhead + sizeof(Address) + sizeof(Segment)) +
          spilled_reads_ * sizeof(AccessRecord);
 }

@@ -69,7 +69,11 @@ private:
 
   // The lookup slots of an upcoming event's first accesses (null where it has none), fetched
   // into the cache, for the intervals they name to be fetched a few events later.
-  using WarmedSlots = std::array<const ShadowSpace::CacheSlot*, 2>;
+  struct WarmedSlot {
+    const ShadowSpace::SlotSet* set = nullptr;
+    Address begin = 0;
+  };
+  using WarmedSlots = std::array<WarmedSlot, 2>;
   WarmedSlots warm_slots(const Event& event) const;
   template <typename Payload> void handle(const Event& event, const Payload& payload);
 

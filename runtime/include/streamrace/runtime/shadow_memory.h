@@ -126,11 +126,20 @@ private:
 
 class ShadowSpace {
   struct Segment;
+  // Nodes come from a pool: intervals split, merge and die all the time, and a pool turns
+  // that into reuse of the same memory instead of a malloc and a free per change.
   using Map = std::pmr::map<Address, Segment>;
 
 public:
-  // A lookup-table entry: the interval an access starting somewhere hit last (see slots_).
-  using CacheSlot = Map::iterator;
+  // A set of the lookup table (see slots_): the intervals two access starts hit last, each
+  // with its start, so that finding the right one reads the set alone.
+  struct Slot {
+    Address start = 0;
+    Map::iterator interval; // none when empty
+  };
+  struct SlotSet {
+    std::array<Slot, 2> ways; // the most recently used first
+  };
 
   ShadowSpace();
   ShadowSpace(const ShadowSpace&) = delete;
@@ -148,25 +157,25 @@ public:
   // Replay knows the events ahead of the one it runs. Fetching the lookup slot of a later
   // access, then (a few events on) the interval the slot names, overlaps those cache misses
   // with the work in between instead of stalling on each in turn.
-  const CacheSlot* prefetch_slot(Address begin) const {
-    const CacheSlot* slot = &slots_[slot_of(begin)];
-    prefetch(slot);
-    return slot;
+  const SlotSet* prefetch_slot(Address begin) const {
+    const SlotSet* set = &slots_[set_of(begin)];
+    prefetch(set);
+    return set;
   }
-  static void prefetch_interval(const CacheSlot& slot) {
-    // The slot may name an interval that starts elsewhere (another start hashed there): the
-    // access finds out from the interval's key, which this fetch brings in either way.
-    if (slot == CacheSlot{}) return;
-    // The lines a check and a record touch: the bounds, the last write, the reads.
-    const char* node = reinterpret_cast<const char*>(&*slot);
-    for (std::size_t line = 0; line < sizeof(Map::value_type); line += 64)
-      prefetch(node + line);
+  static void prefetch_interval(const SlotSet& set, Address begin) {
+    for (const Slot& way : set.ways) {
+      if (way.start != begin || way.interval == Map::iterator{}) continue;
+      // The lines a check and a record touch: the bounds, the last write, the reads.
+      const char* node = reinterpret_cast<const char*>(&*way.interval);
+      for (std::size_t line = 0; line < sizeof(Map::value_type); line += 64)
+        prefetch(node + line);
+    }
   }
 
   std::size_t segment_count() const { return segments_.size(); }
   // Walks the whole history: for tests, not for the hot path.
   std::size_t read_count() const;
-  std::size_t lookup_slots() const { return slots_.size(); }
+  std::size_t lookup_slots() const { return slots_.size() * kWays; }
   std::size_t approximate_bytes() const;
   // Drops every interval whose newest access is older than op `threshold`.
   void evict_older_than(std::uint64_t threshold);
@@ -184,30 +193,39 @@ private:
              reads == other.reads;
     }
   };
-  // Nodes of the Map come from a pool: intervals split, merge and die all the time, and a
-  // pool turns that into reuse of the same memory instead of a malloc and a free per change.
 
-  // The intervals an access starting at `start` hit recently, direct-mapped by start: the
+  // The intervals accesses starting at `start` hit recently, by start, two per set: the
   // common access covers one whole interval that history already has, and finds it here
-  // without a tree walk. A slot names the interval only (its key says which start it serves),
-  // so that a cache line holds eight; a slot is emptied before its interval is erased.
-  // The table starts at 2048 slots (16 KiB), which find the benchmark's 512 tensors per
-  // process as often as 4096 did and leave the second level cache room for the intervals. A
-  // process with many more live tensors misses its slots and walks the tree instead: when
-  // more than one access in eight of a window (four accesses per slot) walks, the table grows
-  // to a slot per interval.
+  // without a tree walk. A slot holds the start it serves beside the interval, so that
+  // telling the ways apart touches no interval; a slot is emptied before its interval is
+  // erased.
+  // Two ways keep a tensor's slot when a short-lived allocation hashes to it (a direct-mapped
+  // table lost one in six of the benchmark's tensor lookups to such collisions, each a walk
+  // of a deep tree of freed history).
+  // The table starts at 2048 slots (32 KiB), which find the benchmark's 512 tensors per
+  // process and leave the second level cache room for the intervals. A process with many
+  // more live tensors misses its slots and walks the tree instead: when more than one access
+  // in eight of a window (four accesses per slot) walks, the table grows to a slot per
+  // interval.
+  static constexpr std::size_t kWays = 2;
   static constexpr std::size_t kInitialSlots = 2048;
   static constexpr std::size_t kMaxSlots = std::size_t{1} << 18;
   static constexpr std::size_t kSlotsReviewedEvery = 4; // accesses per slot of the table
-  std::size_t slot_of(Address start) const {
-    return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> slot_shift_);
+  std::size_t set_of(Address start) const {
+    return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> set_shift_);
   }
+  // The slot naming the interval that starts at `start`, made the set's most recent; null
+  // when the table does not know it.
+  Map::iterator* find_slot(Address start);
+  void remember(Map::iterator it);
   void review_slots();
   // An access inside an interval (a view of a tensor) starts where no interval does: it misses
   // its slot. Per MiB of addresses, the table remembers the start of the interval that last
   // held such an access, and finds that interval through its own slot instead of a walk.
   static constexpr Address kNoHint = ~Address{0};
-  std::size_t hint_of(Address address) const { return slot_of(address >> 20); }
+  std::size_t hint_of(Address address) const {
+    return static_cast<std::size_t>(((address >> 20) * 0x9E3779B97F4A7C15ull) >> hint_shift_);
+  }
   // The interval holding `address`, else the first one after it.
   Map::iterator interval_at(Address address);
 
@@ -228,9 +246,10 @@ private:
 
   FreeListResource pool_;
   Map segments_{&pool_};
-  std::vector<CacheSlot> slots_ = std::vector<CacheSlot>(kInitialSlots);
+  std::vector<SlotSet> slots_ = std::vector<SlotSet>(kInitialSlots / kWays);
   std::vector<Address> hints_ = std::vector<Address>(kInitialSlots, kNoHint);
-  unsigned slot_shift_ = 64 - std::countr_zero(kInitialSlots);
+  unsigned set_shift_ = 64 - std::countr_zero(kInitialSlots / kWays);
+  unsigned hint_shift_ = 64 - std::countr_zero(kInitialSlots);
   std::size_t accesses_until_review_ = kSlotsReviewedEvery * kInitialSlots;
   std::size_t window_walks_ = 0;
   std::size_t spilled_reads_ = 0;
