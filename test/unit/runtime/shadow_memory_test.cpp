@@ -140,8 +140,6 @@ TEST(ShadowSpace, EvictionDropsOnlyOldIntervals) {
   EXPECT_EQ(space.segment_count(), 5u);
 }
 
-// The interval map against a byte-by-byte model of the same rules: random overlapping
-// accesses, allocations and clock moves must report the same conflicts with the same overlaps.
 // A process with far more live tensors than the lookup table has slots walks the tree for most
 // accesses until the table grows; one with few keeps the small table.
 TEST(ShadowSpace, LookupTableGrowsWithManyLiveTensorsOnly) {
@@ -185,6 +183,8 @@ TEST(ShadowSpace, LookupTableGrowsWithManyLiveTensorsOnly) {
   }
 }
 
+// The interval map against a byte-by-byte model of the same rules: random overlapping
+// accesses, allocations and clock moves must report the same conflicts with the same overlaps.
 TEST(ShadowSpace, AgreesWithAByteByByteModel) {
   struct Byte {
     std::optional<AccessRecord> write;
