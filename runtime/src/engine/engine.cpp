@@ -363,19 +363,22 @@ void Engine::run_group(ThreadState& thread, std::span<const Event> calls) {
 
   for (CommHandle handle : comms) {
     std::vector<const Event*>& members = group_members_;
+    std::vector<StreamState*>& member_streams = group_member_streams_;
     std::vector<StreamState*>& streams = group_streams_;
     members.clear();
+    member_streams.clear();
     streams.clear();
     for (const Event& call : calls) {
       if (comm_of_call(call) != handle) continue;
       members.push_back(&call);
       StreamState* stream = &stream_of_call(call);
+      member_streams.push_back(stream);
       if (std::find(streams.begin(), streams.end(), stream) == streams.end())
         streams.push_back(stream);
     }
     bool captured = false;
-    for (const Event* call : members)
-      captured |= capture_if_capturing(*call, stream_of_call(*call));
+    for (std::size_t m = 0; m < members.size(); ++m)
+      captured |= capture_if_capturing(*members[m], *member_streams[m]);
     if (captured) continue;
 
     // One op posted on every stream the group uses on this communicator: all their earlier
@@ -387,8 +390,9 @@ void Engine::run_group(ThreadState& thread, std::span<const Event> calls) {
       for (StreamState* stream : streams) ordering_.join_into(*stream, before);
     }
     CommState* comm = ordering_.comm(thread.rank, handle);
-    for (const Event* call : members) {
-      StreamState& stream = stream_of_call(*call);
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const Event* call = members[m];
+      StreamState& stream = *member_streams[m];
       const Epoch epoch = ordering_.advance(stream);
       if (const auto* collective = std::get_if<Collective>(&call->payload)) {
         collective_accesses(*collective, comm ? comm->nranks : 1, comm ? comm->comm_rank : 0,

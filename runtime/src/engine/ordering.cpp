@@ -347,6 +347,7 @@ std::shared_ptr<Rendezvous> Ordering::meeting(const MeetingKey& key, int contrib
     it->second = std::make_shared<Rendezvous>();
     it->second->expected_contributions = contributions;
     it->second->expected_acquirers = acquirers;
+    it->second->acquirers.reserve(static_cast<std::size_t>(acquirers));
     it->second->comm = key.comm;
     it->second->send_receive = key.from != -1;
   }

@@ -46,7 +46,8 @@ void ShadowSpace::remember(Map::iterator it) {
 
 std::size_t ShadowSpace::read_count() const {
   std::size_t reads = 0;
-  for (const auto& [start, segment] : segments_) reads += segment.reads.size();
+  for (const auto& [start, segment] : segments_)
+    reads += segment.reads.size();
   return reads;
 }
 

@@ -114,7 +114,8 @@ private:
   std::vector<Access> accesses_;    // scratch for copies, sets and collectives
   std::vector<CommHandle> group_comms_;           // scratch for run_group
   std::vector<const Event*> group_members_;
-  std::vector<StreamState*> group_streams_;
+  std::vector<StreamState*> group_member_streams_; // each member's, in order
+  std::vector<StreamState*> group_streams_;        // each stream once
   std::uint64_t op_counter_ = 0;
   bool history_warned_ = false;
   EngineStats stats_;
