@@ -124,7 +124,7 @@ inline void ShadowSpace::check(const Segment& segment, Address begin, Address en
                                std::vector<Conflict>& conflicts) const {
   // Freed memory stays freed until an allocation takes it again: any access is a use after
   // free, ordered or not.
-  if (segment.has_write && (segment.write.kind == OpKind::Free ||
+  if (segment.has_write() && (segment.write.kind == OpKind::Free ||
                             !clock.covers(segment.write.actor, segment.write.epoch)))
     add_conflict(conflicts, segment.write, begin, end);
   if (access.writes() && !segment.reads.empty())
@@ -141,9 +141,7 @@ inline void ShadowSpace::drop_reads(Segment& segment) {
 }
 
 inline void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
-  segment.newest_op = access.op;
   if (access.writes()) {
-    segment.has_write = true;
     segment.write = access;
     drop_reads(segment);
     return;
@@ -163,7 +161,6 @@ void ShadowSpace::coalesce(Map::iterator first, Map::iterator last) {
       continue;
     }
     it->second.end = next->second.end;
-    it->second.newest_op = std::max(it->second.newest_op, next->second.newest_op);
     const bool was_last = next == last;
     erase(next);
     if (was_last) return;
@@ -241,12 +238,12 @@ void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* b
 
 void ShadowSpace::evict_older_than(std::uint64_t threshold) {
   for (auto it = segments_.begin(); it != segments_.end();)
-    it = it->second.newest_op < threshold ? erase(it) : std::next(it);
+    it = it->second.newest_op() < threshold ? erase(it) : std::next(it);
 }
 
 void ShadowSpace::collect_ages(std::vector<std::uint64_t>& newest_ops) const {
   for (const auto& [start, segment] : segments_)
-    newest_ops.push_back(segment.newest_op);
+    newest_ops.push_back(segment.newest_op());
 }
 
 std::size_t ShadowSpace::approximate_bytes() const {

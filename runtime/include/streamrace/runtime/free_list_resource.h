@@ -24,6 +24,12 @@ private:
     FreeNode* next;
   };
   static constexpr std::size_t kNodesPerSlab = 256;
+  // Slabs start on a cache line: nodes whose size is a multiple of one (history intervals)
+  // then each span the fewest lines they can.
+  static constexpr std::align_val_t kSlabAlignment{64};
+  struct SlabDelete {
+    void operator()(std::byte* slab) const { ::operator delete(slab, kSlabAlignment); }
+  };
 
   void* do_allocate(std::size_t bytes, std::size_t alignment) override {
     if (!pooled(bytes, alignment)) return ::operator new(bytes, std::align_val_t(alignment));
@@ -33,7 +39,8 @@ private:
       return node;
     }
     if (slab_used_ == kNodesPerSlab) {
-      slabs_.push_back(std::make_unique_for_overwrite<std::byte[]>(node_bytes_ * kNodesPerSlab));
+      const std::size_t slab_bytes = node_bytes_ * kNodesPerSlab;
+      slabs_.emplace_back(static_cast<std::byte*>(::operator new(slab_bytes, kSlabAlignment)));
       slab_used_ = 0;
     }
     return slabs_.back().get() + node_bytes_ * slab_used_++;
@@ -61,7 +68,7 @@ private:
 
   std::size_t node_bytes_ = 0; // the size of the first allocation: the container's node
   FreeNode* free_ = nullptr;
-  std::vector<std::unique_ptr<std::byte[]>> slabs_;
+  std::vector<std::unique_ptr<std::byte, SlabDelete>> slabs_;
   std::size_t slab_used_ = kNodesPerSlab;
 };
 

@@ -8,6 +8,7 @@
 #include "streamrace/runtime/prefetch.h"
 #include "streamrace/runtime/vector_clock.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -34,7 +35,7 @@ enum class OpKind : std::uint8_t {
 // One access as history remembers it: enough to report it without any other table.
 // What the ordering check reads (epoch, actor, kind) comes first: one cache line holds it.
 struct AccessRecord {
-  Epoch epoch = 0;
+  Epoch epoch = 0; // of its actor; every op ticks its actor first, so an op's epoch is never 0
   ActorId actor = 0;
   OpKind kind = OpKind::Copy;
   AccessMode mode = AccessMode::Read;
@@ -182,15 +183,21 @@ public:
   void collect_ages(std::vector<std::uint64_t>& newest_ops) const;
 
 private:
+  // 256 bytes with its tree node, four cache lines: what the interval holds is derived from
+  // its records rather than stored beside them.
   struct Segment {
     Address end = 0;
-    std::uint64_t newest_op = 0;
-    bool has_write = false;
-    AccessRecord write;
+    AccessRecord write; // epoch 0 until the interval's first write
     ReadSet reads;
+    bool has_write() const { return write.epoch != 0; }
+    // The age eviction goes by: the op of the newest access the interval remembers.
+    std::uint64_t newest_op() const {
+      std::uint64_t newest = write.op;
+      reads.for_each([&](const AccessRecord& read) { newest = std::max(newest, read.op); });
+      return newest;
+    }
     bool same_history(const Segment& other) const {
-      return has_write == other.has_write && (!has_write || write == other.write) &&
-             reads == other.reads;
+      return write == other.write && reads == other.reads;
     }
   };
 
