@@ -125,7 +125,7 @@ inline void ShadowSpace::check(const Segment& segment, Address begin, Address en
   // Freed memory stays freed until an allocation takes it again: any access is a use after
   // free, ordered or not.
   if (segment.has_write() && (segment.write.kind == OpKind::Free ||
-                            !clock.covers(segment.write.actor, segment.write.epoch)))
+                              !clock.covers(segment.write.actor, segment.write.epoch)))
     add_conflict(conflicts, segment.write, begin, end);
   if (access.writes() && !segment.reads.empty())
     segment.reads.for_each([&](const AccessRecord& read) {
