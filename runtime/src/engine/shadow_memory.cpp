@@ -78,18 +78,34 @@ void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end
 
 ShadowSpace::Map::iterator ShadowSpace::interval_at(Address address) {
   Address& hint = hints_[hint_of(address)];
-  if (Map::iterator* holder = hint <= address ? find_slot(hint) : nullptr;
-      holder && address < (*holder)->second.end)
-    return *holder;
-  auto it = segments_.lower_bound(address);
-  if ((it == segments_.end() || it->first > address) && it != segments_.begin()) {
-    if (auto before = std::prev(it); before->second.end > address) it = before;
+  auto it = segments_.end();
+  if (Map::iterator* holder = hint != kNoHint ? find_slot(hint) : nullptr)
+    it = near(*holder, address);
+  if (it == segments_.end()) {
+    it = segments_.lower_bound(address);
+    if ((it == segments_.end() || it->first > address) && it != segments_.begin()) {
+      if (auto before = std::prev(it); before->second.end > address) it = before;
+    }
   }
   if (it != segments_.end() && it->first < address) {
     hint = it->first;
     remember(it);
   }
   return it;
+}
+
+ShadowSpace::Map::iterator ShadowSpace::near(Map::iterator from, Address address) {
+  for (int step = 0; step <= kNeighbourSteps; ++step) {
+    if (from->first > address) {
+      if (from == segments_.begin()) break;
+      --from;
+    } else if (address < from->second.end) {
+      return from;
+    } else if (++from == segments_.end()) {
+      break;
+    }
+  }
+  return segments_.end();
 }
 
 ShadowSpace::Map::iterator ShadowSpace::first_from(Address begin) {

@@ -235,6 +235,11 @@ private:
   }
   // The interval holding `address`, else the first one after it.
   Map::iterator interval_at(Address address);
+  // A view written into a tensor leaves it in pieces, and the next view often falls in a
+  // neighbour of the piece the hint names: the interval holding `address` within a few steps
+  // of `from`, else none (end()). A few steps cost less than a walk from the root.
+  static constexpr int kNeighbourSteps = 2;
+  Map::iterator near(Map::iterator from, Address address);
 
   // Cuts the interval at `at`; returns the new interval that starts there. Each side keeps
   // the reads that touched its bytes.
