@@ -256,18 +256,14 @@ int main(int argc, char** argv) {
     if (arg == "--write-trace") {
       if (i + 1 >= argc) return usage_error("--write-trace needs a directory");
       trace_dir = argv[++i];
-    } else if (arg == "--tensors-per-rank") {
-      const auto tensors = i + 1 < argc ? parse_count(argv[i + 1]) : std::nullopt;
+    } else if (arg == "--tensors-per-rank" || arg == "--repeat") {
       // Each rank's tensors are 1 MiB apart below the fresh pool allocations at 0x7000000000.
-      if (!tensors || *tensors == 0 || *tensors > 65536)
-        return usage_error("--tensors-per-rank needs a whole number from 1 to 65536");
-      tensors_per_rank = static_cast<int>(*tensors);
-      ++i;
-    } else if (arg == "--repeat") {
-      const auto runs = i + 1 < argc ? parse_count(argv[i + 1]) : std::nullopt;
-      if (!runs || *runs == 0 || *runs > 100)
-        return usage_error("--repeat needs a whole number from 1 to 100");
-      repeat = static_cast<int>(*runs);
+      const int most = arg == "--repeat" ? 100 : 65536;
+      const auto value = i + 1 < argc ? parse_count(argv[i + 1]) : std::nullopt;
+      if (!value || *value == 0 || *value > static_cast<std::uint64_t>(most))
+        return usage_error(std::string(arg) + " needs a whole number from 1 to " +
+                           std::to_string(most));
+      (arg == "--repeat" ? repeat : tensors_per_rank) = static_cast<int>(*value);
       ++i;
     } else if (arg == "--help" || arg == "-h") {
       return usage_error("");
