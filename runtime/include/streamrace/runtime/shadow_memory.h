@@ -206,9 +206,9 @@ private:
   // without a tree walk. A slot holds the start it serves beside the interval, so that
   // telling the ways apart touches no interval; a slot is emptied before its interval is
   // erased.
-  // Two ways keep a tensor's slot when a short-lived allocation hashes to it (a direct-mapped
-  // table lost one in six of the benchmark's tensor lookups to such collisions, each a walk
-  // of a deep tree of freed history).
+  // Two ways keep a tensor's slot when a short-lived allocation hashes to it: with a
+  // direct-mapped table, two thirds of the benchmark's tree walks were such lost slots, each a
+  // walk of a tree made deep by freed history.
   // The table starts at 2048 slots (32 KiB), which find the benchmark's 512 tensors per
   // process and leave the second level cache room for the intervals. A process with many
   // more live tensors misses its slots and walks the tree instead: when more than one access
