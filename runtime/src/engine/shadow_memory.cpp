@@ -95,14 +95,17 @@ ShadowSpace::Map::iterator ShadowSpace::interval_at(Address address) {
 }
 
 ShadowSpace::Map::iterator ShadowSpace::near(Map::iterator from, Address address) {
+  const bool forward = from->first <= address;
   for (int step = 0; step <= kNeighbourSteps; ++step) {
-    if (from->first > address) {
-      if (from == segments_.begin()) break;
+    if (from->first <= address) {
+      if (address < from->second.end) return from;
+      // Stepping forward past `address`: it lies in a gap, and `from` comes first after it.
+      if (!forward) return std::next(from);
+      if (++from == segments_.end()) break;
+      if (from->first > address) return from;
+    } else {
+      if (forward || from == segments_.begin()) break;
       --from;
-    } else if (address < from->second.end) {
-      return from;
-    } else if (++from == segments_.end()) {
-      break;
     }
   }
   return segments_.end();

@@ -236,8 +236,9 @@ private:
   // The interval holding `address`, else the first one after it.
   Map::iterator interval_at(Address address);
   // A view written into a tensor leaves it in pieces, and the next view often falls in a
-  // neighbour of the piece the hint names: the interval holding `address` within a few steps
-  // of `from`, else none (end()). A few steps cost less than a walk from the root.
+  // neighbour of the piece the hint names. Within a few steps of `from`, in one direction,
+  // what interval_at would return; else end(), for the caller to walk. A few steps cost less
+  // than a walk from the root.
   static constexpr int kNeighbourSteps = 2;
   Map::iterator near(Map::iterator from, Address address);
 
