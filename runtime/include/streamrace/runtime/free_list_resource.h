@@ -4,6 +4,8 @@
 // the resource dies; a capped history keeps the high-water mark bounded.
 #pragma once
 
+#include "streamrace/runtime/prefetch.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -36,6 +38,9 @@ private:
     if (free_) {
       FreeNode* node = free_;
       free_ = node->next;
+      // Freed nodes wait cold, thousands at once after a history eviction: start fetching
+      // the next one now, for the next split or insert to find it in cache.
+      if (free_) prefetch(free_);
       return node;
     }
     if (slab_used_ == kNodesPerSlab) {
