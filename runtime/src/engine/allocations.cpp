@@ -27,20 +27,6 @@ AllocationTable::Space& AllocationTable::space(std::uint32_t id) {
 
 void AllocationTable::add(std::uint32_t space_id, const Allocation& allocation) {
   Space& space = this->space(space_id);
-  // A reused range is no longer described by what was freed there: the freed ranges that
-  // start inside it and the one just before it, if it reaches in. An allocation past the
-  // end of the last freed range (a pool handing out fresh addresses) has neither, known
-  // without a walk down the tree.
-  const Address end = allocation.base + allocation.size;
-  const auto last_freed = space.freed.empty() ? space.freed.end() : std::prev(space.freed.end());
-  if (last_freed != space.freed.end() &&
-      last_freed->second.base + last_freed->second.size > allocation.base) {
-    auto it = space.freed.lower_bound(allocation.base);
-    if (it != space.freed.begin() && std::prev(it)->second.base + std::prev(it)->second.size >
-                                         allocation.base)
-      --it;
-    while (it != space.freed.end() && it->first < end) it = space.freed.erase(it);
-  }
   space.newest =
       space.live.insert_or_assign(end_hint(space.live, allocation.base), allocation.base, allocation);
 }
@@ -58,16 +44,11 @@ std::optional<Allocation> AllocationTable::release(std::uint32_t space_id, Addre
   space.live.erase(it);
   allocation.freed = true;
   allocation.free_site = free_site;
-  space.freed.insert_or_assign(end_hint(space.freed, base), base, allocation);
-  space.freed_order.push_back(base);
-  while (space.freed_order.size() > freed_kept_) {
-    // The oldest is usually the lowest address too: erased without a walk.
-    const Address oldest = space.freed_order.front();
-    if (!space.freed.empty() && space.freed.begin()->first == oldest)
-      space.freed.erase(space.freed.begin());
-    else
-      space.freed.erase(oldest);
-    space.freed_order.pop_front();
+  if (space.freed.size() < freed_kept_) {
+    space.freed.push_back(allocation);
+  } else if (freed_kept_ > 0) {
+    space.freed[space.next_freed] = allocation;
+    space.next_freed = (space.next_freed + 1) % freed_kept_;
   }
   return allocation;
 }
@@ -80,8 +61,15 @@ const Allocation* AllocationTable::live_at(std::uint32_t space_id, Address addre
 const Allocation* AllocationTable::find(std::uint32_t space_id, Address address) const {
   auto found = spaces_.find(space_id);
   if (found == spaces_.end()) return nullptr;
-  if (const Allocation* live = containing(found->second.live, address)) return live;
-  return containing(found->second.freed, address);
+  const Space& space = found->second;
+  if (const Allocation* live = containing(space.live, address)) return live;
+  // Newest first: the slots before next_freed, then the older ones after it.
+  const std::size_t count = space.freed.size();
+  for (std::size_t age = 1; age <= count; ++age) {
+    const Allocation& freed = space.freed[(space.next_freed + count - age) % count];
+    if (freed.contains(address)) return &freed;
+  }
+  return nullptr;
 }
 
 MemoryKind AllocationTable::kind_of(std::uint32_t space_id, Address address) const {

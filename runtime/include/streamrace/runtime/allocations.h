@@ -8,12 +8,12 @@
 #include "streamrace/runtime/vector_clock.h"
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <memory_resource>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 namespace streamrace {
 
@@ -52,13 +52,18 @@ public:
 private:
   using Map = std::pmr::map<Address, Allocation>;
   struct Space {
-    explicit Space(std::pmr::memory_resource* pool) : live(pool), freed(pool) {}
+    explicit Space(std::pmr::memory_resource* pool) : live(pool) {}
     Map live;
     // The allocation added last: a pool allocation is usually freed before the next one, and
     // its free then finds it without a walk down the tree.
     Map::iterator newest = live.end();
-    Map freed;
-    std::deque<Address> freed_order; // oldest first, to keep `freed` bounded
+    // The latest frees, a ring overwritten oldest first. Only a report looks an address up
+    // in it, while every free adds to it: a scan of the ring on the rare lookup costs less
+    // than keeping the frees sorted on every one. A range allocated again is not removed:
+    // the live allocation answers for it first, and a later free of that one comes later in
+    // the ring.
+    std::vector<Allocation> freed;
+    std::size_t next_freed = 0; // the slot the next free takes once the ring is full
   };
   static const Allocation* containing(const Map& map, Address address);
   Space& space(std::uint32_t id);
