@@ -5,17 +5,9 @@
 namespace streamrace {
 namespace {
 
-Allocation allocation(Address base, std::uint64_t size, CallSiteId site) {
-  Allocation a;
-  a.base = base;
-  a.size = size;
-  a.site = site;
-  return a;
-}
-
 TEST(AllocationTable, AFreedRangeIsFoundWithItsFreeSite) {
   AllocationTable table;
-  table.add(0, allocation(0x1000, 0x100, 1));
+  table.add(0, {.base = 0x1000, .size = 0x100, .site = 1});
   ASSERT_TRUE(table.release(0, 0x1000, 9));
   EXPECT_EQ(table.live_at(0, 0x1010), nullptr);
   const Allocation* found = table.find(0, 0x1010);
@@ -29,7 +21,7 @@ TEST(AllocationTable, AFreedRangeIsFoundWithItsFreeSite) {
 
 TEST(AllocationTable, ReleaseOfAPointerNeverAllocatedIsRefused) {
   AllocationTable table;
-  table.add(0, allocation(0x1000, 0x100, 1));
+  table.add(0, {.base = 0x1000, .size = 0x100, .site = 1});
   EXPECT_FALSE(table.release(0, 0x1010, 9)); // not its start
   EXPECT_FALSE(table.release(0, 0x5000, 9));
   EXPECT_NE(table.live_at(0, 0x1010), nullptr);
@@ -39,9 +31,9 @@ TEST(AllocationTable, ReleaseOfAPointerNeverAllocatedIsRefused) {
 // latest free once that one is freed too.
 TEST(AllocationTable, TheNewestAllocationOfARangeAnswersForIt) {
   AllocationTable table;
-  table.add(0, allocation(0x1000, 0x100, 1));
+  table.add(0, {.base = 0x1000, .size = 0x100, .site = 1});
   table.release(0, 0x1000, 2);
-  table.add(0, allocation(0x1000, 0x80, 3));
+  table.add(0, {.base = 0x1000, .size = 0x80, .site = 3});
   EXPECT_EQ(table.find(0, 0x1010)->site, 3u);
   EXPECT_FALSE(table.find(0, 0x1010)->freed);
   // Bytes the new allocation does not cover were last the old one's.
@@ -54,7 +46,7 @@ TEST(AllocationTable, TheNewestAllocationOfARangeAnswersForIt) {
 TEST(AllocationTable, KeepsOnlyTheLatestFrees) {
   AllocationTable table(/*freed_kept=*/3);
   for (Address i = 0; i < 5; ++i) {
-    table.add(0, allocation(0x1000 * (i + 1), 0x100, static_cast<CallSiteId>(i + 1)));
+    table.add(0, {.base = 0x1000 * (i + 1), .size = 0x100, .site = static_cast<CallSiteId>(i + 1)});
     table.release(0, 0x1000 * (i + 1), 0);
   }
   EXPECT_EQ(table.find(0, 0x1000), nullptr); // overwritten, oldest first
@@ -65,7 +57,7 @@ TEST(AllocationTable, KeepsOnlyTheLatestFrees) {
     EXPECT_EQ(found->site, i + 1);
   }
   // Reuse of one range, then its free: the newest entry of the ring wins.
-  table.add(0, allocation(0x3000, 0x100, 7));
+  table.add(0, {.base = 0x3000, .size = 0x100, .site = 7});
   table.release(0, 0x3000, 0);
   EXPECT_EQ(table.find(0, 0x3000)->site, 7u);
   EXPECT_EQ(table.find(0, 0x4000)->site, 4u);
@@ -74,7 +66,7 @@ TEST(AllocationTable, KeepsOnlyTheLatestFrees) {
 
 TEST(AllocationTable, KeepingNoFreesForgetsThem) {
   AllocationTable table(/*freed_kept=*/0);
-  table.add(0, allocation(0x1000, 0x100, 1));
+  table.add(0, {.base = 0x1000, .size = 0x100, .site = 1});
   ASSERT_TRUE(table.release(0, 0x1000, 2));
   EXPECT_EQ(table.find(0, 0x1000), nullptr);
 }
