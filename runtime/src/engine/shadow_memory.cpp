@@ -28,11 +28,8 @@ void ShadowSpace::review_slots() {
 
 ShadowSpace::Map::iterator* ShadowSpace::find_slot(Address start) {
   auto& ways = slots_[set_of(start)].ways;
-  auto holds = [start](const Slot& way) {
-    return way.start == start && way.interval != Map::iterator{};
-  };
-  if (holds(ways[0])) return &ways[0].interval;
-  if (!holds(ways[1])) return nullptr;
+  if (serves(ways[0], start)) return &ways[0].interval;
+  if (!serves(ways[1], start)) return nullptr;
   std::swap(ways[0], ways[1]);
   return &ways[0].interval;
 }

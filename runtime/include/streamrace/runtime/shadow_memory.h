@@ -142,6 +142,9 @@ public:
   struct SlotSet {
     std::array<Slot, 2> ways; // the most recently used first
   };
+  static bool serves(const Slot& way, Address start) {
+    return way.start == start && way.interval != Map::iterator{};
+  }
 
   ShadowSpace();
   ShadowSpace(const ShadowSpace&) = delete;
@@ -166,7 +169,7 @@ public:
   }
   static void prefetch_interval(const SlotSet& set, Address begin) {
     for (const Slot& way : set.ways) {
-      if (way.start != begin || way.interval == Map::iterator{}) continue;
+      if (!serves(way, begin)) continue;
       // The lines a check and a record touch: the bounds, the last write, the reads.
       const char* node = reinterpret_cast<const char*>(&*way.interval);
       for (std::size_t line = 0; line < sizeof(Map::value_type); line += 64)
