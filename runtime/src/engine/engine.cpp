@@ -45,7 +45,7 @@ void Engine::process(std::span<const Event> events) {
       warmed[(i + kSlotAhead) % kSlotAhead] = warm_slots(events[i + kSlotAhead]);
     if (i + kIntervalAhead < events.size())
       for (const WarmedSlot& slot : warmed[(i + kIntervalAhead) % kSlotAhead])
-        if (slot.set) ShadowSpace::prefetch_interval(*slot.set, slot.begin);
+        if (slot.set) slot.space->prefetch_interval(*slot.set, slot.begin);
     process(events[i]);
   }
 }
@@ -58,11 +58,11 @@ Engine::WarmedSlots Engine::warm_slots(const Event& event) const {
   if (const auto* launch = std::get_if<KernelLaunch>(&event.payload)) {
     for (std::size_t k = 0; k < std::min(slots.size(), launch->accesses.size()); ++k) {
       const Address begin = launch->accesses[k].begin;
-      slots[k] = {space->prefetch_slot(begin), begin};
+      slots[k] = {space, space->prefetch_slot(begin), begin};
     }
   } else if (const auto* copy = std::get_if<Copy>(&event.payload)) {
-    slots = {WarmedSlot{space->prefetch_slot(copy->src), copy->src},
-             WarmedSlot{space->prefetch_slot(copy->dst), copy->dst}};
+    slots = {WarmedSlot{space, space->prefetch_slot(copy->src), copy->src},
+             WarmedSlot{space, space->prefetch_slot(copy->dst), copy->dst}};
   }
   return slots;
 }

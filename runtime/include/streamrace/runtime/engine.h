@@ -70,6 +70,7 @@ private:
   // The lookup slots of an upcoming event's first accesses (null where it has none), fetched
   // into the cache, for the intervals they name to be fetched a few events later.
   struct WarmedSlot {
+    const ShadowSpace* space = nullptr;
     const ShadowSpace::SlotSet* set = nullptr;
     Address begin = 0;
   };

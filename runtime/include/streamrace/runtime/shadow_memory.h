@@ -167,14 +167,12 @@ public:
     prefetch(set);
     return set;
   }
-  static void prefetch_interval(const SlotSet& set, Address begin) {
-    for (const Slot& way : set.ways) {
-      if (!serves(way, begin)) continue;
-      // The lines a check and a record touch: the bounds, the last write, the reads.
-      const char* node = reinterpret_cast<const char*>(&*way.interval);
-      for (std::size_t line = 0; line < sizeof(Map::value_type); line += 64)
-        prefetch(node + line);
-    }
+  void prefetch_interval(const SlotSet& set, Address begin) const {
+    if (prefetch_serving(set, begin)) return;
+    // A view starts inside an interval, where no slot serves it: the hint of its MiB names
+    // the interval it found last, whose slot is warm if the tensor's own accesses use it.
+    const Address hint = hints_[hint_of(begin)];
+    if (hint != kNoHint) prefetch_serving(slots_[set_of(hint)], hint);
   }
 
   std::size_t segment_count() const { return segments_.size(); }
@@ -222,6 +220,19 @@ private:
   static constexpr std::size_t kInitialSlots = 2048;
   static constexpr std::size_t kMaxSlots = std::size_t{1} << 18;
   static constexpr std::size_t kSlotsReviewedEvery = 4; // accesses per slot of the table
+  // Fetches the lines of the interval a way of `set` names for `start`; returns whether one
+  // did.
+  static bool prefetch_serving(const SlotSet& set, Address start) {
+    for (const Slot& way : set.ways) {
+      if (!serves(way, start)) continue;
+      // The lines a check and a record touch: the bounds, the last write, the reads.
+      const char* node = reinterpret_cast<const char*>(&*way.interval);
+      for (std::size_t line = 0; line < sizeof(Map::value_type); line += 64)
+        prefetch(node + line);
+      return true;
+    }
+    return false;
+  }
   std::size_t set_of(Address start) const {
     return static_cast<std::size_t>((start * 0x9E3779B97F4A7C15ull) >> set_shift_);
   }
