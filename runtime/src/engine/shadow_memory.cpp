@@ -67,7 +67,7 @@ ShadowSpace::Map::iterator ShadowSpace::split(Map::iterator it, Address at) {
 
 void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end) {
   const std::size_t spilled = segment.reads.spilled();
-  segment.reads.remove_if([&](const AccessRecord& read) {
+  segment.reads.remove_if([&](const HistoryRecord& read) {
     return read.begin >= end || read.begin + read.size <= begin;
   });
   spilled_reads_ -= spilled - segment.reads.spilled();
@@ -119,7 +119,7 @@ namespace {
 
 // Out of line: most accesses conflict with nothing, and the check that finds that out stays
 // small enough to inline.
-[[gnu::noinline]] void add_conflict(std::vector<Conflict>& conflicts, const AccessRecord& previous,
+[[gnu::noinline]] void add_conflict(std::vector<Conflict>& conflicts, const HistoryRecord& previous,
                                     Address begin, Address end) {
   for (Conflict& known : conflicts) {
     if (known.previous.op == previous.op && known.previous.actor == previous.actor) {
@@ -136,7 +136,7 @@ namespace {
 } // namespace
 
 inline void ShadowSpace::check(const Segment& segment, Address begin, Address end,
-                               const AccessRecord& access, const VectorClock& clock,
+                               const HistoryRecord& access, const VectorClock& clock,
                                std::vector<Conflict>& conflicts) const {
   // Freed memory stays freed until an allocation takes it again: any access is a use after
   // free, ordered or not.
@@ -144,7 +144,7 @@ inline void ShadowSpace::check(const Segment& segment, Address begin, Address en
                               !clock.covers(segment.write.actor, segment.write.epoch)))
     add_conflict(conflicts, segment.write, begin, end);
   if (access.writes() && !segment.reads.empty())
-    segment.reads.for_each([&](const AccessRecord& read) {
+    segment.reads.for_each([&](const HistoryRecord& read) {
       const Address lo = std::max(begin, read.begin);
       const Address hi = std::min(end, read.begin + read.size);
       if (lo < hi && !clock.covers(read.actor, read.epoch)) add_conflict(conflicts, read, lo, hi);
@@ -156,13 +156,13 @@ inline void ShadowSpace::drop_reads(Segment& segment) {
   spilled_reads_ -= segment.reads.clear();
 }
 
-inline void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
+inline void ShadowSpace::record(Segment& segment, const HistoryRecord& access) {
   if (access.writes()) {
     segment.write = access;
     drop_reads(segment);
     return;
   }
-  if (AccessRecord* same_actor = segment.reads.find_actor(access.actor)) {
+  if (HistoryRecord* same_actor = segment.reads.find_actor(access.actor)) {
     *same_actor = access;
     return;
   }
@@ -183,7 +183,7 @@ void ShadowSpace::coalesce(Map::iterator first, Map::iterator last) {
   }
 }
 
-void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
+void ShadowSpace::apply(const HistoryRecord& access, const VectorClock& clock,
                         std::vector<Conflict>& conflicts) {
   if (access.size == 0) return;
   const Address begin = access.begin;
@@ -235,7 +235,7 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
   if (first != it) coalesce(first, it);
 }
 
-void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* birth) {
+void ShadowSpace::reset(Address begin, std::uint64_t size, const HistoryRecord* birth) {
   if (size == 0) return;
   const Address end = begin + size;
   auto it = first_from(begin);
@@ -267,7 +267,7 @@ std::size_t ShadowSpace::approximate_bytes() const {
   constexpr std::size_t node_overhead = 4 * sizeof(void*);
   return slots_.capacity() * sizeof(SlotSet) + hints_.capacity() * sizeof(Address) +
          segments_.size() * (node_overhead + sizeof(Address) + sizeof(Segment)) +
-         spilled_reads_ * sizeof(AccessRecord);
+         spilled_reads_ * sizeof(HistoryRecord);
 }
 
 ShadowSpace& ShadowMemory::add_space(std::uint32_t address_space) {
