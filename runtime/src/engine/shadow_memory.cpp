@@ -56,8 +56,10 @@ ShadowSpace::Map::iterator ShadowSpace::erase(Map::iterator it) {
 }
 
 ShadowSpace::Map::iterator ShadowSpace::split(Map::iterator it, Address at) {
-  // The tail is built in its node straight from the head: one copy of the history.
-  auto tail = segments_.emplace_hint(std::next(it), at, it->second);
+  // The tail is built in its node straight from the head: one copy of the history. The head
+  // itself is the hint: a hint after the new key costs the tree a step back to the head, and
+  // a step across a tree made of cold nodes is a miss.
+  auto tail = segments_.emplace_hint(it, at, it->second);
   it->second.end = at;
   spilled_reads_ += tail->second.reads.spilled();
   keep_reads_within(it->second, it->first, at);
