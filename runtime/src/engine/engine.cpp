@@ -76,13 +76,15 @@ void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, 
   const std::uint64_t op = ++op_counter_;
   ShadowSpace& space = shadow_.space(header.address_space);
   // One record per op; each access fills in its own range and mode.
-  HistoryRecord record;
+  AccessRecord record;
   record.epoch = epoch;
   record.actor = actor;
   record.kind = kind;
   record.detail = detail;
-  record.origin = origins_.intern({header.site, thread.nvtx_path, thread.id});
+  record.site = header.site;
+  record.nvtx = thread.nvtx_path;
   record.op = op;
+  record.thread = thread.id;
   for (const Access& access : accesses) {
     ++stats_.accesses;
     record.begin = access.begin;
@@ -91,28 +93,9 @@ void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, 
     record.extent = access.extent;
     conflicts_.clear();
     space.apply(record, clock, conflicts_);
-    if (conflicts_.empty()) continue;
-    const AccessRecord current = describe(record);
-    for (const Conflict& conflict : conflicts_)
-      report(header, current, conflict, clock);
+    for (const Conflict& conflict : conflicts_) report(header, record, conflict, clock);
   }
   if (op % kHistoryCheckInterval == 0) trim_history();
-}
-
-AccessRecord Engine::describe(const HistoryRecord& record) const {
-  const OpOrigin& origin = origins_[record.origin];
-  return {.epoch = record.epoch,
-          .actor = record.actor,
-          .kind = record.kind,
-          .mode = record.mode,
-          .extent = record.extent,
-          .detail = record.detail,
-          .site = origin.site,
-          .nvtx = origin.nvtx,
-          .begin = record.begin,
-          .size = record.size,
-          .op = record.op,
-          .thread = origin.thread};
 }
 
 AccessSide Engine::side_of(const AccessRecord& access) const {
@@ -158,7 +141,7 @@ FixSuggestion Engine::suggest_fix(const AccessRecord& previous,
 
 void Engine::report(const EventHeader& header, const AccessRecord& current,
                     const Conflict& conflict, const VectorClock& clock) {
-  const AccessRecord previous = describe(conflict.previous);
+  const AccessRecord& previous = conflict.previous;
   FindingKind kind;
   if (previous.kind == OpKind::Free || current.kind == OpKind::Free) {
     kind = FindingKind::UseAfterFree;
@@ -520,15 +503,17 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
       if (capture_if_capturing(event, stream)) return;
       allocation.actor = stream.actor;
       allocation.epoch = ordering_.enqueue(stream, thread);
-      HistoryRecord birth;
+      AccessRecord birth;
       birth.epoch = allocation.epoch;
       birth.actor = stream.actor;
       birth.kind = OpKind::Allocation;
       birth.mode = AccessMode::Write;
-      birth.origin = origins_.intern({h.site, thread.nvtx_path, thread.id});
+      birth.site = h.site;
+      birth.nvtx = thread.nvtx_path;
       birth.begin = p.base;
       birth.size = p.size;
       birth.op = ++op_counter_;
+      birth.thread = thread.id;
       space.reset(p.base, p.size, &birth);
     } else {
       if (p.kind == MemoryKind::Managed) ordering_.host_waits_for_device(thread, kCurrentDevice);

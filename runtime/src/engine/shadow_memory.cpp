@@ -69,7 +69,7 @@ ShadowSpace::Map::iterator ShadowSpace::split(Map::iterator it, Address at) {
 
 void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end) {
   const std::size_t spilled = segment.reads.spilled();
-  segment.reads.remove_if([&](const HistoryRecord& read) {
+  segment.reads.remove_if([&](const AccessRecord& read) {
     return read.begin >= end || read.begin + read.size <= begin;
   });
   spilled_reads_ -= spilled - segment.reads.spilled();
@@ -121,7 +121,7 @@ namespace {
 
 // Out of line: most accesses conflict with nothing, and the check that finds that out stays
 // small enough to inline.
-[[gnu::noinline]] void add_conflict(std::vector<Conflict>& conflicts, const HistoryRecord& previous,
+[[gnu::noinline]] void add_conflict(std::vector<Conflict>& conflicts, const AccessRecord& previous,
                                     Address begin, Address end) {
   for (Conflict& known : conflicts) {
     if (known.previous.op == previous.op && known.previous.actor == previous.actor) {
@@ -138,7 +138,7 @@ namespace {
 } // namespace
 
 inline void ShadowSpace::check(const Segment& segment, Address begin, Address end,
-                               const HistoryRecord& access, const VectorClock& clock,
+                               const AccessRecord& access, const VectorClock& clock,
                                std::vector<Conflict>& conflicts) const {
   // Freed memory stays freed until an allocation takes it again: any access is a use after
   // free, ordered or not.
@@ -146,7 +146,7 @@ inline void ShadowSpace::check(const Segment& segment, Address begin, Address en
                               !clock.covers(segment.write.actor, segment.write.epoch)))
     add_conflict(conflicts, segment.write, begin, end);
   if (access.writes() && !segment.reads.empty())
-    segment.reads.for_each([&](const HistoryRecord& read) {
+    segment.reads.for_each([&](const AccessRecord& read) {
       const Address lo = std::max(begin, read.begin);
       const Address hi = std::min(end, read.begin + read.size);
       if (lo < hi && !clock.covers(read.actor, read.epoch)) add_conflict(conflicts, read, lo, hi);
@@ -158,13 +158,13 @@ inline void ShadowSpace::drop_reads(Segment& segment) {
   spilled_reads_ -= segment.reads.clear();
 }
 
-inline void ShadowSpace::record(Segment& segment, const HistoryRecord& access) {
+inline void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
   if (access.writes()) {
     segment.write = access;
     drop_reads(segment);
     return;
   }
-  if (HistoryRecord* same_actor = segment.reads.find_actor(access.actor)) {
+  if (AccessRecord* same_actor = segment.reads.find_actor(access.actor)) {
     *same_actor = access;
     return;
   }
@@ -185,7 +185,7 @@ void ShadowSpace::coalesce(Map::iterator first, Map::iterator last) {
   }
 }
 
-void ShadowSpace::apply(const HistoryRecord& access, const VectorClock& clock,
+void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
                         std::vector<Conflict>& conflicts) {
   if (access.size == 0) return;
   const Address begin = access.begin;
@@ -237,7 +237,7 @@ void ShadowSpace::apply(const HistoryRecord& access, const VectorClock& clock,
   if (first != it) coalesce(first, it);
 }
 
-void ShadowSpace::reset(Address begin, std::uint64_t size, const HistoryRecord* birth) {
+void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* birth) {
   if (size == 0) return;
   const Address end = begin + size;
   auto it = first_from(begin);
@@ -269,7 +269,7 @@ std::size_t ShadowSpace::approximate_bytes() const {
   constexpr std::size_t node_overhead = 4 * sizeof(void*);
   return slots_.capacity() * sizeof(SlotSet) + hints_.capacity() * sizeof(Address) +
          segments_.size() * (node_overhead + sizeof(Address) + sizeof(Segment)) +
-         spilled_reads_ * sizeof(HistoryRecord);
+         spilled_reads_ * sizeof(AccessRecord);
 }
 
 ShadowSpace& ShadowMemory::add_space(std::uint32_t address_space) {

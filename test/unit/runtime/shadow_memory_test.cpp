@@ -13,9 +13,9 @@
 namespace streamrace {
 namespace {
 
-HistoryRecord record(ActorId actor, Epoch epoch, std::uint64_t op, AccessMode mode,
-                     Address begin = 0, std::uint64_t size = 0) {
-  HistoryRecord r;
+AccessRecord record(ActorId actor, Epoch epoch, std::uint64_t op, AccessMode mode,
+                    Address begin = 0, std::uint64_t size = 0) {
+  AccessRecord r;
   r.actor = actor;
   r.epoch = epoch;
   r.op = op;
@@ -187,8 +187,8 @@ TEST(ShadowSpace, LookupTableGrowsWithManyLiveTensorsOnly) {
 // accesses, allocations and clock moves must report the same conflicts with the same overlaps.
 TEST(ShadowSpace, AgreesWithAByteByByteModel) {
   struct Byte {
-    std::optional<HistoryRecord> write;
-    std::vector<HistoryRecord> reads; // one per actor
+    std::optional<AccessRecord> write;
+    std::vector<AccessRecord> reads; // one per actor
   };
   constexpr Address kBytes = 96;
   constexpr ActorId kActors = 4;
@@ -209,7 +209,7 @@ TEST(ShadowSpace, AgreesWithAByteByByteModel) {
       continue;
     }
     if (dice == 1) { // an allocation over the range, with or without a birth
-      HistoryRecord birth = record(actor, clocks[actor].tick(actor), ++op, AccessMode::Write);
+      AccessRecord birth = record(actor, clocks[actor].tick(actor), ++op, AccessMode::Write);
       birth.kind = OpKind::Allocation;
       const bool born = rng() % 2 == 0;
       space.reset(begin, size, born ? &birth : nullptr);
@@ -218,7 +218,7 @@ TEST(ShadowSpace, AgreesWithAByteByByteModel) {
       continue;
     }
     const AccessMode mode = dice < 12 ? AccessMode::Read : AccessMode::Write;
-    HistoryRecord access = record(actor, clocks[actor].tick(actor), ++op, mode);
+    AccessRecord access = record(actor, clocks[actor].tick(actor), ++op, mode);
     access.kind = dice == 19 ? OpKind::Free : OpKind::Kernel;
     access.begin = begin;
     access.size = size;
@@ -226,7 +226,7 @@ TEST(ShadowSpace, AgreesWithAByteByByteModel) {
     space.apply(access, clocks[actor], conflicts);
 
     std::map<std::pair<std::uint64_t, ActorId>, std::pair<Address, Address>> expected;
-    auto conflict = [&](const HistoryRecord& previous, Address b) {
+    auto conflict = [&](const AccessRecord& previous, Address b) {
       auto [it, inserted] = expected.try_emplace({previous.op, previous.actor}, b, b + 1);
       it->second.first = std::min(it->second.first, b);
       it->second.second = std::max(it->second.second, b + 1);
@@ -237,13 +237,13 @@ TEST(ShadowSpace, AgreesWithAByteByByteModel) {
                          !clocks[actor].covers(byte.write->actor, byte.write->epoch)))
         conflict(*byte.write, b);
       if (access.writes()) {
-        for (const HistoryRecord& read : byte.reads)
+        for (const AccessRecord& read : byte.reads)
           if (!clocks[actor].covers(read.actor, read.epoch)) conflict(read, b);
         byte.write = access;
         byte.reads.clear();
       } else {
         auto same = std::find_if(byte.reads.begin(), byte.reads.end(),
-                                 [&](const HistoryRecord& r) { return r.actor == actor; });
+                                 [&](const AccessRecord& r) { return r.actor == actor; });
         if (same != byte.reads.end()) *same = access;
         else byte.reads.push_back(access);
       }

@@ -86,7 +86,6 @@ private:
               const VectorClock& clock);
   void add_finding(Finding finding, const AccessRecord& previous, const VectorClock& clock);
   void recheck_pending();
-  AccessRecord describe(const HistoryRecord& record) const; // with its origin in full
   AccessSide side_of(const AccessRecord& access) const;
   SideIdentity identity_of(const AccessRecord& access) const; // side_of's, without the copy
   FixSuggestion suggest_fix(const AccessRecord& previous, const AccessRecord& current) const;
@@ -109,7 +108,6 @@ private:
   WarningSink warn_;
   Ordering ordering_;
   ShadowMemory shadow_;
-  OpOrigins origins_;
   AllocationTable allocations_;
   FindingSet findings_;
   std::vector<PendingFinding> pending_;

@@ -5,7 +5,6 @@
 
 #include "streamrace/runtime/event.h"
 #include "streamrace/runtime/free_list_resource.h"
-#include "streamrace/runtime/op_origins.h"
 #include "streamrace/runtime/prefetch.h"
 #include "streamrace/runtime/vector_clock.h"
 
@@ -33,7 +32,8 @@ enum class OpKind : std::uint8_t {
   Free,       // the end of it: every later access is a use after free
 };
 
-// One access described in full, as a finding reports it.
+// One access as history remembers it: enough to report it without any other table.
+// What the ordering check reads (epoch, actor, kind) comes first: one cache line holds it.
 struct AccessRecord {
   Epoch epoch = 0; // of its actor; every op ticks its actor first, so an op's epoch is never 0
   ActorId actor = 0;
@@ -52,28 +52,9 @@ struct AccessRecord {
   bool operator==(const AccessRecord&) const = default;
 };
 
-// One access as history remembers it: an AccessRecord with its op's origin named by id. An
-// interval holds four; at 40 bytes instead of 56 an interval's history spans a cache line
-// fewer. What the ordering check reads (epoch, actor, kind) comes first.
-struct HistoryRecord {
-  Epoch epoch = 0;
-  ActorId actor = 0;
-  OpKind kind = OpKind::Copy;
-  AccessMode mode = AccessMode::Read;
-  Extent extent = Extent::Exact;
-  std::uint8_t detail = 0;
-  OriginId origin = 0;
-  Address begin = 0;
-  std::uint64_t size = 0;
-  std::uint64_t op = 0;
-
-  bool writes() const { return mode != AccessMode::Read; }
-  bool operator==(const HistoryRecord&) const = default;
-};
-
 // A previous access that the current one is not ordered after, and the bytes they share.
 struct Conflict {
-  HistoryRecord previous;
+  AccessRecord previous;
   Address overlap_begin = 0;
   std::uint64_t overlap_size = 0;
 };
@@ -91,15 +72,15 @@ public:
   // Reads spill only once the inline slots are full, and leave them last.
   bool empty() const { return inline_count_ == 0; }
   std::size_t spilled() const { return spilled_.size(); }
-  HistoryRecord* find_actor(ActorId actor) {
+  AccessRecord* find_actor(ActorId actor) {
     for (std::uint32_t i = 0; i < inline_count_; ++i)
       if (inline_[i].actor == actor) return &inline_[i];
-    for (HistoryRecord& read : spilled_)
+    for (AccessRecord& read : spilled_)
       if (read.actor == actor) return &read;
     return nullptr;
   }
   // Returns whether the read spilled to the heap.
-  bool push_back(const HistoryRecord& read) {
+  bool push_back(const AccessRecord& read) {
     if (inline_count_ < kInline) {
       inline_[inline_count_++] = read;
       return false;
@@ -132,7 +113,7 @@ public:
   template <typename Visit> void for_each(Visit&& visit) const {
     for (std::uint32_t i = 0; i < inline_count_; ++i)
       visit(inline_[i]);
-    for (const HistoryRecord& read : spilled_)
+    for (const AccessRecord& read : spilled_)
       visit(read);
   }
   bool operator==(const ReadSet& other) const;
@@ -141,8 +122,8 @@ private:
   static constexpr std::uint32_t kInline = 3;
   // The count first: a write that finds no reads to drop touches nothing else.
   std::uint32_t inline_count_ = 0;
-  std::vector<HistoryRecord> spilled_;
-  std::array<HistoryRecord, kInline> inline_{};
+  std::vector<AccessRecord> spilled_;
+  std::array<AccessRecord, kInline> inline_{};
 };
 
 class ShadowSpace {
@@ -172,11 +153,11 @@ public:
   // Checks the access's bytes, [access.begin, access.begin + access.size), against their
   // history under `clock`, appends conflicts (one per previous access, however many intervals
   // it spans), then records the access.
-  void apply(const HistoryRecord& access, const VectorClock& clock,
+  void apply(const AccessRecord& access, const VectorClock& clock,
              std::vector<Conflict>& conflicts);
   // Forgets the range's history (a new allocation) and, when given, starts it afresh with
   // `birth`: the point every later access must be ordered after.
-  void reset(Address begin, std::uint64_t size, const HistoryRecord* birth);
+  void reset(Address begin, std::uint64_t size, const AccessRecord* birth);
 
   // Replay knows the events ahead of the one it runs. Fetching the lookup slot of a later
   // access, then (a few events on) the interval the slot names, overlaps those cache misses
@@ -204,17 +185,17 @@ public:
   void collect_ages(std::vector<std::uint64_t>& newest_ops) const;
 
 private:
-  // 240 bytes with its tree node, under four cache lines: what the interval holds is derived
+  // 304 bytes with its tree node, under five cache lines: what the interval holds is derived
   // from its records rather than stored beside them.
   struct Segment {
     Address end = 0;
-    HistoryRecord write; // epoch 0 until the interval's first write
+    AccessRecord write; // epoch 0 until the interval's first write
     ReadSet reads;
     bool has_write() const { return write.epoch != 0; }
     // The age eviction goes by: the op of the newest access the interval remembers.
     std::uint64_t newest_op() const {
       std::uint64_t newest = write.op;
-      reads.for_each([&](const HistoryRecord& read) { newest = std::max(newest, read.op); });
+      reads.for_each([&](const AccessRecord& read) { newest = std::max(newest, read.op); });
       return newest;
     }
     bool same_history(const Segment& other) const {
@@ -282,9 +263,9 @@ private:
   void keep_reads_within(Segment& segment, Address begin, Address end);
   // The first interval that ends after `begin`, cut so that it does not start before it.
   Map::iterator first_from(Address begin);
-  void check(const Segment& segment, Address begin, Address end, const HistoryRecord& access,
+  void check(const Segment& segment, Address begin, Address end, const AccessRecord& access,
              const VectorClock& clock, std::vector<Conflict>& conflicts) const;
-  void record(Segment& segment, const HistoryRecord& access);
+  void record(Segment& segment, const AccessRecord& access);
   void drop_reads(Segment& segment);
   // Merges equal neighbours among the intervals [first, last] an access just recorded in.
   // Their neighbours outside cannot be equal to them: they lack the access's own record.
