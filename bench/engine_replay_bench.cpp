@@ -9,7 +9,8 @@
 //
 //   engine-replay-bench [EVENTS=10000000] [HISTORY_LIMIT_MB=64]
 //       prints the resident memory after each quarter of the events, then the throughput
-//       (replay time only: generation is untimed) and the peak memory. Bad arguments print
+//       (replay time only: generation is untimed), the cycles per event at the core clock
+//       read between chunks, and the peak memory. Bad arguments print
 //       the usage line and exit with status 2.
 //   engine-replay-bench EVENTS HISTORY_LIMIT_MB --tensors-per-rank N
 //       the same with N tensors per rank: a model with many more live tensors than 512.
@@ -50,6 +51,7 @@ constexpr int kStreamsPerRank = 8;
 constexpr int kDefaultTensorsPerRank = 512;
 constexpr std::uint64_t kBufferBytes = 1 << 20;
 constexpr std::size_t kChunk = 256;
+constexpr std::uint64_t kChunksPerClockReading = 8;
 
 long resident_kib() {
   std::ifstream status("/proc/self/status");
@@ -65,6 +67,26 @@ double thread_cpu_seconds() {
   timespec now{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// The clock this core runs at, from a chain of dependent adds (one per cycle) timed in CPU
+// time. On a shared host the replay rate moves by a quarter from one minute to the next:
+// read between chunks, the clock tells whether the core slowed down or the engine waited
+// longer (on memory the host shares), and turns replay time into cycles. 0 off x86-64.
+double core_ghz() {
+#if defined(__x86_64__)
+  constexpr std::uint64_t kRounds = 12'500; // eight adds each: 100k cycles, 50 us at 2 GHz
+  const double start = thread_cpu_seconds();
+  std::uint64_t chain = 0;
+  for (std::uint64_t round = 0; round < kRounds; ++round)
+    asm volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
+                 : "+r"(chain));
+  const double seconds = thread_cpu_seconds() - start;
+  return seconds > 0 ? static_cast<double>(kRounds * 8) / seconds / 1e9 : 0;
+#else
+  return 0;
+#endif
 }
 
 long peak_kib() {
@@ -195,9 +217,13 @@ int usage_error(const std::string& problem) {
   return 2;
 }
 
-// Replays `total` events of the generated trace into a fresh engine, printing its figures;
-// returns the throughput in millions of events per CPU second.
-double replay(const Options& options, int tensors_per_rank, std::uint64_t total) {
+struct ReplayFigures {
+  double rate = 0;             // millions of events per CPU second
+  double cycles_per_event = 0; // 0 when the clock could not be read
+};
+
+// Replays `total` events of the generated trace into a fresh engine, printing its figures.
+ReplayFigures replay(const Options& options, int tensors_per_rank, std::uint64_t total) {
   Engine engine(options, [](std::string_view) {});
   TraceGenerator generator(tensors_per_rank);
   for (const Event& event : generator.setup())
@@ -206,6 +232,9 @@ double replay(const Options& options, int tensors_per_rank, std::uint64_t total)
   std::vector<Event> chunk;
   std::chrono::duration<double> busy{0};
   double busy_cpu = 0;
+  double cycles = 0;
+  double ghz = 0;
+  std::uint64_t chunks = 0;
   std::uint64_t done = 0;
   int quarter = 1;
   std::uint64_t next_report = std::max<std::uint64_t>(total / 4, 1);
@@ -215,11 +244,14 @@ double replay(const Options& options, int tensors_per_rank, std::uint64_t total)
     const std::uint64_t chunk_end = std::min(next_report, total);
     generator.chunk(chunk,
                     static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, chunk_end - done)));
+    if (chunks++ % kChunksPerClockReading == 0) ghz = core_ghz();
     const auto start = std::chrono::steady_clock::now();
     const double start_cpu = thread_cpu_seconds();
     engine.process(chunk);
-    busy_cpu += thread_cpu_seconds() - start_cpu;
+    const double chunk_cpu = thread_cpu_seconds() - start_cpu;
     busy += std::chrono::steady_clock::now() - start;
+    busy_cpu += chunk_cpu;
+    cycles += chunk_cpu * ghz * 1e9;
     done += chunk.size();
     if (done >= next_report || done >= total) {
       std::printf("  after %9llu events: resident %7ld KiB\n",
@@ -234,6 +266,11 @@ double replay(const Options& options, int tensors_per_rank, std::uint64_t total)
   std::printf("throughput: %.2f M events/s\n", static_cast<double>(done) / busy.count() / 1e6);
   const double rate = static_cast<double>(done) / busy_cpu / 1e6;
   std::printf("replay CPU time: %.3f s (%.2f M events per CPU second)\n", busy_cpu, rate);
+  const double cycles_per_event = cycles / static_cast<double>(done);
+  if (cycles > 0)
+    std::printf("replay cycles: %.0f per event, the core's clock read at %.2f GHz between "
+                "chunks\n",
+                cycles_per_event, cycles / busy_cpu / 1e9);
   std::printf("peak resident memory: %ld KiB\n", peak_kib());
   std::uint64_t occurrences = 0;
   for (const Finding& finding : engine.findings().all())
@@ -241,7 +278,7 @@ double replay(const Options& options, int tensors_per_rank, std::uint64_t total)
   std::printf("findings: %zu, %llu occurrences (history evictions: %llu)\n",
               engine.findings().size(), static_cast<unsigned long long>(occurrences),
               static_cast<unsigned long long>(engine.stats().history_evictions));
-  return rate;
+  return {rate, cycles_per_event};
 }
 
 } // namespace
@@ -295,14 +332,21 @@ int main(int argc, char** argv) {
               kRanks, kStreamsPerRank, tensors_per_rank,
               static_cast<unsigned long long>(options.history_limit_mb));
   std::vector<double> rates;
+  std::vector<double> cycles;
   for (int run = 1; run <= repeat; ++run) {
     if (repeat > 1) std::printf("run %d of %d:\n", run, repeat);
-    rates.push_back(replay(options, tensors_per_rank, total));
+    const ReplayFigures figures = replay(options, tensors_per_rank, total);
+    rates.push_back(figures.rate);
+    cycles.push_back(figures.cycles_per_event);
   }
   if (repeat > 1) {
     std::sort(rates.begin(), rates.end());
+    std::sort(cycles.begin(), cycles.end());
     std::printf("best of %d: %.2f M events per CPU second; median %.2f\n", repeat, rates.back(),
                 rates[rates.size() / 2]);
+    if (cycles.front() > 0)
+      std::printf("cycles per event: fewest %.0f, median %.0f\n", cycles.front(),
+                  cycles[cycles.size() / 2]);
   }
   return 0;
 }
