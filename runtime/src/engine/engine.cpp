@@ -36,7 +36,7 @@ void Engine::process(const Event& event) {
 void Engine::process(std::span<const Event> events) {
   // Each stage far enough ahead for its miss to land before the event runs: an access's
   // lookup slot first, then the interval the slot names. An event is decoded once, by the
-  // first stage; the second finds its slots in `warmed`, by event number.
+  // first stage; the second finds its accesses in `warmed`, by event number.
   constexpr std::size_t kSlotAhead = 8;
   constexpr std::size_t kIntervalAhead = 4;
   std::array<WarmedSlots, kSlotAhead> warmed{};
@@ -45,7 +45,7 @@ void Engine::process(std::span<const Event> events) {
       warmed[(i + kSlotAhead) % kSlotAhead] = warm_slots(events[i + kSlotAhead]);
     if (i + kIntervalAhead < events.size())
       for (const WarmedSlot& slot : warmed[(i + kIntervalAhead) % kSlotAhead])
-        if (slot.set) slot.space->prefetch_interval(*slot.set, slot.begin);
+        if (slot.space) slot.space->prefetch_interval(slot.begin);
     process(events[i]);
   }
 }
@@ -58,11 +58,13 @@ Engine::WarmedSlots Engine::warm_slots(const Event& event) const {
   if (const auto* launch = std::get_if<KernelLaunch>(&event.payload)) {
     for (std::size_t k = 0; k < std::min(slots.size(), launch->accesses.size()); ++k) {
       const Address begin = launch->accesses[k].begin;
-      slots[k] = {space, space->prefetch_slot(begin), begin};
+      space->prefetch_slot(begin);
+      slots[k] = {space, begin};
     }
   } else if (const auto* copy = std::get_if<Copy>(&event.payload)) {
-    slots = {WarmedSlot{space, space->prefetch_slot(copy->src), copy->src},
-             WarmedSlot{space, space->prefetch_slot(copy->dst), copy->dst}};
+    space->prefetch_slot(copy->src);
+    space->prefetch_slot(copy->dst);
+    slots = {WarmedSlot{space, copy->src}, WarmedSlot{space, copy->dst}};
   }
   return slots;
 }

@@ -67,11 +67,10 @@ private:
     std::uint64_t serial = 0;
   };
 
-  // The lookup slots of an upcoming event's first accesses (null where it has none), fetched
-  // into the cache, for the intervals they name to be fetched a few events later.
+  // An upcoming event's first accesses (no space where it has none), whose lookup slots are
+  // fetched into the cache, for the intervals they name to be fetched a few events later.
   struct WarmedSlot {
     const ShadowSpace* space = nullptr;
-    const ShadowSpace::SlotSet* set = nullptr;
     Address begin = 0;
   };
   using WarmedSlots = std::array<WarmedSlot, 2>;

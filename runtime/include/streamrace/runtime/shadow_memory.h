@@ -162,13 +162,10 @@ public:
   // Replay knows the events ahead of the one it runs. Fetching the lookup slot of a later
   // access, then (a few events on) the interval the slot names, overlaps those cache misses
   // with the work in between instead of stalling on each in turn.
-  const SlotSet* prefetch_slot(Address begin) const {
-    const SlotSet* set = &slots_[set_of(begin)];
-    prefetch(set);
-    return set;
-  }
-  void prefetch_interval(const SlotSet& set, Address begin) const {
-    if (prefetch_serving(set, begin)) return;
+  // The table is looked up afresh by each stage: an access in between may have grown it.
+  void prefetch_slot(Address begin) const { prefetch(&slots_[set_of(begin)]); }
+  void prefetch_interval(Address begin) const {
+    if (prefetch_serving(slots_[set_of(begin)], begin)) return;
     // A view starts inside an interval, where no slot serves it: the hint of its MiB names
     // the interval it found last, whose slot is warm if the tensor's own accesses use it.
     const Address hint = hints_[hint_of(begin)];
