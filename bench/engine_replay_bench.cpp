@@ -10,8 +10,8 @@
 //   engine-replay-bench [EVENTS=10000000] [HISTORY_LIMIT_MB=64]
 //       prints the resident memory after each quarter of the events, then the throughput
 //       (replay time only: generation is untimed), the cycles per event at the core clock
-//       read between chunks, and the peak memory. Bad arguments print
-//       the usage line and exit with status 2.
+//       read between chunks, and the peak memory. Bad arguments print the usage line and
+//       exit with status 2.
 //   engine-replay-bench EVENTS HISTORY_LIMIT_MB --tensors-per-rank N
 //       the same with N tensors per rank: a model with many more live tensors than 512.
 //   engine-replay-bench EVENTS HISTORY_LIMIT_MB --repeat R

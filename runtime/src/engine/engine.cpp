@@ -39,34 +39,34 @@ void Engine::process(std::span<const Event> events) {
   // first stage; the second finds its accesses in `warmed`, by event number.
   constexpr std::size_t kSlotAhead = 8;
   constexpr std::size_t kIntervalAhead = 4;
-  std::array<WarmedSlots, kSlotAhead> warmed{};
+  std::array<WarmedAccesses, kSlotAhead> warmed{};
   for (std::size_t i = 0; i < events.size(); ++i) {
     if (i + kSlotAhead < events.size())
-      warmed[(i + kSlotAhead) % kSlotAhead] = warm_slots(events[i + kSlotAhead]);
+      warmed[(i + kSlotAhead) % kSlotAhead] = warm_accesses(events[i + kSlotAhead]);
     if (i + kIntervalAhead < events.size())
-      for (const WarmedSlot& slot : warmed[(i + kIntervalAhead) % kSlotAhead])
-        if (slot.space) slot.space->prefetch_interval(slot.begin);
+      for (const WarmedAccess& access : warmed[(i + kIntervalAhead) % kSlotAhead])
+        if (access.space) access.space->prefetch_interval(access.begin);
     process(events[i]);
   }
 }
 
-Engine::WarmedSlots Engine::warm_slots(const Event& event) const {
-  WarmedSlots slots{};
+Engine::WarmedAccesses Engine::warm_accesses(const Event& event) const {
+  WarmedAccesses accesses{};
   const ShadowSpace* space = shadow_.find(event.header.address_space);
-  if (!space) return slots;
+  if (!space) return accesses;
   // Kernels and copies make nearly every access a program makes.
   if (const auto* launch = std::get_if<KernelLaunch>(&event.payload)) {
-    for (std::size_t k = 0; k < std::min(slots.size(), launch->accesses.size()); ++k) {
+    for (std::size_t k = 0; k < std::min(accesses.size(), launch->accesses.size()); ++k) {
       const Address begin = launch->accesses[k].begin;
       space->prefetch_slot(begin);
-      slots[k] = {space, begin};
+      accesses[k] = {space, begin};
     }
   } else if (const auto* copy = std::get_if<Copy>(&event.payload)) {
     space->prefetch_slot(copy->src);
     space->prefetch_slot(copy->dst);
-    slots = {WarmedSlot{space, copy->src}, WarmedSlot{space, copy->dst}};
+    accesses = {WarmedAccess{space, copy->src}, WarmedAccess{space, copy->dst}};
   }
-  return slots;
+  return accesses;
 }
 
 // ---- Accesses and findings ----

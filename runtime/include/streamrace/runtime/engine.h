@@ -69,12 +69,12 @@ private:
 
   // An upcoming event's first accesses (no space where it has none), whose lookup slots are
   // fetched into the cache, for the intervals they name to be fetched a few events later.
-  struct WarmedSlot {
+  struct WarmedAccess {
     const ShadowSpace* space = nullptr;
     Address begin = 0;
   };
-  using WarmedSlots = std::array<WarmedSlot, 2>;
-  WarmedSlots warm_slots(const Event& event) const;
+  using WarmedAccesses = std::array<WarmedAccess, 2>;
+  WarmedAccesses warm_accesses(const Event& event) const;
   template <typename Payload> void handle(const Event& event, const Payload& payload);
 
   // Runs an op's accesses under `clock` as (actor, epoch), reporting conflicts.
