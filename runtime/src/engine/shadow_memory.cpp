@@ -5,6 +5,26 @@
 
 namespace streamrace {
 
+namespace {
+
+// The bytes an access range [begin, end) shares with a record's own range.
+struct Span {
+  Address begin = 0;
+  Address end = 0;
+  bool empty() const { return begin >= end; }
+};
+Span shared(Address begin, Address end, const AccessRecord& record) {
+  return {std::max(begin, record.begin), std::min(end, record.begin + record.size)};
+}
+// The smallest span holding the bytes of `span` outside `hidden`: what one conflict reports.
+Span outside(Span span, Span hidden) {
+  if (hidden.empty() || hidden.end <= span.begin || hidden.begin >= span.end) return span;
+  return {span.begin < hidden.begin ? span.begin : hidden.end,
+          span.end > hidden.end ? span.end : hidden.begin};
+}
+
+} // namespace
+
 bool ReadSet::operator==(const ReadSet& other) const {
   if (inline_count_ != other.inline_count_ || spilled_ != other.spilled_) return false;
   return std::equal(inline_.begin(), inline_.begin() + inline_count_, other.inline_.begin());
@@ -62,17 +82,38 @@ ShadowSpace::Map::iterator ShadowSpace::split(Map::iterator it, Address at) {
   auto tail = segments_.emplace_hint(it, at, it->second);
   it->second.end = at;
   spilled_reads_ += tail->second.reads.spilled();
-  keep_reads_within(it->second, it->first, at);
-  keep_reads_within(tail->second, at, tail->second.end);
+  settle_history(it->second, it->first);
+  settle_history(tail->second, at);
   return tail;
 }
 
-void ShadowSpace::keep_reads_within(Segment& segment, Address begin, Address end) {
+void ShadowSpace::settle_history(Segment& segment, Address begin) {
+  const Address end = segment.end;
+  Span hidden;
+  if (segment.has_overlay()) {
+    hidden = shared(begin, end, segment.overlay);
+    if (hidden.empty()) {
+      segment.overlay = {};
+    } else if (hidden.begin == begin && hidden.end == end) {
+      segment.write = segment.overlay;
+      segment.overlay = {};
+      hidden = {};
+    }
+  }
+  if (segment.reads.empty()) return;
   const std::size_t spilled = segment.reads.spilled();
   segment.reads.remove_if([&](const AccessRecord& read) {
-    return read.begin >= end || read.begin + read.size <= begin;
+    if (read.op < segment.write.op) return true; // the overlay that hid it became the write
+    const Span own = shared(begin, end, read);
+    return read.op < segment.overlay.op ? outside(own, hidden).empty() : own.empty();
   });
   spilled_reads_ -= spilled - segment.reads.spilled();
+}
+
+bool ShadowSpace::can_overlay(const Segment& segment, Address begin, const AccessRecord& write) {
+  if (!segment.has_overlay()) return true;
+  const Span hidden = shared(begin, segment.end, segment.overlay);
+  return write.begin <= hidden.begin && write.begin + write.size >= hidden.end;
 }
 
 ShadowSpace::Map::iterator ShadowSpace::interval_at(Address address) {
@@ -135,21 +176,39 @@ namespace {
   conflicts.push_back({previous, begin, end - begin});
 }
 
+// Freed memory stays freed until an allocation takes it again: any access is a use after
+// free, ordered or not.
+void check_write(const AccessRecord& write, Span span, const VectorClock& clock,
+                 std::vector<Conflict>& conflicts) {
+  if (!span.empty() && (write.kind == OpKind::Free || !clock.covers(write.actor, write.epoch)))
+    add_conflict(conflicts, write, span.begin, span.end);
+}
+
 } // namespace
 
 inline void ShadowSpace::check(const Segment& segment, Address begin, Address end,
                                const AccessRecord& access, const VectorClock& clock,
                                std::vector<Conflict>& conflicts) const {
-  // Freed memory stays freed until an allocation takes it again: any access is a use after
-  // free, ordered or not.
-  if (segment.has_write() && (segment.write.kind == OpKind::Free ||
-                              !clock.covers(segment.write.actor, segment.write.epoch)))
-    add_conflict(conflicts, segment.write, begin, end);
+  if (!segment.has_overlay()) [[likely]] {
+    if (segment.has_write()) check_write(segment.write, {begin, end}, clock, conflicts);
+    if (access.writes() && !segment.reads.empty())
+      segment.reads.for_each([&](const AccessRecord& read) {
+        const Span own = shared(begin, end, read);
+        if (!own.empty() && !clock.covers(read.actor, read.epoch))
+          add_conflict(conflicts, read, own.begin, own.end);
+      });
+    return;
+  }
+  const Span hidden = shared(begin, end, segment.overlay);
+  check_write(segment.overlay, hidden, clock, conflicts);
+  if (segment.has_write())
+    check_write(segment.write, outside({begin, end}, hidden), clock, conflicts);
   if (access.writes() && !segment.reads.empty())
     segment.reads.for_each([&](const AccessRecord& read) {
-      const Address lo = std::max(begin, read.begin);
-      const Address hi = std::min(end, read.begin + read.size);
-      if (lo < hi && !clock.covers(read.actor, read.epoch)) add_conflict(conflicts, read, lo, hi);
+      Span own = shared(begin, end, read);
+      if (read.op < segment.overlay.op) own = outside(own, hidden);
+      if (!own.empty() && !clock.covers(read.actor, read.epoch))
+        add_conflict(conflicts, read, own.begin, own.end);
     });
 }
 
@@ -158,10 +217,16 @@ inline void ShadowSpace::drop_reads(Segment& segment) {
   spilled_reads_ -= segment.reads.clear();
 }
 
-inline void ShadowSpace::record(Segment& segment, const AccessRecord& access) {
+inline void ShadowSpace::record(Address begin, Segment& segment, const AccessRecord& access) {
   if (access.writes()) {
-    segment.write = access;
-    drop_reads(segment);
+    if (access.begin <= begin && access.begin + access.size >= segment.end) [[likely]] {
+      segment.write = access;
+      segment.overlay = {};
+      drop_reads(segment);
+    } else {
+      segment.overlay = access;
+      settle_history(segment, begin);
+    }
     return;
   }
   if (AccessRecord* same_actor = segment.reads.find_actor(access.actor)) {
@@ -199,7 +264,7 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
   Map::iterator* slot = find_slot(begin);
   if (slot && (*slot)->second.end == end) [[likely]] {
     check((*slot)->second, begin, end, access, clock, conflicts);
-    record((*slot)->second, access);
+    record(begin, (*slot)->second, access);
     return;
   }
   window_walks_ += !slot;
@@ -207,12 +272,13 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
   if (it != segments_.end() && it->first == begin && it->second.end == end) {
     remember(it);
     check(it->second, begin, end, access, clock, conflicts);
-    record(it->second, access);
+    record(begin, it->second, access);
     return;
   }
 
   // Visit the intervals in order from the one holding `begin`, filling gaps; an interval that
-  // straddles either end is cut there, except for a read the interval can keep whole.
+  // straddles either end is cut there, except for a read the interval can keep whole or a
+  // write it can take as its overlay.
   auto first = segments_.end();
   for (Address cursor = begin;; ++it) {
     if (it == segments_.end() || it->first > cursor) {
@@ -220,7 +286,8 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
       gap.end = it == segments_.end() ? end : std::min(end, it->first);
       it = segments_.emplace_hint(it, cursor, std::move(gap));
     } else if (it->first < cursor || it->second.end > end) {
-      if (access.writes() || it->second.reads.find_actor(access.actor)) {
+      if (access.writes() ? !can_overlay(it->second, it->first, access)
+                          : it->second.reads.find_actor(access.actor) != nullptr) {
         if (it->first < cursor) it = split(it, cursor);
         if (it->second.end > end) split(it, end);
       }
@@ -229,7 +296,7 @@ void ShadowSpace::apply(const AccessRecord& access, const VectorClock& clock,
       check(it->second, cursor, it->second.end, access, clock, conflicts);
     }
     if (first == segments_.end()) first = it;
-    record(it->second, access);
+    record(it->first, it->second, access);
     cursor = std::min(end, it->second.end);
     // Not a step further: the interval after the last one is a cold node.
     if (cursor == end) break;
@@ -249,7 +316,7 @@ void ShadowSpace::reset(Address begin, std::uint64_t size, const AccessRecord* b
   // No neighbour can share the birth's history (it is a new op): nothing to coalesce.
   Segment fresh;
   fresh.end = end;
-  record(fresh, *birth);
+  fresh.write = *birth;
   // The allocation's first use starts where it does: let it find the interval at once.
   remember(segments_.emplace_hint(it, begin, std::move(fresh)));
 }

@@ -101,6 +101,88 @@ TEST_F(PartialReads, ASecondPartialReadBySameActorCutsTheInterval) {
   EXPECT_EQ(space.segment_count(), 1u);
 }
 
+// One tensor of 1000 bytes, written once by actor 0; then views of it are written.
+class ViewWrites : public ::testing::Test {
+protected:
+  void SetUp() override {
+    first.tick(0);
+    space.apply(record(0, 1, 1, AccessMode::Write, 0, 1000), first, conflicts);
+  }
+  // An access by `actor` under `clock` (ticked for it); its conflicts as (op, begin, size).
+  std::vector<std::tuple<std::uint64_t, Address, std::uint64_t>>
+  access(ActorId actor, VectorClock& clock, std::uint64_t op, AccessMode mode, Address begin,
+         std::uint64_t size) {
+    conflicts.clear();
+    space.apply(record(actor, clock.tick(actor), op, mode, begin, size), clock, conflicts);
+    std::vector<std::tuple<std::uint64_t, Address, std::uint64_t>> found;
+    for (const Conflict& c : conflicts)
+      found.emplace_back(c.previous.op, c.overlap_begin, c.overlap_size);
+    std::sort(found.begin(), found.end());
+    return found;
+  }
+  using Found = std::vector<std::tuple<std::uint64_t, Address, std::uint64_t>>;
+  ShadowSpace space;
+  std::vector<Conflict> conflicts;
+  VectorClock first;
+};
+
+// A view write leaves its tensor one interval. Later accesses find the view's write on the
+// view's bytes and the tensor's first write on the others; ordered after both, they are
+// silent, and a whole write leaves one plain interval.
+TEST_F(ViewWrites, StayInTheirTensorsIntervalAndConflictOnTheirOwnBytes) {
+  VectorClock view = first;
+  EXPECT_TRUE(access(1, view, 2, AccessMode::Write, 200, 100).empty());
+  EXPECT_EQ(space.segment_count(), 1u);
+
+  VectorClock reader; // ordered after neither write
+  EXPECT_EQ(access(2, reader, 3, AccessMode::Read, 0, 250), (Found{{1, 0, 200}, {2, 200, 50}}));
+
+  VectorClock after_first = first; // ordered after the first write, not after the view
+  EXPECT_EQ(access(3, after_first, 4, AccessMode::Read, 150, 500), (Found{{2, 200, 100}}));
+
+  VectorClock after_both = first;
+  after_both.join(view);
+  after_both.join(reader);
+  after_both.join(after_first);
+  EXPECT_TRUE(access(4, after_both, 5, AccessMode::Write, 0, 1000).empty());
+  EXPECT_EQ(space.segment_count(), 1u);
+  EXPECT_EQ(space.read_count(), 0u);
+  VectorClock after_whole = after_both;
+  EXPECT_TRUE(access(5, after_whole, 6, AccessMode::Write, 0, 1000).empty());
+}
+
+// A read from before a view write stays the last access of the bytes outside the view, and
+// only of those.
+TEST_F(ViewWrites, HideEarlierReadsOnlyOnTheirOwnBytes) {
+  VectorClock reader = first;
+  EXPECT_TRUE(access(1, reader, 2, AccessMode::Read, 0, 1000).empty());
+  VectorClock view = reader; // ordered after the read
+  EXPECT_TRUE(access(2, view, 3, AccessMode::Write, 0, 300).empty());
+  EXPECT_EQ(space.segment_count(), 1u);
+
+  VectorClock late_writer = first; // ordered after the first write only
+  EXPECT_EQ(access(3, late_writer, 4, AccessMode::Write, 0, 1000),
+            (Found{{2, 300, 700}, {3, 0, 300}}));
+
+  VectorClock ordered = view;
+  ordered.join(late_writer);
+  EXPECT_TRUE(access(4, ordered, 5, AccessMode::Write, 0, 1000).empty());
+}
+
+// An interval holds one overlay: a second view write that does not cover the first cuts the
+// tensor, and a whole write conflicts with both views on their own bytes.
+TEST_F(ViewWrites, ASecondViewWriteElsewhereCutsTheInterval) {
+  VectorClock view = first;
+  EXPECT_TRUE(access(1, view, 2, AccessMode::Write, 200, 100).empty());
+  EXPECT_TRUE(access(1, view, 3, AccessMode::Write, 600, 100).empty());
+  EXPECT_EQ(space.segment_count(), 3u);
+
+  VectorClock late_writer = first;
+  EXPECT_EQ(access(2, late_writer, 4, AccessMode::Write, 0, 1000),
+            (Found{{2, 200, 100}, {3, 600, 100}}));
+  EXPECT_EQ(space.segment_count(), 1u);
+}
+
 TEST(ShadowSpace, OneConflictPerPreviousAccessAcrossIntervals) {
   ShadowSpace space;
   VectorClock writer;

@@ -60,12 +60,13 @@ struct Conflict {
 };
 
 // The reads of an interval since its last write, at most one per actor (its latest). A read
-// covers the bytes of the interval its own range does: a read of part of an interval is kept
-// whole instead of cutting the interval (tensor views would otherwise leave their tensors in
-// pieces), unless the interval already holds a read by the same actor, whose bytes the
-// latest read must cover to stand in for it. Nearly every interval has at most three readers:
-// they live inline, more spill to the heap. (With two inline, one interval in nine of the
-// benchmark's spilled, and each access to it paid a miss on its heap block.)
+// covers the bytes of the interval its own range does (less those a later overlay hides, see
+// Segment): a read of part of an interval is kept whole instead of cutting the interval
+// (tensor views would otherwise leave their tensors in pieces), unless the interval already
+// holds a read by the same actor, whose bytes the latest read must cover to stand in for it.
+// Nearly every interval has at most three readers: they live inline, more spill to the heap.
+// (With two inline, one interval in nine of the benchmark's spilled, and each access to it
+// paid a miss on its heap block.)
 class ReadSet {
 public:
   std::size_t size() const { return inline_count_ + spilled_.size(); }
@@ -182,21 +183,29 @@ public:
   void collect_ages(std::vector<std::uint64_t>& newest_ops) const;
 
 private:
-  // 304 bytes with its tree node, under five cache lines: what the interval holds is derived
-  // from its records rather than stored beside them.
+  // 360 bytes with its tree node: what the interval holds is derived from its records rather
+  // than stored beside them.
+  // A write of part of an interval (a kernel writing a view of its tensor) does not cut it:
+  // it becomes the interval's overlay, the last write of the bytes its own range shares with
+  // the interval, while `write` stays the last write of the other bytes. A read older than
+  // the overlay keeps only its bytes outside it. Cutting cost two tree inserts per view, then
+  // a walk over the pieces and a merge on the tensor's next accesses. An interval holds one
+  // overlay: a second partial write that does not cover the first still cuts.
   struct Segment {
     Address end = 0;
-    AccessRecord write; // epoch 0 until the interval's first write
+    AccessRecord write;   // epoch 0 until the interval's first write
+    AccessRecord overlay; // epoch 0 when none
     ReadSet reads;
     bool has_write() const { return write.epoch != 0; }
+    bool has_overlay() const { return overlay.epoch != 0; }
     // The age eviction goes by: the op of the newest access the interval remembers.
     std::uint64_t newest_op() const {
-      std::uint64_t newest = write.op;
+      std::uint64_t newest = std::max(write.op, overlay.op);
       reads.for_each([&](const AccessRecord& read) { newest = std::max(newest, read.op); });
       return newest;
     }
     bool same_history(const Segment& other) const {
-      return write == other.write && reads == other.reads;
+      return write == other.write && overlay == other.overlay && reads == other.reads;
     }
   };
 
@@ -255,14 +264,20 @@ private:
   Map::iterator near(Map::iterator from, Address address);
 
   // Cuts the interval at `at`; returns the new interval that starts there. Each side keeps
-  // the reads that touched its bytes.
+  // the history of its own bytes.
   Map::iterator split(Map::iterator it, Address at);
-  void keep_reads_within(Segment& segment, Address begin, Address end);
+  // Brings the interval [begin, segment.end) back to its plainest form after its bounds or its
+  // overlay changed: an overlay that misses it is dropped, one that covers it becomes its
+  // write, and reads left with no byte since the last write are dropped.
+  void settle_history(Segment& segment, Address begin);
+  // Whether a write of part of the interval starting at `begin` can be its overlay: the
+  // interval has none, or the write covers the one it has.
+  static bool can_overlay(const Segment& segment, Address begin, const AccessRecord& write);
   // The first interval that ends after `begin`, cut so that it does not start before it.
   Map::iterator first_from(Address begin);
   void check(const Segment& segment, Address begin, Address end, const AccessRecord& access,
              const VectorClock& clock, std::vector<Conflict>& conflicts) const;
-  void record(Segment& segment, const AccessRecord& access);
+  void record(Address begin, Segment& segment, const AccessRecord& access);
   void drop_reads(Segment& segment);
   // Merges equal neighbours among the intervals [first, last] an access just recorded in.
   // Their neighbours outside cannot be equal to them: they lack the access's own record.
