@@ -186,19 +186,12 @@ void check_write(const AccessRecord& write, Span span, const VectorClock& clock,
 
 } // namespace
 
-inline void ShadowSpace::check(const Segment& segment, Address begin, Address end,
-                               const AccessRecord& access, const VectorClock& clock,
-                               std::vector<Conflict>& conflicts) const {
-  if (!segment.has_overlay()) [[likely]] {
-    if (segment.has_write()) check_write(segment.write, {begin, end}, clock, conflicts);
-    if (access.writes() && !segment.reads.empty())
-      segment.reads.for_each([&](const AccessRecord& read) {
-        const Span own = shared(begin, end, read);
-        if (!own.empty() && !clock.covers(read.actor, read.epoch))
-          add_conflict(conflicts, read, own.begin, own.end);
-      });
-    return;
-  }
+// Out of line: few intervals hold an overlay, and the check of the others stays small enough
+// to inline.
+[[gnu::noinline]] void ShadowSpace::check_overlaid(const Segment& segment, Address begin,
+                                                   Address end, const AccessRecord& access,
+                                                   const VectorClock& clock,
+                                                   std::vector<Conflict>& conflicts) const {
   const Span hidden = shared(begin, end, segment.overlay);
   check_write(segment.overlay, hidden, clock, conflicts);
   if (segment.has_write())
@@ -207,6 +200,22 @@ inline void ShadowSpace::check(const Segment& segment, Address begin, Address en
     segment.reads.for_each([&](const AccessRecord& read) {
       Span own = shared(begin, end, read);
       if (read.op < segment.overlay.op) own = outside(own, hidden);
+      if (!own.empty() && !clock.covers(read.actor, read.epoch))
+        add_conflict(conflicts, read, own.begin, own.end);
+    });
+}
+
+inline void ShadowSpace::check(const Segment& segment, Address begin, Address end,
+                               const AccessRecord& access, const VectorClock& clock,
+                               std::vector<Conflict>& conflicts) const {
+  if (segment.has_overlay()) [[unlikely]] {
+    check_overlaid(segment, begin, end, access, clock, conflicts);
+    return;
+  }
+  if (segment.has_write()) check_write(segment.write, {begin, end}, clock, conflicts);
+  if (access.writes() && !segment.reads.empty())
+    segment.reads.for_each([&](const AccessRecord& read) {
+      const Span own = shared(begin, end, read);
       if (!own.empty() && !clock.covers(read.actor, read.epoch))
         add_conflict(conflicts, read, own.begin, own.end);
     });
@@ -351,17 +360,20 @@ ShadowSpace& ShadowMemory::add_space(std::uint32_t address_space) {
 
 std::size_t ShadowMemory::approximate_bytes() const {
   std::size_t bytes = 0;
-  for (const auto& [id, space] : spaces_) bytes += space->approximate_bytes();
+  for (const auto& [id, space] : spaces_)
+    bytes += space->approximate_bytes();
   return bytes;
 }
 
 void ShadowMemory::evict_older_than(std::uint64_t threshold) {
-  for (auto& [id, space] : spaces_) space->evict_older_than(threshold);
+  for (auto& [id, space] : spaces_)
+    space->evict_older_than(threshold);
 }
 
 std::uint64_t ShadowMemory::median_age() const {
   std::vector<std::uint64_t> ages;
-  for (const auto& [id, space] : spaces_) space->collect_ages(ages);
+  for (const auto& [id, space] : spaces_)
+    space->collect_ages(ages);
   if (ages.empty()) return 0;
   auto middle = ages.begin() + static_cast<std::ptrdiff_t>(ages.size() / 2);
   std::nth_element(ages.begin(), middle, ages.end());

@@ -277,6 +277,9 @@ private:
   Map::iterator first_from(Address begin);
   void check(const Segment& segment, Address begin, Address end, const AccessRecord& access,
              const VectorClock& clock, std::vector<Conflict>& conflicts) const;
+  void check_overlaid(const Segment& segment, Address begin, Address end,
+                      const AccessRecord& access, const VectorClock& clock,
+                      std::vector<Conflict>& conflicts) const;
   void record(Address begin, Segment& segment, const AccessRecord& access);
   void drop_reads(Segment& segment);
   // Merges equal neighbours among the intervals [first, last] an access just recorded in.
