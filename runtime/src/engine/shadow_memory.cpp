@@ -22,6 +22,13 @@ Span outside(Span span, Span hidden) {
   return {span.begin < hidden.begin ? span.begin : hidden.end,
           span.end > hidden.end ? span.end : hidden.begin};
 }
+// The bytes of [begin, end) for which `read` is still a read since the last write: a read
+// older than the interval's overlay lost the bytes the overlay hides there.
+Span still_read(const AccessRecord& read, Address begin, Address end, const AccessRecord& overlay,
+                Span hidden) {
+  const Span own = shared(begin, end, read);
+  return read.op < overlay.op ? outside(own, hidden) : own;
+}
 
 } // namespace
 
@@ -104,8 +111,7 @@ void ShadowSpace::settle_history(Segment& segment, Address begin) {
   const std::size_t spilled = segment.reads.spilled();
   segment.reads.remove_if([&](const AccessRecord& read) {
     if (read.op < segment.write.op) return true; // the overlay that hid it became the write
-    const Span own = shared(begin, end, read);
-    return read.op < segment.overlay.op ? outside(own, hidden).empty() : own.empty();
+    return still_read(read, begin, end, segment.overlay, hidden).empty();
   });
   spilled_reads_ -= spilled - segment.reads.spilled();
 }
@@ -198,8 +204,7 @@ void check_write(const AccessRecord& write, Span span, const VectorClock& clock,
     check_write(segment.write, outside({begin, end}, hidden), clock, conflicts);
   if (access.writes() && !segment.reads.empty())
     segment.reads.for_each([&](const AccessRecord& read) {
-      Span own = shared(begin, end, read);
-      if (read.op < segment.overlay.op) own = outside(own, hidden);
+      const Span own = still_read(read, begin, end, segment.overlay, hidden);
       if (!own.empty() && !clock.covers(read.actor, read.epoch))
         add_conflict(conflicts, read, own.begin, own.end);
     });
