@@ -2,6 +2,7 @@
 
 #include "streamrace/report/finding_text.h"
 
+#include "immediate_exit.h"
 #include "kernel_launches.h"
 
 #include <chrono>
@@ -58,8 +59,9 @@ constexpr auto kLongestPause = std::chrono::microseconds(2000);
 // The tracer thread releases its lock between batches of this many calls, so a crash handler,
 // fork() or a full ring waits for one batch at most.
 constexpr std::size_t kBatch = 1024;
-// A crashing thread waits up to 4000 x 50 us = 200 ms for the tracer thread's batch.
-constexpr int kCrashFlushAttempts = 4000;
+// A crashing or immediately exiting thread waits up to 4000 x 50 us = 200 ms for the tracer
+// thread's batch.
+constexpr int kBriefLockAttempts = 4000;
 
 std::thread::id tracer_thread_id;
 
@@ -144,8 +146,14 @@ Tracer* Tracer::get() {
   return tracer->enabled() ? tracer : nullptr;
 }
 
+Tracer* Tracer::running() {
+  Tracer* tracer = installed_tracer;
+  return tracer != nullptr && tracer->enabled() ? tracer : nullptr;
+}
+
 void Tracer::start() {
   try {
+    process_ = getpid();
     options_.cross_rank_ordering = !one_of_several_processes();
     if (const char* text = std::getenv("STREAMRACE_OPTIONS")) {
       if (std::string error = parse_options(text, options_); !error.empty())
@@ -175,6 +183,7 @@ void Tracer::start() {
     RawStack warm_up; // the first capture loads the unwinder: better not inside a callback
     capture_stack(warm_up);
     std::atexit(finish_at_exit);
+    std::at_quick_exit(finish_at_exit);
     install_fatal_signal_handlers(this);
     pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
     tracer_thread_ = std::thread([this] { run_tracer_thread(); });
@@ -321,7 +330,7 @@ void Tracer::halt_if_found() {
   if (report_findings(*engine_, false) == 0) return;
   if (writer_) writer_->flush();
   std::fflush(nullptr);
-  _exit(66);
+  exit_without_finishing(66);
 }
 
 std::size_t Tracer::report_findings(const Engine& engine, bool final) {
@@ -360,20 +369,48 @@ void Tracer::finish() {
     if (tracer_thread_.joinable() && std::this_thread::get_id() != tracer_thread_id)
       tracer_thread_.join();
     std::lock_guard lock(engine_mutex_);
-    if (finished_) return;
-    drain();
-    finished_ = true;
-    // Names interned since the last event still belong in the trace (reports may use them).
-    if (writer_) {
-      std::lock_guard names_lock(names_mutex_);
-      writer_->define_symbols(names_);
-    }
-    engine_->finish();
-    report_findings(*engine_, true);
-    if (writer_) writer_->flush();
+    finish_locked();
   } catch (const std::exception& error) {
     disable(error.what());
   }
+}
+
+void Tracer::finish_locked() {
+  if (finished_) return;
+  drain();
+  finished_ = true;
+  // Names interned since the last event still belong in the trace (reports may use them).
+  if (writer_) {
+    std::lock_guard names_lock(names_mutex_);
+    writer_->define_symbols(names_);
+  }
+  engine_->finish();
+  report_findings(*engine_, true);
+  if (writer_) writer_->flush();
+}
+
+void Tracer::finish_before_immediate_exit() {
+  if (getpid() != process_) return;
+  // The tracer thread is left running: it stops at finished_, and joining it could wait on the
+  // lock this thread holds. Calls made from here on are not traced.
+  stopping_.store(true);
+  if (!lock_engine_briefly()) return;
+  try {
+    finish_locked();
+  } catch (const std::exception& error) {
+    disable(error.what());
+  }
+  engine_mutex_.unlock();
+}
+
+bool Tracer::lock_engine_briefly() {
+  if (std::this_thread::get_id() == tracer_thread_id) return false;
+  bool locked = engine_mutex_.try_lock();
+  for (int attempt = 0; !locked && attempt < kBriefLockAttempts; ++attempt) {
+    std::this_thread::sleep_for(kShortestPause);
+    locked = engine_mutex_.try_lock();
+  }
+  return locked;
 }
 
 void Tracer::before_fork() {
@@ -403,13 +440,7 @@ void Tracer::flush_for_crash() {
   // The tracer thread itself crashing holds nothing worth saving. Another thread waits for the
   // tracer thread to finish its batch (it keeps running while this thread handles the signal),
   // but not for ever: the tracer thread may be what is stuck.
-  if (std::this_thread::get_id() == tracer_thread_id) return;
-  bool locked = engine_mutex_.try_lock();
-  for (int attempt = 0; !locked && attempt < kCrashFlushAttempts; ++attempt) {
-    std::this_thread::sleep_for(kShortestPause);
-    locked = engine_mutex_.try_lock();
-  }
-  if (!locked) return;
+  if (!lock_engine_briefly()) return;
   try {
     drain();
     if (writer_) writer_->flush();

@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <sys/types.h>
 #include <thread>
 #include <vector>
 
@@ -34,6 +35,8 @@ class Tracer {
 public:
   // The process's tracer, created on first use; null when tracing is (or became) disabled.
   static Tracer* get();
+  // The tracer if one started and is still enabled; never starts one.
+  static Tracer* running();
 
   // Queues one event of the API `api` (a name from the API model, which outlives the tracer),
   // with the calling thread's stack as its call site. A kernel launch passes the pointers among
@@ -49,6 +52,10 @@ public:
   // At normal exit: processes what is queued, settles findings, writes symbolized call sites,
   // prints the report.
   void finish();
+  // Before _exit(), which skips atexit handlers: as finish(), but not in a vfork() child (it
+  // borrows this process's memory) and without waiting long for the engine's lock, which the
+  // calling thread may hold if it exits from a signal handler.
+  void finish_before_immediate_exit();
   // From a fatal signal handler: processes and writes what is queued, if the tracer thread is
   // not in the middle of it.
   void flush_for_crash();
@@ -84,11 +91,17 @@ private:
   // engine believes otherwise: a thread driving several devices selects them in one rank's view
   // only, and the other ranks' default streams and device-wide waits must name the right device.
   void select_device(const Event& event, DeviceId device, bool& new_site);
+  // The end of finish(), under engine_mutex_.
+  void finish_locked();
+  // Takes engine_mutex_ unless it stays held for the length of a batch or two; not from the
+  // tracer thread, whose lock it may be.
+  bool lock_engine_briefly();
   void halt_if_found();
   // Prints the findings since the last report that the suppressions leave; returns how many.
   std::size_t report_findings(const Engine& engine, bool final);
 
   std::atomic<bool> enabled_{true};
+  pid_t process_ = 0;
   std::atomic<bool> disabled_reported_{false};
   Options options_;
   // The options' suppressions file: findings it hides are neither printed nor halted on, as

@@ -23,6 +23,10 @@
 //   terminate           ordered copies, then the program is terminated (SIGTERM)
 //   fork                cross-stream, with a fork between the two copies whose child prints
 //                       and exits normally
+//   vfork               cross-stream, with a vfork between the two copies whose child _exit()s
+//   exit-now            cross-stream, then the program ends with _exit(0): no atexit handlers
+//   exit-now-ordered    stream-sync, then the program ends with _exit(0)
+//   quick-exit          cross-stream, then the program ends with quick_exit(0)
 #include <cuda_runtime_api.h>
 
 #include <csignal>
@@ -103,6 +107,14 @@ int run(std::string_view scenario) {
     waitpid(child, &status, 0);
     std::printf("child exited with %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   }
+  if (scenario == "vfork") {
+    std::fflush(stdout);
+    const pid_t child = vfork();
+    if (child == 0) _exit(3);
+    int status = 0;
+    waitpid(child, &status, 0);
+    std::printf("vfork child exited with %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
   if (scenario.starts_with("query")) {
     CHECK(cudaEventRecord(event, streams.writer));
     cudaError_t status = cudaEventQuery(event);
@@ -115,7 +127,8 @@ int run(std::string_view scenario) {
   if (scenario == "event" || pooled) {
     CHECK(cudaEventRecord(event, streams.writer));
     CHECK(cudaStreamWaitEvent(streams.reader, event, 0));
-  } else if (scenario == "stream-sync" || scenario == "abort" || scenario == "terminate") {
+  } else if (scenario == "stream-sync" || scenario == "abort" || scenario == "terminate" ||
+             scenario == "exit-now-ordered") {
     CHECK(cudaStreamSynchronize(streams.writer));
   }
   CHECK(cudaMemcpyAsync(target, middle, kBytes, cudaMemcpyDeviceToDevice, streams.reader));
@@ -133,6 +146,14 @@ int run(std::string_view scenario) {
   if (scenario == "terminate") {
     std::fflush(stdout);
     std::raise(SIGTERM);
+  }
+  if (scenario.starts_with("exit-now")) {
+    std::fflush(stdout);
+    _exit(0);
+  }
+  if (scenario == "quick-exit") {
+    std::fflush(stdout);
+    std::quick_exit(0);
   }
 
   CHECK(cudaEventDestroy(event));
