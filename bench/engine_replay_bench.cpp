@@ -8,10 +8,10 @@
 // a chunk of millions would be measuring how fast events come back from main memory.
 //
 //   engine-replay-bench [EVENTS=10000000] [HISTORY_LIMIT_MB=64]
-//       prints the resident memory after each quarter of the events, then the throughput
-//       (replay time only: generation is untimed), the cycles per event at the core clock
-//       read between chunks, and the peak memory. Bad arguments print the usage line and
-//       exit with status 2.
+//       prints the host's processor, the resident memory after each quarter of the events,
+//       then the throughput (replay time only: generation is untimed), the cycles per event
+//       at the core clock read between chunks, and the peak memory. Bad arguments print the
+//       usage line and exit with status 2.
 //   engine-replay-bench EVENTS HISTORY_LIMIT_MB --tensors-per-rank N
 //       the same with N tensors per rank: a model with many more live tensors than 512.
 //   engine-replay-bench EVENTS HISTORY_LIMIT_MB --repeat R
@@ -59,6 +59,27 @@ long resident_kib() {
   while (std::getline(status, line))
     if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
   return 0;
+}
+
+// The host's processor as /proc/cpuinfo names it, with family and model (a virtual machine
+// often names only the vendor): figures from different hosts differ by half.
+std::string host_cpu() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  std::string name = "unknown";
+  std::string family;
+  std::string model;
+  auto value = [&] { return line.substr(line.find(':') + 2); };
+  while (std::getline(cpuinfo, line) && !line.empty()) {
+    if (line.rfind("model name", 0) == 0)
+      name = value();
+    else if (line.rfind("cpu family", 0) == 0)
+      family = value();
+    else if (line.rfind("model\t", 0) == 0)
+      model = value();
+  }
+  if (!family.empty() && !model.empty()) name += " (family " + family + ", model " + model + ")";
+  return name;
 }
 
 // CPU time of this thread: on a shared machine, wall time also counts the time other
@@ -335,6 +356,7 @@ int main(int argc, char** argv) {
   std::printf("engine replay: %d ranks x %d streams x %d tensors, history_limit_mb=%llu\n",
               kRanks, kStreamsPerRank, tensors_per_rank,
               static_cast<unsigned long long>(options.history_limit_mb));
+  std::printf("host CPU: %s\n", host_cpu().c_str());
   std::vector<double> rates;
   std::vector<double> cycles;
   for (int run = 1; run <= repeat; ++run) {
