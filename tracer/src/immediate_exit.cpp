@@ -12,12 +12,13 @@ namespace {
 
 using ExitFunction = void (*)(int);
 
-ExitFunction next_exit(const char* name) {
-  return reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, name));
-}
+// Resolved when the library loads: by the time a vfork() child or a signal handler exits,
+// looking a symbol up (the loader's lock, malloc) is no longer safe. _Exit is C99's name.
+const ExitFunction next_exit = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "_exit"));
+const ExitFunction next_exit_c99 = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "_Exit"));
 
-[[noreturn]] void exit_through(const char* name, int status) {
-  if (ExitFunction next = next_exit(name)) next(status);
+[[noreturn]] void exit_through(ExitFunction next, int status) {
+  if (next != nullptr) next(status);
   // No later definition (never seen with glibc): end every thread as _exit() does.
   for (;;)
     syscall(SYS_exit_group, status);
@@ -30,17 +31,17 @@ void finish_tracer() {
 } // namespace
 
 void exit_without_finishing(int status) {
-  exit_through("_exit", status);
+  exit_through(next_exit, status);
 }
 
 } // namespace streamrace::tracer
 
 extern "C" __attribute__((visibility("default"))) void _exit(int status) noexcept {
   streamrace::tracer::finish_tracer();
-  streamrace::tracer::exit_through("_exit", status);
+  streamrace::tracer::exit_through(streamrace::tracer::next_exit, status);
 }
 
 extern "C" __attribute__((visibility("default"))) void _Exit(int status) noexcept {
   streamrace::tracer::finish_tracer();
-  streamrace::tracer::exit_through("_Exit", status);
+  streamrace::tracer::exit_through(streamrace::tracer::next_exit_c99, status);
 }

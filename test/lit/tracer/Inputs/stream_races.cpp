@@ -26,6 +26,7 @@
 //   vfork               cross-stream, with a vfork between the two copies whose child _exit()s
 //   exit-now            cross-stream, then the program ends with _exit(0): no atexit handlers
 //   exit-now-ordered    stream-sync, then the program ends with _exit(0)
+//   exit-now-c99        cross-stream, then the program ends with _Exit(0)
 //   quick-exit          cross-stream, then the program ends with quick_exit(0)
 #include <cuda_runtime_api.h>
 
@@ -146,6 +147,10 @@ int run(std::string_view scenario) {
   if (scenario == "terminate") {
     std::fflush(stdout);
     std::raise(SIGTERM);
+  }
+  if (scenario == "exit-now-c99") {
+    std::fflush(stdout);
+    std::_Exit(0);
   }
   if (scenario.starts_with("exit-now")) {
     std::fflush(stdout);
