@@ -153,7 +153,7 @@ Tracer* Tracer::running() {
 
 void Tracer::start() {
   try {
-    process_ = getpid();
+    pid_ = getpid();
     options_.cross_rank_ordering = !one_of_several_processes();
     if (const char* text = std::getenv("STREAMRACE_OPTIONS")) {
       if (std::string error = parse_options(text, options_); !error.empty())
@@ -390,7 +390,7 @@ void Tracer::finish_locked() {
 }
 
 void Tracer::finish_before_immediate_exit() {
-  if (getpid() != process_) return;
+  if (getpid() != pid_) return;
   // The tracer thread is left running: it stops at finished_, and joining it could wait on the
   // lock this thread holds. Calls made from here on are not traced.
   stopping_.store(true);

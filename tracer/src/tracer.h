@@ -93,15 +93,16 @@ private:
   void select_device(const Event& event, DeviceId device, bool& new_site);
   // The end of finish(), under engine_mutex_.
   void finish_locked();
-  // Takes engine_mutex_ unless it stays held for the length of a batch or two; not from the
-  // tracer thread, whose lock it may be.
+  // Takes engine_mutex_, waiting 200 ms at most (the tracer thread lets go of it after every
+  // batch); never on the tracer thread, whose lock it may be.
   bool lock_engine_briefly();
   void halt_if_found();
   // Prints the findings since the last report that the suppressions leave; returns how many.
   std::size_t report_findings(const Engine& engine, bool final);
 
   std::atomic<bool> enabled_{true};
-  pid_t process_ = 0;
+  // The traced process: a vfork() child shares its memory, tracer included, but not its pid.
+  pid_t pid_ = 0;
   std::atomic<bool> disabled_reported_{false};
   Options options_;
   // The options' suppressions file: findings it hides are neither printed nor halted on, as
