@@ -84,28 +84,47 @@ void remap_sites(Finding& finding, const std::vector<CallSiteId>& ids) {
   }
 }
 
-// SIGTERM too: launchers stop the other ranks of a failed job with it.
-constexpr int kFatalSignals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTERM};
-struct sigaction previous_actions[std::size(kFatalSignals)];
+// Signals whose default action ends the process; their handler flushes the trace first.
+struct FlushingSignal {
+  int number;
+  // Crashes, and SIGTERM (launchers stop the other ranks of a failed job with it), are
+  // flushed ahead of a handler the program installed too. A terminal's interrupt, quit and
+  // hangup only while left at their default: a program that handles them (Python turns
+  // SIGINT into KeyboardInterrupt) lives on, and exits through atexit if it exits.
+  bool ahead_of_handlers;
+};
+constexpr FlushingSignal kFlushingSignals[] = {{SIGABRT, true}, {SIGSEGV, true},  {SIGBUS, true},
+                                               {SIGFPE, true},  {SIGILL, true},   {SIGTERM, true},
+                                               {SIGINT, false}, {SIGQUIT, false}, {SIGHUP, false}};
+struct sigaction previous_actions[std::size(kFlushingSignals)];
 Tracer* installed_tracer = nullptr;
 
-void on_fatal_signal(int signal) {
+void on_flushing_signal(int signal) {
   if (installed_tracer != nullptr) installed_tracer->flush_for_crash();
   // Hand the signal to whoever had it before, so the program dies (or recovers) as it would
   // have without the tracer, with the same status.
-  for (std::size_t i = 0; i < std::size(kFatalSignals); ++i)
-    if (kFatalSignals[i] == signal) sigaction(signal, &previous_actions[i], nullptr);
+  for (std::size_t i = 0; i < std::size(kFlushingSignals); ++i)
+    if (kFlushingSignals[i].number == signal) sigaction(signal, &previous_actions[i], nullptr);
   raise(signal);
 }
 
-void install_fatal_signal_handlers(Tracer* tracer) {
+void install_flushing_signal_handlers(Tracer* tracer) {
   installed_tracer = tracer;
   struct sigaction action {};
-  action.sa_handler = on_fatal_signal;
+  action.sa_handler = on_flushing_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESETHAND | SA_NODEFER;
-  for (std::size_t i = 0; i < std::size(kFatalSignals); ++i)
-    sigaction(kFatalSignals[i], &action, &previous_actions[i]);
+  for (std::size_t i = 0; i < std::size(kFlushingSignals); ++i) {
+    struct sigaction current {};
+    sigaction(kFlushingSignals[i].number, nullptr, &current);
+    const bool plain = (current.sa_flags & SA_SIGINFO) == 0;
+    // An ignored signal ends nothing, and programs the process execs must inherit it ignored
+    // (nohup, `cmd &` in a script): a handler would be reset to the default across exec.
+    const bool ignored = plain && current.sa_handler == SIG_IGN;
+    const bool by_default = plain && current.sa_handler == SIG_DFL;
+    if (ignored || (!by_default && !kFlushingSignals[i].ahead_of_handlers)) continue;
+    sigaction(kFlushingSignals[i].number, &action, &previous_actions[i]);
+  }
 }
 
 void finish_at_exit() {
@@ -184,7 +203,7 @@ void Tracer::start() {
     capture_stack(warm_up);
     std::atexit(finish_at_exit);
     std::at_quick_exit(finish_at_exit);
-    install_fatal_signal_handlers(this);
+    install_flushing_signal_handlers(this);
     pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
     tracer_thread_ = std::thread([this] { run_tracer_thread(); });
   } catch (const std::exception& error) {
@@ -437,10 +456,11 @@ void Tracer::after_fork_in_child() {
 }
 
 void Tracer::flush_for_crash() {
-  // The tracer thread itself crashing holds nothing worth saving. Another thread waits for the
-  // tracer thread to finish its batch (it keeps running while this thread handles the signal),
-  // but not for ever: the tracer thread may be what is stuck.
-  if (!lock_engine_briefly()) return;
+  // A forked child's queue and trace are the parent's. The tracer thread itself crashing holds
+  // nothing worth saving. Another thread waits for the tracer thread to finish its batch (it
+  // keeps running while this thread handles the signal), but not for ever: the tracer thread
+  // may be what is stuck.
+  if (getpid() != pid_ || !lock_engine_briefly()) return;
   try {
     drain();
     if (writer_) writer_->flush();

@@ -28,6 +28,10 @@
 //   exit-now-ordered    stream-sync, then the program ends with _exit(0)
 //   exit-now-c99        cross-stream, then the program ends with _Exit(0)
 //   quick-exit          cross-stream, then the program ends with quick_exit(0)
+//   interrupt           cross-stream, then the program is interrupted (SIGINT, as by Ctrl-C)
+//   dispositions        installs a SIGINT handler of its own before its first CUDA call, runs
+//                       cross-stream, then prints who handles SIGINT, SIGHUP, SIGTERM and
+//                       SIGQUIT
 #include <cuda_runtime_api.h>
 
 #include <csignal>
@@ -42,6 +46,17 @@
 namespace {
 
 constexpr std::size_t kBytes = 1 << 16;
+
+void on_interrupt(int) {}
+
+const char* disposition(int signal) {
+  struct sigaction action {};
+  sigaction(signal, nullptr, &action);
+  if (action.sa_flags & SA_SIGINFO) return "another handler";
+  if (action.sa_handler == SIG_DFL) return "default";
+  if (action.sa_handler == SIG_IGN) return "ignored";
+  return action.sa_handler == on_interrupt ? "the program's handler" : "another handler";
+}
 
 struct Streams {
   cudaStream_t writer = nullptr;
@@ -67,6 +82,13 @@ int make_streams(std::string_view scenario, Streams& streams) {
 }
 
 int run(std::string_view scenario) {
+  // A terminal's foreground job starts with SIGINT and SIGQUIT at their default; test runners
+  // start their programs with them ignored.
+  if (scenario == "interrupt") std::signal(SIGINT, SIG_DFL);
+  if (scenario == "dispositions") {
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGQUIT, SIG_DFL);
+  }
   void* source = nullptr;
   void* middle = nullptr;
   void* target = nullptr;
@@ -156,6 +178,13 @@ int run(std::string_view scenario) {
     std::fflush(stdout);
     _exit(0);
   }
+  if (scenario == "interrupt") {
+    std::fflush(stdout);
+    std::raise(SIGINT);
+  }
+  if (scenario == "dispositions")
+    std::printf("SIGINT: %s; SIGHUP: %s; SIGTERM: %s; SIGQUIT: %s\n", disposition(SIGINT),
+                disposition(SIGHUP), disposition(SIGTERM), disposition(SIGQUIT));
   if (scenario == "quick-exit") {
     std::fflush(stdout);
     std::quick_exit(0);
