@@ -1,6 +1,7 @@
 #include "replay.h"
 
 #include "streamrace/report/finding_id.h"
+#include "streamrace/report/raw_frames.h"
 #include "streamrace/trace/trace_format.h"
 #include "streamrace/trace/trace_reader.h"
 
@@ -143,6 +144,13 @@ Replay replay_traces(const std::vector<std::string>& paths, const Options& optio
   }
   replay.engine->finish();
   replay.engine->ordering().set_observer(nullptr);
+  // A process that crashed or was killed left its call sites as object files and offsets.
+  std::vector<CallSiteId> sites;
+  for (const trace::TraceReader& file : readers) {
+    const std::vector<CallSiteId> file_sites = file.call_sites();
+    sites.insert(sites.end(), file_sites.begin(), file_sites.end());
+  }
+  symbolize_raw_frames(replay.symbols, sites);
   return replay;
 }
 

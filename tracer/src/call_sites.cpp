@@ -1,14 +1,12 @@
 #include "call_sites.h"
 
-#include "symbolizer.h"
+#include "streamrace/report/raw_frames.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstring>
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <filesystem>
 #include <link.h>
-#include <map>
 #include <string>
 #include <unistd.h>
 
@@ -32,38 +30,6 @@ std::string main_program_path() {
   char path[4096];
   const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
   return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string();
-}
-
-// Code the CUDA toolkit compiles into the program between its call and the runtime: inline
-// wrappers of its headers (cuda_runtime.h's templates, crt/device_functions.h's launch helper)
-// and nvcc's generated launch stub, __device_stub__<kernel>, called by a host function named
-// after the kernel. A call site starts at the program's own code after them.
-bool is_toolkit_header(std::string_view file) {
-  return file.find("/include/crt/") != std::string_view::npos ||
-         file.ends_with("/cuda_runtime.h") || file.ends_with("/cuda_runtime_api.h") ||
-         file.ends_with(".cudafe1.stub.c");
-}
-
-void drop_toolkit_frames(std::vector<StackFrame>& frames) {
-  std::size_t first = 0;
-  while (first < frames.size()) {
-    const StackFrame& frame = frames[first];
-    if (frame.function.starts_with("__device_stub__")) {
-      // The kernel-named host function that called the stub goes too.
-      first += first + 1 < frames.size() && frames[first + 1].function != "main" ? 2 : 1;
-    } else if (is_toolkit_header(frame.file)) {
-      ++first;
-    } else {
-      break;
-    }
-  }
-  if (first < frames.size()) frames.erase(frames.begin(), frames.begin() + first);
-}
-
-std::string hex(std::uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
 }
 
 } // namespace
@@ -126,6 +92,12 @@ std::vector<CallSiteTable::Frame> CallSiteTable::program_frames(const RawStack& 
     // The main program has no name in its link map entry.
     if (module.empty() || map->l_name == nullptr || map->l_name[0] == '\0')
       module = main_program_path();
+    // Found through a relative LD_LIBRARY_PATH: a report made elsewhere needs the whole path.
+    if (!module.empty() && module.front() != '/') {
+      std::error_code error;
+      if (std::filesystem::path absolute = std::filesystem::absolute(module, error); !error)
+        module = absolute.string();
+    }
     // A return address points after the call; one byte back is inside it.
     const auto address = reinterpret_cast<std::uint64_t>(stack.frames[i]) - 1;
     frames.push_back(Frame{std::move(module), address - map->l_addr});
@@ -137,46 +109,16 @@ CallSite CallSiteTable::unsymbolized(CallSiteId id) const {
   const Site& site = sites_.at(id - 1);
   CallSite out;
   out.api = std::string(site.api);
-  for (const Frame& frame : site.frames) {
-    const std::size_t slash = frame.module.rfind('/');
-    out.frames.push_back(StackFrame{
-        frame.module.substr(slash == std::string::npos ? 0 : slash + 1) + "+" + hex(frame.offset),
-        "", 0});
-  }
+  for (const Frame& frame : site.frames)
+    out.frames.push_back(raw_frame(frame.module, frame.offset));
   return out;
 }
 
 std::vector<CallSite> CallSiteTable::symbolize_all() const {
-  // One symbolizer run per object file, for all of its addresses.
-  std::map<std::string, std::vector<std::uint64_t>> addresses_by_module;
-  for (const Site& site : sites_)
-    for (const Frame& frame : site.frames)
-      addresses_by_module[frame.module].push_back(frame.offset);
-  std::map<std::pair<std::string, std::uint64_t>, StackFrame> symbolized;
-  for (auto& [module, addresses] : addresses_by_module) {
-    std::sort(addresses.begin(), addresses.end());
-    addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
-    std::vector<StackFrame> frames = symbolize(module, addresses);
-    for (std::size_t i = 0; i < frames.size(); ++i)
-      symbolized[{module, addresses[i]}] = std::move(frames[i]);
-  }
   std::vector<CallSite> sites;
-  for (CallSiteId id = 1; id <= size(); ++id) {
-    CallSite site = unsymbolized(id);
-    const std::vector<Frame>& raw = sites_[id - 1].frames;
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-      auto found = symbolized.find({raw[i].module, raw[i].offset});
-      if (found == symbolized.end() || found->second.function.empty()) continue;
-      site.frames[i] = found->second;
-      // Frames past main belong to the C library's start-up code.
-      if (site.frames[i].function == "main") {
-        site.frames.resize(i + 1);
-        break;
-      }
-    }
-    drop_toolkit_frames(site.frames);
-    sites.push_back(std::move(site));
-  }
+  for (CallSiteId id = 1; id <= size(); ++id)
+    sites.push_back(unsymbolized(id));
+  symbolize_sites(sites);
   return sites;
 }
 

@@ -32,8 +32,8 @@ public:
   // describe the new site in its trace.
   CallSiteId intern(std::string_view api, const RawStack& stack, bool& is_new);
 
-  // The site with frames named by module and offset only: what a trace holds until the
-  // program exits normally (a crashed program's trace keeps these).
+  // The site with raw frames, named by object file and offset (raw_frames.h): what a trace
+  // holds until the program exits normally (a crashed program's trace keeps these).
   CallSite unsymbolized(CallSiteId id) const;
   // Every site with frames symbolized to function, file and line where debug info allows;
   // index i holds site id i + 1.

@@ -14,13 +14,25 @@ std::string_view SymbolTable::name(NameId id) const {
   return id < names_.size() ? std::string_view(names_[id]) : std::string_view();
 }
 
-CallSiteId SymbolTable::add_call_site(CallSite site) {
+std::string SymbolTable::key_of(const CallSite& site) {
   std::string key = site.api;
   for (const StackFrame& frame : site.frames)
     key += '\0' + frame.function + '\0' + frame.file + '\0' + std::to_string(frame.line);
-  auto [it, inserted] = site_ids_.try_emplace(std::move(key), static_cast<CallSiteId>(sites_.size()));
+  return key;
+}
+
+CallSiteId SymbolTable::add_call_site(CallSite site) {
+  auto [it, inserted] = site_ids_.try_emplace(key_of(site), static_cast<CallSiteId>(sites_.size()));
   if (inserted) sites_.push_back(std::move(site));
   return it->second;
+}
+
+void SymbolTable::replace_call_site(CallSiteId id, CallSite site) {
+  if (id == 0 || id >= sites_.size()) return;
+  if (auto old = site_ids_.find(key_of(sites_[id])); old != site_ids_.end() && old->second == id)
+    site_ids_.erase(old);
+  site_ids_.try_emplace(key_of(site), id);
+  sites_[id] = std::move(site);
 }
 
 const CallSite* SymbolTable::call_site(CallSiteId id) const {

@@ -201,6 +201,14 @@ bool TraceReader::next(Event& event) {
   return false;
 }
 
+std::vector<CallSiteId> TraceReader::call_sites() const {
+  std::vector<CallSiteId> sites;
+  sites.reserve(sites_.size());
+  for (const auto& [file_local, merged] : sites_)
+    sites.push_back(merged);
+  return sites;
+}
+
 void TraceReader::remap(Event& event) const {
   event.header.site = mapped(sites_, event.header.site);
   std::visit(

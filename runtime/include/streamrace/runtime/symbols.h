@@ -31,6 +31,8 @@ public:
   // Identical call sites (same API, same frames) share one id, so the same line of code on
   // every rank deduplicates into one finding.
   CallSiteId add_call_site(CallSite site);
+  // Gives site `id` new frames (symbolized late); a site it now equals keeps its own id.
+  void replace_call_site(CallSiteId id, CallSite site);
   // Nothing for id 0 or an id this table never gave out.
   const CallSite* call_site(CallSiteId id) const;
   // Ids run from 0 (the empty name, the unknown site) to count - 1.
@@ -38,6 +40,8 @@ public:
   CallSiteId call_site_count() const { return static_cast<CallSiteId>(sites_.size()); }
 
 private:
+  static std::string key_of(const CallSite& site);
+
   std::vector<std::string> names_;
   std::unordered_map<std::string, NameId> name_ids_;
   std::vector<CallSite> sites_;

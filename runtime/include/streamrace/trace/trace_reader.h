@@ -39,6 +39,9 @@ public:
   // sites), and, when reading stopped before the file's end, where and why (else empty).
   std::uint64_t records() const { return records_; }
   const std::string& problem() const { return problem_; }
+  // The call sites this file's events name, as the table given to the constructor knows them
+  // (a site the file defined again, symbolized, only in its later form).
+  std::vector<CallSiteId> call_sites() const;
 
 private:
   class Records;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace streamrace::tracer {
+namespace streamrace {
 
 // One frame per address; frames the symbolizer cannot name keep an empty function and file.
 // `addresses` are in the object file's own address space. Returns an empty vector when no
@@ -16,4 +16,4 @@ namespace streamrace::tracer {
 std::vector<StackFrame> symbolize(const std::string& object_file,
                                   const std::vector<std::uint64_t>& addresses);
 
-} // namespace streamrace::tracer
+} // namespace streamrace

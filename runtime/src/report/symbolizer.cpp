@@ -1,4 +1,4 @@
-#include "symbolizer.h"
+#include "streamrace/report/symbolizer.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -13,12 +13,12 @@
 
 extern char** environ;
 
-namespace streamrace::tracer {
+namespace streamrace {
 
 namespace {
 
-// The child must not trace itself: it would load this library again and write a trace of
-// its own into the program's output folder.
+// The child must not be traced (from a traced program, it would load the tracer again and
+// write a trace of its own into the program's output folder).
 std::vector<std::string> child_environment() {
   std::vector<std::string> variables;
   for (char** entry = environ; *entry != nullptr; ++entry) {
@@ -119,4 +119,4 @@ std::vector<StackFrame> symbolize(const std::string& object_file,
   return {};
 }
 
-} // namespace streamrace::tracer
+} // namespace streamrace
