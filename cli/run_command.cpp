@@ -4,6 +4,7 @@
 #include "replay.h"
 #include "usage_error.h"
 
+#include "streamrace/report/exec_arguments.h"
 #include "streamrace/report/finding_text.h"
 
 #include <algorithm>
@@ -138,14 +139,6 @@ std::vector<std::string> traced_environment(const RunRequest& request, const fs:
   return environment;
 }
 
-std::vector<char*> pointers_to(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  for (std::string& text : strings)
-    pointers.push_back(text.data());
-  pointers.push_back(nullptr);
-  return pointers;
-}
-
 // The command's status as a shell reports it: 128 + signal when killed, 126 when it exists but
 // cannot be executed, 127 when it cannot be found.
 struct CommandStatus {
@@ -192,8 +185,8 @@ void forward_to_child(int signal) {
 }
 
 CommandStatus run_traced(std::vector<std::string> argv, std::vector<std::string> environment) {
-  std::vector<char*> arguments = pointers_to(argv);
-  std::vector<char*> variables = pointers_to(environment);
+  std::vector<char*> arguments = exec_arguments(argv);
+  std::vector<char*> variables = exec_arguments(environment);
   // A termination request sent to this command (a scheduler's or `timeout`'s SIGTERM, a closed
   // terminal's SIGHUP) is passed on to the program, so the program is not left running
   // untraced and this command still reports what it traced. The signals stay blocked until the
@@ -212,7 +205,7 @@ CommandStatus run_traced(std::vector<std::string> argv, std::vector<std::string>
       posix_spawnp(&child, arguments[0], nullptr, &attributes, arguments.data(), variables.data());
   if (error == ENOEXEC) {
     if (std::optional<std::vector<std::string>> script = as_shell_script(argv)) {
-      std::vector<char*> script_arguments = pointers_to(*script);
+      std::vector<char*> script_arguments = exec_arguments(*script);
       error = posix_spawn(&child, script_arguments[0], nullptr, &attributes,
                           script_arguments.data(), variables.data());
     }

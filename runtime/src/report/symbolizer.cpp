@@ -1,5 +1,7 @@
 #include "streamrace/report/symbolizer.h"
 
+#include "streamrace/report/exec_arguments.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -31,14 +33,6 @@ std::vector<std::string> child_environment() {
   return variables;
 }
 
-std::vector<char*> pointers_to(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  for (std::string& text : strings)
-    pointers.push_back(text.data());
-  pointers.push_back(nullptr);
-  return pointers;
-}
-
 // Runs `arguments` and returns its standard output, or nothing when it could not be started.
 bool run_capturing_output(std::vector<std::string> arguments, std::string& output) {
   int pipe_ends[2];
@@ -49,8 +43,8 @@ bool run_capturing_output(std::vector<std::string> arguments, std::string& outpu
   posix_spawn_file_actions_addclose(&actions, pipe_ends[0]);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   std::vector<std::string> environment = child_environment();
-  std::vector<char*> argv = pointers_to(arguments);
-  std::vector<char*> envp = pointers_to(environment);
+  std::vector<char*> argv = exec_arguments(arguments);
+  std::vector<char*> envp = exec_arguments(environment);
   pid_t child = 0;
   const int spawned = posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
