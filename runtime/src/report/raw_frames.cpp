@@ -69,7 +69,8 @@ std::optional<RawFrame> parse_raw_frame(const StackFrame& frame) {
   if (mark == std::string_view::npos || mark == 0) return std::nullopt;
   const std::string_view digits = text.substr(mark + kOffsetMark.size());
   if (digits.empty() || digits.size() > 16 ||
-      !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isxdigit(c) != 0; }))
+      !std::all_of(digits.begin(), digits.end(),
+                   [](unsigned char c) { return std::isxdigit(c) != 0; }))
     return std::nullopt;
   return RawFrame{std::string(text.substr(0, mark)),
                   std::strtoull(std::string(digits).c_str(), nullptr, 16)};
