@@ -107,13 +107,15 @@ void symbolize_sites(std::vector<CallSite>& sites) {
 }
 
 void symbolize_raw_frames(SymbolTable& symbols, const std::vector<CallSiteId>& sites) {
+  // Every rank's file names the same sites: each once.
+  std::vector<CallSiteId> ids = sites;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<CallSiteId> raw_ids;
   std::vector<CallSite> raw_sites;
-  for (CallSiteId id : sites) {
+  for (CallSiteId id : ids) {
     const CallSite* site = symbols.call_site(id);
-    if (site == nullptr || !has_raw_frame(*site) ||
-        std::find(raw_ids.begin(), raw_ids.end(), id) != raw_ids.end())
-      continue;
+    if (site == nullptr || !has_raw_frame(*site)) continue;
     raw_ids.push_back(id);
     raw_sites.push_back(*site);
   }

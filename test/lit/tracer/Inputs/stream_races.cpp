@@ -29,6 +29,7 @@
 //   exit-now-c99        cross-stream, then the program ends with _Exit(0)
 //   quick-exit          cross-stream, then the program ends with quick_exit(0)
 //   interrupt           cross-stream, then the program is interrupted (SIGINT, as by Ctrl-C)
+//   interrupt-ordered   stream-sync, then the program is interrupted
 //   dispositions        installs a SIGINT handler of its own before its first CUDA call, runs
 //                       cross-stream, then prints who handles SIGINT, SIGHUP, SIGTERM and
 //                       SIGQUIT
@@ -84,7 +85,7 @@ int make_streams(std::string_view scenario, Streams& streams) {
 int run(std::string_view scenario) {
   // A terminal's foreground job starts with SIGINT and SIGQUIT at their default; test runners
   // start their programs with them ignored.
-  if (scenario == "interrupt") std::signal(SIGINT, SIG_DFL);
+  if (scenario.starts_with("interrupt")) std::signal(SIGINT, SIG_DFL);
   if (scenario == "dispositions") {
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGQUIT, SIG_DFL);
@@ -151,7 +152,7 @@ int run(std::string_view scenario) {
     CHECK(cudaEventRecord(event, streams.writer));
     CHECK(cudaStreamWaitEvent(streams.reader, event, 0));
   } else if (scenario == "stream-sync" || scenario == "abort" || scenario == "terminate" ||
-             scenario == "exit-now-ordered") {
+             scenario == "exit-now-ordered" || scenario == "interrupt-ordered") {
     CHECK(cudaStreamSynchronize(streams.writer));
   }
   CHECK(cudaMemcpyAsync(target, middle, kBytes, cudaMemcpyDeviceToDevice, streams.reader));
@@ -178,7 +179,7 @@ int run(std::string_view scenario) {
     std::fflush(stdout);
     _exit(0);
   }
-  if (scenario == "interrupt") {
+  if (scenario.starts_with("interrupt")) {
     std::fflush(stdout);
     std::raise(SIGINT);
   }
