@@ -5,6 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${STREAMRACE_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh"
+"$root/scripts/ensure-torch.sh"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

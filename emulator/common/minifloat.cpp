@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-namespace streamrace::emu::nccl {
+namespace streamrace::emu {
 namespace {
 
 struct Layout {
@@ -104,4 +104,4 @@ std::uint32_t encodeMinifloat(MinifloatFormat format, float value) {
   return sign | (exponent << format.mantissaBits) | mantissa;
 }
 
-} // namespace streamrace::emu::nccl
+} // namespace streamrace::emu
