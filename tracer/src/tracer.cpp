@@ -4,6 +4,7 @@
 
 #include "immediate_exit.h"
 #include "kernel_launches.h"
+#include "op_scopes.h"
 
 #include <chrono>
 #include <csignal>
@@ -229,9 +230,18 @@ NameId Tracer::intern_name(std::string_view text) {
 void Tracer::record(std::string_view api, Payload payload,
                     std::vector<KernelPointer> kernel_pointers) {
   if (stopping_.load(std::memory_order_relaxed)) return;
-  CapturedCall call{api,      std::move(payload),        {}, current_thread(),
-                    now_ns(), std::move(kernel_pointers)};
+  CapturedCall call;
+  call.api = api;
+  call.payload = std::move(payload);
+  call.thread = current_thread();
+  call.time_ns = now_ns();
+  call.kernel_pointers = std::move(kernel_pointers);
   capture_stack(call.stack);
+  if (OpScopes::hold(call)) return;
+  push(std::move(call));
+}
+
+void Tracer::push(CapturedCall call) {
   while (!queue_.try_push(call)) {
     if (!enabled() || stopping_.load(std::memory_order_relaxed)) return;
     // Full: help the tracer thread if it is not at work, else give it time.
@@ -298,10 +308,13 @@ void Tracer::process(CapturedCall& call) {
   last_time_ns_ = std::max(last_time_ns_, call.time_ns);
   event.header.time_ns = last_time_ns_;
   bool new_site = false;
-  event.header.site = sites_.intern(call.api, call.stack, new_site);
-  if (auto* launch = std::get_if<KernelLaunch>(&event.payload);
-      launch && !call.kernel_pointers.empty())
-    kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
+  event.header.site = sites_.intern(call.api, call.stack, call.python_stack, new_site);
+  if (auto* launch = std::get_if<KernelLaunch>(&event.payload)) {
+    if (call.stated_accesses)
+      launch->accesses = std::move(*call.stated_accesses);
+    else if (!call.kernel_pointers.empty())
+      kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
+  }
   kernel_accesses_.observe(event.payload);
   if (std::holds_alternative<GroupStart>(event.payload) ||
       std::holds_alternative<GroupEnd>(event.payload)) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "call_sites.h"
+#include "captured_call.h"
 #include "event_queue.h"
 #include "kernel_accesses.h"
 #include "kernel_rules.h"
@@ -43,6 +44,8 @@ public:
   // its arguments, which become accesses once the tracer thread knows the allocations.
   void record(std::string_view api, Payload payload,
               std::vector<KernelPointer> kernel_pointers = {});
+  // Queues a call captured earlier on this thread (held in an op until it ended, op_scopes.h).
+  void push(CapturedCall call);
   NameId intern_name(std::string_view text);
 
   // Stops tracing with one line on stderr; safe from any thread, any number of times.
@@ -70,15 +73,6 @@ public:
   Tracer& operator=(const Tracer&) = delete;
 
 private:
-  struct CapturedCall {
-    std::string_view api;
-    Payload payload;
-    RawStack stack;
-    ThreadId thread = 0;
-    std::uint64_t time_ns = 0;
-    std::vector<KernelPointer> kernel_pointers;
-  };
-
   Tracer();
   void start();
   void run_tracer_thread();
