@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Replays a synthetic training-like trace through the engine and prints throughput and peak
 // memory: 8 ranks x 8 streams x 512 tensors of 1 MiB. The mix, per draw: 70% kernels (two
 // whole-tensor accesses; one kernel in twenty touches a view, a sub-range), 10% device copies,

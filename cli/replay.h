@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loads per-process trace files, merges them by time and replays them through one engine:
 // what `report`, `export` and `explain` all start from.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // hpz_train: the reference ZeRO-3 / hpZ trainer of HPZ.md, one process per GPU.
 #include "kernels.h"
 #include "options.h"

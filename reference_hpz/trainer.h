@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One rank of the ZeRO-3 / hpZ data-parallel trainer of HPZ.md: parameters live as fp32 primary
 // shards; each step gathers them for forward on stream A, computes on the default stream C,
 // creates secondary shards (hpZ) with a device-to-device copy on C, gathers them inside the node

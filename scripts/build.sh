@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Configures and builds into build/ (or $STREAMRACE_BUILD_DIR): everything, or the targets named.
 #
 #   scripts/build.sh [target...]      e.g. scripts/build.sh demo-programs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs the Debian packages the build and the tests need, only when one is missing, so a
 # fresh machine of this kind is ready after one run and a prepared one pays nothing.
 set -euo pipefail

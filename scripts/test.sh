@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds, then runs every test (lit + FileCheck suites and the GoogleTest unit tests, both
 # through lit) and ends with one summary line: "tests: N passed, N failed".
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Allocation: device memory from each device's arena, pinned/registered host memory, managed
 // memory, the stream-ordered default pool; memory info and pointer attributes.
 #include <cuda_runtime_api.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The driver entry points a program calls directly, with cuda.h's signatures. Each forwards to
 // the emulated runtime (cudart/driver_entry.cpp), which raises the CUPTI driver-domain callbacks.
 #include <cuda.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // streamrace-emu-launch: runs one process per rank of an emulated multi-node job on this machine
 // (see launchUsage()). The ranks meet through the emulated NCCL's shared-memory rendezvous.
 #include "launch_options.h"

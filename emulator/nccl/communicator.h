@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One rank's membership in a communicator, and the execution of its operations. Independent of
 // the CUDA runtime: the API layer decides *when* an operation runs (on its stream, through a host
 // function); this class makes it happen, rendezvousing with the other ranks through the shared

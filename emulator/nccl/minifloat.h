@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Conversion between float and the narrow floating-point formats NCCL reduces: IEEE half,
 // bfloat16 and the two OCP fp8 formats. Reductions decode to float, combine, and encode once with
 // round-to-nearest-even, so every rank computes bit-identical results.

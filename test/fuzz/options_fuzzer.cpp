@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: STREAMRACE_OPTIONS text parses or names its error; never a crash.
 #include "streamrace/runtime/options.h"
 

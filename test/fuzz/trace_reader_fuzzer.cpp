@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: any bytes given to the trace reader as a file either decode into events or
 // stop with a message; never a crash, a hang or a leak.
 #include "streamrace/trace/trace_reader.h"

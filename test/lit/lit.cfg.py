@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # lit configuration for the FileCheck suites: one folder per part of the product.
 import os
 

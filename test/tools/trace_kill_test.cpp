@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Crash-safety check for trace files: a child process writes events as fast as it can and
 // reports each flush; the parent kills it with SIGKILL mid-stream, then reads the file back
 // and checks that every record the child had flushed was recovered.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Drives the engine with made-up ids, one helper per API a program would call, so each test
 // reads like the CUDA program it stands for.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One test per rule of SEMANTICS.md: each racy case must report, and its synchronized twin
 // must stay silent.
 #include "engine_fixture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Synchronization shapes beyond single rules: branches, chains, many readers, several waits.
 #include "engine_fixture.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/runtime/engine.h"
 #include "streamrace/runtime/shadow_memory.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* streamrace kernel annotations: how a kernel uses its parameters, so that the tracer turns its
  * launches into exact memory accesses instead of approximate ones (a pointer argument read and
  * written from the pointer to the end of its allocation).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The happens-before engine: events in, findings out. Single-threaded by design: a front end
 // that sees events on many threads serializes them into one Engine (or one per rank).
 #pragma once

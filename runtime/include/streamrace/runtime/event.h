@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The event vocabulary: every front end (CUPTI callbacks, NCCL interposition, NVTX injection,
 // trace replay, unit tests) describes what a program did in exactly these terms, and the engine
 // knows nothing else. No CUDA types appear here: handles are the program's own pointer values

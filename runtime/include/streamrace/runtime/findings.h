@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Findings as data: what went wrong, the two accesses, the memory, and the ordering that would
 // fix it. Built from ids only; rendering (text, JSON, SARIF, ...) resolves names later.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The on-disk trace format, version 1. One file per process (its ranks share an address
 // space):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reads trace files back: every complete record of a truncated or damaged file is recovered,
 // and the reader says where and why it stopped. Files are streamed, so replaying traces far
 // larger than memory holds only one read buffer per file.

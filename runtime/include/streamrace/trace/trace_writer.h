@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Appends framed records to a per-process trace file. Records are buffered and written whole
 // with one write(2), so a process killed at any moment leaves a readable prefix.
 #pragma once
