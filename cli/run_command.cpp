@@ -221,8 +221,8 @@ CommandStatus run_traced(std::vector<std::string> argv, std::vector<std::string>
   traced_child = child;
   // An interrupt from the terminal reaches the program too (same process group); this command
   // outlives it to report what was traced.
-  struct sigaction ignore {
-  }, forward{}, previous_interrupt{}, previous_quit{}, previous_terminate{}, previous_hangup{};
+  struct sigaction ignore{}, forward{}, previous_interrupt{}, previous_quit{}, previous_terminate{},
+      previous_hangup{};
   ignore.sa_handler = SIG_IGN;
   forward.sa_handler = forward_to_child;
   sigaction(SIGINT, &ignore, &previous_interrupt);

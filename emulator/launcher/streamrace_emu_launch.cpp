@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
   const std::string rendezvousDir = rendezvousTemplate;
   const int masterPort = 20000 + getpid() % 20000;
 
-  struct sigaction interrupt {};
+  struct sigaction interrupt{};
   interrupt.sa_handler = onInterrupt;
   sigaction(SIGINT, &interrupt, nullptr);
   sigaction(SIGTERM, &interrupt, nullptr);

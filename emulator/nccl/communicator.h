@@ -105,7 +105,7 @@ private:
     std::string reason;
     std::vector<int> lagging;
   };
-  ArrivalWait waitForEveryRank(std::uint64_t RankMailbox::*counter, std::uint64_t phase);
+  ArrivalWait waitForEveryRank(std::uint64_t RankMailbox::* counter, std::uint64_t phase);
   bool waitForTurn(const CollectiveCall& call);
   bool collectiveBarrier(const CollectiveCall& call);
   bool checkDescriptors(const CollectiveCall& call);

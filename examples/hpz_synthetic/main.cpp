@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
     SymbolTable symbols;
     Engine engine;
     const std::vector<Event> events = examples::hpz_events(mode, symbols);
-    for (const Event& event : events) engine.process(event);
+    for (const Event& event : events)
+      engine.process(event);
     engine.finish();
     const auto& findings = engine.findings().all();
     std::printf("== mode %s: %zu events, %zu finding%s\n", examples::hpz_mode_name(mode).data(),

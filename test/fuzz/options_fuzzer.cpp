@@ -7,6 +7,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   streamrace::Options options;
-  (void)streamrace::parse_options(std::string_view(reinterpret_cast<const char*>(data), size), options);
+  (void)streamrace::parse_options(std::string_view(reinterpret_cast<const char*>(data), size),
+                                  options);
   return 0;
 }

@@ -5,7 +5,9 @@ namespace streamrace::tracer {
 
 namespace {
 
-template <typename... Handlers> struct Overloaded : Handlers... { using Handlers::operator()...; };
+template <typename... Handlers> struct Overloaded : Handlers... {
+  using Handlers::operator()...;
+};
 
 template <typename Map, typename Key>
 DeviceId lookup(const Map& map, const Key& key, DeviceId fallback) {

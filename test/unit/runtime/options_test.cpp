@@ -8,7 +8,8 @@ namespace {
 
 TEST(Options, ParsesKeyValuePairs) {
   Options options;
-  EXPECT_EQ(parse_options("strict_free=1:history_limit_mb=64 cross_rank_ordering=false", options), "");
+  EXPECT_EQ(parse_options("strict_free=1:history_limit_mb=64 cross_rank_ordering=false", options),
+            "");
   EXPECT_TRUE(options.strict_free);
   EXPECT_EQ(options.history_limit_mb, 64u);
   EXPECT_FALSE(options.cross_rank_ordering);

@@ -54,9 +54,9 @@
 
 #define STREAMRACE_ANNOTATE_KERNEL_SYMBOL "streamraceAnnotateKernel"
 
-typedef int (*StreamraceAnnotateKernelFn)(const void *kernel, const char *specification);
+typedef int (*StreamraceAnnotateKernelFn)(const void* kernel, const char* specification);
 
-static inline int streamrace_annotate_kernel(const void *kernel, const char *specification) {
+static inline int streamrace_annotate_kernel(const void* kernel, const char* specification) {
   StreamraceAnnotateKernelFn annotate =
       (StreamraceAnnotateKernelFn)dlsym(RTLD_DEFAULT, STREAMRACE_ANNOTATE_KERNEL_SYMBOL);
   return annotate != 0 ? annotate(kernel, specification) : 0;

@@ -156,7 +156,7 @@ template <class... Args> constexpr auto makeArgs(Args... args) {
 
 #define STREAMRACE_ARG(parameter, meaning_)                                                        \
   ApiArg {                                                                                         \
-#parameter, ArgMeaning::meaning_                                                               \
+    #parameter, ArgMeaning::meaning_                                                               \
   }
 #define STREAMRACE_CUDA_API(name, role, hostSync, ...)                                             \
   inline constexpr auto name##_args = makeArgs(__VA_ARGS__);

@@ -47,7 +47,7 @@ struct StreamState {
   std::uint64_t legacy_seen = 0; // the device's legacy-stream version last joined
   ActorId joined_thread = 0;     // the thread whose clock was joined last, and its version
   std::uint64_t joined_thread_version = ~0ull;
-  std::uint32_t capture = 0; // the capture this stream is recording into; 0 = executing
+  std::uint32_t capture = 0;  // the capture this stream is recording into; 0 = executing
   EventHandle last_event = 0; // the event recorded on this stream most recently
   std::optional<UnrecordedWait> unrecorded_wait;
 

@@ -37,8 +37,8 @@ private:
   std::string buffer_;
   std::string body_;
   std::uint64_t records_ = 0;
-  NameId names_written_ = 1;        // id 0 is the empty name, never written
-  CallSiteId sites_written_ = 1;    // id 0 is "unknown", never written
+  NameId names_written_ = 1;     // id 0 is the empty name, never written
+  CallSiteId sites_written_ = 1; // id 0 is "unknown", never written
 };
 
 } // namespace streamrace::trace
