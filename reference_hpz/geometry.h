@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Sharding arithmetic of ZeRO-3 and hpZ (HPZ.md, "Geometry"): a flat parameter of `numel`
-// values is padded to a multiple of the world size; the primary shard splits it over the world,
-// the secondary shard over the ranks of one node.
+// Sharding arithmetic of ZeRO-3 and hpZ (reference_hpz/README.md, "Geometry"): a flat parameter of
+// `numel` values is padded to a multiple of the world size; the primary shard splits it over the
+// world, the secondary shard over the ranks of one node.
 #pragma once
 
 #include <cstddef>

@@ -73,7 +73,8 @@ cudaError_t freeDevice(void* devPtr) {
   if (!allocation || (!allocation->isDeviceMemory() && allocation->kind != MemoryKind::Managed)) {
     return cudaErrorInvalidValue;
   }
-  // cudaFree waits for the device's work, except for stream-ordered pool memory (SEMANTICS.md §8).
+  // cudaFree waits for the device's work, except for stream-ordered pool memory (docs/semantics.md
+  // rule 8).
   if (allocation->kind != MemoryKind::PoolDevice) {
     runtime.synchronizeDevice(allocation->device);
   }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// hpz-synthetic: replays the hpZ training step (HPZ.md) through the engine as a synthetic
+// hpz-synthetic: replays the hpZ training step through the engine as a synthetic
 // event sequence, in every mode, and prints what the engine finds. Exit 66 when any mode it
 // was asked to run has findings. With --trace-dir DIR it instead writes the events of one
 // mode as per-rank trace files (DIR/rank<N>.srtrace), as the tracer would.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The hpZ race of HPZ.md as a synthetic event sequence: reported with the event that fixes
-// it; both fixes and the zero3 baseline are silent.
+// The hpZ race (reference_hpz/README.md) as a synthetic event sequence: reported with the event
+// that fixes it; both fixes and the zero3 baseline are silent.
 #include "hpz_events.h"
 
 #include "streamrace/report/finding_text.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ordering half of the engine: who the actors are (streams, host threads, graph lanes of
-// every rank) and how the rules of SEMANTICS.md move their vector clocks. Memory is not its
+// every rank) and how the rules of docs/semantics.md move their vector clocks. Memory is not its
 // business: it answers "which clock does this op run under".
 #pragma once
 
