@@ -2,6 +2,7 @@
 #include "streamrace/report/finding_sarif.h"
 
 #include "streamrace/report/finding_id.h"
+#include "streamrace/report/finding_names.h"
 #include "streamrace/report/finding_text.h"
 #include "streamrace/report/json_text.h"
 #include "streamrace/runtime/collective_extents.h"
