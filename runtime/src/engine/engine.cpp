@@ -2,7 +2,7 @@
 // The engine's dispatch: one handler per event, the accesses each op makes (copies and sets
 // expanded into byte ranges) checked against shadow memory. Graphs, NCCL groups and findings have
 // files of their own (engine_graphs.cpp, engine_nccl.cpp, engine_findings.cpp).
-#include "streamrace/runtime/engine.h"
+#include "streamrace/engine/engine.h"
 
 #include <cstdio>
 #include <string>

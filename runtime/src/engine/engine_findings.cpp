@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The engine's findings: what a conflict between two accesses is (race, use after free, ...),
 // the edge that would fix it, and the findings that wait for a cross-rank meeting to settle.
-#include "streamrace/runtime/engine.h"
+#include "streamrace/engine/engine.h"
 
 namespace streamrace {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The engine's stream capture and graph launch (rule 11): work captured on a stream is kept, not
 // run, and each launch of the instantiated graph replays it on lanes of its own.
-#include "streamrace/runtime/engine.h"
+#include "streamrace/engine/engine.h"
 
 #include <unordered_map>
 

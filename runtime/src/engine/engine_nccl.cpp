@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The engine's NCCL calls (rules 12, 13, 14): the calls of a group posted together on their
 // streams, their buffers checked, and their arrivals at the cross-rank meetings.
-#include "streamrace/runtime/engine.h"
+#include "streamrace/engine/engine.h"
 
-#include "streamrace/runtime/collective_extents.h"
+#include "streamrace/engine/collective_extents.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 // The ordering's actors and its rules within a process: program order, streams and their
 // lookup, enqueues, events, host synchronizations. The meetings across ranks are in
 // ordering_rendezvous.cpp.
-#include "streamrace/runtime/ordering.h"
+#include "streamrace/engine/ordering.h"
 
 #include <utility>
 

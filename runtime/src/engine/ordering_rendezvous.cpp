@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ordering's meetings across ranks (rule 14): communicators, the k-th collective or send of
 // each, and how a completed meeting's outcome settles into the clocks that wait for it.
-#include "streamrace/runtime/ordering.h"
+#include "streamrace/engine/ordering.h"
 
 #include <algorithm>
 

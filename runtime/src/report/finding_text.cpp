@@ -4,7 +4,7 @@
 #include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_names.h"
 
-#include "streamrace/runtime/collective_extents.h"
+#include "streamrace/engine/collective_extents.h"
 
 #include <algorithm>
 #include <map>

@@ -3,8 +3,8 @@
 // access, addresses and handles. Text, ids, JSON, SARIF and exports all build on these.
 #pragma once
 
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 
 #include <cstdint>
 #include <string>

@@ -3,8 +3,8 @@
 // each access with its stack, the memory, the NVTX ranges, the fix; a SUMMARY line closes.
 #pragma once
 
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 
 #include <string>
 #include <vector>

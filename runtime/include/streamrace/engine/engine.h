@@ -3,12 +3,12 @@
 // that sees events on many threads serializes them into one Engine (or one per rank).
 #pragma once
 
-#include "streamrace/runtime/allocations.h"
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/findings.h"
-#include "streamrace/runtime/options.h"
-#include "streamrace/runtime/ordering.h"
-#include "streamrace/runtime/shadow_memory.h"
+#include "streamrace/engine/allocations.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/findings.h"
+#include "streamrace/engine/options.h"
+#include "streamrace/engine/ordering.h"
+#include "streamrace/engine/shadow_memory.h"
 
 #include <functional>
 #include <map>
