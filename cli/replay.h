@@ -3,12 +3,12 @@
 // what `report`, `export` and `explain` all start from.
 #pragma once
 
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 #include "streamrace/report/finding_json.h"
 #include "streamrace/report/happens_before_graph.h"
 #include "streamrace/report/recorded_replay.h"
 #include "streamrace/report/suppressions.h"
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
 
 #include <memory>
 #include <optional>

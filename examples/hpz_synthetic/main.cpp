@@ -5,8 +5,8 @@
 // mode as per-rank trace files (DIR/rank<N>.srtrace), as the tracer would.
 #include "hpz_events.h"
 
+#include "streamrace/engine/engine.h"
 #include "streamrace/report/finding_text.h"
-#include "streamrace/runtime/engine.h"
 #include "streamrace/trace/trace_writer.h"
 
 #include <cstdio>

@@ -4,7 +4,7 @@
 // accesses. Pure: no CUDA headers, no process state.
 #pragma once
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <cstdint>
 #include <optional>

@@ -8,7 +8,7 @@
 
 #include "captured_call.h"
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <cstdint>
 #include <span>

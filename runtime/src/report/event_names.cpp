@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/event_names.h"
 
-#include "streamrace/runtime/collective_extents.h"
+#include "streamrace/engine/collective_extents.h"
 
 #include <type_traits>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/finding_json.h"
 
+#include "streamrace/engine/collective_extents.h"
 #include "streamrace/report/finding_id.h"
-#include "streamrace/report/finding_text.h"
+#include "streamrace/report/finding_names.h"
 #include "streamrace/report/json_text.h"
-#include "streamrace/runtime/collective_extents.h"
 
 #include <sstream>
 

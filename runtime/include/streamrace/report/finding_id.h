@@ -5,8 +5,8 @@
 // the same id in every run, on every rank, in every report format.
 #pragma once
 
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 
 #include <cstdint>
 #include <string>

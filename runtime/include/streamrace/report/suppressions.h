@@ -14,8 +14,8 @@
 // Blank lines and lines starting with '#' are ignored.
 #pragma once
 
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 
 #include <string>
 #include <string_view>

@@ -4,7 +4,7 @@
 // agree.
 #pragma once
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <vector>
 

@@ -4,10 +4,10 @@
 // access is checked against the history it overlaps, then becomes part of it.
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/free_list_resource.h"
-#include "streamrace/runtime/prefetch.h"
-#include "streamrace/runtime/vector_clock.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/free_list_resource.h"
+#include "streamrace/engine/prefetch.h"
+#include "streamrace/engine/vector_clock.h"
 
 #include <algorithm>
 #include <array>

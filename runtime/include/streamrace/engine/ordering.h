@@ -4,10 +4,10 @@
 // business: it answers "which clock does this op run under".
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/findings.h"
-#include "streamrace/runtime/ordering_observer.h"
-#include "streamrace/runtime/vector_clock.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/findings.h"
+#include "streamrace/engine/ordering_observer.h"
+#include "streamrace/engine/vector_clock.h"
 
 #include <array>
 #include <cstdint>

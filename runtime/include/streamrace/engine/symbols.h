@@ -3,7 +3,7 @@
 // test) and consulted only when findings are rendered: the engine works on ids alone.
 #pragma once
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <cstdint>
 #include <string>

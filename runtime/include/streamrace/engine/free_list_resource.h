@@ -5,7 +5,7 @@
 // the resource dies; a capped history keeps the high-water mark bounded.
 #pragma once
 
-#include "streamrace/runtime/prefetch.h"
+#include "streamrace/engine/prefetch.h"
 
 #include <algorithm>
 #include <cstddef>

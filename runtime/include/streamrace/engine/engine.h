@@ -3,12 +3,12 @@
 // that sees events on many threads serializes them into one Engine (or one per rank).
 #pragma once
 
-#include "streamrace/runtime/allocations.h"
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/findings.h"
-#include "streamrace/runtime/options.h"
-#include "streamrace/runtime/ordering.h"
-#include "streamrace/runtime/shadow_memory.h"
+#include "streamrace/engine/allocations.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/findings.h"
+#include "streamrace/engine/options.h"
+#include "streamrace/engine/ordering.h"
+#include "streamrace/engine/shadow_memory.h"
 
 #include <functional>
 #include <map>
@@ -78,10 +78,18 @@ private:
   WarmedAccesses warm_accesses(const Event& event) const;
   template <typename Payload> void handle(const Event& event, const Payload& payload);
 
-  // Runs an op's accesses under `clock` as (actor, epoch), reporting conflicts.
+  // engine.cpp: runs an op's accesses under `clock` as (actor, epoch), reporting conflicts.
   void run_accesses(const EventHeader& header, const ThreadState& thread, ActorId actor,
                     Epoch epoch, const VectorClock& clock, OpKind kind, std::uint8_t detail,
                     std::span<const Access> accesses);
+  void trim_history();
+  void copy_accesses(const Copy& copy, std::vector<Access>& accesses) const;
+  bool copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const;
+  void append_rows(std::vector<Access>& out, Address base, std::uint64_t width,
+                   std::uint64_t height, std::uint64_t pitch, AccessMode mode) const;
+  void set_nvtx_path(ThreadState& thread);
+
+  // engine_findings.cpp
   void report(const EventHeader& header, const AccessRecord& current, const Conflict& conflict,
               const VectorClock& clock);
   void add_finding(Finding finding, const AccessRecord& previous, const VectorClock& clock);
@@ -89,20 +97,21 @@ private:
   AccessSide side_of(const AccessRecord& access) const;
   SideIdentity identity_of(const AccessRecord& access) const; // side_of's, without the copy
   FixSuggestion suggest_fix(const AccessRecord& previous, const AccessRecord& current) const;
-  void trim_history();
 
-  // Nearly every op runs for real: the check is inline, the recording is not.
+  // engine_graphs.cpp. Nearly every op runs for real: the check is inline, the recording is not.
   bool capture_if_capturing(const Event& event, StreamState& stream) {
     return stream.capture != 0 && capture(event, stream);
   }
   bool capture(const Event& event, StreamState& stream);
-  void run_group(ThreadState& thread, std::span<const Event> calls);
+  // A wait on an event recorded inside a capture: true when it pulled `stream` into it.
+  bool join_capture(const Event& event, StreamState& stream, const EventState& awaited);
+  void begin_capture(ThreadState& thread, const CaptureBegin& begin);
+  void end_capture(ThreadState& thread, const CaptureEnd& end);
+  void instantiate_graph(RankId rank, const GraphInstantiate& instantiate);
   void launch_graph(const Event& event, const GraphLaunch& launch);
-  void copy_accesses(const Copy& copy, std::vector<Access>& accesses) const;
-  bool copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const;
-  void append_rows(std::vector<Access>& out, Address base, std::uint64_t width,
-                   std::uint64_t height, std::uint64_t pitch, AccessMode mode) const;
-  void set_nvtx_path(ThreadState& thread);
+
+  // engine_nccl.cpp
+  void run_group(ThreadState& thread, std::span<const Event> calls);
 
   Options options_;
   WarningSink warn_;

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "immediate_exit.h"
-
-#include "tracer.h"
+#include "libc_exit.h"
 
 #include <dlfcn.h>
 #include <sys/syscall.h>
@@ -25,26 +23,14 @@ const ExitFunction next_exit_c99 = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEX
     syscall(SYS_exit_group, status);
 }
 
-void finish_tracer() {
-  if (Tracer* tracer = Tracer::running()) tracer->finish_before_immediate_exit();
-}
-
 } // namespace
 
-void exit_without_finishing(int status) {
+void libc_exit(int status) {
   exit_through(next_exit, status);
 }
 
+void libc_exit_c99(int status) {
+  exit_through(next_exit_c99, status);
+}
+
 } // namespace streamrace::tracer
-
-// Each definition repeats its declaration in glibc's headers, exception specification included:
-// _exit is a cancellation point and is declared without __THROW, _Exit with it.
-extern "C" __attribute__((visibility("default"))) void _exit(int status) {
-  streamrace::tracer::finish_tracer();
-  streamrace::tracer::exit_through(streamrace::tracer::next_exit, status);
-}
-
-extern "C" __attribute__((visibility("default"))) void _Exit(int status) noexcept {
-  streamrace::tracer::finish_tracer();
-  streamrace::tracer::exit_through(streamrace::tracer::next_exit_c99, status);
-}

@@ -3,8 +3,8 @@
 // fix it. Built from ids only; rendering (text, JSON, SARIF, ...) resolves names later.
 #pragma once
 
-#include "streamrace/runtime/allocations.h"
-#include "streamrace/runtime/shadow_memory.h"
+#include "streamrace/engine/allocations.h"
+#include "streamrace/engine/shadow_memory.h"
 
 #include <array>
 #include <cstdint>

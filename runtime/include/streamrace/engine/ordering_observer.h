@@ -5,7 +5,7 @@
 // from the same rules that decide findings, rather than deriving the edges a second time.
 #pragma once
 
-#include "streamrace/runtime/vector_clock.h"
+#include "streamrace/engine/vector_clock.h"
 
 #include <cstdint>
 

@@ -4,9 +4,9 @@
 // report gives for a racy byte (allocation, offset, where it was allocated and freed).
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/free_list_resource.h"
-#include "streamrace/runtime/vector_clock.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/free_list_resource.h"
+#include "streamrace/engine/vector_clock.h"
 
 #include <cstdint>
 #include <map>

@@ -11,7 +11,7 @@ namespace streamrace {
 
 struct Options {
 #define STREAMRACE_OPTION(type, name, default_value, help) type name = default_value;
-#include "streamrace/runtime/options.inc"
+#include "streamrace/engine/options.inc"
 #undef STREAMRACE_OPTION
 };
 
