@@ -4,6 +4,7 @@
 #include "tracer.h"
 
 #include "streamrace/report/finding_text.h"
+#include "streamrace/report/suppressions.h"
 
 #include "libc_exit.h"
 
@@ -51,18 +52,18 @@ std::size_t Tracer::report_findings(const Engine& engine, bool final) {
   std::vector<CallSiteId> ids;
   for (const CallSite& site : symbolized)
     ids.push_back(symbols.add_call_site(site));
-  std::vector<Finding> findings;
-  for (std::size_t i = findings_reported_; i < engine.findings().all().size(); ++i) {
-    Finding finding = engine.findings().all()[i];
+  std::vector<Finding> fresh(engine.findings().all().begin() +
+                                 static_cast<std::ptrdiff_t>(findings_reported_),
+                             engine.findings().all().end());
+  for (Finding& finding : fresh)
     remap_sites(finding, ids);
-    if (!suppressions_ || !suppressions_->suppresses(finding, engine, symbols))
-      findings.push_back(std::move(finding));
-  }
   findings_reported_ = engine.findings().size();
-  for (const Finding& finding : findings)
-    std::fputs(describe_finding(finding, engine, symbols).c_str(), stderr);
-  if (!findings.empty()) std::fprintf(stderr, "%s\n", summary_line(findings).c_str());
-  return findings.size();
+  // As `streamrace report` prints them, without its replay line; a process with nothing to
+  // report stays silent.
+  const ReportedFindings reported = unsuppressed_findings(fresh, engine, symbols, suppressions_);
+  if (!reported.findings.empty())
+    std::fputs(findings_text(reported.findings, engine, symbols).c_str(), stderr);
+  return reported.findings.size();
 }
 
 } // namespace streamrace::tracer

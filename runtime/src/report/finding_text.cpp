@@ -192,7 +192,7 @@ std::string fix_text(const Finding& finding, const Engine& engine, const SymbolT
   return "";
 }
 
-std::string summary_line(const std::vector<Finding>& findings) {
+std::string summary_line(std::span<const Finding> findings) {
   std::map<std::string, std::size_t> kinds;
   std::vector<RankId> ranks;
   for (const Finding& finding : findings) {
@@ -215,6 +215,14 @@ std::string summary_line(const std::vector<Finding>& findings) {
     out << ") on " << ranks_text(ranks);
   }
   return out.str();
+}
+
+std::string findings_text(std::span<const Finding> findings, const Engine& engine,
+                          const SymbolTable& symbols) {
+  std::string text;
+  for (const Finding& finding : findings)
+    text += describe_finding(finding, engine, symbols);
+  return text + summary_line(findings) + "\n";
 }
 
 } // namespace streamrace

@@ -6,6 +6,7 @@
 #include "streamrace/engine/engine.h"
 #include "streamrace/engine/symbols.h"
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ std::string describe_finding(const Finding& finding, const Engine& engine,
 std::string fix_text(const Finding& finding, const Engine& engine, const SymbolTable& symbols);
 
 // "SUMMARY: streamrace: 2 findings (1 race, 1 use-after-free) on ranks 0,1"
-std::string summary_line(const std::vector<Finding>& findings);
+std::string summary_line(std::span<const Finding> findings);
+
+// The text report's findings: each as describe_finding writes it, then the SUMMARY line.
+std::string findings_text(std::span<const Finding> findings, const Engine& engine,
+                          const SymbolTable& symbols);
 
 } // namespace streamrace
