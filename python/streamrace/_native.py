@@ -16,9 +16,27 @@ class Tracer:
         self.begin_op = process.streamracePythonBeginOp
         self.begin_op.argtypes = [ctypes.py_object, ctypes.py_object, ctypes.c_int]
         self.begin_op.restype = ctypes.c_int
+        self.begin_op_with_stack = process.streamracePythonBeginOpWithStack
+        self.begin_op_with_stack.argtypes = [ctypes.py_object, ctypes.py_object, ctypes.c_int]
+        self.begin_op_with_stack.restype = ctypes.c_int
+        self.capture_stack = process.streamracePythonCaptureStack
+        self.capture_stack.argtypes = [ctypes.c_int]
+        self.capture_stack.restype = ctypes.c_int
         self.end_op = process.streamracePythonEndOp
-        self.end_op.argtypes = [ctypes.py_object]
+        self.end_op.argtypes = [ctypes.py_object, ctypes.py_object]
         self.end_op.restype = ctypes.c_int
+        self.block_alloc = process.streamracePythonBlockAlloc
+        self.block_alloc.argtypes = [ctypes.c_ulonglong, ctypes.c_ulonglong, ctypes.c_int]
+        self.block_alloc.restype = ctypes.c_int
+        self.block_stream_use = process.streamracePythonBlockStreamUse
+        self.block_stream_use.argtypes = [ctypes.c_ulonglong, ctypes.c_ulonglong]
+        self.block_stream_use.restype = ctypes.c_int
+        self.host_access = process.streamracePythonHostAccess
+        self.host_access.argtypes = [ctypes.py_object]
+        self.host_access.restype = ctypes.c_int
+        self.block_free = process.streamracePythonBlockFree
+        self.block_free.argtypes = [ctypes.c_ulonglong, ctypes.c_int]
+        self.block_free.restype = ctypes.c_int
 
 
 _tracer = None

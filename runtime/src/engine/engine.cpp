@@ -121,6 +121,7 @@ FixSuggestion Engine::suggest_fix(const AccessRecord& previous,
                                   const AccessRecord& current) const {
   FixSuggestion fix;
   if (previous.kind == OpKind::Free) return fix; // a dangling pointer: no ordering helps
+  if (current.kind == OpKind::Free && current.detail != kBlockFreeDetail) return fix;
   const ActorInfo& from = ordering_.actor(previous.actor);
   const ActorInfo& to = ordering_.actor(current.actor);
   fix.from = previous.actor;
@@ -145,7 +146,9 @@ void Engine::report(const EventHeader& header, const AccessRecord& current,
                     const Conflict& conflict, const VectorClock& clock) {
   const AccessRecord& previous = conflict.previous;
   FindingKind kind;
-  if (previous.kind == OpKind::Free || current.kind == OpKind::Free) {
+  if (current.kind == OpKind::Free && current.detail == kBlockFreeDetail) {
+    kind = FindingKind::BlockFreedInUse;
+  } else if (previous.kind == OpKind::Free || current.kind == OpKind::Free) {
     kind = FindingKind::UseAfterFree;
   } else if (previous.kind == OpKind::Allocation) {
     kind = FindingKind::UseBeforeAlloc;
@@ -170,7 +173,10 @@ void Engine::report(const EventHeader& header, const AccessRecord& current,
   finding.memory.address_space = header.address_space;
   finding.memory.overlap_begin = conflict.overlap_begin;
   finding.memory.overlap_size = conflict.overlap_size;
-  if (const Allocation* allocation = allocations_.find(header.address_space, conflict.overlap_begin))
+  if (const Allocation* block = blocks_.find(header.address_space, conflict.overlap_begin))
+    finding.memory.allocation = *block;
+  else if (const Allocation* allocation =
+               allocations_.find(header.address_space, conflict.overlap_begin))
     finding.memory.allocation = *allocation;
   finding.fix = suggest_fix(previous, current);
   add_finding(std::move(finding), previous, clock);
@@ -623,6 +629,10 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     ordering_.event(h.rank, p.event).name = p.name;
   } else if constexpr (std::is_same_v<Payload, NameMemory>) {
     allocations_.name(h.address_space, p.base, p.name);
+  } else if constexpr (std::is_same_v<Payload, BlockAlloc> ||
+                       std::is_same_v<Payload, BlockStreamUse> ||
+                       std::is_same_v<Payload, BlockFree>) {
+    handle_block(h, thread, p);
   } else {
     static_assert(sizeof(Payload) == 0, "every payload needs a handler");
   }

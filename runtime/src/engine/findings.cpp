@@ -14,6 +14,7 @@ const char* finding_kind_name(FindingKind kind) {
   case FindingKind::UnrecordedEventWait: return "wait on unrecorded event";
   case FindingKind::CollectiveMismatch: return "collective mismatch";
   case FindingKind::CollectiveCountMismatch: return "collective count mismatch";
+  case FindingKind::BlockFreedInUse: return "block freed while in use";
   }
   return "finding";
 }
@@ -97,6 +98,11 @@ bool FindingSet::add(Finding finding) {
   low_ranks_.push_back(0);
   add_ranks(findings_.size() - 1, first, second);
   return true;
+}
+
+void FindingSet::set_reuse_site(std::size_t index, CallSiteId site) {
+  if (index < findings_.size() && findings_[index].memory.reuse_site == 0)
+    findings_[index].memory.reuse_site = site;
 }
 
 } // namespace streamrace

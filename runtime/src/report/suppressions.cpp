@@ -26,7 +26,8 @@ const char* type_of(FindingKind kind) {
   case FindingKind::RaceWriteWrite:
   case FindingKind::RaceWriteRead:
   case FindingKind::RaceReadWrite: return "race";
-  case FindingKind::UseAfterFree: return "use_after_free";
+  case FindingKind::UseAfterFree:
+  case FindingKind::BlockFreedInUse: return "use_after_free";
   case FindingKind::UseBeforeAlloc: return "use_before_alloc";
   case FindingKind::UnrecordedEventWait: return "unrecorded_event";
   case FindingKind::CollectiveMismatch:
