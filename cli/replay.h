@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loads per-process trace files, merges them by time and replays them through one engine:
 // what `report`, `export` and `explain` all start from.
 #pragma once
@@ -31,7 +32,8 @@ struct Replay {
 // Throws std::runtime_error naming the path for inputs that cannot be read at all; files cut
 // short are replayed up to their last complete record and say so in `sources` (and on
 // stderr), files cut inside their header are skipped, and each process's trace is read once
-// however often it is named or copied. With `record`, the engine's ordering is observed event by event into `graph`.
+// however often it is named or copied. With `record`, the engine's ordering is observed event by
+// event into `graph`.
 Replay replay_traces(const std::vector<std::string>& paths, const Options& options,
                      bool record = false);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The flow-sensitive core: a worklist over clang::CFG with a small abstract state per function.
 //
 // The state holds the stream-ordered accesses that may still be pending (one record per access

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/analyzer/kernel_summary.h"
 
 #include "clang/AST/ASTContext.h"

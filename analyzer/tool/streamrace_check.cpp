@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // streamrace-check: the analyzer as a LibTooling command line, for CI and code review.
 //
 //   streamrace-check [options] <files...> [-- <compiler flags>]
@@ -183,7 +184,7 @@ bool hasArgumentStartingWith(const clang::tooling::CommandLineArguments& argumen
 }
 
 // What clang needs to read CUDA host code the way nvcc's host pass does, and to find its own
-// headers wherever this tool is installed (PLUMBING.md).
+// headers wherever this tool is installed.
 clang::tooling::ArgumentsAdjuster cudaHostAdjuster() {
   return [](const clang::tooling::CommandLineArguments& arguments, llvm::StringRef file) {
     clang::tooling::CommandLineArguments adjusted = arguments;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Conversion between float and the narrow floating-point formats the emulated NCCL reduces and
 // the emulated cuBLAS multiplies: IEEE half, bfloat16 and the two OCP fp8 formats. Values are
 // decoded to float, combined, and encoded once with round-to-nearest-even, so every rank

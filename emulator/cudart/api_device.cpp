@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Devices, versions and the current device of each host thread.
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>

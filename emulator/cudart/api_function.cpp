@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Questions programs and libraries (CUB, Thrust) ask about kernels before launching them:
 // attributes, parameter layout, cache and shared-memory settings, occupancy.
 #include <cuda_runtime_api.h>

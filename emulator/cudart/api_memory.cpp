@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Allocation: device memory from each device's arena, pinned/registered host memory, managed
 // memory, the stream-ordered default pool; memory info and pointer attributes.
 #include <cuda_runtime_api.h>
@@ -70,7 +71,8 @@ cudaError_t freeDevice(void* devPtr) {
   if (!allocation || (!allocation->isDeviceMemory() && allocation->kind != MemoryKind::Managed)) {
     return cudaErrorInvalidValue;
   }
-  // cudaFree waits for the device's work, except for stream-ordered pool memory (SEMANTICS.md §8).
+  // cudaFree waits for the device's work, except for stream-ordered pool memory (docs/semantics.md
+  // rule 8).
   if (allocation->kind != MemoryKind::PoolDevice) {
     runtime.synchronizeDevice(allocation->device);
   }

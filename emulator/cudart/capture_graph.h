@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stream capture and graphs: while a stream captures, its work becomes graph nodes instead of
 // running; an instantiated graph runs its nodes with exactly the captured dependencies (stream
 // order and events recorded and waited inside the capture), so independent branches overlap.

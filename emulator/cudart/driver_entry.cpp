@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The driver calls a program makes directly (as Triton-compiled kernels do), on the runtime's
 // kernels and streams: a CUfunction is the kernel's record, the handle cudaGetFuncBySymbol and
 // __cudaGetKernel give out. Only kernelParams launches: `extra` (a packed argument buffer) is

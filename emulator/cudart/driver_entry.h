@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the driver stand-in (emulator/driver, libcuda.so.1) forwards to: the driver calls that
 // need the runtime's devices, kernels, streams and memory. Exported by the emulated
 // libcudart.so.13 only, under its own version node; each raises the driver-domain CUPTI

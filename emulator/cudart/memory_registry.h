@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every byte range the emulated runtime handed out or was told about: device memory (one address
 // arena per device, so an address tells its device), pinned and registered host memory, managed
 // memory and stream-ordered pool memory. Answers "what is this pointer" for copies, pointer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "runtime_state.h"
 
 #include <algorithm>
@@ -193,7 +194,7 @@ CompletionPtr Runtime::eventSnapshot(Event& event) {
 CompletionPtr Runtime::drainPoint(Stream& stream) {
   // The legacy stream's implicit synchronization was settled when its work was enqueued, so
   // waiting for its last operation is waiting for everything it is ordered after; blocking
-  // streams' later work is not included (SEMANTICS.md rules 5 and 6).
+  // streams' later work is not included (docs/semantics.md rules 5 and 6).
   std::lock_guard lock(submitMutex_);
   return stream.worker.lastCompletion();
 }

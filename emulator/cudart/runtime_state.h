@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The emulated machine: devices with their memory arenas and default streams, created streams,
 // events, captures and graphs, and the submission rules that decide what each new operation
 // waits for (stream order, the legacy default stream's implicit synchronization, event waits).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "subscriber.h"
 
 #include <cupti_driver_cbid.h>

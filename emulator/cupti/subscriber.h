@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one CUPTI subscriber a process may have (as with the real CUPTI), with its per-domain,
 // per-callback enable bits. Installs itself as the emulator's callback hooks while subscribed.
 #pragma once

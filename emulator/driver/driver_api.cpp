@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The driver entry points programs and libraries call directly, with cuda.h's signatures. Those
 // that need the emulated machine (devices, contexts, kernels, streams, memory) forward to the
 // emulated runtime (cudart/driver_*.cpp), which raises the CUPTI driver-domain callbacks; error

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Turns one intercepted call, described by its API model entry and its arguments, into the
 // engine's event. Pure: no CUDA headers, no process state, so it is unit-tested directly.
 #pragma once

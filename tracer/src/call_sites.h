@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where in the program each call came from. Capturing is cheap (return addresses, interned by
 // value); turning addresses into function, file and line happens only when a report needs it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "immediate_exit.h"
 
 #include "tracer.h"
@@ -36,7 +37,9 @@ void exit_without_finishing(int status) {
 
 } // namespace streamrace::tracer
 
-extern "C" __attribute__((visibility("default"))) void _exit(int status) noexcept {
+// Each definition repeats its declaration in glibc's headers, exception specification included:
+// _exit is a cancellation point and is declared without __THROW, _Exit with it.
+extern "C" __attribute__((visibility("default"))) void _exit(int status) {
   streamrace::tracer::finish_tracer();
   streamrace::tracer::exit_through(streamrace::tracer::next_exit, status);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "kernel_rules.h"
 
 #include <cctype>
@@ -62,20 +63,20 @@ class JsonReader {
 public:
   explicit JsonReader(std::string_view text) : text_(text) {}
 
-  struct Value;
-  using Object = std::vector<std::pair<std::string, Value>>;
-  using Array = std::vector<Value>;
+  // A named member is its own struct, not a std::pair: a pair of an incomplete Value cannot be
+  // a member of Value (libstdc++ checks completeness when clang instantiates it).
+  struct Member;
   struct Value {
     enum class Kind { Null, Bool, Number, String, Array, Object } kind = Kind::Null;
     double number = 0;
     std::string string;
-    Array array;
-    Object object;
-    const Value* member(std::string_view name) const {
-      for (const auto& [key, value] : object)
-        if (key == name) return &value;
-      return nullptr;
-    }
+    std::vector<Value> array;
+    std::vector<Member> object;
+    const Value* member(std::string_view name) const;
+  };
+  struct Member {
+    std::string name;
+    Value value;
   };
 
   std::optional<Value> document() {
@@ -161,7 +162,7 @@ private:
         if (!key || !consume(':')) return fail("expected 'name': value");
         std::optional<Value> member = parse_value(depth + 1);
         if (!member) return std::nullopt;
-        value.object.emplace_back(std::move(*key), std::move(*member));
+        value.object.push_back(Member{std::move(*key), std::move(*member)});
       } while (consume(','));
       if (!consume('}')) return fail("expected , or }");
     } else if (c == '[') {
@@ -202,6 +203,12 @@ private:
   std::size_t at_ = 0;
   std::string error_;
 };
+
+const JsonReader::Value* JsonReader::Value::member(std::string_view name) const {
+  for (const Member& entry : object)
+    if (entry.name == name) return &entry.value;
+  return nullptr;
+}
 
 std::optional<AccessMode> summary_mode(std::string_view access, bool& accessed) {
   accessed = access != "none";

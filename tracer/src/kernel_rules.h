@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a kernel uses its parameters — from an annotation (streamrace/annotations.h) or from the
 // analyzer's kernel summaries — and how one launch's argument values become the pointers it
 // accesses. Pure: no CUDA headers, no process state.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which rank each event belongs to when one process drives several devices (ncclCommInitAll, or
 // a thread per device): every device the process uses is its own rank, so collectives meet and
 // reports name ranks across devices as they do across processes. Ranks go to devices in the

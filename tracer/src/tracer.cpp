@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "tracer.h"
 
 #include "streamrace/report/finding_text.h"
@@ -111,12 +112,12 @@ void on_flushing_signal(int signal) {
 
 void install_flushing_signal_handlers(Tracer* tracer) {
   installed_tracer = tracer;
-  struct sigaction action {};
+  struct sigaction action{};
   action.sa_handler = on_flushing_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESETHAND | SA_NODEFER;
   for (std::size_t i = 0; i < std::size(kFlushingSignals); ++i) {
-    struct sigaction current {};
+    struct sigaction current{};
     sigaction(kFlushingSignals[i].number, nullptr, &current);
     const bool plain = (current.sa_flags & SA_SIGINFO) == 0;
     // An ignored signal ends nothing, and programs the process execs must inherit it ignored

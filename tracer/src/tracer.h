@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide tracer. Every front end (CUPTI callbacks, NCCL wrappers, NVTX) hands it
 // decoded events; the calling thread only stamps them (thread, time, raw stack) and queues them.
 // One tracer thread takes them in queue order, completes them (rank, call site, kernel accesses),

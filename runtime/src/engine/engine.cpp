@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/runtime/engine.h"
 
 #include "streamrace/runtime/collective_extents.h"
@@ -72,8 +73,8 @@ Engine::WarmedAccesses Engine::warm_accesses(const Event& event) const {
 // ---- Accesses and findings ----
 
 void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, ActorId actor,
-                          Epoch epoch, const VectorClock& clock, OpKind kind,
-                          std::uint8_t detail, std::span<const Access> accesses) {
+                          Epoch epoch, const VectorClock& clock, OpKind kind, std::uint8_t detail,
+                          std::span<const Access> accesses) {
   ++stats_.ops;
   const std::uint64_t op = ++op_counter_;
   ShadowSpace& space = shadow_.space(header.address_space);
@@ -95,7 +96,8 @@ void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, 
     record.extent = access.extent;
     conflicts_.clear();
     space.apply(record, clock, conflicts_);
-    for (const Conflict& conflict : conflicts_) report(header, record, conflict, clock);
+    for (const Conflict& conflict : conflicts_)
+      report(header, record, conflict, clock);
   }
   if (op % kHistoryCheckInterval == 0) trim_history();
 }
@@ -117,8 +119,7 @@ SideIdentity Engine::identity_of(const AccessRecord& access) const {
           actor.is_stream ? actor.handle : 0};
 }
 
-FixSuggestion Engine::suggest_fix(const AccessRecord& previous,
-                                  const AccessRecord& current) const {
+FixSuggestion Engine::suggest_fix(const AccessRecord& previous, const AccessRecord& current) const {
   FixSuggestion fix;
   if (previous.kind == OpKind::Free) return fix; // a dangling pointer: no ordering helps
   if (current.kind == OpKind::Free && current.detail != kBlockFreeDetail) return fix;
@@ -132,7 +133,8 @@ FixSuggestion Engine::suggest_fix(const AccessRecord& previous,
     return fix;
   }
   fix.kind = FixSuggestion::Kind::RecordAndWait;
-  if (const StreamState* stream = ordering_.stream_of(previous.actor); stream && stream->last_event) {
+  if (const StreamState* stream = ordering_.stream_of(previous.actor);
+      stream && stream->last_event) {
     const EventState* event = ordering_.find_event(from.rank, stream->last_event);
     if (event && event->recorded && event->snapshot.covers(previous.actor, previous.epoch)) {
       fix.kind = FixSuggestion::Kind::WaitOnExisting;
@@ -182,14 +184,14 @@ void Engine::report(const EventHeader& header, const AccessRecord& current,
   add_finding(std::move(finding), previous, clock);
 }
 
-void Engine::add_finding(Finding finding, const AccessRecord& previous,
-                         const VectorClock& clock) {
+void Engine::add_finding(Finding finding, const AccessRecord& previous, const VectorClock& clock) {
   if (clock.pending().empty()) {
     findings_.add(std::move(finding));
     return;
   }
   PendingFinding pending{std::move(finding), previous.actor, previous.epoch, {}};
-  for (const auto& meeting : clock.pending()) pending.waiting.add_pending(meeting);
+  for (const auto& meeting : clock.pending())
+    pending.waiting.add_pending(meeting);
   pending_.push_back(std::move(pending));
 }
 
@@ -209,7 +211,8 @@ void Engine::recheck_pending() {
 
 void Engine::finish() {
   recheck_pending();
-  for (PendingFinding& pending : pending_) findings_.add(std::move(pending.finding));
+  for (PendingFinding& pending : pending_)
+    findings_.add(std::move(pending.finding));
   pending_.clear();
   for (CollectiveDisagreement& mismatch : ordering_.count_mismatches()) {
     Finding finding;
@@ -278,10 +281,13 @@ bool Engine::copy_waits_for_host(const Copy& copy, std::uint32_t address_space) 
     if (src == MemoryKind::Managed || dst == MemoryKind::Managed) return true;
     switch (direction) {
     case CopyDirection::DeviceToHost:
-    case CopyDirection::HostToHost: return true;
-    case CopyDirection::HostToDevice: return src == MemoryKind::PinnedHost;
+    case CopyDirection::HostToHost:
+      return true;
+    case CopyDirection::HostToDevice:
+      return src == MemoryKind::PinnedHost;
     case CopyDirection::DeviceToDevice:
-    case CopyDirection::Default: return false;
+    case CopyDirection::Default:
+      return false;
     }
   }
   return direction == CopyDirection::DeviceToHost && dst == MemoryKind::Pageable &&
@@ -341,7 +347,8 @@ void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
     process(replay);
   }
   StreamState& after = ordering_.stream(thread, launch.stream);
-  for (StreamState* lane : lanes) ordering_.join_into(after, lane->clock);
+  for (StreamState* lane : lanes)
+    ordering_.join_into(after, lane->clock);
   ordering_.advance(after);
 }
 
@@ -391,11 +398,14 @@ void Engine::run_group(ThreadState& thread, std::span<const Event> calls) {
 
     // One op posted on every stream the group uses on this communicator: all their earlier
     // work comes before each call, and all their later work after every call.
-    for (StreamState* stream : streams) ordering_.prepare(*stream, thread);
+    for (StreamState* stream : streams)
+      ordering_.prepare(*stream, thread);
     if (streams.size() > 1) {
       VectorClock before;
-      for (StreamState* stream : streams) before.join(stream->clock);
-      for (StreamState* stream : streams) ordering_.join_into(*stream, before);
+      for (StreamState* stream : streams)
+        before.join(stream->clock);
+      for (StreamState* stream : streams)
+        ordering_.join_into(*stream, before);
     }
     CommState* comm = ordering_.comm(thread.rank, handle);
     for (std::size_t m = 0; m < members.size(); ++m) {
@@ -408,9 +418,9 @@ void Engine::run_group(ThreadState& thread, std::span<const Event> calls) {
         run_accesses(call->header, thread, stream.actor, epoch, stream.clock, OpKind::Collective,
                      static_cast<std::uint8_t>(collective->kind), accesses_);
         if (!comm || !options_.cross_rank_ordering) continue;
-        const CollectiveCall signature{call->header.rank, comm->comm_rank,     call->header.site,
-                                       collective->kind,  collective->count,   collective->datatype,
-                                       collective->reduce_op, collective->root};
+        const CollectiveCall signature{
+            call->header.rank, comm->comm_rank,      call->header.site,     collective->kind,
+            collective->count, collective->datatype, collective->reduce_op, collective->root};
         Arrival arrival =
             ordering_.arrive_collective(stream, *comm, comm->collectives++, signature);
         if (arrival.disagreement) {
@@ -422,8 +432,8 @@ void Engine::run_group(ThreadState& thread, std::span<const Event> calls) {
         if (arrival.completed) recheck_pending();
       } else {
         const auto& p2p = std::get<PointToPoint>(call->payload);
-        run_accesses(call->header, thread, stream.actor, epoch, stream.clock,
-                     OpKind::PointToPoint, p2p.is_send ? 1 : 0, point_to_point_accesses(p2p));
+        run_accesses(call->header, thread, stream.actor, epoch, stream.clock, OpKind::PointToPoint,
+                     p2p.is_send ? 1 : 0, point_to_point_accesses(p2p));
         if (!comm || !options_.cross_rank_ordering) continue;
         if (p2p.is_send) {
           ordering_.arrive_send(stream, *comm, p2p.peer, comm->sends_to[p2p.peer]++);
@@ -435,8 +445,10 @@ void Engine::run_group(ThreadState& thread, std::span<const Event> calls) {
     }
     if (streams.size() > 1) {
       VectorClock after;
-      for (StreamState* stream : streams) after.join(stream->clock);
-      for (StreamState* stream : streams) ordering_.join_into(*stream, after);
+      for (StreamState* stream : streams)
+        after.join(stream->clock);
+      for (StreamState* stream : streams)
+        ordering_.join_into(*stream, after);
     }
   }
 }
@@ -501,8 +513,8 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
   } else if constexpr (std::is_same_v<Payload, SetDevice>) {
     thread.device = p.device;
   } else if constexpr (std::is_same_v<Payload, Alloc>) {
-    Allocation allocation{p.base, p.size, p.kind,
-                          p.device == kCurrentDevice ? thread.device : p.device,
+    Allocation allocation{p.base, p.size,
+                          p.kind, p.device == kCurrentDevice ? thread.device : p.device,
                           h.rank, h.site};
     ShadowSpace& space = shadow_.space(h.address_space);
     if (p.kind == MemoryKind::StreamOrdered) {
@@ -544,8 +556,8 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     if (!released || p.api == FreeApi::HostUnregister) return;
     // Rule 8: cudaFree and cudaFreeHost wait for the device, except for pool memory.
     if (released->kind != MemoryKind::StreamOrdered && !options_.strict_free)
-      ordering_.host_waits_for_device(
-          thread, is_host_memory(released->kind) ? kCurrentDevice : released->device);
+      ordering_.host_waits_for_device(thread, is_host_memory(released->kind) ? kCurrentDevice
+                                                                             : released->device);
     const Epoch epoch = ordering_.host_action(thread);
     const Access end_of_life{released->base, released->size, AccessMode::Write, Extent::Exact};
     run_accesses(h, thread, thread.actor, epoch, thread.clock, OpKind::Free, 0,
@@ -577,8 +589,7 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     run_accesses(h, thread, stream.actor, epoch, stream.clock, kind, 0, p.accesses);
   } else if constexpr (std::is_same_v<Payload, HostAccess>) {
     const Epoch epoch = ordering_.host_action(thread);
-    run_accesses(h, thread, thread.actor, epoch, thread.clock, OpKind::HostAccess, 0,
-                 p.accesses);
+    run_accesses(h, thread, thread.actor, epoch, thread.clock, OpKind::HostAccess, 0, p.accesses);
   } else if constexpr (std::is_same_v<Payload, CommInit>) {
     ordering_.init_comm(h.rank, p);
   } else if constexpr (std::is_same_v<Payload, CommDestroy>) {
@@ -608,7 +619,8 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     if (found == captures_.end()) return;
     auto graph = std::make_unique<CapturedGraph>(std::move(found->second));
     captures_.erase(found);
-    for (StreamHandle member : graph->streams) ordering_.stream(thread, member).capture = 0;
+    for (StreamHandle member : graph->streams)
+      ordering_.stream(thread, member).capture = 0;
     graphs_[RankHandleKey{h.rank, p.graph}] = std::move(graph);
   } else if constexpr (std::is_same_v<Payload, GraphInstantiate>) {
     auto graph = graphs_.find(RankHandleKey{h.rank, p.graph});

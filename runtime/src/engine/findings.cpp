@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/runtime/findings.h"
 
 #include <algorithm>
@@ -6,15 +7,24 @@ namespace streamrace {
 
 const char* finding_kind_name(FindingKind kind) {
   switch (kind) {
-  case FindingKind::RaceWriteWrite: return "race (write-write)";
-  case FindingKind::RaceWriteRead: return "race (write-read)";
-  case FindingKind::RaceReadWrite: return "race (read-write)";
-  case FindingKind::UseAfterFree: return "use-after-free";
-  case FindingKind::UseBeforeAlloc: return "use-before-alloc";
-  case FindingKind::UnrecordedEventWait: return "wait on unrecorded event";
-  case FindingKind::CollectiveMismatch: return "collective mismatch";
-  case FindingKind::CollectiveCountMismatch: return "collective count mismatch";
-  case FindingKind::BlockFreedInUse: return "block freed while in use";
+  case FindingKind::RaceWriteWrite:
+    return "race (write-write)";
+  case FindingKind::RaceWriteRead:
+    return "race (write-read)";
+  case FindingKind::RaceReadWrite:
+    return "race (read-write)";
+  case FindingKind::UseAfterFree:
+    return "use-after-free";
+  case FindingKind::UseBeforeAlloc:
+    return "use-before-alloc";
+  case FindingKind::UnrecordedEventWait:
+    return "wait on unrecorded event";
+  case FindingKind::CollectiveMismatch:
+    return "collective mismatch";
+  case FindingKind::CollectiveCountMismatch:
+    return "collective count mismatch";
+  case FindingKind::BlockFreedInUse:
+    return "block freed while in use";
   }
   return "finding";
 }
@@ -39,8 +49,7 @@ FindingSet::Key FindingSet::key_of(FindingKind kind, const SideIdentity& first,
       return;
     }
     site = (1ull << 63) | (static_cast<std::uint64_t>(side.rank) << 16) |
-           (static_cast<std::uint64_t>(side.on_host) << 8) |
-           static_cast<std::uint64_t>(side.kind);
+           (static_cast<std::uint64_t>(side.on_host) << 8) | static_cast<std::uint64_t>(side.kind);
     stream = side.stream;
   };
   side(first, key.first, key.first_stream);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/runtime/ordering.h"
 
 #include <algorithm>
@@ -7,7 +8,9 @@ namespace streamrace {
 
 namespace {
 
-std::uint64_t device_key(DeviceId device) { return static_cast<std::uint32_t>(device); }
+std::uint64_t device_key(DeviceId device) {
+  return static_cast<std::uint32_t>(device);
+}
 
 // Folds every completed meeting the clock waits for into it, telling `on_settled` of each.
 template <typename OnSettled> void settle_meetings(VectorClock& clock, OnSettled on_settled) {
@@ -26,17 +29,28 @@ template <typename OnSettled> void settle_meetings(VectorClock& clock, OnSettled
 
 const char* join_kind_name(JoinKind kind) {
   switch (kind) {
-  case JoinKind::EnqueueAfterHost: return "enqueue";
-  case JoinKind::EventWait: return "event-wait";
-  case JoinKind::HostSyncStream: return "host-sync-stream";
-  case JoinKind::HostSyncEvent: return "host-sync-event";
-  case JoinKind::HostSyncDevice: return "host-sync-device";
-  case JoinKind::LegacyWaitsForStream: return "legacy-waits-for-stream";
-  case JoinKind::StreamWaitsForLegacy: return "stream-waits-for-legacy";
-  case JoinKind::Collective: return "collective";
-  case JoinKind::SendReceive: return "send-receive";
-  case JoinKind::ProgramOrder: return "program-order";
-  case JoinKind::Merge: return "merge";
+  case JoinKind::EnqueueAfterHost:
+    return "enqueue";
+  case JoinKind::EventWait:
+    return "event-wait";
+  case JoinKind::HostSyncStream:
+    return "host-sync-stream";
+  case JoinKind::HostSyncEvent:
+    return "host-sync-event";
+  case JoinKind::HostSyncDevice:
+    return "host-sync-device";
+  case JoinKind::LegacyWaitsForStream:
+    return "legacy-waits-for-stream";
+  case JoinKind::StreamWaitsForLegacy:
+    return "stream-waits-for-legacy";
+  case JoinKind::Collective:
+    return "collective";
+  case JoinKind::SendReceive:
+    return "send-receive";
+  case JoinKind::ProgramOrder:
+    return "program-order";
+  case JoinKind::Merge:
+    return "merge";
   }
   return "unknown";
 }
@@ -110,8 +124,8 @@ StreamState& Ordering::default_stream(ThreadState& thread, bool per_thread) {
   stream.handle = per_thread ? kPerThreadStream : kLegacyStream;
   stream.device = thread.device;
   stream.kind = per_thread ? StreamKind::PerThreadDefault : StreamKind::LegacyDefault;
-  stream.actor = new_actor(
-      ActorInfo{true, thread.rank, stream.handle, thread.device, stream.kind, false, 0});
+  stream.actor =
+      new_actor(ActorInfo{true, thread.rank, stream.handle, thread.device, stream.kind, false, 0});
   stream_by_actor_[stream.actor] = &stream;
   DeviceState& dev = device(thread.rank, thread.device);
   stream.device_state = &dev;
@@ -125,13 +139,12 @@ StreamState& Ordering::lookup_stream(ThreadState& thread, StreamHandle handle) {
   if (handle == kNullStream || handle == kLegacyStream) return default_stream(thread, false);
   if (handle == kPerThreadStream) return default_stream(thread, true);
   auto it = streams_.find(RankHandleKey{thread.rank, handle});
-  StreamState& found = it != streams_.end()
-                           ? it->second
-                           : create_stream(thread, StreamCreate{handle, kCurrentDevice,
-                                                                StreamKind::Blocking, 0});
+  StreamState& found =
+      it != streams_.end()
+          ? it->second
+          : create_stream(thread, StreamCreate{handle, kCurrentDevice, StreamKind::Blocking, 0});
   // Stream states live in map nodes that are never erased: the pointer stays valid.
-  if (RecentLookups* recent = recent_of(thread.rank))
-    recent->streams[recent_slot(handle)] = &found;
+  if (RecentLookups* recent = recent_of(thread.rank)) recent->streams[recent_slot(handle)] = &found;
   return found;
 }
 
@@ -389,8 +402,7 @@ void Ordering::complete(const MeetingKey& key, const std::shared_ptr<Rendezvous>
 }
 
 void Ordering::forget_if_done(const MeetingKey& key, const Rendezvous& meeting) {
-  if (meeting.complete &&
-      static_cast<int>(meeting.acquirers.size()) >= meeting.expected_acquirers)
+  if (meeting.complete && static_cast<int>(meeting.acquirers.size()) >= meeting.expected_acquirers)
     meetings_.erase(key);
 }
 
@@ -403,7 +415,8 @@ Arrival Ordering::arrive_collective(StreamState& stream, const CommState& comm,
     meeting->first_call = call;
   } else if (!(*meeting->first_call == call) && !meeting->disagreement_reported) {
     meeting->disagreement_reported = true;
-    arrival.disagreement = CollectiveDisagreement{comm.key, sequence, *meeting->first_call, call, {}};
+    arrival.disagreement =
+        CollectiveDisagreement{comm.key, sequence, *meeting->first_call, call, {}};
   }
   contribute(*meeting, stream);
   meeting->acquirers.push_back(stream.actor);

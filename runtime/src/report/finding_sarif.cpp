@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/finding_sarif.h"
 
 #include "streamrace/report/finding_id.h"
@@ -248,8 +249,7 @@ private:
 
 std::string findings_sarif(const std::vector<Finding>& findings, const Engine& engine,
                            const SymbolTable& symbols, const SarifOptions& options) {
-  static_assert(kRules.size() ==
-                static_cast<std::size_t>(FindingKind::BlockFreedInUse) + 1);
+  static_assert(kRules.size() == static_cast<std::size_t>(FindingKind::BlockFreedInUse) + 1);
   return Writer(engine, symbols, options).log(findings);
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/recorded_replay.h"
 
 #include "streamrace/report/finding_text.h"

@@ -1,4 +1,5 @@
-// Rules 12-14 of SEMANTICS.md: NCCL calls as stream ops, groups, and meetings across ranks.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Rules 12-14 of docs/semantics.md: NCCL calls as stream ops, groups, and meetings across ranks.
 #include "engine_fixture.h"
 
 #include "streamrace/runtime/collective_extents.h"

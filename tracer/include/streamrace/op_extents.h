@@ -38,17 +38,17 @@ typedef struct streamrace_extent {
   int32_t exact; /* 1: these bytes exactly; 0: a range covering them */
 } streamrace_extent;
 
-typedef int (*StreamraceBeginOpFn)(const char *name, const streamrace_extent *extents,
+typedef int (*StreamraceBeginOpFn)(const char* name, const streamrace_extent* extents,
                                    size_t count);
-typedef int (*StreamraceEndOpFn)(const streamrace_extent *extents, size_t count);
+typedef int (*StreamraceEndOpFn)(const streamrace_extent* extents, size_t count);
 
-static inline int streamrace_begin_op(const char *name, const streamrace_extent *extents,
+static inline int streamrace_begin_op(const char* name, const streamrace_extent* extents,
                                       size_t count) {
   StreamraceBeginOpFn begin = (StreamraceBeginOpFn)dlsym(RTLD_DEFAULT, "streamraceBeginOp");
   return begin != 0 ? begin(name, extents, count) : 0;
 }
 
-static inline int streamrace_end_op(const streamrace_extent *extents, size_t count) {
+static inline int streamrace_end_op(const streamrace_extent* extents, size_t count) {
   StreamraceEndOpFn end = (StreamraceEndOpFn)dlsym(RTLD_DEFAULT, "streamraceEndOp");
   return end != 0 ? end(extents, count) : 0;
 }

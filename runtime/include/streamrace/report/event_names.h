@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How exports and `explain` name one trace event: the API the program called and where.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Names for findings that outlive one run: a kind identifier ("race-write-read") and a short id
 // ("SR-1a2b3c4d") hashed from the kind and the contents of its call sites (API, functions,
 // files, lines), never from table indices or addresses, so the same bug in the same code gets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Findings as JSON, schema "streamrace-report" version 1 (docs/report-formats.md).
 #pragma once
 

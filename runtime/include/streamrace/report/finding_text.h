@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Findings as text, in the style of sanitizer reports: a header naming the kind and ranks,
 // each access with its stack, the memory, the NVTX ranges, the fix; a SUMMARY line closes.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A replay kept whole for exports and `explain`: the merged events in the order the engine saw
 // them, the engine after them, their names, and the happens-before graph it built.
 #pragma once

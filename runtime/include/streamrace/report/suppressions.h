@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Suppressions in the ThreadSanitizer manner: a file of `type:pattern` lines. A finding is
 // suppressed when a line of its type matches it; `*` in a pattern matches any run of
 // characters, and a pattern matches a frame's function or file, an API name, or a stream name.

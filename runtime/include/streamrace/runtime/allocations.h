@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the program allocated: which memory an address is (device, pinned, managed, pool, or
 // ordinary pageable host memory) — the synchronous-API rules depend on it — and the context a
 // report gives for a racy byte (allocation, offset, where it was allocated and freed).

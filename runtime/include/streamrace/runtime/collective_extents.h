@@ -1,4 +1,5 @@
-// Rule 12 of SEMANTICS.md: which bytes an NCCL collective or send/recv reads and writes, from
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Rule 12 of docs/semantics.md: which bytes an NCCL collective or send/recv reads and writes, from
 // (count, datatype, nranks, rank, root). One place, so the engine, the analyzer and the tests
 // agree.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The happens-before engine: events in, findings out. Single-threaded by design: a front end
 // that sees events on many threads serializes them into one Engine (or one per rank).
 #pragma once
@@ -123,9 +124,9 @@ private:
   std::map<std::pair<std::uint32_t, Address>, BlockState> block_states_;
   FindingSet findings_;
   std::vector<PendingFinding> pending_;
-  std::vector<Conflict> conflicts_; // scratch, reused by every access
-  std::vector<Access> accesses_;    // scratch for copies, sets and collectives
-  std::vector<CommHandle> group_comms_;           // scratch for run_group
+  std::vector<Conflict> conflicts_;     // scratch, reused by every access
+  std::vector<Access> accesses_;        // scratch for copies, sets and collectives
+  std::vector<CommHandle> group_comms_; // scratch for run_group
   std::vector<const Event*> group_members_;
   std::vector<StreamState*> group_member_streams_; // each member's, in order
   std::vector<StreamState*> group_streams_;        // each stream once

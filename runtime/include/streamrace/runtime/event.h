@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The event vocabulary: every front end (CUPTI callbacks, NCCL interposition, NVTX injection,
 // trace replay, unit tests) describes what a program did in exactly these terms, and the engine
 // knows nothing else. No CUDA types appear here: handles are the program's own pointer values
@@ -12,9 +13,13 @@ namespace streamrace {
 
 // Every payload lists its fields once, in order, so that trace files and tests can walk them
 // without a second description that could drift.
-#define STREAMRACE_FIELDS(...)                                                                \
-  template <typename Visitor> void fields(Visitor&& visit) { visit(__VA_ARGS__); }            \
-  template <typename Visitor> void fields(Visitor&& visit) const { visit(__VA_ARGS__); }
+#define STREAMRACE_FIELDS(...)                                                                     \
+  template <typename Visitor> void fields(Visitor&& visit) {                                       \
+    visit(__VA_ARGS__);                                                                            \
+  }                                                                                                \
+  template <typename Visitor> void fields(Visitor&& visit) const {                                 \
+    visit(__VA_ARGS__);                                                                            \
+  }
 
 using RankId = std::uint32_t;       // a process (or a thread driving a device) in a job
 using ThreadId = std::uint64_t;     // host thread id, unique within its rank
@@ -168,7 +173,8 @@ struct Copy {
   std::uint64_t src_pitch = 0;
   CopyDirection direction = CopyDirection::Default;
   bool synchronous_api = false; // cudaMemcpy rather than cudaMemcpyAsync
-  STREAMRACE_FIELDS(stream, dst, src, width, height, dst_pitch, src_pitch, direction, synchronous_api)
+  STREAMRACE_FIELDS(stream, dst, src, width, height, dst_pitch, src_pitch, direction,
+                    synchronous_api)
 };
 struct Set {
   StreamHandle stream = 0;
@@ -310,12 +316,11 @@ struct BlockFree {
 
 using Payload =
     std::variant<StreamCreate, StreamDestroy, EventCreate, EventDestroy, EventRecord,
-                 StreamWaitEvent, StreamSynchronize, EventSynchronize, DeviceSynchronize,
-                 SetDevice, Alloc, Free, Copy, Set, KernelLaunch, HostFunction, HostAccess,
-                 CommInit, CommDestroy, Collective, PointToPoint, GroupStart, GroupEnd,
-                 CaptureBegin, CaptureEnd, GraphInstantiate, GraphLaunch, NvtxRangePush,
-                 NvtxRangePop, NameStream, NameEvent, NameMemory, BlockAlloc, BlockStreamUse,
-                 BlockFree>;
+                 StreamWaitEvent, StreamSynchronize, EventSynchronize, DeviceSynchronize, SetDevice,
+                 Alloc, Free, Copy, Set, KernelLaunch, HostFunction, HostAccess, CommInit,
+                 CommDestroy, Collective, PointToPoint, GroupStart, GroupEnd, CaptureBegin,
+                 CaptureEnd, GraphInstantiate, GraphLaunch, NvtxRangePush, NvtxRangePop, NameStream,
+                 NameEvent, NameMemory, BlockAlloc, BlockStreamUse, BlockFree>;
 
 // Who did it, where in the program, and when. Ranks that share a process share an address
 // space: `address_space` tells the engine which accesses can touch the same bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Findings as data: what went wrong, the two accesses, the memory, and the ordering that would
 // fix it. Built from ids only; rendering (text, JSON, SARIF, ...) resolves names later.
 #pragma once
@@ -19,8 +20,8 @@ enum class FindingKind : std::uint8_t {
   RaceReadWrite, // an earlier read, then an unordered write
   UseAfterFree,
   UseBeforeAlloc,
-  UnrecordedEventWait, // a race that a wait on a never-recorded event was meant to prevent
-  CollectiveMismatch,  // ranks disagree on the k-th collective of a communicator
+  UnrecordedEventWait,     // a race that a wait on a never-recorded event was meant to prevent
+  CollectiveMismatch,      // ranks disagree on the k-th collective of a communicator
   CollectiveCountMismatch, // ranks issued different numbers of calls on a communicator
   BlockFreedInUse, // a caching-allocator block freed while another stream's use is unordered
 };
@@ -111,8 +112,8 @@ struct Finding {
   FixSuggestion fix;
   std::optional<UnrecordedWait> unrecorded_wait;
   std::optional<CollectiveDisagreement> collective;
-  std::uint64_t count = 1;     // how many times this call-site pair conflicted
-  std::vector<RankId> ranks;   // every rank it was seen on
+  std::uint64_t count = 1;   // how many times this call-site pair conflicted
+  std::vector<RankId> ranks; // every rank it was seen on
 };
 
 // Findings deduplicated by kind and call-site pair (or, where a site is unknown, by stream).

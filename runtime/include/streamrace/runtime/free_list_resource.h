@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Memory for node-based containers whose nodes are born and die all the time (history
 // intervals, allocations): freed nodes go on a free list and come back on the next
 // allocation of the same size, so a steady state allocates nothing. Memory is returned when

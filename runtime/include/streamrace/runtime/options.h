@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Engine options (STREAMRACE_OPTIONS="key=value:key=value", TSan style), generated from
 // options.inc so that the struct, the defaults, the parser and the help never disagree.
 #pragma once

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ordering half of the engine: who the actors are (streams, host threads, graph lanes of
-// every rank) and how the rules of SEMANTICS.md move their vector clocks. Memory is not its
+// every rank) and how the rules of docs/semantics.md move their vector clocks. Memory is not its
 // business: it answers "which clock does this op run under".
 #pragma once
 
@@ -46,7 +47,7 @@ struct StreamState {
   std::uint64_t legacy_seen = 0; // the device's legacy-stream version last joined
   ActorId joined_thread = 0;     // the thread whose clock was joined last, and its version
   std::uint64_t joined_thread_version = ~0ull;
-  std::uint32_t capture = 0; // the capture this stream is recording into; 0 = executing
+  std::uint32_t capture = 0;  // the capture this stream is recording into; 0 = executing
   EventHandle last_event = 0; // the event recorded on this stream most recently
   std::optional<UnrecordedWait> unrecorded_wait;
 

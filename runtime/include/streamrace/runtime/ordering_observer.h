@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Watching the ordering work: every step an actor takes and every join that brings one actor's
-// past into another, as the rules of SEMANTICS.md make them. Exports (Perfetto flows, DOT
+// past into another, as the rules of docs/semantics.md make them. Exports (Perfetto flows, DOT
 // graphs) and `streamrace explain` attach one to draw and narrate the happens-before graph
 // from the same rules that decide findings, rather than deriving the edges a second time.
 #pragma once

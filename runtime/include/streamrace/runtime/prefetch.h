@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Starting a cache line's fetch ahead of its use: the engine knows the events after the one
 // it runs, and overlaps their cache misses with its work.
 #pragma once

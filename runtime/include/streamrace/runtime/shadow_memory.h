@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shadow memory: for every byte range a program's async work touched, the last write and the
 // reads since, as disjoint intervals per address space (a map: logarithmic lookup). An
 // access is checked against the history it overlaps, then becomes part of it.

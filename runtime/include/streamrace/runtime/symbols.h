@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Strings and call sites, kept by whoever produces events (a front end, a trace reader, a
 // test) and consulted only when findings are rendered: the engine works on ids alone.
 #pragma once

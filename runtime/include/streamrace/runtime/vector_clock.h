@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Vector clocks over actors (streams, host threads, graph lanes of every rank). An access is
 // recorded as an epoch of its actor; "A happens-before B" is B's clock covering A's epoch.
 #pragma once
