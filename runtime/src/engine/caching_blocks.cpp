@@ -12,6 +12,24 @@
 
 namespace streamrace {
 
+void Engine::begin_life_on_stream(const EventHeader& h, ThreadState& thread, StreamState& stream,
+                                  Allocation& allocation) {
+  allocation.actor = stream.actor;
+  allocation.epoch = ordering_.enqueue(stream, thread);
+  AccessRecord birth;
+  birth.epoch = allocation.epoch;
+  birth.actor = stream.actor;
+  birth.kind = OpKind::Allocation;
+  birth.mode = AccessMode::Write;
+  birth.site = h.site;
+  birth.nvtx = thread.nvtx_path;
+  birth.begin = allocation.base;
+  birth.size = allocation.size;
+  birth.op = ++op_counter_;
+  birth.thread = thread.id;
+  shadow_.space(h.address_space).reset(allocation.base, allocation.size, &birth);
+}
+
 void Engine::handle_block(const EventHeader& h, ThreadState& thread, const BlockAlloc& p) {
   if (p.size == 0) return;
   StreamState& stream = ordering_.stream(thread, p.stream);
@@ -24,20 +42,7 @@ void Engine::handle_block(const EventHeader& h, ThreadState& thread, const Block
                    p.device == kCurrentDevice ? thread.device : p.device,
                    h.rank,
                    h.site};
-  block.actor = stream.actor;
-  block.epoch = ordering_.enqueue(stream, thread);
-  AccessRecord birth;
-  birth.epoch = block.epoch;
-  birth.actor = stream.actor;
-  birth.kind = OpKind::Allocation;
-  birth.mode = AccessMode::Write;
-  birth.site = h.site;
-  birth.nvtx = thread.nvtx_path;
-  birth.begin = p.base;
-  birth.size = p.size;
-  birth.op = ++op_counter_;
-  birth.thread = thread.id;
-  shadow_.space(h.address_space).reset(p.base, p.size, &birth);
+  begin_life_on_stream(h, thread, stream, block);
   blocks_.add(h.address_space, block);
 }
 

@@ -77,6 +77,10 @@ private:
   using WarmedAccesses = std::array<WarmedAccess, 2>;
   WarmedAccesses warm_accesses(const Event& event) const;
   template <typename Payload> void handle(const Event& event, const Payload& payload);
+  // Rule 10 (and 10a): stream-ordered memory lives from this point of `stream` on: the
+  // allocation's actor and epoch are set, and the range's history starts with its birth.
+  void begin_life_on_stream(const EventHeader& header, ThreadState& thread, StreamState& stream,
+                            Allocation& allocation);
   // A caching allocator's blocks (caching_blocks.cpp).
   void handle_block(const EventHeader& header, ThreadState& thread, const BlockAlloc& alloc);
   void handle_block(const EventHeader& header, ThreadState& thread, const BlockStreamUse& use);
