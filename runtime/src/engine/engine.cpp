@@ -234,20 +234,7 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
       // Rule 10: the range lives from this point of the stream on.
       StreamState& stream = ordering_.stream(thread, p.stream);
       if (capture_if_capturing(event, stream)) return;
-      allocation.actor = stream.actor;
-      allocation.epoch = ordering_.enqueue(stream, thread);
-      AccessRecord birth;
-      birth.epoch = allocation.epoch;
-      birth.actor = stream.actor;
-      birth.kind = OpKind::Allocation;
-      birth.mode = AccessMode::Write;
-      birth.site = h.site;
-      birth.nvtx = thread.nvtx_path;
-      birth.begin = p.base;
-      birth.size = p.size;
-      birth.op = ++op_counter_;
-      birth.thread = thread.id;
-      space.reset(p.base, p.size, &birth);
+      begin_life_on_stream(h, thread, stream, allocation);
     } else {
       if (p.kind == MemoryKind::Managed) ordering_.host_waits_for_device(thread, kCurrentDevice);
       space.reset(p.base, p.size, nullptr);
@@ -343,6 +330,10 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     ordering_.event(h.rank, p.event).name = p.name;
   } else if constexpr (std::is_same_v<Payload, NameMemory>) {
     allocations_.name(h.address_space, p.base, p.name);
+  } else if constexpr (std::is_same_v<Payload, BlockAlloc> ||
+                       std::is_same_v<Payload, BlockStreamUse> ||
+                       std::is_same_v<Payload, BlockFree>) {
+    handle_block(h, thread, p);
   } else {
     static_assert(sizeof(Payload) == 0, "every payload needs a handler");
   }

@@ -25,6 +25,7 @@ SideIdentity Engine::identity_of(const AccessRecord& access) const {
 FixSuggestion Engine::suggest_fix(const AccessRecord& previous, const AccessRecord& current) const {
   FixSuggestion fix;
   if (previous.kind == OpKind::Free) return fix; // a dangling pointer: no ordering helps
+  if (current.kind == OpKind::Free && current.detail != kBlockFreeDetail) return fix;
   const ActorInfo& from = ordering_.actor(previous.actor);
   const ActorInfo& to = ordering_.actor(current.actor);
   fix.from = previous.actor;
@@ -50,7 +51,9 @@ void Engine::report(const EventHeader& header, const AccessRecord& current,
                     const Conflict& conflict, const VectorClock& clock) {
   const AccessRecord& previous = conflict.previous;
   FindingKind kind;
-  if (previous.kind == OpKind::Free || current.kind == OpKind::Free) {
+  if (current.kind == OpKind::Free && current.detail == kBlockFreeDetail) {
+    kind = FindingKind::BlockFreedInUse;
+  } else if (previous.kind == OpKind::Free || current.kind == OpKind::Free) {
     kind = FindingKind::UseAfterFree;
   } else if (previous.kind == OpKind::Allocation) {
     kind = FindingKind::UseBeforeAlloc;
@@ -75,8 +78,10 @@ void Engine::report(const EventHeader& header, const AccessRecord& current,
   finding.memory.address_space = header.address_space;
   finding.memory.overlap_begin = conflict.overlap_begin;
   finding.memory.overlap_size = conflict.overlap_size;
-  if (const Allocation* allocation =
-          allocations_.find(header.address_space, conflict.overlap_begin))
+  if (const Allocation* block = blocks_.find(header.address_space, conflict.overlap_begin))
+    finding.memory.allocation = *block;
+  else if (const Allocation* allocation =
+               allocations_.find(header.address_space, conflict.overlap_begin))
     finding.memory.allocation = *allocation;
   finding.fix = suggest_fix(previous, current);
   add_finding(std::move(finding), previous, clock);

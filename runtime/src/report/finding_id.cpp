@@ -84,6 +84,8 @@ const char* finding_kind_id(FindingKind kind) {
     return "collective-mismatch";
   case FindingKind::CollectiveCountMismatch:
     return "collective-count-mismatch";
+  case FindingKind::BlockFreedInUse:
+    return "block-freed-in-use";
   }
   return "unknown";
 }

@@ -94,6 +94,8 @@ const char* memory_kind_text(MemoryKind kind) {
     return "managed";
   case MemoryKind::StreamOrdered:
     return "stream-ordered";
+  case MemoryKind::CachingBlock:
+    return "caching-allocator block";
   }
   return "";
 }
@@ -141,13 +143,17 @@ std::string describe_finding(const Finding& finding, const Engine& engine,
   if (memory.allocation) {
     const Allocation& a = *memory.allocation;
     out << ", offset " << memory.overlap_begin - a.base << " of a " << a.size << "-byte "
-        << memory_kind_text(a.kind) << " allocation";
+        << memory_kind_text(a.kind) << (a.kind == MemoryKind::CachingBlock ? "" : " allocation");
     if (a.name) out << " '" << symbols.name(a.name) << "'";
     out << " at " << hex_text(a.base) << (a.freed ? " (freed)" : "") << ", allocated at:\n";
     stack(out, a.site, symbols, "    ");
     if (a.freed) {
       out << "    freed at:\n";
       stack(out, a.free_site, symbols, "    ");
+    }
+    if (memory.reuse_site != 0) {
+      out << "    handed out again at:\n";
+      stack(out, memory.reuse_site, symbols, "    ");
     }
   } else {
     out << " (memory streamrace did not see allocated)\n";
@@ -173,6 +179,11 @@ std::string fix_text(const Finding& finding, const Engine& engine, const SymbolT
   const std::string to = actor_text(engine, symbols, fix.to);
   const std::string op1 = site_text(finding.first.access, symbols);
   const std::string op2 = site_text(finding.second.access, symbols);
+  if (finding.kind == FindingKind::BlockFreedInUse && fix.kind != FixSuggestion::Kind::None)
+    return "tell the allocator the block is in use on " + from + " until " + op1 +
+           " is done (PyTorch: tensor.record_stream(that stream)), or make " + to +
+           " wait on an event recorded on " + from + " after it before the tensor is freed (" +
+           op2 + ")";
   switch (fix.kind) {
   case FixSuggestion::Kind::RecordAndWait:
     return "record an event on " + from + " after " + op1 + "; make " + to + " wait on it before " +

@@ -30,6 +30,7 @@ const char* type_of(FindingKind kind) {
   case FindingKind::RaceReadWrite:
     return "race";
   case FindingKind::UseAfterFree:
+  case FindingKind::BlockFreedInUse:
     return "use_after_free";
   case FindingKind::UseBeforeAlloc:
     return "use_before_alloc";

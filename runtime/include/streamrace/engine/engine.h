@@ -77,6 +77,14 @@ private:
   using WarmedAccesses = std::array<WarmedAccess, 2>;
   WarmedAccesses warm_accesses(const Event& event) const;
   template <typename Payload> void handle(const Event& event, const Payload& payload);
+  // Rule 10 (and 10a): stream-ordered memory lives from this point of `stream` on: the
+  // allocation's actor and epoch are set, and the range's history starts with its birth.
+  void begin_life_on_stream(const EventHeader& header, ThreadState& thread, StreamState& stream,
+                            Allocation& allocation);
+  // A caching allocator's blocks (caching_blocks.cpp).
+  void handle_block(const EventHeader& header, ThreadState& thread, const BlockAlloc& alloc);
+  void handle_block(const EventHeader& header, ThreadState& thread, const BlockStreamUse& use);
+  void handle_block(const EventHeader& header, ThreadState& thread, const BlockFree& free);
 
   // engine.cpp: runs an op's accesses under `clock` as (actor, epoch), reporting conflicts.
   void run_accesses(const EventHeader& header, const ThreadState& thread, ActorId actor,
@@ -118,6 +126,15 @@ private:
   Ordering ordering_;
   ShadowMemory shadow_;
   AllocationTable allocations_;
+  // Caching-allocator blocks live inside allocations (a block may start where its segment does),
+  // so they have a table of their own, consulted first for a report's memory context.
+  AllocationTable blocks_;
+  struct BlockState {
+    StreamHandle stream = 0;                 // the stream it was handed out for
+    std::vector<StreamHandle> used_on;       // record_stream
+    std::optional<std::size_t> freed_in_use; // the finding of its last free, until reuse
+  };
+  std::map<std::pair<std::uint32_t, Address>, BlockState> block_states_;
   FindingSet findings_;
   std::vector<PendingFinding> pending_;
   std::vector<Conflict> conflicts_;     // scratch, reused by every access

@@ -50,6 +50,7 @@ enum class MemoryKind : std::uint8_t {
   PinnedHost,    // cudaMallocHost / cudaHostAlloc / cudaHostRegister
   Managed,       // cudaMallocManaged
   StreamOrdered, // cudaMallocAsync, from a memory pool
+  CachingBlock,  // a block a caching allocator (PyTorch's) handed out of device memory
 };
 
 enum class AccessMode : std::uint8_t { Read, Write, ReadWrite };
@@ -291,13 +292,35 @@ struct NameMemory {
   STREAMRACE_FIELDS(base, size, name)
 };
 
+// A caching allocator's blocks (PyTorch's), inside device memory the program allocated. A block
+// is handed out for use on a stream: like a stream-ordered allocation, its life starts at that
+// point of the stream, and the cache may hand it out again on that stream as soon as it is
+// freed. A block used on other streams must be recorded as such (torch's record_stream): its
+// free then waits for those streams' work up to the free.
+struct BlockAlloc {
+  Address base = 0;
+  std::uint64_t size = 0;
+  DeviceId device = kCurrentDevice;
+  StreamHandle stream = 0;
+  STREAMRACE_FIELDS(base, size, device, stream)
+};
+struct BlockStreamUse {
+  Address base = 0;
+  StreamHandle stream = 0;
+  STREAMRACE_FIELDS(base, stream)
+};
+struct BlockFree {
+  Address base = 0;
+  STREAMRACE_FIELDS(base)
+};
+
 using Payload =
     std::variant<StreamCreate, StreamDestroy, EventCreate, EventDestroy, EventRecord,
                  StreamWaitEvent, StreamSynchronize, EventSynchronize, DeviceSynchronize, SetDevice,
                  Alloc, Free, Copy, Set, KernelLaunch, HostFunction, HostAccess, CommInit,
                  CommDestroy, Collective, PointToPoint, GroupStart, GroupEnd, CaptureBegin,
                  CaptureEnd, GraphInstantiate, GraphLaunch, NvtxRangePush, NvtxRangePop, NameStream,
-                 NameEvent, NameMemory>;
+                 NameEvent, NameMemory, BlockAlloc, BlockStreamUse, BlockFree>;
 
 // Who did it, where in the program, and when. Ranks that share a process share an address
 // space: `address_space` tells the engine which accesses can touch the same bytes.

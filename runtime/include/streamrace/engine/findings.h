@@ -23,6 +23,7 @@ enum class FindingKind : std::uint8_t {
   UnrecordedEventWait,     // a race that a wait on a never-recorded event was meant to prevent
   CollectiveMismatch,      // ranks disagree on the k-th collective of a communicator
   CollectiveCountMismatch, // ranks issued different numbers of calls on a communicator
+  BlockFreedInUse, // a caching-allocator block freed while another stream's use is unordered
 };
 
 const char* finding_kind_name(FindingKind kind);
@@ -55,6 +56,7 @@ struct MemoryContext {
   Address overlap_begin = 0;
   std::uint64_t overlap_size = 0;
   std::optional<Allocation> allocation; // what holds the bytes, if the program allocated them
+  CallSiteId reuse_site = 0; // BlockFreedInUse: where the block was handed out again, if it was
 };
 
 // The cheapest ordering that would have prevented the finding.
@@ -122,6 +124,8 @@ public:
   // Counts another occurrence when a race finding of this kind between these sides is known;
   // the engine calls it before it spends time on the finding's memory context and fix.
   bool count_again(FindingKind kind, const SideIdentity& first, const SideIdentity& second);
+  // Where the block of BlockFreedInUse finding `index` was handed out again (kept once set).
+  void set_reuse_site(std::size_t index, CallSiteId site);
   const std::vector<Finding>& all() const { return findings_; }
   std::size_t size() const { return findings_.size(); }
   bool empty() const { return findings_.empty(); }

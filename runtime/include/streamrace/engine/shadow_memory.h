@@ -35,13 +35,16 @@ enum class OpKind : std::uint8_t {
 
 // One access as history remembers it: enough to report it without any other table.
 // What the ordering check reads (epoch, actor, kind) comes first: one cache line holds it.
+inline constexpr std::uint8_t kBlockFreeDetail = 1;
+
 struct AccessRecord {
   Epoch epoch = 0; // of its actor; every op ticks its actor first, so an op's epoch is never 0
   ActorId actor = 0;
   OpKind kind = OpKind::Copy;
   AccessMode mode = AccessMode::Read;
   Extent extent = Extent::Exact;
-  std::uint8_t detail = 0; // CollectiveKind for collectives; whether a p2p call is a send
+  std::uint8_t detail = 0; // CollectiveKind for collectives; whether a p2p call is a send;
+                           // kBlockFreeDetail for the free of a caching-allocator block
   CallSiteId site = 0;
   std::uint32_t nvtx = 0; // NVTX range path of the enqueuing thread
   Address begin = 0;      // the whole access this record came from, not just the overlap
