@@ -24,6 +24,8 @@ class Tracer:
         self.begin_op_with_stack = _bind(process, "streamracePythonBeginOpWithStack",
                                          [objects, objects, ctypes.c_int])
         self.capture_stack = _bind(process, "streamracePythonCaptureStack", [ctypes.c_int])
+        self.begin_python_lines = _bind(process, "streamracePythonBeginPythonLines",
+                                        [ctypes.c_int])
         self.end_op = _bind(process, "streamracePythonEndOp", [objects, objects])
         self.block_alloc = _bind(process, "streamracePythonBlockAlloc",
                                  [address, address, ctypes.c_int])

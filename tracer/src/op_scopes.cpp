@@ -23,6 +23,8 @@ struct OpenOp {
   // Which of the held calls are this op's own kernel launches (the others came from ops nested
   // in it, with their own ranges).
   std::vector<std::size_t> launches;
+  // False for a scope that only lends its Python lines.
+  bool states_extents = true;
 };
 
 thread_local std::vector<OpenOp> open_ops;
@@ -42,14 +44,19 @@ void OpScopes::begin(std::string_view name, std::span<const Access> accesses,
   open_ops.push_back(OpenOp{name, {accesses.begin(), accesses.end()}, python_stack, {}, {}});
 }
 
+void OpScopes::begin_python_lines(std::uint32_t python_stack) {
+  open_ops.push_back(OpenOp{{}, {}, python_stack, {}, {}, false});
+}
+
 bool OpScopes::end(std::span<const Access> accesses,
                    std::span<const std::pair<Address, std::uint64_t>> blocks) {
   if (open_ops.empty()) return false;
   OpenOp op = std::move(open_ops.back());
   open_ops.pop_back();
   op.accesses.insert(op.accesses.end(), accesses.begin(), accesses.end());
-  for (std::size_t launch : op.launches)
-    op.held[launch].stated_accesses = op.accesses;
+  if (op.states_extents)
+    for (std::size_t launch : op.launches)
+      op.held[launch].stated_accesses = op.accesses;
   std::erase_if(op.held, [&](CapturedCall& call) {
     auto* block = std::get_if<BlockAlloc>(&call.payload);
     if (block == nullptr || block->size != 0) return false;

@@ -24,6 +24,10 @@ public:
 
   static void begin(std::string_view name, std::span<const Access> accesses,
                     std::uint32_t python_stack);
+  // Opens a scope that only lends `python_stack` to the calls made in it: they keep their own
+  // names and extents (a library call that issues device work outside any op, such as the end
+  // of a coalesced block of collectives). `end` closes it.
+  static void begin_python_lines(std::uint32_t python_stack);
   // Ends the thread's innermost op, `accesses` added to its ranges; false when none is open.
   // Blocks a caching allocator handed out inside the op were recorded with no size (the
   // allocator says only where); `blocks` (base, size) sizes those the op returned, and the

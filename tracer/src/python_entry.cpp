@@ -109,6 +109,16 @@ STREAMRACE_PYTHON_ENTRY streamracePythonBeginOp(PyObjectPtr name, PyObjectPtr ex
   });
 }
 
+// Opens a scope that gives the calls made in it the caller's frames below its `skip` innermost
+// and nothing else (closed by streamracePythonEndOp): device work a library issues outside any
+// operator, named and sized by the tracer as without the package.
+STREAMRACE_PYTHON_ENTRY streamracePythonBeginPythonLines(int skip) {
+  return guarded("streamracePythonBeginPythonLines", [&](const PythonApi&) {
+    OpScopes::begin_python_lines(PythonStacks::instance().capture(skip));
+    return true;
+  });
+}
+
 // Closes the innermost op, adding the ranges of `extents` (its new outputs); `blocks` is a flat
 // list of (address, size) pairs: the caching-allocator blocks of those outputs.
 STREAMRACE_PYTHON_ENTRY streamracePythonEndOp(PyObjectPtr extents, PyObjectPtr blocks) {

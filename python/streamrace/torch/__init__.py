@@ -27,16 +27,34 @@ def enable():
         return False
     import torch
 
-    from .mode import StreamraceMode, follow_backward_calls
+    from .mode import StreamraceMode, follow_backward_calls, follow_coalesced_blocks
 
-    # A report's Python stack starts at the program's own code, past PyTorch and this package.
-    for package in (torch, _native):
-        tracer.library_prefix(os.path.dirname(os.path.abspath(package.__file__)) + os.sep)
+    # A report's Python stack starts at the program's own code.
+    for prefix in _library_prefixes(torch):
+        tracer.library_prefix(prefix)
     _follow_caching_allocator(tracer)
     follow_backward_calls(tracer)
+    follow_coalesced_blocks(tracer)
     _mode = StreamraceMode(tracer)
     _mode.__enter__()
     return True
+
+
+def _library_prefixes(torch):
+    """Where library frames live: PyTorch, this package, and Python's standard library (the end
+    of a `with` block runs in contextlib), but not the packages installed beside the standard
+    library (site-packages may lie inside it: DeepSpeed's lines are what a user needs)."""
+    import sysconfig
+
+    prefixes = [os.path.dirname(os.path.abspath(package.__file__)) + os.sep
+                for package in (torch, _native)]
+    stdlib = os.path.abspath(sysconfig.get_paths()["stdlib"])
+    installed = {"site-packages", "dist-packages"}
+    for entry in sorted(os.listdir(stdlib)):
+        if entry not in installed:
+            path = os.path.join(stdlib, entry)
+            prefixes.append(path + os.sep if os.path.isdir(path) else path)
+    return prefixes
 
 
 def _follow_caching_allocator(tracer):

@@ -47,6 +47,31 @@ def follow_backward_calls(tracer):
     torch.autograd.grad = noting(torch.autograd.grad)
 
 
+def follow_coalesced_blocks(tracer):
+    """A coalesced block (batch_isend_irecv, _coalescing_manager) issues its NCCL calls when it
+    ends, in ProcessGroup._end_coalescing, outside the dispatcher: give them the Python lines
+    that ended the block (their names and extents are the tracer's own, exact for NCCL)."""
+    import functools
+
+    import torch.distributed
+
+    if not torch.distributed.is_available():
+        return
+    from torch.distributed import ProcessGroup
+
+    end_coalescing = ProcessGroup._end_coalescing
+
+    @functools.wraps(end_coalescing)
+    def ending(*args, **kwargs):
+        tracer.begin_python_lines(0)
+        try:
+            return end_coalescing(*args, **kwargs)
+        finally:
+            tracer.end_op([], [])
+
+    ProcessGroup._end_coalescing = ending
+
+
 class _Operator:
     """What the mode needs of an operator's schema, worked out once per operator."""
 
