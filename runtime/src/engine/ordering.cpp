@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 namespace streamrace {
 
@@ -13,13 +14,19 @@ std::uint64_t device_key(DeviceId device) {
 }
 
 // Folds every completed meeting the clock waits for into it, telling `on_settled` of each.
+// Outcomes can refer to each other (a meeting completes while a clock it gathered still waits for
+// another one, which completes holding a reference back), so each meeting is folded once per
+// call: settling ends.
 template <typename OnSettled> void settle_meetings(VectorClock& clock, OnSettled on_settled) {
+  std::vector<const Rendezvous*> folded;
   while (true) {
     auto done = std::find_if(clock.pending().begin(), clock.pending().end(),
                              [](const auto& meeting) { return meeting->complete; });
     if (done == clock.pending().end()) return;
     const std::shared_ptr<Rendezvous> meeting = *done;
     clock.remove_pending(meeting.get());
+    if (std::find(folded.begin(), folded.end(), meeting.get()) != folded.end()) continue;
+    folded.push_back(meeting.get());
     clock.join(meeting->outcome);
     on_settled(*meeting);
   }
@@ -49,6 +56,8 @@ const char* join_kind_name(JoinKind kind) {
     return "send-receive";
   case JoinKind::ProgramOrder:
     return "program-order";
+  case JoinKind::HostHandOff:
+    return "host-hand-off";
   case JoinKind::Merge:
     return "merge";
   }
@@ -320,6 +329,25 @@ void Ordering::wait(StreamState& stream, const EventState& event, ThreadState& t
   }
 }
 
+void Ordering::release(ThreadState& thread, std::uint32_t address_space, std::uint64_t object) {
+  if (!thread.clock.pending().empty()) settle_owned(thread.clock, thread.actor);
+  HandOff& hand_off = hand_offs_[RankHandleKey{address_space, object}];
+  hand_off.clock.join(thread.clock);
+  hand_off.releaser = thread.actor;
+  hand_off.epoch = thread.clock.get(thread.actor);
+}
+
+void Ordering::acquire(ThreadState& thread, std::uint32_t address_space, std::uint64_t object) {
+  const auto found = hand_offs_.find(RankHandleKey{address_space, object});
+  if (found == hand_offs_.end()) return;
+  const HandOff& hand_off = found->second;
+  thread.clock.join(hand_off.clock);
+  settle_owned(thread.clock, thread.actor);
+  ++thread.version;
+  if (observer_) [[unlikely]]
+    notify(JoinKind::HostHandOff, hand_off.releaser, hand_off.epoch, false, thread.actor, object);
+}
+
 void Ordering::host_waits_for(ThreadState& thread, StreamState& stream) {
   settle_owned(stream.clock, stream.actor);
   thread.clock.join(stream.clock);
@@ -339,9 +367,11 @@ void Ordering::host_waits_for(ThreadState& thread, const EventState& event) {
   ++thread.version;
 }
 
-void Ordering::host_waits_for_device(ThreadState& thread, DeviceId device_id) {
+void Ordering::host_waits_for_device(ThreadState& thread, DeviceId device_id,
+                                     bool blocking_streams_only) {
   const DeviceId target = device_id == kCurrentDevice ? thread.device : device_id;
   for (StreamState* stream : device(thread.rank, target).streams) {
+    if (blocking_streams_only && stream->kind == StreamKind::NonBlocking) continue;
     settle_owned(stream->clock, stream->actor);
     thread.clock.join(stream->clock);
     if (observer_) [[unlikely]]

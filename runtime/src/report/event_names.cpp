@@ -82,6 +82,10 @@ template <typename Payload> std::string payload_api(const Payload& p, const Symb
     return "nvtxNameCudaEvent";
   else if constexpr (std::is_same_v<Payload, NameMemory>)
     return "name memory";
+  else if constexpr (std::is_same_v<Payload, HostRelease>)
+    return "host release";
+  else if constexpr (std::is_same_v<Payload, HostAcquire>)
+    return "host acquire";
   else
     static_assert(sizeof(Payload) == 0, "every payload needs a name");
 }
