@@ -112,8 +112,21 @@ std::vector<std::string> words(const std::string& text) {
   return out;
 }
 
-std::vector<std::string> traced_environment(const RunRequest& request, const fs::path& library,
-                                            const fs::path& output) {
+// The Python package sits next to the tracer (<prefix>/lib/streamrace/python); its
+// sitecustomize enables streamrace.torch in every Python process of the job that imports torch.
+std::string python_path(const fs::path& library) {
+  const fs::path package = library.parent_path() / "streamrace" / "python";
+  if (!fs::exists(package / "sitecustomize.py"))
+    throw std::runtime_error("the Python package is missing: expected " + package.string() +
+                             " (or run with --options=torch_ops=0)");
+  std::string path = package.string();
+  if (const char* existing = std::getenv("PYTHONPATH"); existing != nullptr && *existing != '\0')
+    path += std::string(":") + existing;
+  return path;
+}
+
+std::vector<std::string> traced_environment(const RunRequest& request, const Options& parsed,
+                                            const fs::path& library, const fs::path& output) {
   std::string preload = library.string();
   std::string options = request.options.empty() ? "" : request.options + ":";
   // This command prints the report merged from every process's trace; the processes stay quiet.
@@ -128,10 +141,12 @@ std::vector<std::string> traced_environment(const RunRequest& request, const fs:
     if (variable.rfind("CUDA_INJECTION64_PATH=", 0) == 0 ||
         variable.rfind("NVTX_INJECTION64_PATH=", 0) == 0 ||
         variable.rfind("STREAMRACE_OUTPUT_DIR=", 0) == 0 ||
-        variable.rfind("STREAMRACE_OPTIONS=", 0) == 0)
+        variable.rfind("STREAMRACE_OPTIONS=", 0) == 0 ||
+        (parsed.torch_ops && variable.rfind("PYTHONPATH=", 0) == 0))
       continue;
     environment.push_back(variable);
   }
+  if (parsed.torch_ops) environment.push_back("PYTHONPATH=" + python_path(library));
   environment.push_back("LD_PRELOAD=" + preload);
   environment.push_back("CUDA_INJECTION64_PATH=" + library.string());
   environment.push_back("NVTX_INJECTION64_PATH=" + library.string());
@@ -281,7 +296,8 @@ int run_command(const std::vector<std::string>& args) {
   std::vector<std::string> argv = words(request.launcher);
   if (!argv.empty()) argv.push_back("--");
   argv.insert(argv.end(), request.command.begin(), request.command.end());
-  const auto [started, status] = run_traced(argv, traced_environment(request, library, output));
+  const auto [started, status] =
+      run_traced(argv, traced_environment(request, options, library, output));
   if (!started) return status;
 
   if (!holds_traces(output)) {

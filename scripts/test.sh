@@ -6,6 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${STREAMRACE_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh"
+"$root/scripts/ensure-torch.sh"
 # The product's own code (engine, trace, reports, CLI, tracer, emulator) must also compile
 # warning-free with clang++-22; the analyzer and the tests build with GCC above.
 clang_build=$build/clang-22

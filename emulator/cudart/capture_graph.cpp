@@ -25,7 +25,7 @@ bool joinedInto(const std::vector<const GraphNode*>& frontier,
                      [&ancestors](const GraphNode* node) { return ancestors.count(node) == 1; });
 }
 
-GraphExec::GraphExec(const Graph& graph) {
+GraphExec::GraphExec(const Graph& graph) : userObjects_(graph.userObjects) {
   std::map<const GraphNode*, std::size_t> indexOf;
   for (const auto& node : graph.nodes) {
     indexOf.emplace(node.get(), works_.size());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "operation.h"
+#include "user_object.h"
 
 namespace streamrace::emu {
 
@@ -20,6 +21,7 @@ struct GraphNode {
 
 struct Graph {
   std::vector<std::unique_ptr<GraphNode>> nodes;
+  std::vector<HeldUserObject> userObjects;
 };
 
 struct CaptureSession {
@@ -45,6 +47,8 @@ public:
 
 private:
   std::vector<Work> works_;
+  // The graph's user objects stay alive as long as the executable does.
+  std::vector<HeldUserObject> userObjects_;
   std::vector<std::vector<std::size_t>> dependencies_;
 };
 

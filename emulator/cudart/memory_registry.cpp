@@ -112,6 +112,17 @@ std::optional<Allocation> MemoryRegistry::find(const void* pointer) const {
   return std::nullopt;
 }
 
+std::size_t MemoryRegistry::bytesOf(MemoryKind kind, int device) const {
+  std::shared_lock lock(mutex_);
+  std::size_t total = 0;
+  for (const auto& [base, allocation] : byBase_) {
+    if (allocation.kind == kind && allocation.device == device) {
+      total += allocation.size;
+    }
+  }
+  return total;
+}
+
 bool MemoryRegistry::overlaps(const void* pointer, std::size_t bytes) const {
   auto begin = reinterpret_cast<std::uintptr_t>(pointer);
   std::uintptr_t end = begin + bytes;

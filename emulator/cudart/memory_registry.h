@@ -67,6 +67,8 @@ public:
   std::optional<Allocation> startingAt(const void* base) const;
   // Whether any known range shares a byte with [pointer, pointer + bytes).
   bool overlaps(const void* pointer, std::size_t bytes) const;
+  // The bytes of every live allocation of this kind on the device.
+  std::size_t bytesOf(MemoryKind kind, int device) const;
 
 private:
   mutable std::shared_mutex mutex_;

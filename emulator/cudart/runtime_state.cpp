@@ -298,6 +298,50 @@ std::optional<Runtime::CaptureInfo> Runtime::captureInfo(Stream& stream) {
   return CaptureInfo{stream.capture->id, stream.capture->graph.get(), &stream.captureFrontier};
 }
 
+cudaError_t Runtime::updateCaptureDependencies(Stream& stream,
+                                               const std::vector<const GraphNode*>& nodes,
+                                               bool add) {
+  std::lock_guard lock(submitMutex_);
+  if (!stream.capture) {
+    return cudaErrorIllegalState;
+  }
+  const auto& captured = stream.capture->graph->nodes;
+  for (const GraphNode* node : nodes) {
+    if (std::none_of(captured.begin(), captured.end(),
+                     [node](const auto& owned) { return owned.get() == node; })) {
+      return cudaErrorInvalidValue;
+    }
+  }
+  if (!add) {
+    stream.captureFrontier.clear();
+  }
+  for (const GraphNode* node : nodes) {
+    if (std::find(stream.captureFrontier.begin(), stream.captureFrontier.end(), node) ==
+        stream.captureFrontier.end()) {
+      stream.captureFrontier.push_back(node);
+    }
+  }
+  return cudaSuccess;
+}
+
+bool Runtime::changeGraph(cudaGraph_t handle, const std::function<void(Graph&)>& change) {
+  std::lock_guard submitLock(submitMutex_);
+  std::shared_lock lock(handlesMutex_);
+  Graph* graph = reinterpret_cast<Graph*>(handle);
+  auto capturing = [graph](const Stream& stream) {
+    return stream.capture && stream.capture->graph.get() == graph;
+  };
+  const bool known = graphs_.contains(graph) ||
+                     std::any_of(streams_.begin(), streams_.end(),
+                                 [&](const auto& entry) { return capturing(*entry.second); }) ||
+                     std::any_of(perThreadStreams_.begin(), perThreadStreams_.end(),
+                                 [&](const auto& stream) { return capturing(*stream); });
+  if (known) {
+    change(*graph);
+  }
+  return known;
+}
+
 Graph* Runtime::resolveGraph(cudaGraph_t graph) {
   std::shared_lock lock(handlesMutex_);
   auto it = graphs_.find(reinterpret_cast<Graph*>(graph));

@@ -73,6 +73,12 @@ CUptiResult Subscriber::unsubscribe(CUpti_SubscriberHandle handle) {
   return CUPTI_SUCCESS;
 }
 
+void Subscriber::detach() {
+  if (active_.load()) {
+    unsubscribe(reinterpret_cast<CUpti_SubscriberHandle>(this));
+  }
+}
+
 bool Subscriber::owns(CUpti_SubscriberHandle handle) const {
   return active_.load() &&
          handle == reinterpret_cast<CUpti_SubscriberHandle>(const_cast<Subscriber*>(this));

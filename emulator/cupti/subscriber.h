@@ -21,6 +21,8 @@ public:
   CUptiResult subscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callback,
                         void* userdata);
   CUptiResult unsubscribe(CUpti_SubscriberHandle handle);
+  // cuptiFinalize: the subscriber, if any, stops receiving callbacks.
+  void detach();
   bool owns(CUpti_SubscriberHandle handle) const;
 
   void enable(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool on);

@@ -6,6 +6,7 @@
 #include "host_threads.h"
 #include "immediate_exit.h"
 #include "kernel_launches.h"
+#include "op_scopes.h"
 #include "stall_watch.h"
 
 #include <chrono>
@@ -243,20 +244,29 @@ void Tracer::record(std::string_view api, Payload payload,
   if (stopping_.load(std::memory_order_relaxed)) return;
   const InsideTracer inside;
   note_gpu_thread(*this);
-  CapturedCall call{api,      std::move(payload),        {}, current_thread(),
-                    now_ns(), std::move(kernel_pointers)};
+  CapturedCall call;
+  call.api = api;
+  call.payload = std::move(payload);
+  call.thread = current_thread();
+  call.time_ns = now_ns();
+  call.kernel_pointers = std::move(kernel_pointers);
   capture_stack(call.stack);
-  push(call);
+  if (OpScopes::hold(call)) return;
+  push(std::move(call));
 }
 
 void Tracer::record_hand_off(std::string_view api, Payload payload) {
   if (stopping_.load(std::memory_order_relaxed)) return;
   const InsideTracer inside;
-  CapturedCall call{api, std::move(payload), {}, current_thread(), now_ns(), {}};
-  push(call);
+  CapturedCall call;
+  call.api = api;
+  call.payload = std::move(payload);
+  call.thread = current_thread();
+  call.time_ns = now_ns();
+  push(std::move(call));
 }
 
-void Tracer::push(CapturedCall& call) {
+void Tracer::push(CapturedCall call) {
   std::optional<StallWatch> watch;
   while (!queue_.try_push(call)) {
     if (!enabled() || stopping_.load(std::memory_order_relaxed)) return;
@@ -334,10 +344,13 @@ void Tracer::process(CapturedCall& call) {
   last_time_ns_ = std::max(last_time_ns_, call.time_ns);
   event.header.time_ns = last_time_ns_;
   bool new_site = false;
-  event.header.site = sites_.intern(call.api, call.stack, new_site);
-  if (auto* launch = std::get_if<KernelLaunch>(&event.payload);
-      launch && !call.kernel_pointers.empty())
-    kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
+  event.header.site = sites_.intern(call.api, call.stack, call.python_stack, new_site);
+  if (auto* launch = std::get_if<KernelLaunch>(&event.payload)) {
+    if (call.stated_accesses)
+      launch->accesses = std::move(*call.stated_accesses);
+    else if (!call.kernel_pointers.empty())
+      kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
+  }
   kernel_accesses_.observe(event.payload);
   if (std::holds_alternative<GroupStart>(event.payload) ||
       std::holds_alternative<GroupEnd>(event.payload)) {

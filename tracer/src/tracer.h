@@ -7,6 +7,7 @@
 #pragma once
 
 #include "call_sites.h"
+#include "captured_call.h"
 #include "event_queue.h"
 #include "kernel_accesses.h"
 #include "kernel_rules.h"
@@ -44,6 +45,10 @@ public:
   // its arguments, which become accesses once the tracer thread knows the allocations.
   void record(std::string_view api, Payload payload,
               std::vector<KernelPointer> kernel_pointers = {});
+  // Queues a call captured earlier on this thread (held in an op until it ended, op_scopes.h).
+  // Waits (or processes the ring itself) while the ring is full, but not for a detector that
+  // stopped moving (stall_watch.h).
+  void push(CapturedCall call);
   NameId intern_name(std::string_view text);
   // Queues a host thread's hand-off (host_threads.h): no call site, since a lock taken a
   // thousand times a second must cost little, and a report names the CUDA calls around it.
@@ -77,20 +82,8 @@ public:
   Tracer& operator=(const Tracer&) = delete;
 
 private:
-  struct CapturedCall {
-    std::string_view api;
-    Payload payload;
-    RawStack stack;
-    ThreadId thread = 0;
-    std::uint64_t time_ns = 0;
-    std::vector<KernelPointer> kernel_pointers;
-  };
-
   Tracer();
   void start();
-  // Queues a stamped call: waits (or processes the ring itself) while the ring is full, but not
-  // for a detector that stopped moving (stall_watch.h).
-  void push(CapturedCall& call);
   void run_tracer_thread();
   // Processes queued calls, up to `limit`; the caller holds engine_mutex_. Returns how many
   // there were.

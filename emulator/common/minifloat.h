@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Conversion between float and the narrow floating-point formats NCCL reduces: IEEE half,
-// bfloat16 and the two OCP fp8 formats. Reductions decode to float, combine, and encode once with
-// round-to-nearest-even, so every rank computes bit-identical results.
+// Conversion between float and the narrow floating-point formats the emulated NCCL reduces and
+// the emulated cuBLAS multiplies: IEEE half, bfloat16 and the two OCP fp8 formats. Values are
+// decoded to float, combined, and encoded once with round-to-nearest-even, so every rank
+// computes bit-identical results.
 #pragma once
 
 #include <cstdint>
 
-namespace streamrace::emu::nccl {
+namespace streamrace::emu {
 
 struct MinifloatFormat {
   int exponentBits;
@@ -25,4 +26,4 @@ inline constexpr MinifloatFormat kFp8E5M2Format{5, 2, true};
 float decodeMinifloat(MinifloatFormat format, std::uint32_t bits);
 std::uint32_t encodeMinifloat(MinifloatFormat format, float value);
 
-} // namespace streamrace::emu::nccl
+} // namespace streamrace::emu

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-namespace streamrace::emu::nccl {
+namespace streamrace::emu {
 namespace {
 
 struct Layout {
@@ -105,4 +105,4 @@ std::uint32_t encodeMinifloat(MinifloatFormat format, float value) {
   return sign | (exponent << format.mantissaBits) | mantissa;
 }
 
-} // namespace streamrace::emu::nccl
+} // namespace streamrace::emu
