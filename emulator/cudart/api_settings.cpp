@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Settings a program makes that change nothing the emulator does, kept so that what it set is
-// what it reads back: device limits, stream attributes, the profiler's start and stop, and the
-// attachment of managed memory to a stream.
-#include <cuda_profiler_api.h>
+// what it reads back: device limits, stream attributes, and the attachment of managed memory to a
+// stream.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
@@ -187,14 +186,6 @@ cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void* devPtr, siz
   STREAMRACE_EMU_TRACED(cudaStreamAttachMemAsync_ptsz, v7000,
                         attachMemory(stream, devPtr, flags, DefaultStream::PerThread), stream,
                         devPtr, length, flags);
-}
-
-cudaError_t cudaProfilerStart(void) {
-  STREAMRACE_EMU_TRACED_WITHOUT_PARAMS(cudaProfilerStart, v4000, cudaSuccess);
-}
-
-cudaError_t cudaProfilerStop(void) {
-  STREAMRACE_EMU_TRACED_WITHOUT_PARAMS(cudaProfilerStop, v4000, cudaSuccess);
 }
 
 } // extern "C"

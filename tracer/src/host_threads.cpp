@@ -147,10 +147,10 @@ void* start_thread(void* data) {
 
 } // namespace
 
-InsideTracer::InsideTracer() {
+void InsideTracer::enter() {
   ++tracer_code_depth;
 }
-InsideTracer::~InsideTracer() {
+void InsideTracer::leave() {
   --tracer_code_depth;
 }
 bool InsideTracer::active() {

@@ -19,11 +19,15 @@ void note_gpu_thread(Tracer& tracer);
 // are the tracer's, not the program's.
 class InsideTracer {
 public:
-  InsideTracer();
-  ~InsideTracer();
+  InsideTracer() { enter(); }
+  ~InsideTracer() { leave(); }
   InsideTracer(const InsideTracer&) = delete;
   InsideTracer& operator=(const InsideTracer&) = delete;
   static bool active();
+  // For spans that are not one scope: fork(), from its prepare handler to its parent or child
+  // handler (what the C library and the atfork handlers lock and unlock in between is theirs).
+  static void enter();
+  static void leave();
 };
 
 } // namespace streamrace::tracer

@@ -492,6 +492,7 @@ bool Tracer::lock_engine_briefly() {
 }
 
 void Tracer::before_fork() {
+  InsideTracer::enter();
   engine_mutex_.lock();
   names_mutex_.lock();
 }
@@ -499,6 +500,7 @@ void Tracer::before_fork() {
 void Tracer::after_fork_in_parent() {
   names_mutex_.unlock();
   engine_mutex_.unlock();
+  InsideTracer::leave();
 }
 
 void Tracer::after_fork_in_child() {
@@ -512,6 +514,7 @@ void Tracer::after_fork_in_child() {
   disabled_reported_.store(true);
   names_mutex_.unlock();
   engine_mutex_.unlock();
+  InsideTracer::leave();
 }
 
 void Tracer::flush_for_crash() {
