@@ -23,7 +23,7 @@
 //   engine-replay-bench EVENTS HISTORY_LIMIT_MB --write-trace DIR
 //       writes the same events as per-rank trace files DIR/rank<N>.srtrace (stamped in
 //       generation order, so `streamrace report DIR` replays them in this order) instead.
-#include "streamrace/runtime/engine.h"
+#include "streamrace/engine/engine.h"
 #include "streamrace/trace/trace_writer.h"
 
 #include <sys/resource.h>

@@ -4,8 +4,8 @@
 // errors naming the command.
 #pragma once
 
+#include "streamrace/engine/options.h"
 #include "streamrace/report/suppressions.h"
-#include "streamrace/runtime/options.h"
 
 #include <map>
 #include <optional>

@@ -8,7 +8,7 @@
 #include "run_command.h"
 #include "usage_error.h"
 
-#include "streamrace/runtime/options.h"
+#include "streamrace/engine/options.h"
 
 #include <cstdio>
 #include <exception>

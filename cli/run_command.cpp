@@ -2,11 +2,10 @@
 #include "run_command.h"
 
 #include "arguments.h"
-#include "replay.h"
 #include "usage_error.h"
 
+#include "streamrace/replay/replay.h"
 #include "streamrace/report/exec_arguments.h"
-#include "streamrace/report/finding_text.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -308,18 +307,11 @@ int run_command(const std::vector<std::string>& args) {
     return status;
   }
   Replay replay = replay_traces({output.string()}, options);
-  const Reported reported = unsuppressed_findings(replay, suppressions);
-  const std::vector<Finding>& findings = reported.findings;
-  std::fprintf(stderr, "streamrace: replayed %llu events from %zu trace file%s\n",
-               static_cast<unsigned long long>(replay.events), replay.sources.size(),
-               replay.sources.size() == 1 ? "" : "s");
-  for (const Finding& finding : findings)
-    std::fputs(describe_finding(finding, *replay.engine, replay.symbols).c_str(), stderr);
-  std::fprintf(stderr, "%s\n", summary_line(findings).c_str());
-  std::fputs(suppressed_line(reported, suppressions).c_str(), stderr);
+  const ReportedFindings reported = unsuppressed_findings(replay, suppressions);
+  std::fputs(report_text(replay, reported, suppressions).c_str(), stderr);
   // A failed command keeps its own status, so a crash is never mistaken for a finished run
   // that merely has findings; 66 marks findings only in a run that otherwise succeeded.
-  return findings.empty() || status != 0 ? status : 66;
+  return reported.findings.empty() || status != 0 ? status : 66;
 }
 
 } // namespace streamrace::cli

@@ -16,7 +16,8 @@ if [ ! -f "$clang_build/build.ninja" ]; then
     -DSTREAMRACE_WITH_ANALYZER=OFF -DSTREAMRACE_WERROR=ON >/dev/null
 fi
 cmake --build "$clang_build" --target streamrace streamrace_tracer streamrace_emu_cudart \
-  streamrace_emu_nccl streamrace_emu_cupti streamrace_emu_driver streamrace-emu-launch \
+  streamrace_emu_nccl streamrace_emu_cupti streamrace_emu_driver streamrace_emu_cublas \
+  streamrace_emu_cublaslt streamrace-emu-launch \
   -- -j"$(nproc)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/analyzer/kernel_summary.h"
 
+#include "streamrace/api_model/kernel_access.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Mangle.h"
 #include "clang/AST/ParentMap.h"
@@ -181,18 +183,21 @@ private:
 
 } // namespace
 
+// The words come from the contract the tracer reads them by (api_model/kernel_access.h).
 const char* paramAccessName(ParamAccess access) {
+  using api_model::kernel_access::ParameterAccess;
+  using api_model::kernel_access::summary_word;
   switch (access) {
   case ParamAccess::None:
-    return "none";
+    return summary_word(ParameterAccess::None).data();
   case ParamAccess::Read:
-    return "read";
+    return summary_word(ParameterAccess::Read).data();
   case ParamAccess::Write:
-    return "write";
+    return summary_word(ParameterAccess::Write).data();
   case ParamAccess::ReadWrite:
-    return "read_write";
+    return summary_word(ParameterAccess::ReadWrite).data();
   }
-  return "none";
+  return summary_word(ParameterAccess::None).data();
 }
 
 KernelSummaries summarizeKernels(clang::ASTContext& context) {
@@ -202,18 +207,21 @@ KernelSummaries summarizeKernels(clang::ASTContext& context) {
 }
 
 llvm::json::Value kernelSummariesToJson(const std::vector<KernelSummary>& kernels) {
+  namespace ka = api_model::kernel_access;
   llvm::json::Array array;
   for (const KernelSummary& kernel : kernels) {
     llvm::json::Array params;
     for (std::size_t i = 0; i < kernel.paramAccess.size(); ++i)
-      params.push_back(llvm::json::Object{{"index", static_cast<int64_t>(i)},
-                                          {"name", kernel.paramNames[i]},
-                                          {"access", paramAccessName(kernel.paramAccess[i])}});
-    array.push_back(llvm::json::Object{{"name", kernel.name},
-                                       {"mangled_name", kernel.mangledName},
-                                       {"params", std::move(params)}});
+      params.push_back(
+          llvm::json::Object{{ka::kParamIndexKey, static_cast<int64_t>(i)},
+                             {ka::kParamNameKey, kernel.paramNames[i]},
+                             {ka::kParamAccessKey, paramAccessName(kernel.paramAccess[i])}});
+    array.push_back(llvm::json::Object{{ka::kKernelNameKey, kernel.name},
+                                       {ka::kMangledNameKey, kernel.mangledName},
+                                       {ka::kParamsKey, std::move(params)}});
   }
-  return llvm::json::Object{{"version", 1}, {"kernels", std::move(array)}};
+  return llvm::json::Object{{ka::kVersionKey, ka::kSummariesVersion},
+                            {ka::kKernelsKey, std::move(array)}};
 }
 
 } // namespace streamrace::analyzer

@@ -4,8 +4,8 @@
 // backward all-gather on stream A reads, with nothing ordering them) and its two fixes.
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/symbols.h"
 
 #include <string_view>
 #include <vector>

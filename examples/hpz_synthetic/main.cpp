@@ -5,8 +5,8 @@
 // mode as per-rank trace files (DIR/rank<N>.srtrace), as the tracer would.
 #include "hpz_events.h"
 
+#include "streamrace/engine/engine.h"
 #include "streamrace/report/finding_text.h"
-#include "streamrace/runtime/engine.h"
 #include "streamrace/trace/trace_writer.h"
 
 #include <cstdio>
@@ -86,9 +86,7 @@ int main(int argc, char** argv) {
     const auto& findings = engine.findings().all();
     std::printf("== mode %s: %zu events, %zu finding%s\n", examples::hpz_mode_name(mode).data(),
                 events.size(), findings.size(), findings.size() == 1 ? "" : "s");
-    for (const Finding& finding : findings)
-      std::printf("%s", describe_finding(finding, engine, symbols).c_str());
-    std::printf("%s\n", summary_line(findings).c_str());
+    std::fputs(findings_text(findings, engine, symbols).c_str(), stdout);
     any |= !findings.empty();
   }
   return any ? 66 : 0;

@@ -8,17 +8,29 @@ not loaded, so the package does nothing in an untraced run.
 import ctypes
 
 
+def _bind(process, name, argtypes):
+    function = getattr(process, name)
+    function.argtypes = argtypes
+    function.restype = ctypes.c_int
+    return function
+
+
 class Tracer:
     def __init__(self, process):
-        self.library_prefix = process.streamracePythonLibraryPrefix
-        self.library_prefix.argtypes = [ctypes.py_object]
-        self.library_prefix.restype = ctypes.c_int
-        self.begin_op = process.streamracePythonBeginOp
-        self.begin_op.argtypes = [ctypes.py_object, ctypes.py_object, ctypes.c_int]
-        self.begin_op.restype = ctypes.c_int
-        self.end_op = process.streamracePythonEndOp
-        self.end_op.argtypes = [ctypes.py_object]
-        self.end_op.restype = ctypes.c_int
+        objects = ctypes.py_object
+        address = ctypes.c_ulonglong
+        self.library_prefix = _bind(process, "streamracePythonLibraryPrefix", [objects])
+        self.begin_op = _bind(process, "streamracePythonBeginOp", [objects, objects, ctypes.c_int])
+        self.begin_op_with_stack = _bind(process, "streamracePythonBeginOpWithStack",
+                                         [objects, objects, ctypes.c_int])
+        self.capture_stack = _bind(process, "streamracePythonCaptureStack", [ctypes.c_int])
+        self.end_op = _bind(process, "streamracePythonEndOp", [objects, objects])
+        self.block_alloc = _bind(process, "streamracePythonBlockAlloc",
+                                 [address, address, ctypes.c_int])
+        self.block_stream_use = _bind(process, "streamracePythonBlockStreamUse",
+                                      [address, address])
+        self.host_access = _bind(process, "streamracePythonHostAccess", [objects])
+        self.block_free = _bind(process, "streamracePythonBlockFree", [address, ctypes.c_int])
 
 
 _tracer = None

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: STREAMRACE_OPTIONS text parses or names its error; never a crash.
-#include "streamrace/runtime/options.h"
+#include "streamrace/engine/options.h"
 
 #include <cstdint>
 #include <string_view>

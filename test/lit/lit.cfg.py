@@ -20,6 +20,8 @@ config.substitutions.append(("%obj_root", config.streamrace_obj_root))
 config.substitutions.append(("%llvm_bin", config.llvm_bin_dir))
 if os.path.isdir(os.path.join(config.streamrace_obj_root, "emulator", "lib")):
     config.available_features.add("emulator")
+if os.path.exists(os.path.join(bin_dir, "streamrace-check")):
+    config.available_features.add("analyzer")
 config.substitutions.append(
     ("%expect_exit", "python3 " + os.path.join(config.streamrace_src_root, "test", "lit", "tools",
                                                "expect_exit.py")))

@@ -6,7 +6,7 @@
 #include "call_arguments.h"
 
 #include "streamrace/api_model/api_model.h"
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <optional>
 

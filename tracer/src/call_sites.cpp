@@ -130,6 +130,12 @@ constexpr std::size_t kNativeFramesUnderPython = 3;
 void put_python_frames_first(CallSite& site, std::uint32_t python_stack) {
   if (python_stack == 0) return;
   std::vector<StackFrame> frames = PythonStacks::instance().frames(python_stack);
+  // A call the Python package made itself (through ctypes: libffi first) has no native code of
+  // its own to show.
+  const bool through_ctypes =
+      !site.frames.empty() && (site.frames.front().function.find("libffi") != std::string::npos ||
+                               site.frames.front().function.starts_with("ffi_call"));
+  if (through_ctypes) site.frames.clear();
   if (site.frames.size() > kNativeFramesUnderPython) site.frames.resize(kNativeFramesUnderPython);
   site.frames.insert(site.frames.begin(), frames.begin(), frames.end());
 }

@@ -3,8 +3,8 @@
 // value); turning addresses into function, file and line happens only when a report needs it.
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/symbols.h"
 
 #include <array>
 #include <cstdint>

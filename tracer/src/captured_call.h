@@ -6,7 +6,7 @@
 #include "call_sites.h"
 #include "kernel_rules.h"
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <cstdint>
 #include <optional>

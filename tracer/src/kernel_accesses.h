@@ -7,7 +7,7 @@
 
 #include "kernel_rules.h"
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <map>
 #include <span>

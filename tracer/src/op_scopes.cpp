@@ -3,6 +3,7 @@
 
 #include "tracer.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -41,13 +42,23 @@ void OpScopes::begin(std::string_view name, std::span<const Access> accesses,
   open_ops.push_back(OpenOp{name, {accesses.begin(), accesses.end()}, python_stack, {}, {}});
 }
 
-bool OpScopes::end(std::span<const Access> accesses) {
+bool OpScopes::end(std::span<const Access> accesses,
+                   std::span<const std::pair<Address, std::uint64_t>> blocks) {
   if (open_ops.empty()) return false;
   OpenOp op = std::move(open_ops.back());
   open_ops.pop_back();
   op.accesses.insert(op.accesses.end(), accesses.begin(), accesses.end());
   for (std::size_t launch : op.launches)
     op.held[launch].stated_accesses = op.accesses;
+  std::erase_if(op.held, [&](CapturedCall& call) {
+    auto* block = std::get_if<BlockAlloc>(&call.payload);
+    if (block == nullptr || block->size != 0) return false;
+    auto sized = std::find_if(blocks.begin(), blocks.end(),
+                              [&](const auto& entry) { return entry.first == block->base; });
+    if (sized == blocks.end()) return true;
+    block->size = sized->second;
+    return false;
+  });
   if (!open_ops.empty()) {
     std::vector<CapturedCall>& outer = open_ops.back().held;
     outer.insert(outer.end(), std::make_move_iterator(op.held.begin()),

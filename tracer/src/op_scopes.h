@@ -8,11 +8,12 @@
 
 #include "captured_call.h"
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <utility>
 
 namespace streamrace::tracer {
 
@@ -24,8 +25,12 @@ public:
   static void begin(std::string_view name, std::span<const Access> accesses,
                     std::uint32_t python_stack);
   // Ends the thread's innermost op, `accesses` added to its ranges; false when none is open.
-  // Its calls go to the enclosing op, or to the tracer when it was the outermost.
-  static bool end(std::span<const Access> accesses);
+  // Blocks a caching allocator handed out inside the op were recorded with no size (the
+  // allocator says only where); `blocks` (base, size) sizes those the op returned, and the
+  // others (the op's own temporaries) are dropped. The op's calls go to the enclosing op, or to
+  // the tracer when it was the outermost.
+  static bool end(std::span<const Access> accesses,
+                  std::span<const std::pair<Address, std::uint64_t>> blocks = {});
   // Holds `call` in the thread's innermost op, named and framed by it; false outside any op.
   static bool hold(CapturedCall& call);
 };

@@ -20,32 +20,41 @@ namespace {
 
 constexpr unsigned long long kCoveringFlag = 4;
 
-// False (and one warning) when the list is not what the package sends.
-bool read_ranges(const PythonApi& python, PyObjectPtr list, std::vector<Access>& out) {
-  out.clear();
+// Calls `take` with each group of `width` integers of a flat list; false when the list is not
+// made of such groups or `take` refuses one.
+template <typename Take>
+bool read_integers(const PythonApi& python, PyObjectPtr list, std::size_t width, Take&& take) {
   const std::ptrdiff_t count = python.list_size(list);
-  if (count < 0 || count % 3 != 0) {
+  const auto step = static_cast<std::ptrdiff_t>(width);
+  if (count < 0 || count % step != 0) {
     python.err_clear();
     return false;
   }
-  for (std::ptrdiff_t i = 0; i < count; i += 3) {
-    const unsigned long long begin =
-        python.long_as_unsigned_long_long(python.list_get_item(list, i));
-    const unsigned long long size =
-        python.long_as_unsigned_long_long(python.list_get_item(list, i + 1));
-    const unsigned long long mode =
-        python.long_as_unsigned_long_long(python.list_get_item(list, i + 2));
-    if (python.err_occurred() != nullptr || (mode & 3) == 0) {
+  unsigned long long group[3] = {};
+  for (std::ptrdiff_t i = 0; i < count; i += step) {
+    for (std::ptrdiff_t j = 0; j < step; ++j)
+      group[j] = python.long_as_unsigned_long_long(python.list_get_item(list, i + j));
+    if (python.err_occurred() != nullptr || !take(group)) {
       python.err_clear();
       return false;
     }
-    out.push_back(Access{begin, size,
+  }
+  return true;
+}
+
+// False when the list is not what the package sends.
+bool read_ranges(const PythonApi& python, PyObjectPtr list, std::vector<Access>& out) {
+  out.clear();
+  return read_integers(python, list, 3, [&](const unsigned long long* range) {
+    const unsigned long long mode = range[2];
+    if ((mode & 3) == 0) return false;
+    out.push_back(Access{range[0], range[1],
                          (mode & 3) == 1   ? AccessMode::Read
                          : (mode & 3) == 2 ? AccessMode::Write
                                            : AccessMode::ReadWrite,
                          (mode & kCoveringFlag) != 0 ? Extent::Approximate : Extent::Exact});
-  }
-  return true;
+    return true;
+  });
 }
 
 template <typename Body> int guarded(const char* what, Body&& body) {
@@ -68,6 +77,7 @@ thread_local std::vector<Access> ranges;
 
 } // namespace streamrace::tracer
 
+using namespace streamrace;
 using namespace streamrace::tracer;
 
 #define STREAMRACE_PYTHON_ENTRY extern "C" __attribute__((visibility("default"))) int
@@ -99,9 +109,84 @@ STREAMRACE_PYTHON_ENTRY streamracePythonBeginOp(PyObjectPtr name, PyObjectPtr ex
   });
 }
 
-// Closes the innermost op, adding the ranges of `extents` (its new outputs).
-STREAMRACE_PYTHON_ENTRY streamracePythonEndOp(PyObjectPtr extents) {
+// Closes the innermost op, adding the ranges of `extents` (its new outputs); `blocks` is a flat
+// list of (address, size) pairs: the caching-allocator blocks of those outputs.
+STREAMRACE_PYTHON_ENTRY streamracePythonEndOp(PyObjectPtr extents, PyObjectPtr blocks) {
   return guarded("streamracePythonEndOp", [&](const PythonApi& python) {
-    return read_ranges(python, extents, ranges) && OpScopes::end(ranges);
+    std::vector<std::pair<Address, std::uint64_t>> sizes;
+    if (!read_integers(python, blocks, 2, [&](const unsigned long long* pair) {
+          sizes.emplace_back(pair[0], pair[1]);
+          return true;
+        }))
+      return false;
+    return read_ranges(python, extents, ranges) && OpScopes::end(ranges, sizes);
+  });
+}
+
+// PyTorch's caching allocator handed out the block at `base` for use on `stream` of `device`
+// (its size comes with the op's outputs, streamracePythonEndOp).
+STREAMRACE_PYTHON_ENTRY streamracePythonBlockAlloc(unsigned long long base,
+                                                   unsigned long long stream, int device) {
+  return guarded("streamracePythonBlockAlloc", [&](const PythonApi&) {
+    Tracer::get()->record("caching allocator block", BlockAlloc{base, 0, device, stream});
+    return true;
+  });
+}
+
+// torch's record_stream: the block at `base` is used on `stream` too.
+STREAMRACE_PYTHON_ENTRY streamracePythonBlockStreamUse(unsigned long long base,
+                                                       unsigned long long stream) {
+  return guarded("streamracePythonBlockStreamUse", [&](const PythonApi&) {
+    Tracer::get()->record("record_stream", BlockStreamUse{base, stream});
+    return true;
+  });
+}
+
+// The block at `base` went back to the cache; the caller's frames below its `skip` innermost
+// are where (a tensor's last reference dropped, usually outside any op).
+STREAMRACE_PYTHON_ENTRY streamracePythonBlockFree(unsigned long long base, int skip) {
+  return guarded("streamracePythonBlockFree", [&](const PythonApi&) {
+    OpScopes::begin(OpScopes::intern_name("tensor freed"), {},
+                    PythonStacks::instance().capture(skip));
+    Tracer::get()->record("tensor freed", BlockFree{base});
+    return OpScopes::end({});
+  });
+}
+
+// The calling thread reads or writes host memory itself (a CPU operator on pinned memory that
+// device copies also touch).
+STREAMRACE_PYTHON_ENTRY streamracePythonHostAccess(PyObjectPtr extents) {
+  return guarded("streamracePythonHostAccess", [&](const PythonApi& python) {
+    if (!read_ranges(python, extents, ranges)) return false;
+    Tracer::get()->record("host access", HostAccess{ranges});
+    return true;
+  });
+}
+
+// The caller's Python stack below its `skip` innermost frames, as an id for
+// streamracePythonBeginOpWithStack (0 for none): ops the autograd engine runs on its own threads
+// have no Python frames of their own, and take those of the backward() call.
+STREAMRACE_PYTHON_ENTRY streamracePythonCaptureStack(int skip) {
+  Tracer* tracer = Tracer::get();
+  if (tracer == nullptr || PythonApi::get() == nullptr) return 0;
+  try {
+    return static_cast<int>(PythonStacks::instance().capture(skip));
+  } catch (const std::exception& error) {
+    tracer->disable(error.what());
+    return 0;
+  }
+}
+
+// streamracePythonBeginOp with the Python stack `stack` from streamracePythonCaptureStack.
+STREAMRACE_PYTHON_ENTRY streamracePythonBeginOpWithStack(PyObjectPtr name, PyObjectPtr extents,
+                                                         int stack) {
+  return guarded("streamracePythonBeginOpWithStack", [&](const PythonApi& python) {
+    const char* text = python.unicode_as_utf8(name);
+    if (text == nullptr || stack < 0 || !read_ranges(python, extents, ranges)) {
+      python.err_clear();
+      return false;
+    }
+    OpScopes::begin(OpScopes::intern_name(text), ranges, static_cast<std::uint32_t>(stack));
+    return true;
   });
 }

@@ -7,7 +7,7 @@
 // report's leading frame is the program's own line.
 #pragma once
 
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/symbols.h"
 
 #include <cstdint>
 #include <map>

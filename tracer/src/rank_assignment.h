@@ -13,7 +13,7 @@
 // else the calling thread's current device. Runs on the tracer thread, in event order.
 #pragma once
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <unordered_map>
 #include <vector>

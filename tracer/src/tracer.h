@@ -13,10 +13,10 @@
 #include "kernel_rules.h"
 #include "rank_assignment.h"
 
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/symbols.h"
 #include "streamrace/report/suppressions.h"
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/symbols.h"
 #include "streamrace/trace/trace_writer.h"
 
 #include <atomic>

@@ -27,14 +27,35 @@ def enable():
         return False
     import torch
 
-    from .mode import StreamraceMode
+    from .mode import StreamraceMode, follow_backward_calls
 
     # A report's Python stack starts at the program's own code, past PyTorch and this package.
     for package in (torch, _native):
         tracer.library_prefix(os.path.dirname(os.path.abspath(package.__file__)) + os.sep)
+    _follow_caching_allocator(tracer)
+    follow_backward_calls(tracer)
     _mode = StreamraceMode(tracer)
     _mode.__enter__()
     return True
+
+
+def _follow_caching_allocator(tracer):
+    """The caching allocator's block events, through its GPU trace hooks (PyTorch's own sanitizer
+    uses them too): each block handed out is tied to the current stream, each one returned to
+    the cache is freed there, with the Python lines that dropped the tensor."""
+    import torch
+    import torch.cuda._gpu_trace as gpu_trace
+
+    def allocated(address):
+        tracer.block_alloc(address, torch.cuda.current_stream().cuda_stream,
+                           torch.cuda.current_device())
+
+    def freed(address):
+        tracer.block_free(address, 0)
+
+    torch._C._activate_gpu_trace()
+    gpu_trace.register_callback_for_memory_allocation(allocated)
+    gpu_trace.register_callback_for_memory_deallocation(freed)
 
 
 def enabled():

@@ -47,10 +47,21 @@ def _strided(sizes, strides, element_size, address, mode, out):
         out += (address + offset * element_size, run * element_size, mode)
 
 
-def add_tensor(tensor, mode, out):
-    """Appends the ranges of `tensor` (a plain strided CUDA tensor; others are skipped)."""
-    if tensor.device.type != "cuda" or tensor.layout != torch.strided:
+def add_tensor(tensor, mode, out, blocks=None, host=None):
+    """Appends the ranges of `tensor` (a plain strided CUDA tensor) and, with `blocks`, the
+    address and size of its storage (a new output's caching-allocator block). With `host`, a
+    tensor in pinned host memory (which device copies read and write) goes there instead."""
+    if tensor.layout != torch.strided:
         return
+    if tensor.device.type != "cuda":
+        if host is not None and tensor.device.type == "cpu" and tensor.is_pinned():
+            out = host
+            blocks = None
+        else:
+            return
+    if blocks is not None:
+        storage = tensor.untyped_storage()
+        blocks += (storage.data_ptr(), storage.nbytes())
     count = tensor.numel()
     if count == 0:
         return
@@ -60,11 +71,11 @@ def add_tensor(tensor, mode, out):
         _strided(tensor.size(), tensor.stride(), tensor.element_size(), tensor.data_ptr(), mode, out)
 
 
-def add_value(value, mode, out):
+def add_value(value, mode, out, blocks=None, host=None):
     """Appends the ranges of a tensor argument, or of each tensor in a list of them."""
     if isinstance(value, torch.Tensor):
-        add_tensor(value, mode, out)
+        add_tensor(value, mode, out, blocks, host)
     elif isinstance(value, (list, tuple)):
         for item in value:
             if isinstance(item, torch.Tensor):
-                add_tensor(item, mode, out)
+                add_tensor(item, mode, out, blocks, host)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "streamrace/runtime/allocations.h"
+#include "streamrace/engine/allocations.h"
 
 #include <iterator>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "streamrace/runtime/collective_extents.h"
+#include "streamrace/engine/collective_extents.h"
 
 namespace streamrace {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "streamrace/runtime/findings.h"
+#include "streamrace/engine/findings.h"
 
 #include <algorithm>
 
@@ -23,6 +23,8 @@ const char* finding_kind_name(FindingKind kind) {
     return "collective mismatch";
   case FindingKind::CollectiveCountMismatch:
     return "collective count mismatch";
+  case FindingKind::BlockFreedInUse:
+    return "block freed while in use";
   }
   return "finding";
 }
@@ -105,6 +107,11 @@ bool FindingSet::add(Finding finding) {
   low_ranks_.push_back(0);
   add_ranks(findings_.size() - 1, first, second);
   return true;
+}
+
+void FindingSet::set_reuse_site(std::size_t index, CallSiteId site) {
+  if (index < findings_.size() && findings_[index].memory.reuse_site == 0)
+    findings_[index].memory.reuse_site = site;
 }
 
 } // namespace streamrace

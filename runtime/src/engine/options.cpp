@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "streamrace/runtime/options.h"
+#include "streamrace/engine/options.h"
 
 #include <charconv>
 #include <sstream>
@@ -79,7 +79,7 @@ std::string parse_options(std::string_view text, Options& options) {
       return "option '" #name "' expects a " + type_name(options.name) + ", got '" +               \
              std::string(value) + "'";                                                             \
   }
-#include "streamrace/runtime/options.inc"
+#include "streamrace/engine/options.inc"
 #undef STREAMRACE_OPTION
     if (!known) return "unknown option '" + std::string(key) + "' (see the options list in --help)";
   }
@@ -92,7 +92,7 @@ std::string options_help() {
 #define STREAMRACE_OPTION(type, name, default_value, help)                                         \
   out << "  " #name " (" << type_name(defaults.name) << ", default " << value_text(defaults.name)  \
       << ")\n      " help "\n";
-#include "streamrace/runtime/options.inc"
+#include "streamrace/engine/options.inc"
 #undef STREAMRACE_OPTION
   return out.str();
 }

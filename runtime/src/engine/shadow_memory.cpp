@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "streamrace/runtime/shadow_memory.h"
+#include "streamrace/engine/shadow_memory.h"
 
 #include <algorithm>
 #include <iterator>

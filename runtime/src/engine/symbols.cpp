@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/symbols.h"
 
 namespace streamrace {
 

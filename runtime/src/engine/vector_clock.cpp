@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "streamrace/runtime/vector_clock.h"
+#include "streamrace/engine/vector_clock.h"
 
 #include <algorithm>
 

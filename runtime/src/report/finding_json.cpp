@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/finding_json.h"
 
+#include "streamrace/engine/collective_extents.h"
 #include "streamrace/report/finding_id.h"
-#include "streamrace/report/finding_text.h"
+#include "streamrace/report/finding_names.h"
 #include "streamrace/report/json_text.h"
-#include "streamrace/runtime/collective_extents.h"
 
 #include <sstream>
 
@@ -109,7 +109,12 @@ std::string findings_json(const std::vector<Finding>& findings, const Engine& en
           << ",\"offset\":" << f.memory.overlap_begin - a.base
           << ",\"name\":" << quote(symbols.name(a.name))
           << ",\"freed\":" << (a.freed ? "true" : "false")
-          << ",\"stack\":" << frames(a.site, symbols) << "}";
+          << ",\"stack\":" << frames(a.site, symbols);
+      if (a.freed) out << ",\"free_stack\":" << frames(a.free_site, symbols);
+      if (f.memory.reuse_site != 0)
+        out << ",\"reuse_stack\":" << frames(f.memory.reuse_site, symbols);
+      out << ",\"caching_block\":" << (a.kind == MemoryKind::CachingBlock ? "true" : "false")
+          << "}";
     }
     out << "}";
     const char* fix = f.fix.kind == FixSuggestion::Kind::RecordAndWait    ? "record-and-wait"

@@ -2,8 +2,9 @@
 #include "streamrace/report/finding_text.h"
 
 #include "streamrace/report/finding_id.h"
+#include "streamrace/report/finding_names.h"
 
-#include "streamrace/runtime/collective_extents.h"
+#include "streamrace/engine/collective_extents.h"
 
 #include <algorithm>
 #include <map>
@@ -93,6 +94,8 @@ const char* memory_kind_text(MemoryKind kind) {
     return "managed";
   case MemoryKind::StreamOrdered:
     return "stream-ordered";
+  case MemoryKind::CachingBlock:
+    return "caching-allocator block";
   }
   return "";
 }
@@ -120,47 +123,6 @@ void collective_block(std::ostringstream& out, const Finding& finding) {
 
 } // namespace
 
-std::string actor_text(const Engine& engine, const SymbolTable& symbols, ActorId id) {
-  const ActorInfo& actor = engine.ordering().actor(id);
-  if (!actor.is_stream) return "host thread " + std::to_string(actor.handle);
-  if (actor.name != 0) return "stream '" + std::string(symbols.name(actor.name)) + "'";
-  if (actor.graph_lane) return "a graph lane";
-  switch (actor.stream_kind) {
-  case StreamKind::LegacyDefault:
-    return "the legacy default stream";
-  case StreamKind::PerThreadDefault:
-    return "the per-thread default stream";
-  default:
-    return "stream " + hex_text(actor.handle);
-  }
-}
-
-std::string op_name(const AccessRecord& access, const SymbolTable& symbols) {
-  if (const CallSite* site = symbols.call_site(access.site); site && !site->api.empty())
-    return site->api;
-  switch (access.kind) {
-  case OpKind::Copy:
-    return "a copy";
-  case OpKind::Set:
-    return "a memset";
-  case OpKind::Kernel:
-    return "a kernel";
-  case OpKind::HostFunction:
-    return "a host function";
-  case OpKind::Collective:
-    return collective_name(static_cast<CollectiveKind>(access.detail));
-  case OpKind::PointToPoint:
-    return access.detail ? "ncclSend" : "ncclRecv";
-  case OpKind::HostAccess:
-    return "a host access";
-  case OpKind::Allocation:
-    return "cudaMallocAsync";
-  case OpKind::Free:
-    return "a free";
-  }
-  return "an op";
-}
-
 std::string describe_finding(const Finding& finding, const Engine& engine,
                              const SymbolTable& symbols) {
   std::ostringstream out;
@@ -181,13 +143,17 @@ std::string describe_finding(const Finding& finding, const Engine& engine,
   if (memory.allocation) {
     const Allocation& a = *memory.allocation;
     out << ", offset " << memory.overlap_begin - a.base << " of a " << a.size << "-byte "
-        << memory_kind_text(a.kind) << " allocation";
+        << memory_kind_text(a.kind) << (a.kind == MemoryKind::CachingBlock ? "" : " allocation");
     if (a.name) out << " '" << symbols.name(a.name) << "'";
     out << " at " << hex_text(a.base) << (a.freed ? " (freed)" : "") << ", allocated at:\n";
     stack(out, a.site, symbols, "    ");
     if (a.freed) {
       out << "    freed at:\n";
       stack(out, a.free_site, symbols, "    ");
+    }
+    if (memory.reuse_site != 0) {
+      out << "    handed out again at:\n";
+      stack(out, memory.reuse_site, symbols, "    ");
     }
   } else {
     out << " (memory streamrace did not see allocated)\n";
@@ -213,6 +179,11 @@ std::string fix_text(const Finding& finding, const Engine& engine, const SymbolT
   const std::string to = actor_text(engine, symbols, fix.to);
   const std::string op1 = site_text(finding.first.access, symbols);
   const std::string op2 = site_text(finding.second.access, symbols);
+  if (finding.kind == FindingKind::BlockFreedInUse && fix.kind != FixSuggestion::Kind::None)
+    return "tell the allocator the block is in use on " + from + " until " + op1 +
+           " is done (PyTorch: tensor.record_stream(that stream)), or make " + to +
+           " wait on an event recorded on " + from + " after it before the tensor is freed (" +
+           op2 + ")";
   switch (fix.kind) {
   case FixSuggestion::Kind::RecordAndWait:
     return "record an event on " + from + " after " + op1 + "; make " + to + " wait on it before " +
@@ -232,7 +203,7 @@ std::string fix_text(const Finding& finding, const Engine& engine, const SymbolT
   return "";
 }
 
-std::string summary_line(const std::vector<Finding>& findings) {
+std::string summary_line(std::span<const Finding> findings) {
   std::map<std::string, std::size_t> kinds;
   std::vector<RankId> ranks;
   for (const Finding& finding : findings) {
@@ -257,10 +228,12 @@ std::string summary_line(const std::vector<Finding>& findings) {
   return out.str();
 }
 
-std::string hex_text(std::uint64_t value) {
-  std::ostringstream out;
-  out << "0x" << std::hex << value;
-  return out.str();
+std::string findings_text(std::span<const Finding> findings, const Engine& engine,
+                          const SymbolTable& symbols) {
+  std::string text;
+  for (const Finding& finding : findings)
+    text += describe_finding(finding, engine, symbols);
+  return text + summary_line(findings) + "\n";
 }
 
 } // namespace streamrace

@@ -3,6 +3,7 @@
 
 #include "streamrace/report/event_names.h"
 #include "streamrace/report/finding_id.h"
+#include "streamrace/report/finding_names.h"
 #include "streamrace/report/finding_text.h"
 #include "streamrace/report/json_text.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/suppressions.h"
 
-#include "streamrace/report/finding_text.h"
+#include "streamrace/report/finding_names.h"
 
 #include <fstream>
 #include <sstream>
@@ -30,6 +30,7 @@ const char* type_of(FindingKind kind) {
   case FindingKind::RaceReadWrite:
     return "race";
   case FindingKind::UseAfterFree:
+  case FindingKind::BlockFreedInUse:
     return "use_after_free";
   case FindingKind::UseBeforeAlloc:
     return "use_before_alloc";
@@ -142,6 +143,30 @@ bool Suppressions::suppresses(const Finding& finding, const Engine& engine,
     }
   }
   return false;
+}
+
+ReportedFindings unsuppressed_findings(std::span<const Finding> findings, const Engine& engine,
+                                       const SymbolTable& symbols,
+                                       std::optional<Suppressions>& suppressions) {
+  ReportedFindings reported;
+  for (const Finding& finding : findings) {
+    if (suppressions && suppressions->suppresses(finding, engine, symbols))
+      ++reported.suppressed;
+    else
+      reported.findings.push_back(finding);
+  }
+  return reported;
+}
+
+std::string suppressed_line(const ReportedFindings& reported,
+                            const std::optional<Suppressions>& suppressions) {
+  if (reported.suppressed == 0 || !suppressions) return {};
+  std::string line = "streamrace: " + std::to_string(reported.suppressed) + " finding" +
+                     (reported.suppressed == 1 ? "" : "s") + " suppressed:";
+  for (const Suppressions::Rule& rule : suppressions->rules())
+    if (rule.hits)
+      line += " " + std::to_string(rule.hits) + " " + rule.type + ":" + rule.pattern + ";";
+  return line + "\n";
 }
 
 } // namespace streamrace

@@ -3,9 +3,9 @@
 // reads like the CUDA program it stands for.
 #pragma once
 
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 #include "streamrace/report/finding_text.h"
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 // that fixes it; both fixes and the zero3 baseline are silent.
 #include "hpz_events.h"
 
+#include "streamrace/engine/engine.h"
 #include "streamrace/report/finding_text.h"
-#include "streamrace/runtime/engine.h"
 
 #include <gtest/gtest.h>
 

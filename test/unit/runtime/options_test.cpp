@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "streamrace/runtime/options.h"
+#include "streamrace/engine/options.h"
 
 #include <gtest/gtest.h>
 

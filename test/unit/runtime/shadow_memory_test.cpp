@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/shadow_memory.h"
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/shadow_memory.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "hpz_events.h"
 
+#include "streamrace/engine/engine.h"
 #include "streamrace/report/finding_text.h"
-#include "streamrace/runtime/engine.h"
 #include "streamrace/trace/trace_format.h"
 #include "streamrace/trace/trace_reader.h"
 #include "streamrace/trace/trace_writer.h"

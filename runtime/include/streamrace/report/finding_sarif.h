@@ -3,8 +3,8 @@
 // result per deduplicated finding, one rule per finding kind.
 #pragma once
 
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 
 #include <string>
 #include <vector>

@@ -6,7 +6,7 @@
 // searches it.
 #pragma once
 
-#include "streamrace/runtime/ordering_observer.h"
+#include "streamrace/engine/ordering_observer.h"
 
 #include <cstdint>
 #include <unordered_map>

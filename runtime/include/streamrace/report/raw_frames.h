@@ -6,7 +6,7 @@
 // files, when they are still where they were.
 #pragma once
 
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/symbols.h"
 
 #include <cstdint>
 #include <optional>

@@ -3,9 +3,9 @@
 // them, the engine after them, their names, and the happens-before graph it built.
 #pragma once
 
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 #include "streamrace/report/happens_before_graph.h"
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 // STREAMRACE_SYMBOLIZER), run as a child process once per object file when a report is made.
 #pragma once
 
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/symbols.h"
 
 #include <cstdint>
 #include <string>

@@ -15,7 +15,7 @@
 // records means a process killed at any moment leaves every complete record readable.
 #pragma once
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <cstdint>
 #include <string>

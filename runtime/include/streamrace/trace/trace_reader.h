@@ -4,8 +4,8 @@
 // larger than memory holds only one read buffer per file.
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/symbols.h"
 
 #include <cstdint>
 #include <fstream>

@@ -3,8 +3,8 @@
 // with one write(2), so a process killed at any moment leaves a readable prefix.
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/symbols.h"
 #include "streamrace/trace/trace_format.h"
 
 #include <string>
