@@ -17,8 +17,9 @@ Replay replay_traces(const std::vector<std::string>& paths, const Options& optio
     replay.engine->ordering().set_observer(replay.graph.get());
   }
   // Events stream from the files through the engine in small batches: while it runs one
-  // event it fetches the memory the next ones touch. Only a recorded replay keeps them, and it
-  // runs them one at a time, so that the graph knows which event made each edge.
+  // event it fetches the memory the next ones touch. A recorded replay keeps a summary of each
+  // (what exports show of it) and runs them one at a time, so that the graph knows which event
+  // made each edge.
   const std::size_t batch_size = record ? 1 : 256;
   std::vector<Event> batch;
   batch.reserve(batch_size);
@@ -26,7 +27,7 @@ Replay replay_traces(const std::vector<std::string>& paths, const Options& optio
   while (Event* event = merged.next()) {
     if (record) {
       replay.graph->set_event(static_cast<std::uint32_t>(replay.events));
-      replay.merged.push_back(*event);
+      replay.summaries.push_back(summarize(*event, replay.symbols));
     }
     batch.push_back(std::move(*event));
     ++replay.events;
