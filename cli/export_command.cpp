@@ -13,6 +13,7 @@
 #include "streamrace/report/perfetto_export.h"
 
 #include <cstdio>
+#include <iostream>
 #include <optional>
 
 namespace streamrace::cli {
@@ -75,7 +76,10 @@ int export_command(const std::vector<std::string>& args) {
 
   std::string text;
   if (format == "perfetto") {
-    text = perfetto_trace(replay.recorded(), findings);
+    // Far larger than anything the replay keeps: written as it is made.
+    std::ostream& out = output ? output->stream() : std::cout;
+    write_perfetto_trace(replay.recorded(), findings, out);
+    out.flush();
   } else if (format == "dot") {
     for (const Finding& finding : findings)
       text += finding_dot(replay.recorded(), finding);
@@ -89,7 +93,10 @@ int export_command(const std::vector<std::string>& args) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
-  output->write(text);
+  if (format == "perfetto")
+    output->finish();
+  else
+    output->write(text);
   std::printf("streamrace: wrote %s (%llu events, %zu finding%s) to %s\n", format.c_str(),
               static_cast<unsigned long long>(replay.events), findings.size(),
               findings.size() == 1 ? "" : "s", output->path().c_str());

@@ -10,6 +10,8 @@
 
 #include "streamrace/engine/options.h"
 
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -34,6 +36,16 @@ constexpr const char* kHelp =
     "\n"
     "`streamrace <command> --help` describes each command.\n";
 
+// A replay holds every rank's trace file open at once, and the usual soft limit of 1,024 open
+// files is below a large job's rank count: take what the hard limit allows. Not for `run`,
+// whose job inherits the limits and must run as it would without us.
+void allow_a_file_per_rank() {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == files.rlim_max) return;
+  files.rlim_cur = files.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &files);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -45,6 +57,7 @@ int main(int argc, char** argv) {
       return args.empty() ? 2 : 0;
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "report" || args[0] == "export" || args[0] == "explain") allow_a_file_per_rank();
     if (args[0] == "report") return streamrace::cli::report_command(rest);
     if (args[0] == "run") return streamrace::cli::run_command(rest);
     if (args[0] == "export") return streamrace::cli::export_command(rest);

@@ -38,6 +38,15 @@ OutputFile::OutputFile(std::string path, const std::vector<std::string>& inputs)
 void OutputFile::write(const std::string& text) {
   errno = 0;
   file_ << text;
+  finish();
+}
+
+std::ostream& OutputFile::stream() {
+  errno = 0;
+  return file_;
+}
+
+void OutputFile::finish() {
   file_.flush();
   if (!file_) throw std::runtime_error("cannot write '" + path_ + "': " + reason());
 }

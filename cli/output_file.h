@@ -18,6 +18,9 @@ public:
 
   // Throws std::runtime_error when the text does not reach the file (a full disk, say).
   void write(const std::string& text);
+  // For text written piece by piece; finish() then says whether all of it reached the file.
+  std::ostream& stream();
+  void finish();
   const std::string& path() const { return path_; }
 
 private:

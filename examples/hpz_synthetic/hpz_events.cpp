@@ -24,8 +24,9 @@ enum Region { Primary, FullForward, FullBackward, Secondary, Gradient, GradientS
 
 class Builder {
 public:
-  Builder(HpzMode mode, SymbolTable& symbols, const HpzShape& shape)
-      : mode_(mode), symbols_(symbols), shape_(shape), world_(shape.nodes * shape.gpus_per_node) {
+  Builder(HpzMode mode, SymbolTable& symbols, const HpzShape& shape, const EventSink& sink)
+      : mode_(mode), symbols_(symbols), shape_(shape), world_(shape.nodes * shape.gpus_per_node),
+        sink_(sink) {
     auto site = [&](const char* api, const char* function, std::uint32_t line) {
       return symbols_.add_call_site(CallSite{api, {StackFrame{function, "hpz_step.cpp", line}}});
     };
@@ -44,7 +45,7 @@ public:
     allocate_ = site("cudaMalloc", "allocate_partitions", 12);
   }
 
-  std::vector<Event> build() {
+  void build() {
     for (int r = 0; r < world_; ++r)
       setup(r);
     for (int step = 1; step <= shape_.steps; ++step) {
@@ -58,7 +59,6 @@ public:
       range_pop();
       optimizer();
     }
-    return std::move(events_);
   }
 
 private:
@@ -80,9 +80,9 @@ private:
   }
 
   void emit(int rank, Payload payload, CallSiteId site = 0) {
-    events_.push_back(Event{EventHeader{static_cast<RankId>(rank), 100u + rank, site,
-                                        static_cast<std::uint32_t>(rank), 0},
-                            std::move(payload)});
+    sink_(Event{EventHeader{static_cast<RankId>(rank), 100u + rank, site,
+                            static_cast<std::uint32_t>(rank), 0},
+                std::move(payload)});
   }
   Access access(Address base, std::uint64_t elements, AccessMode mode) {
     return Access{base, elements * kFloat, mode, Extent::Exact};
@@ -230,7 +230,7 @@ private:
   SymbolTable& symbols_;
   HpzShape shape_;
   int world_;
-  std::vector<Event> events_;
+  const EventSink& sink_;
   CallSiteId forward_gather_, forward_kernel_, release_copy_, release_sync_, release_record_,
       backward_wait_, backward_gather_, backward_kernel_, reduce_scatter_, optimizer_kernel_,
       loss_copy_, init_copy_, allocate_;
@@ -261,8 +261,16 @@ std::string_view hpz_mode_name(HpzMode mode) {
   return "";
 }
 
+void hpz_events(HpzMode mode, SymbolTable& symbols, const HpzShape& shape, const EventSink& sink) {
+  if (shape.nodes < 1 || shape.gpus_per_node < 1 || shape.layers < 1 || shape.steps < 1)
+    throw std::invalid_argument("an hpZ job needs at least one node, GPU, layer and step");
+  Builder(mode, symbols, shape, sink).build();
+}
+
 std::vector<Event> hpz_events(HpzMode mode, SymbolTable& symbols, const HpzShape& shape) {
-  return Builder(mode, symbols, shape).build();
+  std::vector<Event> events;
+  hpz_events(mode, symbols, shape, [&](Event event) { events.push_back(std::move(event)); });
+  return events;
 }
 
 } // namespace streamrace::examples

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/replay/replay.h"
 
+#include "decode_ahead.h"
+
 #include "streamrace/replay/trace_set.h"
 #include "streamrace/report/finding_text.h"
 #include "streamrace/report/raw_frames.h"
@@ -17,25 +19,25 @@ Replay replay_traces(const std::vector<std::string>& paths, const Options& optio
     replay.engine->ordering().set_observer(replay.graph.get());
   }
   // Events stream from the files through the engine in small batches: while it runs one
-  // event it fetches the memory the next ones touch. Only a recorded replay keeps them, and it
-  // runs them one at a time, so that the graph knows which event made each edge.
-  const std::size_t batch_size = record ? 1 : 256;
-  std::vector<Event> batch;
-  batch.reserve(batch_size);
-  trace::TimeOrderedMerge merged(readers);
-  while (Event* event = merged.next()) {
-    if (record) {
-      replay.graph->set_event(static_cast<std::uint32_t>(replay.events));
-      replay.merged.push_back(*event);
-    }
-    batch.push_back(std::move(*event));
-    ++replay.events;
-    if (batch.size() == batch_size) {
-      replay.engine->process(batch);
-      batch.clear();
+  // event it fetches the memory the next ones touch. A recorded replay keeps a summary of each
+  // (what exports show of it) and runs them one at a time, so that the graph knows which event
+  // made each edge.
+  {
+    DecodeAhead decoded(readers, 256);
+    std::vector<Event> batch;
+    while (decoded.next(batch)) {
+      if (!record) {
+        replay.events += batch.size();
+        replay.engine->process(batch);
+        continue;
+      }
+      for (const Event& event : batch) {
+        replay.graph->set_event(static_cast<std::uint32_t>(replay.events++));
+        replay.summaries.push_back(summarize(event, replay.symbols));
+        replay.engine->process(event);
+      }
     }
   }
-  replay.engine->process(batch);
   replay.sources = read_sources(set);
   replay.engine->finish();
   replay.engine->ordering().set_observer(nullptr);

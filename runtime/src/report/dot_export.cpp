@@ -92,7 +92,7 @@ std::string finding_dot(const RecordedReplay& run, const Finding& finding, Epoch
         shown.push_back(node);
     for (NodeId node : shown) {
       const auto& n = graph.nodes()[node];
-      const Event& event = run.events[n.event];
+      const EventSummary& event = run.events[n.event];
       std::string label = "#" + std::to_string(n.epoch) + " " + event_api(event, run.symbols);
       if (std::string where = event_file_line(event, run.symbols); !where.empty())
         label += "\n" + where;

@@ -9,7 +9,7 @@ namespace streamrace {
 
 namespace {
 
-const StackFrame* located_frame(const Event& event, const SymbolTable& symbols) {
+const StackFrame* located_frame(const EventSummary& event, const SymbolTable& symbols) {
   const CallSite* site = symbols.call_site(event.header.site);
   if (!site) return nullptr;
   for (const StackFrame& frame : site->frames)
@@ -103,28 +103,6 @@ std::uint64_t sum(const std::vector<Access>& accesses) {
   return bytes;
 }
 
-} // namespace
-
-std::string event_api(const Event& event, const SymbolTable& symbols) {
-  if (const CallSite* site = symbols.call_site(event.header.site); site && !site->api.empty())
-    return site->api;
-  return std::visit([&](const auto& payload) { return payload_api(payload, symbols); },
-                    event.payload);
-}
-
-std::string event_file_line(const Event& event, const SymbolTable& symbols) {
-  const StackFrame* frame = located_frame(event, symbols);
-  if (!frame) return "";
-  return frame->line ? frame->file + ":" + std::to_string(frame->line) : frame->file;
-}
-
-std::string event_location(const Event& event, const SymbolTable& symbols) {
-  const StackFrame* frame = located_frame(event, symbols);
-  if (!frame) return "";
-  const std::string where = event_file_line(event, symbols);
-  return frame->function.empty() ? where : frame->function + " " + where;
-}
-
 std::uint64_t event_bytes(const Event& event) {
   return std::visit(
       [](const auto& p) -> std::uint64_t {
@@ -144,6 +122,41 @@ std::uint64_t event_bytes(const Event& event) {
           return 0;
       },
       event.payload);
+}
+
+bool names_only(const Event& event) {
+  return std::holds_alternative<NvtxRangePush>(event.payload) ||
+         std::holds_alternative<NvtxRangePop>(event.payload) ||
+         std::holds_alternative<NameStream>(event.payload) ||
+         std::holds_alternative<NameEvent>(event.payload) ||
+         std::holds_alternative<NameMemory>(event.payload);
+}
+
+} // namespace
+
+std::string event_api(const EventSummary& event, const SymbolTable& symbols) {
+  if (const CallSite* site = symbols.call_site(event.header.site); site && !site->api.empty())
+    return site->api;
+  return std::string(symbols.name(event.payload_api));
+}
+
+std::string event_file_line(const EventSummary& event, const SymbolTable& symbols) {
+  const StackFrame* frame = located_frame(event, symbols);
+  if (!frame) return "";
+  return frame->line ? frame->file + ":" + std::to_string(frame->line) : frame->file;
+}
+
+std::string event_location(const EventSummary& event, const SymbolTable& symbols) {
+  const StackFrame* frame = located_frame(event, symbols);
+  if (!frame) return "";
+  const std::string where = event_file_line(event, symbols);
+  return frame->function.empty() ? where : frame->function + " " + where;
+}
+
+EventSummary summarize(const Event& event, SymbolTable& symbols) {
+  const std::string api =
+      std::visit([&](const auto& payload) { return payload_api(payload, symbols); }, event.payload);
+  return EventSummary{event.header, symbols.intern(api), names_only(event), event_bytes(event)};
 }
 
 } // namespace streamrace

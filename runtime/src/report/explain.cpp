@@ -14,7 +14,7 @@ namespace {
 
 // "cudaMemcpy at hpz_step.cpp:130" for the event a node came from.
 std::string call_of(const RecordedReplay& run, const HappensBeforeGraph::Node& node) {
-  const Event& event = run.events[node.event];
+  const EventSummary& event = run.events[node.event];
   std::string text = event_api(event, run.symbols);
   if (std::string where = event_file_line(event, run.symbols); !where.empty())
     text += " at " + where;

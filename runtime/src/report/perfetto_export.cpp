@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
-#include <sstream>
 #include <tuple>
 #include <unordered_map>
 
@@ -48,9 +47,9 @@ struct Slice {
 
 class Exporter {
 public:
-  explicit Exporter(const RecordedReplay& run) : run_(run) {}
+  Exporter(const RecordedReplay& run, std::ostream& out) : run_(run), out_(out) {}
 
-  std::string write(const std::vector<Finding>& findings) {
+  void write(const std::vector<Finding>& findings) {
     choose_clock();
     make_slices();
     size_slices();
@@ -67,18 +66,17 @@ public:
                                      "measured; a slice lasts until the next one on its track)"
                                    : "synthetic: one microsecond per event, in replay order")
          << ",\"findings\":" << findings.size() << "}}\n";
-    return out_.str();
   }
 
 private:
   void choose_clock() {
-    const std::vector<Event>& events = run_.events;
-    trace_time_ = !events.empty() && std::all_of(events.begin(), events.end(), [](const Event& e) {
-      return e.header.time_ns != 0;
-    });
+    const std::vector<EventSummary>& events = run_.events;
+    trace_time_ =
+        !events.empty() && std::all_of(events.begin(), events.end(),
+                                       [](const EventSummary& e) { return e.header.time_ns != 0; });
     if (!trace_time_) return;
     first_ns_ = events.front().header.time_ns;
-    for (const Event& event : events)
+    for (const EventSummary& event : events)
       first_ns_ = std::min(first_ns_, event.header.time_ns);
   }
 
@@ -126,14 +124,6 @@ private:
     return track(actor.rank, actor.is_stream, actor.handle, id);
   }
 
-  static bool names_only(const Event& event) {
-    return std::holds_alternative<NvtxRangePush>(event.payload) ||
-           std::holds_alternative<NvtxRangePop>(event.payload) ||
-           std::holds_alternative<NameStream>(event.payload) ||
-           std::holds_alternative<NameEvent>(event.payload) ||
-           std::holds_alternative<NameMemory>(event.payload);
-  }
-
   // One slice per trace event and actor it moved; events that moved none sit on their host
   // thread's track (name-only events are left out).
   void make_slices() {
@@ -156,8 +146,8 @@ private:
       if (node.step && run_.engine.ordering().actor(node.actor).is_stream) slice.step = node.epoch;
     }
     for (std::uint32_t e = 0; e < run_.events.size(); ++e) {
-      const Event& event = run_.events[e];
-      if (sliced[e] || names_only(event)) continue;
+      const EventSummary& event = run_.events[e];
+      if (sliced[e] || event.names_only) continue;
       Slice slice;
       slice.event = e;
       slice.track = track(event.header.rank, false, event.header.thread, 0);
@@ -232,7 +222,7 @@ private:
   }
 
   void slice_event(const Slice& slice) {
-    const Event& event = run_.events[slice.event];
+    const EventSummary& event = run_.events[slice.event];
     const Track& t = tracks_[slice.track];
     out_ << sep() << "{\"ph\":\"X\",\"name\":" << json_quote(event_api(event, run_.symbols))
          << ",\"cat\":\"" << (slice.findings.empty() ? "op" : "op,finding")
@@ -241,7 +231,7 @@ private:
     if (!slice.findings.empty()) out_ << ",\"cname\":\"terrible\"";
     out_ << ",\"args\":{\"event\":" << slice.event;
     if (slice.step) out_ << ",\"op\":\"#" << slice.step << "\"";
-    if (const std::uint64_t bytes = event_bytes(event)) out_ << ",\"bytes\":" << bytes;
+    if (const std::uint64_t bytes = event.bytes) out_ << ",\"bytes\":" << bytes;
     if (std::string where = event_location(event, run_.symbols); !where.empty())
       out_ << ",\"call site\":" << json_quote(where);
     if (!slice.findings.empty()) {
@@ -308,13 +298,14 @@ private:
   std::map<RankId, int> tracks_on_rank_;
   std::vector<Slice> slices_;
   std::unordered_map<std::uint64_t, std::size_t> slice_of_;
-  std::ostringstream out_;
+  std::ostream& out_;
 };
 
 } // namespace
 
-std::string perfetto_trace(const RecordedReplay& run, const std::vector<Finding>& findings) {
-  return Exporter(run).write(findings);
+void write_perfetto_trace(const RecordedReplay& run, const std::vector<Finding>& findings,
+                          std::ostream& out) {
+  Exporter(run, out).write(findings);
 }
 
 } // namespace streamrace

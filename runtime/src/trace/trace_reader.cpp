@@ -80,8 +80,12 @@ private:
     std::memmove(buffer_.data(), buffer_.data() + pos_, kept);
     pos_ = 0;
     end_ = kept;
-    if (buffer_.size() < std::max(count, kChunk)) buffer_.resize(std::max(count, kChunk));
+    // No larger than what is left of the file: a job of a thousand ranks opens a thousand
+    // small files at once.
     const std::uint64_t unread = size_ - offset_ - kept;
+    const std::size_t wanted =
+        std::max(count, kept + static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, unread)));
+    if (buffer_.size() < wanted) buffer_.resize(wanted);
     file_.read(buffer_.data() + end_, static_cast<std::streamsize>(
                                           std::min<std::uint64_t>(buffer_.size() - end_, unread)));
     end_ += static_cast<std::size_t>(std::max<std::streamsize>(file_.gcount(), 0));

@@ -23,11 +23,12 @@ struct Replay {
   std::unique_ptr<Engine> engine;
   std::vector<TraceSource> sources;
   std::uint64_t events = 0;
-  // Kept only when the replay records its happens-before graph (exports, explain).
-  std::vector<Event> merged;
+  // Kept only when the replay records its happens-before graph (exports, explain): what they
+  // show of each event, never the events.
+  std::vector<EventSummary> summaries;
   std::unique_ptr<HappensBeforeGraph> graph;
 
-  RecordedReplay recorded() const { return RecordedReplay{merged, *engine, symbols, *graph}; }
+  RecordedReplay recorded() const { return RecordedReplay{summaries, *engine, symbols, *graph}; }
 };
 
 // The trace set `paths` names (trace_set.h), replayed. Files cut short are replayed up to their

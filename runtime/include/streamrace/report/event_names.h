@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// How exports and `explain` name one trace event: the API the program called and where.
+// How exports and `explain` name one trace event: the API the program called and where. A
+// recorded replay keeps each event only as the summary these names need, not the event (a
+// kernel's list of accesses alone can outweigh the rest many times).
 #pragma once
 
 #include "streamrace/engine/event.h"
@@ -10,13 +12,22 @@
 
 namespace streamrace {
 
-// The call site's API ("cudaMemcpyAsync"), else the call the payload stands for.
-std::string event_api(const Event& event, const SymbolTable& symbols);
+struct EventSummary {
+  EventHeader header;
+  NameId payload_api = 0;  // the call the payload stands for, interned
+  bool names_only = false; // NVTX ranges and names: they touch nothing and order nothing
+  std::uint64_t bytes = 0; // what the op moves or touches
+};
+
+// `symbols` interns the payload's call.
+EventSummary summarize(const Event& event, SymbolTable& symbols);
+
+// The call site's API ("cudaMemcpyAsync"), else the call the payload stands for. The site is
+// looked up when the name is asked for: a crashed process's sites are symbolized after replay.
+std::string event_api(const EventSummary& event, const SymbolTable& symbols);
 // "release_to_secondary hpz_step.cpp:64" (the first frame with a file), or "" when unknown.
-std::string event_location(const Event& event, const SymbolTable& symbols);
+std::string event_location(const EventSummary& event, const SymbolTable& symbols);
 // "hpz_step.cpp:64", or "" when unknown.
-std::string event_file_line(const Event& event, const SymbolTable& symbols);
-// Bytes the op moves or touches (copies, sets, kernels' declared accesses, NCCL buffers).
-std::uint64_t event_bytes(const Event& event);
+std::string event_file_line(const EventSummary& event, const SymbolTable& symbols);
 
 } // namespace streamrace

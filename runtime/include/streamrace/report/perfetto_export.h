@@ -6,11 +6,13 @@
 
 #include "streamrace/report/recorded_replay.h"
 
-#include <string>
+#include <ostream>
 #include <vector>
 
 namespace streamrace {
 
-std::string perfetto_trace(const RecordedReplay& run, const std::vector<Finding>& findings);
+// Written as it is made: the file holds every op, far more than the replay keeps in memory.
+void write_perfetto_trace(const RecordedReplay& run, const std::vector<Finding>& findings,
+                          std::ostream& out);
 
 } // namespace streamrace

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// A replay kept whole for exports and `explain`: the merged events in the order the engine saw
-// them, the engine after them, their names, and the happens-before graph it built.
+// A replay recorded for exports and `explain`: a summary of each merged event in the order the
+// engine saw them, the engine after them, their names, and the happens-before graph it built.
 #pragma once
 
 #include "streamrace/engine/engine.h"
 #include "streamrace/engine/symbols.h"
+#include "streamrace/report/event_names.h"
 #include "streamrace/report/happens_before_graph.h"
 
 #include <string>
@@ -13,7 +14,7 @@
 namespace streamrace {
 
 struct RecordedReplay {
-  const std::vector<Event>& events;
+  const std::vector<EventSummary>& events;
   const Engine& engine;
   const SymbolTable& symbols;
   const HappensBeforeGraph& graph;
