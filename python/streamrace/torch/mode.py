@@ -59,15 +59,19 @@ def follow_coalesced_blocks(tracer):
         return
     from torch.distributed import ProcessGroup
 
-    end_coalescing = ProcessGroup._end_coalescing
+    end_coalescing = getattr(ProcessGroup, "_end_coalescing", None)
+    if end_coalescing is None:
+        return
 
     @functools.wraps(end_coalescing)
     def ending(*args, **kwargs):
-        tracer.begin_python_lines(0)
+        # Closes only its own scope: a failed begin must not end an enclosing op.
+        opened = tracer.begin_python_lines(0)
         try:
             return end_coalescing(*args, **kwargs)
         finally:
-            tracer.end_op([], [])
+            if opened:
+                tracer.end_op([], [])
 
     ProcessGroup._end_coalescing = ending
 
