@@ -3,7 +3,6 @@
 
 #include "usage_error.h"
 
-#include <cstdlib>
 #include <stdexcept>
 
 namespace streamrace::cli {
@@ -57,22 +56,19 @@ std::string Arguments::value(const std::string& name, const std::string& fallbac
   return it == values.end() ? fallback : it->second;
 }
 
-Options engine_options(const Arguments& arguments) {
-  Options options;
-  if (const char* env = std::getenv("STREAMRACE_OPTIONS")) {
-    if (std::string error = parse_options(env, options); !error.empty())
-      throw UsageError("STREAMRACE_OPTIONS: " + error);
-  }
+Settings command_settings(const Arguments& arguments) {
+  Settings settings;
+  if (std::string error = apply_environment(settings); !error.empty()) throw UsageError(error);
   if (auto it = arguments.values.find("options"); it != arguments.values.end())
-    if (std::string error = parse_options(it->second, options); !error.empty())
+    if (std::string error = parse_settings(it->second, settings); !error.empty())
       throw UsageError(error);
-  return options;
+  return settings;
 }
 
-std::optional<Suppressions> load_suppressions(const Options& options) {
-  if (options.suppressions.empty()) return std::nullopt;
+std::optional<Suppressions> load_suppressions(const Settings& settings) {
+  if (settings.report.suppressions.empty()) return std::nullopt;
   try {
-    return Suppressions::load(options.suppressions);
+    return Suppressions::load(settings.report.suppressions);
   } catch (const std::invalid_argument& error) {
     throw UsageError(error.what());
   }

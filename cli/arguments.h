@@ -28,9 +28,10 @@ struct Arguments {
   std::string value(const std::string& name, const std::string& fallback = "") const;
 };
 
-// $STREAMRACE_OPTIONS, then --options; bad keys or values are usage errors.
-Options engine_options(const Arguments& arguments);
-// The suppressions file the options name, if any.
-std::optional<Suppressions> load_suppressions(const Options& options);
+// The settings of a command: the environment's (STREAMRACE_OPTIONS, then the aliases), then
+// --options, key by key; bad keys or values are usage errors.
+Settings command_settings(const Arguments& arguments);
+// The suppressions file the settings name, if any.
+std::optional<Suppressions> load_suppressions(const Settings& settings);
 
 } // namespace streamrace::cli

@@ -24,7 +24,7 @@ constexpr const char* kHelp =
     "number in the report.\n"
     "\n"
     "options:\n"
-    "  --options=K=V:...    engine options (default: $STREAMRACE_OPTIONS)\n"
+    "  --options=K=V:...    settings, over those of $STREAMRACE_OPTIONS\n"
     "  -h, --help           this text\n";
 
 } // namespace
@@ -35,13 +35,13 @@ int explain_command(const std::vector<std::string>& args) {
     std::fputs(kHelp, stdout);
     return 0;
   }
-  const Options options = engine_options(arguments);
+  const Settings settings = command_settings(arguments);
   if (arguments.positional.size() < 2)
     throw UsageError("'streamrace explain' needs a finding id and trace files or directories");
-  std::optional<Suppressions> suppressions = load_suppressions(options);
+  std::optional<Suppressions> suppressions = load_suppressions(settings);
   const std::vector<std::string> inputs(arguments.positional.begin() + 1,
                                         arguments.positional.end());
-  const Replay replay = replay_traces(inputs, options, true);
+  const Replay replay = replay_traces(inputs, settings, true);
   const std::vector<Finding> findings = unsuppressed_findings(replay, suppressions).findings;
   const Finding& finding =
       finding_by_id(findings, *replay.engine, replay.symbols, arguments.positional[0]);

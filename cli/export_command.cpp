@@ -38,7 +38,7 @@ constexpr const char* kHelp =
     "  --output=FILE        write to FILE instead of standard output\n"
     "  --finding=ID         only this finding (its SR-... id, or its number in the report)\n"
     "  --source-root=DIR    SARIF: name files under DIR relative to it (%SRCROOT%)\n"
-    "  --options=K=V:...    engine options (default: $STREAMRACE_OPTIONS)\n"
+    "  --options=K=V:...    settings, over those of $STREAMRACE_OPTIONS\n"
     "  -h, --help           this text\n"
     "\n"
     "Options take their value after '=' or as the next argument. Exit status 0 once written,\n"
@@ -59,16 +59,16 @@ int export_command(const std::vector<std::string>& args) {
   if (format != "perfetto" && format != "dot" && format != "json" && format != "sarif")
     throw UsageError("unknown export format '" + format +
                      "' (expected perfetto, dot, json or sarif)");
-  const Options options = engine_options(arguments);
+  const Settings settings = command_settings(arguments);
   if (arguments.positional.empty())
     throw UsageError("'streamrace export' needs trace files or directories");
-  std::optional<Suppressions> suppressions = load_suppressions(options);
+  std::optional<Suppressions> suppressions = load_suppressions(settings);
   std::optional<OutputFile> output;
   if (arguments.values.contains("output"))
     output.emplace(arguments.value("output"), arguments.positional);
 
   const bool graph = format == "perfetto" || format == "dot";
-  const Replay replay = replay_traces(arguments.positional, options, graph);
+  const Replay replay = replay_traces(arguments.positional, settings, graph);
   std::vector<Finding> findings = unsuppressed_findings(replay, suppressions).findings;
   if (arguments.values.contains("finding"))
     findings = {

@@ -32,7 +32,8 @@ constexpr const char* kHelp =
     "                       write the replay as a timeline, graphs or findings\n"
     "  explain <finding id> <traces>...\n"
     "                       why a finding's two ops are unordered, and the missing edge\n"
-    "  help options         every STREAMRACE_OPTIONS key with its default\n"
+    "  help options         every setting (STREAMRACE_OPTIONS key) with its default and\n"
+    "                       environment variable\n"
     "\n"
     "`streamrace <command> --help` describes each command.\n";
 
@@ -67,7 +68,9 @@ int main(int argc, char** argv) {
         throw streamrace::cli::UsageError("'streamrace help' has one topic, 'options' (each "
                                           "command describes itself: streamrace <command> "
                                           "--help)");
-      std::printf("STREAMRACE_OPTIONS=\"key=value:key=value\" keys:\n%s",
+      std::printf("Settings, as STREAMRACE_OPTIONS=\"key=value:key=value\" or --options= (pairs "
+                  "separated by ':', ',' or whitespace; quote a value that holds them with '...' "
+                  "or \"...\"), by the part they configure:\n%s",
                   streamrace::options_help().c_str());
       return 0;
     }

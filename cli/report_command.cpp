@@ -29,7 +29,7 @@ constexpr const char* kHelp =
     "  --output=FILE        also write the report to FILE: JSON for text and json, SARIF for\n"
     "                       sarif\n"
     "  --source-root=DIR    SARIF: name files under DIR relative to it (%SRCROOT%)\n"
-    "  --options=K=V:...    engine options (default: $STREAMRACE_OPTIONS); see\n"
+    "  --options=K=V:...    settings, over those of $STREAMRACE_OPTIONS; see\n"
     "                       `streamrace help options`\n"
     "  --exitcode=N         exit status when findings remain (default 66)\n"
     "  -h, --help           this text\n"
@@ -57,15 +57,15 @@ int report_command(const std::vector<std::string>& args) {
     if (error != std::errc() || end != text.data() + text.size() || exitcode < 0 || exitcode > 255)
       throw UsageError("--exitcode needs a number from 0 to 255, got '" + text + "'");
   }
-  const Options options = engine_options(arguments);
+  const Settings settings = command_settings(arguments);
   if (arguments.positional.empty())
     throw UsageError("'streamrace report' needs trace files or directories");
-  std::optional<Suppressions> suppressions = load_suppressions(options);
+  std::optional<Suppressions> suppressions = load_suppressions(settings);
   std::optional<OutputFile> output;
   if (arguments.values.contains("output"))
     output.emplace(arguments.value("output"), arguments.positional);
 
-  const Replay replay = replay_traces(arguments.positional, options);
+  const Replay replay = replay_traces(arguments.positional, settings);
   const ReportedFindings reported = unsuppressed_findings(replay, suppressions);
   const std::vector<Finding>& findings = reported.findings;
   const std::string file_report =

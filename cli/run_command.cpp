@@ -44,17 +44,17 @@ constexpr const char* kHelp =
     "options:\n"
     "  --output=DIR         folder for the trace files (default ./streamrace-out; trace files\n"
     "                       already there are removed first)\n"
-    "  --options=K=V:...    engine and tracer options (default: $STREAMRACE_OPTIONS); see\n"
-    "                       `streamrace help options`\n"
+    "  --options=K=V:...    settings, over those of $STREAMRACE_OPTIONS (the traced\n"
+    "                       processes get the same); see `streamrace help options`\n"
     "  --launcher=COMMAND   start the command through a multi-process launcher, run as\n"
-    "                       `COMMAND -- <command> [args...]` (default: $STREAMRACE_LAUNCHER);\n"
-    "                       COMMAND is split at spaces\n"
+    "                       `COMMAND -- <command> [args...]` (default: the launcher setting,\n"
+    "                       or $STREAMRACE_LAUNCHER); COMMAND is split at spaces\n"
     "  -h, --help           this text\n"
     "Options take their value after '=' or as the next argument.\n";
 
 struct RunRequest {
   std::string output = "streamrace-out";
-  std::string options;
+  Settings settings;
   std::string launcher;
   std::vector<std::string> command;
 };
@@ -76,21 +76,8 @@ RunRequest parse(const std::vector<std::string>& args, bool& help) {
   request.command.assign(dashes + 1, args.end());
   if (request.command.empty()) throw UsageError("'streamrace run' needs a command after '--'");
   request.output = arguments.value("output", request.output);
-  // The command line wins over the environment; an error says which of the two to fix.
-  std::string options_source;
-  if (arguments.values.contains("options")) {
-    request.options = arguments.value("options");
-  } else if (const char* options = std::getenv("STREAMRACE_OPTIONS")) {
-    request.options = options;
-    options_source = "STREAMRACE_OPTIONS: ";
-  }
-  if (arguments.values.contains("launcher"))
-    request.launcher = arguments.value("launcher");
-  else if (const char* launcher = std::getenv("STREAMRACE_LAUNCHER"))
-    request.launcher = launcher;
-  Options checked;
-  if (std::string error = parse_options(request.options, checked); !error.empty())
-    throw UsageError(options_source + error);
+  request.settings = command_settings(arguments);
+  request.launcher = arguments.value("launcher", request.settings.run.launcher);
   return request;
 }
 
@@ -124,12 +111,16 @@ std::string python_path(const fs::path& library) {
   return path;
 }
 
-std::vector<std::string> traced_environment(const RunRequest& request, const Options& parsed,
-                                            const fs::path& library, const fs::path& output) {
+// The processes get the settings this command resolved (its environment's, then --options), with
+// its own on top: the trace folder (also as STREAMRACE_OUTPUT_DIR, the variable launchers are
+// told to pass on), and no report at exit, since this command prints the report merged from
+// every process's trace.
+std::vector<std::string> traced_environment(const RunRequest& request, const fs::path& library,
+                                            const fs::path& output) {
+  Settings traced = request.settings;
+  traced.tracer.output_dir = output.string();
+  traced.tracer.report_at_exit = false;
   std::string preload = library.string();
-  std::string options = request.options.empty() ? "" : request.options + ":";
-  // This command prints the report merged from every process's trace; the processes stay quiet.
-  options += "report_at_exit=false";
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string variable(*entry);
@@ -140,17 +131,17 @@ std::vector<std::string> traced_environment(const RunRequest& request, const Opt
     if (variable.rfind("CUDA_INJECTION64_PATH=", 0) == 0 ||
         variable.rfind("NVTX_INJECTION64_PATH=", 0) == 0 ||
         variable.rfind("STREAMRACE_OUTPUT_DIR=", 0) == 0 ||
-        variable.rfind("STREAMRACE_OPTIONS=", 0) == 0 ||
-        (parsed.torch_ops && variable.rfind("PYTHONPATH=", 0) == 0))
+        variable.rfind(std::string(kOptionsVariable) + "=", 0) == 0 ||
+        (traced.run.torch_ops && variable.rfind("PYTHONPATH=", 0) == 0))
       continue;
     environment.push_back(variable);
   }
-  if (parsed.torch_ops) environment.push_back("PYTHONPATH=" + python_path(library));
+  if (traced.run.torch_ops) environment.push_back("PYTHONPATH=" + python_path(library));
   environment.push_back("LD_PRELOAD=" + preload);
   environment.push_back("CUDA_INJECTION64_PATH=" + library.string());
   environment.push_back("NVTX_INJECTION64_PATH=" + library.string());
   environment.push_back("STREAMRACE_OUTPUT_DIR=" + output.string());
-  environment.push_back("STREAMRACE_OPTIONS=" + options);
+  environment.push_back(std::string(kOptionsVariable) + "=" + settings_text(traced));
   return environment;
 }
 
@@ -285,9 +276,7 @@ int run_command(const std::vector<std::string>& args) {
     return 0;
   }
   // Read before the command runs, so a mistyped suppressions file does not cost a whole job.
-  Options options;
-  parse_options(request.options, options);
-  std::optional<Suppressions> suppressions = load_suppressions(options);
+  std::optional<Suppressions> suppressions = load_suppressions(request.settings);
   const fs::path library = tracer_library();
   const fs::path output = fs::absolute(request.output);
   prepare_trace_folder(output);
@@ -295,8 +284,7 @@ int run_command(const std::vector<std::string>& args) {
   std::vector<std::string> argv = words(request.launcher);
   if (!argv.empty()) argv.push_back("--");
   argv.insert(argv.end(), request.command.begin(), request.command.end());
-  const auto [started, status] =
-      run_traced(argv, traced_environment(request, options, library, output));
+  const auto [started, status] = run_traced(argv, traced_environment(request, library, output));
   if (!started) return status;
 
   if (!holds_traces(output)) {
@@ -306,7 +294,7 @@ int run_command(const std::vector<std::string>& args) {
                  output.c_str());
     return status;
   }
-  Replay replay = replay_traces({output.string()}, options);
+  Replay replay = replay_traces({output.string()}, request.settings);
   const ReportedFindings reported = unsuppressed_findings(replay, suppressions);
   std::fputs(report_text(replay, reported, suppressions).c_str(), stderr);
   // A failed command keeps its own status, so a crash is never mistaken for a finished run

@@ -148,11 +148,11 @@ CallSite CallSiteTable::unsymbolized(CallSiteId id) const {
   return site;
 }
 
-std::vector<CallSite> CallSiteTable::symbolize_all() const {
+std::vector<CallSite> CallSiteTable::symbolize_all(const std::string& symbolizer) const {
   std::vector<CallSite> sites;
   for (CallSiteId id = 1; id <= size(); ++id)
     sites.push_back(native(id));
-  symbolize_sites(sites);
+  symbolize_sites(sites, symbolizer);
   for (CallSiteId id = 1; id <= size(); ++id)
     put_python_frames_first(sites[id - 1], sites_[id - 1].python_stack);
   return sites;

@@ -40,7 +40,7 @@ public:
   CallSite unsymbolized(CallSiteId id) const;
   // Every site with frames symbolized to function, file and line where debug info allows;
   // index i holds site id i + 1.
-  std::vector<CallSite> symbolize_all() const;
+  std::vector<CallSite> symbolize_all(const std::string& symbolizer) const;
 
   CallSiteId size() const { return static_cast<CallSiteId>(sites_.size()); }
 

@@ -30,7 +30,7 @@ void remap_sites(Finding& finding, const std::vector<CallSiteId>& ids) {
 } // namespace
 
 void Tracer::halt_if_found() {
-  if (!options_.halt_on_error || engine_->findings().size() <= findings_reported_) return;
+  if (!settings_.tracer.halt_on_error || engine_->findings().size() <= findings_reported_) return;
   if (report_findings(*engine_, false) == 0) return;
   if (writer_) writer_->flush();
   std::fflush(nullptr);
@@ -38,11 +38,11 @@ void Tracer::halt_if_found() {
 }
 
 std::size_t Tracer::report_findings(const Engine& engine, bool final) {
-  const std::vector<CallSite> symbolized = sites_.symbolize_all();
+  const std::vector<CallSite> symbolized = sites_.symbolize_all(settings_.report.symbolizer);
   if (writer_)
     for (std::size_t i = 0; i < symbolized.size(); ++i)
       writer_->define_call_site(static_cast<CallSiteId>(i + 1), symbolized[i]);
-  if (!options_.report_at_exit && final) return 0;
+  if (!settings_.tracer.report_at_exit && final) return 0;
   // Sites that symbolize alike become one, as they do when a trace is replayed.
   SymbolTable symbols;
   {

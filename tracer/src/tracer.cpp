@@ -91,28 +91,27 @@ Tracer::Tracer() = default;
 void Tracer::start() {
   try {
     pid_ = getpid();
-    options_.cross_rank_ordering = !one_of_several_processes();
-    if (const char* text = std::getenv("STREAMRACE_OPTIONS")) {
-      if (std::string error = parse_options(text, options_); !error.empty())
-        throw std::runtime_error("STREAMRACE_OPTIONS: " + error);
-    }
+    settings_.engine.cross_rank_ordering = !one_of_several_processes();
+    if (std::string error = apply_environment(settings_); !error.empty())
+      throw std::runtime_error(error);
     // A file that cannot be read throws: tracing stops rather than halting or reporting on
     // findings the user asked to hide.
-    if (!options_.suppressions.empty()) suppressions_ = Suppressions::load(options_.suppressions);
-    if (!options_.kernel_summaries.empty()) {
+    if (!settings_.report.suppressions.empty())
+      suppressions_ = Suppressions::load(settings_.report.suppressions);
+    if (!settings_.tracer.kernel_summaries.empty()) {
       KernelSummaries summaries;
-      if (std::string error = summaries.load(options_.kernel_summaries); !error.empty())
+      if (std::string error = summaries.load(settings_.tracer.kernel_summaries); !error.empty())
         std::fprintf(stderr, "streamrace: warning: %s; kernel accesses stay approximate\n",
                      error.c_str());
       else
         KernelLaunchReader::instance().use_summaries(std::move(summaries));
     }
     ranks_ = std::make_unique<RankAssignment>(rank_from_environment());
-    engine_ = std::make_unique<Engine>(options_, [](std::string_view warning) {
+    engine_ = std::make_unique<Engine>(settings_.engine, [](std::string_view warning) {
       std::fprintf(stderr, "streamrace: warning: %.*s\n", static_cast<int>(warning.size()),
                    warning.data());
     });
-    if (const char* directory = std::getenv("STREAMRACE_OUTPUT_DIR"); directory && *directory) {
+    if (const std::string& directory = settings_.tracer.output_dir; !directory.empty()) {
       std::filesystem::create_directories(directory);
       writer_ = std::make_unique<trace::TraceWriter>(
           trace_path(directory), static_cast<std::uint64_t>(getpid()), now_ns());
@@ -138,7 +137,7 @@ void Tracer::give_up_on_stalled_detector() {
     std::fprintf(stderr,
                  "streamrace: the race detector made no progress for %llu s "
                  "(watchdog_seconds); detection disabled, the program goes on untraced\n",
-                 static_cast<unsigned long long>(options_.watchdog_seconds));
+                 static_cast<unsigned long long>(settings_.tracer.watchdog_seconds));
 }
 
 NameId Tracer::intern_name(std::string_view text) {
@@ -185,7 +184,7 @@ void Tracer::push(CapturedCall call) {
       std::lock_guard lock(engine_mutex_, std::adopt_lock);
       drain();
     } else {
-      if (!watch) watch.emplace(progress_, std::chrono::seconds(options_.watchdog_seconds));
+      if (!watch) watch.emplace(progress_, std::chrono::seconds(settings_.tracer.watchdog_seconds));
       if (watch->stalled()) {
         give_up_on_stalled_detector();
         return;
@@ -194,7 +193,7 @@ void Tracer::push(CapturedCall call) {
       std::this_thread::sleep_for(kShortestPause);
     }
   }
-  if (options_.halt_on_error) {
+  if (settings_.tracer.halt_on_error) {
     // The program must not run past its first finding: this thread processes the queue itself,
     // its own call included, before the call returns.
     std::lock_guard lock(engine_mutex_);
@@ -309,7 +308,7 @@ void Tracer::finish() {
     wake_.notify_all();
     if (tracer_thread_.joinable() && std::this_thread::get_id() != tracer_thread_id) {
       // The exit waits for the queue to drain, but not for a detector that stopped moving.
-      StallWatch watch(progress_, std::chrono::seconds(options_.watchdog_seconds));
+      StallWatch watch(progress_, std::chrono::seconds(settings_.tracer.watchdog_seconds));
       while (!tracer_thread_done_.load()) {
         if (watch.stalled()) {
           give_up_on_stalled_detector();

@@ -107,8 +107,8 @@ private:
   // The traced process: a vfork() child shares its memory, tracer included, but not its pid.
   pid_t pid_ = 0;
   std::atomic<bool> disabled_reported_{false};
-  Options options_;
-  // The options' suppressions file: findings it hides are neither printed nor halted on, as
+  Settings settings_;
+  // The suppressions file of the settings: findings it hides are neither printed nor halted on, as
   // `streamrace report` leaves them out of its report and exit status.
   std::optional<Suppressions> suppressions_;
 

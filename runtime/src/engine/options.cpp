@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/engine/options.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 
 namespace streamrace {
 
@@ -49,49 +52,140 @@ std::string value_text(std::uint64_t value) {
   return std::to_string(value);
 }
 
+// A value as parse_value reads it back (value_text shows an empty string as "none").
+std::string written_value(const std::string& value) {
+  return value;
+}
+std::string written_value(bool value) {
+  return value_text(value);
+}
+std::string written_value(std::uint64_t value) {
+  return value_text(value);
+}
+
 bool is_separator(char c) {
   return c == ':' || c == ' ' || c == '\t' || c == '\n' || c == ',';
 }
 
+bool is_quote(char c) {
+  return c == '\'' || c == '"';
+}
+
+// `value` as parse_settings reads it back: quoted when it holds a separator or starts with a
+// quote.
+std::string quoted_value(std::string_view key, const std::string& value) {
+  const bool plain = !value.empty() && !is_quote(value.front()) &&
+                     std::none_of(value.begin(), value.end(), is_separator);
+  if (plain) return value;
+  for (const char quote : {'\'', '"'})
+    if (value.find(quote) == std::string::npos) return quote + value + quote;
+  throw std::invalid_argument("option '" + std::string(key) +
+                              "' holds both quote characters; it cannot be passed on: " + value);
+}
+
+// What the help says before each part's settings.
+std::string_view part_heading(std::string_view part) {
+  if (part == "engine") return "engine (the happens-before engine: every command and the tracer)";
+  if (part == "report") return "report (every report: the commands' and the tracer's own)";
+  if (part == "tracer") return "tracer (libstreamrace.so, in the traced processes)";
+  return "run (streamrace run)";
+}
+
+// Sets `key` to `value`; an error names the key or the value.
+std::string apply(std::string_view key, std::string_view value, Settings& settings) {
+#define STREAMRACE_OPTION(part, type, name, default_value, alias, help)                            \
+  if (key == #name) {                                                                              \
+    if (!parse_value(value, settings.part.name))                                                   \
+      return "option '" #name "' expects a " + type_name(settings.part.name) + ", got '" +         \
+             std::string(value) + "'";                                                             \
+    return {};                                                                                     \
+  }
+#include "streamrace/engine/options.inc"
+#undef STREAMRACE_OPTION
+  return "unknown option '" + std::string(key) + "' (see the options list in --help)";
+}
+
 } // namespace
 
-std::string parse_options(std::string_view text, Options& options) {
+std::string parse_settings(std::string_view text, Settings& settings) {
   std::size_t pos = 0;
   while (pos < text.size()) {
     while (pos < text.size() && is_separator(text[pos]))
       ++pos;
+    if (pos == text.size()) break;
     std::size_t end = pos;
-    while (end < text.size() && !is_separator(text[end]))
+    while (end < text.size() && !is_separator(text[end]) && text[end] != '=')
       ++end;
-    if (end == pos) break;
-    const std::string_view pair = text.substr(pos, end - pos);
+    const std::string_view key = text.substr(pos, end - pos);
+    if (end == text.size() || text[end] != '=')
+      return "option '" + std::string(key) + "' has no value (expected key=value)";
+    std::size_t start = end + 1;
+    std::string_view value;
+    if (start < text.size() && is_quote(text[start])) {
+      const std::size_t close = text.find(text[start], start + 1);
+      if (close == std::string_view::npos)
+        return "option '" + std::string(key) + "': the value's quote " + text[start] +
+               " is never closed";
+      value = text.substr(start + 1, close - start - 1);
+      end = close + 1;
+      if (end < text.size() && !is_separator(text[end]))
+        return "option '" + std::string(key) + "': text right after the quoted value";
+    } else {
+      end = start;
+      while (end < text.size() && !is_separator(text[end]))
+        ++end;
+      value = text.substr(start, end - start);
+    }
     pos = end;
-    const std::size_t eq = pair.find('=');
-    if (eq == std::string_view::npos)
-      return "option '" + std::string(pair) + "' has no value (expected key=value)";
-    const std::string_view key = pair.substr(0, eq);
-    const std::string_view value = pair.substr(eq + 1);
-    bool known = false;
-#define STREAMRACE_OPTION(type, name, default_value, help)                                         \
-  if (key == #name) {                                                                              \
-    known = true;                                                                                  \
-    if (!parse_value(value, options.name))                                                         \
-      return "option '" #name "' expects a " + type_name(options.name) + ", got '" +               \
-             std::string(value) + "'";                                                             \
-  }
-#include "streamrace/engine/options.inc"
-#undef STREAMRACE_OPTION
-    if (!known) return "unknown option '" + std::string(key) + "' (see the options list in --help)";
+    if (std::string error = apply(key, value, settings); !error.empty()) return error;
   }
   return {};
 }
 
+std::string apply_environment(Settings& settings, const EnvironmentLookup& lookup) {
+  if (const char* text = lookup(kOptionsVariable))
+    if (std::string error = parse_settings(text, settings); !error.empty())
+      return std::string(kOptionsVariable) + ": " + error;
+  // An alias stands for its one setting: its whole value, separators and all.
+#define STREAMRACE_OPTION(part, type, name, default_value, alias, help)                            \
+  if constexpr (std::string_view(alias).size() > 0) {                                              \
+    if (const char* value = lookup(alias); value != nullptr && *value != '\0')                     \
+      if (!parse_value(value, settings.part.name))                                                 \
+        return std::string(alias) + ": expects a " + type_name(settings.part.name) + ", got '" +   \
+               value + "'";                                                                        \
+  }
+#include "streamrace/engine/options.inc"
+#undef STREAMRACE_OPTION
+  return {};
+}
+
+std::string settings_text(const Settings& settings) {
+  const Settings defaults;
+  std::string text;
+#define STREAMRACE_OPTION(part, type, name, default_value, alias, help)                            \
+  if (settings.part.name != defaults.part.name)                                                    \
+    text += (text.empty() ? "" : ":") + std::string(#name "=") +                                   \
+            quoted_value(#name, written_value(settings.part.name));
+#include "streamrace/engine/options.inc"
+#undef STREAMRACE_OPTION
+  return text;
+}
+
+std::string apply_environment(Settings& settings) {
+  return apply_environment(settings, [](const char* name) { return std::getenv(name); });
+}
+
 std::string options_help() {
   std::ostringstream out;
-  const Options defaults;
-#define STREAMRACE_OPTION(type, name, default_value, help)                                         \
-  out << "  " #name " (" << type_name(defaults.name) << ", default " << value_text(defaults.name)  \
-      << ")\n      " help "\n";
+  const Settings defaults;
+  std::string_view current_part;
+#define STREAMRACE_OPTION(part, type, name, default_value, alias, help)                            \
+  if (current_part != #part) out << part_heading(current_part = #part) << ":\n";                   \
+  out << "  " #name " (" << type_name(defaults.part.name) << ", default "                          \
+      << value_text(defaults.part.name) << ")\n      " help;                                       \
+  if constexpr (std::string_view(alias).size() > 0)                                                \
+    out << "; or the environment variable " alias ", which wins over STREAMRACE_OPTIONS";          \
+  out << "\n";
 #include "streamrace/engine/options.inc"
 #undef STREAMRACE_OPTION
   return out.str();

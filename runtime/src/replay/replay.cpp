@@ -9,11 +9,11 @@
 
 namespace streamrace {
 
-Replay replay_traces(const std::vector<std::string>& paths, const Options& options, bool record) {
+Replay replay_traces(const std::vector<std::string>& paths, const Settings& settings, bool record) {
   Replay replay;
   TraceSet set = open_trace_set(paths, replay.symbols);
   std::vector<trace::TraceReader>& readers = set.readers;
-  replay.engine = std::make_unique<Engine>(options);
+  replay.engine = std::make_unique<Engine>(settings.engine);
   if (record) {
     replay.graph = std::make_unique<HappensBeforeGraph>();
     replay.engine->ordering().set_observer(replay.graph.get());
@@ -47,7 +47,7 @@ Replay replay_traces(const std::vector<std::string>& paths, const Options& optio
     const std::vector<CallSiteId> file_sites = file.call_sites();
     sites.insert(sites.end(), file_sites.begin(), file_sites.end());
   }
-  symbolize_raw_frames(replay.symbols, sites);
+  symbolize_raw_frames(replay.symbols, sites, settings.report.symbolizer);
   return replay;
 }
 

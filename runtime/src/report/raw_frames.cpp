@@ -77,7 +77,7 @@ std::optional<RawFrame> parse_raw_frame(const StackFrame& frame) {
                   std::strtoull(std::string(digits).c_str(), nullptr, 16)};
 }
 
-void symbolize_sites(std::vector<CallSite>& sites) {
+void symbolize_sites(std::vector<CallSite>& sites, const std::string& symbolizer) {
   std::map<std::string, std::vector<std::uint64_t>> offsets_by_file;
   for (const CallSite& site : sites)
     for (const StackFrame& frame : site.frames)
@@ -88,7 +88,7 @@ void symbolize_sites(std::vector<CallSite>& sites) {
   for (auto& [file, offsets] : offsets_by_file) {
     std::sort(offsets.begin(), offsets.end());
     offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
-    std::vector<StackFrame> frames = symbolize(file, offsets);
+    std::vector<StackFrame> frames = symbolize(file, offsets, symbolizer);
     for (std::size_t i = 0; i < frames.size(); ++i)
       if (!frames[i].function.empty()) symbolized[{file, offsets[i]}] = std::move(frames[i]);
   }
@@ -107,7 +107,8 @@ void symbolize_sites(std::vector<CallSite>& sites) {
   }
 }
 
-void symbolize_raw_frames(SymbolTable& symbols, const std::vector<CallSiteId>& sites) {
+void symbolize_raw_frames(SymbolTable& symbols, const std::vector<CallSiteId>& sites,
+                          const std::string& symbolizer) {
   // Every rank's file names the same sites: each once.
   std::vector<CallSiteId> ids = sites;
   std::sort(ids.begin(), ids.end());
@@ -121,7 +122,7 @@ void symbolize_raw_frames(SymbolTable& symbols, const std::vector<CallSiteId>& s
     raw_sites.push_back(*site);
   }
   if (raw_sites.empty()) return;
-  symbolize_sites(raw_sites);
+  symbolize_sites(raw_sites, symbolizer);
   for (std::size_t i = 0; i < raw_ids.size(); ++i)
     symbols.replace_call_site(raw_ids[i], std::move(raw_sites[i]));
 }

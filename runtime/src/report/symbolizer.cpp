@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/symbolizer.h"
 
+#include "streamrace/engine/options.h"
 #include "streamrace/report/exec_arguments.h"
 
 #include <cerrno>
@@ -27,7 +28,8 @@ std::vector<std::string> child_environment() {
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string_view variable(*entry);
     if (variable.starts_with("LD_PRELOAD=") || variable.starts_with("CUDA_INJECTION64_PATH=") ||
-        variable.starts_with("STREAMRACE_OUTPUT_DIR="))
+        variable.starts_with("STREAMRACE_OUTPUT_DIR=") ||
+        variable.starts_with(std::string(kOptionsVariable) + "="))
       continue;
     variables.emplace_back(variable);
   }
@@ -65,17 +67,18 @@ bool run_capturing_output(std::vector<std::string> arguments, std::string& outpu
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-std::vector<std::string> symbolizer_candidates() {
-  if (const char* chosen = std::getenv("STREAMRACE_SYMBOLIZER"); chosen && *chosen) return {chosen};
+std::vector<std::string> symbolizer_candidates(const std::string& chosen) {
+  if (!chosen.empty()) return {chosen};
   return {"llvm-symbolizer-22", "llvm-symbolizer"};
 }
 
 } // namespace
 
 std::vector<StackFrame> symbolize(const std::string& object_file,
-                                  const std::vector<std::uint64_t>& addresses) {
-  for (const std::string& symbolizer : symbolizer_candidates()) {
-    std::vector<std::string> arguments{symbolizer, "--obj=" + object_file, "--no-inlines"};
+                                  const std::vector<std::uint64_t>& addresses,
+                                  const std::string& symbolizer) {
+  for (const std::string& program : symbolizer_candidates(symbolizer)) {
+    std::vector<std::string> arguments{program, "--obj=" + object_file, "--no-inlines"};
     for (std::uint64_t address : addresses) {
       char hex[32];
       std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(address));

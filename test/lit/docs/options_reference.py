@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""The STREAMRACE_OPTIONS reference table of the user guide, made from `streamrace help options`
+"""The settings reference table of the user guide, made from `streamrace help options`
 (which the build generates from runtime/include/streamrace/engine/options.inc), so the
 documentation cannot drift from the one list the parser, the defaults and the help come from.
 
@@ -22,13 +22,20 @@ END = "<!-- end of options table -->"
 def options_from(streamrace):
     listing = subprocess.run([streamrace, "help", "options"], check=True, capture_output=True,
                              text=True).stdout.splitlines()
-    # "  name (type, default value)" then the help on the next line, indented further.
+    # A heading "part (what it configures):", then per setting "  name (type, default value)"
+    # and its help on the next lines, indented further.
+    part_heading = re.compile(r"^(\w+) \(.*\):$")
     head = re.compile(r"^  (\w+) \((\w+), default (.*)\)$")
     options = []
+    part = None
     for line in listing[1:]:
+        heading = part_heading.match(line)
         match = head.match(line)
-        if match:
-            options.append({"name": match[1], "type": match[2], "default": match[3], "help": ""})
+        if heading:
+            part = heading[1]
+        elif match and part:
+            options.append({"name": match[1], "part": part, "type": match[2],
+                            "default": match[3], "help": ""})
         elif options and line.startswith("      "):
             options[-1]["help"] = (options[-1]["help"] + " " + line.strip()).strip()
         else:
@@ -39,10 +46,10 @@ def options_from(streamrace):
 
 
 def table(options):
-    lines = ["| option | type | default | what it does |", "|---|---|---|---|"]
+    lines = ["| option | part | type | default | what it does |", "|---|---|---|---|---|"]
     for option in options:
         text = option["help"].replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-        lines.append(f"| `{option['name']}` | {option['type']} | `{option['default']}` | {text} |")
+        lines.append(f"| `{option['name']}` | {option['part']} | {option['type']} | `{option['default']}` | {text} |")
     return "\n".join(lines) + "\n"
 
 

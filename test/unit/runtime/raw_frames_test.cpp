@@ -56,7 +56,7 @@ TEST(RawFrames, SymbolizedFramesAndOtherTextAreNotRaw) {
 TEST(RawFrames, SymbolizeToFunctionFileAndLineFromTheirObjectFile) {
   ASSERT_EQ(symbolization_target(1), 2);
   std::vector<CallSite> sites{CallSite{"cudaMemcpyAsync", {raw_frame_of_target()}}};
-  symbolize_sites(sites);
+  symbolize_sites(sites, "");
   ASSERT_EQ(sites[0].frames.size(), 1u);
   EXPECT_THAT(sites[0].frames[0].function, HasSubstr("symbolization_target"));
   EXPECT_THAT(sites[0].frames[0].file, EndsWith("raw_frames_test.cpp"));
@@ -70,7 +70,7 @@ TEST(RawFrames, StayRawWhenTheirObjectFileIsGoneOrNamedRelatively) {
   relative.function = relative.function.substr(relative.function.rfind('/') + 1);
   std::vector<CallSite> sites{CallSite{"cudaMemcpyAsync", {gone}},
                               CallSite{"cudaMemcpyAsync", {relative}}};
-  symbolize_sites(sites);
+  symbolize_sites(sites, "");
   EXPECT_EQ(sites[0].frames[0].function, gone.function);
   EXPECT_EQ(sites[1].frames[0].function, relative.function);
 }
@@ -79,7 +79,7 @@ TEST(RawFrames, OnlyTheSitesEventsNameAreSymbolizedInATable) {
   SymbolTable symbols;
   const CallSiteId orphan = symbols.add_call_site(CallSite{"cudaMalloc", {raw_frame_of_target()}});
   const CallSiteId used = symbols.add_call_site(CallSite{"cudaFree", {raw_frame_of_target()}});
-  symbolize_raw_frames(symbols, {used, used});
+  symbolize_raw_frames(symbols, {used, used}, "");
   EXPECT_TRUE(parse_raw_frame(symbols.call_site(orphan)->frames[0]));
   EXPECT_THAT(symbols.call_site(used)->frames[0].function, HasSubstr("symbolization_target"));
 }

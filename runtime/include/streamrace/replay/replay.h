@@ -35,7 +35,7 @@ struct Replay {
 // last complete record and say so in `sources` (and on stderr); a process that crashed has its
 // raw call sites symbolized from its object files. With `record`, the engine's ordering is
 // observed event by event into `graph`.
-Replay replay_traces(const std::vector<std::string>& paths, const Options& options,
+Replay replay_traces(const std::vector<std::string>& paths, const Settings& settings,
                      bool record = false);
 
 // The replay's findings that the suppressions leave.

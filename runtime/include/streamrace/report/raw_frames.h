@@ -29,11 +29,12 @@ std::optional<RawFrame> parse_raw_frame(const StackFrame& frame);
 // absolute path: a relative one may name another file by now) and trims what symbolizing
 // shows is not the program's own code: the C library's start-up frames past `main`, and the
 // CUDA toolkit's inline wrappers and launch stub before the program's call. Frames the
-// symbolizer cannot name stay raw.
-void symbolize_sites(std::vector<CallSite>& sites);
+// symbolizer cannot name stay raw. `symbolizer`: as symbolize() takes it (symbolizer.h).
+void symbolize_sites(std::vector<CallSite>& sites, const std::string& symbolizer);
 // The same for those of `sites` in `symbols` that hold raw frames. (A trace of a process that
 // exited normally defines its sites again, symbolized: their raw forms are in the table too,
 // but no event names them.)
-void symbolize_raw_frames(SymbolTable& symbols, const std::vector<CallSiteId>& sites);
+void symbolize_raw_frames(SymbolTable& symbols, const std::vector<CallSiteId>& sites,
+                          const std::string& symbolizer);
 
 } // namespace streamrace

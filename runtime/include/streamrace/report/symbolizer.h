@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Addresses to function, file and line through llvm-symbolizer (or addr2line-compatible
-// STREAMRACE_SYMBOLIZER), run as a child process once per object file when a report is made.
+// Addresses to function, file and line through llvm-symbolizer (or the addr2line-compatible
+// program of the `symbolizer` setting), run as a child process once per object file when a
+// report is made.
 #pragma once
 
 #include "streamrace/engine/symbols.h"
@@ -12,9 +13,11 @@
 namespace streamrace {
 
 // One frame per address; frames the symbolizer cannot name keep an empty function and file.
-// `addresses` are in the object file's own address space. Returns an empty vector when no
+// `addresses` are in the object file's own address space. `symbolizer` is the program to run,
+// or empty for llvm-symbolizer-22, else llvm-symbolizer. Returns an empty vector when no
 // symbolizer could be run.
 std::vector<StackFrame> symbolize(const std::string& object_file,
-                                  const std::vector<std::uint64_t>& addresses);
+                                  const std::vector<std::uint64_t>& addresses,
+                                  const std::string& symbolizer);
 
 } // namespace streamrace
