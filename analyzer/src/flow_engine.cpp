@@ -1,264 +1,43 @@
-// The flow-sensitive core: a worklist over clang::CFG with a small abstract state per function.
-//
-// The state holds the stream-ordered accesses that may still be pending (one record per access
-// site, buffer, stream and kind), for each the set of streams already ordered after it; events
-// as the set of records their last record captured; aliases of locals and parameters; stream
-// flags and what memory a buffer is. Joins keep a record pending if it is pending on any path and
-// ordered only if ordered on every path, which is what "no ordering on some path" needs. Calls to
-// functions of the same translation unit are analyzed in place with their parameters bound to the
-// caller's values (a summary computed per call site), so wrappers are understood without models.
-#include "streamrace/analyzer/analysis.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "flow_engine.h"
 
 #include "call_model.h"
-#include "copy_on_write.h"
 #include "element_index.h"
-#include "fix_its.h"
+#include "flow_state.h"
+#include "frame.h"
 #include "function_effects.h"
+#include "storage_keys.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/CFG.h"
-#include "clang/Basic/SourceManager.h"
 
 #include <algorithm>
 #include <deque>
 #include <map>
 #include <memory>
 #include <set>
-#include <tuple>
 
 namespace streamrace::analyzer {
 namespace {
 
-constexpr llvm::StringLiteral kLegacyStream = "<legacy>";
-constexpr llvm::StringLiteral kPerThreadStream = "<per-thread>";
-// In a record's ordered-after set: every blocking stream (a legacy-stream op came after it).
-constexpr llvm::StringLiteral kEveryBlockingStream = "<every-blocking-stream>";
 constexpr unsigned kMaxInlineDepth = 4;
 constexpr unsigned kMaxVisitsPerBlock = 32;
-
-struct AccessRecord {
-  std::string buffer;
-  std::string stream;
-  bool write = false;
-  const clang::Stmt* site = nullptr; // the statement of the analyzed function that caused it
-  auto operator<=>(const AccessRecord&) const = default;
-};
-
-struct AccessDetail {
-  std::string operation;
-  bool read = false;
-  bool write = false;
-  const clang::Expr* call = nullptr; // where the access is, possibly inside an inlined callee
-  const clang::FunctionDecl* function = nullptr;
-};
-
-enum class RecordedStatus { Unrecorded, OnSomePaths, Recorded };
-
-struct EventState {
-  RecordedStatus status = RecordedStatus::Recorded;
-  std::set<AccessRecord> snapshot;
-  clang::SourceLocation created;
-  bool operator==(const EventState&) const = default;
-};
-
-using PendingAccesses = std::map<AccessRecord, std::set<std::string>>;
-
-// Each part is shared with the state it was copied from until a statement changes it.
-struct FlowState {
-  CopyOnWrite<PendingAccesses> pending; // record -> streams ordered after it
-  CopyOnWrite<std::map<std::string, EventState>> events;
-  CopyOnWrite<std::map<const clang::ValueDecl*, std::string>> aliases;
-  CopyOnWrite<std::set<std::string>> nonBlockingStreams;
-  CopyOnWrite<std::set<std::string>> capturingStreams;
-  CopyOnWrite<std::map<std::string, MemoryKind>> memory;
-  bool operator==(const FlowState&) const = default;
-};
-
-// Changes that leave a part shared when they change nothing.
-template <class Map, class Key, class Value>
-void setEntry(CopyOnWrite<Map>& part, const Key& key, Value value) {
-  if (auto found = part->find(key); found != part->end() && found->second == value) return;
-  part.edit()[key] = std::move(value);
-}
-
-template <class Container, class Key>
-void eraseEntry(CopyOnWrite<Container>& part, const Key& key) {
-  if (part->contains(key)) part.edit().erase(key);
-}
-
-template <class Set, class Key> void insertEntry(CopyOnWrite<Set>& part, const Key& key) {
-  if (!part->contains(key)) part.edit().insert(key);
-}
-
-template <class Container, class Predicate>
-void eraseIf(CopyOnWrite<Container>& part, Predicate predicate) {
-  if (std::any_of(part->begin(), part->end(), predicate)) std::erase_if(part.edit(), predicate);
-}
-
-// Joins one part of two states: shared when both paths agree, else `joinParts` of both, kept as
-// `a`'s when it comes out equal to it (so a fixpoint test compares pointers).
-template <class T, class JoinParts>
-CopyOnWrite<T> joinPart(const CopyOnWrite<T>& a, const CopyOnWrite<T>& b, JoinParts joinParts) {
-  if (a.shares(b) || *a == *b) return a;
-  T joined = joinParts(*a, *b);
-  if (joined == *a) return a;
-  CopyOnWrite<T> part;
-  part.assign(std::move(joined));
-  return part;
-}
-
-template <class Key, class Value>
-std::map<Key, Value> joinEqualEntries(const std::map<Key, Value>& a,
-                                      const std::map<Key, Value>& b) {
-  std::map<Key, Value> joined;
-  for (const auto& [key, value] : a)
-    if (auto other = b.find(key); other != b.end() && other->second == value)
-      joined.emplace(key, value);
-  return joined;
-}
-
-std::set<AccessRecord> joinSnapshots(const EventState& a, const FlowState& stateA,
-                                     const EventState& b, const FlowState& stateB) {
-  // A record is captured after the join if every path either captured it or never had it.
-  std::set<AccessRecord> joined;
-  for (const AccessRecord& record : a.snapshot)
-    if (b.snapshot.contains(record) || !stateB.pending->contains(record)) joined.insert(record);
-  for (const AccessRecord& record : b.snapshot)
-    if (!stateA.pending->contains(record)) joined.insert(record);
-  return joined;
-}
-
-FlowState join(const FlowState& a, const FlowState& b) {
-  FlowState joined;
-  joined.pending = joinPart(a.pending, b.pending,
-                            [](const PendingAccesses& pendingA, const PendingAccesses& pendingB) {
-                              PendingAccesses pending = pendingA;
-                              for (const auto& [record, orderedAfter] : pendingB) {
-                                auto [slot, inserted] = pending.emplace(record, orderedAfter);
-                                if (inserted) continue;
-                                std::set<std::string> common;
-                                for (const std::string& stream : slot->second)
-                                  if (orderedAfter.contains(stream)) common.insert(stream);
-                                slot->second = std::move(common);
-                              }
-                              return pending;
-                            });
-  // An event one path never touched is one this function knows nothing about on that path:
-  // recorded elsewhere, capturing nothing of this function's work. (Equal events join to
-  // themselves whatever is pending: each path captured what the other did.)
-  joined.events =
-      joinPart(a.events, b.events,
-               [&](const std::map<std::string, EventState>& eventsA,
-                   const std::map<std::string, EventState>& eventsB) {
-                 const EventState untouched;
-                 std::set<std::string> eventNames;
-                 for (const auto& [name, event] : eventsA)
-                   eventNames.insert(name);
-                 for (const auto& [name, event] : eventsB)
-                   eventNames.insert(name);
-                 std::map<std::string, EventState> events;
-                 for (const std::string& name : eventNames) {
-                   auto foundA = eventsA.find(name);
-                   auto foundB = eventsB.find(name);
-                   const EventState& eventA = foundA == eventsA.end() ? untouched : foundA->second;
-                   const EventState& eventB = foundB == eventsB.end() ? untouched : foundB->second;
-                   EventState event;
-                   event.created = eventA.created.isValid() ? eventA.created : eventB.created;
-                   event.status =
-                       eventA.status == eventB.status ? eventA.status : RecordedStatus::OnSomePaths;
-                   event.snapshot = joinSnapshots(eventA, a, eventB, b);
-                   events.emplace(name, std::move(event));
-                 }
-                 return events;
-               });
-  joined.aliases = joinPart(a.aliases, b.aliases, [](const auto& aliasesA, const auto& aliasesB) {
-    return joinEqualEntries(aliasesA, aliasesB);
-  });
-  joined.memory = joinPart(a.memory, b.memory, [](const auto& memoryA, const auto& memoryB) {
-    return joinEqualEntries(memoryA, memoryB);
-  });
-  joined.nonBlockingStreams =
-      joinPart(a.nonBlockingStreams, b.nonBlockingStreams,
-               [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
-                 std::set<std::string> common;
-                 for (const std::string& stream : streamsA)
-                   if (streamsB.contains(stream)) common.insert(stream);
-                 return common;
-               });
-  // Work captured on any path is not run then; reporting it would be a guess either way.
-  joined.capturingStreams =
-      joinPart(a.capturingStreams, b.capturingStreams,
-               [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
-                 std::set<std::string> either = streamsA;
-                 either.insert(streamsB.begin(), streamsB.end());
-                 return either;
-               });
-  return joined;
-}
-
-// Keys name storage: "name@id" for a variable, then ".field", "->field", "[3]", "[*]", ".m()".
-std::string displayName(llvm::StringRef key) {
-  std::string shown;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    if (key[i] != '@') {
-      shown += key[i];
-      continue;
-    }
-    while (i + 1 < key.size() && llvm::isHexDigit(key[i + 1]))
-      ++i;
-  }
-  return shown;
-}
-
-std::string streamDisplayName(llvm::StringRef key) {
-  if (key == kLegacyStream) return "the legacy default stream";
-  if (key == kPerThreadStream) return "the per-thread default stream";
-  return "stream '" + displayName(key) + "'";
-}
-
-// The stream as code can name it in a fix-it.
-std::string streamSpelling(llvm::StringRef key) {
-  if (key == kLegacyStream) return "cudaStreamLegacy";
-  if (key == kPerThreadStream) return "cudaStreamPerThread";
-  return displayName(key);
-}
-
-std::string accessVerb(bool read, bool write) {
-  if (read && write) return "read and written";
-  return write ? "written" : "read";
-}
-
-// How notes name a function: lambdas have no useful name of their own.
-std::string describeFunction(const clang::FunctionDecl& function) {
-  if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function))
-    if (method->getParent()->isLambda()) return "the lambda";
-  return "'" + function.getNameAsString() + "'";
-}
-
-struct Frame {
-  const clang::FunctionDecl* function = nullptr;
-  std::string thisKey = "this";
-  const clang::Stmt* site = nullptr; // the call in the analyzed function this frame serves
-  const Frame* caller = nullptr;
-  unsigned depth = 0;
-  const clang::ParentMap* parents = nullptr;
-  const clang::ParentMap* rootParents = nullptr;
-  bool reporting = false;
-};
 
 struct FunctionCfg {
   std::unique_ptr<clang::CFG> cfg;
   std::unique_ptr<clang::ParentMap> parents;
 };
 
-class TranslationUnitAnalysis {
+} // namespace
+
+class FlowEngine::Walk {
 public:
-  TranslationUnitAnalysis(clang::ASTContext& context, const AnalysisOptions& options)
-      : context_(context), options_(options), kernels_(summarizeKernels(context)),
-        effects_(context, options.userModel, kernels_) {}
+  Walk(clang::ASTContext& context, const AnalysisOptions& options,
+       std::vector<std::unique_ptr<Check>> checks)
+      : context_(context), options_(options), keys_(context), kernels_(summarizeKernels(context)),
+        effects_(context, options.userModel, kernels_), checks_(std::move(checks)) {}
 
   void analyzeFunction(const clang::FunctionDecl& function) {
     // Starting from nothing, a function that does no stream work has nothing to report.
@@ -271,17 +50,6 @@ public:
     frame.rootParents = cfg->parents.get();
     frame.reporting = true;
     run(function, FlowState{}, frame);
-  }
-
-  std::vector<Finding> takeFindings() {
-    for (auto index = superseded_.rbegin(); index != superseded_.rend(); ++index)
-      findings_.erase(findings_.begin() + static_cast<std::ptrdiff_t>(*index));
-    superseded_.clear();
-    const clang::SourceManager& sources = context_.getSourceManager();
-    std::stable_sort(findings_.begin(), findings_.end(), [&](const Finding& a, const Finding& b) {
-      return sources.isBeforeInTranslationUnit(a.location, b.location);
-    });
-    return std::move(findings_);
   }
 
 private:
@@ -535,92 +303,17 @@ private:
 
   std::optional<std::string> keyOf(const clang::Expr* expr, const FlowState& state,
                                    const Frame& frame) const {
-    if (!expr) return std::nullopt;
-    expr = expr->IgnoreParenCasts();
-    if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(expr))
-      return keyOf(defaulted->getExpr(), state, frame);
-    if (const auto* temporary = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(expr))
-      return keyOf(temporary->getSubExpr(), state, frame);
-    if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
-      const clang::ValueDecl* decl = reference->getDecl();
-      if (!llvm::isa<clang::VarDecl>(decl)) return std::nullopt;
-      if (auto alias = state.aliases->find(decl); alias != state.aliases->end())
-        return alias->second;
-      return variableKey(decl);
-    }
-    if (llvm::isa<clang::CXXThisExpr>(expr)) return frame.thisKey;
-    if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
-      std::optional<std::string> base = keyOf(member->getBase(), state, frame);
-      if (!base) return std::nullopt;
-      return *base + (member->isArrow() ? "->" : ".") + member->getMemberDecl()->getNameAsString();
-    }
-    if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
-      if (unary->getOpcode() == clang::UO_AddrOf) {
-        const clang::Expr* operand = unary->getSubExpr()->IgnoreParenCasts();
-        if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(operand))
-          if (!subscript->getType()->isPointerType())
-            return keyOf(subscript->getBase(), state, frame);
-        return keyOf(operand, state, frame);
-      }
-      if (unary->getOpcode() == clang::UO_Deref) {
-        std::optional<std::string> base = keyOf(unary->getSubExpr(), state, frame);
-        return base ? std::optional(*base + "[0]") : std::nullopt;
-      }
-      return std::nullopt;
-    }
-    if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
-      if (!binary->isAdditiveOp()) return std::nullopt;
-      const clang::Expr* pointer =
-          binary->getLHS()->getType()->isPointerType() ? binary->getLHS() : binary->getRHS();
-      return pointer->getType()->isPointerType() ? keyOf(pointer, state, frame) : std::nullopt;
-    }
-    if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(expr))
-      return elementKey(subscript->getBase(), subscript->getIdx(), state, frame);
-    if (const auto* operatorCall = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr)) {
-      if (operatorCall->getOperator() == clang::OO_Subscript && operatorCall->getNumArgs() == 2)
-        return elementKey(operatorCall->getArg(0), operatorCall->getArg(1), state, frame);
-      return std::nullopt;
-    }
-    if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(expr)) {
-      const clang::CXXMethodDecl* method = memberCall->getMethodDecl();
-      std::optional<std::string> object =
-          keyOf(memberCall->getImplicitObjectArgument(), state, frame);
-      if (!method || !object || memberCall->getNumArgs() != 0) return std::nullopt;
-      return *object + "." + method->getNameAsString() + "()";
-    }
-    return std::nullopt;
-  }
-
-  std::optional<std::string> elementKey(const clang::Expr* base, const clang::Expr* index,
-                                        const FlowState& state, const Frame& frame) const {
-    std::optional<std::string> container = keyOf(base, state, frame);
-    if (!container) return std::nullopt;
-    return *container + "[" + indexKey(index, context_) + "]";
+    return keys_.keyOf(expr, state, frame.thisKey);
   }
 
   std::optional<std::string> streamKeyOf(const clang::Expr* expr, bool perThreadDefault,
                                          const FlowState& state, const Frame& frame) const {
-    const llvm::StringRef defaultStream = perThreadDefault ? kPerThreadStream : kLegacyStream;
-    if (!expr) return defaultStream.str();
-    const clang::Expr* bare = expr->IgnoreParenCasts();
-    if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(bare))
-      return streamKeyOf(defaulted->getExpr(), perThreadDefault, state, frame);
-    if (bare->isNullPointerConstant(context_, clang::Expr::NPC_ValueDependentIsNotNull))
-      return defaultStream.str();
-    if (const auto* literal = llvm::dyn_cast<clang::IntegerLiteral>(bare)) {
-      const uint64_t value = literal->getValue().getZExtValue();
-      if (value == api_model::kLegacyStreamHandle) return kLegacyStream.str();
-      if (value == api_model::kPerThreadStreamHandle) return kPerThreadStream.str();
-      return std::nullopt;
-    }
-    return handleKeyOf(expr, state, frame);
+    return keys_.streamKeyOf(expr, perThreadDefault, state, frame.thisKey);
   }
 
-  // Streams and events are named with collapsed indices (element_index.h).
   std::optional<std::string> handleKeyOf(const clang::Expr* expr, const FlowState& state,
                                          const Frame& frame) const {
-    std::optional<std::string> key = keyOf(expr, state, frame);
-    return key ? std::optional(collapseIndices(*key)) : std::nullopt;
+    return keys_.handleKeyOf(expr, state, frame.thisKey);
   }
 
   bool isBlocking(llvm::StringRef stream, const FlowState& state) const {
@@ -812,10 +505,6 @@ private:
     return false;
   }
 
-  const clang::Stmt* siteOf(const clang::Stmt& stmt, const Frame& frame) const {
-    return frame.site ? frame.site : &stmt;
-  }
-
   void applyEffect(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
                    const Frame& frame) {
     switch (effect.kind) {
@@ -972,52 +661,10 @@ private:
         continue;
       // Both accesses inside one call: the callee's own analysis reports it, once.
       if (frame.site && record.site == frame.site) continue;
-      const AccessDetail& earlier = details_[record];
-      Finding finding;
-      finding.check = kCrossStreamCheck;
-      const clang::Stmt* site = siteOf(call, frame);
-      finding.location = site->getBeginLoc();
-      finding.message = "'" + displayName(buffer) + "' is " + accessVerb(use.read, use.write) +
-                        " by " + effect.operation + " on " + streamDisplayName(stream) + " while " +
-                        earlier.operation + " on " + streamDisplayName(record.stream) +
-                        " may still be " + (record.write ? "writing" : "reading") +
-                        " it; no event or synchronization orders the two streams";
-      addAccessNotes(finding, record, earlier, buffer);
-      addInnerNote(finding, call, frame, effect.operation);
-      finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
-                                      streamSpelling(stream), *frame.rootParents, context_);
-      reportFirstConsumer(std::move(finding), buffer, {record.site, record.stream, stream});
+      notify({LaterAccess::StreamWork, record, details_[record], buffer, stream, use.read,
+              use.write, effect.operation, call, frame});
       return;
     }
-  }
-
-  void addAccessNotes(Finding& finding, const AccessRecord& record, const AccessDetail& earlier,
-                      const std::string& buffer) const {
-    finding.notes.push_back(
-        {record.site->getBeginLoc(), earlier.operation + " " +
-                                         (earlier.read && earlier.write ? "reads and writes"
-                                          : earlier.write               ? "writes"
-                                                                        : "reads") +
-                                         " '" + displayName(buffer) + "' on " +
-                                         streamDisplayName(record.stream) + " here"});
-    if (earlier.call && earlier.call != record.site && earlier.function)
-      finding.notes.push_back(
-          {earlier.call->getBeginLoc(),
-           "the access is made here, inside " + describeFunction(*earlier.function)});
-    const clang::SourceLocation eventPoint = locationAfterStatement(record.site, context_);
-    if (eventPoint.isValid())
-      finding.notes.push_back({eventPoint, "an event recorded on " +
-                                               streamDisplayName(record.stream) +
-                                               " here, and waited on before the later access, "
-                                               "would order the two"});
-  }
-
-  void addInnerNote(Finding& finding, const clang::CallExpr& call, const Frame& frame,
-                    const std::string& operation) const {
-    if (!frame.site) return;
-    finding.notes.push_back({call.getBeginLoc(), "the later access is " + operation +
-                                                     " here, inside " +
-                                                     describeFunction(*frame.function)});
   }
 
   void waitOnEvent(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
@@ -1029,22 +676,9 @@ private:
     auto found = state.events->find(*event);
     if (found == state.events->end()) return;
     const EventState& waited = found->second;
-    if (waited.status != RecordedStatus::Recorded && frame.reporting) {
-      Finding finding;
-      finding.check = kUnrecordedEventCheck;
-      finding.location = siteOf(call, frame)->getBeginLoc();
-      finding.message =
-          streamDisplayName(*stream) + " waits on event '" + displayName(*event) +
-          "', which is not recorded " +
-          (waited.status == RecordedStatus::Unrecorded ? "before this wait"
-                                                       : "on every path to this wait") +
-          "; the wait orders nothing";
-      if (waited.created.isValid())
-        finding.notes.push_back(
-            {waited.created, "event '" + displayName(*event) + "' is created here"});
-      addInnerNote(finding, call, frame, effect.operation);
-      report(std::move(finding), *event);
-    }
+    if (waited.status != RecordedStatus::Recorded && frame.reporting)
+      for (const std::unique_ptr<Check>& check : checks_)
+        check->onUnrecordedWait({*stream, *event, waited, effect.operation, call, frame});
     auto ordersMore = [&](const AccessRecord& record) {
       auto pending = state.pending->find(record);
       return pending != state.pending->end() && !pending->second.contains(*stream);
@@ -1069,20 +703,8 @@ private:
             orderedBefore(record, orderedAfter, *stream, state))
           continue;
         if (frame.site && record.site == frame.site) continue;
-        const AccessDetail& earlier = details_[record];
-        Finding finding;
-        finding.check = kFreeWhilePendingCheck;
-        const clang::Stmt* site = siteOf(call, frame);
-        finding.location = site->getBeginLoc();
-        finding.message = "'" + displayName(*buffer) + "' is freed by " + effect.operation +
-                          " on " + streamDisplayName(*stream) + " while " + earlier.operation +
-                          " on " + streamDisplayName(record.stream) + " may still be " +
-                          (record.write ? "writing" : "reading") + " it";
-        addAccessNotes(finding, record, earlier, *buffer);
-        addInnerNote(finding, call, frame, effect.operation);
-        finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
-                                        streamSpelling(*stream), *frame.rootParents, context_);
-        report(std::move(finding), *buffer);
+        notify({LaterAccess::StreamFree, record, details_[record], *buffer, *stream, false, true,
+                effect.operation, call, frame});
         break;
       }
     dropRecordsOf(*buffer, state);
@@ -1117,21 +739,9 @@ private:
     if (memory == state.memory->end() || memory->second != MemoryKind::Pinned) return;
     for (const auto& [record, orderedAfter] : *state.pending) {
       if (!mayAlias(record.buffer, buffer) || !(record.write || writes)) continue;
-      const AccessDetail& earlier = details_[record];
-      Finding finding;
-      finding.check = kHostAccessCheck;
-      const clang::Stmt* site = siteOf(*access, frame);
-      finding.location = access->getBeginLoc();
-      if (frame.site) finding.location = site->getBeginLoc();
-      finding.message = std::string("the host ") + (writes ? "writes" : "reads") + " '" +
-                        displayName(buffer) + "' while " + earlier.operation + " on " +
-                        streamDisplayName(record.stream) + " may still be " +
-                        (record.write ? "writing" : "reading") +
-                        " it; synchronize the stream before touching the buffer";
-      addAccessNotes(finding, record, earlier, buffer);
-      finding.fixes =
-          synchronizeBeforeFix(site, streamSpelling(record.stream), *frame.rootParents, context_);
-      report(std::move(finding), buffer);
+      const std::string operation = writes ? "write" : "read";
+      notify({LaterAccess::HostAccess, record, details_[record], buffer, record.stream, !writes,
+              writes, operation, *access, frame});
       return;
     }
   }
@@ -1143,133 +753,37 @@ private:
     if (frame.reporting && pinned)
       for (const auto& [record, orderedAfter] : *state.pending) {
         if (!mayAlias(record.buffer, buffer)) continue;
-        const AccessDetail& earlier = details_[record];
-        Finding finding;
-        finding.check = kFreeWhilePendingCheck;
-        const clang::Stmt* site = siteOf(*call, frame);
-        finding.location = site->getBeginLoc();
-        finding.message = "'" + displayName(buffer) + "' is freed by the host (" + operation.str() +
-                          ") while " + earlier.operation + " on " +
-                          streamDisplayName(record.stream) + " may still be " +
-                          (record.write ? "writing" : "reading") + " it";
-        addAccessNotes(finding, record, earlier, buffer);
-        finding.fixes =
-            synchronizeBeforeFix(site, streamSpelling(record.stream), *frame.rootParents, context_);
-        report(std::move(finding), buffer);
+        notify({LaterAccess::HostFree, record, details_[record], buffer, record.stream, false, true,
+                operation.str(), *call, frame});
         break;
       }
     dropRecordsOf(buffer, state);
     eraseEntry(state.memory, buffer);
   }
 
-  void report(Finding finding, const std::string& subject) {
-    auto identity =
-        std::make_tuple(finding.check, finding.location.getRawEncoding(), displayName(subject));
-    if (!reported_.insert(identity).second) return;
-    findings_.push_back(std::move(finding));
-  }
-
-  // Work on one stream racing with later work on another is reported at the later access first
-  // in the source only: its fix-it makes that stream wait for the producer, which orders the
-  // producer before everything enqueued on the stream after the wait as well. (Several buffers
-  // of one producer and one consumer are several findings there.)
-  using ProducerAndConsumer = std::tuple<const clang::Stmt*, std::string, std::string>;
-  struct FirstConsumer {
-    clang::SourceLocation location;
-    std::vector<std::size_t> findings;
-  };
-  void reportFirstConsumer(Finding finding, const std::string& subject,
-                           const ProducerAndConsumer& streams) {
-    auto [slot, inserted] = firstConsumers_.try_emplace(streams);
-    FirstConsumer& first = slot->second;
-    if (!inserted && first.location != finding.location) {
-      if (!context_.getSourceManager().isBeforeInTranslationUnit(finding.location, first.location))
-        return;
-      superseded_.insert(first.findings.begin(), first.findings.end());
-      first.findings.clear();
-    }
-    first.location = finding.location;
-    const std::size_t index = findings_.size();
-    report(std::move(finding), subject);
-    if (findings_.size() > index) first.findings.push_back(index);
+  void notify(const UnorderedAccess& pair) const {
+    for (const std::unique_ptr<Check>& check : checks_)
+      check->onUnorderedAccess(pair);
   }
 
   clang::ASTContext& context_;
   const AnalysisOptions& options_;
+  StorageKeys keys_;
   KernelSummaries kernels_;
   FunctionEffects effects_;
   std::map<const clang::FunctionDecl*, FunctionCfg> cfgs_;
+  std::vector<std::unique_ptr<Check>> checks_;
   std::map<AccessRecord, AccessDetail> details_;
-  std::set<std::tuple<std::string, clang::SourceLocation::UIntTy, std::string>> reported_;
-  std::vector<Finding> findings_;
-  std::map<ProducerAndConsumer, FirstConsumer> firstConsumers_;
-  std::set<std::size_t> superseded_;
 };
 
-bool isHostCode(const clang::FunctionDecl& function) {
-  if (function.hasAttr<clang::CUDAGlobalAttr>()) return false;
-  return !function.hasAttr<clang::CUDADeviceAttr>() || function.hasAttr<clang::CUDAHostAttr>();
-}
+FlowEngine::FlowEngine(clang::ASTContext& context, const AnalysisOptions& options,
+                       std::vector<std::unique_ptr<Check>> checks)
+    : walk_(std::make_unique<Walk>(context, options, std::move(checks))) {}
 
-class HostFunctionCollector : public clang::RecursiveASTVisitor<HostFunctionCollector> {
-public:
-  explicit HostFunctionCollector(const clang::SourceManager& sources) : sources_(sources) {}
+FlowEngine::~FlowEngine() = default;
 
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool shouldVisitLambdaBody() const { return true; }
-
-  // Only the main file's functions are analyzed: skip everything declared elsewhere, except the
-  // containers (namespaces, extern "C" blocks) a main-file declaration may sit in.
-  bool TraverseDecl(clang::Decl* decl) {
-    if (decl &&
-        !llvm::isa<clang::TranslationUnitDecl, clang::NamespaceDecl, clang::LinkageSpecDecl>(
-            decl) &&
-        !sources_.isInMainFile(sources_.getExpansionLoc(decl->getLocation())))
-      return true;
-    return clang::RecursiveASTVisitor<HostFunctionCollector>::TraverseDecl(decl);
-  }
-
-  bool VisitFunctionDecl(clang::FunctionDecl* function) {
-    if (function->doesThisDeclarationHaveABody() && !function->isDependentContext() &&
-        !function->isImplicit() && isHostCode(*function) &&
-        sources_.isInMainFile(sources_.getExpansionLoc(function->getLocation())))
-      functions_.push_back(function);
-    return true;
-  }
-
-  // The instantiations of a member template are listed under its declaration in the class, which
-  // may sit in a header this visitor skips: take them from the main file's definition too.
-  bool VisitFunctionTemplateDecl(clang::FunctionTemplateDecl* templated) {
-    for (clang::FunctionDecl* specialization : templated->specializations())
-      VisitFunctionDecl(specialization);
-    return true;
-  }
-
-  bool VisitLambdaExpr(clang::LambdaExpr* lambda) {
-    const clang::CXXMethodDecl* call = lambda->getCallOperator();
-    if (call && !call->isDependentContext() && call->hasBody() &&
-        sources_.isInMainFile(sources_.getExpansionLoc(call->getLocation())))
-      functions_.push_back(call);
-    return true;
-  }
-
-  std::vector<const clang::FunctionDecl*> functions_;
-
-private:
-  const clang::SourceManager& sources_;
-};
-
-} // namespace
-
-std::vector<Finding> analyzeTranslationUnit(clang::ASTContext& context,
-                                            const AnalysisOptions& options) {
-  HostFunctionCollector collector(context.getSourceManager());
-  collector.TraverseDecl(context.getTranslationUnitDecl());
-  TranslationUnitAnalysis analysis(context, options);
-  std::set<const clang::FunctionDecl*> analyzed;
-  for (const clang::FunctionDecl* function : collector.functions_)
-    if (analyzed.insert(function).second) analysis.analyzeFunction(*function);
-  return analysis.takeFindings();
+void FlowEngine::analyzeFunction(const clang::FunctionDecl& function) {
+  walk_->analyzeFunction(function);
 }
 
 } // namespace streamrace::analyzer

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "finding_sink.h"
+
+#include "storage_keys.h"
+
+#include "clang/Basic/SourceManager.h"
+
+#include <algorithm>
+
+namespace streamrace::analyzer {
+
+void FindingSink::report(Finding finding, const std::string& subject) {
+  auto identity =
+      std::make_tuple(finding.check, finding.location.getRawEncoding(), displayName(subject));
+  if (!reported_.insert(identity).second) return;
+  findings_.push_back(std::move(finding));
+}
+
+void FindingSink::reportFirstConsumer(Finding finding, const std::string& subject,
+                                      const ProducerAndConsumer& streams) {
+  auto [slot, inserted] = firstConsumers_.try_emplace(streams);
+  FirstConsumer& first = slot->second;
+  if (!inserted && first.location != finding.location) {
+    if (!sources_.isBeforeInTranslationUnit(finding.location, first.location)) return;
+    superseded_.insert(first.findings.begin(), first.findings.end());
+    first.findings.clear();
+  }
+  first.location = finding.location;
+  const std::size_t index = findings_.size();
+  report(std::move(finding), subject);
+  if (findings_.size() > index) first.findings.push_back(index);
+}
+
+std::vector<Finding> FindingSink::takeFindings() {
+  for (auto index = superseded_.rbegin(); index != superseded_.rend(); ++index)
+    findings_.erase(findings_.begin() + static_cast<std::ptrdiff_t>(*index));
+  superseded_.clear();
+  std::stable_sort(findings_.begin(), findings_.end(), [&](const Finding& a, const Finding& b) {
+    return sources_.isBeforeInTranslationUnit(a.location, b.location);
+  });
+  return std::move(findings_);
+}
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "storage_keys.h"
+
+#include "element_index.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace streamrace::analyzer {
+
+std::optional<std::string> StorageKeys::keyOf(const clang::Expr* expr, const FlowState& state,
+                                              llvm::StringRef thisKey) const {
+  if (!expr) return std::nullopt;
+  expr = expr->IgnoreParenCasts();
+  if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(expr))
+    return keyOf(defaulted->getExpr(), state, thisKey);
+  if (const auto* temporary = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(expr))
+    return keyOf(temporary->getSubExpr(), state, thisKey);
+  if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
+    const clang::ValueDecl* decl = reference->getDecl();
+    if (!llvm::isa<clang::VarDecl>(decl)) return std::nullopt;
+    if (auto alias = state.aliases->find(decl); alias != state.aliases->end()) return alias->second;
+    return variableKey(decl);
+  }
+  if (llvm::isa<clang::CXXThisExpr>(expr)) return thisKey.str();
+  if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
+    std::optional<std::string> base = keyOf(member->getBase(), state, thisKey);
+    if (!base) return std::nullopt;
+    return *base + (member->isArrow() ? "->" : ".") + member->getMemberDecl()->getNameAsString();
+  }
+  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
+    if (unary->getOpcode() == clang::UO_AddrOf) {
+      const clang::Expr* operand = unary->getSubExpr()->IgnoreParenCasts();
+      if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(operand))
+        if (!subscript->getType()->isPointerType())
+          return keyOf(subscript->getBase(), state, thisKey);
+      return keyOf(operand, state, thisKey);
+    }
+    if (unary->getOpcode() == clang::UO_Deref) {
+      std::optional<std::string> base = keyOf(unary->getSubExpr(), state, thisKey);
+      return base ? std::optional(*base + "[0]") : std::nullopt;
+    }
+    return std::nullopt;
+  }
+  if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
+    if (!binary->isAdditiveOp()) return std::nullopt;
+    const clang::Expr* pointer =
+        binary->getLHS()->getType()->isPointerType() ? binary->getLHS() : binary->getRHS();
+    return pointer->getType()->isPointerType() ? keyOf(pointer, state, thisKey) : std::nullopt;
+  }
+  if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(expr))
+    return elementKey(subscript->getBase(), subscript->getIdx(), state, thisKey);
+  if (const auto* operatorCall = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr)) {
+    if (operatorCall->getOperator() == clang::OO_Subscript && operatorCall->getNumArgs() == 2)
+      return elementKey(operatorCall->getArg(0), operatorCall->getArg(1), state, thisKey);
+    return std::nullopt;
+  }
+  if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(expr)) {
+    const clang::CXXMethodDecl* method = memberCall->getMethodDecl();
+    std::optional<std::string> object =
+        keyOf(memberCall->getImplicitObjectArgument(), state, thisKey);
+    if (!method || !object || memberCall->getNumArgs() != 0) return std::nullopt;
+    return *object + "." + method->getNameAsString() + "()";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> StorageKeys::elementKey(const clang::Expr* base,
+                                                   const clang::Expr* index, const FlowState& state,
+                                                   llvm::StringRef thisKey) const {
+  std::optional<std::string> container = keyOf(base, state, thisKey);
+  if (!container) return std::nullopt;
+  return *container + "[" + indexKey(index, context_) + "]";
+}
+
+std::optional<std::string> StorageKeys::streamKeyOf(const clang::Expr* expr, bool perThreadDefault,
+                                                    const FlowState& state,
+                                                    llvm::StringRef thisKey) const {
+  const llvm::StringRef defaultStream = perThreadDefault ? kPerThreadStream : kLegacyStream;
+  if (!expr) return defaultStream.str();
+  const clang::Expr* bare = expr->IgnoreParenCasts();
+  if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(bare))
+    return streamKeyOf(defaulted->getExpr(), perThreadDefault, state, thisKey);
+  if (bare->isNullPointerConstant(context_, clang::Expr::NPC_ValueDependentIsNotNull))
+    return defaultStream.str();
+  if (const auto* literal = llvm::dyn_cast<clang::IntegerLiteral>(bare)) {
+    const uint64_t value = literal->getValue().getZExtValue();
+    if (value == api_model::kLegacyStreamHandle) return kLegacyStream.str();
+    if (value == api_model::kPerThreadStreamHandle) return kPerThreadStream.str();
+    return std::nullopt;
+  }
+  return handleKeyOf(expr, state, thisKey);
+}
+
+std::optional<std::string> StorageKeys::handleKeyOf(const clang::Expr* expr, const FlowState& state,
+                                                    llvm::StringRef thisKey) const {
+  std::optional<std::string> key = keyOf(expr, state, thisKey);
+  return key ? std::optional(collapseIndices(*key)) : std::nullopt;
+}
+
+std::string displayName(llvm::StringRef key) {
+  std::string shown;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (key[i] != '@') {
+      shown += key[i];
+      continue;
+    }
+    while (i + 1 < key.size() && llvm::isHexDigit(key[i + 1]))
+      ++i;
+  }
+  return shown;
+}
+
+std::string streamDisplayName(llvm::StringRef key) {
+  if (key == kLegacyStream) return "the legacy default stream";
+  if (key == kPerThreadStream) return "the per-thread default stream";
+  return "stream '" + displayName(key) + "'";
+}
+
+std::string streamSpelling(llvm::StringRef key) {
+  if (key == kLegacyStream) return "cudaStreamLegacy";
+  if (key == kPerThreadStream) return "cudaStreamPerThread";
+  return displayName(key);
+}
+
+} // namespace streamrace::analyzer
