@@ -17,15 +17,16 @@ void FindingSink::report(Finding finding, const std::string& subject) {
 }
 
 void FindingSink::reportFirstConsumer(Finding finding, const std::string& subject,
-                                      const ProducerAndConsumer& streams) {
+                                      const ProducerAndConsumer& streams,
+                                      clang::SourceLocation order) {
   auto [slot, inserted] = firstConsumers_.try_emplace(streams);
   FirstConsumer& first = slot->second;
-  if (!inserted && first.location != finding.location) {
-    if (!sources_.isBeforeInTranslationUnit(finding.location, first.location)) return;
+  if (!inserted && first.order != order) {
+    if (!sources_.isBeforeInTranslationUnit(order, first.order)) return;
     superseded_.insert(first.findings.begin(), first.findings.end());
     first.findings.clear();
   }
-  first.location = finding.location;
+  first.order = order;
   const std::size_t index = findings_.size();
   report(std::move(finding), subject);
   if (findings_.size() > index) first.findings.push_back(index);

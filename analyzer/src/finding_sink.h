@@ -35,15 +35,17 @@ public:
     std::string consumerStream;
     auto operator<=>(const ProducerAndConsumer&) const = default;
   };
+  // `order` places the consumer in the analyzed function (the finding itself may sit inside a
+  // function it calls).
   void reportFirstConsumer(Finding finding, const std::string& subject,
-                           const ProducerAndConsumer& streams);
+                           const ProducerAndConsumer& streams, clang::SourceLocation order);
 
   // The findings in source order.
   std::vector<Finding> takeFindings();
 
 private:
   struct FirstConsumer {
-    clang::SourceLocation location;
+    clang::SourceLocation order;
     std::vector<std::size_t> findings;
   };
 

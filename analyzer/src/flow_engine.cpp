@@ -411,6 +411,7 @@ private:
     Frame inner;
     inner.function = definition;
     inner.site = frame.site ? frame.site : &call;
+    inner.call = &call;
     inner.caller = &frame;
     inner.depth = frame.depth + 1;
     inner.rootParents = frame.rootParents;
@@ -646,7 +647,7 @@ private:
       detail.read |= use.read;
       detail.write |= use.write;
       detail.call = &call;
-      detail.function = frame.function;
+      detail.chain = callChain(frame);
     }
     if (effect.hostWaitsOnReturn) completeStream(*stream, state);
   }
@@ -676,7 +677,10 @@ private:
     auto found = state.events->find(*event);
     if (found == state.events->end()) return;
     const EventState& waited = found->second;
-    if (waited.status != RecordedStatus::Recorded && frame.reporting)
+    // A wait on an event recorded on some paths only is a no-op on the others; whether that
+    // leaves an access unordered is the cross-stream check's question. Never recorded on any
+    // path, the wait is a no-op wherever it runs.
+    if (waited.status == RecordedStatus::Unrecorded && frame.reporting)
       for (const std::unique_ptr<Check>& check : checks_)
         check->onUnrecordedWait({*stream, *event, waited, effect.operation, call, frame});
     auto ordersMore = [&](const AccessRecord& record) {

@@ -10,6 +10,7 @@
 
 #include "call_model.h"
 #include "copy_on_write.h"
+#include "frame.h"
 
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/StringRef.h"
@@ -48,7 +49,7 @@ struct AccessDetail {
   bool read = false;
   bool write = false;
   const clang::Expr* call = nullptr; // where the access is, possibly inside an inlined callee
-  const clang::FunctionDecl* function = nullptr;
+  std::vector<CallStep> chain;       // the calls from the root down to it, innermost first
 };
 
 enum class RecordedStatus { Unrecorded, OnSomePaths, Recorded };

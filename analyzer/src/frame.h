@@ -4,8 +4,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace clang {
+class Expr;
 class FunctionDecl;
 class ParentMap;
 class Stmt;
@@ -17,6 +19,7 @@ struct Frame {
   const clang::FunctionDecl* function = nullptr;
   std::string thisKey = "this";
   const clang::Stmt* site = nullptr; // the call in the root function this frame serves
+  const clang::Expr* call = nullptr; // the call in the caller that entered this frame
   const Frame* caller = nullptr;
   unsigned depth = 0;
   const clang::ParentMap* parents = nullptr;
@@ -27,6 +30,21 @@ struct Frame {
 // Where in the root function `stmt` (of this frame) happens: the call it is inside, or itself.
 inline const clang::Stmt* siteOf(const clang::Stmt& stmt, const Frame& frame) {
   return frame.site ? frame.site : &stmt;
+}
+
+// One call on the way from the root function down to an access: the call and what it called.
+struct CallStep {
+  const clang::Expr* call = nullptr;
+  const clang::FunctionDecl* callee = nullptr;
+  bool operator==(const CallStep&) const = default;
+};
+
+// The calls that led to `frame`, innermost first (empty for a root).
+inline std::vector<CallStep> callChain(const Frame& frame) {
+  std::vector<CallStep> chain;
+  for (const Frame* current = &frame; current->caller; current = current->caller)
+    chain.push_back({current->call, current->function});
+  return chain;
 }
 
 } // namespace streamrace::analyzer

@@ -44,7 +44,7 @@ struct UnorderedAccess {
   const Frame& frame;
 };
 
-// cudaStreamWaitEvent on an event not recorded on every path before the wait.
+// cudaStreamWaitEvent on an event recorded on no path before the wait.
 struct UnrecordedWait {
   const std::string& stream;
   const std::string& event;

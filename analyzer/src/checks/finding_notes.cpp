@@ -21,32 +21,31 @@ std::string describeFunction(const clang::FunctionDecl& function) {
   return "'" + function.getNameAsString() + "'";
 }
 
-void addAccessNotes(Finding& finding, const AccessRecord& record, const AccessDetail& earlier,
-                    const std::string& buffer, const clang::ASTContext& context) {
-  finding.notes.push_back(
-      {record.site->getBeginLoc(), earlier.operation + " " +
-                                       (earlier.read && earlier.write ? "reads and writes"
-                                        : earlier.write               ? "writes"
-                                                                      : "reads") +
-                                       " '" + displayName(buffer) + "' on " +
-                                       streamDisplayName(record.stream) + " here"});
-  if (earlier.call && earlier.call != record.site && earlier.function)
-    finding.notes.push_back({earlier.call->getBeginLoc(), "the access is made here, inside " +
-                                                              describeFunction(*earlier.function)});
+void addCallNotes(Finding& finding, const std::vector<CallStep>& chain) {
+  for (const CallStep& step : chain)
+    if (step.call && step.callee)
+      finding.notes.push_back(
+          {step.call->getBeginLoc(), describeFunction(*step.callee) + " is called here"});
+}
+
+void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
+                           const AccessDetail& earlier, const std::string& buffer,
+                           const clang::ASTContext& context) {
+  const clang::SourceLocation at = earlier.call ? earlier.call->getBeginLoc()
+                                                : record.site->getBeginLoc();
+  finding.notes.push_back({at, earlier.operation + " " +
+                                   (earlier.read && earlier.write ? "reads and writes"
+                                    : earlier.write               ? "writes"
+                                                                  : "reads") +
+                                   " '" + displayName(buffer) + "' on " +
+                                   streamDisplayName(record.stream) + " here"});
+  addCallNotes(finding, earlier.chain);
   const clang::SourceLocation eventPoint = locationAfterStatement(record.site, context);
   if (eventPoint.isValid())
     finding.notes.push_back({eventPoint, "an event recorded on " +
                                              streamDisplayName(record.stream) +
                                              " here, and waited on before the later access, "
                                              "would order the two"});
-}
-
-void addInnerNote(Finding& finding, const clang::Stmt& access, const Frame& frame,
-                  const std::string& operation) {
-  if (!frame.site) return;
-  finding.notes.push_back(
-      {access.getBeginLoc(),
-       "the later access is " + operation + " here, inside " + describeFunction(*frame.function)});
 }
 
 } // namespace streamrace::analyzer

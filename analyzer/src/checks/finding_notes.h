@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Wording the checks share: how an access, a function, the earlier access's place are named.
+// Wording the checks share: how an access, a function, the way to an access are named. A finding
+// sits at the later access itself, in whatever function makes it; notes give the earlier access
+// and the calls that lead from the analyzed function to each, so one finding stands for every
+// call site that reaches the race.
 #pragma once
 
 #include "flow_state.h"
@@ -10,6 +13,7 @@
 
 namespace clang {
 class ASTContext;
+class FunctionDecl;
 class Stmt;
 } // namespace clang
 
@@ -21,13 +25,13 @@ std::string accessVerb(bool read, bool write);
 // How notes name a function: lambdas have no useful name of their own.
 std::string describeFunction(const clang::FunctionDecl& function);
 
-// Notes at the earlier access (and inside the function that makes it), and where an event
-// recorded after it would go.
-void addAccessNotes(Finding& finding, const AccessRecord& record, const AccessDetail& earlier,
-                    const std::string& buffer, const clang::ASTContext& context);
+// "'f' is called here" at each call of `chain`, innermost first.
+void addCallNotes(Finding& finding, const std::vector<CallStep>& chain);
 
-// A note at the later access when it is inside a function called from the root.
-void addInnerNote(Finding& finding, const clang::Stmt& access, const Frame& frame,
-                  const std::string& operation);
+// Notes at the earlier access and the calls that lead to it, and where an event recorded after
+// it would go.
+void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
+                           const AccessDetail& earlier, const std::string& buffer,
+                           const clang::ASTContext& context);
 
 } // namespace streamrace::analyzer

@@ -25,17 +25,17 @@ public:
     Finding finding;
     finding.check = kFreeWhilePendingCheck;
     const clang::Stmt* site = siteOf(pair.at, pair.frame);
-    finding.location = site->getBeginLoc();
+    finding.location = pair.at.getBeginLoc();
     const std::string freedBy = pair.kind == LaterAccess::StreamFree
                                     ? pair.operation + " on " + streamDisplayName(pair.stream)
                                     : "the host (" + pair.operation + ")";
     finding.message = "'" + displayName(pair.buffer) + "' is freed by " + freedBy + " while " +
                       earlier.operation + " on " + streamDisplayName(record.stream) +
                       " may still be " + (record.write ? "writing" : "reading") + " it";
-    addAccessNotes(finding, record, earlier, pair.buffer, context_);
+    addCallNotes(finding, callChain(pair.frame));
+    addEarlierAccessNotes(finding, record, earlier, pair.buffer, context_);
     if (pair.kind == LaterAccess::StreamFree) {
-      addInnerNote(finding, pair.at, pair.frame, pair.operation);
-      finding.fixes =
+        finding.fixes =
           orderStreamsFix(record.site, site, streamSpelling(record.stream),
                           streamSpelling(pair.stream), *pair.frame.rootParents, context_);
     } else {

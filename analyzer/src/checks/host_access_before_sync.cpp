@@ -26,13 +26,13 @@ public:
     finding.check = kHostAccessCheck;
     const clang::Stmt* site = siteOf(pair.at, pair.frame);
     finding.location = pair.at.getBeginLoc();
-    if (pair.frame.site) finding.location = site->getBeginLoc();
     finding.message = std::string("the host ") + (pair.write ? "writes" : "reads") + " '" +
                       displayName(pair.buffer) + "' while " + earlier.operation + " on " +
                       streamDisplayName(record.stream) + " may still be " +
                       (record.write ? "writing" : "reading") +
                       " it; synchronize the stream before touching the buffer";
-    addAccessNotes(finding, record, earlier, pair.buffer, context_);
+    addCallNotes(finding, callChain(pair.frame));
+    addEarlierAccessNotes(finding, record, earlier, pair.buffer, context_);
     finding.fixes = synchronizeBeforeFix(site, streamSpelling(record.stream),
                                          *pair.frame.rootParents, context_);
     sink_.report(std::move(finding), pair.buffer);

@@ -26,18 +26,18 @@ public:
     Finding finding;
     finding.check = kCrossStreamCheck;
     const clang::Stmt* site = siteOf(pair.at, pair.frame);
-    finding.location = site->getBeginLoc();
+    finding.location = pair.at.getBeginLoc();
     finding.message = "'" + displayName(pair.buffer) + "' is " + accessVerb(pair.read, pair.write) +
                       " by " + pair.operation + " on " + streamDisplayName(pair.stream) +
                       " while " + earlier.operation + " on " + streamDisplayName(record.stream) +
                       " may still be " + (record.write ? "writing" : "reading") +
                       " it; no event or synchronization orders the two streams";
-    addAccessNotes(finding, record, earlier, pair.buffer, context_);
-    addInnerNote(finding, pair.at, pair.frame, pair.operation);
+    addCallNotes(finding, callChain(pair.frame));
+    addEarlierAccessNotes(finding, record, earlier, pair.buffer, context_);
     finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
                                     streamSpelling(pair.stream), *pair.frame.rootParents, context_);
     sink_.reportFirstConsumer(std::move(finding), pair.buffer,
-                              {record.site, record.stream, pair.stream});
+                              {record.site, record.stream, pair.stream}, site->getBeginLoc());
   }
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// streamrace-wait-unrecorded-event: cudaStreamWaitEvent on an event created in the function and
-// not recorded on every path before the wait, so the wait orders nothing;
+// streamrace-wait-unrecorded-event: cudaStreamWaitEvent on an event created in the analyzed code
+// and recorded on no path before the wait, so the wait orders nothing wherever it runs;
 // docs/checks/streamrace-wait-unrecorded-event.md.
 #include "checks/check.h"
 #include "checks/finding_notes.h"
@@ -19,17 +19,14 @@ public:
   void onUnrecordedWait(const UnrecordedWait& wait) override {
     Finding finding;
     finding.check = kUnrecordedEventCheck;
-    finding.location = siteOf(wait.call, wait.frame)->getBeginLoc();
-    finding.message =
-        streamDisplayName(wait.stream) + " waits on event '" + displayName(wait.event) +
-        "', which is not recorded " +
-        (wait.waited.status == RecordedStatus::Unrecorded ? "before this wait"
-                                                          : "on every path to this wait") +
-        "; the wait orders nothing";
+    finding.location = wait.call.getBeginLoc();
+    finding.message = streamDisplayName(wait.stream) + " waits on event '" +
+                      displayName(wait.event) +
+                      "', which is not recorded on any path to this wait; the wait orders nothing";
     if (wait.waited.created.isValid())
       finding.notes.push_back(
           {wait.waited.created, "event '" + displayName(wait.event) + "' is created here"});
-    addInnerNote(finding, wait.call, wait.frame, wait.operation);
+    addCallNotes(finding, callChain(wait.frame));
     sink_.report(std::move(finding), wait.event);
   }
 };
