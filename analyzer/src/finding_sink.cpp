@@ -10,8 +10,10 @@
 namespace streamrace::analyzer {
 
 void FindingSink::report(Finding finding, const std::string& subject) {
-  auto identity =
-      std::make_tuple(finding.check, finding.location.getRawEncoding(), displayName(subject));
+  // The same words at the same place are the same race, whichever call reached it; the same
+  // place with other words (the streams the other way round) is another.
+  auto identity = std::make_tuple(finding.check, finding.location.getRawEncoding(),
+                                  displayName(subject) + "\n" + finding.message);
   if (!reported_.insert(identity).second) return;
   findings_.push_back(std::move(finding));
 }

@@ -22,7 +22,7 @@ class FindingSink {
 public:
   explicit FindingSink(const clang::SourceManager& sources) : sources_(sources) {}
 
-  // Keeps `finding` unless one of the same check, place and subject was kept already.
+  // Keeps `finding` unless one of the same check, place, subject and message was kept already.
   void report(Finding finding, const std::string& subject);
 
   // Work on one stream racing with later work on another is reported at the later access first

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "flow_engine.h"
 
+#include "byte_range.h"
 #include "call_model.h"
 #include "element_index.h"
 #include "flow_state.h"
@@ -61,6 +62,8 @@ private:
     clang::CFG::BuildOptions options;
     options.setAllAlwaysAdd();
     options.AddCXXDefaultInitExprInCtors = false;
+    // A variable's death ends what its value said about elements (element_index.h).
+    options.AddLifetime = true;
     slot->second.cfg = clang::CFG::buildCFG(&function, body, &context_, options);
     if (!slot->second.cfg) return nullptr;
     slot->second.parents = std::make_unique<clang::ParentMap>(body);
@@ -105,9 +108,12 @@ private:
   }
 
   void transferBlock(const clang::CFGBlock& block, FlowState& state, const Frame& frame) {
-    for (const clang::CFGElement& element : block)
+    for (const clang::CFGElement& element : block) {
       if (std::optional<clang::CFGStmt> statement = element.getAs<clang::CFGStmt>())
         transferStatement(statement->getStmt(), state, frame);
+      else if (std::optional<clang::CFGLifetimeEnds> ends = element.getAs<clang::CFGLifetimeEnds>())
+        endLifetime(ends->getVarDecl(), state);
+    }
   }
 
   void transferStatement(const clang::Stmt* stmt, FlowState& state, const Frame& frame) {
@@ -173,6 +179,27 @@ private:
     }
   }
 
+  // A local variable's storage is gone: what its value said about elements, and the work pending
+  // on buffers only it named (a callee's local vector of device pointers, say), which nothing can
+  // name any more.
+  void endLifetime(const clang::VarDecl* var, FlowState& state) {
+    if (isIndexVariable(var)) {
+      forgetIndexVariable(var, state);
+      return;
+    }
+    if (var->getType()->isReferenceType() || state.aliases->contains(var)) return;
+    const std::string root = variableKey(var);
+    auto rooted = [&](llvm::StringRef key) {
+      return key.starts_with(root) &&
+             (key.size() == root.size() || llvm::StringRef("[.-").contains(key[root.size()]));
+    };
+    // Still named through a pointer or reference bound to it: kept.
+    for (const auto& [alias, target] : *state.aliases)
+      if (rooted(target)) return;
+    eraseIf(state.pending, [&](const auto& entry) { return rooted(entry.first.buffer); });
+    eraseIf(state.memory, [&](const auto& entry) { return rooted(entry.first); });
+  }
+
   // --- Index variables (element_index.h) --------------------------------------------------
 
   static bool isIndexVariable(const clang::VarDecl* var) {
@@ -181,8 +208,13 @@ private:
 
   void shiftIndexVariable(const clang::ValueDecl* variable, int64_t delta, FlowState& state) {
     const std::string name = variableKey(variable);
-    rewriteKeys(state, name,
-                [&](const std::string& key) { return shiftIndices(key, name, delta); });
+    rewriteKeys(
+        state, name, [&](const std::string& key) { return shiftIndices(key, name, delta); },
+        [&](const ByteRange& range) {
+          return range.shifted(name, delta, [&](const std::string& atom) {
+            return shiftIndices(atom, name, delta);
+          });
+        });
   }
 
   // The `for` loop whose initialization `stmt` is.
@@ -213,11 +245,11 @@ private:
     collectContainers(&loop, variable, state, frame, containers);
     if (containers.empty()) return;
     const std::string name = variableKey(variable);
-    const std::string value = indexKey(start, context_);
+    const std::string value = keys_.indexKeyOf(start, state);
     auto rebase = [&](const std::string& key) {
       return rebaseIndices(key, name, value, containers);
     };
-    rewriteKeys(state, "[", rebase);
+    rewriteKeys(state, "[", rebase, [](const ByteRange& range) { return range; });
     std::map<std::string, EventState> events;
     for (const auto& [event, recorded] : *state.events) {
       auto [slot, inserted] = events.emplace(collapseIndices(rebase(event)), recorded);
@@ -234,34 +266,44 @@ private:
 
   void forgetIndexVariable(const clang::ValueDecl* variable, FlowState& state) {
     const std::string name = variableKey(variable);
-    rewriteKeys(state, name, [&](const std::string& key) { return forgetIndices(key, name); });
+    rewriteKeys(
+        state, name, [&](const std::string& key) { return forgetIndices(key, name); },
+        [&](const ByteRange& range) { return range.forgetting(name); });
   }
 
-  // Renames storage everywhere the state names it; only keys containing `mention` can change.
-  // Records that become one keep the streams both were ordered after, and the details of the
-  // first.
-  template <class Rename>
-  void rewriteKeys(FlowState& state, llvm::StringRef mention, Rename rename) {
+  // Renames storage everywhere the state names it; only keys and ranges containing `mention`
+  // can change. Records that become one keep the streams both were ordered after, and the
+  // details of the first.
+  template <class RenameKey, class RenameRange>
+  void rewriteKeys(FlowState& state, llvm::StringRef mention, RenameKey rename,
+                   RenameRange renameRange) {
     auto mentioned = [&](llvm::StringRef key) { return key.contains(mention); };
+    auto recordMentioned = [&](const AccessRecord& record) {
+      return mentioned(record.buffer) || record.range.mentions(mention.str());
+    };
     bool pendingMentioned = false;
     for (const auto& [record, orderedAfter] : *state.pending)
-      pendingMentioned = pendingMentioned || mentioned(record.buffer);
+      pendingMentioned = pendingMentioned || recordMentioned(record);
     bool eventsMentioned = false;
     for (const auto& [name, event] : *state.events)
       for (const AccessRecord& record : event.snapshot)
-        eventsMentioned = eventsMentioned || mentioned(record.buffer);
+        eventsMentioned = eventsMentioned || recordMentioned(record);
     bool aliasesMentioned = false;
     for (const auto& [variable, target] : *state.aliases)
       aliasesMentioned = aliasesMentioned || mentioned(target);
+    bool offsetsMentioned = false;
+    for (const auto& [variable, offset] : *state.aliasOffsets)
+      offsetsMentioned = offsetsMentioned || (offset && offset->mentions(mention.str()));
     bool memoryMentioned = false;
     for (const auto& [buffer, kind] : *state.memory)
       memoryMentioned = memoryMentioned || mentioned(buffer);
     // Only the parts that name the storage are rebuilt; the others stay shared.
     auto renameRecord = [&](const AccessRecord& record) {
       AccessRecord renamed = record;
-      if (!mentioned(record.buffer)) return renamed;
-      renamed.buffer = rename(record.buffer);
-      if (renamed.buffer != record.buffer)
+      if (!recordMentioned(record)) return renamed;
+      if (mentioned(record.buffer)) renamed.buffer = rename(record.buffer);
+      renamed.range = renameRange(record.range);
+      if (renamed != record)
         if (auto detail = details_.find(record); detail != details_.end())
           details_.try_emplace(renamed, detail->second);
       return renamed;
@@ -288,6 +330,10 @@ private:
     if (aliasesMentioned)
       for (auto& [variable, target] : state.aliases.edit())
         if (mentioned(target)) target = rename(target);
+    if (offsetsMentioned)
+      for (auto& [variable, offset] : state.aliasOffsets.edit())
+        if (offset && offset->mentions(mention.str()))
+          offset = renameRange(ByteRange{offset, std::nullopt, {}}).offset;
     if (memoryMentioned) {
       std::map<std::string, MemoryKind> memory;
       for (const auto& [buffer, kind] : *state.memory)
@@ -316,6 +362,41 @@ private:
     return keys_.handleKeyOf(expr, state, frame.thisKey);
   }
 
+  // The bytes a buffer argument touches: its offset from what its key names, the call's extent.
+  ByteRange rangeOf(const BufferUse& use, const FlowState& state, const Frame& frame) const {
+    ByteRange range;
+    range.offset = keys_.byteOffsetOf(use.expr, state, frame.thisKey);
+    const Extent& extent = use.extent;
+    if (extent.bytes) {
+      range.length = keys_.valueOf(extent.bytes, state, frame.thisKey);
+    } else if (extent.elements) {
+      const std::optional<int64_t> datatype = constantValue(extent.datatype, context_);
+      const std::optional<std::size_t> size =
+          datatype ? api_model::ncclDataTypeSize(static_cast<int>(*datatype)) : std::nullopt;
+      if (std::optional<Polynomial> count = keys_.valueOf(extent.elements, state, frame.thisKey);
+          count && size)
+        range.length = count->scaled(static_cast<std::int64_t>(*size));
+    } else if (extent.width && extent.height && extent.pitch) {
+      std::optional<Polynomial> width = keys_.valueOf(extent.width, state, frame.thisKey);
+      std::optional<Polynomial> height = keys_.valueOf(extent.height, state, frame.thisKey);
+      std::optional<Polynomial> pitch = keys_.valueOf(extent.pitch, state, frame.thisKey);
+      if (width && height && pitch)
+        range.length = (*height - Polynomial::constant(1)) * *pitch + *width;
+    }
+    return range;
+  }
+
+  // Whether a pending record and an access of `buffer`'s `range` may touch the same bytes.
+  static bool sameBytes(const AccessRecord& record, const std::string& buffer,
+                        const ByteRange& range) {
+    return mayAlias(record.buffer, buffer) && mayOverlap(record.range, range);
+  }
+
+  // Whether two accesses of the same bytes conflict: one writes, and not both atomically.
+  static bool conflicting(const AccessRecord& record, bool write, bool atomic) {
+    return (record.write || write) && !(record.atomic && atomic);
+  }
+
   bool isBlocking(llvm::StringRef stream, const FlowState& state) const {
     return !state.nonBlockingStreams->contains(stream.str());
   }
@@ -335,10 +416,12 @@ private:
     if (!type->isPointerType() && !type->isReferenceType()) return;
     std::optional<std::string> target = keyOf(init, state, frame);
     if (target) {
+      bindOffset(var, keys_.byteOffsetOf(init, state, frame.thisKey), state);
       setEntry(state.aliases, var, *target);
       return;
     }
     eraseEntry(state.aliases, var);
+    eraseEntry(state.aliasOffsets, var);
     const clang::Expr* bare = init->IgnoreParenCasts();
     bool hostAllocation = llvm::isa<clang::CXXNewExpr>(bare);
     if (const auto* call = llvm::dyn_cast<clang::CallExpr>(bare))
@@ -354,6 +437,15 @@ private:
       eraseEntry(state.memory, key);
   }
 
+  // Keeps the byte offset an alias was bound with (none: no entry).
+  static void bindOffset(const clang::ValueDecl* var, const std::optional<Polynomial>& offset,
+                         FlowState& state) {
+    if (offset && *offset == Polynomial())
+      eraseEntry(state.aliasOffsets, var);
+    else
+      setEntry(state.aliasOffsets, var, offset);
+  }
+
   // The storage an out-parameter (`&ptr`, `(void**)&this->buf`) names; the variable is re-bound.
   std::optional<std::string> outParameterKey(const clang::Expr* out, FlowState& state,
                                              const Frame& frame) const {
@@ -365,6 +457,7 @@ private:
       if (llvm::isa<clang::VarDecl>(reference->getDecl()) &&
           !reference->getDecl()->getType()->isReferenceType()) {
         eraseEntry(state.aliases, reference->getDecl());
+        eraseEntry(state.aliasOffsets, reference->getDecl());
         return variableKey(reference->getDecl());
       }
     return keyOf(target, state, frame);
@@ -396,7 +489,9 @@ private:
         const clang::QualType parameter = callee->getParamDecl(i)->getType();
         writes = !(parameter->isPointerType() && parameter->getPointeeType().isConstQualified());
       }
-      hostAccess(*buffer, writes, &call, state, frame);
+      ByteRange range;
+      range.offset = keys_.byteOffsetOf(argument, state, frame.thisKey);
+      hostAccess(*buffer, range, writes, &call, state, frame);
     }
   }
 
@@ -427,11 +522,20 @@ private:
       firstArgument = 1;
     }
     std::vector<std::pair<const clang::ParmVarDecl*, std::optional<std::string>>> bindings;
+    // The byte offsets pointer arguments carry, and what integer arguments are in the caller's
+    // terms (an index as indexKey spells it, a value for byte ranges).
+    std::map<const clang::ParmVarDecl*, std::optional<Polynomial>> offsets;
+    std::map<const clang::ParmVarDecl*, std::pair<std::string, std::optional<Polynomial>>> integers;
     for (unsigned i = 0; i < definition->getNumParams(); ++i) {
       const clang::ParmVarDecl* parameter = definition->getParamDecl(i);
       std::optional<std::string> value;
       if (i + firstArgument < call.getNumArgs()) {
         const clang::Expr* argument = call.getArg(i + firstArgument);
+        if (isIndexVariable(parameter))
+          integers[parameter] = {keys_.indexKeyOf(argument, state),
+                                 keys_.valueOf(argument, state, frame.thisKey)};
+        else if (parameter->getType()->isPointerType())
+          offsets[parameter] = keys_.byteOffsetOf(argument, state, frame.thisKey);
         value = parameter->getType()->isPointerType() && !argument->getType()->isPointerType() &&
                         !argument->getType()->isArrayType()
                     ? streamKeyOf(argument, false, state, frame)
@@ -448,12 +552,23 @@ private:
     const FunctionCfg* calleeCfg = cfgFor(*definition);
     if (!calleeCfg) return false;
     inner.parents = calleeCfg->parents.get();
+    for (const auto& [parameter, argument] : integers)
+      setEntry(state.integers, parameter, IntegerBinding{argument.first, argument.second});
     for (auto& [parameter, value] : bindings) {
       eraseEntry(state.aliases, parameter);
+      eraseEntry(state.aliasOffsets, parameter);
       if (isIndexVariable(parameter)) forgetIndexVariable(parameter, state);
-      if (value) setEntry(state.aliases, parameter, std::move(*value));
+      if (!value) continue;
+      setEntry(state.aliases, parameter, std::move(*value));
+      if (auto offset = offsets.find(parameter); offset != offsets.end())
+        bindOffset(parameter, offset->second, state);
     }
     state = run(*definition, std::move(state), inner);
+    for (const auto& [parameter, argument] : integers) {
+      eraseEntry(state.integers, parameter);
+      // Left over where the callee changed its parameter (`++layer`): forgotten.
+      forgetIndexVariable(parameter, state);
+    }
     return true;
   }
 
@@ -492,12 +607,18 @@ private:
         if (key.contains(mention)) return true;
       return false;
     };
-    for (const auto& [record, orderedAfter] : *state.pending)
+    auto recordMentioned = [&](const AccessRecord& record) {
       if (mentioned(record.buffer)) return true;
+      for (const std::string& mention : mentions)
+        if (record.range.mentions(mention)) return true;
+      return false;
+    };
+    for (const auto& [record, orderedAfter] : *state.pending)
+      if (recordMentioned(record)) return true;
     for (const auto& [name, event] : *state.events) {
       if (mentioned(name)) return true;
       for (const AccessRecord& record : event.snapshot)
-        if (mentioned(record.buffer)) return true;
+        if (recordMentioned(record)) return true;
     }
     for (const auto& [variable, target] : *state.aliases)
       if (mentioned(target)) return true;
@@ -549,6 +670,7 @@ private:
       return;
     case CallEffectKind::DeviceSync:
       if (!state.pending->empty()) state.pending.edit().clear();
+      if (!state.spinningStreams->empty()) state.spinningStreams.edit().clear();
       return;
     case CallEffectKind::FreeAsync:
       freeInStreamOrder(effect, call, state, frame);
@@ -618,6 +740,7 @@ private:
     eraseIf(state.pending, [&](const auto& entry) {
       return orderedBefore(entry.first, entry.second, stream, state);
     });
+    eraseEntry(state.spinningStreams, stream.str());
   }
 
   void enqueue(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
@@ -627,18 +750,26 @@ private:
     // Work enqueued on a capturing stream goes into a graph; it runs when the graph is launched.
     if (!stream || state.capturingStreams->contains(*stream)) return;
     for (const BufferUse& use : effect.buffers) {
+      if (use.handshake) continue;
       std::optional<std::string> buffer = keyOf(use.expr, state, frame);
       if (!buffer) continue;
-      checkCrossStream(*buffer, *stream, use, effect, call, state, frame);
+      checkCrossStream(*buffer, rangeOf(use, state, frame), *stream, use, effect, call, state,
+                       frame);
     }
     if (*stream == kLegacyStream)
       for (auto& [record, orderedAfter] : state.pending.edit())
         if (orderedBefore(record, orderedAfter, *stream, state))
           orderedAfter.insert(kEveryBlockingStream.str());
     for (const BufferUse& use : effect.buffers) {
+      // A flag the kernel polls or raises is how the program orders things, not data.
+      if (use.handshake) {
+        insertEntry(state.spinningStreams, *stream);
+        continue;
+      }
       std::optional<std::string> buffer = keyOf(use.expr, state, frame);
       if (!buffer) continue;
-      AccessRecord record{*buffer, *stream, use.write, siteOf(call, frame)};
+      AccessRecord record{
+          *buffer, *stream, use.write, siteOf(call, frame), rangeOf(use, state, frame), use.atomic};
       std::set<std::string> orderedAfter{*stream};
       if (*stream == kLegacyStream) orderedAfter.insert(kEveryBlockingStream.str());
       state.pending.edit()[record] = std::move(orderedAfter);
@@ -652,18 +783,18 @@ private:
     if (effect.hostWaitsOnReturn) completeStream(*stream, state);
   }
 
-  void checkCrossStream(const std::string& buffer, const std::string& stream, const BufferUse& use,
-                        const CallEffect& effect, const clang::CallExpr& call,
-                        const FlowState& state, const Frame& frame) {
+  void checkCrossStream(const std::string& buffer, const ByteRange& range,
+                        const std::string& stream, const BufferUse& use, const CallEffect& effect,
+                        const clang::CallExpr& call, const FlowState& state, const Frame& frame) {
     if (!frame.reporting) return;
     for (const auto& [record, orderedAfter] : *state.pending) {
-      if (!mayAlias(record.buffer, buffer) || !(record.write || use.write) ||
+      if (!sameBytes(record, buffer, range) || !conflicting(record, use.write, use.atomic) ||
           orderedBefore(record, orderedAfter, stream, state))
         continue;
       // Both accesses inside one call: the callee's own analysis reports it, once.
       if (frame.site && record.site == frame.site) continue;
       notify({LaterAccess::StreamWork, record, details_[record], buffer, stream, use.read,
-              use.write, effect.operation, call, frame});
+              use.write, effect.operation, call, frame, hostWaitMayHang(record, state)});
       return;
     }
   }
@@ -708,7 +839,7 @@ private:
           continue;
         if (frame.site && record.site == frame.site) continue;
         notify({LaterAccess::StreamFree, record, details_[record], *buffer, *stream, false, true,
-                effect.operation, call, frame});
+                effect.operation, call, frame, hostWaitMayHang(record, state)});
         break;
       }
     dropRecordsOf(*buffer, state);
@@ -733,19 +864,29 @@ private:
       if (unary->getOpcode() == clang::UO_AddrOf) return; // an address, not an access
       writes = unary->isIncrementDecrementOp();
     }
-    hostAccess(*buffer, writes, element, state, frame);
+    ByteRange range;
+    range.offset = keys_.byteOffsetOf(pointer, state, frame.thisKey);
+    if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(element)) {
+      std::optional<Polynomial> index = keys_.valueOf(subscript->getIdx(), state, frame.thisKey);
+      range.offset =
+          range.offset && index
+              ? std::optional(*range.offset + index->scaled(keys_.sizeOf(element->getType())))
+              : std::nullopt;
+    }
+    range.length = Polynomial::constant(keys_.sizeOf(element->getType()));
+    hostAccess(*buffer, range, writes, element, state, frame);
   }
 
-  void hostAccess(const std::string& buffer, bool writes, const clang::Stmt* access,
-                  const FlowState& state, const Frame& frame) {
+  void hostAccess(const std::string& buffer, const ByteRange& range, bool writes,
+                  const clang::Stmt* access, const FlowState& state, const Frame& frame) {
     if (!frame.reporting) return;
     auto memory = state.memory->find(buffer);
     if (memory == state.memory->end() || memory->second != MemoryKind::Pinned) return;
     for (const auto& [record, orderedAfter] : *state.pending) {
-      if (!mayAlias(record.buffer, buffer) || !(record.write || writes)) continue;
+      if (!sameBytes(record, buffer, range) || !conflicting(record, writes, false)) continue;
       const std::string operation = writes ? "write" : "read";
       notify({LaterAccess::HostAccess, record, details_[record], buffer, record.stream, !writes,
-              writes, operation, *access, frame});
+              writes, operation, *access, frame, hostWaitMayHang(record, state)});
       return;
     }
   }
@@ -758,11 +899,15 @@ private:
       for (const auto& [record, orderedAfter] : *state.pending) {
         if (!mayAlias(record.buffer, buffer)) continue;
         notify({LaterAccess::HostFree, record, details_[record], buffer, record.stream, false, true,
-                operation.str(), *call, frame});
+                operation.str(), *call, frame, hostWaitMayHang(record, state)});
         break;
       }
     dropRecordsOf(buffer, state);
     eraseEntry(state.memory, buffer);
+  }
+
+  static bool hostWaitMayHang(const AccessRecord& record, const FlowState& state) {
+    return state.spinningStreams->contains(record.stream);
   }
 
   void notify(const UnorderedAccess& pair) const {

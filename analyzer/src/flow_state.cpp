@@ -85,6 +85,22 @@ FlowState join(const FlowState& a, const FlowState& b) {
   joined.aliases = joinPart(a.aliases, b.aliases, [](const auto& aliasesA, const auto& aliasesB) {
     return joinEqualEntries(aliasesA, aliasesB);
   });
+  // An offset the paths disagree on (or that only one path has) is unknown.
+  joined.aliasOffsets =
+      joinPart(a.aliasOffsets, b.aliasOffsets, [](const auto& offsetsA, const auto& offsetsB) {
+        auto joinedOffsets = offsetsA;
+        for (auto& [variable, offset] : joinedOffsets)
+          if (auto other = offsetsB.find(variable);
+              other == offsetsB.end() || other->second != offset)
+            offset = std::nullopt;
+        for (const auto& [variable, offset] : offsetsB)
+          joinedOffsets.try_emplace(variable, std::nullopt);
+        return joinedOffsets;
+      });
+  joined.integers =
+      joinPart(a.integers, b.integers, [](const auto& integersA, const auto& integersB) {
+        return joinEqualEntries(integersA, integersB);
+      });
   joined.memory = joinPart(a.memory, b.memory, [](const auto& memoryA, const auto& memoryB) {
     return joinEqualEntries(memoryA, memoryB);
   });
@@ -96,14 +112,15 @@ FlowState join(const FlowState& a, const FlowState& b) {
                    if (streamsB.contains(stream)) common.insert(stream);
                  return common;
                });
+  auto either = [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
+    std::set<std::string> streams = streamsA;
+    streams.insert(streamsB.begin(), streamsB.end());
+    return streams;
+  };
+  // Spinning on any path: a host wait could hang there.
+  joined.spinningStreams = joinPart(a.spinningStreams, b.spinningStreams, either);
   // Work captured on any path is not run then; reporting it would be a guess either way.
-  joined.capturingStreams =
-      joinPart(a.capturingStreams, b.capturingStreams,
-               [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
-                 std::set<std::string> either = streamsA;
-                 either.insert(streamsB.begin(), streamsB.end());
-                 return either;
-               });
+  joined.capturingStreams = joinPart(a.capturingStreams, b.capturingStreams, either);
   return joined;
 }
 

@@ -8,6 +8,7 @@
 // ordered only if ordered on every path, which is what "no ordering on some path" needs.
 #pragma once
 
+#include "byte_range.h"
 #include "call_model.h"
 #include "copy_on_write.h"
 #include "frame.h"
@@ -40,6 +41,8 @@ struct AccessRecord {
   std::string stream;
   bool write = false;
   const clang::Stmt* site = nullptr; // the statement of the analyzed function that caused it
+  ByteRange range;                   // which bytes of `buffer` (byte_range.h)
+  bool atomic = false;               // atomic read-modify-writes, which do not race each other
   auto operator<=>(const AccessRecord&) const = default;
 };
 
@@ -63,14 +66,29 @@ struct EventState {
 
 using PendingAccesses = std::map<AccessRecord, std::set<std::string>>;
 
+struct IntegerBinding {
+  std::string index;
+  std::optional<Polynomial> value;
+  bool operator==(const IntegerBinding&) const = default;
+};
+
 // Each part is shared with the state it was copied from until a statement changes it.
 struct FlowState {
   CopyOnWrite<PendingAccesses> pending; // record -> streams ordered after it
   CopyOnWrite<std::map<std::string, EventState>> events;
   CopyOnWrite<std::map<const clang::ValueDecl*, std::string>> aliases;
+  // For an alias bound to `p + n`: the byte offset from what it names (absent: none; nullopt:
+  // unknown).
+  CopyOnWrite<std::map<const clang::ValueDecl*, std::optional<Polynomial>>> aliasOffsets;
   CopyOnWrite<std::set<std::string>> nonBlockingStreams;
   CopyOnWrite<std::set<std::string>> capturingStreams;
+  // Streams running a kernel that waits for a handshake flag (call_model.h BufferUse) the host
+  // may set later: a host wait for them before that could never return.
+  CopyOnWrite<std::set<std::string>> spinningStreams;
   CopyOnWrite<std::map<std::string, MemoryKind>> memory;
+  // Integer parameters of a call analyzed in place, bound to the caller's argument: as an index
+  // (indexKey's spelling, in the caller's variables) and as a value (byte ranges).
+  CopyOnWrite<std::map<const clang::ValueDecl*, IntegerBinding>> integers;
   bool operator==(const FlowState&) const = default;
 };
 

@@ -4,12 +4,15 @@
 // all named this way; the flow state maps keys to what the analysis knows about them.
 #pragma once
 
+#include "byte_range.h"
 #include "flow_state.h"
 
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
 #include <string>
+
+#include "clang/AST/Type.h"
 
 namespace clang {
 class ASTContext;
@@ -35,7 +38,28 @@ public:
   std::optional<std::string> handleKeyOf(const clang::Expr* expr, const FlowState& state,
                                          llvm::StringRef thisKey) const;
 
+  // A subscript as element keys spell it (element_index.h indexKey), integer parameters of calls
+  // analyzed in place replaced by the caller's arguments.
+  std::string indexKeyOf(const clang::Expr* index, const FlowState& state) const;
+
+  // An integer expression as a polynomial over the values it is made of (byte_range.h), or
+  // nullopt when it is built from something the analysis does not name (a call).
+  std::optional<Polynomial> valueOf(const clang::Expr* expr, const FlowState& state,
+                                    llvm::StringRef thisKey) const;
+
+  // How many bytes past the storage keyOf(pointer) names the pointer points: `p + n` is
+  // n·sizeof(*p) past p, `&a[i]` i·sizeof(a[0]) past a, an alias the offset it was bound with.
+  std::optional<Polynomial> byteOffsetOf(const clang::Expr* pointer, const FlowState& state,
+                                         llvm::StringRef thisKey) const;
+
+  // The size in bytes of a value of `type`, 1 for void and incomplete types.
+  std::int64_t sizeOf(clang::QualType type) const;
+
 private:
+  // The text an opaque term of valueOf is named by, or nullopt.
+  std::optional<std::string> termText(const clang::Expr* expr, const FlowState& state,
+                                      llvm::StringRef thisKey) const;
+
   std::optional<std::string> elementKey(const clang::Expr* base, const clang::Expr* index,
                                         const FlowState& state, llvm::StringRef thisKey) const;
 

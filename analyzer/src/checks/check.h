@@ -42,6 +42,9 @@ struct UnorderedAccess {
   const std::string& operation; // how messages name the later access's call or host operation
   const clang::Stmt& at;        // the later access in its own function
   const Frame& frame;
+  // The earlier access's stream runs a kernel waiting for a flag the host may set later: a fix-it
+  // that makes the host wait for that stream could hang the program.
+  bool hostWaitMayHang = false;
 };
 
 // cudaStreamWaitEvent on an event recorded on no path before the wait.

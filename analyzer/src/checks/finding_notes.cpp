@@ -31,8 +31,8 @@ void addCallNotes(Finding& finding, const std::vector<CallStep>& chain) {
 void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
                            const AccessDetail& earlier, const std::string& buffer,
                            const clang::ASTContext& context) {
-  const clang::SourceLocation at = earlier.call ? earlier.call->getBeginLoc()
-                                                : record.site->getBeginLoc();
+  const clang::SourceLocation at =
+      earlier.call ? earlier.call->getBeginLoc() : record.site->getBeginLoc();
   finding.notes.push_back({at, earlier.operation + " " +
                                    (earlier.read && earlier.write ? "reads and writes"
                                     : earlier.write               ? "writes"
@@ -46,6 +46,16 @@ void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
                                              streamDisplayName(record.stream) +
                                              " here, and waited on before the later access, "
                                              "would order the two"});
+}
+
+bool withholdHostWait(Finding& finding, const UnorderedAccess& pair) {
+  if (!pair.hostWaitMayHang) return false;
+  finding.notes.push_back({finding.location, "no fix-it: a kernel on " +
+                                                 streamDisplayName(pair.earlier.stream) +
+                                                 " waits for a flag, and synchronizing with the "
+                                                 "stream before the flag is set would never "
+                                                 "return"});
+  return true;
 }
 
 } // namespace streamrace::analyzer

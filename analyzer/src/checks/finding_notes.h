@@ -5,6 +5,7 @@
 // call site that reaches the race.
 #pragma once
 
+#include "checks/check.h"
 #include "flow_state.h"
 #include "frame.h"
 #include "streamrace/analyzer/finding.h"
@@ -33,5 +34,9 @@ void addCallNotes(Finding& finding, const std::vector<CallStep>& chain);
 void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
                            const AccessDetail& earlier, const std::string& buffer,
                            const clang::ASTContext& context);
+
+// When a host wait for the earlier access's stream could hang (a kernel there waits for the
+// host), says so in a note and returns true: the check then offers no fix-it.
+bool withholdHostWait(Finding& finding, const UnorderedAccess& pair);
 
 } // namespace streamrace::analyzer

@@ -35,10 +35,10 @@ public:
     addCallNotes(finding, callChain(pair.frame));
     addEarlierAccessNotes(finding, record, earlier, pair.buffer, context_);
     if (pair.kind == LaterAccess::StreamFree) {
-        finding.fixes =
-          orderStreamsFix(record.site, site, streamSpelling(record.stream),
-                          streamSpelling(pair.stream), *pair.frame.rootParents, context_);
-    } else {
+      finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
+                                      streamSpelling(pair.stream), *pair.frame.rootParents,
+                                      context_, !pair.hostWaitMayHang);
+    } else if (!withholdHostWait(finding, pair)) {
       finding.fixes = synchronizeBeforeFix(site, streamSpelling(record.stream),
                                            *pair.frame.rootParents, context_);
     }

@@ -33,8 +33,9 @@ public:
                       " it; synchronize the stream before touching the buffer";
     addCallNotes(finding, callChain(pair.frame));
     addEarlierAccessNotes(finding, record, earlier, pair.buffer, context_);
-    finding.fixes = synchronizeBeforeFix(site, streamSpelling(record.stream),
-                                         *pair.frame.rootParents, context_);
+    if (!withholdHostWait(finding, pair))
+      finding.fixes = synchronizeBeforeFix(site, streamSpelling(record.stream),
+                                           *pair.frame.rootParents, context_);
     sink_.report(std::move(finding), pair.buffer);
   }
 };

@@ -35,7 +35,8 @@ public:
     addCallNotes(finding, callChain(pair.frame));
     addEarlierAccessNotes(finding, record, earlier, pair.buffer, context_);
     finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
-                                    streamSpelling(pair.stream), *pair.frame.rootParents, context_);
+                                    streamSpelling(pair.stream), *pair.frame.rootParents, context_,
+                                    !pair.hostWaitMayHang);
     sink_.reportFirstConsumer(std::move(finding), pair.buffer,
                               {record.site, record.stream, pair.stream}, site->getBeginLoc());
   }
