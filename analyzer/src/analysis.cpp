@@ -76,7 +76,7 @@ std::vector<Finding> analyzeTranslationUnit(clang::ASTContext& context,
   HostFunctionCollector collector(context.getSourceManager());
   collector.TraverseDecl(context.getTranslationUnitDecl());
   FindingSink sink(context.getSourceManager());
-  FlowEngine engine(context, options, makeChecks(context, sink));
+  FlowEngine engine(context, options, makeChecks(context, sink), collector.functions_);
   std::set<const clang::FunctionDecl*> analyzed;
   for (const clang::FunctionDecl* function : collector.functions_)
     if (analyzed.insert(function).second) engine.analyzeFunction(*function);

@@ -8,6 +8,7 @@
 #include "frame.h"
 #include "function_effects.h"
 #include "storage_keys.h"
+#include "stream_storage.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -36,9 +37,12 @@ struct FunctionCfg {
 class FlowEngine::Walk {
 public:
   Walk(clang::ASTContext& context, const AnalysisOptions& options,
-       std::vector<std::unique_ptr<Check>> checks)
+       std::vector<std::unique_ptr<Check>> checks,
+       const std::vector<const clang::FunctionDecl*>& functions)
       : context_(context), options_(options), keys_(context), kernels_(summarizeKernels(context)),
-        effects_(context, options.userModel, kernels_), checks_(std::move(checks)) {}
+        effects_(context, options.userModel, kernels_),
+        streamStorage_(functions, options.userModel, kernels_, context),
+        checks_(std::move(checks)) {}
 
   void analyzeFunction(const clang::FunctionDecl& function) {
     // Starting from nothing, a function that does no stream work has nothing to report.
@@ -86,6 +90,8 @@ private:
       worklist.pop_front();
       FlowState state = *in[block->getBlockID()];
       transferBlock(*block, state, quiet);
+      // The edge from a call that never returns to the exit is no path.
+      if (state.unreachable || block->hasNoReturnElement()) continue;
       for (const clang::CFGBlock::AdjacentBlock& successor : block->succs()) {
         const clang::CFGBlock* next = successor.getReachableBlock();
         if (!next) continue;
@@ -104,11 +110,31 @@ private:
           transferBlock(*block, state, frame);
         }
     const std::optional<FlowState>& exit = in[cfg.getExit().getBlockID()];
-    return exit ? *exit : FlowState{};
+    if (exit) return *exit;
+    FlowState never;
+    never.unreachable = true;
+    return never;
+  }
+
+  // Whether every path through `definition` ends in a call that does not return (an error
+  // helper that prints and exits, without [[noreturn]]).
+  bool neverReturns(const clang::FunctionDecl& definition) {
+    auto [slot, inserted] = neverReturns_.try_emplace(&definition, false);
+    if (!inserted) return slot->second;
+    const FunctionCfg* functionCfg = cfgFor(definition);
+    if (!functionCfg) return false;
+    const clang::CFGBlock& exit = functionCfg->cfg->getExit();
+    slot->second = exit.pred_size() > 0 &&
+                   std::all_of(exit.pred_begin(), exit.pred_end(), [](const auto& predecessor) {
+                     return !predecessor.isReachable() ||
+                            predecessor.getReachableBlock()->hasNoReturnElement();
+                   });
+    return slot->second;
   }
 
   void transferBlock(const clang::CFGBlock& block, FlowState& state, const Frame& frame) {
     for (const clang::CFGElement& element : block) {
+      if (state.unreachable) return;
       if (std::optional<clang::CFGStmt> statement = element.getAs<clang::CFGStmt>())
         transferStatement(statement->getStmt(), state, frame);
       else if (std::optional<clang::CFGLifetimeEnds> ends = element.getAs<clang::CFGLifetimeEnds>())
@@ -352,9 +378,13 @@ private:
     return keys_.keyOf(expr, state, frame.thisKey);
   }
 
+  // The stream's key; storage the translation unit creates non-blocking is marked so.
   std::optional<std::string> streamKeyOf(const clang::Expr* expr, bool perThreadDefault,
-                                         const FlowState& state, const Frame& frame) const {
-    return keys_.streamKeyOf(expr, perThreadDefault, state, frame.thisKey);
+                                         FlowState& state, const Frame& frame) const {
+    std::optional<std::string> key =
+        keys_.streamKeyOf(expr, perThreadDefault, state, frame.thisKey);
+    if (key && streamStorage_.createdNonBlocking(expr)) insertEntry(state.nonBlockingStreams, *key);
+    return key;
   }
 
   std::optional<std::string> handleKeyOf(const clang::Expr* expr, const FlowState& state,
@@ -477,6 +507,12 @@ private:
     }
     const clang::FunctionDecl* callee = call.getDirectCallee();
     if (callee && inlineCall(call, *callee, state, frame)) return;
+    if (const clang::FunctionDecl* definition =
+            callee ? analyzableDefinition(*callee, context_.getSourceManager()) : nullptr;
+        definition && neverReturns(*definition)) {
+      state.unreachable = true;
+      return;
+    }
     // An external function given pinned host memory may read or write it right now.
     for (unsigned i = 0; i < call.getNumArgs(); ++i) {
       const clang::Expr* argument = call.getArg(i);
@@ -546,8 +582,10 @@ private:
       bindings.emplace_back(parameter, std::move(value));
     }
     if (!effects_.mayTouchStreams(*definition) &&
-        !inertCallObservable(*definition, bindings, inner.thisKey, state, frame))
+        !inertCallObservable(*definition, bindings, inner.thisKey, state, frame)) {
+      if (neverReturns(*definition)) state.unreachable = true;
       return true;
+    }
 
     const FunctionCfg* calleeCfg = cfgFor(*definition);
     if (!calleeCfg) return false;
@@ -920,14 +958,17 @@ private:
   StorageKeys keys_;
   KernelSummaries kernels_;
   FunctionEffects effects_;
+  StreamStorage streamStorage_;
   std::map<const clang::FunctionDecl*, FunctionCfg> cfgs_;
+  std::map<const clang::FunctionDecl*, bool> neverReturns_;
   std::vector<std::unique_ptr<Check>> checks_;
   std::map<AccessRecord, AccessDetail> details_;
 };
 
 FlowEngine::FlowEngine(clang::ASTContext& context, const AnalysisOptions& options,
-                       std::vector<std::unique_ptr<Check>> checks)
-    : walk_(std::make_unique<Walk>(context, options, std::move(checks))) {}
+                       std::vector<std::unique_ptr<Check>> checks,
+                       const std::vector<const clang::FunctionDecl*>& functions)
+    : walk_(std::make_unique<Walk>(context, options, std::move(checks), functions)) {}
 
 FlowEngine::~FlowEngine() = default;
 

@@ -21,8 +21,11 @@ namespace streamrace::analyzer {
 
 class FlowEngine {
 public:
+  // `functions`: the translation unit's host functions, whose stream creations are facts every
+  // analysis uses (stream_storage.h).
   FlowEngine(clang::ASTContext& context, const AnalysisOptions& options,
-             std::vector<std::unique_ptr<Check>> checks);
+             std::vector<std::unique_ptr<Check>> checks,
+             const std::vector<const clang::FunctionDecl*>& functions);
   ~FlowEngine();
 
   // Analyzes a host function from an empty state; its checks see what the final pass finds.

@@ -40,6 +40,8 @@ std::set<AccessRecord> joinSnapshots(const EventState& a, const FlowState& state
 } // namespace
 
 FlowState join(const FlowState& a, const FlowState& b) {
+  if (a.unreachable) return b;
+  if (b.unreachable) return a;
   FlowState joined;
   joined.pending = joinPart(a.pending, b.pending,
                             [](const PendingAccesses& pendingA, const PendingAccesses& pendingB) {

@@ -89,6 +89,9 @@ struct FlowState {
   // Integer parameters of a call analyzed in place, bound to the caller's argument: as an index
   // (indexKey's spelling, in the caller's variables) and as a value (byte ranges).
   CopyOnWrite<std::map<const clang::ValueDecl*, IntegerBinding>> integers;
+  // No path reaches here: a call on the way never returns (exit, abort, an error helper that
+  // always ends in one). The join's neutral element.
+  bool unreachable = false;
   bool operator==(const FlowState&) const = default;
 };
 

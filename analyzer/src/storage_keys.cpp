@@ -62,6 +62,8 @@ std::optional<std::string> StorageKeys::keyOf(const clang::Expr* expr, const Flo
     std::optional<std::string> object =
         keyOf(memberCall->getImplicitObjectArgument(), state, thisKey);
     if (!method || !object || memberCall->getNumArgs() != 0) return std::nullopt;
+    // A wrapper used as the handle it converts to is that handle.
+    if (llvm::isa<clang::CXXConversionDecl>(method)) return object;
     return *object + "." + method->getNameAsString() + "()";
   }
   return std::nullopt;
