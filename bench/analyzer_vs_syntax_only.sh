@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Times streamrace-check against `clang++-22 -fsyntax-only` on the same files with the same flags,
 # and prints the ratio; the target is <= 1.5x.
 #

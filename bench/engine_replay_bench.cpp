@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Replays a synthetic training-like trace through the engine and prints throughput and peak
 // memory: 8 ranks x 8 streams x 512 tensors of 1 MiB. The mix, per draw: 70% kernels (two
 // whole-tensor accesses; one kernel in twenty touches a view, a sub-range), 10% device copies,
@@ -22,7 +23,7 @@
 //   engine-replay-bench EVENTS HISTORY_LIMIT_MB --write-trace DIR
 //       writes the same events as per-rank trace files DIR/rank<N>.srtrace (stamped in
 //       generation order, so `streamrace report DIR` replays them in this order) instead.
-#include "streamrace/runtime/engine.h"
+#include "streamrace/engine/engine.h"
 #include "streamrace/trace/trace_writer.h"
 
 #include <sys/resource.h>
@@ -218,7 +219,8 @@ int write_trace(const std::string& dir, std::uint64_t total, int tensors_per_ran
     generator.chunk(chunk, static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, total - done)));
     write(chunk);
   }
-  for (auto& writer : writers) writer->flush();
+  for (auto& writer : writers)
+    writer->flush();
   std::printf("wrote %llu events to %d trace files in %s\n",
               static_cast<unsigned long long>(time_ns), kRanks, dir.c_str());
   return 0;
@@ -341,8 +343,8 @@ int main(int argc, char** argv) {
   if (!numbers.empty()) {
     const auto events = parse_count(numbers[0]);
     if (!events || *events == 0)
-      return usage_error("EVENTS must be a positive whole number, got '" +
-                         std::string(numbers[0]) + "'");
+      return usage_error("EVENTS must be a positive whole number, got '" + std::string(numbers[0]) +
+                         "'");
     total = *events;
   }
   if (numbers.size() > 1) {
@@ -353,8 +355,8 @@ int main(int argc, char** argv) {
     options.history_limit_mb = *limit;
   }
   if (!trace_dir.empty()) return write_trace(trace_dir, total, tensors_per_rank);
-  std::printf("engine replay: %d ranks x %d streams x %d tensors, history_limit_mb=%llu\n",
-              kRanks, kStreamsPerRank, tensors_per_rank,
+  std::printf("engine replay: %d ranks x %d streams x %d tensors, history_limit_mb=%llu\n", kRanks,
+              kStreamsPerRank, tensors_per_rank,
               static_cast<unsigned long long>(options.history_limit_mb));
   std::printf("host CPU: %s\n", host_cpu().c_str());
   std::vector<double> rates;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The tracer's added cost per intercepted CUDA call: the same loops of cudaEventRecord and of
 // small cudaMemcpyAsync calls, run untraced, traced with online detection, and traced with
 // online detection plus a trace file. Each configuration runs in its own process (this program

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The subcommands' shared command-line handling: options as `--name=value` or `--name value`,
 // the rest positional (all of it after `--`); unknown, repeated or empty options are usage
 // errors naming the command.
 #pragma once
 
+#include "streamrace/engine/options.h"
 #include "streamrace/report/suppressions.h"
-#include "streamrace/runtime/options.h"
 
 #include <map>
 #include <optional>

@@ -1,10 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "explain_command.h"
 
 #include "arguments.h"
-#include "replay.h"
 #include "usage_error.h"
 
+#include "streamrace/replay/replay.h"
 #include "streamrace/report/explain.h"
+#include "streamrace/report/finding_id.h"
 
 #include <cstdio>
 
@@ -41,7 +43,8 @@ int explain_command(const std::vector<std::string>& args) {
                                         arguments.positional.end());
   const Replay replay = replay_traces(inputs, options, true);
   const std::vector<Finding> findings = unsuppressed_findings(replay, suppressions).findings;
-  const Finding& finding = select_finding(replay, findings, arguments.positional[0]);
+  const Finding& finding =
+      finding_by_id(findings, *replay.engine, replay.symbols, arguments.positional[0]);
   std::fputs(explain_finding(replay.recorded(), finding).c_str(), stdout);
   return 0;
 }

@@ -1,11 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "export_command.h"
 
 #include "arguments.h"
 #include "output_file.h"
-#include "replay.h"
 #include "usage_error.h"
 
+#include "streamrace/replay/replay.h"
 #include "streamrace/report/dot_export.h"
+#include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_json.h"
 #include "streamrace/report/finding_sarif.h"
 #include "streamrace/report/perfetto_export.h"
@@ -68,7 +70,8 @@ int export_command(const std::vector<std::string>& args) {
   const Replay replay = replay_traces(arguments.positional, options, graph);
   std::vector<Finding> findings = unsuppressed_findings(replay, suppressions).findings;
   if (arguments.values.contains("finding"))
-    findings = {select_finding(replay, findings, arguments.value("finding"))};
+    findings = {
+        finding_by_id(findings, *replay.engine, replay.symbols, arguments.value("finding"))};
 
   std::string text;
   if (format == "perfetto") {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // streamrace: the command-line front door. Subcommands: run, report, export, explain. Exit
 // status: 0 clean, 66 findings (configurable), 1 unreadable input, 2 a command line it cannot
 // act on; `run` passes on a failed command's own status instead.
@@ -7,7 +8,7 @@
 #include "run_command.h"
 #include "usage_error.h"
 
-#include "streamrace/runtime/options.h"
+#include "streamrace/engine/options.h"
 
 #include <cstdio>
 #include <exception>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Files a subcommand writes its result to (--output), opened before the replay so an unwritable
 // path is reported at once, with the system's reason, instead of after a long replay.
 #pragma once

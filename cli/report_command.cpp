@@ -1,13 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "report_command.h"
 
 #include "arguments.h"
 #include "output_file.h"
-#include "replay.h"
 #include "usage_error.h"
 
+#include "streamrace/replay/replay.h"
 #include "streamrace/report/finding_json.h"
 #include "streamrace/report/finding_sarif.h"
-#include "streamrace/report/finding_text.h"
 
 #include <charconv>
 #include <cstdio>
@@ -66,7 +66,7 @@ int report_command(const std::vector<std::string>& args) {
     output.emplace(arguments.value("output"), arguments.positional);
 
   const Replay replay = replay_traces(arguments.positional, options);
-  const Reported reported = unsuppressed_findings(replay, suppressions);
+  const ReportedFindings reported = unsuppressed_findings(replay, suppressions);
   const std::vector<Finding>& findings = reported.findings;
   const std::string file_report =
       format == "sarif" ? findings_sarif(findings, *replay.engine, replay.symbols,
@@ -75,13 +75,7 @@ int report_command(const std::vector<std::string>& args) {
   if (format != "text") {
     std::fputs(file_report.c_str(), stdout);
   } else {
-    std::printf("streamrace: replayed %llu events from %zu trace file%s\n",
-                static_cast<unsigned long long>(replay.events), replay.sources.size(),
-                replay.sources.size() == 1 ? "" : "s");
-    for (const Finding& finding : findings)
-      std::fputs(describe_finding(finding, *replay.engine, replay.symbols).c_str(), stdout);
-    std::printf("%s\n", summary_line(findings).c_str());
-    std::fputs(suppressed_line(reported, suppressions).c_str(), stdout);
+    std::fputs(report_text(replay, reported, suppressions).c_str(), stdout);
   }
   if (output) output->write(file_report);
   return findings.empty() ? 0 : exitcode;

@@ -1,11 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "run_command.h"
 
 #include "arguments.h"
-#include "replay.h"
 #include "usage_error.h"
 
+#include "streamrace/replay/replay.h"
 #include "streamrace/report/exec_arguments.h"
-#include "streamrace/report/finding_text.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -111,8 +111,21 @@ std::vector<std::string> words(const std::string& text) {
   return out;
 }
 
-std::vector<std::string> traced_environment(const RunRequest& request, const fs::path& library,
-                                            const fs::path& output) {
+// The Python package sits next to the tracer (<prefix>/lib/streamrace/python); its
+// sitecustomize enables streamrace.torch in every Python process of the job that imports torch.
+std::string python_path(const fs::path& library) {
+  const fs::path package = library.parent_path() / "streamrace" / "python";
+  if (!fs::exists(package / "sitecustomize.py"))
+    throw std::runtime_error("the Python package is missing: expected " + package.string() +
+                             " (or run with --options=torch_ops=0)");
+  std::string path = package.string();
+  if (const char* existing = std::getenv("PYTHONPATH"); existing != nullptr && *existing != '\0')
+    path += std::string(":") + existing;
+  return path;
+}
+
+std::vector<std::string> traced_environment(const RunRequest& request, const Options& parsed,
+                                            const fs::path& library, const fs::path& output) {
   std::string preload = library.string();
   std::string options = request.options.empty() ? "" : request.options + ":";
   // This command prints the report merged from every process's trace; the processes stay quiet.
@@ -127,10 +140,12 @@ std::vector<std::string> traced_environment(const RunRequest& request, const fs:
     if (variable.rfind("CUDA_INJECTION64_PATH=", 0) == 0 ||
         variable.rfind("NVTX_INJECTION64_PATH=", 0) == 0 ||
         variable.rfind("STREAMRACE_OUTPUT_DIR=", 0) == 0 ||
-        variable.rfind("STREAMRACE_OPTIONS=", 0) == 0)
+        variable.rfind("STREAMRACE_OPTIONS=", 0) == 0 ||
+        (parsed.torch_ops && variable.rfind("PYTHONPATH=", 0) == 0))
       continue;
     environment.push_back(variable);
   }
+  if (parsed.torch_ops) environment.push_back("PYTHONPATH=" + python_path(library));
   environment.push_back("LD_PRELOAD=" + preload);
   environment.push_back("CUDA_INJECTION64_PATH=" + library.string());
   environment.push_back("NVTX_INJECTION64_PATH=" + library.string());
@@ -220,8 +235,8 @@ CommandStatus run_traced(std::vector<std::string> argv, std::vector<std::string>
   traced_child = child;
   // An interrupt from the terminal reaches the program too (same process group); this command
   // outlives it to report what was traced.
-  struct sigaction ignore {
-  }, forward{}, previous_interrupt{}, previous_quit{}, previous_terminate{}, previous_hangup{};
+  struct sigaction ignore{}, forward{}, previous_interrupt{}, previous_quit{}, previous_terminate{},
+      previous_hangup{};
   ignore.sa_handler = SIG_IGN;
   forward.sa_handler = forward_to_child;
   sigaction(SIGINT, &ignore, &previous_interrupt);
@@ -280,7 +295,8 @@ int run_command(const std::vector<std::string>& args) {
   std::vector<std::string> argv = words(request.launcher);
   if (!argv.empty()) argv.push_back("--");
   argv.insert(argv.end(), request.command.begin(), request.command.end());
-  const auto [started, status] = run_traced(argv, traced_environment(request, library, output));
+  const auto [started, status] =
+      run_traced(argv, traced_environment(request, options, library, output));
   if (!started) return status;
 
   if (!holds_traces(output)) {
@@ -291,18 +307,11 @@ int run_command(const std::vector<std::string>& args) {
     return status;
   }
   Replay replay = replay_traces({output.string()}, options);
-  const Reported reported = unsuppressed_findings(replay, suppressions);
-  const std::vector<Finding>& findings = reported.findings;
-  std::fprintf(stderr, "streamrace: replayed %llu events from %zu trace file%s\n",
-               static_cast<unsigned long long>(replay.events), replay.sources.size(),
-               replay.sources.size() == 1 ? "" : "s");
-  for (const Finding& finding : findings)
-    std::fputs(describe_finding(finding, *replay.engine, replay.symbols).c_str(), stderr);
-  std::fprintf(stderr, "%s\n", summary_line(findings).c_str());
-  std::fputs(suppressed_line(reported, suppressions).c_str(), stderr);
+  const ReportedFindings reported = unsuppressed_findings(replay, suppressions);
+  std::fputs(report_text(replay, reported, suppressions).c_str(), stderr);
   // A failed command keeps its own status, so a crash is never mistaken for a finished run
   // that merely has findings; 66 marks findings only in a run that otherwise succeeded.
-  return findings.empty() || status != 0 ? status : 66;
+  return reported.findings.empty() || status != 0 ? status : 66;
 }
 
 } // namespace streamrace::cli

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Compares the cost of zero3 with both hpZ fixes: runs hpz_train once per mode under a
 launcher, reads each run's --cost-csv and writes a table (Markdown), the numbers behind it and a
 PNG plot made by gnuplot.

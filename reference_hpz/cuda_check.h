@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Turning CUDA and NCCL status codes into exceptions that say which call failed and where.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Owners of CUDA and NCCL handles: device and pinned buffers, streams, events, communicators.
 #pragma once
 

@@ -1,6 +1,7 @@
-// Sharding arithmetic of ZeRO-3 and hpZ (HPZ.md, "Geometry"): a flat parameter of `numel`
-// values is padded to a multiple of the world size; the primary shard splits it over the world,
-// the secondary shard over the ranks of one node.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Sharding arithmetic of ZeRO-3 and hpZ (reference_hpz/README.md, "Geometry"): a flat parameter of
+// `numel` values is padded to a multiple of the world size; the primary shard splits it over the
+// world, the secondary shard over the ranks of one node.
 #pragma once
 
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The model's device kernels, launched on a given stream. Each kernel has a CPU twin with the
 // same arithmetic in the same order, registered with the streamrace emulator when it is the
 // loaded CUDA runtime; on a GPU the registration does nothing. Every sum runs in a fixed order,

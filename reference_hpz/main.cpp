@@ -1,4 +1,5 @@
-// hpz_train: the reference ZeRO-3 / hpZ trainer of HPZ.md, one process per GPU.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// hpz_train: the reference ZeRO-3 / hpZ trainer (reference_hpz/README.md), one process per GPU.
 #include "kernels.h"
 #include "options.h"
 #include "process_group.h"

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ranks of a data-parallel job, as torchrun and mpirun-style launchers describe them
 // (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), and the NCCL
-// communicators of HPZ.md: WORLD, INTRA (the ranks of this rank's node) and INTER.
+// communicators (reference_hpz/README.md): WORLD, INTRA (the ranks of this rank's node) and INTER.
 #pragma once
 
 #include "cuda_resources.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bytes a collective moves inside nodes and across nodes. Ring collectives follow NCCL's ring
 // in communicator rank order (rank r sends to r + 1 mod n): AllGather and ReduceScatter make
 // every member send (n - 1) chunks to its successor. Counted for all ranks, so every rank reports

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A seeded regression task and the model's initial weights, generated on the host so every
 // rank and every mode starts from the same bits.
 #pragma once

@@ -1,7 +1,9 @@
-// One rank of the ZeRO-3 / hpZ data-parallel trainer of HPZ.md: parameters live as fp32 primary
-// shards; each step gathers them for forward on stream A, computes on the default stream C,
-// creates secondary shards (hpZ) with a device-to-device copy on C, gathers them inside the node
-// for backward on A, reduce-scatters gradients on stream R and runs Adam on the primary shard.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// One rank of the ZeRO-3 / hpZ data-parallel trainer (reference_hpz/README.md): parameters live as
+// fp32 primary shards; each step gathers them for forward on stream A, computes on the default
+// stream C, creates secondary shards (hpZ) with a device-to-device copy on C, gathers them inside
+// the node for backward on A, reduce-scatters gradients on stream R and runs Adam on the primary
+// shard.
 //
 // What differs between the modes (which gather backward reads, how the copy is ordered before
 // it) is a compile-time choice: one instantiation of the step per mode, picked once when the

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: the ZeRO++ hpZ race (HPZ.md) found before the run, found during the run, the
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# The main job: the ZeRO++ hpZ race found before the run, found during the run, the
 # damage it does, its cost and the fix. Runs on the emulator, or on the machine's GPUs when a
 # GPU and its driver are usable. Writes everything to out/demo/ (or $STREAMRACE_DEMO_DIR), with
 # summary.md telling the story in this run's numbers.

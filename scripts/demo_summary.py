@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes summary.md for scripts/demo.sh: the hpZ story told with the numbers of the run whose
 outputs are in --out (analyzer diagnostics, traced runs, losses, counters, cost table)."""
 import argparse

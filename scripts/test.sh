@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds, then runs every test (lit + FileCheck suites and the GoogleTest unit tests, both
 # through lit) and ends with one summary line: "tests: N passed, N failed".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${STREAMRACE_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh"
+"$root/scripts/ensure-torch.sh"
+# The product's own code (engine, trace, reports, CLI, tracer, emulator) must also compile
+# warning-free with clang++-22; the analyzer and the tests build with GCC above.
+clang_build=$build/clang-22
+if [ ! -f "$clang_build/build.ninja" ]; then
+  cmake -S "$root" -B "$clang_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=/usr/lib/llvm-22/bin/clang -DCMAKE_CXX_COMPILER=/usr/lib/llvm-22/bin/clang++ \
+    -DSTREAMRACE_WITH_ANALYZER=OFF -DSTREAMRACE_WERROR=ON >/dev/null
+fi
+cmake --build "$clang_build" --target streamrace streamrace_tracer streamrace_emu_cudart \
+  streamrace_emu_nccl streamrace_emu_cupti streamrace_emu_driver streamrace_emu_cublas \
+  streamrace_emu_cublaslt streamrace-emu-launch \
+  -- -j"$(nproc)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "call_model.h"
 
 #include "clang/AST/ASTContext.h"
@@ -194,7 +195,7 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
   case ApiRole::Free:
   case ApiRole::FreeHost:
   case ApiRole::AllocManaged:
-    // cudaFree, cudaFreeHost and cudaMallocManaged wait for the whole device (SEMANTICS.md 8).
+    // cudaFree, cudaFreeHost and cudaMallocManaged wait for the whole device (docs/semantics.md 8).
     effect.kind = CallEffectKind::DeviceSync;
     effect.buffers.clear();
     return effect;

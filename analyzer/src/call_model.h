@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What one call in host code does to streams, events and buffers: the built-in CUDA/NCCL API
 // model, the user's wrapper models and the kernel summaries, folded into one description.
 #pragma once

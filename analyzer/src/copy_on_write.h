@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A value shared by copies of its owner until one of them changes it. The flow analysis copies
 // its state for every block it visits and every edge it follows, and most statements change
 // nothing: a copy then costs a reference count, and a change copies only the part it touches.

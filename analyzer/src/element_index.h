@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Array elements in storage keys. An element key ends its container's key with "[index]", where
 // the index is what the analysis knows about the subscript:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fix-its that order two accesses: an event record/wait pair placed in the innermost block that
 // holds both (the record after the statement of that block holding the first access, the wait
 // before the one holding the second); for a race carried around a loop (the later access comes

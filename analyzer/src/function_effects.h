@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which functions of the translation unit can change what the flow analysis tracks, found once
 // per function by a scan of its body before any state is built. Most calls in host code (getters
 // of RAII wrappers, error-check helpers, bookkeeping) do no stream work: analyzing them in place

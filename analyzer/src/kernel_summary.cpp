@@ -1,4 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/analyzer/kernel_summary.h"
+
+#include "streamrace/api_model/kernel_access.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Mangle.h"
@@ -210,19 +213,22 @@ private:
 
 } // namespace
 
+// The words come from the contract the tracer reads them by (api_model/kernel_access.h).
 const char* paramAccessName(ParamAccess access) {
+  using api_model::kernel_access::ParameterAccess;
+  using api_model::kernel_access::summary_word;
   switch (access) {
   case ParamAccess::None:
-    return "none";
+    return summary_word(ParameterAccess::None).data();
   case ParamAccess::Read:
-    return "read";
+    return summary_word(ParameterAccess::Read).data();
   case ParamAccess::Write:
-    return "write";
+    return summary_word(ParameterAccess::Write).data();
   case ParamAccess::ReadWrite:
-  case ParamAccess::Atomic: // what the tracer's rules know: both (the JSON adds "atomic")
-    return "read_write";
+  case ParamAccess::Atomic: // the access the tracer knows; the summary adds kParamAtomicKey
+    return summary_word(ParameterAccess::ReadWrite).data();
   }
-  return "none";
+  return summary_word(ParameterAccess::None).data();
 }
 
 KernelSummaries summarizeKernels(clang::ASTContext& context) {
@@ -232,21 +238,23 @@ KernelSummaries summarizeKernels(clang::ASTContext& context) {
 }
 
 llvm::json::Value kernelSummariesToJson(const std::vector<KernelSummary>& kernels) {
+  namespace ka = api_model::kernel_access;
   llvm::json::Array array;
   for (const KernelSummary& kernel : kernels) {
     llvm::json::Array params;
     for (std::size_t i = 0; i < kernel.paramAccess.size(); ++i) {
-      llvm::json::Object param{{"index", static_cast<int64_t>(i)},
-                               {"name", kernel.paramNames[i]},
-                               {"access", paramAccessName(kernel.paramAccess[i])}};
-      if (kernel.paramAccess[i] == ParamAccess::Atomic) param["atomic"] = true;
+      llvm::json::Object param{{ka::kParamIndexKey, static_cast<int64_t>(i)},
+                               {ka::kParamNameKey, kernel.paramNames[i]},
+                               {ka::kParamAccessKey, paramAccessName(kernel.paramAccess[i])}};
+      if (kernel.paramAccess[i] == ParamAccess::Atomic) param[ka::kParamAtomicKey] = true;
       params.push_back(std::move(param));
     }
-    array.push_back(llvm::json::Object{{"name", kernel.name},
-                                       {"mangled_name", kernel.mangledName},
-                                       {"params", std::move(params)}});
+    array.push_back(llvm::json::Object{{ka::kKernelNameKey, kernel.name},
+                                       {ka::kMangledNameKey, kernel.mangledName},
+                                       {ka::kParamsKey, std::move(params)}});
   }
-  return llvm::json::Object{{"version", 1}, {"kernels", std::move(array)}};
+  return llvm::json::Object{{ka::kVersionKey, ka::kSummariesVersion},
+                            {ka::kKernelsKey, std::move(array)}};
 }
 
 } // namespace streamrace::analyzer

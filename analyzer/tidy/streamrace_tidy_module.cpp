@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The analyzer as a clang-tidy module: clang-tidy-22 --load=libstreamrace-tidy.so
 // --checks='streamrace-*'. Each check reports its share of one analysis per translation unit, so
 // the findings are the ones streamrace-check prints.

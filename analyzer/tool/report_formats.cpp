@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "report_formats.h"
 
 #include "clang/Basic/SourceManager.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Machine-readable renderings of findings for the CLI: JSON, SARIF 2.1.0, and the
 // clang-apply-replacements YAML that --export-fixes writes.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // streamrace-check: the analyzer as a LibTooling command line, for CI and code review.
 //
 //   streamrace-check [options] <files...> [-- <compiler flags>]

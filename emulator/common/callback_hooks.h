@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The hand-off between the emulated libcudart (which makes API calls happen) and the emulated
 // libcupti (which knows who subscribed). libcupti installs its hooks on cuptiSubscribe; libcudart
 // asks them, at every API enter and exit, whether anyone wants that callback and delivers it.

@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Copies and sets, synchronous and asynchronous, 1D/2D and peer. Which calls make the host wait
-// follows the runtime's "API synchronization behavior" (SEMANTICS.md §7): e.g. a synchronous
-// host-to-device copy from pageable memory stages the source and returns before the device write.
+// follows the runtime's "API synchronization behavior" (docs/semantics.md rule 7): e.g. a
+// synchronous host-to-device copy from pageable memory stages the source and returns before the
+// device write.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>

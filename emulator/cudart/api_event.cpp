@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Events: snapshots of a stream's work that other streams and the host can wait on and time.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.

@@ -1,25 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Questions programs and libraries (CUB, Thrust) ask about kernels before launching them:
 // attributes, parameter layout, cache and shared-memory settings, occupancy.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
 
-#include <algorithm>
-
 #include "api_tracing.h"
+#include "kernel_attributes.h"
 #include "kernel_table.h"
+#include "runtime_state.h"
 
 using namespace streamrace::emu;
 
 namespace {
-
-// What every emulated kernel reports: a modest register and shared-memory footprint that
-// leaves the whole block size available, compiled for the emulated compute capability.
-constexpr int maxThreadsPerBlock = 1024;
-constexpr int maxThreadsPerMultiprocessor = 2048;
-constexpr int maxBlocksPerMultiprocessor = 32;
-constexpr int registersPerThread = 32;
-constexpr int compiledFor = 90;
 
 bool knownKernel(const void* func) {
   return KernelTable::instance().handleFor(func) != nullptr;
@@ -32,17 +25,20 @@ cudaError_t functionAttributes(cudaFuncAttributes* attr, const void* func) {
   if (!knownKernel(func)) {
     return cudaErrorInvalidDeviceFunction;
   }
-  *attr = cudaFuncAttributes{};
-  attr->maxThreadsPerBlock = maxThreadsPerBlock;
-  attr->numRegs = registersPerThread;
-  attr->ptxVersion = compiledFor;
-  attr->binaryVersion = compiledFor;
-  attr->maxDynamicSharedSizeBytes = 48 << 10;
+  *attr = emulatedKernelAttributes();
   return cudaSuccess;
 }
 
 cudaError_t acceptFunctionSetting(const void* func) {
   return knownKernel(func) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
+// A cudaKernel_t is the kernel's record (what __cudaGetKernel hands out).
+cudaError_t acceptKernelSetting(cudaKernel_t kernel, int device) {
+  if (KernelTable::instance().recordByHandle(kernel) == nullptr) {
+    return cudaErrorInvalidDeviceFunction;
+  }
+  return Runtime::instance().validDevice(device) ? cudaSuccess : cudaErrorInvalidDevice;
 }
 
 cudaError_t occupancy(int* numBlocks, const void* func, int blockSize) {
@@ -52,7 +48,7 @@ cudaError_t occupancy(int* numBlocks, const void* func, int blockSize) {
   if (!knownKernel(func)) {
     return cudaErrorInvalidDeviceFunction;
   }
-  *numBlocks = std::clamp(maxThreadsPerMultiprocessor / blockSize, 0, maxBlocksPerMultiprocessor);
+  *numBlocks = activeBlocksPerMultiprocessor(blockSize);
   return cudaSuccess;
 }
 
@@ -111,6 +107,12 @@ cudaError_t cudaFuncGetParamInfo(const void* func, size_t paramIndex, size_t* pa
 cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
   STREAMRACE_EMU_TRACED(cudaFuncSetAttribute, v9000, acceptFunctionSetting(func), func, attr,
                         value);
+}
+
+cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr,
+                                            int value, int device) {
+  STREAMRACE_EMU_TRACED(cudaKernelSetAttributeForDevice, v12060,
+                        acceptKernelSetting(kernel, device), kernel, attr, value, device);
 }
 
 cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) {

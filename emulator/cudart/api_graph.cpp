@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stream capture and graph launch: enough to capture a stream region (with fork/join through
 // events) into a graph, instantiate it and launch it on a stream.
 #include <cuda_runtime_api.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernel launches: cudaLaunchKernel and the path nvcc 13 generates for <<<>>> (push/pop call
 // configuration, __cudaGetKernel, __cudaLaunchKernel), the start-up registration of fat binaries
 // and kernels, and the emulator's own entry point for CPU kernel implementations.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Allocation: device memory from each device's arena, pinned/registered host memory, managed
 // memory, the stream-ordered default pool; memory info and pointer attributes.
 #include <cuda_runtime_api.h>
@@ -6,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <vector>
 
 #include "api_tracing.h"
 #include "runtime_state.h"
@@ -21,21 +21,18 @@ constexpr unsigned validHostAllocFlags =
 constexpr unsigned validHostRegisterFlags = cudaHostRegisterPortable | cudaHostRegisterMapped |
                                             cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
 
-// Stands in for the default memory pool handle of each device (one per device, never freed).
-struct DefaultPool {
-  int device;
-};
-
 cudaError_t allocateDevice(void** devPtr, std::size_t size) {
   if (devPtr == nullptr) {
     return cudaErrorInvalidValue;
   }
+  Runtime& runtime = Runtime::instance();
+  int device = runtime.currentDevice();
+  // The first allocation on a device creates its primary context, as on a GPU.
+  ensureContext(device);
   if (size == 0) {
     *devPtr = nullptr;
     return cudaSuccess;
   }
-  Runtime& runtime = Runtime::instance();
-  int device = runtime.currentDevice();
   void* memory = runtime.device(device).arena.allocate(size);
   if (memory == nullptr) {
     *devPtr = nullptr;
@@ -64,15 +61,18 @@ cudaError_t allocatePitched(void** devPtr, std::size_t* pitch, std::size_t width
 }
 
 cudaError_t freeDevice(void* devPtr) {
+  Runtime& runtime = Runtime::instance();
   if (devPtr == nullptr) {
+    // cudaFree(0), the usual way to make the runtime set a device up.
+    ensureContext(runtime.currentDevice());
     return cudaSuccess;
   }
-  Runtime& runtime = Runtime::instance();
   std::optional<Allocation> allocation = runtime.memory.startingAt(devPtr);
   if (!allocation || (!allocation->isDeviceMemory() && allocation->kind != MemoryKind::Managed)) {
     return cudaErrorInvalidValue;
   }
-  // cudaFree waits for the device's work, except for stream-ordered pool memory (SEMANTICS.md §8).
+  // cudaFree waits for the device's work, except for stream-ordered pool memory (docs/semantics.md
+  // rule 8).
   if (allocation->kind != MemoryKind::PoolDevice) {
     runtime.synchronizeDevice(allocation->device);
   }
@@ -275,24 +275,6 @@ cudaError_t pointerAttributes(cudaPointerAttributes* attributes, const void* poi
   return cudaSuccess;
 }
 
-cudaError_t defaultMemPool(cudaMemPool_t* memPool, int device) {
-  static std::vector<DefaultPool> pools = [] {
-    std::vector<DefaultPool> all;
-    for (int ordinal = 0; ordinal < Runtime::instance().deviceCount(); ++ordinal) {
-      all.push_back(DefaultPool{ordinal});
-    }
-    return all;
-  }();
-  if (memPool == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  if (!Runtime::instance().validDevice(device)) {
-    return cudaErrorInvalidDevice;
-  }
-  *memPool = reinterpret_cast<cudaMemPool_t>(&pools[static_cast<std::size_t>(device)]);
-  return cudaSuccess;
-}
-
 } // namespace
 
 extern "C" {
@@ -375,11 +357,6 @@ cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
   STREAMRACE_EMU_TRACED(cudaPointerGetAttributes, v4000, pointerAttributes(attributes, ptr),
                         attributes, ptr);
-}
-
-cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* memPool, int device) {
-  STREAMRACE_EMU_TRACED(cudaDeviceGetDefaultMemPool, v11020, defaultMemPool(memPool, device),
-                        memPool, device);
 }
 
 } // extern "C"

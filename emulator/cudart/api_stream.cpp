@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Streams: creation, destruction, synchronization, queries, event waits and host functions, in
 // the plain form (0 = legacy default stream) and the `_ptsz` form (0 = per-thread default stream).
 #include <cuda_runtime_api.h>

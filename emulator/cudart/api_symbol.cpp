@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // __device__/__constant__ variables: their registration at start-up and the symbol copies.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.

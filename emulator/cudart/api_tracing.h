@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What every emulated entry point does around its work: first-use initialization (including
 // the driver's CUDA_INJECTION64_PATH behaviour), CUPTI runtime-API callbacks at enter and exit
 // with the real parameter structs, and the per-thread "last error".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "capture_graph.h"
 
 #include <algorithm>
@@ -24,7 +25,7 @@ bool joinedInto(const std::vector<const GraphNode*>& frontier,
                      [&ancestors](const GraphNode* node) { return ancestors.count(node) == 1; });
 }
 
-GraphExec::GraphExec(const Graph& graph) {
+GraphExec::GraphExec(const Graph& graph) : userObjects_(graph.userObjects) {
   std::map<const GraphNode*, std::size_t> indexOf;
   for (const auto& node : graph.nodes) {
     indexOf.emplace(node.get(), works_.size());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stream capture and graphs: while a stream captures, its work becomes graph nodes instead of
 // running; an instantiated graph runs its nodes with exactly the captured dependencies (stream
 // order and events recorded and waited inside the capture), so independent branches overlap.
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "operation.h"
+#include "user_object.h"
 
 namespace streamrace::emu {
 
@@ -19,6 +21,7 @@ struct GraphNode {
 
 struct Graph {
   std::vector<std::unique_ptr<GraphNode>> nodes;
+  std::vector<HeldUserObject> userObjects;
 };
 
 struct CaptureSession {
@@ -44,6 +47,8 @@ public:
 
 private:
   std::vector<Work> works_;
+  // The graph's user objects stay alive as long as the executable does.
+  std::vector<HeldUserObject> userObjects_;
   std::vector<std::vector<std::size_t>> dependencies_;
 };
 

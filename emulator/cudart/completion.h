@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A one-shot "this work has finished" flag that host threads and stream workers wait on. Every
 // enqueued operation owns one; events and stream dependencies hold them by shared pointer.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The copy path shared by the memcpy entry points and the symbol copies.
 #pragma once
 

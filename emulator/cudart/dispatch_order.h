@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The order in which one device starts its streams' operations. A GPU's front end dispatches
 // work in the order the host submitted it, across streams: an operation whose dependencies are
 // met does not wait for later-submitted work, and a small operation reaches the hardware well

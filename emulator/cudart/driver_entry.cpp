@@ -1,31 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The driver calls a program makes directly (as Triton-compiled kernels do), on the runtime's
 // kernels and streams: a CUfunction is the kernel's record, the handle cudaGetFuncBySymbol and
 // __cudaGetKernel give out. Only kernelParams launches: `extra` (a packed argument buffer) is
 // refused with CUDA_ERROR_NOT_SUPPORTED.
 #include "driver_entry.h"
 
-// cupti.h brings the parameter structs and callback ids; they must not be included twice.
-#include <cupti.h>
-
-#include "api_tracing.h"
+#include "driver_tracing.h"
+#include "kernel_attributes.h"
 #include "kernel_launch.h"
 #include "kernel_table.h"
 
 using namespace streamrace::emu;
 
-namespace {
-
-// Runs one driver call between its driver-domain callbacks.
-template <typename Params, typename Body>
-CUresult tracedDriverCall(CUpti_CallbackId cbid, const char* functionName, const Params* params,
-                          Body&& body) {
-  ensureInitialized();
-  CUresult result = CUDA_SUCCESS;
-  ApiCallbackScope scope(CUPTI_CB_DOMAIN_DRIVER_API, cbid, functionName, params, &result);
-  result = body();
-  scope.finish();
-  return result;
-}
+namespace streamrace::emu {
 
 CUresult driverResult(cudaError_t error) {
   switch (error) {
@@ -34,9 +21,61 @@ CUresult driverResult(cudaError_t error) {
   case cudaErrorInvalidDeviceFunction:
   case cudaErrorInvalidResourceHandle:
     return CUDA_ERROR_INVALID_HANDLE;
+  case cudaErrorInvalidDevice:
+    return CUDA_ERROR_INVALID_DEVICE;
   default:
     return CUDA_ERROR_INVALID_VALUE;
   }
+}
+
+} // namespace streamrace::emu
+
+namespace {
+
+bool knownFunction(CUfunction function) {
+  return KernelTable::instance().recordByHandle(function) != nullptr;
+}
+
+CUresult functionAttribute(int* value, CUfunction_attribute attribute, CUfunction function) {
+  if (value == nullptr) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (!knownFunction(function)) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  const cudaFuncAttributes attributes = emulatedKernelAttributes();
+  switch (attribute) {
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    *value = attributes.maxThreadsPerBlock;
+    break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS:
+    *value = attributes.numRegs;
+    break;
+  case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    *value = attributes.ptxVersion;
+    break;
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+    *value = attributes.binaryVersion;
+    break;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+    *value = attributes.maxDynamicSharedSizeBytes;
+    break;
+  default:
+    *value = 0;
+    break;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult occupancy(int* numBlocks, CUfunction function, int blockSize) {
+  if (numBlocks == nullptr || blockSize <= 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (!knownFunction(function)) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  *numBlocks = activeBlocksPerMultiprocessor(blockSize);
+  return CUDA_SUCCESS;
 }
 
 } // namespace
@@ -100,6 +139,57 @@ CUresult streamraceEmuDriverFuncGetName(const char** name, CUfunction hfunc) {
     *name = record->deviceName.c_str();
     return CUDA_SUCCESS;
   });
+}
+
+// A cooperative launch runs like any other: every block of an emulated kernel is resident.
+CUresult streamraceEmuDriverLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
+                                                    unsigned int gridDimY, unsigned int gridDimZ,
+                                                    unsigned int blockDimX, unsigned int blockDimY,
+                                                    unsigned int blockDimZ,
+                                                    unsigned int sharedMemBytes, CUstream hStream,
+                                                    void** kernelParams) {
+  return streamraceEmuDriverLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
+                                         blockDimZ, sharedMemBytes, hStream, kernelParams, nullptr);
+}
+
+CUresult streamraceEmuDriverFuncGetAttribute(int* value, CUfunction_attribute attribute,
+                                             CUfunction function) {
+  STREAMRACE_EMU_DRIVER_TRACED(cuFuncGetAttribute, functionAttribute(value, attribute, function),
+                               value, attribute, function);
+}
+
+// A CUkernel is the kernel's record too; every device runs it alike.
+CUresult streamraceEmuDriverKernelGetAttribute(int* value, CUfunction_attribute attribute,
+                                               CUkernel kernel, CUdevice device) {
+  STREAMRACE_EMU_DRIVER_TRACED(
+      cuKernelGetAttribute,
+      Runtime::instance().validDevice(device)
+          ? functionAttribute(value, attribute, reinterpret_cast<CUfunction>(kernel))
+          : CUDA_ERROR_INVALID_DEVICE,
+      value, attribute, kernel, device);
+}
+
+// Settings change nothing on the emulator; they are accepted for kernels it knows.
+CUresult streamraceEmuDriverFuncSetAttribute(CUfunction function, CUfunction_attribute attribute,
+                                             int value) {
+  STREAMRACE_EMU_DRIVER_TRACED(cuFuncSetAttribute,
+                               knownFunction(function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE,
+                               function, attribute, value);
+}
+
+CUresult streamraceEmuDriverFuncSetCacheConfig(CUfunction function, CUfunc_cache config) {
+  STREAMRACE_EMU_DRIVER_TRACED(cuFuncSetCacheConfig,
+                               knownFunction(function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE,
+                               function, config);
+}
+
+CUresult streamraceEmuDriverOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks,
+                                                                      CUfunction function,
+                                                                      int blockSize,
+                                                                      size_t dynamicSMemSize) {
+  STREAMRACE_EMU_DRIVER_TRACED(cuOccupancyMaxActiveBlocksPerMultiprocessor,
+                               occupancy(numBlocks, function, blockSize), numBlocks, function,
+                               blockSize, dynamicSMemSize);
 }
 
 } // extern "C"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The environment variables that shape the emulated machine and make races bite (documented in
 // emulator/README.md). Read once, on first use.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One kernel launch onto its stream, whichever API asked for it: the runtime's entry points
 // (inside their runtime-domain callbacks) and the driver's cuLaunchKernel (driver_entry.cpp).
 // It raises the driver-domain cuLaunchKernel callback itself, as the driver does underneath a

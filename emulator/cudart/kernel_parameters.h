@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The device-side parameter layout of a kernel, as cudaFuncGetParamInfo reports it: each
 // parameter's offset and size. A CPU registration gives the sizes; otherwise the parameter types
 // spelled by the mangled device name nvcc registered do, when every one of them is a scalar or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The kernels this process knows: the host stubs nvcc registered with their device names
 // (__cudaRegisterFunction), and the CPU implementations programs registered for some of them.
 #pragma once

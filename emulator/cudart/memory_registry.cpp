@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "memory_registry.h"
 
 #include <sys/mman.h>
@@ -109,6 +110,17 @@ std::optional<Allocation> MemoryRegistry::find(const void* pointer) const {
     return candidate;
   }
   return std::nullopt;
+}
+
+std::size_t MemoryRegistry::bytesOf(MemoryKind kind, int device) const {
+  std::shared_lock lock(mutex_);
+  std::size_t total = 0;
+  for (const auto& [base, allocation] : byBase_) {
+    if (allocation.kind == kind && allocation.device == device) {
+      total += allocation.size;
+    }
+  }
+  return total;
 }
 
 bool MemoryRegistry::overlaps(const void* pointer, std::size_t bytes) const {

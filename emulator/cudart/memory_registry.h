@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every byte range the emulated runtime handed out or was told about: device memory (one address
 // arena per device, so an address tells its device), pinned and registered host memory, managed
 // memory and stream-ordered pool memory. Answers "what is this pointer" for copies, pointer
@@ -66,6 +67,8 @@ public:
   std::optional<Allocation> startingAt(const void* base) const;
   // Whether any known range shares a byte with [pointer, pointer + bytes).
   bool overlaps(const void* pointer, std::size_t bytes) const;
+  // The bytes of every live allocation of this kind on the device.
+  std::size_t bytesOf(MemoryKind kind, int device) const;
 
 private:
   mutable std::shared_mutex mutex_;

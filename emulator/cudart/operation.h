@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a stream executes: a body tagged with the kind of work it stands for (the kind selects the
 // delay knobs that apply to it).
 #pragma once

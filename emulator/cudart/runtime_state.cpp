@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "runtime_state.h"
 
 #include <algorithm>
@@ -193,7 +194,7 @@ CompletionPtr Runtime::eventSnapshot(Event& event) {
 CompletionPtr Runtime::drainPoint(Stream& stream) {
   // The legacy stream's implicit synchronization was settled when its work was enqueued, so
   // waiting for its last operation is waiting for everything it is ordered after; blocking
-  // streams' later work is not included (SEMANTICS.md rules 5 and 6).
+  // streams' later work is not included (docs/semantics.md rules 5 and 6).
   std::lock_guard lock(submitMutex_);
   return stream.worker.lastCompletion();
 }
@@ -295,6 +296,50 @@ std::optional<Runtime::CaptureInfo> Runtime::captureInfo(Stream& stream) {
     return std::nullopt;
   }
   return CaptureInfo{stream.capture->id, stream.capture->graph.get(), &stream.captureFrontier};
+}
+
+cudaError_t Runtime::updateCaptureDependencies(Stream& stream,
+                                               const std::vector<const GraphNode*>& nodes,
+                                               bool add) {
+  std::lock_guard lock(submitMutex_);
+  if (!stream.capture) {
+    return cudaErrorIllegalState;
+  }
+  const auto& captured = stream.capture->graph->nodes;
+  for (const GraphNode* node : nodes) {
+    if (std::none_of(captured.begin(), captured.end(),
+                     [node](const auto& owned) { return owned.get() == node; })) {
+      return cudaErrorInvalidValue;
+    }
+  }
+  if (!add) {
+    stream.captureFrontier.clear();
+  }
+  for (const GraphNode* node : nodes) {
+    if (std::find(stream.captureFrontier.begin(), stream.captureFrontier.end(), node) ==
+        stream.captureFrontier.end()) {
+      stream.captureFrontier.push_back(node);
+    }
+  }
+  return cudaSuccess;
+}
+
+bool Runtime::changeGraph(cudaGraph_t handle, const std::function<void(Graph&)>& change) {
+  std::lock_guard submitLock(submitMutex_);
+  std::shared_lock lock(handlesMutex_);
+  Graph* graph = reinterpret_cast<Graph*>(handle);
+  auto capturing = [graph](const Stream& stream) {
+    return stream.capture && stream.capture->graph.get() == graph;
+  };
+  const bool known = graphs_.contains(graph) ||
+                     std::any_of(streams_.begin(), streams_.end(),
+                                 [&](const auto& entry) { return capturing(*entry.second); }) ||
+                     std::any_of(perThreadStreams_.begin(), perThreadStreams_.end(),
+                                 [&](const auto& stream) { return capturing(*stream); });
+  if (known) {
+    change(*graph);
+  }
+  return known;
 }
 
 Graph* Runtime::resolveGraph(cudaGraph_t graph) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The emulated machine: devices with their memory arenas and default streams, created streams,
 // events, captures and graphs, and the submission rules that decide what each new operation
 // waits for (stream order, the legacy default stream's implicit synchronization, event waits).
@@ -6,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -118,6 +120,13 @@ public:
     const std::vector<const GraphNode*>* frontier;
   };
   std::optional<CaptureInfo> captureInfo(Stream& stream);
+  // Replaces (or, with `add`, extends) the nodes the stream's next captured operation depends
+  // on; every node must belong to the stream's capture.
+  cudaError_t updateCaptureDependencies(Stream& stream, const std::vector<const GraphNode*>& nodes,
+                                        bool add);
+  // Runs `change` on the graph, an ended one or one still being captured, under the lock that
+  // guards both; false when the handle names neither.
+  bool changeGraph(cudaGraph_t graph, const std::function<void(Graph&)>& change);
   bool destroyGraph(cudaGraph_t graph);
   bool knownGraph(cudaGraph_t graph);
   Graph* resolveGraph(cudaGraph_t graph);

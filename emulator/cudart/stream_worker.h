@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The thread that plays one stream: it runs the stream's operations one after another, each
 // only once the completions it depends on (other streams' work, recorded events) are done and
 // its device lets it begin (dispatch_order.h). Different streams' workers run at the same time,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The __device__ and __constant__ variables nvcc registers (__cudaRegisterVar), each given device
 // memory the first time a program names it (cudaMemcpyToSymbol, cudaGetSymbolAddress, ...).
 // Their initial values live only in device code the emulator cannot read, so they start zeroed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The public CUPTI callback API: subscribe, enable, names and result strings.
 #include <cupti.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Names of callback ids and result codes, as the real CUPTI spells them (e.g. "cudaMalloc_v3020",
 // "cuLaunchKernel", "CUPTI_ERROR_INVALID_PARAMETER").
 #pragma once

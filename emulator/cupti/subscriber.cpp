@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "subscriber.h"
 
 #include <cupti_driver_cbid.h>
@@ -70,6 +71,12 @@ CUptiResult Subscriber::unsubscribe(CUpti_SubscriberHandle handle) {
   callback_.store(nullptr);
   active_.store(false);
   return CUPTI_SUCCESS;
+}
+
+void Subscriber::detach() {
+  if (active_.load()) {
+    unsubscribe(reinterpret_cast<CUpti_SubscriberHandle>(this));
+  }
 }
 
 bool Subscriber::owns(CUpti_SubscriberHandle handle) const {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one CUPTI subscriber a process may have (as with the real CUPTI), with its per-domain,
 // per-callback enable bits. Installs itself as the emulator's callback hooks while subscribed.
 #pragma once
@@ -20,6 +21,8 @@ public:
   CUptiResult subscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callback,
                         void* userdata);
   CUptiResult unsubscribe(CUpti_SubscriberHandle handle);
+  // cuptiFinalize: the subscriber, if any, stops receiving callbacks.
+  void detach();
   bool owns(CUpti_SubscriberHandle handle) const;
 
   void enable(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool on);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Command line of streamrace-emu-launch.
 #pragma once
 

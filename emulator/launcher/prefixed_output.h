@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Forwards one rank's output pipe to the launcher's own stdout or stderr, a whole line at a time
 // and prefixed with the rank, so lines of concurrent ranks never interleave mid-line.
 #pragma once

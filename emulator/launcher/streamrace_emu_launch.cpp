@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // streamrace-emu-launch: runs one process per rank of an emulated multi-node job on this machine
 // (see launchUsage()). The ranks meet through the emulated NCCL's shared-memory rendezvous.
 #include "launch_options.h"
@@ -150,7 +151,7 @@ int main(int argc, char** argv) {
   const std::string rendezvousDir = rendezvousTemplate;
   const int masterPort = 20000 + getpid() % 20000;
 
-  struct sigaction interrupt {};
+  struct sigaction interrupt{};
   interrupt.sa_handler = onInterrupt;
   sigaction(SIGINT, &interrupt, nullptr);
   sigaction(SIGTERM, &interrupt, nullptr);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The communicator half of the public API: versions, ids, init, split, teardown, queries.
 #include "api_enqueue.h"
 #include "api_state.h"

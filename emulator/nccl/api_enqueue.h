@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Putting operations on streams. Every operation becomes one host function
 // (cudaLaunchHostFunc) on its stream, so it runs exactly when the stream reaches it: after the
 // stream's earlier work and any events the stream waits on, before its later work. Between

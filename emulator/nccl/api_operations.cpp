@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The operation half of the public API: collectives, point-to-point and groups.
 #include "api_enqueue.h"
 #include "api_state.h"

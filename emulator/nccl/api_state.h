@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // State behind the public handles: what an ncclComm_t points to, the work it has in flight, and
 // how errors reach the caller (return codes, ncclGetLastError) or end the process.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Communicator::runCollective: the k-th collective of every rank meets in the shared segment.
 // Each rank announces a descriptor; if they agree, the data moves in rounds: every rank
 // publishes a chunk of its contribution into its own staging slot, all ranks pass a barrier,

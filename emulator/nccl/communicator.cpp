@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "communicator.h"
 
 #include "environment.h"
@@ -150,7 +151,7 @@ std::string Communicator::rankList(const std::vector<int>& ranks) const {
   return text;
 }
 
-Communicator::ArrivalWait Communicator::waitForEveryRank(std::uint64_t RankMailbox::*counter,
+Communicator::ArrivalWait Communicator::waitForEveryRank(std::uint64_t RankMailbox::* counter,
                                                          std::uint64_t phase) {
   const auto everyoneArrived = [&] {
     for (int peer = 0; peer < rankCount_; ++peer) {
@@ -187,7 +188,8 @@ std::vector<BootstrapRecord> Communicator::bootstrapAllGather(const BootstrapRec
     throw CommunicatorError(
         ncclSystemError,
         "timed out after " + std::to_string(settings_.timeoutMs) + " ms on communicator " +
-            displayName_ + " (" + std::to_string(rankCount_) + " ranks): " + rankList(wait.lagging) +
+            displayName_ + " (" + std::to_string(rankCount_) +
+            " ranks): " + rankList(wait.lagging) +
             (phase == 1 ? " never joined (ncclCommInitRank not called with this unique id)"
                         : " did not take part in the host-side exchange (ncclCommSplit)"));
   }

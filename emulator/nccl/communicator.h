@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One rank's membership in a communicator, and the execution of its operations. Independent of
 // the CUDA runtime: the API layer decides *when* an operation runs (on its stream, through a host
 // function); this class makes it happen, rendezvousing with the other ranks through the shared
@@ -104,7 +105,7 @@ private:
     std::string reason;
     std::vector<int> lagging;
   };
-  ArrivalWait waitForEveryRank(std::uint64_t RankMailbox::*counter, std::uint64_t phase);
+  ArrivalWait waitForEveryRank(std::uint64_t RankMailbox::* counter, std::uint64_t phase);
   bool waitForTurn(const CollectiveCall& call);
   bool collectiveBarrier(const CollectiveCall& call);
   bool checkDescriptors(const CollectiveCall& call);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Typed reads of the STREAMRACE_EMU_* variables that configure the emulated NCCL. A malformed
 // value is reported once on stderr and the default is used, so a typo never changes behaviour
 // silently.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How long a transfer would take on the emulated cluster, and how many bytes it puts on links
 // inside a node and between nodes. Collectives follow NCCL's ring algorithm over ranks in rank
 // order (rank r sends to rank r+1 mod n); AlltoAll, Gather, Scatter and Send/Recv go directly

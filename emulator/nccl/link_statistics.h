@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Process-wide byte counters of the link model. When STREAMRACE_EMU_NCCL_STATS names a file, the
 // process appends one JSON object (one line) to it at exit, so every rank of a multi-process run
 // adds its own line to the same file:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The vocabulary of one NCCL call as the emulator executes it.
 #pragma once
 

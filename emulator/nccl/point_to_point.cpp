@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Communicator::runPointToPoint: the sends and receives of one group (or one ungrouped call)
 // progress together, so a group that sends to and receives from the same peer never waits on
 // itself. Each ordered pair of ranks has a one-slot channel; the m-th send from A to B pairs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Waiting for another rank (a thread or a process) to change shared memory. Ranks in different
 // processes share no mutex or condition variable, so waits poll: a few yields for the fast case,
 // then sleeps that grow to a millisecond so idle ranks leave the CPU to the ones doing work.

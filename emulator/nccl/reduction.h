@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Element-wise combination of every rank's contribution for the reducing collectives.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "shared_segment.h"
 
 #include "polling.h"
@@ -88,7 +89,7 @@ std::unique_ptr<SharedSegment> SharedSegment::openOrCreate(const std::string& na
     throw systemError("shm_open", name);
   }
   // The creator may not have sized the object yet: wait until the header fits, then for magic.
-  struct stat status {};
+  struct stat status{};
   const auto headerFits = [&] {
     return fstat(fd, &status) == 0 && status.st_size >= static_cast<off_t>(sizeof(SegmentHeader));
   };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The rendezvous area of one communicator: a POSIX shared-memory object named by the unique id,
 // mapped by every rank (threads of one process map it once each, processes each map it too).
 // Emulated device memory is private to its process, so all data moves through here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What an ncclUniqueId carries: the name of the communicator's shared-memory rendezvous.
 //
 // Ids are random. With STREAMRACE_EMU_NCCL_ID set to the same value in every rank (the launcher's

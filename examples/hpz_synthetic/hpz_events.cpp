@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "hpz_events.h"
 
 #include <stdexcept>
@@ -24,8 +25,7 @@ enum Region { Primary, FullForward, FullBackward, Secondary, Gradient, GradientS
 class Builder {
 public:
   Builder(HpzMode mode, SymbolTable& symbols, const HpzShape& shape)
-      : mode_(mode), symbols_(symbols), shape_(shape),
-        world_(shape.nodes * shape.gpus_per_node) {
+      : mode_(mode), symbols_(symbols), shape_(shape), world_(shape.nodes * shape.gpus_per_node) {
     auto site = [&](const char* api, const char* function, std::uint32_t line) {
       return symbols_.add_call_site(CallSite{api, {StackFrame{function, "hpz_step.cpp", line}}});
     };
@@ -45,13 +45,16 @@ public:
   }
 
   std::vector<Event> build() {
-    for (int r = 0; r < world_; ++r) setup(r);
+    for (int r = 0; r < world_; ++r)
+      setup(r);
     for (int step = 1; step <= shape_.steps; ++step) {
       range_push("forward");
-      for (int layer = 0; layer < shape_.layers; ++layer) forward(layer, step);
+      for (int layer = 0; layer < shape_.layers; ++layer)
+        forward(layer, step);
       range_pop();
       range_push("backward");
-      for (int layer = shape_.layers - 1; layer >= 0; --layer) backward(layer);
+      for (int layer = shape_.layers - 1; layer >= 0; --layer)
+        backward(layer);
       range_pop();
       optimizer();
     }
@@ -68,10 +71,12 @@ private:
   std::uint64_t secondary_shard(int layer) const { return aligned(layer) / shape_.gpus_per_node; }
 
   void range_push(const char* name) {
-    for (int r = 0; r < world_; ++r) emit(r, NvtxRangePush{symbols_.intern(name)});
+    for (int r = 0; r < world_; ++r)
+      emit(r, NvtxRangePush{symbols_.intern(name)});
   }
   void range_pop() {
-    for (int r = 0; r < world_; ++r) emit(r, NvtxRangePop{});
+    for (int r = 0; r < world_; ++r)
+      emit(r, NvtxRangePop{});
   }
 
   void emit(int rank, Payload payload, CallSiteId site = 0) {
@@ -97,14 +102,19 @@ private:
                      kCurrentDevice});
     for (int layer = 0; layer < shape_.layers; ++layer) {
       const std::uint64_t full = aligned(layer) * kFloat;
-      emit(r, Alloc{region(Primary, layer), primary_shard(layer) * kFloat, MemoryKind::Device}, allocate_);
+      emit(r, Alloc{region(Primary, layer), primary_shard(layer) * kFloat, MemoryKind::Device},
+           allocate_);
       emit(r, Alloc{region(FullForward, layer), full, MemoryKind::Device}, allocate_);
       emit(r, Alloc{region(FullBackward, layer), full, MemoryKind::Device}, allocate_);
       emit(r, Alloc{region(Gradient, layer), full, MemoryKind::Device}, allocate_);
-      emit(r, Alloc{region(GradientShard, layer), primary_shard(layer) * kFloat, MemoryKind::Device}, allocate_);
+      emit(r,
+           Alloc{region(GradientShard, layer), primary_shard(layer) * kFloat, MemoryKind::Device},
+           allocate_);
       emit(r, Alloc{region(Activation, layer), 4096, MemoryKind::Device}, allocate_);
       if (hpz()) {
-        emit(r, Alloc{region(Secondary, layer), secondary_shard(layer) * kFloat, MemoryKind::Device}, allocate_);
+        emit(r,
+             Alloc{region(Secondary, layer), secondary_shard(layer) * kFloat, MemoryKind::Device},
+             allocate_);
         emit(r, NameMemory{region(Secondary, layer), secondary_shard(layer) * kFloat,
                            symbols_.intern("secondary shard of layer " + std::to_string(layer))});
       }
@@ -112,7 +122,8 @@ private:
     // Initialisation gathers every weight once and makes step 1's secondary shards, then
     // synchronizes: step 1 is safe.
     if (hpz()) {
-      for (int layer = 0; layer < shape_.layers; ++layer) release(r, layer, init_copy_);
+      for (int layer = 0; layer < shape_.layers; ++layer)
+        release(r, layer, init_copy_);
     }
     emit(r, DeviceSynchronize{kCurrentDevice});
   }
@@ -136,7 +147,8 @@ private:
       emit(r, EventRecord{ready, kGather});
       emit(r, StreamWaitEvent{kCompute, ready});
       emit(r,
-           KernelLaunch{kCompute, 0,
+           KernelLaunch{kCompute,
+                        0,
                         {access(region(FullForward, layer), aligned(layer), AccessMode::Read),
                          access(region(Activation, layer), 1024, AccessMode::Write)}},
            forward_kernel_);
@@ -166,15 +178,16 @@ private:
       } else {
         emit(r,
              Collective{kGather, kWorld, CollectiveKind::AllGather, region(Primary, layer),
-                        region(FullBackward, layer), primary_shard(layer), kFloat, 0,
-                        kNcclFloat32, 0},
+                        region(FullBackward, layer), primary_shard(layer), kFloat, 0, kNcclFloat32,
+                        0},
              backward_gather_);
       }
       const EventHandle gathered = 0xE1000 + static_cast<EventHandle>(layer);
       emit(r, EventRecord{gathered, kGather});
       emit(r, StreamWaitEvent{kCompute, gathered});
       emit(r,
-           KernelLaunch{kCompute, 0,
+           KernelLaunch{kCompute,
+                        0,
                         {access(region(FullBackward, layer), aligned(layer), AccessMode::Read),
                          access(region(Activation, layer), 1024, AccessMode::Read),
                          access(region(Gradient, layer), aligned(layer), AccessMode::Write)}},
@@ -196,9 +209,11 @@ private:
       emit(r, StreamWaitEvent{kCompute, 0xE3000});
       for (int layer = 0; layer < shape_.layers; ++layer)
         emit(r,
-             KernelLaunch{kCompute, 0,
-                          {access(region(GradientShard, layer), primary_shard(layer), AccessMode::Read),
-                           access(region(Primary, layer), primary_shard(layer), AccessMode::ReadWrite)}},
+             KernelLaunch{
+                 kCompute,
+                 0,
+                 {access(region(GradientShard, layer), primary_shard(layer), AccessMode::Read),
+                  access(region(Primary, layer), primary_shard(layer), AccessMode::ReadWrite)}},
              optimizer_kernel_);
       // loss.item(): a synchronous copy to pageable memory makes the host wait for C.
       emit(r,
@@ -234,10 +249,14 @@ HpzMode parse_hpz_mode(std::string_view text) {
 
 std::string_view hpz_mode_name(HpzMode mode) {
   switch (mode) {
-  case HpzMode::Zero3: return "zero3";
-  case HpzMode::Buggy: return "hpz-buggy";
-  case HpzMode::FixHostSync: return "hpz-fix-hostsync";
-  case HpzMode::FixEvent: return "hpz-fix-event";
+  case HpzMode::Zero3:
+    return "zero3";
+  case HpzMode::Buggy:
+    return "hpz-buggy";
+  case HpzMode::FixHostSync:
+    return "hpz-fix-hostsync";
+  case HpzMode::FixEvent:
+    return "hpz-fix-event";
   }
   return "";
 }

@@ -1,10 +1,11 @@
-// The ZeRO-3/hpZ training step of HPZ.md as an engine event sequence, for four ranks on two
-// nodes: the race (the release copy on stream C fills a secondary shard that the backward
-// all-gather on stream A reads, with nothing ordering them) and its two fixes.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The ZeRO-3/hpZ training step of reference_hpz/README.md as an engine event sequence, for four
+// ranks on two nodes: the race (the release copy on stream C fills a secondary shard that the
+// backward all-gather on stream A reads, with nothing ordering them) and its two fixes.
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/symbols.h"
 
 #include <string_view>
 #include <vector>

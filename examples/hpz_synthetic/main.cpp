@@ -1,11 +1,12 @@
-// hpz-synthetic: replays the hpZ training step (HPZ.md) through the engine as a synthetic
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// hpz-synthetic: replays the hpZ training step through the engine as a synthetic
 // event sequence, in every mode, and prints what the engine finds. Exit 66 when any mode it
 // was asked to run has findings. With --trace-dir DIR it instead writes the events of one
 // mode as per-rank trace files (DIR/rank<N>.srtrace), as the tracer would.
 #include "hpz_events.h"
 
+#include "streamrace/engine/engine.h"
 #include "streamrace/report/finding_text.h"
-#include "streamrace/runtime/engine.h"
 #include "streamrace/trace/trace_writer.h"
 
 #include <cstdio>
@@ -79,14 +80,13 @@ int main(int argc, char** argv) {
     SymbolTable symbols;
     Engine engine;
     const std::vector<Event> events = examples::hpz_events(mode, symbols);
-    for (const Event& event : events) engine.process(event);
+    for (const Event& event : events)
+      engine.process(event);
     engine.finish();
     const auto& findings = engine.findings().all();
     std::printf("== mode %s: %zu events, %zu finding%s\n", examples::hpz_mode_name(mode).data(),
                 events.size(), findings.size(), findings.size() == 1 ? "" : "s");
-    for (const Finding& finding : findings)
-      std::printf("%s", describe_finding(finding, engine, symbols).c_str());
-    std::printf("%s\n", summary_line(findings).c_str());
+    std::fputs(findings_text(findings, engine, symbols).c_str(), stdout);
     any |= !findings.empty();
   }
   return any ? 66 : 0;

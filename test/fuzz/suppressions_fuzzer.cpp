@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: a suppressions file parses or is refused with a message naming the line,
 // and glob matching terminates on any pattern.
 #include "streamrace/report/suppressions.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: any bytes given to the trace reader as a file either decode into events or
 // stop with a message; never a crash, a hang or a leak.
 #include "streamrace/trace/trace_reader.h"
@@ -18,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     streamrace::SymbolTable symbols;
     const auto trace = streamrace::trace::read_trace(path, 0, symbols);
-    for (const auto& event : trace.events) (void)event.payload.index();
+    for (const auto& event : trace.events)
+      (void)event.payload.index();
   } catch (const std::runtime_error&) {
     // A refused file is a correct answer.
   }

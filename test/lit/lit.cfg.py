@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # lit configuration for the FileCheck suites: one folder per part of the product.
 import os
 
@@ -16,8 +17,11 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%src_root", config.streamrace_src_root))
 config.substitutions.append(("%bin", bin_dir))
 config.substitutions.append(("%obj_root", config.streamrace_obj_root))
+config.substitutions.append(("%llvm_bin", config.llvm_bin_dir))
 if os.path.isdir(os.path.join(config.streamrace_obj_root, "emulator", "lib")):
     config.available_features.add("emulator")
+if os.path.exists(os.path.join(bin_dir, "streamrace-check")):
+    config.available_features.add("analyzer")
 config.substitutions.append(
     ("%expect_exit", "python3 " + os.path.join(config.streamrace_src_root, "test", "lit", "tools",
                                                "expect_exit.py")))

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Crash-safety check for trace files: a child process writes events as fast as it can and
 // reports each flush; the parent kills it with SIGKILL mid-stream, then reads the file back
 // and checks that every record the child had flushed was recovered.
@@ -28,9 +29,10 @@ int main(int argc, char** argv) {
     close(pipe_fds[0]);
     trace::TraceWriter writer(path, static_cast<std::uint64_t>(getpid()), 0);
     for (std::uint64_t i = 1;; ++i) {
-      writer.write(Event{EventHeader{0, 1, 0, 0, i},
-                         KernelLaunch{0x100, 0, {{0x1000 + (i % 64) * 64, 64, AccessMode::Write,
-                                                  Extent::Exact}}}});
+      writer.write(
+          Event{EventHeader{0, 1, 0, 0, i},
+                KernelLaunch{
+                    0x100, 0, {{0x1000 + (i % 64) * 64, 64, AccessMode::Write, Extent::Exact}}}});
       if (i % 997 == 0) {
         writer.flush();
         const std::uint64_t flushed = writer.records();
@@ -55,6 +57,7 @@ int main(int argc, char** argv) {
               confirmed >= 20000 ? "at least 20000" : "fewer than 20000");
   std::printf("reader recovered %s the confirmed records\n",
               file.records >= confirmed ? "all of" : "NOT all of");
-  std::printf("events decoded: %s\n", file.events.size() == file.records ? "every record" : "MISMATCH");
+  std::printf("events decoded: %s\n",
+              file.events.size() == file.records ? "every record" : "MISMATCH");
   return file.records >= confirmed ? 0 : 1;
 }

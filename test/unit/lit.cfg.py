@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs every GoogleTest binary named *Tests in the build's test/unit folder.
 import lit.formats
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The entry point streamrace/annotations.h looks up in a traced process, and the judgement every
 // kernel annotation goes through.
 #include "annotation_entry.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernel annotations reach the tracer two ways — the entry point streamrace/annotations.h looks
 // up, and NVTX marks in the "streamrace" domain — and both are judged here, alike.
 #pragma once

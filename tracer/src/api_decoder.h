@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Turns one intercepted call, described by its API model entry and its arguments, into the
 // engine's event. Pure: no CUDA headers, no process state, so it is unit-tested directly.
 #pragma once
@@ -5,7 +6,7 @@
 #include "call_arguments.h"
 
 #include "streamrace/api_model/api_model.h"
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <optional>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A call's arguments as the API model numbers them (position in the parameter list), widened to
 // 64 bits. Front ends fill it from whatever they intercept (a CUPTI *_params struct, an NCCL
 // wrapper's own parameters); the decoder reads it through the model's argument meanings alone.

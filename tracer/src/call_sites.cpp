@@ -1,4 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "call_sites.h"
+
+#include "python_stacks.h"
 
 #include "streamrace/report/raw_frames.h"
 
@@ -17,11 +20,12 @@ namespace {
 constexpr std::size_t kKeptFrames = 8;
 
 // Libraries between the program and this callback: the tracer itself, the CUDA runtime,
-// CUPTI and NCCL. A call site starts at the first frame outside them.
+// CUPTI, NCCL and cuBLAS. A call site starts at the first frame outside them.
 bool is_cuda_stack_module(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   const std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  for (std::string_view prefix : {"libstreamrace", "libcudart", "libcupti", "libcuda.", "libnccl"})
+  for (std::string_view prefix :
+       {"libstreamrace", "libcudart", "libcupti", "libcuda.", "libnccl", "libcublas"})
     if (base.starts_with(prefix)) return true;
   return false;
 }
@@ -56,24 +60,26 @@ void capture_stack(RawStack& stack) {
 }
 
 bool CallSiteTable::Key::operator==(const Key& other) const {
-  return api.data() == other.api.data() && stack.depth == other.stack.depth &&
+  return api.data() == other.api.data() && python_stack == other.python_stack &&
+         stack.depth == other.stack.depth &&
          std::equal(stack.frames.begin(), stack.frames.begin() + stack.depth,
                     other.stack.frames.begin());
 }
 
 std::size_t CallSiteTable::KeyHash::operator()(const Key& key) const {
-  std::uint64_t hash = reinterpret_cast<std::uintptr_t>(key.api.data());
+  std::uint64_t hash = reinterpret_cast<std::uintptr_t>(key.api.data()) ^ key.python_stack;
   for (int i = 0; i < key.stack.depth; ++i)
     hash = (hash ^ reinterpret_cast<std::uintptr_t>(key.stack.frames[i])) * 0x100000001B3ull;
   return static_cast<std::size_t>(hash);
 }
 
-CallSiteId CallSiteTable::intern(std::string_view api, const RawStack& stack, bool& is_new) {
-  Key key{api, stack};
+CallSiteId CallSiteTable::intern(std::string_view api, const RawStack& stack,
+                                 std::uint32_t python_stack, bool& is_new) {
+  Key key{api, stack, python_stack};
   auto [it, inserted] = ids_.try_emplace(key, 0);
   is_new = inserted;
   if (inserted) {
-    sites_.push_back(Site{api, program_frames(stack)});
+    sites_.push_back(Site{api, program_frames(stack), python_stack});
     it->second = static_cast<CallSiteId>(sites_.size());
   }
   return it->second;
@@ -105,7 +111,7 @@ std::vector<CallSiteTable::Frame> CallSiteTable::program_frames(const RawStack& 
   return frames;
 }
 
-CallSite CallSiteTable::unsymbolized(CallSiteId id) const {
+CallSite CallSiteTable::native(CallSiteId id) const {
   const Site& site = sites_.at(id - 1);
   CallSite out;
   out.api = std::string(site.api);
@@ -114,11 +120,41 @@ CallSite CallSiteTable::unsymbolized(CallSiteId id) const {
   return out;
 }
 
+namespace {
+
+// Native frames kept under Python ones: the launching code; the dispatcher's and the
+// interpreter's frames between it and Python say nothing the Python frames do not.
+constexpr std::size_t kNativeFramesUnderPython = 3;
+
+// Python frames go first: the program's own line, then the native frames under it.
+void put_python_frames_first(CallSite& site, std::uint32_t python_stack) {
+  if (python_stack == 0) return;
+  std::vector<StackFrame> frames = PythonStacks::instance().frames(python_stack);
+  // A call the Python package made itself (through ctypes: libffi first) has no native code of
+  // its own to show.
+  const bool through_ctypes =
+      !site.frames.empty() && (site.frames.front().function.find("libffi") != std::string::npos ||
+                               site.frames.front().function.starts_with("ffi_call"));
+  if (through_ctypes) site.frames.clear();
+  if (site.frames.size() > kNativeFramesUnderPython) site.frames.resize(kNativeFramesUnderPython);
+  site.frames.insert(site.frames.begin(), frames.begin(), frames.end());
+}
+
+} // namespace
+
+CallSite CallSiteTable::unsymbolized(CallSiteId id) const {
+  CallSite site = native(id);
+  put_python_frames_first(site, sites_.at(id - 1).python_stack);
+  return site;
+}
+
 std::vector<CallSite> CallSiteTable::symbolize_all() const {
   std::vector<CallSite> sites;
   for (CallSiteId id = 1; id <= size(); ++id)
-    sites.push_back(unsymbolized(id));
+    sites.push_back(native(id));
   symbolize_sites(sites);
+  for (CallSiteId id = 1; id <= size(); ++id)
+    put_python_frames_first(sites[id - 1], sites_[id - 1].python_stack);
   return sites;
 }
 

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where in the program each call came from. Capturing is cheap (return addresses, interned by
 // value); turning addresses into function, file and line happens only when a report needs it.
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/symbols.h"
 
 #include <array>
 #include <cstdint>
@@ -28,9 +29,11 @@ void capture_stack(RawStack& stack);
 // it under its lock.
 class CallSiteTable {
 public:
-  // `api` must outlive the table (the API model's names do). `is_new` tells the caller to
-  // describe the new site in its trace.
-  CallSiteId intern(std::string_view api, const RawStack& stack, bool& is_new);
+  // `api` must outlive the table (the API model's names do). `python_stack` names the Python
+  // frames of the call's op (python_stacks.h), reported before the native ones; 0 for none.
+  // `is_new` tells the caller to describe the new site in its trace.
+  CallSiteId intern(std::string_view api, const RawStack& stack, std::uint32_t python_stack,
+                    bool& is_new);
 
   // The site with raw frames, named by object file and offset (raw_frames.h): what a trace
   // holds until the program exits normally (a crashed program's trace keeps these).
@@ -49,12 +52,16 @@ private:
   struct Site {
     std::string_view api;
     std::vector<Frame> frames; // the program's frames, from the first outside the CUDA stack
+    std::uint32_t python_stack = 0;
   };
   struct Key {
     std::string_view api;
     RawStack stack;
+    std::uint32_t python_stack = 0;
     bool operator==(const Key& other) const;
   };
+  // The site with its native frames only, raw.
+  CallSite native(CallSiteId id) const;
   struct KeyHash {
     std::size_t operator()(const Key& key) const;
   };

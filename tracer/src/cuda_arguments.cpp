@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cuda_arguments.h"
 
 // Declares the _ptsz/_ptds entry points under their own names as well (the plain names become

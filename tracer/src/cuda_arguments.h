@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reads the arguments of a CUDA runtime call from the CUPTI `*_params` struct of its callback.
 // Each struct holds the function's parameters in order, so its layout follows from the
 // function's signature in cuda_runtime_api.h; which signature belongs to which name comes from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CUDA calls through the CUPTI callback API (runtime domain, and the driver domain's kernel
 // launches), decoded at API exit so results and output parameters are known. CUPTI is loaded at
 // run time: a preloaded tracer must not stop a program from starting where libcupti is not on the

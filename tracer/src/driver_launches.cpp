@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "driver_launches.h"
 
 #include "kernel_launches.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernel launches a program makes through the driver API itself — cuLaunchKernel and
 // cuLaunchKernelEx, as Triton-compiled PyTorch kernels do — read from CUPTI's driver domain.
 // The driver launch underneath a runtime launch is the runtime call's, already decoded at its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The hand-off from the program's threads to the tracer thread: a bounded multi-producer,
 // single-consumer ring (Vyukov's bounded queue). A push claims a slot with one compare-exchange
 // and publishes it with one store: no lock, no system call, no allocation (a slot is reused, so

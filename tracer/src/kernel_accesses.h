@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Turns the pointers a kernel launch passed into accesses, on the tracer thread, where the
 // program's allocations are known in the order the engine sees them: a pointer inside a live
 // allocation becomes an access from the pointer to its extent, at most to the allocation's end;
@@ -6,7 +7,7 @@
 
 #include "kernel_rules.h"
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <map>
 #include <span>

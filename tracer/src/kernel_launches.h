@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the calling thread reads from a kernel launch while its argument array is alive: the
 // pointers among the arguments. Each parameter's size comes from cudaFuncGetParamInfo, asked
 // once per function; how the kernel uses each pointer comes from an annotation or a kernel

@@ -1,6 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "kernel_rules.h"
 
-#include <cctype>
+#include "streamrace/api_model/kernel_access.h"
+#include "streamrace/report/json_reader.h"
+
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -9,36 +12,47 @@ namespace streamrace::tracer {
 
 namespace {
 
+namespace ka = api_model::kernel_access;
+using ka::ParameterAccess;
+
 bool parse_number(std::string_view text, std::uint64_t& value) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   return error == std::errc() && end == text.data() + text.size();
 }
 
+// A parameter's mode (None has none: such a parameter yields no access).
+AccessMode access_mode(ParameterAccess access) {
+  switch (access) {
+  case ParameterAccess::Read:
+    return AccessMode::Read;
+  case ParameterAccess::Write:
+    return AccessMode::Write;
+  case ParameterAccess::None:
+  case ParameterAccess::ReadWrite:
+    break;
+  }
+  return AccessMode::ReadWrite;
+}
+
 // "r", "w", "rw" or "-", then optionally "[N]" or "[pK*N]".
 std::optional<ParameterRule> parse_entry(std::string_view entry, std::string& error) {
   ParameterRule rule;
-  const std::size_t bracket = entry.find('[');
-  const std::string_view mode = entry.substr(0, bracket);
-  if (mode == "-") {
-    rule.accessed = false;
-  } else if (mode == "r") {
-    rule.mode = AccessMode::Read;
-  } else if (mode == "w") {
-    rule.mode = AccessMode::Write;
-  } else if (mode == "rw") {
-    rule.mode = AccessMode::ReadWrite;
-  } else {
+  const std::size_t bracket = entry.find(ka::kExtentOpen);
+  const std::optional<ParameterAccess> access = ka::access_of_annotation(entry.substr(0, bracket));
+  if (!access) {
     error = "'" + std::string(entry) + "' is not -, r, w or rw";
     return std::nullopt;
   }
+  rule.accessed = *access != ParameterAccess::None;
+  rule.mode = access_mode(*access);
   if (bracket == std::string_view::npos) return rule;
-  if (!rule.accessed || entry.back() != ']') {
+  if (!rule.accessed || entry.back() != ka::kExtentClose) {
     error = "'" + std::string(entry) + "': an extent [N] or [pK*N] follows r, w or rw";
     return std::nullopt;
   }
   const std::string_view extent = entry.substr(bracket + 1, entry.size() - bracket - 2);
-  if (extent.starts_with("p")) {
-    const std::size_t star = extent.find('*');
+  if (extent.starts_with(ka::kParameterExtentPrefix)) {
+    const std::size_t star = extent.find(ka::kParameterExtentTimes);
     std::uint64_t parameter = 0;
     if (star == std::string_view::npos || !parse_number(extent.substr(1, star - 1), parameter) ||
         !parse_number(extent.substr(star + 1), rule.bytes)) {
@@ -57,160 +71,6 @@ std::optional<ParameterRule> parse_entry(std::string_view entry, std::string& er
   return rule;
 }
 
-// Just enough JSON for the summaries file: objects, arrays, strings, numbers, literals.
-class JsonReader {
-public:
-  explicit JsonReader(std::string_view text) : text_(text) {}
-
-  struct Value;
-  using Object = std::vector<std::pair<std::string, Value>>;
-  using Array = std::vector<Value>;
-  struct Value {
-    enum class Kind { Null, Bool, Number, String, Array, Object } kind = Kind::Null;
-    double number = 0;
-    std::string string;
-    Array array;
-    Object object;
-    const Value* member(std::string_view name) const {
-      for (const auto& [key, value] : object)
-        if (key == name) return &value;
-      return nullptr;
-    }
-  };
-
-  std::optional<Value> document() {
-    std::optional<Value> value = parse_value(0);
-    skip_space();
-    if (value && at_ != text_.size()) return fail("trailing text");
-    return value;
-  }
-  const std::string& error() const { return error_; }
-
-private:
-  static constexpr int kMaxDepth = 64;
-
-  std::nullopt_t fail(const std::string& why) {
-    if (error_.empty()) error_ = why + " at byte " + std::to_string(at_);
-    return std::nullopt;
-  }
-  void skip_space() {
-    while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_])))
-      ++at_;
-  }
-  bool consume(char c) {
-    skip_space();
-    if (at_ < text_.size() && text_[at_] == c) {
-      ++at_;
-      return true;
-    }
-    return false;
-  }
-
-  std::optional<std::string> parse_string() {
-    if (!consume('"')) return fail("expected a string");
-    std::string out;
-    while (at_ < text_.size() && text_[at_] != '"') {
-      char c = text_[at_++];
-      if (c == '\\') {
-        if (at_ >= text_.size()) break;
-        const char escaped = text_[at_++];
-        switch (escaped) {
-        case 'n':
-          c = '\n';
-          break;
-        case 't':
-          c = '\t';
-          break;
-        case 'r':
-          c = '\r';
-          break;
-        case 'b':
-          c = '\b';
-          break;
-        case 'f':
-          c = '\f';
-          break;
-        case 'u': // names in summaries are ASCII; other code points are kept as '?'
-          if (at_ + 4 > text_.size()) return fail("short \\u escape");
-          at_ += 4;
-          c = '?';
-          break;
-        default:
-          c = escaped;
-        }
-      }
-      out.push_back(c);
-    }
-    if (at_ >= text_.size()) return fail("unterminated string");
-    ++at_;
-    return out;
-  }
-
-  std::optional<Value> parse_value(int depth) {
-    if (depth > kMaxDepth) return fail("nesting too deep");
-    skip_space();
-    if (at_ >= text_.size()) return fail("unexpected end");
-    Value value;
-    const char c = text_[at_];
-    if (c == '{') {
-      ++at_;
-      value.kind = Value::Kind::Object;
-      if (consume('}')) return value;
-      do {
-        std::optional<std::string> key = parse_string();
-        if (!key || !consume(':')) return fail("expected 'name': value");
-        std::optional<Value> member = parse_value(depth + 1);
-        if (!member) return std::nullopt;
-        value.object.emplace_back(std::move(*key), std::move(*member));
-      } while (consume(','));
-      if (!consume('}')) return fail("expected , or }");
-    } else if (c == '[') {
-      ++at_;
-      value.kind = Value::Kind::Array;
-      if (consume(']')) return value;
-      do {
-        std::optional<Value> element = parse_value(depth + 1);
-        if (!element) return std::nullopt;
-        value.array.push_back(std::move(*element));
-      } while (consume(','));
-      if (!consume(']')) return fail("expected , or ]");
-    } else if (c == '"') {
-      std::optional<std::string> text = parse_string();
-      if (!text) return std::nullopt;
-      value.kind = Value::Kind::String;
-      value.string = std::move(*text);
-    } else if (text_.substr(at_).starts_with("true") || text_.substr(at_).starts_with("false")) {
-      value.kind = Value::Kind::Bool;
-      value.number = c == 't' ? 1 : 0;
-      at_ += c == 't' ? 4 : 5;
-    } else if (text_.substr(at_).starts_with("null")) {
-      at_ += 4;
-    } else {
-      const std::size_t start = at_;
-      while (at_ < text_.size() &&
-             (std::isdigit(static_cast<unsigned char>(text_[at_])) ||
-              std::string_view("+-.eE").find(text_[at_]) != std::string_view::npos))
-        ++at_;
-      if (start == at_) return fail("unexpected character");
-      value.kind = Value::Kind::Number;
-      value.number = std::strtod(std::string(text_.substr(start, at_ - start)).c_str(), nullptr);
-    }
-    return value;
-  }
-
-  std::string_view text_;
-  std::size_t at_ = 0;
-  std::string error_;
-};
-
-std::optional<AccessMode> summary_mode(std::string_view access, bool& accessed) {
-  accessed = access != "none";
-  if (access == "none" || access == "read") return AccessMode::Read;
-  if (access == "write") return AccessMode::Write;
-  if (access == "read_write") return AccessMode::ReadWrite;
-  return std::nullopt;
-}
-
 } // namespace
 
 ParsedAnnotation parse_annotation(std::string_view specification) {
@@ -218,7 +78,7 @@ ParsedAnnotation parse_annotation(std::string_view specification) {
   KernelRules rules;
   std::size_t start = 0;
   while (start <= specification.size()) {
-    std::size_t comma = specification.find(',', start);
+    std::size_t comma = specification.find(ka::kEntrySeparator, start);
     if (comma == std::string_view::npos) comma = specification.size();
     std::string_view entry = specification.substr(start, comma - start);
     while (!entry.empty() && entry.front() == ' ')
@@ -267,34 +127,35 @@ std::string KernelSummaries::load(const std::string& path) {
 }
 
 std::string KernelSummaries::parse(std::string_view json) {
-  using Kind = JsonReader::Value::Kind;
-  JsonReader reader(json);
-  const std::optional<JsonReader::Value> document = reader.document();
-  if (!document) return "not JSON: " + reader.error();
-  const JsonReader::Value* kernels = document->member("kernels");
+  using Kind = JsonValue::Kind;
+  std::string error;
+  const std::optional<JsonValue> document = parse_json(json, error);
+  if (!document) return "not JSON: " + error;
+  const JsonValue* kernels = document->member(ka::kKernelsKey);
   if (kernels == nullptr || kernels->kind != Kind::Array)
     return "expected {\"version\": 1, \"kernels\": [...]} (streamrace-check --kernel-summaries)";
-  for (const JsonReader::Value& kernel : kernels->array) {
-    const JsonReader::Value* name = kernel.member("mangled_name");
-    const JsonReader::Value* params = kernel.member("params");
+  for (const JsonValue& kernel : kernels->array) {
+    const JsonValue* name = kernel.member(ka::kMangledNameKey);
+    const JsonValue* params = kernel.member(ka::kParamsKey);
     if (name == nullptr || name->kind != Kind::String || params == nullptr ||
         params->kind != Kind::Array)
       return "a kernel without mangled_name or params";
     KernelRules rules;
     rules.parameters.resize(params->array.size());
-    for (const JsonReader::Value& param : params->array) {
-      const JsonReader::Value* index = param.member("index");
-      const JsonReader::Value* access = param.member("access");
+    for (const JsonValue& param : params->array) {
+      const JsonValue* index = param.member(ka::kParamIndexKey);
+      const JsonValue* access = param.member(ka::kParamAccessKey);
       if (index == nullptr || index->kind != Kind::Number || index->number < 0 ||
           index->number >= static_cast<double>(rules.parameters.size()) || access == nullptr ||
           access->kind != Kind::String)
         return "kernel " + name->string + ": a parameter without a valid index or access";
       ParameterRule& rule = rules.parameters[static_cast<std::size_t>(index->number)];
-      const std::optional<AccessMode> mode = summary_mode(access->string, rule.accessed);
+      const std::optional<ParameterAccess> mode = ka::access_of_summary(access->string);
       if (!mode)
         return "kernel " + name->string + ": access '" + access->string +
                "' is not none, read, write or read_write";
-      rule.mode = *mode;
+      rule.accessed = *mode != ParameterAccess::None;
+      rule.mode = access_mode(*mode);
     }
     kernels_[name->string] = std::move(rules);
   }

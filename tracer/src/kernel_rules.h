@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a kernel uses its parameters — from an annotation (streamrace/annotations.h) or from the
-// analyzer's kernel summaries — and how one launch's argument values become the pointers it
-// accesses. Pure: no CUDA headers, no process state.
+// analyzer's kernel summaries, both read by the contract of api_model/kernel_access.h — and how
+// one launch's argument values become the pointers it accesses. Pure: no CUDA headers, no
+// process state.
 #pragma once
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NCCL calls by interposition: a preloaded tracer defines the ncclX entry points, forwards each
 // to the library's own pncclX (NCCL exports both, the MPI-profiling pattern) and records what
 // was enqueued. CUDA calls NCCL makes on the caller's thread are not traced: they are NCCL's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NVTX through its injection interface: a program's first NVTX call loads
 // NVTX_INJECTION64_PATH and calls InitializeInjectionNvtx2, which here fills NVTX's function
 // table with handlers for ranges (pushed and popped per host thread) and stream names, so

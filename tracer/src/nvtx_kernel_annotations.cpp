@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "nvtx_kernel_annotations.h"
 
 #include "annotation_entry.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernel annotations through NVTX alone, for programs that cannot include
 // streamrace/annotations.h (PyTorch extensions, Python through the `nvtx` package, libraries that
 // already use NVTX): a mark in the domain "streamrace" whose message is the specification,

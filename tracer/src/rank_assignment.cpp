@@ -1,10 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "rank_assignment.h"
 
 namespace streamrace::tracer {
 
 namespace {
 
-template <typename... Handlers> struct Overloaded : Handlers... { using Handlers::operator()...; };
+template <typename... Handlers> struct Overloaded : Handlers... {
+  using Handlers::operator()...;
+};
 
 template <typename Map, typename Key>
 DeviceId lookup(const Map& map, const Key& key, DeviceId fallback) {

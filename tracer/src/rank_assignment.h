@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which rank each event belongs to when one process drives several devices (ncclCommInitAll, or
 // a thread per device): every device the process uses is its own rank, so collectives meet and
 // reports name ranks across devices as they do across processes. Ranks go to devices in the
@@ -12,7 +13,7 @@
 // else the calling thread's current device. Runs on the tracer thread, in event order.
 #pragma once
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <unordered_map>
 #include <vector>

@@ -1,17 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The tracer's mechanics: its set-up from the options, the hand-off from the calling threads to
+// the tracer thread, and each call's way through the engine into the trace. Its place in the
+// process (creation, exit, signal and fork hooks) is process_hooks.cpp; its report,
+// online_report.cpp.
 #include "tracer.h"
 
-#include "streamrace/report/finding_text.h"
-
-#include "immediate_exit.h"
 #include "kernel_launches.h"
+#include "op_scopes.h"
 
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <pthread.h>
 #include <string>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -71,76 +72,6 @@ std::string trace_path(const std::string& directory) {
   return directory + "/" + host + "-" + std::to_string(getpid()) + ".srtrace";
 }
 
-void remap_sites(Finding& finding, const std::vector<CallSiteId>& ids) {
-  auto remap = [&](CallSiteId& site) {
-    if (site != 0 && site <= ids.size()) site = ids[site - 1];
-  };
-  remap(finding.first.access.site);
-  remap(finding.second.access.site);
-  if (finding.unrecorded_wait) remap(finding.unrecorded_wait->site);
-  if (finding.collective) {
-    remap(finding.collective->first.site);
-    remap(finding.collective->second.site);
-  }
-}
-
-// Signals whose default action ends the process; their handler flushes the trace first.
-struct FlushingSignal {
-  int number;
-  // Crashes, and SIGTERM (launchers stop the other ranks of a failed job with it), are
-  // flushed ahead of a handler the program installed too. A terminal's interrupt, quit and
-  // hangup only while left at their default: a program that handles them (Python turns
-  // SIGINT into KeyboardInterrupt) lives on, and exits through atexit if it exits.
-  bool ahead_of_handlers;
-};
-constexpr FlushingSignal kFlushingSignals[] = {{SIGABRT, true}, {SIGSEGV, true},  {SIGBUS, true},
-                                               {SIGFPE, true},  {SIGILL, true},   {SIGTERM, true},
-                                               {SIGINT, false}, {SIGQUIT, false}, {SIGHUP, false}};
-struct sigaction previous_actions[std::size(kFlushingSignals)];
-Tracer* installed_tracer = nullptr;
-
-void on_flushing_signal(int signal) {
-  if (installed_tracer != nullptr) installed_tracer->flush_for_crash();
-  // Hand the signal to whoever had it before, so the program dies (or recovers) as it would
-  // have without the tracer, with the same status.
-  for (std::size_t i = 0; i < std::size(kFlushingSignals); ++i)
-    if (kFlushingSignals[i].number == signal) sigaction(signal, &previous_actions[i], nullptr);
-  raise(signal);
-}
-
-void install_flushing_signal_handlers(Tracer* tracer) {
-  installed_tracer = tracer;
-  struct sigaction action {};
-  action.sa_handler = on_flushing_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND | SA_NODEFER;
-  for (std::size_t i = 0; i < std::size(kFlushingSignals); ++i) {
-    struct sigaction current {};
-    sigaction(kFlushingSignals[i].number, nullptr, &current);
-    const bool plain = (current.sa_flags & SA_SIGINFO) == 0;
-    // An ignored signal ends nothing, and programs the process execs must inherit it ignored
-    // (nohup, `cmd &` in a script): a handler would be reset to the default across exec.
-    const bool ignored = plain && current.sa_handler == SIG_IGN;
-    const bool by_default = plain && current.sa_handler == SIG_DFL;
-    if (ignored || (!by_default && !kFlushingSignals[i].ahead_of_handlers)) continue;
-    sigaction(kFlushingSignals[i].number, &action, &previous_actions[i]);
-  }
-}
-
-void finish_at_exit() {
-  if (Tracer* tracer = Tracer::get()) tracer->finish();
-}
-
-void prepare_fork() {
-  if (installed_tracer != nullptr) installed_tracer->before_fork();
-}
-void parent_after_fork() {
-  if (installed_tracer != nullptr) installed_tracer->after_fork_in_parent();
-}
-void child_after_fork() {
-  if (installed_tracer != nullptr) installed_tracer->after_fork_in_child();
-}
-
 } // namespace
 
 InsideLibraryCall::InsideLibraryCall() {
@@ -154,21 +85,6 @@ bool InsideLibraryCall::active() {
 }
 
 Tracer::Tracer() = default;
-
-Tracer* Tracer::get() {
-  // Never destroyed: runtime threads may still call back while the process exits.
-  static Tracer* const tracer = [] {
-    Tracer* created = std::unique_ptr<Tracer>(new Tracer()).release();
-    created->start();
-    return created;
-  }();
-  return tracer->enabled() ? tracer : nullptr;
-}
-
-Tracer* Tracer::running() {
-  Tracer* tracer = installed_tracer;
-  return tracer != nullptr && tracer->enabled() ? tracer : nullptr;
-}
 
 void Tracer::start() {
   try {
@@ -201,10 +117,6 @@ void Tracer::start() {
     }
     RawStack warm_up; // the first capture loads the unwinder: better not inside a callback
     capture_stack(warm_up);
-    std::atexit(finish_at_exit);
-    std::at_quick_exit(finish_at_exit);
-    install_flushing_signal_handlers(this);
-    pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
     tracer_thread_ = std::thread([this] { run_tracer_thread(); });
   } catch (const std::exception& error) {
     disable(error.what());
@@ -229,9 +141,18 @@ NameId Tracer::intern_name(std::string_view text) {
 void Tracer::record(std::string_view api, Payload payload,
                     std::vector<KernelPointer> kernel_pointers) {
   if (stopping_.load(std::memory_order_relaxed)) return;
-  CapturedCall call{api,      std::move(payload),        {}, current_thread(),
-                    now_ns(), std::move(kernel_pointers)};
+  CapturedCall call;
+  call.api = api;
+  call.payload = std::move(payload);
+  call.thread = current_thread();
+  call.time_ns = now_ns();
+  call.kernel_pointers = std::move(kernel_pointers);
   capture_stack(call.stack);
+  if (OpScopes::hold(call)) return;
+  push(std::move(call));
+}
+
+void Tracer::push(CapturedCall call) {
   while (!queue_.try_push(call)) {
     if (!enabled() || stopping_.load(std::memory_order_relaxed)) return;
     // Full: help the tracer thread if it is not at work, else give it time.
@@ -298,10 +219,13 @@ void Tracer::process(CapturedCall& call) {
   last_time_ns_ = std::max(last_time_ns_, call.time_ns);
   event.header.time_ns = last_time_ns_;
   bool new_site = false;
-  event.header.site = sites_.intern(call.api, call.stack, new_site);
-  if (auto* launch = std::get_if<KernelLaunch>(&event.payload);
-      launch && !call.kernel_pointers.empty())
-    kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
+  event.header.site = sites_.intern(call.api, call.stack, call.python_stack, new_site);
+  if (auto* launch = std::get_if<KernelLaunch>(&event.payload)) {
+    if (call.stated_accesses)
+      launch->accesses = std::move(*call.stated_accesses);
+    else if (!call.kernel_pointers.empty())
+      kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
+  }
   kernel_accesses_.observe(event.payload);
   if (std::holds_alternative<GroupStart>(event.payload) ||
       std::holds_alternative<GroupEnd>(event.payload)) {
@@ -342,43 +266,6 @@ void Tracer::process_event(Event& event, bool new_site) {
     writer_->write(event);
   }
   halt_if_found();
-}
-
-void Tracer::halt_if_found() {
-  if (!options_.halt_on_error || engine_->findings().size() <= findings_reported_) return;
-  if (report_findings(*engine_, false) == 0) return;
-  if (writer_) writer_->flush();
-  std::fflush(nullptr);
-  exit_without_finishing(66);
-}
-
-std::size_t Tracer::report_findings(const Engine& engine, bool final) {
-  const std::vector<CallSite> symbolized = sites_.symbolize_all();
-  if (writer_)
-    for (std::size_t i = 0; i < symbolized.size(); ++i)
-      writer_->define_call_site(static_cast<CallSiteId>(i + 1), symbolized[i]);
-  if (!options_.report_at_exit && final) return 0;
-  // Sites that symbolize alike become one, as they do when a trace is replayed.
-  SymbolTable symbols;
-  {
-    std::lock_guard lock(names_mutex_);
-    symbols = names_;
-  }
-  std::vector<CallSiteId> ids;
-  for (const CallSite& site : symbolized)
-    ids.push_back(symbols.add_call_site(site));
-  std::vector<Finding> findings;
-  for (std::size_t i = findings_reported_; i < engine.findings().all().size(); ++i) {
-    Finding finding = engine.findings().all()[i];
-    remap_sites(finding, ids);
-    if (!suppressions_ || !suppressions_->suppresses(finding, engine, symbols))
-      findings.push_back(std::move(finding));
-  }
-  findings_reported_ = engine.findings().size();
-  for (const Finding& finding : findings)
-    std::fputs(describe_finding(finding, engine, symbols).c_str(), stderr);
-  if (!findings.empty()) std::fprintf(stderr, "%s\n", summary_line(findings).c_str());
-  return findings.size();
 }
 
 void Tracer::finish() {

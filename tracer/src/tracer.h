@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide tracer. Every front end (CUPTI callbacks, NCCL wrappers, NVTX) hands it
 // decoded events; the calling thread only stamps them (thread, time, raw stack) and queues them.
 // One tracer thread takes them in queue order, completes them (rank, call site, kernel accesses),
@@ -6,15 +7,16 @@
 #pragma once
 
 #include "call_sites.h"
+#include "captured_call.h"
 #include "event_queue.h"
 #include "kernel_accesses.h"
 #include "kernel_rules.h"
 #include "rank_assignment.h"
 
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/symbols.h"
 #include "streamrace/report/suppressions.h"
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/symbols.h"
 #include "streamrace/trace/trace_writer.h"
 
 #include <atomic>
@@ -43,6 +45,8 @@ public:
   // its arguments, which become accesses once the tracer thread knows the allocations.
   void record(std::string_view api, Payload payload,
               std::vector<KernelPointer> kernel_pointers = {});
+  // Queues a call captured earlier on this thread (held in an op until it ended, op_scopes.h).
+  void push(CapturedCall call);
   NameId intern_name(std::string_view text);
 
   // Stops tracing with one line on stderr; safe from any thread, any number of times.
@@ -70,15 +74,6 @@ public:
   Tracer& operator=(const Tracer&) = delete;
 
 private:
-  struct CapturedCall {
-    std::string_view api;
-    Payload payload;
-    RawStack stack;
-    ThreadId thread = 0;
-    std::uint64_t time_ns = 0;
-    std::vector<KernelPointer> kernel_pointers;
-  };
-
   Tracer();
   void start();
   void run_tracer_thread();

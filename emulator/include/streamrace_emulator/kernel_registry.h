@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Registering a CPU implementation for a CUDA kernel with the streamrace emulator.
 //
 // The emulator runs each kernel launch on the stream's worker thread. A kernel compiled by nvcc

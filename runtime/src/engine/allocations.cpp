@@ -1,4 +1,5 @@
-#include "streamrace/runtime/allocations.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/engine/allocations.h"
 
 #include <iterator>
 
@@ -27,8 +28,8 @@ AllocationTable::Space& AllocationTable::space(std::uint32_t id) {
 
 void AllocationTable::add(std::uint32_t space_id, const Allocation& allocation) {
   Space& space = this->space(space_id);
-  space.newest =
-      space.live.insert_or_assign(end_hint(space.live, allocation.base), allocation.base, allocation);
+  space.newest = space.live.insert_or_assign(end_hint(space.live, allocation.base), allocation.base,
+                                             allocation);
 }
 
 std::optional<Allocation> AllocationTable::release(std::uint32_t space_id, Address base,
@@ -37,7 +38,7 @@ std::optional<Allocation> AllocationTable::release(std::uint32_t space_id, Addre
   if (found == spaces_.end()) return std::nullopt;
   Space& space = found->second;
   auto it = space.newest != space.live.end() && space.newest->first == base ? space.newest
-                                                                              : space.live.find(base);
+                                                                            : space.live.find(base);
   if (it == space.live.end()) return std::nullopt;
   Allocation allocation = it->second;
   if (it == space.newest) space.newest = space.live.end();

@@ -1,4 +1,5 @@
-#include "streamrace/runtime/collective_extents.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/engine/collective_extents.h"
 
 namespace streamrace {
 
@@ -66,14 +67,22 @@ std::vector<Access> point_to_point_accesses(const PointToPoint& call) {
 
 const char* collective_name(CollectiveKind kind) {
   switch (kind) {
-  case CollectiveKind::AllGather: return "ncclAllGather";
-  case CollectiveKind::ReduceScatter: return "ncclReduceScatter";
-  case CollectiveKind::AllReduce: return "ncclAllReduce";
-  case CollectiveKind::Broadcast: return "ncclBroadcast";
-  case CollectiveKind::Reduce: return "ncclReduce";
-  case CollectiveKind::AllToAll: return "ncclAlltoAll";
-  case CollectiveKind::Gather: return "ncclGather";
-  case CollectiveKind::Scatter: return "ncclScatter";
+  case CollectiveKind::AllGather:
+    return "ncclAllGather";
+  case CollectiveKind::ReduceScatter:
+    return "ncclReduceScatter";
+  case CollectiveKind::AllReduce:
+    return "ncclAllReduce";
+  case CollectiveKind::Broadcast:
+    return "ncclBroadcast";
+  case CollectiveKind::Reduce:
+    return "ncclReduce";
+  case CollectiveKind::AllToAll:
+    return "ncclAlltoAll";
+  case CollectiveKind::Gather:
+    return "ncclGather";
+  case CollectiveKind::Scatter:
+    return "ncclScatter";
   }
   return "nccl?";
 }

@@ -1,6 +1,8 @@
-#include "streamrace/runtime/engine.h"
-
-#include "streamrace/runtime/collective_extents.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The engine's dispatch: one handler per event, the accesses each op makes (copies and sets
+// expanded into byte ranges) checked against shadow memory. Graphs, NCCL groups and findings have
+// files of their own (engine_graphs.cpp, engine_nccl.cpp, engine_findings.cpp).
+#include "streamrace/engine/engine.h"
 
 #include <cstdio>
 #include <string>
@@ -10,9 +12,6 @@ namespace streamrace {
 
 namespace {
 
-// Graph lanes and graph-local events live in handle ranges no real pointer uses.
-constexpr std::uint64_t kGraphLaneBase = 1ull << 63;
-constexpr std::uint64_t kGraphEventBase = 1ull << 62;
 constexpr std::uint64_t kHistoryCheckInterval = 4096;
 
 bool is_host_memory(MemoryKind kind) {
@@ -69,11 +68,11 @@ Engine::WarmedAccesses Engine::warm_accesses(const Event& event) const {
   return accesses;
 }
 
-// ---- Accesses and findings ----
+// ---- Accesses ----
 
 void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, ActorId actor,
-                          Epoch epoch, const VectorClock& clock, OpKind kind,
-                          std::uint8_t detail, std::span<const Access> accesses) {
+                          Epoch epoch, const VectorClock& clock, OpKind kind, std::uint8_t detail,
+                          std::span<const Access> accesses) {
   ++stats_.ops;
   const std::uint64_t op = ++op_counter_;
   ShadowSpace& space = shadow_.space(header.address_space);
@@ -95,122 +94,10 @@ void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, 
     record.extent = access.extent;
     conflicts_.clear();
     space.apply(record, clock, conflicts_);
-    for (const Conflict& conflict : conflicts_) report(header, record, conflict, clock);
+    for (const Conflict& conflict : conflicts_)
+      report(header, record, conflict, clock);
   }
   if (op % kHistoryCheckInterval == 0) trim_history();
-}
-
-AccessSide Engine::side_of(const AccessRecord& access) const {
-  const ActorInfo& actor = ordering_.actor(access.actor);
-  AccessSide side;
-  side.access = access;
-  side.rank = actor.rank;
-  side.on_host = !actor.is_stream;
-  side.stream = actor.is_stream ? actor.handle : 0;
-  side.device = actor.device;
-  return side;
-}
-
-SideIdentity Engine::identity_of(const AccessRecord& access) const {
-  const ActorInfo& actor = ordering_.actor(access.actor);
-  return {access.site, actor.rank, !actor.is_stream, access.kind,
-          actor.is_stream ? actor.handle : 0};
-}
-
-FixSuggestion Engine::suggest_fix(const AccessRecord& previous,
-                                  const AccessRecord& current) const {
-  FixSuggestion fix;
-  if (previous.kind == OpKind::Free) return fix; // a dangling pointer: no ordering helps
-  const ActorInfo& from = ordering_.actor(previous.actor);
-  const ActorInfo& to = ordering_.actor(current.actor);
-  fix.from = previous.actor;
-  fix.to = current.actor;
-  if (!from.is_stream) return fix; // two host threads: only the program's own locks order them
-  if (!to.is_stream) {
-    fix.kind = FixSuggestion::Kind::HostSynchronize;
-    return fix;
-  }
-  fix.kind = FixSuggestion::Kind::RecordAndWait;
-  if (const StreamState* stream = ordering_.stream_of(previous.actor); stream && stream->last_event) {
-    const EventState* event = ordering_.find_event(from.rank, stream->last_event);
-    if (event && event->recorded && event->snapshot.covers(previous.actor, previous.epoch)) {
-      fix.kind = FixSuggestion::Kind::WaitOnExisting;
-      fix.event = stream->last_event;
-    }
-  }
-  return fix;
-}
-
-void Engine::report(const EventHeader& header, const AccessRecord& current,
-                    const Conflict& conflict, const VectorClock& clock) {
-  const AccessRecord& previous = conflict.previous;
-  FindingKind kind;
-  if (previous.kind == OpKind::Free || current.kind == OpKind::Free) {
-    kind = FindingKind::UseAfterFree;
-  } else if (previous.kind == OpKind::Allocation) {
-    kind = FindingKind::UseBeforeAlloc;
-  } else if (previous.writes()) {
-    kind = current.writes() ? FindingKind::RaceWriteWrite : FindingKind::RaceWriteRead;
-  } else {
-    kind = FindingKind::RaceReadWrite;
-  }
-  const StreamState* stream = ordering_.stream_of(current.actor);
-  const bool unrecorded_wait =
-      stream && stream->unrecorded_wait && kind <= FindingKind::RaceReadWrite;
-  if (unrecorded_wait) kind = FindingKind::UnrecordedEventWait;
-  // A racy loop repeats its race every iteration: count it without describing it again.
-  if (clock.pending().empty() &&
-      findings_.count_again(kind, identity_of(previous), identity_of(current)))
-    return;
-  Finding finding;
-  finding.kind = kind;
-  finding.first = side_of(previous);
-  finding.second = side_of(current);
-  if (unrecorded_wait) finding.unrecorded_wait = stream->unrecorded_wait;
-  finding.memory.address_space = header.address_space;
-  finding.memory.overlap_begin = conflict.overlap_begin;
-  finding.memory.overlap_size = conflict.overlap_size;
-  if (const Allocation* allocation = allocations_.find(header.address_space, conflict.overlap_begin))
-    finding.memory.allocation = *allocation;
-  finding.fix = suggest_fix(previous, current);
-  add_finding(std::move(finding), previous, clock);
-}
-
-void Engine::add_finding(Finding finding, const AccessRecord& previous,
-                         const VectorClock& clock) {
-  if (clock.pending().empty()) {
-    findings_.add(std::move(finding));
-    return;
-  }
-  PendingFinding pending{std::move(finding), previous.actor, previous.epoch, {}};
-  for (const auto& meeting : clock.pending()) pending.waiting.add_pending(meeting);
-  pending_.push_back(std::move(pending));
-}
-
-void Engine::recheck_pending() {
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    Ordering::settle(it->waiting);
-    if (it->waiting.covers(it->previous_actor, it->previous_epoch)) {
-      it = pending_.erase(it); // the meeting ordered them after all
-    } else if (it->waiting.pending().empty()) {
-      findings_.add(std::move(it->finding));
-      it = pending_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-}
-
-void Engine::finish() {
-  recheck_pending();
-  for (PendingFinding& pending : pending_) findings_.add(std::move(pending.finding));
-  pending_.clear();
-  for (CollectiveDisagreement& mismatch : ordering_.count_mismatches()) {
-    Finding finding;
-    finding.kind = FindingKind::CollectiveCountMismatch;
-    finding.collective = std::move(mismatch);
-    findings_.add(std::move(finding));
-  }
 }
 
 void Engine::trim_history() {
@@ -272,167 +159,17 @@ bool Engine::copy_waits_for_host(const Copy& copy, std::uint32_t address_space) 
     if (src == MemoryKind::Managed || dst == MemoryKind::Managed) return true;
     switch (direction) {
     case CopyDirection::DeviceToHost:
-    case CopyDirection::HostToHost: return true;
-    case CopyDirection::HostToDevice: return src == MemoryKind::PinnedHost;
+    case CopyDirection::HostToHost:
+      return true;
+    case CopyDirection::HostToDevice:
+      return src == MemoryKind::PinnedHost;
     case CopyDirection::DeviceToDevice:
-    case CopyDirection::Default: return false;
+    case CopyDirection::Default:
+      return false;
     }
   }
   return direction == CopyDirection::DeviceToHost && dst == MemoryKind::Pageable &&
          !options_.strict_pageable_copy;
-}
-
-// ---- Capture and graphs (rule 11) ----
-
-bool Engine::capture(const Event& event, StreamState& stream) {
-  captures_[stream.capture].events.push_back(event);
-  return true;
-}
-
-void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
-  const EventHeader& header = event.header;
-  ThreadState& thread = ordering_.thread(header.rank, header.thread);
-  StreamState& stream = ordering_.stream(thread, launch.stream);
-  if (capture_if_capturing(event, stream)) return;
-  ordering_.enqueue(stream, thread);
-  auto found = executables_.find(RankHandleKey{header.rank, launch.exec});
-  if (found == executables_.end() || !found->second.graph) return; // built by hand: opaque
-  const CapturedGraph& graph = *found->second.graph;
-  const std::uint64_t serial = found->second.serial;
-
-  // Each stream the capture reached runs as a lane of its own; lanes persist per executable
-  // because launches of one executable are ordered behind each other.
-  std::unordered_map<StreamHandle, StreamHandle> lane_of;
-  std::vector<StreamState*> lanes;
-  for (std::size_t i = 0; i < graph.streams.size(); ++i) {
-    const StreamHandle lane_handle = kGraphLaneBase | (serial << 16) | i;
-    lane_of[graph.streams[i]] = lane_handle;
-    StreamState* lane = ordering_.find_stream(header.rank, lane_handle);
-    if (!lane)
-      lane = &ordering_.create_stream(
-          thread, StreamCreate{lane_handle, stream.device, StreamKind::NonBlocking, 0}, true);
-    ordering_.join_into(*lane, stream.clock);
-    lanes.push_back(lane);
-  }
-  std::unordered_map<EventHandle, EventHandle> local_event;
-  for (const Event& captured : graph.events) {
-    Event replay = captured;
-    replay.header.rank = header.rank;
-    replay.header.thread = header.thread;
-    std::visit(
-        [&](auto& payload) {
-          if constexpr (requires { payload.stream; }) {
-            if (auto lane = lane_of.find(payload.stream); lane != lane_of.end())
-              payload.stream = lane->second;
-          }
-          if constexpr (requires { payload.event; }) {
-            auto [it, inserted] = local_event.try_emplace(
-                payload.event, kGraphEventBase | (serial << 16) | local_event.size());
-            payload.event = it->second;
-          }
-        },
-        replay.payload);
-    process(replay);
-  }
-  StreamState& after = ordering_.stream(thread, launch.stream);
-  for (StreamState* lane : lanes) ordering_.join_into(after, lane->clock);
-  ordering_.advance(after);
-}
-
-// ---- NCCL (rules 12, 13, 14) ----
-
-void Engine::run_group(ThreadState& thread, std::span<const Event> calls) {
-  auto stream_of_call = [&](const Event& call) -> StreamState& {
-    return std::visit(
-        [&](const auto& payload) -> StreamState& {
-          if constexpr (requires { payload.stream; })
-            return ordering_.stream(thread, payload.stream);
-          else
-            return ordering_.stream(thread, kNullStream);
-        },
-        call.payload);
-  };
-  auto comm_of_call = [](const Event& call) {
-    if (const auto* c = std::get_if<Collective>(&call.payload)) return c->comm;
-    return std::get<PointToPoint>(call.payload).comm;
-  };
-
-  std::vector<CommHandle>& comms = group_comms_;
-  comms.clear();
-  for (const Event& call : calls)
-    if (std::find(comms.begin(), comms.end(), comm_of_call(call)) == comms.end())
-      comms.push_back(comm_of_call(call));
-
-  for (CommHandle handle : comms) {
-    std::vector<const Event*>& members = group_members_;
-    std::vector<StreamState*>& member_streams = group_member_streams_;
-    std::vector<StreamState*>& streams = group_streams_;
-    members.clear();
-    member_streams.clear();
-    streams.clear();
-    for (const Event& call : calls) {
-      if (comm_of_call(call) != handle) continue;
-      members.push_back(&call);
-      StreamState* stream = &stream_of_call(call);
-      member_streams.push_back(stream);
-      if (std::find(streams.begin(), streams.end(), stream) == streams.end())
-        streams.push_back(stream);
-    }
-    bool captured = false;
-    for (std::size_t m = 0; m < members.size(); ++m)
-      captured |= capture_if_capturing(*members[m], *member_streams[m]);
-    if (captured) continue;
-
-    // One op posted on every stream the group uses on this communicator: all their earlier
-    // work comes before each call, and all their later work after every call.
-    for (StreamState* stream : streams) ordering_.prepare(*stream, thread);
-    if (streams.size() > 1) {
-      VectorClock before;
-      for (StreamState* stream : streams) before.join(stream->clock);
-      for (StreamState* stream : streams) ordering_.join_into(*stream, before);
-    }
-    CommState* comm = ordering_.comm(thread.rank, handle);
-    for (std::size_t m = 0; m < members.size(); ++m) {
-      const Event* call = members[m];
-      StreamState& stream = *member_streams[m];
-      const Epoch epoch = ordering_.advance(stream);
-      if (const auto* collective = std::get_if<Collective>(&call->payload)) {
-        collective_accesses(*collective, comm ? comm->nranks : 1, comm ? comm->comm_rank : 0,
-                            accesses_);
-        run_accesses(call->header, thread, stream.actor, epoch, stream.clock, OpKind::Collective,
-                     static_cast<std::uint8_t>(collective->kind), accesses_);
-        if (!comm || !options_.cross_rank_ordering) continue;
-        const CollectiveCall signature{call->header.rank, comm->comm_rank,     call->header.site,
-                                       collective->kind,  collective->count,   collective->datatype,
-                                       collective->reduce_op, collective->root};
-        Arrival arrival =
-            ordering_.arrive_collective(stream, *comm, comm->collectives++, signature);
-        if (arrival.disagreement) {
-          Finding finding;
-          finding.kind = FindingKind::CollectiveMismatch;
-          finding.collective = std::move(arrival.disagreement);
-          findings_.add(std::move(finding));
-        }
-        if (arrival.completed) recheck_pending();
-      } else {
-        const auto& p2p = std::get<PointToPoint>(call->payload);
-        run_accesses(call->header, thread, stream.actor, epoch, stream.clock,
-                     OpKind::PointToPoint, p2p.is_send ? 1 : 0, point_to_point_accesses(p2p));
-        if (!comm || !options_.cross_rank_ordering) continue;
-        if (p2p.is_send) {
-          ordering_.arrive_send(stream, *comm, p2p.peer, comm->sends_to[p2p.peer]++);
-          recheck_pending();
-        } else {
-          ordering_.arrive_receive(stream, *comm, p2p.peer, comm->receives_from[p2p.peer]++);
-        }
-      }
-    }
-    if (streams.size() > 1) {
-      VectorClock after;
-      for (StreamState* stream : streams) after.join(stream->clock);
-      for (StreamState* stream : streams) ordering_.join_into(*stream, after);
-    }
-  }
 }
 
 void Engine::set_nvtx_path(ThreadState& thread) {
@@ -470,13 +207,7 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     StreamState& stream = ordering_.stream(thread, p.stream);
     if (capture_if_capturing(event, stream)) return;
     const EventState* awaited = ordering_.find_event(h.rank, p.event);
-    if (awaited && awaited->capture != 0 && captures_.contains(awaited->capture)) {
-      // Waiting on an event recorded inside a capture pulls the stream into that capture.
-      stream.capture = awaited->capture;
-      captures_[stream.capture].streams.push_back(stream.handle);
-      captures_[stream.capture].events.push_back(event);
-      return;
-    }
+    if (awaited && join_capture(event, stream, *awaited)) return;
     if (!awaited || !awaited->recorded) {
       stream.unrecorded_wait =
           UnrecordedWait{p.event, awaited ? awaited->name : 0, h.site, stream.handle};
@@ -495,28 +226,15 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
   } else if constexpr (std::is_same_v<Payload, SetDevice>) {
     thread.device = p.device;
   } else if constexpr (std::is_same_v<Payload, Alloc>) {
-    Allocation allocation{p.base, p.size, p.kind,
-                          p.device == kCurrentDevice ? thread.device : p.device,
+    Allocation allocation{p.base, p.size,
+                          p.kind, p.device == kCurrentDevice ? thread.device : p.device,
                           h.rank, h.site};
     ShadowSpace& space = shadow_.space(h.address_space);
     if (p.kind == MemoryKind::StreamOrdered) {
       // Rule 10: the range lives from this point of the stream on.
       StreamState& stream = ordering_.stream(thread, p.stream);
       if (capture_if_capturing(event, stream)) return;
-      allocation.actor = stream.actor;
-      allocation.epoch = ordering_.enqueue(stream, thread);
-      AccessRecord birth;
-      birth.epoch = allocation.epoch;
-      birth.actor = stream.actor;
-      birth.kind = OpKind::Allocation;
-      birth.mode = AccessMode::Write;
-      birth.site = h.site;
-      birth.nvtx = thread.nvtx_path;
-      birth.begin = p.base;
-      birth.size = p.size;
-      birth.op = ++op_counter_;
-      birth.thread = thread.id;
-      space.reset(p.base, p.size, &birth);
+      begin_life_on_stream(h, thread, stream, allocation);
     } else {
       if (p.kind == MemoryKind::Managed) ordering_.host_waits_for_device(thread, kCurrentDevice);
       space.reset(p.base, p.size, nullptr);
@@ -538,8 +256,8 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     if (!released || p.api == FreeApi::HostUnregister) return;
     // Rule 8: cudaFree and cudaFreeHost wait for the device, except for pool memory.
     if (released->kind != MemoryKind::StreamOrdered && !options_.strict_free)
-      ordering_.host_waits_for_device(
-          thread, is_host_memory(released->kind) ? kCurrentDevice : released->device);
+      ordering_.host_waits_for_device(thread, is_host_memory(released->kind) ? kCurrentDevice
+                                                                             : released->device);
     const Epoch epoch = ordering_.host_action(thread);
     const Access end_of_life{released->base, released->size, AccessMode::Write, Extent::Exact};
     run_accesses(h, thread, thread.actor, epoch, thread.clock, OpKind::Free, 0,
@@ -571,8 +289,7 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     run_accesses(h, thread, stream.actor, epoch, stream.clock, kind, 0, p.accesses);
   } else if constexpr (std::is_same_v<Payload, HostAccess>) {
     const Epoch epoch = ordering_.host_action(thread);
-    run_accesses(h, thread, thread.actor, epoch, thread.clock, OpKind::HostAccess, 0,
-                 p.accesses);
+    run_accesses(h, thread, thread.actor, epoch, thread.clock, OpKind::HostAccess, 0, p.accesses);
   } else if constexpr (std::is_same_v<Payload, CommInit>) {
     ordering_.init_comm(h.rank, p);
   } else if constexpr (std::is_same_v<Payload, CommDestroy>) {
@@ -593,21 +310,11 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     thread.group_calls.clear();
     run_group(thread, calls);
   } else if constexpr (std::is_same_v<Payload, CaptureBegin>) {
-    StreamState& stream = ordering_.stream(thread, p.stream);
-    stream.capture = ++capture_serial_;
-    captures_[stream.capture] = CapturedGraph{h.rank, {stream.handle}, {}};
+    begin_capture(thread, p);
   } else if constexpr (std::is_same_v<Payload, CaptureEnd>) {
-    StreamState& stream = ordering_.stream(thread, p.stream);
-    auto found = captures_.find(stream.capture);
-    if (found == captures_.end()) return;
-    auto graph = std::make_unique<CapturedGraph>(std::move(found->second));
-    captures_.erase(found);
-    for (StreamHandle member : graph->streams) ordering_.stream(thread, member).capture = 0;
-    graphs_[RankHandleKey{h.rank, p.graph}] = std::move(graph);
+    end_capture(thread, p);
   } else if constexpr (std::is_same_v<Payload, GraphInstantiate>) {
-    auto graph = graphs_.find(RankHandleKey{h.rank, p.graph});
-    executables_[RankHandleKey{h.rank, p.exec}] =
-        Executable{graph == graphs_.end() ? nullptr : graph->second.get(), ++executable_serial_};
+    instantiate_graph(h.rank, p);
   } else if constexpr (std::is_same_v<Payload, GraphLaunch>) {
     launch_graph(event, p);
   } else if constexpr (std::is_same_v<Payload, NvtxRangePush>) {
@@ -623,6 +330,10 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     ordering_.event(h.rank, p.event).name = p.name;
   } else if constexpr (std::is_same_v<Payload, NameMemory>) {
     allocations_.name(h.address_space, p.base, p.name);
+  } else if constexpr (std::is_same_v<Payload, BlockAlloc> ||
+                       std::is_same_v<Payload, BlockStreamUse> ||
+                       std::is_same_v<Payload, BlockFree>) {
+    handle_block(h, thread, p);
   } else {
     static_assert(sizeof(Payload) == 0, "every payload needs a handler");
   }

@@ -1,4 +1,5 @@
-#include "streamrace/runtime/findings.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/engine/findings.h"
 
 #include <algorithm>
 
@@ -6,14 +7,24 @@ namespace streamrace {
 
 const char* finding_kind_name(FindingKind kind) {
   switch (kind) {
-  case FindingKind::RaceWriteWrite: return "race (write-write)";
-  case FindingKind::RaceWriteRead: return "race (write-read)";
-  case FindingKind::RaceReadWrite: return "race (read-write)";
-  case FindingKind::UseAfterFree: return "use-after-free";
-  case FindingKind::UseBeforeAlloc: return "use-before-alloc";
-  case FindingKind::UnrecordedEventWait: return "wait on unrecorded event";
-  case FindingKind::CollectiveMismatch: return "collective mismatch";
-  case FindingKind::CollectiveCountMismatch: return "collective count mismatch";
+  case FindingKind::RaceWriteWrite:
+    return "race (write-write)";
+  case FindingKind::RaceWriteRead:
+    return "race (write-read)";
+  case FindingKind::RaceReadWrite:
+    return "race (read-write)";
+  case FindingKind::UseAfterFree:
+    return "use-after-free";
+  case FindingKind::UseBeforeAlloc:
+    return "use-before-alloc";
+  case FindingKind::UnrecordedEventWait:
+    return "wait on unrecorded event";
+  case FindingKind::CollectiveMismatch:
+    return "collective mismatch";
+  case FindingKind::CollectiveCountMismatch:
+    return "collective count mismatch";
+  case FindingKind::BlockFreedInUse:
+    return "block freed while in use";
   }
   return "finding";
 }
@@ -38,8 +49,7 @@ FindingSet::Key FindingSet::key_of(FindingKind kind, const SideIdentity& first,
       return;
     }
     site = (1ull << 63) | (static_cast<std::uint64_t>(side.rank) << 16) |
-           (static_cast<std::uint64_t>(side.on_host) << 8) |
-           static_cast<std::uint64_t>(side.kind);
+           (static_cast<std::uint64_t>(side.on_host) << 8) | static_cast<std::uint64_t>(side.kind);
     stream = side.stream;
   };
   side(first, key.first, key.first_stream);
@@ -97,6 +107,11 @@ bool FindingSet::add(Finding finding) {
   low_ranks_.push_back(0);
   add_ranks(findings_.size() - 1, first, second);
   return true;
+}
+
+void FindingSet::set_reuse_site(std::size_t index, CallSiteId site) {
+  if (index < findings_.size() && findings_[index].memory.reuse_site == 0)
+    findings_[index].memory.reuse_site = site;
 }
 
 } // namespace streamrace

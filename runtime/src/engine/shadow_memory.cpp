@@ -1,4 +1,5 @@
-#include "streamrace/runtime/shadow_memory.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/engine/shadow_memory.h"
 
 #include <algorithm>
 #include <iterator>
@@ -365,17 +366,20 @@ ShadowSpace& ShadowMemory::add_space(std::uint32_t address_space) {
 
 std::size_t ShadowMemory::approximate_bytes() const {
   std::size_t bytes = 0;
-  for (const auto& [id, space] : spaces_) bytes += space->approximate_bytes();
+  for (const auto& [id, space] : spaces_)
+    bytes += space->approximate_bytes();
   return bytes;
 }
 
 void ShadowMemory::evict_older_than(std::uint64_t threshold) {
-  for (auto& [id, space] : spaces_) space->evict_older_than(threshold);
+  for (auto& [id, space] : spaces_)
+    space->evict_older_than(threshold);
 }
 
 std::uint64_t ShadowMemory::median_age() const {
   std::vector<std::uint64_t> ages;
-  for (const auto& [id, space] : spaces_) space->collect_ages(ages);
+  for (const auto& [id, space] : spaces_)
+    space->collect_ages(ages);
   if (ages.empty()) return 0;
   auto middle = ages.begin() + static_cast<std::ptrdiff_t>(ages.size() / 2);
   std::nth_element(ages.begin(), middle, ages.end());

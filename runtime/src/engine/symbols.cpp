@@ -1,11 +1,15 @@
-#include "streamrace/runtime/symbols.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/engine/symbols.h"
 
 namespace streamrace {
 
-SymbolTable::SymbolTable() : names_{""}, sites_(1) { name_ids_.emplace("", 0); }
+SymbolTable::SymbolTable() : names_{""}, sites_(1) {
+  name_ids_.emplace("", 0);
+}
 
 NameId SymbolTable::intern(std::string_view text) {
-  auto [it, inserted] = name_ids_.try_emplace(std::string(text), static_cast<NameId>(names_.size()));
+  auto [it, inserted] =
+      name_ids_.try_emplace(std::string(text), static_cast<NameId>(names_.size()));
   if (inserted) names_.emplace_back(text);
   return it->second;
 }

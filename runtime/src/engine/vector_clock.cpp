@@ -1,4 +1,5 @@
-#include "streamrace/runtime/vector_clock.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/engine/vector_clock.h"
 
 #include <algorithm>
 
@@ -20,7 +21,9 @@ void join_epochs(Epoch* __restrict dst, const Epoch* __restrict src, std::size_t
 
 } // namespace
 
-void VectorClock::grow(std::size_t size) { epochs_.resize(size, 0); }
+void VectorClock::grow(std::size_t size) {
+  epochs_.resize(size, 0);
+}
 
 void VectorClock::join(const VectorClock& other) {
   if (&other == this) return;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/dot_export.h"
 
 #include "streamrace/report/event_names.h"

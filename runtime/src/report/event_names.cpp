@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/event_names.h"
 
-#include "streamrace/runtime/collective_extents.h"
+#include "streamrace/engine/collective_extents.h"
 
 #include <type_traits>
 
@@ -81,6 +82,12 @@ template <typename Payload> std::string payload_api(const Payload& p, const Symb
     return "nvtxNameCudaEvent";
   else if constexpr (std::is_same_v<Payload, NameMemory>)
     return "name memory";
+  else if constexpr (std::is_same_v<Payload, BlockAlloc>)
+    return "caching allocator: block handed out";
+  else if constexpr (std::is_same_v<Payload, BlockStreamUse>)
+    return "caching allocator: record_stream";
+  else if constexpr (std::is_same_v<Payload, BlockFree>)
+    return "caching allocator: block freed";
   else
     static_assert(sizeof(Payload) == 0, "every payload needs a name");
 }

@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/explain.h"
 
 #include "streamrace/report/event_names.h"
 #include "streamrace/report/finding_id.h"
+#include "streamrace/report/finding_names.h"
 #include "streamrace/report/finding_text.h"
 
 #include <sstream>
@@ -71,8 +73,8 @@ std::string describe_edge(const RecordedReplay& run, const HappensBeforeGraph::E
   case JoinKind::Collective:
     return target + "'s collective on communicator " + hex_text(edge.handle) + " met " + source;
   case JoinKind::SendReceive:
-    return target + "'s receive on communicator " + hex_text(edge.handle) + " came after the send of " +
-           source;
+    return target + "'s receive on communicator " + hex_text(edge.handle) +
+           " came after the send of " + source;
   case JoinKind::ProgramOrder:
     return target + " went on from what " + actor_on_rank(run, from.actor) +
            " did: one OS thread acting for both ranks";

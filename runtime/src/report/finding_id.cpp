@@ -1,8 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/finding_id.h"
 
-#include "streamrace/report/finding_text.h"
+#include "streamrace/report/finding_names.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <stdexcept>
 #include <string_view>
 
 namespace streamrace {
@@ -51,6 +55,15 @@ void add_side(Fnv1a& hash, const AccessSide& side, const Engine& engine,
   }
 }
 
+// An id as a user may paste it from a report header: "[SR-CB0D8329]" names SR-cb0d8329.
+std::string normalized_id(std::string_view id) {
+  if (id.size() >= 2 && id.front() == '[' && id.back() == ']') id = id.substr(1, id.size() - 2);
+  std::string lower(id);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower;
+}
+
 } // namespace
 
 const char* finding_kind_id(FindingKind kind) {
@@ -71,6 +84,8 @@ const char* finding_kind_id(FindingKind kind) {
     return "collective-mismatch";
   case FindingKind::CollectiveCountMismatch:
     return "collective-count-mismatch";
+  case FindingKind::BlockFreedInUse:
+    return "block-freed-in-use";
   }
   return "unknown";
 }
@@ -103,6 +118,20 @@ std::string finding_id(const Finding& finding, const Engine& engine, const Symbo
   std::snprintf(text, sizeof(text), "SR-%08x",
                 static_cast<unsigned>(finding_fingerprint(finding, engine, symbols) >> 32));
   return text;
+}
+
+const Finding& finding_by_id(std::span<const Finding> findings, const Engine& engine,
+                             const SymbolTable& symbols, std::string_view id) {
+  const std::string wanted = normalized_id(id);
+  std::string known;
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const std::string finding = finding_id(findings[i], engine, symbols);
+    if (normalized_id(finding) == wanted || std::to_string(i + 1) == wanted) return findings[i];
+    known += (known.empty() ? "" : ", ") + finding;
+  }
+  throw std::runtime_error(
+      "no finding '" + std::string(id) + "' in these traces (" +
+      (known.empty() ? std::string("they have no findings") : "their findings: " + known) + ")");
 }
 
 } // namespace streamrace

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/finding_json.h"
 
+#include "streamrace/engine/collective_extents.h"
 #include "streamrace/report/finding_id.h"
-#include "streamrace/report/finding_text.h"
+#include "streamrace/report/finding_names.h"
 #include "streamrace/report/json_text.h"
-#include "streamrace/runtime/collective_extents.h"
 
 #include <sstream>
 
@@ -11,9 +12,13 @@ namespace streamrace {
 
 namespace {
 
-std::string quote(std::string_view text) { return json_quote(text); }
+std::string quote(std::string_view text) {
+  return json_quote(text);
+}
 
-std::string hex(std::uint64_t value) { return quote(hex_text(value)); }
+std::string hex(std::uint64_t value) {
+  return quote(hex_text(value));
+}
 
 std::string frames(CallSiteId id, const SymbolTable& symbols) {
   std::string out = "[";
@@ -57,16 +62,17 @@ std::string findings_json(const std::vector<Finding>& findings, const Engine& en
   out << "{\"schema\":\"streamrace-report\",\"version\":1,\"traces\":[";
   for (std::size_t i = 0; i < sources.size(); ++i)
     out << (i ? "," : "") << "{\"path\":" << quote(sources[i].path)
-        << ",\"records\":" << sources[i].records << ",\"complete\":"
-        << (sources[i].problem.empty() ? "true" : "false")
+        << ",\"records\":" << sources[i].records
+        << ",\"complete\":" << (sources[i].problem.empty() ? "true" : "false")
         << ",\"problem\":" << quote(sources[i].problem) << "}";
   out << "],\"findings\":[";
   for (std::size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];
     out << (i ? "," : "") << "{\"id\":" << i + 1
-        << ",\"finding_id\":" << quote(finding_id(f, engine, symbols)) << ",\"kind\":\"" << finding_kind_id(f.kind)
-        << "\",\"count\":" << f.count << ",\"ranks\":[";
-    for (std::size_t r = 0; r < f.ranks.size(); ++r) out << (r ? "," : "") << f.ranks[r];
+        << ",\"finding_id\":" << quote(finding_id(f, engine, symbols)) << ",\"kind\":\""
+        << finding_kind_id(f.kind) << "\",\"count\":" << f.count << ",\"ranks\":[";
+    for (std::size_t r = 0; r < f.ranks.size(); ++r)
+      out << (r ? "," : "") << f.ranks[r];
     out << "]";
     if (f.collective) {
       const CollectiveDisagreement& c = *f.collective;
@@ -86,7 +92,8 @@ std::string findings_json(const std::vector<Finding>& findings, const Engine& en
       } else {
         out << ",\"calls_per_rank\":{";
         for (std::size_t r = 0; r < c.calls_per_rank.size(); ++r)
-          out << (r ? "," : "") << "\"" << c.calls_per_rank[r].first << "\":" << c.calls_per_rank[r].second;
+          out << (r ? "," : "") << "\"" << c.calls_per_rank[r].first
+              << "\":" << c.calls_per_rank[r].second;
         out << "}";
       }
       out << "}";
@@ -99,15 +106,23 @@ std::string findings_json(const std::vector<Finding>& findings, const Engine& en
     if (f.memory.allocation) {
       const Allocation& a = *f.memory.allocation;
       out << ",\"allocation\":{\"base\":" << hex(a.base) << ",\"size\":" << a.size
-          << ",\"offset\":" << f.memory.overlap_begin - a.base << ",\"name\":" << quote(symbols.name(a.name))
-          << ",\"freed\":" << (a.freed ? "true" : "false") << ",\"stack\":" << frames(a.site, symbols) << "}";
+          << ",\"offset\":" << f.memory.overlap_begin - a.base
+          << ",\"name\":" << quote(symbols.name(a.name))
+          << ",\"freed\":" << (a.freed ? "true" : "false")
+          << ",\"stack\":" << frames(a.site, symbols);
+      if (a.freed) out << ",\"free_stack\":" << frames(a.free_site, symbols);
+      if (f.memory.reuse_site != 0)
+        out << ",\"reuse_stack\":" << frames(f.memory.reuse_site, symbols);
+      out << ",\"caching_block\":" << (a.kind == MemoryKind::CachingBlock ? "true" : "false")
+          << "}";
     }
     out << "}";
     const char* fix = f.fix.kind == FixSuggestion::Kind::RecordAndWait    ? "record-and-wait"
                       : f.fix.kind == FixSuggestion::Kind::WaitOnExisting ? "wait-on-existing-event"
                       : f.fix.kind == FixSuggestion::Kind::HostSynchronize ? "host-synchronize"
-                                                                          : "none";
-    out << ",\"fix\":{\"kind\":\"" << fix << "\",\"from\":" << quote(actor_text(engine, symbols, f.fix.from))
+                                                                           : "none";
+    out << ",\"fix\":{\"kind\":\"" << fix
+        << "\",\"from\":" << quote(actor_text(engine, symbols, f.fix.from))
         << ",\"to\":" << quote(actor_text(engine, symbols, f.fix.to));
     if (f.fix.kind == FixSuggestion::Kind::WaitOnExisting) out << ",\"event\":" << hex(f.fix.event);
     out << "}";

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/finding_sarif.h"
 
+#include "streamrace/engine/collective_extents.h"
 #include "streamrace/report/finding_id.h"
+#include "streamrace/report/finding_names.h"
 #include "streamrace/report/finding_text.h"
 #include "streamrace/report/json_text.h"
-#include "streamrace/runtime/collective_extents.h"
 
 #include <array>
 #include <cstdio>
@@ -21,7 +23,7 @@ struct Rule {
 };
 
 // Indexed by FindingKind: a result's ruleIndex is its kind.
-constexpr std::array<Rule, 8> kRules{{
+constexpr std::array<Rule, 9> kRules{{
     {FindingKind::RaceWriteWrite, "RaceWriteWrite",
      "Two GPU operations write the same bytes with nothing ordering them",
      "Two operations on different streams (or a stream and the host) write overlapping bytes, and "
@@ -62,6 +64,13 @@ constexpr std::array<Rule, 8> kRules{{
      "Ranks issue different numbers of collectives",
      "The ranks of a communicator issued different numbers of collectives: the ranks that issued "
      "more wait forever on real NCCL. Issue the same collectives on every rank."},
+    {FindingKind::BlockFreedInUse, "BlockFreedInUse",
+     "A caching-allocator block is freed while another stream still uses it",
+     "A tensor's memory goes back to the caching allocator (PyTorch's) while an operation on a "
+     "stream other than the one it was allocated on may still use it, and the allocator hands "
+     "blocks out again on their stream at once. Tell the allocator about the other stream "
+     "(tensor.record_stream(stream)), or make the allocating stream wait for it before the "
+     "tensor is freed."},
 }};
 
 std::string rule_id(FindingKind kind) {
@@ -241,8 +250,7 @@ private:
 
 std::string findings_sarif(const std::vector<Finding>& findings, const Engine& engine,
                            const SymbolTable& symbols, const SarifOptions& options) {
-  static_assert(kRules.size() ==
-                static_cast<std::size_t>(FindingKind::CollectiveCountMismatch) + 1);
+  static_assert(kRules.size() == static_cast<std::size_t>(FindingKind::BlockFreedInUse) + 1);
   return Writer(engine, symbols, options).log(findings);
 }
 

@@ -1,8 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/finding_text.h"
 
 #include "streamrace/report/finding_id.h"
+#include "streamrace/report/finding_names.h"
 
-#include "streamrace/runtime/collective_extents.h"
+#include "streamrace/engine/collective_extents.h"
 
 #include <algorithm>
 #include <map>
@@ -16,12 +18,12 @@ constexpr const char* kRule = "==================";
 
 std::string ranks_text(const std::vector<RankId>& ranks) {
   std::string text = ranks.size() == 1 ? "rank " : "ranks ";
-  for (std::size_t i = 0; i < ranks.size(); ++i) text += (i ? "," : "") + std::to_string(ranks[i]);
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    text += (i ? "," : "") + std::to_string(ranks[i]);
   return text;
 }
 
-void stack(std::ostringstream& out, CallSiteId id, const SymbolTable& symbols,
-           const char* indent) {
+void stack(std::ostringstream& out, CallSiteId id, const SymbolTable& symbols, const char* indent) {
   const CallSite* site = symbols.call_site(id);
   if (!site || site->frames.empty()) {
     out << indent << "#0 <no stack: call site unknown>\n";
@@ -30,7 +32,8 @@ void stack(std::ostringstream& out, CallSiteId id, const SymbolTable& symbols,
   for (std::size_t i = 0; i < site->frames.size(); ++i) {
     const StackFrame& frame = site->frames[i];
     out << indent << "#" << i << " " << (frame.function.empty() ? "<unknown>" : frame.function);
-    if (!frame.file.empty()) out << " " << frame.file << (frame.line ? ":" + std::to_string(frame.line) : "");
+    if (!frame.file.empty())
+      out << " " << frame.file << (frame.line ? ":" + std::to_string(frame.line) : "");
     out << "\n";
   }
 }
@@ -46,8 +49,10 @@ std::string site_text(const AccessRecord& access, const SymbolTable& symbols) {
 
 std::string mode_word(const AccessRecord& access) {
   switch (access.kind) {
-  case OpKind::Free: return "free";
-  case OpKind::Allocation: return "allocation";
+  case OpKind::Free:
+    return "free";
+  case OpKind::Allocation:
+    return "allocation";
   default:
     return access.mode == AccessMode::Read    ? "read"
            : access.mode == AccessMode::Write ? "write"
@@ -58,7 +63,8 @@ std::string mode_word(const AccessRecord& access) {
 std::string nvtx_text(const Engine& engine, const SymbolTable& symbols, std::uint32_t path_id) {
   const std::vector<NameId>& path = engine.nvtx_path(path_id);
   std::string text;
-  for (std::size_t i = 0; i < path.size(); ++i) text += (i ? "/" : "") + std::string(symbols.name(path[i]));
+  for (std::size_t i = 0; i < path.size(); ++i)
+    text += (i ? "/" : "") + std::string(symbols.name(path[i]));
   return text;
 }
 
@@ -68,8 +74,8 @@ void access_block(std::ostringstream& out, bool previous, const AccessSide& side
   std::string word = mode_word(a);
   if (!previous) word[0] = static_cast<char>(word[0] - 'a' + 'A');
   out << "  " << (previous ? "Previous " : "") << word << " of " << a.size << " bytes at "
-      << hex_text(a.begin) << " by " << actor_text(engine, symbols, a.actor) << " (rank " << side.rank
-      << ", thread " << a.thread << ") in " << op_name(a, symbols)
+      << hex_text(a.begin) << " by " << actor_text(engine, symbols, a.actor) << " (rank "
+      << side.rank << ", thread " << a.thread << ") in " << op_name(a, symbols)
       << (a.extent == Extent::Exact ? " [exact]" : " [approximate extent]") << "\n";
   stack(out, a.site, symbols, "    ");
   if (std::string nvtx = nvtx_text(engine, symbols, a.nvtx); !nvtx.empty())
@@ -78,11 +84,18 @@ void access_block(std::ostringstream& out, bool previous, const AccessSide& side
 
 const char* memory_kind_text(MemoryKind kind) {
   switch (kind) {
-  case MemoryKind::Pageable: return "pageable host";
-  case MemoryKind::Device: return "device";
-  case MemoryKind::PinnedHost: return "pinned host";
-  case MemoryKind::Managed: return "managed";
-  case MemoryKind::StreamOrdered: return "stream-ordered";
+  case MemoryKind::Pageable:
+    return "pageable host";
+  case MemoryKind::Device:
+    return "device";
+  case MemoryKind::PinnedHost:
+    return "pinned host";
+  case MemoryKind::Managed:
+    return "managed";
+  case MemoryKind::StreamOrdered:
+    return "stream-ordered";
+  case MemoryKind::CachingBlock:
+    return "caching-allocator block";
   }
   return "";
 }
@@ -90,8 +103,10 @@ const char* memory_kind_text(MemoryKind kind) {
 void collective_block(std::ostringstream& out, const Finding& finding) {
   const CollectiveDisagreement& c = *finding.collective;
   if (finding.kind == FindingKind::CollectiveCountMismatch) {
-    out << "  Communicator " << hex_text(c.comm) << ": ranks issued different numbers of collectives:";
-    for (const auto& [rank, calls] : c.calls_per_rank) out << " comm rank " << rank << " issued " << calls << ";";
+    out << "  Communicator " << hex_text(c.comm)
+        << ": ranks issued different numbers of collectives:";
+    for (const auto& [rank, calls] : c.calls_per_rank)
+      out << " comm rank " << rank << " issued " << calls << ";";
     out << "\n  The ranks that issued more wait forever for the others (a hang on real NCCL).\n";
     return;
   }
@@ -107,35 +122,6 @@ void collective_block(std::ostringstream& out, const Finding& finding) {
 }
 
 } // namespace
-
-std::string actor_text(const Engine& engine, const SymbolTable& symbols, ActorId id) {
-  const ActorInfo& actor = engine.ordering().actor(id);
-  if (!actor.is_stream) return "host thread " + std::to_string(actor.handle);
-  if (actor.name != 0) return "stream '" + std::string(symbols.name(actor.name)) + "'";
-  if (actor.graph_lane) return "a graph lane";
-  switch (actor.stream_kind) {
-  case StreamKind::LegacyDefault: return "the legacy default stream";
-  case StreamKind::PerThreadDefault: return "the per-thread default stream";
-  default: return "stream " + hex_text(actor.handle);
-  }
-}
-
-std::string op_name(const AccessRecord& access, const SymbolTable& symbols) {
-  if (const CallSite* site = symbols.call_site(access.site); site && !site->api.empty())
-    return site->api;
-  switch (access.kind) {
-  case OpKind::Copy: return "a copy";
-  case OpKind::Set: return "a memset";
-  case OpKind::Kernel: return "a kernel";
-  case OpKind::HostFunction: return "a host function";
-  case OpKind::Collective: return collective_name(static_cast<CollectiveKind>(access.detail));
-  case OpKind::PointToPoint: return access.detail ? "ncclSend" : "ncclRecv";
-  case OpKind::HostAccess: return "a host access";
-  case OpKind::Allocation: return "cudaMallocAsync";
-  case OpKind::Free: return "a free";
-  }
-  return "an op";
-}
 
 std::string describe_finding(const Finding& finding, const Engine& engine,
                              const SymbolTable& symbols) {
@@ -157,13 +143,17 @@ std::string describe_finding(const Finding& finding, const Engine& engine,
   if (memory.allocation) {
     const Allocation& a = *memory.allocation;
     out << ", offset " << memory.overlap_begin - a.base << " of a " << a.size << "-byte "
-        << memory_kind_text(a.kind) << " allocation";
+        << memory_kind_text(a.kind) << (a.kind == MemoryKind::CachingBlock ? "" : " allocation");
     if (a.name) out << " '" << symbols.name(a.name) << "'";
     out << " at " << hex_text(a.base) << (a.freed ? " (freed)" : "") << ", allocated at:\n";
     stack(out, a.site, symbols, "    ");
     if (a.freed) {
       out << "    freed at:\n";
       stack(out, a.free_site, symbols, "    ");
+    }
+    if (memory.reuse_site != 0) {
+      out << "    handed out again at:\n";
+      stack(out, memory.reuse_site, symbols, "    ");
     }
   } else {
     out << " (memory streamrace did not see allocated)\n";
@@ -189,13 +179,18 @@ std::string fix_text(const Finding& finding, const Engine& engine, const SymbolT
   const std::string to = actor_text(engine, symbols, fix.to);
   const std::string op1 = site_text(finding.first.access, symbols);
   const std::string op2 = site_text(finding.second.access, symbols);
+  if (finding.kind == FindingKind::BlockFreedInUse && fix.kind != FixSuggestion::Kind::None)
+    return "tell the allocator the block is in use on " + from + " until " + op1 +
+           " is done (PyTorch: tensor.record_stream(that stream)), or make " + to +
+           " wait on an event recorded on " + from + " after it before the tensor is freed (" +
+           op2 + ")";
   switch (fix.kind) {
   case FixSuggestion::Kind::RecordAndWait:
-    return "record an event on " + from + " after " + op1 + "; make " + to +
-           " wait on it before " + op2;
+    return "record an event on " + from + " after " + op1 + "; make " + to + " wait on it before " +
+           op2;
   case FixSuggestion::Kind::WaitOnExisting:
-    return "make " + to + " wait on event " + hex_text(fix.event) + " (already recorded on " + from +
-           " after " + op1 + ") before " + op2;
+    return "make " + to + " wait on event " + hex_text(fix.event) + " (already recorded on " +
+           from + " after " + op1 + ") before " + op2;
   case FixSuggestion::Kind::HostSynchronize:
     return "synchronize " + from + " (or an event recorded after " + op1 + ") on the host before " +
            op2;
@@ -208,7 +203,7 @@ std::string fix_text(const Finding& finding, const Engine& engine, const SymbolT
   return "";
 }
 
-std::string summary_line(const std::vector<Finding>& findings) {
+std::string summary_line(std::span<const Finding> findings) {
   std::map<std::string, std::size_t> kinds;
   std::vector<RankId> ranks;
   for (const Finding& finding : findings) {
@@ -219,7 +214,8 @@ std::string summary_line(const std::vector<Finding>& findings) {
   }
   std::sort(ranks.begin(), ranks.end());
   std::ostringstream out;
-  out << "SUMMARY: streamrace: " << findings.size() << " finding" << (findings.size() == 1 ? "" : "s");
+  out << "SUMMARY: streamrace: " << findings.size() << " finding"
+      << (findings.size() == 1 ? "" : "s");
   if (!findings.empty()) {
     out << " (";
     bool first = true;
@@ -232,10 +228,12 @@ std::string summary_line(const std::vector<Finding>& findings) {
   return out.str();
 }
 
-std::string hex_text(std::uint64_t value) {
-  std::ostringstream out;
-  out << "0x" << std::hex << value;
-  return out.str();
+std::string findings_text(std::span<const Finding> findings, const Engine& engine,
+                          const SymbolTable& symbols) {
+  std::string text;
+  for (const Finding& finding : findings)
+    text += describe_finding(finding, engine, symbols);
+  return text + summary_line(findings) + "\n";
 }
 
 } // namespace streamrace

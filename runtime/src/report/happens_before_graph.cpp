@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/happens_before_graph.h"
 
 #include <algorithm>

@@ -1,13 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/perfetto_export.h"
 
 #include "streamrace/report/event_names.h"
 #include "streamrace/report/finding_id.h"
+#include "streamrace/report/finding_names.h"
 #include "streamrace/report/finding_text.h"
 #include "streamrace/report/json_text.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
@@ -160,8 +163,18 @@ private:
       slice.track = track(event.header.rank, false, event.header.thread, 0);
       slices_.push_back(slice);
     }
-    std::stable_sort(slices_.begin(), slices_.end(),
-                     [](const Slice& a, const Slice& b) { return a.event < b.event; });
+    // In event order, slices of one event in the order they were made. (Not std::stable_sort:
+    // libstdc++ 12 builds it on get_temporary_buffer, deprecated in C++20, which clang flags.)
+    std::vector<std::size_t> order(slices_.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(slices_[a].event, a) < std::tie(slices_[b].event, b);
+    });
+    std::vector<Slice> sorted;
+    sorted.reserve(slices_.size());
+    for (std::size_t i : order)
+      sorted.push_back(std::move(slices_[i]));
+    slices_ = std::move(sorted);
     slice_of_.clear();
     for (std::size_t i = 0; i < slices_.size(); ++i)
       if (slices_[i].has_actor)

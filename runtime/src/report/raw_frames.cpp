@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/raw_frames.h"
 
 #include "streamrace/report/symbolizer.h"

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/recorded_replay.h"
 
-#include "streamrace/report/finding_text.h"
+#include "streamrace/report/finding_names.h"
 
 namespace streamrace {
 

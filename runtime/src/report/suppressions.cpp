@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/suppressions.h"
 
-#include "streamrace/report/finding_text.h"
+#include "streamrace/report/finding_names.h"
 
 #include <fstream>
 #include <sstream>
@@ -10,12 +11,13 @@ namespace streamrace {
 
 namespace {
 
-constexpr std::string_view kTypes[] = {"race",       "use_after_free", "use_before_alloc",
-                                       "unrecorded_event", "collective", "called_from",
-                                       "stream"};
+constexpr std::string_view kTypes[] = {
+    "race",        "use_after_free", "use_before_alloc", "unrecorded_event", "collective",
+    "called_from", "stream"};
 
 std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+    text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
     text.remove_suffix(1);
   return text;
@@ -25,20 +27,25 @@ const char* type_of(FindingKind kind) {
   switch (kind) {
   case FindingKind::RaceWriteWrite:
   case FindingKind::RaceWriteRead:
-  case FindingKind::RaceReadWrite: return "race";
-  case FindingKind::UseAfterFree: return "use_after_free";
-  case FindingKind::UseBeforeAlloc: return "use_before_alloc";
-  case FindingKind::UnrecordedEventWait: return "unrecorded_event";
+  case FindingKind::RaceReadWrite:
+    return "race";
+  case FindingKind::UseAfterFree:
+  case FindingKind::BlockFreedInUse:
+    return "use_after_free";
+  case FindingKind::UseBeforeAlloc:
+    return "use_before_alloc";
+  case FindingKind::UnrecordedEventWait:
+    return "unrecorded_event";
   case FindingKind::CollectiveMismatch:
-  case FindingKind::CollectiveCountMismatch: return "collective";
+  case FindingKind::CollectiveCountMismatch:
+    return "collective";
   }
   return "";
 }
 
 // The call sites a finding involves.
 std::vector<CallSiteId> sites_of(const Finding& finding) {
-  if (finding.collective)
-    return {finding.collective->first.site, finding.collective->second.site};
+  if (finding.collective) return {finding.collective->first.site, finding.collective->second.site};
   return {finding.first.access.site, finding.second.access.site};
 }
 
@@ -68,7 +75,8 @@ bool glob_match(std::string_view pattern, std::string_view text) {
       return false;
     }
   }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
+  while (p < pattern.size() && pattern[p] == '*')
+    ++p;
   return p == pattern.size();
 }
 
@@ -82,9 +90,11 @@ Suppressions Suppressions::parse(std::string_view text, std::string_view origin)
     ++line_number;
     if (line.empty() || line.front() == '#') continue;
     const std::size_t colon = line.find(':');
-    const std::string_view type = colon == std::string_view::npos ? line : trim(line.substr(0, colon));
+    const std::string_view type =
+        colon == std::string_view::npos ? line : trim(line.substr(0, colon));
     bool known = false;
-    for (std::string_view t : kTypes) known |= t == type;
+    for (std::string_view t : kTypes)
+      known |= t == type;
     const std::string where = std::string(origin) + ":" + std::to_string(line_number);
     if (colon == std::string_view::npos || !known)
       throw std::invalid_argument(where + ": '" + std::string(line) +
@@ -119,7 +129,8 @@ bool Suppressions::suppresses(const Finding& finding, const Engine& engine,
                               actor_text(engine, symbols, side->access.actor));
     } else if (rule.type == "called_from") {
       for (CallSiteId id : sites)
-        if (const CallSite* site = symbols.call_site(id)) match |= frames_match(rule.pattern, *site, 1);
+        if (const CallSite* site = symbols.call_site(id))
+          match |= frames_match(rule.pattern, *site, 1);
     } else if (rule.type == type) {
       for (CallSiteId id : sites) {
         if (const CallSite* site = symbols.call_site(id))
@@ -132,6 +143,30 @@ bool Suppressions::suppresses(const Finding& finding, const Engine& engine,
     }
   }
   return false;
+}
+
+ReportedFindings unsuppressed_findings(std::span<const Finding> findings, const Engine& engine,
+                                       const SymbolTable& symbols,
+                                       std::optional<Suppressions>& suppressions) {
+  ReportedFindings reported;
+  for (const Finding& finding : findings) {
+    if (suppressions && suppressions->suppresses(finding, engine, symbols))
+      ++reported.suppressed;
+    else
+      reported.findings.push_back(finding);
+  }
+  return reported;
+}
+
+std::string suppressed_line(const ReportedFindings& reported,
+                            const std::optional<Suppressions>& suppressions) {
+  if (reported.suppressed == 0 || !suppressions) return {};
+  std::string line = "streamrace: " + std::to_string(reported.suppressed) + " finding" +
+                     (reported.suppressed == 1 ? "" : "s") + " suppressed:";
+  for (const Suppressions::Rule& rule : suppressions->rules())
+    if (rule.hits)
+      line += " " + std::to_string(rule.hits) + " " + rule.type + ":" + rule.pattern + ";";
+  return line + "\n";
 }
 
 } // namespace streamrace

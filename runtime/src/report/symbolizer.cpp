@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/symbolizer.h"
 
 #include "streamrace/report/exec_arguments.h"

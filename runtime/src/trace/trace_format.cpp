@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/trace/trace_format.h"
 
 #include <array>
@@ -11,7 +12,8 @@ constexpr std::array<std::uint32_t, 256> make_crc_table() {
   std::array<std::uint32_t, 256> table{};
   for (std::uint32_t i = 0; i < 256; ++i) {
     std::uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    for (int k = 0; k < 8; ++k)
+      c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
     table[i] = c;
   }
   return table;
@@ -28,7 +30,8 @@ struct FieldEncoder {
       out.u64(static_cast<std::uint64_t>(value));
     } else if constexpr (std::is_same_v<T, std::vector<Access>>) {
       out.u64(value.size());
-      for (const Access& access : value) access.fields(*this);
+      for (const Access& access : value)
+        access.fields(*this);
     } else if constexpr (std::is_signed_v<T>) {
       out.i64(value);
     } else {
@@ -54,7 +57,8 @@ struct FieldDecoder {
     } else if constexpr (std::is_same_v<T, std::vector<Access>>) {
       std::uint64_t n = 0;
       ok = in.u64(n) && n <= kMaxRecordSize;
-      for (std::uint64_t i = 0; ok && i < n; ++i) value.emplace_back().fields(*this);
+      for (std::uint64_t i = 0; ok && i < n; ++i)
+        value.emplace_back().fields(*this);
     } else if constexpr (std::is_signed_v<T>) {
       std::int64_t raw = 0;
       ok = in.i64(raw);
@@ -86,7 +90,8 @@ template <std::size_t I = 0> bool emplace_payload(std::size_t index, Payload& pa
 
 std::uint32_t crc32(std::string_view bytes) {
   std::uint32_t c = 0xFFFFFFFFu;
-  for (char ch : bytes) c = kCrcTable[(c ^ static_cast<std::uint8_t>(ch)) & 0xFF] ^ (c >> 8);
+  for (char ch : bytes)
+    c = kCrcTable[(c ^ static_cast<std::uint8_t>(ch)) & 0xFF] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
 }
 

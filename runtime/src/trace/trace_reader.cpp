@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/trace/trace_reader.h"
 
 #include "streamrace/trace/trace_format.h"
@@ -21,8 +22,7 @@ std::uint64_t get_le(std::string_view bytes, std::size_t offset, int count) {
   return value;
 }
 
-template <typename Id>
-Id mapped(const std::unordered_map<Id, Id>& ids, Id local) {
+template <typename Id> Id mapped(const std::unordered_map<Id, Id>& ids, Id local) {
   auto it = ids.find(local);
   return it == ids.end() ? 0 : it->second;
 }
@@ -82,8 +82,8 @@ private:
     end_ = kept;
     if (buffer_.size() < std::max(count, kChunk)) buffer_.resize(std::max(count, kChunk));
     const std::uint64_t unread = size_ - offset_ - kept;
-    file_.read(buffer_.data() + end_,
-               static_cast<std::streamsize>(std::min<std::uint64_t>(buffer_.size() - end_, unread)));
+    file_.read(buffer_.data() + end_, static_cast<std::streamsize>(
+                                          std::min<std::uint64_t>(buffer_.size() - end_, unread)));
     end_ += static_cast<std::size_t>(std::max<std::streamsize>(file_.gcount(), 0));
   }
 
@@ -95,12 +95,12 @@ private:
   std::size_t end_ = 0;
 };
 
-TraceReader::TraceReader(const std::string& path, std::uint32_t address_space,
-                         SymbolTable& symbols)
+TraceReader::TraceReader(const std::string& path, std::uint32_t address_space, SymbolTable& symbols)
     : path_(path), address_space_(address_space), records_in_(std::make_unique<Records>(path)) {
   Records& in = *records_in_;
   const std::string_view header = in.peek(kFileHeaderSize);
-  if (header.size() < kFileHeaderSize || header.compare(0, sizeof(kMagic), std::string_view(kMagic, sizeof(kMagic))) != 0)
+  if (header.size() < kFileHeaderSize ||
+      header.compare(0, sizeof(kMagic), std::string_view(kMagic, sizeof(kMagic))) != 0)
     throw std::runtime_error("'" + path + "' is not a streamrace trace file (bad header)");
   const auto version = static_cast<std::uint32_t>(get_le(header, 8, 4));
   if (version != kVersion)
@@ -126,7 +126,7 @@ TraceReader::TraceReader(const std::string& path, std::uint32_t address_space,
     }
     if (length > in.size() - in.offset() - kFrameSize) {
       stop_with("a record of " + std::to_string(length) +
-           " bytes runs past the end of the file (was the writer killed mid-write?)");
+                " bytes runs past the end of the file (was the writer killed mid-write?)");
       break;
     }
     const std::string_view body = in.peek(kFrameSize + length).substr(kFrameSize);
@@ -168,8 +168,8 @@ TraceReader::TraceReader(const std::string& path, std::uint32_t address_space,
 void TraceReader::stop_reading(const std::string& why) {
   const Records& in = *records_in_;
   std::ostringstream out;
-  out << "stopped at byte " << in.offset() << " of " << in.size() << ": " << why << "; "
-      << records_ << " complete record" << (records_ == 1 ? "" : "s") << " recovered";
+  out << "stopped at byte " << in.offset() << " of " << in.size() << ": " << why << "; " << records_
+      << " complete record" << (records_ == 1 ? "" : "s") << " recovered";
   problem_ = out.str();
   readable_end_ = in.offset();
   unreadable_rest_.clear();
@@ -224,7 +224,8 @@ void TraceReader::remap(Event& event) const {
 TraceFile read_trace(const std::string& path, std::uint32_t address_space, SymbolTable& symbols) {
   TraceReader reader(path, address_space, symbols);
   TraceFile trace{path, reader.pid(), reader.start_time_ns(), {}, 0, {}};
-  for (Event event; reader.next(event);) trace.events.push_back(std::move(event));
+  for (Event event; reader.next(event);)
+    trace.events.push_back(std::move(event));
   trace.records = reader.records();
   trace.problem = reader.problem();
   return trace;
@@ -232,7 +233,8 @@ TraceFile read_trace(const std::string& path, std::uint32_t address_space, Symbo
 
 TimeOrderedMerge::TimeOrderedMerge(std::vector<TraceReader>& readers)
     : readers_(readers), current_(readers.size()), handed_out_(readers.size()) {
-  for (std::size_t reader = 0; reader < readers_.size(); ++reader) advance(reader);
+  for (std::size_t reader = 0; reader < readers_.size(); ++reader)
+    advance(reader);
 }
 
 bool TimeOrderedMerge::later(const Head& a, const Head& b) {

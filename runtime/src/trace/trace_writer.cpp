@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/trace/trace_writer.h"
 
 #include <fcntl.h>
@@ -14,7 +15,8 @@ namespace {
 constexpr std::size_t kFlushThreshold = 1 << 16;
 
 void put_le(std::string& out, std::uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+  for (int i = 0; i < bytes; ++i)
+    out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
 }
 
 } // namespace
@@ -91,8 +93,8 @@ void TraceWriter::flush() {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       buffer_.erase(0, written);
-      throw std::runtime_error("cannot write trace file '" + path_ + "': " +
-                               std::strerror(n < 0 ? errno : ENOSPC));
+      throw std::runtime_error("cannot write trace file '" + path_ +
+                               "': " + std::strerror(n < 0 ? errno : ENOSPC));
     }
     written += static_cast<std::size_t>(n);
   }

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs streamrace-check (or clang-tidy-22 with the streamrace module) on an annotated source and
 FileChecks the result, like LLVM's check_clang_tidy.py, which Debian does not ship.
 

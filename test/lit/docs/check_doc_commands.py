@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs every command the documentation shows, so that no page tells a user to type something
 that does not work.
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The STREAMRACE_OPTIONS reference table of the user guide, made from `streamrace help options`
-(which the build generates from runtime/include/streamrace/runtime/options.inc), so the
+(which the build generates from runtime/include/streamrace/engine/options.inc), so the
 documentation cannot drift from the one list the parser, the defaults and the help come from.
 
     options_reference.py --streamrace build/bin/streamrace               # print the table

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """expect_exit.py CODE CMD ARGS...: runs CMD, passes its stdout/stderr through, and succeeds
 only when CMD exits with CODE (lit's internal shell cannot test a specific exit status)."""
 import subprocess

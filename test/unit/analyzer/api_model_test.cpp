@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Consistency of the shared CUDA/NCCL API model: the tables are data that both the analyzer and
 // the tracer trust, so a missing stream or a misnamed parameter must fail here first.
 #include "streamrace/api_model/api_model.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // User models of wrapper APIs: the JSON a project writes so its own all_gather(buf, stream) is
 // understood. Errors must say what is wrong and where.
 #include "streamrace/analyzer/user_model.h"

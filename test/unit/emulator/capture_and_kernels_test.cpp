@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stream capture into graphs (with a fork and join through events) and kernel launches with
 // registered CPU implementations.
 #include "emulator_test_support.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUPTI callback API as a tool uses it in process: the enabled callbacks arrive at enter and
 // exit with the real parameter structs; disabled ones and those after unsubscribing do not.
 #include "emulator_test_support.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Helpers for driving the emulated runtime from tests: host functions that block, sleep or record
 // what they saw, so ordering can be observed without kernels.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bad arguments get the documented error codes, never a crash; the last-error state behaves as
 // the runtime documents.
 #include "emulator_test_support.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Memory on the emulator: per-device address ranges, pointer attributes, copies of every kind
 // and their host-wait behaviour, the stream-ordered pool.
 #include "emulator_test_support.h"

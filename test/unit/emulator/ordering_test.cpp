@@ -1,4 +1,5 @@
-// Every ordering the runtime guarantees holds on the emulator (SEMANTICS.md rules 2-6, 9), and
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Every ordering the runtime guarantees holds on the emulator (docs/semantics.md rules 2-6, 9), and
 // work nothing orders really runs at the same time.
 #include "emulator_test_support.h"
 

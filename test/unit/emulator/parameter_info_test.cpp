@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // cudaFuncGetParamInfo: kernel parameter layouts from CPU registrations and from the mangled
 // device names nvcc registers.
 #include "emulator_test_support.h"

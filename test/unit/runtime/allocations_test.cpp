@@ -1,4 +1,5 @@
-#include "streamrace/runtime/allocations.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/engine/allocations.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Drives the engine with made-up ids, one helper per API a program would call, so each test
 // reads like the CUDA program it stands for.
 #pragma once
 
-#include "streamrace/runtime/engine.h"
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 #include "streamrace/report/finding_text.h"
-#include "streamrace/runtime/symbols.h"
 
 #include <gtest/gtest.h>
 
@@ -54,12 +55,11 @@ protected:
     emit(Copy{s, dst, src, bytes, 1, 0, 0, dir, synchronous_api});
   }
 
-  const std::vector<Finding>& findings() {
-    return engine_.findings().all();
-  }
+  const std::vector<Finding>& findings() { return engine_.findings().all(); }
   std::size_t count(FindingKind kind) {
     std::size_t n = 0;
-    for (const Finding& f : engine_.findings().all()) n += f.kind == kind;
+    for (const Finding& f : engine_.findings().all())
+      n += f.kind == kind;
     return n;
   }
   std::size_t races() {
@@ -68,7 +68,8 @@ protected:
   }
   std::string report() {
     std::string text;
-    for (const Finding& f : engine_.findings().all()) text += describe_finding(f, engine_, symbols_);
+    for (const Finding& f : engine_.findings().all())
+      text += describe_finding(f, engine_, symbols_);
     return text;
   }
   void finish() { engine_.finish(); }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SARIF locations: files under --source-root are named relative to %SRCROOT%, other absolute
 // files become percent-encoded file:// URIs, relative names stay relative to %SRCROOT%.
 #include "engine_fixture.h"

@@ -1,8 +1,9 @@
-// The hpZ race of HPZ.md as a synthetic event sequence: reported with the event that fixes
-// it; both fixes and the zero3 baseline are silent.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The hpZ race (reference_hpz/README.md) as a synthetic event sequence: reported with the event
+// that fixes it; both fixes and the zero3 baseline are silent.
 #include "hpz_events.h"
 
-#include "streamrace/runtime/engine.h"
+#include "streamrace/engine/engine.h"
 #include "streamrace/report/finding_text.h"
 
 #include <gtest/gtest.h>
@@ -16,12 +17,14 @@ struct HpzRun {
   SymbolTable symbols;
   Engine engine;
   explicit HpzRun(HpzMode mode) {
-    for (const Event& event : examples::hpz_events(mode, symbols)) engine.process(event);
+    for (const Event& event : examples::hpz_events(mode, symbols))
+      engine.process(event);
     engine.finish();
   }
   std::string text() const {
     std::string out;
-    for (const Finding& f : engine.findings().all()) out += describe_finding(f, engine, symbols);
+    for (const Finding& f : engine.findings().all())
+      out += describe_finding(f, engine, symbols);
     return out;
   }
 };
@@ -47,9 +50,15 @@ TEST(Hpz, BuggyModeReportsTheCopyGatherRace) {
   EXPECT_NE(text.find("secondary shard of layer"), std::string::npos) << text;
 }
 
-TEST(Hpz, HostSyncFixIsSilent) { EXPECT_TRUE(HpzRun(HpzMode::FixHostSync).engine.findings().empty()); }
-TEST(Hpz, EventFixIsSilent) { EXPECT_TRUE(HpzRun(HpzMode::FixEvent).engine.findings().empty()); }
-TEST(Hpz, Zero3IsSilent) { EXPECT_TRUE(HpzRun(HpzMode::Zero3).engine.findings().empty()); }
+TEST(Hpz, HostSyncFixIsSilent) {
+  EXPECT_TRUE(HpzRun(HpzMode::FixHostSync).engine.findings().empty());
+}
+TEST(Hpz, EventFixIsSilent) {
+  EXPECT_TRUE(HpzRun(HpzMode::FixEvent).engine.findings().empty());
+}
+TEST(Hpz, Zero3IsSilent) {
+  EXPECT_TRUE(HpzRun(HpzMode::Zero3).engine.findings().empty());
+}
 
 } // namespace
 } // namespace streamrace

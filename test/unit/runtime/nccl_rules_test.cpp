@@ -1,7 +1,8 @@
-// Rules 12-14 of SEMANTICS.md: NCCL calls as stream ops, groups, and meetings across ranks.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Rules 12-14 of docs/semantics.md: NCCL calls as stream ops, groups, and meetings across ranks.
 #include "engine_fixture.h"
 
-#include "streamrace/runtime/collective_extents.h"
+#include "streamrace/engine/collective_extents.h"
 
 namespace streamrace::testing {
 namespace {

@@ -1,4 +1,5 @@
-#include "streamrace/runtime/options.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/engine/options.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +8,8 @@ namespace {
 
 TEST(Options, ParsesKeyValuePairs) {
   Options options;
-  EXPECT_EQ(parse_options("strict_free=1:history_limit_mb=64 cross_rank_ordering=false", options), "");
+  EXPECT_EQ(parse_options("strict_free=1:history_limit_mb=64 cross_rank_ordering=false", options),
+            "");
   EXPECT_TRUE(options.strict_free);
   EXPECT_EQ(options.history_limit_mb, 64u);
   EXPECT_FALSE(options.cross_rank_ordering);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ordering's observer: every rule that brings one actor's past into another reports a join
 // of its kind, from the right actor and step, through the right handle; and the happens-before
 // graph built from those reports reaches exactly what the engine's clocks hold.

@@ -1,4 +1,5 @@
-// One test per rule of SEMANTICS.md: each racy case must report, and its synchronized twin
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// One test per rule of docs/semantics.md: each racy case must report, and its synchronized twin
 // must stay silent.
 #include "engine_fixture.h"
 

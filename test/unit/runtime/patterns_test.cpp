@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Synchronization shapes beyond single rules: branches, chains, many readers, several waits.
 #include "engine_fixture.h"
 
@@ -12,7 +13,8 @@ constexpr std::uint64_t N = 256;
 class Patterns : public EngineTest {
 protected:
   void SetUp() override {
-    for (StreamHandle s : {S1, S2, S3, S4}) stream(s, StreamKind::NonBlocking);
+    for (StreamHandle s : {S1, S2, S3, S4})
+      stream(s, StreamKind::NonBlocking);
     malloc(X, N);
     malloc(Y, N);
   }
@@ -89,7 +91,8 @@ TEST_F(Patterns, SeveralWaitsJoinAllProducers) {
   record(E2, S2);
   wait(S3, E1);
   wait(S3, E2);
-  emit(KernelLaunch{S3, 0, {{X, N, AccessMode::Read, Extent::Exact}, {Y, N, AccessMode::Read, Extent::Exact}}});
+  emit(KernelLaunch{
+      S3, 0, {{X, N, AccessMode::Read, Extent::Exact}, {Y, N, AccessMode::Read, Extent::Exact}}});
   EXPECT_TRUE(findings().empty()) << report();
 }
 TEST_F(Patterns, OverlappingViewsConflictOnlyWhereTheyOverlap) {

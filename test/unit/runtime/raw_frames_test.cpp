@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Raw call-site frames (object file + offset) and their late symbolization, which reports of
 // crashed or interrupted processes depend on.
 #include "streamrace/report/raw_frames.h"

@@ -1,5 +1,6 @@
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/shadow_memory.h"
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/shadow_memory.h"
 
 #include <gtest/gtest.h>
 
@@ -51,8 +52,8 @@ protected:
   std::vector<Conflict> rewrite(ActorId actor, std::uint64_t op) {
     VectorClock late_writer = writer;
     conflicts.clear();
-    space.apply(record(actor, late_writer.tick(actor), op, AccessMode::Write, 0, 1000),
-                late_writer, conflicts);
+    space.apply(record(actor, late_writer.tick(actor), op, AccessMode::Write, 0, 1000), late_writer,
+                conflicts);
     std::sort(conflicts.begin(), conflicts.end(),
               [](const Conflict& a, const Conflict& b) { return a.previous.op < b.previous.op; });
     return conflicts;
@@ -326,8 +327,10 @@ void agree_with_byte_model(unsigned seed) {
       } else {
         auto same = std::find_if(byte.reads.begin(), byte.reads.end(),
                                  [&](const AccessRecord& r) { return r.actor == actor; });
-        if (same != byte.reads.end()) *same = access;
-        else byte.reads.push_back(access);
+        if (same != byte.reads.end())
+          *same = access;
+        else
+          byte.reads.push_back(access);
       }
     }
     std::vector<Found> want;

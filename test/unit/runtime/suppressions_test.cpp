@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "engine_fixture.h"
 
 #include "streamrace/report/suppressions.h"

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "hpz_events.h"
 
+#include "streamrace/engine/engine.h"
 #include "streamrace/report/finding_text.h"
-#include "streamrace/runtime/engine.h"
 #include "streamrace/trace/trace_format.h"
 #include "streamrace/trace/trace_reader.h"
 #include "streamrace/trace/trace_writer.h"
@@ -31,17 +32,21 @@ std::string encoded(const Event& event) {
 
 std::string report_of(const std::vector<Event>& events, const SymbolTable& symbols) {
   Engine engine;
-  for (const Event& e : events) engine.process(e);
+  for (const Event& e : events)
+    engine.process(e);
   engine.finish();
   std::string text;
-  for (const Finding& f : engine.findings().all()) text += describe_finding(f, engine, symbols);
+  for (const Finding& f : engine.findings().all())
+    text += describe_finding(f, engine, symbols);
   return text;
 }
 
 TEST(TraceFormat, EveryPayloadSurvivesEncoding) {
   const std::vector<Event> events = {
-      {{3, 77, 5, 0, 123}, Copy{0x10, 0xa000, 0xb000, 64, 4, 128, 256, CopyDirection::DeviceToHost, true}},
-      {{3, 77, 5, 0, 124}, KernelLaunch{0x10, 9, {{0x1, 2, AccessMode::ReadWrite, Extent::Approximate}}}},
+      {{3, 77, 5, 0, 123},
+       Copy{0x10, 0xa000, 0xb000, 64, 4, 128, 256, CopyDirection::DeviceToHost, true}},
+      {{3, 77, 5, 0, 124},
+       KernelLaunch{0x10, 9, {{0x1, 2, AccessMode::ReadWrite, Extent::Approximate}}}},
       {{0, 1, 0, 0, 0}, Collective{0x20, 0xc0, CollectiveKind::Scatter, 1, 2, 3, 4, -1, 7, 2}},
       {{0, 1, 0, 0, 0}, StreamCreate{0x30, -1, StreamKind::PerThreadDefault, -5}},
       {{0, 1, 0, 0, 0}, GroupEnd{}},
@@ -79,11 +84,13 @@ TEST(TraceFiles, ReplayGivesTheSameFindingsAsTheOnlineEngine) {
   SymbolTable replay_symbols;
   std::vector<trace::TraceReader> readers;
   for (RankId rank = 0; rank < 4; ++rank) {
-    readers.emplace_back(temp_path("rank" + std::to_string(rank) + ".srtrace"), rank, replay_symbols);
+    readers.emplace_back(temp_path("rank" + std::to_string(rank) + ".srtrace"), rank,
+                         replay_symbols);
   }
   std::vector<Event> replayed;
   trace::TimeOrderedMerge merged(readers);
-  while (const Event* event = merged.next()) replayed.push_back(*event);
+  while (const Event* event = merged.next())
+    replayed.push_back(*event);
   for (const trace::TraceReader& reader : readers)
     EXPECT_TRUE(reader.problem().empty()) << reader.problem();
   for (RankId rank = 0; rank < 4; ++rank)
@@ -149,7 +156,9 @@ protected:
     trace::TraceWriter writer(path_, 1, 0);
     // Every record the same size: addresses whose varints all take three bytes.
     for (std::uint64_t i = 0; i < 100; ++i)
-      writer.write(Event{{0, 1, 0, 0, i}, KernelLaunch{0x10, 0, {{0x4000 + i, 64, AccessMode::Write, Extent::Exact}}}});
+      writer.write(
+          Event{{0, 1, 0, 0, i},
+                KernelLaunch{0x10, 0, {{0x4000 + i, 64, AccessMode::Write, Extent::Exact}}}});
   }
   void TearDown() override { std::filesystem::remove(path_); }
   std::string bytes() {
@@ -180,7 +189,8 @@ TEST_F(DamagedTrace, TruncationKeepsEveryCompleteRecord) {
 
 TEST_F(DamagedTrace, CorruptionStopsAtTheDamagedRecord) {
   std::string content = bytes();
-  content[trace::kFileHeaderSize + 50 * ((content.size() - trace::kFileHeaderSize) / 100) + 10] ^= 0x5a;
+  content[trace::kFileHeaderSize + 50 * ((content.size() - trace::kFileHeaderSize) / 100) + 10] ^=
+      0x5a;
   store(content);
   SymbolTable symbols;
   const trace::TraceFile file = trace::read_trace(path_, 0, symbols);
@@ -193,18 +203,22 @@ TEST_F(DamagedTrace, AnIntactRecordThatIsNoEventOfThisVersionStopsReadingThere) 
   const std::size_t record = (content.size() - trace::kFileHeaderSize) / 100;
   std::string body(1, static_cast<char>(trace::RecordType::Event));
   trace::Encoder fields(body);
-  for (std::uint64_t value : {0, 1, 0, 7, 250}) fields.u64(value); // payload 250 does not exist
+  for (std::uint64_t value : {0, 1, 0, 7, 250})
+    fields.u64(value); // payload 250 does not exist
   std::string frame;
   for (std::uint64_t value : {std::uint64_t{body.size()}, std::uint64_t{trace::crc32(body)}})
-    for (int i = 0; i < 4; ++i) frame.push_back(static_cast<char>(value >> (8 * i)));
+    for (int i = 0; i < 4; ++i)
+      frame.push_back(static_cast<char>(value >> (8 * i)));
   content.insert(trace::kFileHeaderSize + 10 * record, frame + body);
   store(content);
   SymbolTable symbols;
   const trace::TraceFile file = trace::read_trace(path_, 0, symbols);
   EXPECT_EQ(file.events.size(), 10u);
   EXPECT_EQ(file.records, 10u);
-  EXPECT_NE(file.problem.find("stopped at byte " + std::to_string(trace::kFileHeaderSize + 10 * record)),
-            std::string::npos) << file.problem;
+  EXPECT_NE(
+      file.problem.find("stopped at byte " + std::to_string(trace::kFileHeaderSize + 10 * record)),
+      std::string::npos)
+      << file.problem;
   EXPECT_NE(file.problem.find("malformed fields; 10 complete records recovered"), std::string::npos)
       << file.problem;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "api_decoder.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /* streamrace kernel annotations: how a kernel uses its parameters, so that the tracer turns its
  * launches into exact memory accesses instead of approximate ones (a pointer argument read and
  * written from the pointer to the end of its allocation).
@@ -53,9 +54,9 @@
 
 #define STREAMRACE_ANNOTATE_KERNEL_SYMBOL "streamraceAnnotateKernel"
 
-typedef int (*StreamraceAnnotateKernelFn)(const void *kernel, const char *specification);
+typedef int (*StreamraceAnnotateKernelFn)(const void* kernel, const char* specification);
 
-static inline int streamrace_annotate_kernel(const void *kernel, const char *specification) {
+static inline int streamrace_annotate_kernel(const void* kernel, const char* specification) {
   StreamraceAnnotateKernelFn annotate =
       (StreamraceAnnotateKernelFn)dlsym(RTLD_DEFAULT, STREAMRACE_ANNOTATE_KERNEL_SYMBOL);
   return annotate != 0 ? annotate(kernel, specification) : 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The flow-sensitive checks over host code: one entry point that both front ends call.
 #pragma once
 

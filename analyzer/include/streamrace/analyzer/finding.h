@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A finding of the static checks: what the analysis hands to its two front ends (the
 // streamrace-check CLI and the clang-tidy module), which render it in their own way.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Kernel summaries: for each __global__ function, which pointer parameters the kernel reads,
 // writes or both. The analyzer uses them at launches; the tracer loads them as JSON so kernel
 // accesses become exact.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // User models for a project's own wrapper APIs: a JSON file that says which argument of
 // `all_gather(buf, stream)` is read, written, a size or a stream, so calls to functions the
 // analyzer cannot see into are understood like the CUDA/NCCL calls of the built-in model.

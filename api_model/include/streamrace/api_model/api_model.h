@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA/NCCL API model as constexpr tables, expanded from cuda_api.def and nccl_api.def.
 // Shared by the analyzer (matching calls in source) and the tracer (decoding calls at run time);
 // it includes no CUDA header, so the numeric constants both sides need are mirrored here.
@@ -155,7 +156,7 @@ template <class... Args> constexpr auto makeArgs(Args... args) {
 
 #define STREAMRACE_ARG(parameter, meaning_)                                                        \
   ApiArg {                                                                                         \
-#parameter, ArgMeaning::meaning_                                                               \
+    #parameter, ArgMeaning::meaning_                                                               \
   }
 #define STREAMRACE_CUDA_API(name, role, hostSync, ...)                                             \
   inline constexpr auto name##_args = makeArgs(__VA_ARGS__);

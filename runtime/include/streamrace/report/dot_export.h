@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The happens-before graph around a finding, for Graphviz: the two ops and the ops near them on
 // their streams, the edges the engine made between those streams, the chain that orders the
 // second op after the first stream's latest point before the first op, and the missing edge

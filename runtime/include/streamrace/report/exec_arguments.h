@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The argv and envp arrays exec and posix_spawn take, pointing into strings the caller keeps
 // alive: for the programs streamrace starts (the traced command, the symbolizer).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `streamrace explain`: why a finding's two ops are unordered. For the second op, the latest
 // point of the first op's stream that it is ordered after and the chain of happens-before edges
 // that orders it there, both as the engine built them; then the edge that is missing.

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Findings as a SARIF 2.1.0 log (OASIS), the format GitHub code scanning and IDEs read: one
 // result per deduplicated finding, one rule per finding kind.
 #pragma once
 
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 
 #include <string>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The happens-before graph of one replay, as the engine's ordering built it: an observer that
 // turns every step into a node on its actor and every join into an edge into a new node of the
 // receiving actor. A node stands for what its actor knew at that point; everything a node can
@@ -5,7 +6,7 @@
 // searches it.
 #pragma once
 
-#include "streamrace/runtime/ordering_observer.h"
+#include "streamrace/engine/ordering_observer.h"
 
 #include <cstdint>
 #include <unordered_map>

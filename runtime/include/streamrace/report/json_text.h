@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // JSON string literals for the report writers (JSON, SARIF, Perfetto): one escaping routine.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Call-site frames not yet symbolized: the tracer names a frame by its object file's path and
 // the offset in it ("/path/libfoo.so+0x1a2b") until a report needs function, file and line.
 // A process that exits normally symbolizes its own sites; one that crashed, was killed or was
@@ -5,7 +6,7 @@
 // files, when they are still where they were.
 #pragma once
 
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/symbols.h"
 
 #include <cstdint>
 #include <optional>

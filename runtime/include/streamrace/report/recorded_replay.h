@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A replay kept whole for exports and `explain`: the merged events in the order the engine saw
 // them, the engine after them, their names, and the happens-before graph it built.
 #pragma once
 
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 #include "streamrace/report/happens_before_graph.h"
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
 
 #include <string>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Suppressions in the ThreadSanitizer manner: a file of `type:pattern` lines. A finding is
 // suppressed when a line of its type matches it; `*` in a pattern matches any run of
 // characters, and a pattern matches a frame's function or file, an API name, or a stream name.
@@ -13,9 +14,11 @@
 // Blank lines and lines starting with '#' are ignored.
 #pragma once
 
-#include "streamrace/runtime/engine.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/engine.h"
+#include "streamrace/engine/symbols.h"
 
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +45,19 @@ public:
 private:
   std::vector<Rule> rules_;
 };
+
+// The findings a report shows: those no suppression hides (each hit counted in its rule), and
+// how many were hidden.
+struct ReportedFindings {
+  std::vector<Finding> findings;
+  std::uint64_t suppressed = 0;
+};
+ReportedFindings unsuppressed_findings(std::span<const Finding> findings, const Engine& engine,
+                                       const SymbolTable& symbols,
+                                       std::optional<Suppressions>& suppressions);
+// "streamrace: N findings suppressed: <hits> <rule>; ..." with a newline, or empty when none was.
+std::string suppressed_line(const ReportedFindings& reported,
+                            const std::optional<Suppressions>& suppressions);
 
 // '*' matches any run of characters; everything else matches itself.
 bool glob_match(std::string_view pattern, std::string_view text);

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Addresses to function, file and line through llvm-symbolizer (or addr2line-compatible
 // STREAMRACE_SYMBOLIZER), run as a child process once per object file when a report is made.
 #pragma once
 
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/symbols.h"
 
 #include <cstdint>
 #include <string>

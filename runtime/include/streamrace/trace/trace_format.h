@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The on-disk trace format, version 1. One file per process (its ranks share an address
 // space):
 //
@@ -14,7 +15,7 @@
 // records means a process killed at any moment leaves every complete record readable.
 #pragma once
 
-#include "streamrace/runtime/event.h"
+#include "streamrace/engine/event.h"
 
 #include <cstdint>
 #include <string>
@@ -37,7 +38,9 @@ class Encoder {
 public:
   explicit Encoder(std::string& out) : out_(out) {}
   void u64(std::uint64_t value);
-  void i64(std::int64_t value) { u64((static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63)); }
+  void i64(std::int64_t value) {
+    u64((static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63));
+  }
   void byte(std::uint8_t value) { out_.push_back(static_cast<char>(value)); }
   void text(std::string_view value);
 

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reads trace files back: every complete record of a truncated or damaged file is recovered,
 // and the reader says where and why it stopped. Files are streamed, so replaying traces far
 // larger than memory holds only one read buffer per file.
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/symbols.h"
 
 #include <cstdint>
 #include <fstream>
@@ -55,7 +56,7 @@ private:
   std::uint64_t records_ = 0;
   std::string problem_;
   std::uint64_t readable_end_ = 0; // where the first pass stopped
-  std::string unreadable_rest_;     // and why, when that is before the file's end
+  std::string unreadable_rest_;    // and why, when that is before the file's end
   std::unordered_map<NameId, NameId> names_;
   std::unordered_map<CallSiteId, CallSiteId> sites_;
   std::unique_ptr<Records> records_in_;

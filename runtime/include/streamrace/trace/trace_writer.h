@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Appends framed records to a per-process trace file. Records are buffered and written whole
 // with one write(2), so a process killed at any moment leaves a readable prefix.
 #pragma once
 
-#include "streamrace/runtime/event.h"
-#include "streamrace/runtime/symbols.h"
+#include "streamrace/engine/event.h"
+#include "streamrace/engine/symbols.h"
 #include "streamrace/trace/trace_format.h"
 
 #include <string>
@@ -36,8 +37,8 @@ private:
   std::string buffer_;
   std::string body_;
   std::uint64_t records_ = 0;
-  NameId names_written_ = 1;        // id 0 is the empty name, never written
-  CallSiteId sites_written_ = 1;    // id 0 is "unknown", never written
+  NameId names_written_ = 1;     // id 0 is the empty name, never written
+  CallSiteId sites_written_ = 1; // id 0 is "unknown", never written
 };
 
 } // namespace streamrace::trace

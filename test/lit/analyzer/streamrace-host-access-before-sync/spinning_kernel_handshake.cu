@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A kernel spinning on a `volatile` flag until the host sets it is a handshake: the host's writes
 // of the flag are how the program releases the kernel, not a race. What else the host touches
 // while such a kernel holds the stream is still checked, but the fix-it never makes the host wait

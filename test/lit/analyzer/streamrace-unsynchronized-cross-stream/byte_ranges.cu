@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Accesses are byte ranges of their buffer: offset and length as polynomials over the program's
 // values. Halo rows and chunks of one allocation are different bytes; ranges that may share a
 // byte (a row and the whole buffer a kernel takes, p and p + 1 of one length) are checked.

@@ -1,5 +1,5 @@
 // Host waits order everything they cover: an event synchronization, a device synchronization,
-// and cudaFree's implicit device synchronization (SEMANTICS.md rule 8).
+// and cudaFree's implicit device synchronization (docs/semantics.md rule 8).
 // RUN: %check_streamrace %s %t -- %mock_cuda
 #include "cuda_runtime.h"
 

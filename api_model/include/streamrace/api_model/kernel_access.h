@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// How a kernel uses its pointer parameters: the one contract between those who state it and the
+// tracer, which turns a launch's pointer arguments into exact accesses
+// (docs/report-formats.md, "Kernel accesses"). Two producers:
+//   - the program, with an annotation specification per kernel ("rw[p2*4],-,-": one entry per
+//     parameter) through streamrace/annotations.h or an NVTX mark;
+//   - the analyzer, with a kernel summaries file (`streamrace-check --kernel-summaries=FILE`,
+//     JSON, version 1) that the tracer loads with the `kernel_summaries` option.
+// The analyzer writes summaries with these names and the tracer reads both forms with them.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace streamrace::api_model::kernel_access {
+
+// What a kernel does through one parameter.
+enum class ParameterAccess { None, Read, Write, ReadWrite };
+
+// ---- Annotation specification: entries separated by ',' ----
+// An entry is a mode, then optionally an extent in brackets: "[N]" (bytes from the pointer) or
+// "[pK*N]" (parameter K's value times N bytes); without one, to the end of the allocation.
+inline constexpr char kEntrySeparator = ',';
+inline constexpr char kExtentOpen = '[';
+inline constexpr char kExtentClose = ']';
+inline constexpr char kParameterExtentPrefix = 'p';
+inline constexpr char kParameterExtentTimes = '*';
+
+// ---- Kernel summaries file: {"version": 1, "kernels": [{"name", "mangled_name",
+// "params": [{"index", "name", "access"}]}]}; keys as C strings, which JSON writers take ----
+inline constexpr int kSummariesVersion = 1;
+inline constexpr const char* kVersionKey = "version";
+inline constexpr const char* kKernelsKey = "kernels";
+inline constexpr const char* kKernelNameKey = "name";
+inline constexpr const char* kMangledNameKey = "mangled_name"; // the device symbol
+inline constexpr const char* kParamsKey = "params";
+inline constexpr const char* kParamIndexKey = "index";
+inline constexpr const char* kParamNameKey = "name";
+inline constexpr const char* kParamAccessKey = "access";
+// Optional, true when the parameter is only the target of atomic read-modify-writes (its access
+// is then read_write): two such launches do not race with each other. Readers may ignore it.
+inline constexpr const char* kParamAtomicKey = "atomic";
+
+// Each access's word in an annotation and in a summary, in ParameterAccess order.
+struct AccessWords {
+  ParameterAccess access;
+  std::string_view annotation;
+  std::string_view summary;
+};
+inline constexpr std::array<AccessWords, 4> kAccessWords{{
+    {ParameterAccess::None, "-", "none"},
+    {ParameterAccess::Read, "r", "read"},
+    {ParameterAccess::Write, "w", "write"},
+    {ParameterAccess::ReadWrite, "rw", "read_write"},
+}};
+
+constexpr std::string_view annotation_word(ParameterAccess access) {
+  return kAccessWords[static_cast<std::size_t>(access)].annotation;
+}
+constexpr std::string_view summary_word(ParameterAccess access) {
+  return kAccessWords[static_cast<std::size_t>(access)].summary;
+}
+constexpr std::optional<ParameterAccess> access_of_annotation(std::string_view word) {
+  for (const AccessWords& words : kAccessWords)
+    if (words.annotation == word) return words.access;
+  return std::nullopt;
+}
+constexpr std::optional<ParameterAccess> access_of_summary(std::string_view word) {
+  for (const AccessWords& words : kAccessWords)
+    if (words.summary == word) return words.access;
+  return std::nullopt;
+}
+
+} // namespace streamrace::api_model::kernel_access

@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The dispatch mode that states every aten operator's byte ranges to the tracer.
+
+It sits below autograd, so it sees the operators that actually run on the device, backward ones
+included (the autograd engine carries the mode to its threads). It also sizes the caching
+allocator's blocks the operators' new outputs live in (the allocator tells only their address)
+and passes record_stream on. For each one it tells the tracer
+the ranges of the tensor arguments before the operator runs (read, or written when the schema
+marks the argument as written: in-place `self` is read and written, an `out=` argument only
+written) and those of its new outputs after it ran; the tracer gives those ranges to every
+kernel the operator launched, and reports them under the operator's name with the Python lines
+that called it. View operators launch nothing and pass straight through.
+"""
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from .extents import READ, READ_WRITE, WRITE, add_value
+
+_PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+
+
+class _BackwardCall:
+    """The Python stack of the latest backward() or autograd.grad() call."""
+
+    stack = 0
+
+
+backward_call = _BackwardCall()
+
+
+def follow_backward_calls(tracer):
+    """Wraps torch.autograd.backward and grad (Tensor.backward calls the former) so each call
+    notes its Python stack for the backward operators it runs."""
+    import functools
+
+    import torch.autograd
+
+    def noting(function):
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            backward_call.stack = tracer.capture_stack(0)
+            return function(*args, **kwargs)
+
+        return call
+
+    torch.autograd.backward = noting(torch.autograd.backward)
+    torch.autograd.grad = noting(torch.autograd.grad)
+
+
+class _Operator:
+    """What the mode needs of an operator's schema, worked out once per operator."""
+
+    __slots__ = ("name", "arguments", "returns", "passes_through")
+
+    def __init__(self, func):
+        schema = func._schema
+        overload = func._overloadname
+        self.name = schema.name + ("." + overload if overload and overload != "default" else "")
+        self.arguments = []
+        for index, argument in enumerate(schema.arguments):
+            alias = argument.alias_info
+            if alias is not None and alias.is_write:
+                mode = WRITE if argument.is_out else READ_WRITE
+            else:
+                mode = READ
+            self.arguments.append((index, argument.name, mode))
+        # Positions of the returns that are new tensors (not views or the arguments written).
+        self.returns = [i for i, ret in enumerate(schema.returns) if ret.alias_info is None]
+        self.passes_through = bool(schema.returns) and all(
+            ret.alias_info is not None and not ret.alias_info.is_write for ret in schema.returns)
+
+
+class StreamraceMode(TorchDispatchMode):
+    def __init__(self, tracer):
+        super().__init__()
+        self._tracer = tracer
+        self._operators = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if any(t not in _PLAIN_TENSORS for t in types):
+            # Tensor subclasses (DTensor, ...) unwrap themselves and call plain operators,
+            # which this mode sees then.
+            return NotImplemented
+        operator = self._operators.get(func)
+        if operator is None:
+            operator = self._operators[func] = _Operator(func)
+        if operator.passes_through:
+            return func(*args, **kwargs)
+        ranges = []
+        host = []
+        for index, name, mode in operator.arguments:
+            value = args[index] if index < len(args) else kwargs.get(name)
+            if value is not None:
+                add_value(value, mode, ranges, None, host)
+        tracer = self._tracer
+        node = torch._C._current_autograd_node()
+        if node is None:
+            tracer.begin_op(operator.name, ranges, 0)
+        else:
+            # A backward operator, named by its autograd node; its Python lines are those of the
+            # backward() call that runs it (the engine's threads have none of their own).
+            tracer.begin_op_with_stack(
+                "%s (%s)" % (operator.name, node.name()), ranges, backward_call.stack)
+        outputs = []
+        blocks = []
+        try:
+            if host and not ranges:
+                # An operator with no device tensor runs on the host, here on pinned memory that
+                # copies also use (one with a device tensor, copy_, moves it by a copy instead).
+                tracer.host_access(host)
+            if func is _RECORD_STREAM:
+                _record_stream(tracer, *args)
+            result = func(*args, **kwargs)
+            if operator.returns:
+                if isinstance(result, tuple):
+                    for position in operator.returns:
+                        add_value(result[position], WRITE, outputs, blocks)
+                else:
+                    add_value(result, WRITE, outputs, blocks)
+        finally:
+            tracer.end_op(outputs, blocks)
+        return result
+
+
+_RECORD_STREAM = torch.ops.aten.record_stream.default
+
+
+def _record_stream(tracer, tensor, stream):
+    """tensor.record_stream(stream): the allocator waits for `stream` before reusing the block."""
+    if tensor.device.type == "cuda":
+        handle = torch.cuda.Stream(
+            stream_id=stream.stream_id, device_index=stream.device_index,
+            device_type=stream.device_type).cuda_stream
+        tracer.block_stream_use(tensor.untyped_storage().data_ptr(), handle)

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The event vocabulary: every front end (CUPTI callbacks, NCCL interposition, NVTX injection,
+// trace replay, unit tests) describes what a program did in exactly these terms, and the engine
+// knows nothing else. No CUDA types appear here: handles are the program's own pointer values
+// widened to integers, so a trace written on a GPU machine replays anywhere.
+#pragma once
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+namespace streamrace {
+
+// Every payload lists its fields once, in order, so that trace files and tests can walk them
+// without a second description that could drift.
+#define STREAMRACE_FIELDS(...)                                                                     \
+  template <typename Visitor> void fields(Visitor&& visit) {                                       \
+    visit(__VA_ARGS__);                                                                            \
+  }                                                                                                \
+  template <typename Visitor> void fields(Visitor&& visit) const {                                 \
+    visit(__VA_ARGS__);                                                                            \
+  }
+
+using RankId = std::uint32_t;       // a process (or a thread driving a device) in a job
+using ThreadId = std::uint64_t;     // host thread id, unique within its rank
+using DeviceId = std::int32_t;      // CUDA ordinal within the rank's process
+using StreamHandle = std::uint64_t; // cudaStream_t value, unique within its rank
+using EventHandle = std::uint64_t;  // cudaEvent_t value, unique within its rank
+using CommHandle = std::uint64_t;   // ncclComm_t value, unique within its rank
+using CommKey = std::uint64_t;      // names one communicator on all of its ranks
+using GraphHandle = std::uint64_t;  // cudaGraph_t / cudaGraphExec_t value
+using Address = std::uint64_t;      // a byte address in the rank's (unified) address space
+using CallSiteId = std::uint32_t;   // index into the front end's call-site table; 0 = unknown
+using NameId = std::uint32_t;       // index into the front end's string table; 0 = no name
+
+// Stream handles with fixed meanings, as in cuda_runtime_api.h. Handle 0 means the legacy
+// default stream unless the call came through a per-thread-default-stream entry point, in
+// which case the front end passes kPerThreadStream.
+inline constexpr StreamHandle kNullStream = 0;
+inline constexpr StreamHandle kLegacyStream = 1;
+inline constexpr StreamHandle kPerThreadStream = 2;
+
+inline constexpr DeviceId kCurrentDevice = -1;
+
+enum class StreamKind : std::uint8_t { Blocking, NonBlocking, LegacyDefault, PerThreadDefault };
+
+enum class MemoryKind : std::uint8_t {
+  Pageable,      // ordinary host memory the runtime does not know
+  Device,        // cudaMalloc
+  PinnedHost,    // cudaMallocHost / cudaHostAlloc / cudaHostRegister
+  Managed,       // cudaMallocManaged
+  StreamOrdered, // cudaMallocAsync, from a memory pool
+  CachingBlock,  // a block a caching allocator (PyTorch's) handed out of device memory
+};
+
+enum class AccessMode : std::uint8_t { Read, Write, ReadWrite };
+
+// Whether an access's byte range is known (copies, sets, collectives, annotated kernels) or a
+// guess (a kernel pointer argument with no summary: from the pointer to its allocation's end).
+enum class Extent : std::uint8_t { Exact, Approximate };
+
+struct Access {
+  Address begin = 0;
+  std::uint64_t size = 0;
+  AccessMode mode = AccessMode::Read;
+  Extent extent = Extent::Exact;
+  STREAMRACE_FIELDS(begin, size, mode, extent)
+};
+
+enum class CopyDirection : std::uint8_t {
+  HostToHost,
+  HostToDevice,
+  DeviceToHost,
+  DeviceToDevice,
+  Default, // cudaMemcpyDefault: the engine infers the direction from the pointers
+};
+
+enum class CollectiveKind : std::uint8_t {
+  AllGather,
+  ReduceScatter,
+  AllReduce,
+  Broadcast,
+  Reduce,
+  AllToAll,
+  Gather,
+  Scatter,
+};
+
+enum class FreeApi : std::uint8_t {
+  Free,           // cudaFree: waits for the device unless the memory came from a pool
+  FreeHost,       // cudaFreeHost: waits for the device
+  FreeAsync,      // cudaFreeAsync: ordered on a stream
+  HostUnregister, // cudaHostUnregister: the memory stays, it stops being pinned
+};
+
+// ---- Payloads. Each names the stream it is enqueued on where it has one. ----
+
+struct StreamCreate {
+  StreamHandle stream = 0;
+  DeviceId device = kCurrentDevice;
+  StreamKind kind = StreamKind::Blocking;
+  int priority = 0;
+  STREAMRACE_FIELDS(stream, device, kind, priority)
+};
+struct StreamDestroy {
+  StreamHandle stream = 0;
+  STREAMRACE_FIELDS(stream)
+};
+struct EventCreate {
+  EventHandle event = 0;
+  STREAMRACE_FIELDS(event)
+};
+struct EventDestroy {
+  EventHandle event = 0;
+  STREAMRACE_FIELDS(event)
+};
+struct EventRecord {
+  EventHandle event = 0;
+  StreamHandle stream = 0;
+  STREAMRACE_FIELDS(event, stream)
+};
+struct StreamWaitEvent {
+  StreamHandle stream = 0;
+  EventHandle event = 0;
+  STREAMRACE_FIELDS(stream, event)
+};
+
+// Host waits. A query that returned "not ready" is passed with completed = false: it orders
+// nothing, but keeps the call in traces.
+struct StreamSynchronize {
+  StreamHandle stream = 0;
+  bool completed = true;
+  STREAMRACE_FIELDS(stream, completed)
+};
+struct EventSynchronize {
+  EventHandle event = 0;
+  bool completed = true;
+  STREAMRACE_FIELDS(event, completed)
+};
+struct DeviceSynchronize {
+  DeviceId device = kCurrentDevice;
+  STREAMRACE_FIELDS(device)
+};
+struct SetDevice {
+  DeviceId device = 0;
+  STREAMRACE_FIELDS(device)
+};
+
+struct Alloc {
+  Address base = 0;
+  std::uint64_t size = 0;
+  MemoryKind kind = MemoryKind::Device;
+  DeviceId device = kCurrentDevice;
+  StreamHandle stream = 0; // only for MemoryKind::StreamOrdered
+  STREAMRACE_FIELDS(base, size, kind, device, stream)
+};
+struct Free {
+  Address base = 0;
+  FreeApi api = FreeApi::Free;
+  StreamHandle stream = 0; // only for FreeApi::FreeAsync
+  STREAMRACE_FIELDS(base, api, stream)
+};
+
+// A copy of `height` rows of `width` bytes; rows start `pitch` bytes apart (1D: height 1).
+// Peer copies name both devices; the addresses already tell which memory they touch.
+struct Copy {
+  StreamHandle stream = 0;
+  Address dst = 0;
+  Address src = 0;
+  std::uint64_t width = 0;
+  std::uint64_t height = 1;
+  std::uint64_t dst_pitch = 0;
+  std::uint64_t src_pitch = 0;
+  CopyDirection direction = CopyDirection::Default;
+  bool synchronous_api = false; // cudaMemcpy rather than cudaMemcpyAsync
+  STREAMRACE_FIELDS(stream, dst, src, width, height, dst_pitch, src_pitch, direction,
+                    synchronous_api)
+};
+struct Set {
+  StreamHandle stream = 0;
+  Address dst = 0;
+  std::uint64_t width = 0;
+  std::uint64_t height = 1;
+  std::uint64_t pitch = 0;
+  bool synchronous_api = false; // cudaMemset rather than cudaMemsetAsync
+  STREAMRACE_FIELDS(stream, dst, width, height, pitch, synchronous_api)
+};
+struct KernelLaunch {
+  StreamHandle stream = 0;
+  NameId kernel = 0;
+  std::vector<Access> accesses;
+  STREAMRACE_FIELDS(stream, kernel, accesses)
+};
+// cudaLaunchHostFunc / cudaStreamAddCallback. Accesses are what the function is known (by
+// annotation) to touch; usually none.
+struct HostFunction {
+  StreamHandle stream = 0;
+  NameId function = 0;
+  std::vector<Access> accesses;
+  STREAMRACE_FIELDS(stream, function, accesses)
+};
+// The host thread itself touches memory (annotations, or a front end that sees host code).
+struct HostAccess {
+  std::vector<Access> accesses;
+  STREAMRACE_FIELDS(accesses)
+};
+
+struct CommInit {
+  CommHandle comm = 0;
+  CommKey key = 0; // the same on every rank of the communicator
+  std::int32_t nranks = 1;
+  std::int32_t comm_rank = 0;
+  DeviceId device = kCurrentDevice;
+  STREAMRACE_FIELDS(comm, key, nranks, comm_rank, device)
+};
+struct CommDestroy {
+  CommHandle comm = 0;
+  STREAMRACE_FIELDS(comm)
+};
+struct Collective {
+  StreamHandle stream = 0;
+  CommHandle comm = 0;
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  Address send = 0;
+  Address recv = 0;
+  std::uint64_t count = 0; // as passed to NCCL (sendcount for AllGather, recvcount for RS)
+  std::uint32_t element_size = 1;
+  std::int32_t root = 0;
+  std::uint8_t datatype = 0;  // ncclDataType_t value, compared across ranks
+  std::uint8_t reduce_op = 0; // ncclRedOp_t value, compared across ranks
+  STREAMRACE_FIELDS(stream, comm, kind, send, recv, count, element_size, root, datatype, reduce_op)
+};
+struct PointToPoint {
+  StreamHandle stream = 0;
+  CommHandle comm = 0;
+  bool is_send = true;
+  Address buffer = 0;
+  std::uint64_t count = 0;
+  std::uint32_t element_size = 1;
+  std::int32_t peer = 0;
+  std::uint8_t datatype = 0;
+  STREAMRACE_FIELDS(stream, comm, is_send, buffer, count, element_size, peer, datatype)
+};
+struct GroupStart {
+  STREAMRACE_FIELDS()
+};
+struct GroupEnd {
+  STREAMRACE_FIELDS()
+};
+
+struct CaptureBegin {
+  StreamHandle stream = 0;
+  STREAMRACE_FIELDS(stream)
+};
+struct CaptureEnd {
+  StreamHandle stream = 0;
+  GraphHandle graph = 0;
+  STREAMRACE_FIELDS(stream, graph)
+};
+struct GraphInstantiate {
+  GraphHandle graph = 0;
+  GraphHandle exec = 0;
+  STREAMRACE_FIELDS(graph, exec)
+};
+struct GraphLaunch {
+  GraphHandle exec = 0;
+  StreamHandle stream = 0;
+  STREAMRACE_FIELDS(exec, stream)
+};
+
+struct NvtxRangePush {
+  NameId name = 0;
+  STREAMRACE_FIELDS(name)
+};
+struct NvtxRangePop {
+  STREAMRACE_FIELDS()
+};
+struct NameStream {
+  StreamHandle stream = 0;
+  NameId name = 0;
+  STREAMRACE_FIELDS(stream, name)
+};
+struct NameEvent {
+  EventHandle event = 0;
+  NameId name = 0;
+  STREAMRACE_FIELDS(event, name)
+};
+struct NameMemory {
+  Address base = 0;
+  std::uint64_t size = 0;
+  NameId name = 0;
+  STREAMRACE_FIELDS(base, size, name)
+};
+
+// A caching allocator's blocks (PyTorch's), inside device memory the program allocated. A block
+// is handed out for use on a stream: like a stream-ordered allocation, its life starts at that
+// point of the stream, and the cache may hand it out again on that stream as soon as it is
+// freed. A block used on other streams must be recorded as such (torch's record_stream): its
+// free then waits for those streams' work up to the free.
+struct BlockAlloc {
+  Address base = 0;
+  std::uint64_t size = 0;
+  DeviceId device = kCurrentDevice;
+  StreamHandle stream = 0;
+  STREAMRACE_FIELDS(base, size, device, stream)
+};
+struct BlockStreamUse {
+  Address base = 0;
+  StreamHandle stream = 0;
+  STREAMRACE_FIELDS(base, stream)
+};
+struct BlockFree {
+  Address base = 0;
+  STREAMRACE_FIELDS(base)
+};
+
+using Payload =
+    std::variant<StreamCreate, StreamDestroy, EventCreate, EventDestroy, EventRecord,
+                 StreamWaitEvent, StreamSynchronize, EventSynchronize, DeviceSynchronize, SetDevice,
+                 Alloc, Free, Copy, Set, KernelLaunch, HostFunction, HostAccess, CommInit,
+                 CommDestroy, Collective, PointToPoint, GroupStart, GroupEnd, CaptureBegin,
+                 CaptureEnd, GraphInstantiate, GraphLaunch, NvtxRangePush, NvtxRangePop, NameStream,
+                 NameEvent, NameMemory, BlockAlloc, BlockStreamUse, BlockFree>;
+
+// Who did it, where in the program, and when. Ranks that share a process share an address
+// space: `address_space` tells the engine which accesses can touch the same bytes.
+struct EventHeader {
+  RankId rank = 0;
+  ThreadId thread = 0;
+  CallSiteId site = 0;
+  std::uint32_t address_space = 0;
+  std::uint64_t time_ns = 0;
+};
+
+struct Event {
+  EventHeader header;
+  Payload payload;
+};
+
+} // namespace streamrace

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The engine's stream capture and graph launch (rule 11): work captured on a stream is kept, not
+// run, and each launch of the instantiated graph replays it on lanes of its own.
+#include "streamrace/engine/engine.h"
+
+#include <unordered_map>
+
+namespace streamrace {
+
+namespace {
+
+// Graph lanes and graph-local events live in handle ranges no real pointer uses.
+constexpr std::uint64_t kGraphLaneBase = 1ull << 63;
+constexpr std::uint64_t kGraphEventBase = 1ull << 62;
+
+} // namespace
+
+bool Engine::capture(const Event& event, StreamState& stream) {
+  captures_[stream.capture].events.push_back(event);
+  return true;
+}
+
+// Waiting on an event recorded inside a capture pulls the stream into that capture.
+bool Engine::join_capture(const Event& event, StreamState& stream, const EventState& awaited) {
+  if (awaited.capture == 0 || !captures_.contains(awaited.capture)) return false;
+  stream.capture = awaited.capture;
+  captures_[stream.capture].streams.push_back(stream.handle);
+  captures_[stream.capture].events.push_back(event);
+  return true;
+}
+
+void Engine::begin_capture(ThreadState& thread, const CaptureBegin& begin) {
+  StreamState& stream = ordering_.stream(thread, begin.stream);
+  stream.capture = ++capture_serial_;
+  captures_[stream.capture] = CapturedGraph{thread.rank, {stream.handle}, {}};
+}
+
+void Engine::end_capture(ThreadState& thread, const CaptureEnd& end) {
+  StreamState& stream = ordering_.stream(thread, end.stream);
+  auto found = captures_.find(stream.capture);
+  if (found == captures_.end()) return;
+  auto graph = std::make_unique<CapturedGraph>(std::move(found->second));
+  captures_.erase(found);
+  for (StreamHandle member : graph->streams)
+    ordering_.stream(thread, member).capture = 0;
+  graphs_[RankHandleKey{thread.rank, end.graph}] = std::move(graph);
+}
+
+void Engine::instantiate_graph(RankId rank, const GraphInstantiate& instantiate) {
+  auto graph = graphs_.find(RankHandleKey{rank, instantiate.graph});
+  executables_[RankHandleKey{rank, instantiate.exec}] =
+      Executable{graph == graphs_.end() ? nullptr : graph->second.get(), ++executable_serial_};
+}
+
+void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
+  const EventHeader& header = event.header;
+  ThreadState& thread = ordering_.thread(header.rank, header.thread);
+  StreamState& stream = ordering_.stream(thread, launch.stream);
+  if (capture_if_capturing(event, stream)) return;
+  ordering_.enqueue(stream, thread);
+  auto found = executables_.find(RankHandleKey{header.rank, launch.exec});
+  if (found == executables_.end() || !found->second.graph) return; // built by hand: opaque
+  const CapturedGraph& graph = *found->second.graph;
+  const std::uint64_t serial = found->second.serial;
+
+  // Each stream the capture reached runs as a lane of its own; lanes persist per executable
+  // because launches of one executable are ordered behind each other.
+  std::unordered_map<StreamHandle, StreamHandle> lane_of;
+  std::vector<StreamState*> lanes;
+  for (std::size_t i = 0; i < graph.streams.size(); ++i) {
+    const StreamHandle lane_handle = kGraphLaneBase | (serial << 16) | i;
+    lane_of[graph.streams[i]] = lane_handle;
+    StreamState* lane = ordering_.find_stream(header.rank, lane_handle);
+    if (!lane)
+      lane = &ordering_.create_stream(
+          thread, StreamCreate{lane_handle, stream.device, StreamKind::NonBlocking, 0}, true);
+    ordering_.join_into(*lane, stream.clock);
+    lanes.push_back(lane);
+  }
+  std::unordered_map<EventHandle, EventHandle> local_event;
+  for (const Event& captured : graph.events) {
+    Event replay = captured;
+    replay.header.rank = header.rank;
+    replay.header.thread = header.thread;
+    std::visit(
+        [&](auto& payload) {
+          if constexpr (requires { payload.stream; }) {
+            if (auto lane = lane_of.find(payload.stream); lane != lane_of.end())
+              payload.stream = lane->second;
+          }
+          if constexpr (requires { payload.event; }) {
+            auto [it, inserted] = local_event.try_emplace(
+                payload.event, kGraphEventBase | (serial << 16) | local_event.size());
+            payload.event = it->second;
+          }
+        },
+        replay.payload);
+    process(replay);
+  }
+  StreamState& after = ordering_.stream(thread, launch.stream);
+  for (StreamState* lane : lanes)
+    ordering_.join_into(after, lane->clock);
+  ordering_.advance(after);
+}
+
+} // namespace streamrace

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/replay/replay.h"
+
+#include "streamrace/replay/trace_set.h"
+#include "streamrace/report/finding_text.h"
+#include "streamrace/report/raw_frames.h"
+
+namespace streamrace {
+
+Replay replay_traces(const std::vector<std::string>& paths, const Options& options, bool record) {
+  Replay replay;
+  TraceSet set = open_trace_set(paths, replay.symbols);
+  std::vector<trace::TraceReader>& readers = set.readers;
+  replay.engine = std::make_unique<Engine>(options);
+  if (record) {
+    replay.graph = std::make_unique<HappensBeforeGraph>();
+    replay.engine->ordering().set_observer(replay.graph.get());
+  }
+  // Events stream from the files through the engine in small batches: while it runs one
+  // event it fetches the memory the next ones touch. Only a recorded replay keeps them, and it
+  // runs them one at a time, so that the graph knows which event made each edge.
+  const std::size_t batch_size = record ? 1 : 256;
+  std::vector<Event> batch;
+  batch.reserve(batch_size);
+  trace::TimeOrderedMerge merged(readers);
+  while (Event* event = merged.next()) {
+    if (record) {
+      replay.graph->set_event(static_cast<std::uint32_t>(replay.events));
+      replay.merged.push_back(*event);
+    }
+    batch.push_back(std::move(*event));
+    ++replay.events;
+    if (batch.size() == batch_size) {
+      replay.engine->process(batch);
+      batch.clear();
+    }
+  }
+  replay.engine->process(batch);
+  replay.sources = read_sources(set);
+  replay.engine->finish();
+  replay.engine->ordering().set_observer(nullptr);
+  // A process that crashed or was killed left its call sites as object files and offsets.
+  std::vector<CallSiteId> sites;
+  for (const trace::TraceReader& file : readers) {
+    const std::vector<CallSiteId> file_sites = file.call_sites();
+    sites.insert(sites.end(), file_sites.begin(), file_sites.end());
+  }
+  symbolize_raw_frames(replay.symbols, sites);
+  return replay;
+}
+
+ReportedFindings unsuppressed_findings(const Replay& replay,
+                                       std::optional<Suppressions>& suppressions) {
+  return unsuppressed_findings(replay.engine->findings().all(), *replay.engine, replay.symbols,
+                               suppressions);
+}
+
+std::string report_text(const Replay& replay, const ReportedFindings& reported,
+                        const std::optional<Suppressions>& suppressions) {
+  const std::string files = std::to_string(replay.sources.size()) + " trace file" +
+                            (replay.sources.size() == 1 ? "" : "s");
+  return "streamrace: replayed " + std::to_string(replay.events) + " events from " + files + "\n" +
+         findings_text(reported.findings, *replay.engine, replay.symbols) +
+         suppressed_line(reported, suppressions);
+}
+
+} // namespace streamrace

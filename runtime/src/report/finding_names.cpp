@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/report/finding_names.h"
+
+#include "streamrace/engine/collective_extents.h"
+
+#include <sstream>
+
+namespace streamrace {
+
+std::string actor_text(const Engine& engine, const SymbolTable& symbols, ActorId id) {
+  const ActorInfo& actor = engine.ordering().actor(id);
+  if (!actor.is_stream) return "host thread " + std::to_string(actor.handle);
+  if (actor.name != 0) return "stream '" + std::string(symbols.name(actor.name)) + "'";
+  if (actor.graph_lane) return "a graph lane";
+  switch (actor.stream_kind) {
+  case StreamKind::LegacyDefault:
+    return "the legacy default stream";
+  case StreamKind::PerThreadDefault:
+    return "the per-thread default stream";
+  default:
+    return "stream " + hex_text(actor.handle);
+  }
+}
+
+std::string op_name(const AccessRecord& access, const SymbolTable& symbols) {
+  if (const CallSite* site = symbols.call_site(access.site); site && !site->api.empty())
+    return site->api;
+  switch (access.kind) {
+  case OpKind::Copy:
+    return "a copy";
+  case OpKind::Set:
+    return "a memset";
+  case OpKind::Kernel:
+    return "a kernel";
+  case OpKind::HostFunction:
+    return "a host function";
+  case OpKind::Collective:
+    return collective_name(static_cast<CollectiveKind>(access.detail));
+  case OpKind::PointToPoint:
+    return access.detail ? "ncclSend" : "ncclRecv";
+  case OpKind::HostAccess:
+    return "a host access";
+  case OpKind::Allocation:
+    return "cudaMallocAsync";
+  case OpKind::Free:
+    return "a free";
+  }
+  return "an op";
+}
+
+std::string hex_text(std::uint64_t value) {
+  std::ostringstream out;
+  out << "0x" << std::hex << value;
+  return out.str();
+}
+
+} // namespace streamrace

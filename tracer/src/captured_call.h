@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// One traced call as the calling thread hands it to the tracer thread: the event, the API it
+// came from, the raw call stack, and what only the calling thread could read.
+#pragma once
+
+#include "call_sites.h"
+#include "kernel_rules.h"
+
+#include "streamrace/engine/event.h"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace streamrace::tracer {
+
+struct CapturedCall {
+  std::string_view api; // outlives the tracer: an API-model name or an interned op name
+  Payload payload;
+  RawStack stack;
+  ThreadId thread = 0;
+  std::uint64_t time_ns = 0;
+  // A kernel launch's pointer arguments, which become accesses once allocations are known.
+  std::vector<KernelPointer> kernel_pointers;
+  // A kernel launch inside a stated op (op_scopes.h): the op's ranges replace those.
+  std::optional<std::vector<Access>> stated_accesses;
+  // The Python frames of the op's caller (python_stacks.h), 0 for none.
+  std::uint32_t python_stack = 0;
+};
+
+} // namespace streamrace::tracer

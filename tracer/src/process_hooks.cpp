@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The tracer's place in the process: the one tracer, created on first use, and the hooks that
+// finish or flush it however the process ends — at exit, quick_exit, _exit()/_Exit(), a fatal
+// signal — and that carry it across fork().
+#include "tracer.h"
+
+#include "libc_exit.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <memory>
+#include <pthread.h>
+
+namespace streamrace::tracer {
+
+namespace {
+
+// Signals whose default action ends the process; their handler flushes the trace first.
+struct FlushingSignal {
+  int number;
+  // Crashes, and SIGTERM (launchers stop the other ranks of a failed job with it), are
+  // flushed ahead of a handler the program installed too. A terminal's interrupt, quit and
+  // hangup only while left at their default: a program that handles them (Python turns
+  // SIGINT into KeyboardInterrupt) lives on, and exits through atexit if it exits.
+  bool ahead_of_handlers;
+};
+constexpr FlushingSignal kFlushingSignals[] = {{SIGABRT, true}, {SIGSEGV, true},  {SIGBUS, true},
+                                               {SIGFPE, true},  {SIGILL, true},   {SIGTERM, true},
+                                               {SIGINT, false}, {SIGQUIT, false}, {SIGHUP, false}};
+struct sigaction previous_actions[std::size(kFlushingSignals)];
+// The tracer these hooks serve, once it started.
+Tracer* installed_tracer = nullptr;
+
+void on_flushing_signal(int signal) {
+  if (installed_tracer != nullptr) installed_tracer->flush_for_crash();
+  // Hand the signal to whoever had it before, so the program dies (or recovers) as it would
+  // have without the tracer, with the same status.
+  for (std::size_t i = 0; i < std::size(kFlushingSignals); ++i)
+    if (kFlushingSignals[i].number == signal) sigaction(signal, &previous_actions[i], nullptr);
+  raise(signal);
+}
+
+void install_flushing_signal_handlers() {
+  struct sigaction action{};
+  action.sa_handler = on_flushing_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND | SA_NODEFER;
+  for (std::size_t i = 0; i < std::size(kFlushingSignals); ++i) {
+    struct sigaction current{};
+    sigaction(kFlushingSignals[i].number, nullptr, &current);
+    const bool plain = (current.sa_flags & SA_SIGINFO) == 0;
+    // An ignored signal ends nothing, and programs the process execs must inherit it ignored
+    // (nohup, `cmd &` in a script): a handler would be reset to the default across exec.
+    const bool ignored = plain && current.sa_handler == SIG_IGN;
+    const bool by_default = plain && current.sa_handler == SIG_DFL;
+    if (ignored || (!by_default && !kFlushingSignals[i].ahead_of_handlers)) continue;
+    sigaction(kFlushingSignals[i].number, &action, &previous_actions[i]);
+  }
+}
+
+void finish_at_exit() {
+  if (Tracer* tracer = Tracer::get()) tracer->finish();
+}
+
+void prepare_fork() {
+  if (installed_tracer != nullptr) installed_tracer->before_fork();
+}
+void parent_after_fork() {
+  if (installed_tracer != nullptr) installed_tracer->after_fork_in_parent();
+}
+void child_after_fork() {
+  if (installed_tracer != nullptr) installed_tracer->after_fork_in_child();
+}
+
+void install_process_hooks(Tracer* tracer) {
+  installed_tracer = tracer;
+  std::atexit(finish_at_exit);
+  std::at_quick_exit(finish_at_exit);
+  install_flushing_signal_handlers();
+  pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
+}
+
+void finish_before_immediate_exit() {
+  if (Tracer* tracer = Tracer::running()) tracer->finish_before_immediate_exit();
+}
+
+} // namespace
+
+Tracer* Tracer::get() {
+  // Never destroyed: runtime threads may still call back while the process exits.
+  static Tracer* const tracer = [] {
+    Tracer* created = std::unique_ptr<Tracer>(new Tracer()).release();
+    created->start();
+    if (created->enabled()) install_process_hooks(created);
+    return created;
+  }();
+  return tracer->enabled() ? tracer : nullptr;
+}
+
+Tracer* Tracer::running() {
+  Tracer* tracer = installed_tracer;
+  return tracer != nullptr && tracer->enabled() ? tracer : nullptr;
+}
+
+} // namespace streamrace::tracer
+
+// _exit() and _Exit() end the process without atexit handlers, so a preloaded tracer defines
+// them: the process's queued events, trace and report are finished first. Programs use them
+// on purpose (os._exit() after a distributed job, to skip a teardown that may hang). Each
+// definition repeats its declaration in glibc's headers, exception specification included:
+// _exit is a cancellation point and is declared without __THROW, _Exit with it.
+extern "C" __attribute__((visibility("default"))) void _exit(int status) {
+  streamrace::tracer::finish_before_immediate_exit();
+  streamrace::tracer::libc_exit(status);
+}
+
+extern "C" __attribute__((visibility("default"))) void _Exit(int status) noexcept {
+  streamrace::tracer::finish_before_immediate_exit();
+  streamrace::tracer::libc_exit_c99(status);
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The few CPython functions the tracer calls from the Python package's entry points, found at
+// run time in the interpreter of the process (the tracer links no Python and loads anywhere).
+// Every one of them needs the GIL, which those entry points hold: the package calls them through
+// ctypes.PyDLL.
+#pragma once
+
+#include <cstddef>
+
+namespace streamrace::tracer {
+
+using PyObjectPtr = void*;
+
+struct PythonApi {
+  int (*gil_state_check)();
+  PyObjectPtr (*eval_get_frame)();            // borrowed
+  PyObjectPtr (*frame_get_back)(PyObjectPtr); // new reference
+  PyObjectPtr (*frame_get_code)(PyObjectPtr); // new reference
+  int (*frame_get_lasti)(PyObjectPtr);        // Python 3.11 on; null before
+  int (*frame_get_line_number)(PyObjectPtr);
+  int (*code_addr2line)(PyObjectPtr, int);
+  void (*inc_ref)(PyObjectPtr);
+  void (*dec_ref)(PyObjectPtr);
+  PyObjectPtr (*get_attr_string)(PyObjectPtr, const char*); // new reference
+  const char* (*unicode_as_utf8)(PyObjectPtr);
+  void (*err_clear)();
+  PyObjectPtr (*err_occurred)();
+  std::ptrdiff_t (*list_size)(PyObjectPtr);
+  PyObjectPtr (*list_get_item)(PyObjectPtr, std::ptrdiff_t); // borrowed
+  unsigned long long (*long_as_unsigned_long_long)(PyObjectPtr);
+
+  // The interpreter's functions, or null outside a Python process.
+  static const PythonApi* get();
+};
+
+} // namespace streamrace::tracer
