@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Copies and sets, synchronous and asynchronous, 1D/2D and peer. Which calls make the host wait
+// Copies and sets, synchronous and asynchronous, 1D/2D/3D and peer. Which calls make the host wait
 // follows the runtime's "API synchronization behavior" (docs/semantics.md rule 7): e.g. a
 // synchronous host-to-device copy from pageable memory stages the source and returns before the
 // device write.
@@ -13,6 +13,7 @@
 
 #include "api_tracing.h"
 #include "copy_operations.h"
+#include "not_emulated.h"
 #include "runtime_state.h"
 
 using namespace streamrace::emu;
@@ -58,6 +59,12 @@ std::size_t spanOf2D(std::size_t pitch, std::size_t width, std::size_t height) {
   return height == 0 ? 0 : (height - 1) * pitch + width;
 }
 
+// The bytes `depth` such regions, `slicePitch` apart, span.
+std::size_t spanOf3D(std::size_t slicePitch, std::size_t pitch, std::size_t width,
+                     std::size_t height, std::size_t depth) {
+  return depth == 0 ? 0 : (depth - 1) * slicePitch + spanOf2D(pitch, width, height);
+}
+
 cudaError_t checkDirection(cudaMemcpyKind kind, const Endpoint& dst, const Endpoint& src) {
   switch (kind) {
   case cudaMemcpyHostToHost:
@@ -101,18 +108,23 @@ CopyPlan planCopy(Location dst, Location src, ApiFlavor flavor) {
   return {HostWait::UntilDone, false};
 }
 
+// `depth` slices of `height` rows of `width` bytes; a 1D or 2D region has one slice.
 struct Region2D {
   std::size_t dpitch, spitch, width, height;
+  std::size_t depth = 1, dslice = 0, sslice = 0;
 };
 
 cudaError_t copy2D(void* dst, const void* src, const Region2D& region, cudaMemcpyKind kind,
                    Stream& stream, ApiFlavor flavor,
                    std::vector<CompletionPtr> extraDependencies = {}) {
-  if (region.width == 0 || region.height == 0) {
+  if (region.width == 0 || region.height == 0 || region.depth == 0) {
     return cudaSuccess;
   }
   if (dst == nullptr || src == nullptr ||
-      (region.height > 1 && (region.width > region.dpitch || region.width > region.spitch))) {
+      (region.height > 1 && (region.width > region.dpitch || region.width > region.spitch)) ||
+      (region.depth > 1 &&
+       (spanOf2D(region.dpitch, region.width, region.height) > region.dslice ||
+        spanOf2D(region.spitch, region.width, region.height) > region.sslice))) {
     return cudaErrorInvalidValue;
   }
   Endpoint dstEnd = locate(dst);
@@ -120,8 +132,10 @@ cudaError_t copy2D(void* dst, const void* src, const Region2D& region, cudaMemcp
   if (cudaError_t error = checkDirection(kind, dstEnd, srcEnd); error != cudaSuccess) {
     return error;
   }
-  std::size_t dstSpan = spanOf2D(region.dpitch, region.width, region.height);
-  std::size_t srcSpan = spanOf2D(region.spitch, region.width, region.height);
+  std::size_t dstSpan =
+      spanOf3D(region.dslice, region.dpitch, region.width, region.height, region.depth);
+  std::size_t srcSpan =
+      spanOf3D(region.sslice, region.spitch, region.width, region.height, region.depth);
   if (!fits(dstEnd, dst, dstSpan) || !fits(srcEnd, src, srcSpan)) {
     return cudaErrorInvalidValue;
   }
@@ -134,9 +148,11 @@ cudaError_t copy2D(void* dst, const void* src, const Region2D& region, cudaMemcp
   auto* destination = static_cast<std::byte*>(dst);
   Work work{OperationKind::Memcpy, [destination, source, region, staged] {
               const std::byte* from = staged ? staged->data() : source;
-              for (std::size_t row = 0; row < region.height; ++row) {
-                std::memmove(destination + row * region.dpitch, from + row * region.spitch,
-                             region.width);
+              for (std::size_t slice = 0; slice < region.depth; ++slice) {
+                for (std::size_t row = 0; row < region.height; ++row) {
+                  std::memmove(destination + slice * region.dslice + row * region.dpitch,
+                               from + slice * region.sslice + row * region.spitch, region.width);
+                }
               }
             }};
   CompletionPtr done =
@@ -181,25 +197,38 @@ cudaError_t copyPeer(void* dst, int dstDevice, const void* src, int srcDevice, s
                 flavor, std::move(peers));
 }
 
-cudaError_t set2D(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
-                  cudaStream_t handle, DefaultStream zero, ApiFlavor flavor) {
+// `depth` slices of `height` rows of `width` bytes, rows `pitch` and slices `slicePitch` apart.
+struct SetRegion {
+  std::size_t pitch, width, height;
+  std::size_t depth = 1, slicePitch = 0;
+};
+
+cudaError_t set3D(void* devPtr, const SetRegion& region, int value, cudaStream_t handle,
+                  DefaultStream zero, ApiFlavor flavor) {
   Runtime& runtime = Runtime::instance();
   Stream* stream = runtime.resolveStream(handle, zero);
   if (stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
-  if (width == 0 || height == 0) {
+  if (region.width == 0 || region.height == 0 || region.depth == 0) {
     return cudaSuccess;
   }
   Endpoint target = locate(devPtr);
-  if (devPtr == nullptr || target.location == Location::Pageable || (height > 1 && width > pitch) ||
-      !fits(target, devPtr, spanOf2D(pitch, width, height))) {
+  const std::size_t sliceSpan = spanOf2D(region.pitch, region.width, region.height);
+  if (devPtr == nullptr || target.location == Location::Pageable ||
+      (region.height > 1 && region.width > region.pitch) ||
+      (region.depth > 1 && sliceSpan > region.slicePitch) ||
+      !fits(target, devPtr,
+            spanOf3D(region.slicePitch, region.pitch, region.width, region.height, region.depth))) {
     return cudaErrorInvalidValue;
   }
   auto* destination = static_cast<std::byte*>(devPtr);
-  Work work{OperationKind::Memset, [destination, pitch, value, width, height] {
-              for (std::size_t row = 0; row < height; ++row) {
-                std::memset(destination + row * pitch, value, width);
+  Work work{OperationKind::Memset, [destination, region, value] {
+              for (std::size_t slice = 0; slice < region.depth; ++slice) {
+                for (std::size_t row = 0; row < region.height; ++row) {
+                  std::memset(destination + slice * region.slicePitch + row * region.pitch, value,
+                              region.width);
+                }
               }
             }};
   CompletionPtr done = runtime.submit(*stream, std::move(work));
@@ -209,6 +238,57 @@ cudaError_t set2D(void* devPtr, std::size_t pitch, int value, std::size_t width,
     done->wait();
   }
   return cudaSuccess;
+}
+
+cudaError_t set2D(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
+                  cudaStream_t handle, DefaultStream zero, ApiFlavor flavor) {
+  return set3D(devPtr, SetRegion{pitch, width, height}, value, handle, zero, flavor);
+}
+
+// A pitched pointer's byte at (x bytes, row y, slice z): slices are `ysize` rows of `pitch`.
+const std::byte* pitchedAt(const cudaPitchedPtr& pointer, const cudaPos& position) {
+  return static_cast<const std::byte*>(pointer.ptr) +
+         (position.z * pointer.ysize + position.y) * pointer.pitch + position.x;
+}
+
+cudaError_t copy3D(const cudaMemcpy3DParms* parameters, cudaStream_t handle, DefaultStream zero,
+                   ApiFlavor flavor) {
+  if (parameters == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  const cudaMemcpy3DParms& p = *parameters;
+  if (p.srcArray != nullptr || p.dstArray != nullptr) {
+    return static_cast<cudaError_t>(reportNotEmulated(
+        "cudaMemcpy3D with a CUDA array", cudaErrorNotSupported, "cudaErrorNotSupported"));
+  }
+  Stream* stream = Runtime::instance().resolveStream(handle, zero);
+  if (stream == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (p.extent.depth > 1 &&
+      (p.extent.height > p.srcPtr.ysize || p.extent.height > p.dstPtr.ysize)) {
+    return cudaErrorInvalidValue;
+  }
+  const Region2D region{p.dstPtr.pitch,
+                        p.srcPtr.pitch,
+                        p.extent.width,
+                        p.extent.height,
+                        p.extent.depth,
+                        p.dstPtr.pitch * p.dstPtr.ysize,
+                        p.srcPtr.pitch * p.srcPtr.ysize};
+  return copy2D(const_cast<std::byte*>(pitchedAt(p.dstPtr, p.dstPos)),
+                pitchedAt(p.srcPtr, p.srcPos), region, p.kind, *stream, flavor);
+}
+
+cudaError_t set3DPitched(cudaPitchedPtr pointer, int value, cudaExtent extent, cudaStream_t handle,
+                         DefaultStream zero, ApiFlavor flavor) {
+  if (extent.depth > 1 && extent.height > pointer.ysize) {
+    return cudaErrorInvalidValue;
+  }
+  return set3D(pointer.ptr,
+               SetRegion{pointer.pitch, extent.width, extent.height, extent.depth,
+                         pointer.pitch * pointer.ysize},
+               value, handle, zero, flavor);
 }
 
 constexpr DefaultStream plain = DefaultStream::Legacy;
@@ -354,6 +434,50 @@ cudaError_t cudaMemset2DAsync_ptsz(void* devPtr, size_t pitch, int value, size_t
   STREAMRACE_EMU_TRACED(cudaMemset2DAsync_ptsz, v7000,
                         set2D(devPtr, pitch, value, width, height, stream, perThread, asynchronous),
                         devPtr, pitch, value, width, height, stream);
+}
+
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy3D, v3020, copy3D(p, nullptr, plain, synchronous), p);
+}
+
+cudaError_t cudaMemcpy3D_ptds(const cudaMemcpy3DParms* p) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy3D_ptds, v7000, copy3D(p, nullptr, perThread, synchronous), p);
+}
+
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy3DAsync, v3020, copy3D(p, stream, plain, asynchronous), p,
+                        stream);
+}
+
+cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms* p, cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemcpy3DAsync_ptsz, v7000, copy3D(p, stream, perThread, asynchronous),
+                        p, stream);
+}
+
+cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) {
+  STREAMRACE_EMU_TRACED(cudaMemset3D, v3020,
+                        set3DPitched(pitchedDevPtr, value, extent, nullptr, plain, synchronous),
+                        pitchedDevPtr, value, extent);
+}
+
+cudaError_t cudaMemset3D_ptds(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) {
+  STREAMRACE_EMU_TRACED(cudaMemset3D_ptds, v7000,
+                        set3DPitched(pitchedDevPtr, value, extent, nullptr, perThread, synchronous),
+                        pitchedDevPtr, value, extent);
+}
+
+cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent,
+                              cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemset3DAsync, v3020,
+                        set3DPitched(pitchedDevPtr, value, extent, stream, plain, asynchronous),
+                        pitchedDevPtr, value, extent, stream);
+}
+
+cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent,
+                                   cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMemset3DAsync_ptsz, v7000,
+                        set3DPitched(pitchedDevPtr, value, extent, stream, perThread, asynchronous),
+                        pitchedDevPtr, value, extent, stream);
 }
 
 } // extern "C"

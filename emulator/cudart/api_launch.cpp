@@ -76,8 +76,11 @@ bool validGeometry(dim3 grid, dim3 block) {
   return static_cast<unsigned long long>(block.x) * block.y * block.z <= maxThreadsPerBlock;
 }
 
+// `extra`: the packed argument buffer a driver launch passed instead of kernelParams, whose
+// parameters `args` points into; the CUPTI callback shows the launch as the program made it.
 cudaError_t launch(const std::optional<KernelLaunchInfo>& kernel, dim3 grid, dim3 block,
-                   void** args, std::size_t sharedMem, cudaStream_t handle, DefaultStream zero) {
+                   void** args, std::size_t sharedMem, cudaStream_t handle, DefaultStream zero,
+                   void** extra = nullptr) {
   Runtime& runtime = Runtime::instance();
   if (!kernel) {
     return cudaErrorInvalidDeviceFunction;
@@ -104,8 +107,8 @@ cudaError_t launch(const std::optional<KernelLaunchInfo>& kernel, dim3 grid, dim
       block.z,
       static_cast<unsigned>(sharedMem),
       handle,
-      args,
-      nullptr};
+      extra != nullptr ? nullptr : args,
+      extra};
   CUresult driverResult = CUDA_SUCCESS;
   ApiCallbackScope driverScope(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
                                "cuLaunchKernel", &driverParams, &driverResult,
@@ -194,8 +197,8 @@ cudaError_t launchByHandle(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, voi
 
 cudaError_t streamrace::emu::launchKernel(const std::optional<KernelLaunchInfo>& kernel, dim3 grid,
                                           dim3 block, void** args, std::size_t sharedMem,
-                                          cudaStream_t handle, DefaultStream zero) {
-  return launch(kernel, grid, block, args, sharedMem, handle, zero);
+                                          cudaStream_t handle, DefaultStream zero, void** extra) {
+  return launch(kernel, grid, block, args, sharedMem, handle, zero, extra);
 }
 
 extern "C" {

@@ -60,6 +60,20 @@ cudaError_t allocatePitched(void** devPtr, std::size_t* pitch, std::size_t width
   return error;
 }
 
+cudaError_t allocate3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
+  if (pitchedDevPtr == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  void* memory = nullptr;
+  std::size_t pitch = 0;
+  cudaError_t error = allocatePitched(&memory, &pitch, extent.width,
+                                      std::max<std::size_t>(extent.height, 1) * extent.depth);
+  if (error == cudaSuccess) {
+    *pitchedDevPtr = cudaPitchedPtr{memory, pitch, extent.width, extent.height};
+  }
+  return error;
+}
+
 cudaError_t freeDevice(void* devPtr) {
   Runtime& runtime = Runtime::instance();
   if (devPtr == nullptr) {
@@ -288,6 +302,11 @@ cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t h
                         devPtr, pitch, width, height);
 }
 
+cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
+  STREAMRACE_EMU_TRACED(cudaMalloc3D, v3020, allocate3D(pitchedDevPtr, extent), pitchedDevPtr,
+                        extent);
+}
+
 cudaError_t cudaFree(void* devPtr) {
   STREAMRACE_EMU_TRACED(cudaFree, v3020, freeDevice(devPtr), devPtr);
 }
@@ -338,6 +357,24 @@ cudaError_t cudaMallocAsync_ptsz(void** devPtr, size_t size, cudaStream_t hStrea
   STREAMRACE_EMU_TRACED(cudaMallocAsync_ptsz, v11020,
                         mallocAsync(devPtr, size, hStream, DefaultStream::PerThread), devPtr, size,
                         hStream);
+}
+
+// Every pool of the emulator hands out device memory of the stream's device alike.
+cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t memPool,
+                                    cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMallocFromPoolAsync, v11020,
+                        memPool == nullptr ? cudaErrorInvalidValue
+                                           : mallocAsync(ptr, size, stream, DefaultStream::Legacy),
+                        ptr, size, memPool, stream);
+}
+
+cudaError_t cudaMallocFromPoolAsync_ptsz(void** ptr, size_t size, cudaMemPool_t memPool,
+                                         cudaStream_t stream) {
+  STREAMRACE_EMU_TRACED(cudaMallocFromPoolAsync_ptsz, v11020,
+                        memPool == nullptr
+                            ? cudaErrorInvalidValue
+                            : mallocAsync(ptr, size, stream, DefaultStream::PerThread),
+                        ptr, size, memPool, stream);
 }
 
 cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {

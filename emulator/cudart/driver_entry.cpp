@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The driver calls a program makes directly (as Triton-compiled kernels do), on the runtime's
 // kernels and streams: a CUfunction is the kernel's record, the handle cudaGetFuncBySymbol and
-// __cudaGetKernel give out. Only kernelParams launches: `extra` (a packed argument buffer) is
-// refused with CUDA_ERROR_NOT_SUPPORTED.
+// __cudaGetKernel give out. Arguments come through kernelParams or packed in `extra`
+// (CU_LAUNCH_PARAM_BUFFER_POINTER and _SIZE), laid out as cuFuncGetParamInfo says.
 #include "driver_entry.h"
+
+#include <cstddef>
+#include <optional>
+#include <vector>
 
 #include "driver_tracing.h"
 #include "kernel_attributes.h"
 #include "kernel_launch.h"
+#include "kernel_parameters.h"
 #include "kernel_table.h"
 
 using namespace streamrace::emu;
@@ -31,6 +36,40 @@ CUresult driverResult(cudaError_t error) {
 } // namespace streamrace::emu
 
 namespace {
+
+// Pointers to each parameter inside the buffer a launch packed in `extra`, or nothing when the
+// list is malformed, the buffer is too small for the kernel's layout or the layout is unknown.
+std::optional<std::vector<void*>> unpackExtra(CUfunction function, void** extra) {
+  std::byte* buffer = nullptr;
+  std::size_t bufferSize = 0;
+  bool sized = false;
+  for (void** entry = extra; *entry != CU_LAUNCH_PARAM_END; entry += 2) {
+    if (*entry == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+      buffer = static_cast<std::byte*>(entry[1]);
+    } else if (*entry == CU_LAUNCH_PARAM_BUFFER_SIZE && entry[1] != nullptr) {
+      bufferSize = *static_cast<const std::size_t*>(entry[1]);
+      sized = true;
+    } else {
+      return std::nullopt;
+    }
+  }
+  const KernelRecord* record = KernelTable::instance().recordByHandle(function);
+  if (record == nullptr || !sized || (buffer == nullptr && bufferSize != 0)) {
+    return std::nullopt;
+  }
+  const auto layout = KernelTable::instance().parameterLayout(record->hostFunction);
+  if (!layout) {
+    return std::nullopt;
+  }
+  std::vector<void*> arguments;
+  for (const ParameterSlot& slot : *layout) {
+    if (slot.offset + slot.size > bufferSize) {
+      return std::nullopt;
+    }
+    arguments.push_back(buffer + slot.offset);
+  }
+  return arguments;
+}
 
 bool knownFunction(CUfunction function) {
   return KernelTable::instance().recordByHandle(function) != nullptr;
@@ -95,14 +134,23 @@ CUresult streamraceEmuDriverLaunchKernel(CUfunction f, unsigned int gridDimX, un
                                          unsigned int sharedMemBytes, CUstream hStream,
                                          void** kernelParams, void** extra) {
   ensureInitialized();
+  std::vector<void*> unpacked;
   if (extra != nullptr) {
-    return CUDA_ERROR_NOT_SUPPORTED;
+    if (kernelParams != nullptr) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    std::optional<std::vector<void*>> arguments = unpackExtra(f, extra);
+    if (!arguments) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    unpacked = std::move(*arguments);
+    kernelParams = unpacked.data();
   }
   const auto kernel =
       KernelTable::instance().launchInfoByHandle(reinterpret_cast<const KernelRecord*>(f));
   return driverResult(launchKernel(kernel, dim3(gridDimX, gridDimY, gridDimZ),
                                    dim3(blockDimX, blockDimY, blockDimZ), kernelParams,
-                                   sharedMemBytes, hStream, DefaultStream::Legacy));
+                                   sharedMemBytes, hStream, DefaultStream::Legacy, extra));
 }
 
 CUresult streamraceEmuDriverFuncGetParamInfo(CUfunction func, std::size_t paramIndex,

@@ -15,8 +15,10 @@
 
 namespace streamrace::emu {
 
+// `extra`: a driver launch's packed argument buffer, which `args` points into (reported to CUPTI
+// as the program passed it).
 cudaError_t launchKernel(const std::optional<KernelLaunchInfo>& kernel, dim3 grid, dim3 block,
                          void** args, std::size_t sharedMem, cudaStream_t handle,
-                         DefaultStream zero);
+                         DefaultStream zero, void** extra = nullptr);
 
 } // namespace streamrace::emu

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "api_decoder.h"
 
+#include <algorithm>
+
 namespace streamrace::tracer {
 
 namespace {
@@ -62,10 +64,14 @@ std::optional<Payload> decode_copy(const ApiFunction& function, const CallArgume
                                    bool two_dimensional) {
   // Symbol copies name the host-side symbol, not the device bytes it stands for.
   if (function.has(ArgMeaning::Offset)) return std::nullopt;
+  const std::optional<std::uint64_t> dst = arguments.get(function, ArgMeaning::WrittenBuffer);
+  const std::optional<std::uint64_t> src = arguments.get(function, ArgMeaning::ReadBuffer);
+  // A 3D copy from or to a CUDA array names no bytes the front end could read.
+  if (!dst || !src) return std::nullopt;
   Copy copy;
   copy.stream = stream_of(function, arguments);
-  copy.dst = arguments.get_or(function, ArgMeaning::WrittenBuffer, 0);
-  copy.src = arguments.get_or(function, ArgMeaning::ReadBuffer, 0);
+  copy.dst = *dst;
+  copy.src = *src;
   copy.direction = direction_of(function, arguments);
   copy.synchronous_api = !function.has(ArgMeaning::Stream);
   if (two_dimensional) {
@@ -73,6 +79,9 @@ std::optional<Payload> decode_copy(const ApiFunction& function, const CallArgume
     copy.height = arguments.get_or(function, ArgMeaning::Height, 1);
     copy.dst_pitch = arguments.get_or(function, ArgMeaning::DstPitch, 0);
     copy.src_pitch = arguments.get_or(function, ArgMeaning::SrcPitch, 0);
+    copy.depth = arguments.get_or(function, ArgMeaning::Depth, 1);
+    copy.dst_slice_pitch = arguments.get_or(function, ArgMeaning::DstSlicePitch, 0);
+    copy.src_slice_pitch = arguments.get_or(function, ArgMeaning::SrcSlicePitch, 0);
   } else {
     copy.width = arguments.get_or(function, ArgMeaning::ByteSize, 0);
     copy.dst_pitch = copy.width;
@@ -91,6 +100,8 @@ std::optional<Payload> decode_set(const ApiFunction& function, const CallArgumen
     set.width = arguments.get_or(function, ArgMeaning::Width, 0);
     set.height = arguments.get_or(function, ArgMeaning::Height, 1);
     set.pitch = arguments.get_or(function, ArgMeaning::DstPitch, 0);
+    set.depth = arguments.get_or(function, ArgMeaning::Depth, 1);
+    set.slice_pitch = arguments.get_or(function, ArgMeaning::DstSlicePitch, 0);
   } else {
     set.width = arguments.get_or(function, ArgMeaning::ByteSize, 0);
     set.pitch = set.width;
@@ -148,7 +159,14 @@ Alloc allocation(const ApiFunction& function, const CallArguments& arguments, Me
                  ArgMeaning pointer) {
   Alloc alloc;
   alloc.base = arguments.get_or(function, pointer, 0);
-  alloc.size = arguments.get_or(function, ArgMeaning::ByteSize, 0);
+  if (const std::optional<std::uint64_t> pitch = arguments.get(function, ArgMeaning::PitchOut))
+    alloc.size = *pitch * arguments.get_or(function, ArgMeaning::Height, 1); // cudaMallocPitch
+  else if (function.has(ArgMeaning::PitchedAllocationOut))                   // cudaMalloc3D
+    alloc.size = arguments.get_or(function, ArgMeaning::DstPitch, 0) *
+                 std::max<std::uint64_t>(arguments.get_or(function, ArgMeaning::Height, 1), 1) *
+                 arguments.get_or(function, ArgMeaning::Depth, 1);
+  else
+    alloc.size = arguments.get_or(function, ArgMeaning::ByteSize, 0);
   alloc.kind = kind;
   if (kind == MemoryKind::StreamOrdered) alloc.stream = stream_of(function, arguments);
   return alloc;
@@ -202,7 +220,10 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::DeviceSync:
     return DeviceSynchronize{kCurrentDevice};
   case ApiRole::Alloc:
-    return allocation(function, arguments, MemoryKind::Device, ArgMeaning::AllocatedPointerOut);
+    return allocation(function, arguments, MemoryKind::Device,
+                      function.has(ArgMeaning::PitchedAllocationOut)
+                          ? ArgMeaning::PitchedAllocationOut
+                          : ArgMeaning::AllocatedPointerOut);
   case ApiRole::AllocManaged:
     return allocation(function, arguments, MemoryKind::Managed, ArgMeaning::AllocatedPointerOut);
   case ApiRole::AllocHost:

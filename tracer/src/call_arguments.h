@@ -15,20 +15,38 @@ namespace streamrace::tracer {
 inline constexpr std::size_t kMaxArguments = 12;
 
 struct CallArguments {
-  // Output parameters (AllocatedPointerOut, StreamOut, EventOut, GraphOut, GraphExecOut) hold the
-  // value the call stored through the pointer, not the pointer: the decoder never dereferences.
+  // Output parameters (AllocatedPointerOut, StreamOut, EventOut, GraphOut, GraphExecOut, PitchOut)
+  // hold the value the call stored through the pointer, not the pointer: the decoder never
+  // dereferences.
   std::array<std::uint64_t, kMaxArguments> values{};
+
+  // Meanings carried by the members of a struct parameter (a launch configuration's stream, a 3D
+  // copy's pointers and extents), filled by the front end that can read the struct. A meaning no
+  // parameter has is looked up here.
+  void set_member(api_model::ArgMeaning meaning, std::uint64_t value) {
+    const auto index = static_cast<std::size_t>(meaning);
+    members[index] = value;
+    member_present[index] = true;
+  }
 
   std::optional<std::uint64_t> get(const api_model::ApiFunction& function,
                                    api_model::ArgMeaning meaning) const {
     const std::optional<std::size_t> index = function.argIndex(meaning);
-    if (!index || *index >= kMaxArguments) return std::nullopt;
-    return values[*index];
+    if (index && *index < kMaxArguments) return values[*index];
+    const auto member = static_cast<std::size_t>(meaning);
+    if (member < members.size() && member_present[member]) return members[member];
+    return std::nullopt;
   }
   std::uint64_t get_or(const api_model::ApiFunction& function, api_model::ArgMeaning meaning,
                        std::uint64_t fallback) const {
     return get(function, meaning).value_or(fallback);
   }
+
+  // Set through set_member (public only so that front ends can brace-initialize `values`).
+  static constexpr std::size_t kMeanings = 64;
+  static_assert(static_cast<std::size_t>(api_model::ArgMeaning::SrcSlicePitch) < kMeanings);
+  std::array<std::uint64_t, kMeanings> members{};
+  std::array<bool, kMeanings> member_present{};
 };
 
 // Whether an output parameter is what the call returns through a pointer.
@@ -36,7 +54,8 @@ constexpr bool is_output_parameter(api_model::ArgMeaning meaning) {
   using api_model::ArgMeaning;
   return meaning == ArgMeaning::AllocatedPointerOut || meaning == ArgMeaning::StreamOut ||
          meaning == ArgMeaning::EventOut || meaning == ArgMeaning::GraphOut ||
-         meaning == ArgMeaning::GraphExecOut;
+         meaning == ArgMeaning::GraphExecOut || meaning == ArgMeaning::PitchOut ||
+         meaning == ArgMeaning::PitchedAllocationOut;
 }
 
 } // namespace streamrace::tracer

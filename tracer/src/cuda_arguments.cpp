@@ -84,6 +84,72 @@ std::uint64_t read_slot(const ArgumentSlot& slot, const unsigned char* params) {
   }
 }
 
+template <typename Struct> Struct read_struct(const void* at) {
+  Struct value;
+  std::memcpy(&value, at, sizeof value);
+  return value;
+}
+
+std::uint64_t address_of(const void* pointer) {
+  return reinterpret_cast<std::uintptr_t>(pointer);
+}
+
+// A pitched pointer's byte at a position: slices of `ysize` rows of `pitch` bytes.
+std::uint64_t address_at(const cudaPitchedPtr& pointer, const cudaPos& position) {
+  return address_of(pointer.ptr) + (position.z * pointer.ysize + position.y) * pointer.pitch +
+         position.x;
+}
+
+// The members of struct parameters that carry a meaning of the model (call_arguments.h).
+void read_members(api_model::ArgMeaning meaning, const unsigned char* at,
+                  CallArguments& arguments) {
+  using api_model::ArgMeaning;
+  switch (meaning) {
+  case ArgMeaning::LaunchConfig: {
+    const auto* config = read_struct<const cudaLaunchConfig_t*>(at);
+    if (config != nullptr) arguments.set_member(ArgMeaning::Stream, address_of(config->stream));
+    return;
+  }
+  case ArgMeaning::Copy3DParams: {
+    const auto* copy = read_struct<const cudaMemcpy3DParms*>(at);
+    // CUDA arrays have an opaque layout: such a copy touches no bytes the tracer can name.
+    if (copy == nullptr || copy->srcArray != nullptr || copy->dstArray != nullptr) return;
+    arguments.set_member(ArgMeaning::WrittenBuffer, address_at(copy->dstPtr, copy->dstPos));
+    arguments.set_member(ArgMeaning::ReadBuffer, address_at(copy->srcPtr, copy->srcPos));
+    arguments.set_member(ArgMeaning::DstPitch, copy->dstPtr.pitch);
+    arguments.set_member(ArgMeaning::SrcPitch, copy->srcPtr.pitch);
+    arguments.set_member(ArgMeaning::DstSlicePitch, copy->dstPtr.pitch * copy->dstPtr.ysize);
+    arguments.set_member(ArgMeaning::SrcSlicePitch, copy->srcPtr.pitch * copy->srcPtr.ysize);
+    arguments.set_member(ArgMeaning::Width, copy->extent.width);
+    arguments.set_member(ArgMeaning::Height, copy->extent.height);
+    arguments.set_member(ArgMeaning::Depth, copy->extent.depth);
+    arguments.set_member(ArgMeaning::CopyKind, static_cast<std::uint64_t>(copy->kind));
+    return;
+  }
+  case ArgMeaning::PitchedPointer: {
+    const auto pointer = read_struct<cudaPitchedPtr>(at);
+    arguments.set_member(ArgMeaning::WrittenBuffer, address_of(pointer.ptr));
+    arguments.set_member(ArgMeaning::DstPitch, pointer.pitch);
+    arguments.set_member(ArgMeaning::DstSlicePitch, pointer.pitch * pointer.ysize);
+    return;
+  }
+  case ArgMeaning::PitchedAllocationOut: {
+    const auto* pointer = read_struct<const cudaPitchedPtr*>(at);
+    if (pointer != nullptr) arguments.set_member(ArgMeaning::DstPitch, pointer->pitch);
+    return;
+  }
+  case ArgMeaning::Extent: {
+    const auto extent = read_struct<cudaExtent>(at);
+    arguments.set_member(ArgMeaning::Width, extent.width);
+    arguments.set_member(ArgMeaning::Height, extent.height);
+    arguments.set_member(ArgMeaning::Depth, extent.depth);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
 } // namespace
 
 const CudaCallShape* find_cuda_call(std::string_view name) {
@@ -97,6 +163,7 @@ CallArguments read_cuda_arguments(const CudaCallShape& shape, const void* params
   const auto* bytes = static_cast<const unsigned char*>(params);
   const std::size_t count = std::min(shape.function->args.size(), kMaxArguments);
   for (std::size_t i = 0; i < count; ++i) {
+    read_members(shape.function->args[i].meaning, bytes + shape.slots[i].offset, arguments);
     std::uint64_t value = read_slot(shape.slots[i], bytes);
     if (is_output_parameter(shape.function->args[i].meaning) && value != 0) {
       std::uint64_t stored = 0;

@@ -141,6 +141,10 @@ std::string subscribe() {
 
 } // namespace
 
+bool inside_cuda_runtime_call() {
+  return runtime_call_depth > 0;
+}
+
 bool attach_cupti() {
   static std::once_flag once;
   static bool attached = false;

@@ -82,17 +82,17 @@ struct DriverFunctions {
 
 // The driver keeps no last error: its probe ends at the first index it refuses, and a driver
 // older than 12.4 (no cuFuncGetParamInfo) leaves the layout unknown.
-std::vector<std::uint8_t> probe_driver_sizes(const void* function) {
+void probe_driver_layout(const void* function, std::vector<std::uint8_t>& sizes,
+                         std::vector<std::size_t>& offsets) {
   const DriverFunctions& driver = DriverFunctions::get();
-  std::vector<std::uint8_t> sizes;
-  if (driver.param_info == nullptr) return sizes;
+  if (driver.param_info == nullptr) return;
   while (sizes.size() < kMaxParameters) {
     std::size_t offset = 0;
     std::size_t size = 0;
     if (driver.param_info(function, sizes.size(), &offset, &size) != kCudaSuccess) break;
     sizes.push_back(static_cast<std::uint8_t>(size <= 8 ? size : 0));
+    offsets.push_back(offset);
   }
-  return sizes;
 }
 
 std::string driver_name(const void* function) {
@@ -153,7 +153,7 @@ const KernelLaunchReader::Shape* KernelLaunchReader::shape_of(Api api, const voi
     if (!sizes) return nullptr;
     shape->sizes = std::move(*sizes);
   } else {
-    shape->sizes = probe_driver_sizes(function);
+    probe_driver_layout(function, shape->sizes, shape->offsets);
     shape->name = driver_name(function);
   }
   if (shape->name.empty() && mangled_name != nullptr) shape->name = mangled_name;
@@ -186,11 +186,24 @@ void KernelLaunchReader::read(const void* function, const char* mangled_name, vo
 
 std::string KernelLaunchReader::read_driver_launch(const void* function, const char* reported_name,
                                                    void* const* args,
+                                                   std::span<const std::byte> packed,
                                                    std::vector<KernelPointer>& out) {
   if (function == nullptr) return reported_name != nullptr ? reported_name : "";
   std::lock_guard lock(mutex_);
   const Shape* shape = shape_of(Api::Driver, function, reported_name);
-  read_shape(*shape, args, out);
+  if (args == nullptr && !packed.empty()) {
+    // Arguments packed in `extra`: each parameter at the offset the driver gives for it, as
+    // long as the buffer holds it.
+    thread_local std::vector<const void*> unpacked;
+    unpacked.clear();
+    for (std::size_t i = 0; i < shape->offsets.size(); ++i)
+      unpacked.push_back(shape->offsets[i] + shape->sizes[i] <= packed.size()
+                             ? packed.data() + shape->offsets[i]
+                             : nullptr);
+    read_shape(*shape, const_cast<void* const*>(unpacked.data()), out);
+  } else {
+    read_shape(*shape, args, out);
+  }
   return shape->name;
 }
 

@@ -7,8 +7,10 @@
 
 #include "kernel_rules.h"
 
+#include <cstddef>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -35,14 +37,17 @@ public:
             std::vector<KernelPointer>& out);
   // The same for a driver-API launch of the CUfunction `function`, its layout from the driver's
   // cuFuncGetParamInfo (which keeps no last error) and its name from cuFuncGetName, else
-  // `reported_name`; returns that name (empty when neither tells).
+  // `reported_name`; returns that name (empty when neither tells). Without `args`, the arguments
+  // are read from `packed`, the buffer the launch packed in `extra`.
   std::string read_driver_launch(const void* function, const char* reported_name, void* const* args,
+                                 std::span<const std::byte> packed,
                                  std::vector<KernelPointer>& out);
 
 private:
   struct Shape {
-    std::vector<std::uint8_t> sizes; // empty: no parameters, or a layout the runtime cannot tell
-    std::string name;                // as the first launch reported it
+    std::vector<std::uint8_t> sizes;  // empty: no parameters, or a layout the runtime cannot tell
+    std::vector<std::size_t> offsets; // driver launches only: where each parameter starts
+    std::string name;                 // as the first launch reported it
     std::shared_ptr<const KernelRules> annotation;
     const KernelRules* summary = nullptr;
   };

@@ -5,8 +5,10 @@
 // online_report.cpp.
 #include "tracer.h"
 
+#include "host_threads.h"
 #include "kernel_launches.h"
 #include "op_scopes.h"
+#include "stall_watch.h"
 
 #include <chrono>
 #include <cstdio>
@@ -130,6 +132,15 @@ void Tracer::disable(std::string_view reason) {
                  static_cast<int>(reason.size()), reason.data());
 }
 
+void Tracer::give_up_on_stalled_detector() {
+  enabled_.store(false);
+  if (!disabled_reported_.exchange(true))
+    std::fprintf(stderr,
+                 "streamrace: the race detector made no progress for %llu s "
+                 "(watchdog_seconds); detection disabled, the program goes on untraced\n",
+                 static_cast<unsigned long long>(options_.watchdog_seconds));
+}
+
 NameId Tracer::intern_name(std::string_view text) {
   std::lock_guard lock(names_mutex_);
   const std::size_t before = names_.name_count();
@@ -141,6 +152,8 @@ NameId Tracer::intern_name(std::string_view text) {
 void Tracer::record(std::string_view api, Payload payload,
                     std::vector<KernelPointer> kernel_pointers) {
   if (stopping_.load(std::memory_order_relaxed)) return;
+  const InsideTracer inside;
+  note_gpu_thread(*this);
   CapturedCall call;
   call.api = api;
   call.payload = std::move(payload);
@@ -152,14 +165,31 @@ void Tracer::record(std::string_view api, Payload payload,
   push(std::move(call));
 }
 
+void Tracer::record_hand_off(std::string_view api, Payload payload) {
+  if (stopping_.load(std::memory_order_relaxed)) return;
+  const InsideTracer inside;
+  CapturedCall call;
+  call.api = api;
+  call.payload = std::move(payload);
+  call.thread = current_thread();
+  call.time_ns = now_ns();
+  push(std::move(call));
+}
+
 void Tracer::push(CapturedCall call) {
+  std::optional<StallWatch> watch;
   while (!queue_.try_push(call)) {
     if (!enabled() || stopping_.load(std::memory_order_relaxed)) return;
-    // Full: help the tracer thread if it is not at work, else give it time.
+    // Full: help the tracer thread if it is not at work, else give it time, but not for ever.
     if (engine_mutex_.try_lock()) {
       std::lock_guard lock(engine_mutex_, std::adopt_lock);
       drain();
     } else {
+      if (!watch) watch.emplace(progress_, std::chrono::seconds(options_.watchdog_seconds));
+      if (watch->stalled()) {
+        give_up_on_stalled_detector();
+        return;
+      }
       wake_.notify_one();
       std::this_thread::sleep_for(kShortestPause);
     }
@@ -174,6 +204,10 @@ void Tracer::push(CapturedCall call) {
 
 void Tracer::run_tracer_thread() {
   tracer_thread_id = std::this_thread::get_id();
+  struct MarkDone {
+    std::atomic<bool>& done;
+    ~MarkDone() { done.store(true); }
+  } mark_done{tracer_thread_done_};
   try {
     auto pause = kShortestPause;
     while (enabled()) {
@@ -205,6 +239,7 @@ std::size_t Tracer::drain(std::size_t limit) {
     std::optional<CapturedCall> call = queue_.pop();
     if (!call) break;
     ++processed;
+    progress_.fetch_add(1, std::memory_order_relaxed);
     if (finished_ || !enabled()) continue;
     process(*call);
   }
@@ -272,8 +307,18 @@ void Tracer::finish() {
   try {
     stopping_.store(true);
     wake_.notify_all();
-    if (tracer_thread_.joinable() && std::this_thread::get_id() != tracer_thread_id)
+    if (tracer_thread_.joinable() && std::this_thread::get_id() != tracer_thread_id) {
+      // The exit waits for the queue to drain, but not for a detector that stopped moving.
+      StallWatch watch(progress_, std::chrono::seconds(options_.watchdog_seconds));
+      while (!tracer_thread_done_.load()) {
+        if (watch.stalled()) {
+          give_up_on_stalled_detector();
+          return;
+        }
+        std::this_thread::sleep_for(kLongestPause);
+      }
       tracer_thread_.join();
+    }
     std::lock_guard lock(engine_mutex_);
     finish_locked();
   } catch (const std::exception& error) {
@@ -320,6 +365,7 @@ bool Tracer::lock_engine_briefly() {
 }
 
 void Tracer::before_fork() {
+  InsideTracer::enter();
   engine_mutex_.lock();
   names_mutex_.lock();
 }
@@ -327,6 +373,7 @@ void Tracer::before_fork() {
 void Tracer::after_fork_in_parent() {
   names_mutex_.unlock();
   engine_mutex_.unlock();
+  InsideTracer::leave();
 }
 
 void Tracer::after_fork_in_child() {
@@ -340,6 +387,7 @@ void Tracer::after_fork_in_child() {
   disabled_reported_.store(true);
   names_mutex_.unlock();
   engine_mutex_.unlock();
+  InsideTracer::leave();
 }
 
 void Tracer::flush_for_crash() {

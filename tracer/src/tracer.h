@@ -46,11 +46,19 @@ public:
   void record(std::string_view api, Payload payload,
               std::vector<KernelPointer> kernel_pointers = {});
   // Queues a call captured earlier on this thread (held in an op until it ended, op_scopes.h).
+  // Waits (or processes the ring itself) while the ring is full, but not for a detector that
+  // stopped moving (stall_watch.h).
   void push(CapturedCall call);
   NameId intern_name(std::string_view text);
+  // Queues a host thread's hand-off (host_threads.h): no call site, since a lock taken a
+  // thousand times a second must cost little, and a report names the CUDA calls around it.
+  void record_hand_off(std::string_view api, Payload payload);
 
   // Stops tracing with one line on stderr; safe from any thread, any number of times.
   void disable(std::string_view reason);
+  // The watchdog's verdict: the detector made no progress for `watchdog_seconds` while the
+  // program waited for it. Stops tracing with one line saying so; the program goes on.
+  void give_up_on_stalled_detector();
   bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
 
   // At normal exit: processes what is queued, settles findings, writes symbolized call sites,
@@ -109,6 +117,10 @@ private:
   static constexpr std::size_t kQueueCapacity = 1 << 12;
   EventQueue<CapturedCall> queue_{kQueueCapacity};
   std::atomic<bool> stopping_{false};
+  // Calls taken off the ring so far, and whether the tracer thread has returned: what the
+  // watchdog (stall_watch.h) looks at.
+  std::atomic<std::uint64_t> progress_{0};
+  std::atomic<bool> tracer_thread_done_{false};
   std::mutex wake_mutex_;
   std::condition_variable wake_;
   std::thread tracer_thread_;
@@ -145,6 +157,10 @@ public:
   InsideLibraryCall& operator=(const InsideLibraryCall&) = delete;
   static bool active();
 };
+
+// Whether the calling thread is inside a CUDA runtime call (between its CUPTI enter and exit
+// callbacks): what the runtime does there, its own locking included, is the runtime's.
+bool inside_cuda_runtime_call();
 
 // Subscribes to CUPTI once per process, whichever attach path gets there first; returns false
 // when CUPTI is unavailable (the tracer then sees NCCL only).

@@ -117,26 +117,43 @@ void Engine::trim_history() {
 
 // ---- Copies and sets ----
 
-void Engine::append_rows(std::vector<Access>& out, Address base, std::uint64_t width,
-                         std::uint64_t height, std::uint64_t pitch, AccessMode mode) const {
-  if (width == 0 || height == 0) return;
+void Engine::append_rows(std::vector<Access>& out, Address base, const RowLayout& layout,
+                         AccessMode mode) const {
+  std::uint64_t width = layout.width, height = layout.height, pitch = layout.pitch;
+  std::uint64_t depth = layout.depth;
+  if (width == 0 || height == 0 || depth == 0) return;
+  // Slices whose rows continue one another's are one taller slice.
+  if (depth > 1 && (layout.slice_pitch == height * pitch || layout.slice_pitch == 0)) {
+    height *= depth;
+    depth = 1;
+  }
   // Rows that touch each other (or a 1D range) are one contiguous range.
   if (height == 1 || pitch == width || pitch == 0) {
-    out.push_back({base, width * height, mode, Extent::Exact});
+    if (depth == 1 || layout.slice_pitch == width * height) {
+      out.push_back({base, width * height * depth, mode, Extent::Exact});
+      return;
+    }
+    width *= height; // each slice is one contiguous row
+    height = 1;
+  }
+  if (height * depth > options_.max_expanded_rows) {
+    const std::uint64_t slice_span = pitch * (height - 1) + width;
+    out.push_back({base, layout.slice_pitch * (depth - 1) + slice_span, mode, Extent::Approximate});
     return;
   }
-  if (height > options_.max_expanded_rows) {
-    out.push_back({base, pitch * (height - 1) + width, mode, Extent::Approximate});
-    return;
-  }
-  for (std::uint64_t row = 0; row < height; ++row)
-    out.push_back({base + row * pitch, width, mode, Extent::Exact});
+  for (std::uint64_t slice = 0; slice < depth; ++slice)
+    for (std::uint64_t row = 0; row < height; ++row)
+      out.push_back({base + slice * layout.slice_pitch + row * pitch, width, mode, Extent::Exact});
 }
 
 void Engine::copy_accesses(const Copy& copy, std::vector<Access>& accesses) const {
   accesses.clear();
-  append_rows(accesses, copy.src, copy.width, copy.height, copy.src_pitch, AccessMode::Read);
-  append_rows(accesses, copy.dst, copy.width, copy.height, copy.dst_pitch, AccessMode::Write);
+  append_rows(accesses, copy.src,
+              {copy.width, copy.height, copy.src_pitch, copy.depth, copy.src_slice_pitch},
+              AccessMode::Read);
+  append_rows(accesses, copy.dst,
+              {copy.width, copy.height, copy.dst_pitch, copy.depth, copy.dst_slice_pitch},
+              AccessMode::Write);
 }
 
 // Rule 7: which copies the host waits for.
@@ -191,22 +208,23 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
   } else if constexpr (std::is_same_v<Payload, StreamDestroy>) {
     ordering_.destroy_stream(thread, p.stream);
   } else if constexpr (std::is_same_v<Payload, EventCreate>) {
-    ordering_.event(h.rank, p.event) = EventState{};
+    ordering_.event(h.address_space, p.event) = EventState{};
   } else if constexpr (std::is_same_v<Payload, EventDestroy>) {
-    ordering_.destroy_event(h.rank, p.event);
+    ordering_.destroy_event(h.address_space, p.event);
   } else if constexpr (std::is_same_v<Payload, EventRecord>) {
     StreamState& stream = ordering_.stream(thread, p.stream);
-    EventState& recorded = ordering_.event(h.rank, p.event);
+    EventState& recorded = ordering_.event(h.address_space, p.event);
     if (capture_if_capturing(event, stream)) {
       recorded.capture = stream.capture;
       return;
     }
     recorded.capture = 0;
     ordering_.record(p.event, recorded, stream, thread);
+    stream.last_event_space = h.address_space;
   } else if constexpr (std::is_same_v<Payload, StreamWaitEvent>) {
     StreamState& stream = ordering_.stream(thread, p.stream);
     if (capture_if_capturing(event, stream)) return;
-    const EventState* awaited = ordering_.find_event(h.rank, p.event);
+    const EventState* awaited = ordering_.find_event(h.address_space, p.event);
     if (awaited && join_capture(event, stream, *awaited)) return;
     if (!awaited || !awaited->recorded) {
       stream.unrecorded_wait =
@@ -216,10 +234,16 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     }
     ordering_.wait(stream, *awaited, thread);
   } else if constexpr (std::is_same_v<Payload, StreamSynchronize>) {
-    if (p.completed) ordering_.host_waits_for(thread, ordering_.stream(thread, p.stream));
+    if (!p.completed) return;
+    StreamState& stream = ordering_.stream(thread, p.stream);
+    // Rule 6: synchronizing the legacy stream waits for what an action on it would wait for.
+    if (stream.kind == StreamKind::LegacyDefault && !options_.strict_legacy_sync)
+      ordering_.host_waits_for_device(thread, stream.device, true);
+    else
+      ordering_.host_waits_for(thread, stream);
   } else if constexpr (std::is_same_v<Payload, EventSynchronize>) {
     if (!p.completed) return;
-    if (const EventState* awaited = ordering_.find_event(h.rank, p.event))
+    if (const EventState* awaited = ordering_.find_event(h.address_space, p.event))
       ordering_.host_waits_for(thread, *awaited);
   } else if constexpr (std::is_same_v<Payload, DeviceSynchronize>) {
     ordering_.host_waits_for_device(thread, p.device);
@@ -273,7 +297,8 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     StreamState& stream = ordering_.stream(thread, p.stream);
     if (capture_if_capturing(event, stream)) return;
     accesses_.clear();
-    append_rows(accesses_, p.dst, p.width, p.height, p.pitch, AccessMode::Write);
+    append_rows(accesses_, p.dst, {p.width, p.height, p.pitch, p.depth, p.slice_pitch},
+                AccessMode::Write);
     const Epoch epoch = ordering_.enqueue(stream, thread);
     run_accesses(h, thread, stream.actor, epoch, stream.clock, OpKind::Set, 0, accesses_);
     const MemoryKind kind = allocations_.kind_of(h.address_space, p.dst);
@@ -312,9 +337,9 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
   } else if constexpr (std::is_same_v<Payload, CaptureBegin>) {
     begin_capture(thread, p);
   } else if constexpr (std::is_same_v<Payload, CaptureEnd>) {
-    end_capture(thread, p);
+    end_capture(h, thread, p);
   } else if constexpr (std::is_same_v<Payload, GraphInstantiate>) {
-    instantiate_graph(h.rank, p);
+    instantiate_graph(h.address_space, p);
   } else if constexpr (std::is_same_v<Payload, GraphLaunch>) {
     launch_graph(event, p);
   } else if constexpr (std::is_same_v<Payload, NvtxRangePush>) {
@@ -327,9 +352,13 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
   } else if constexpr (std::is_same_v<Payload, NameStream>) {
     ordering_.name_stream(thread, p.stream, p.name);
   } else if constexpr (std::is_same_v<Payload, NameEvent>) {
-    ordering_.event(h.rank, p.event).name = p.name;
+    ordering_.event(h.address_space, p.event).name = p.name;
   } else if constexpr (std::is_same_v<Payload, NameMemory>) {
     allocations_.name(h.address_space, p.base, p.name);
+  } else if constexpr (std::is_same_v<Payload, HostRelease>) {
+    ordering_.release(thread, h.address_space, p.object);
+  } else if constexpr (std::is_same_v<Payload, HostAcquire>) {
+    ordering_.acquire(thread, h.address_space, p.object);
   } else if constexpr (std::is_same_v<Payload, BlockAlloc> ||
                        std::is_same_v<Payload, BlockStreamUse> ||
                        std::is_same_v<Payload, BlockFree>) {

@@ -38,7 +38,7 @@ FixSuggestion Engine::suggest_fix(const AccessRecord& previous, const AccessReco
   fix.kind = FixSuggestion::Kind::RecordAndWait;
   if (const StreamState* stream = ordering_.stream_of(previous.actor);
       stream && stream->last_event) {
-    const EventState* event = ordering_.find_event(from.rank, stream->last_event);
+    const EventState* event = ordering_.find_event(stream->last_event_space, stream->last_event);
     if (event && event->recorded && event->snapshot.covers(previous.actor, previous.epoch)) {
       fix.kind = FixSuggestion::Kind::WaitOnExisting;
       fix.event = stream->last_event;

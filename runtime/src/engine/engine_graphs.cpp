@@ -35,7 +35,7 @@ void Engine::begin_capture(ThreadState& thread, const CaptureBegin& begin) {
   captures_[stream.capture] = CapturedGraph{thread.rank, {stream.handle}, {}};
 }
 
-void Engine::end_capture(ThreadState& thread, const CaptureEnd& end) {
+void Engine::end_capture(const EventHeader& header, ThreadState& thread, const CaptureEnd& end) {
   StreamState& stream = ordering_.stream(thread, end.stream);
   auto found = captures_.find(stream.capture);
   if (found == captures_.end()) return;
@@ -43,12 +43,12 @@ void Engine::end_capture(ThreadState& thread, const CaptureEnd& end) {
   captures_.erase(found);
   for (StreamHandle member : graph->streams)
     ordering_.stream(thread, member).capture = 0;
-  graphs_[RankHandleKey{thread.rank, end.graph}] = std::move(graph);
+  graphs_[RankHandleKey{header.address_space, end.graph}] = std::move(graph);
 }
 
-void Engine::instantiate_graph(RankId rank, const GraphInstantiate& instantiate) {
-  auto graph = graphs_.find(RankHandleKey{rank, instantiate.graph});
-  executables_[RankHandleKey{rank, instantiate.exec}] =
+void Engine::instantiate_graph(std::uint32_t address_space, const GraphInstantiate& instantiate) {
+  auto graph = graphs_.find(RankHandleKey{address_space, instantiate.graph});
+  executables_[RankHandleKey{address_space, instantiate.exec}] =
       Executable{graph == graphs_.end() ? nullptr : graph->second.get(), ++executable_serial_};
 }
 
@@ -58,7 +58,7 @@ void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
   StreamState& stream = ordering_.stream(thread, launch.stream);
   if (capture_if_capturing(event, stream)) return;
   ordering_.enqueue(stream, thread);
-  auto found = executables_.find(RankHandleKey{header.rank, launch.exec});
+  auto found = executables_.find(RankHandleKey{header.address_space, launch.exec});
   if (found == executables_.end() || !found->second.graph) return; // built by hand: opaque
   const CapturedGraph& graph = *found->second.graph;
   const std::uint64_t serial = found->second.serial;

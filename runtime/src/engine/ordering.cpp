@@ -38,6 +38,8 @@ const char* join_kind_name(JoinKind kind) {
     return "send-receive";
   case JoinKind::ProgramOrder:
     return "program-order";
+  case JoinKind::HostHandOff:
+    return "host-hand-off";
   case JoinKind::Merge:
     return "merge";
   }
@@ -292,6 +294,25 @@ void Ordering::wait(StreamState& stream, const EventState& event, ThreadState& t
   }
 }
 
+void Ordering::release(ThreadState& thread, std::uint32_t address_space, std::uint64_t object) {
+  if (!thread.clock.pending().empty()) settle_owned(thread.clock, thread.actor);
+  HandOff& hand_off = hand_offs_[RankHandleKey{address_space, object}];
+  hand_off.clock.join(thread.clock);
+  hand_off.releaser = thread.actor;
+  hand_off.epoch = thread.clock.get(thread.actor);
+}
+
+void Ordering::acquire(ThreadState& thread, std::uint32_t address_space, std::uint64_t object) {
+  const auto found = hand_offs_.find(RankHandleKey{address_space, object});
+  if (found == hand_offs_.end()) return;
+  const HandOff& hand_off = found->second;
+  thread.clock.join(hand_off.clock);
+  settle_owned(thread.clock, thread.actor);
+  ++thread.version;
+  if (observer_) [[unlikely]]
+    notify(JoinKind::HostHandOff, hand_off.releaser, hand_off.epoch, false, thread.actor, object);
+}
+
 void Ordering::host_waits_for(ThreadState& thread, StreamState& stream) {
   settle_owned(stream.clock, stream.actor);
   thread.clock.join(stream.clock);
@@ -311,9 +332,11 @@ void Ordering::host_waits_for(ThreadState& thread, const EventState& event) {
   ++thread.version;
 }
 
-void Ordering::host_waits_for_device(ThreadState& thread, DeviceId device_id) {
+void Ordering::host_waits_for_device(ThreadState& thread, DeviceId device_id,
+                                     bool blocking_streams_only) {
   const DeviceId target = device_id == kCurrentDevice ? thread.device : device_id;
   for (StreamState* stream : device(thread.rank, target).streams) {
+    if (blocking_streams_only && stream->kind == StreamKind::NonBlocking) continue;
     settle_owned(stream->clock, stream->actor);
     thread.clock.join(stream->clock);
     if (observer_) [[unlikely]]

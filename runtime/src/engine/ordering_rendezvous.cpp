@@ -4,19 +4,26 @@
 #include "streamrace/engine/ordering.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace streamrace {
 
 namespace {
 
 // Folds every completed meeting the clock waits for into it, telling `on_settled` of each.
+// Outcomes can refer to each other (a meeting completes while a clock it gathered still waits for
+// another one, which completes holding a reference back), so each meeting is folded once per
+// call: settling ends.
 template <typename OnSettled> void settle_meetings(VectorClock& clock, OnSettled on_settled) {
+  std::vector<const Rendezvous*> folded;
   while (true) {
     auto done = std::find_if(clock.pending().begin(), clock.pending().end(),
                              [](const auto& meeting) { return meeting->complete; });
     if (done == clock.pending().end()) return;
     const std::shared_ptr<Rendezvous> meeting = *done;
     clock.remove_pending(meeting.get());
+    if (std::find(folded.begin(), folded.end(), meeting.get()) != folded.end()) continue;
+    folded.push_back(meeting.get());
     clock.join(meeting->outcome);
     on_settled(*meeting);
   }

@@ -88,6 +88,10 @@ template <typename Payload> std::string payload_api(const Payload& p, const Symb
     return "caching allocator: record_stream";
   else if constexpr (std::is_same_v<Payload, BlockFree>)
     return "caching allocator: block freed";
+  else if constexpr (std::is_same_v<Payload, HostRelease>)
+    return "host release";
+  else if constexpr (std::is_same_v<Payload, HostAcquire>)
+    return "host acquire";
   else
     static_assert(sizeof(Payload) == 0, "every payload needs a name");
 }

@@ -78,6 +78,9 @@ std::string describe_edge(const RecordedReplay& run, const HappensBeforeGraph::E
   case JoinKind::ProgramOrder:
     return target + " went on from what " + actor_on_rank(run, from.actor) +
            " did: one OS thread acting for both ranks";
+  case JoinKind::HostHandOff:
+    return target + " acquired " + hex_text(edge.handle) + " (a lock, condition, semaphore or " +
+           "thread) after " + actor_on_rank(run, from.actor) + " released it" + call;
   case JoinKind::Merge:
     return target + " joined " + source + call;
   }

@@ -230,6 +230,39 @@ TEST_F(TwoRanks, MatchingCallsAreSilent) {
   finish();
   EXPECT_TRUE(findings().empty()) << report();
 }
+// Rule 11 with several devices in one process: a graph is instantiated while another device is
+// current (nccl-tests' -G mode), and still runs as the rank of the stream it is launched on.
+TEST_F(TwoRanks, GraphInstantiatedUnderAnotherDeviceRunsAsItsStreamsRank) {
+  for (RankId r : {0u, 1u}) {
+    on(r);
+    emit(CaptureBegin{A});
+    reduce_on(r);
+    emit(CaptureEnd{A, 0x9000 + r});
+  }
+  on(0); // both instantiated as rank 0
+  emit(GraphInstantiate{0x9000, 0x9100});
+  emit(GraphInstantiate{0x9001, 0x9101});
+  for (RankId r : {0u, 1u}) {
+    on(r);
+    emit(GraphLaunch{0x9100 + r, A});
+  }
+  finish();
+  EXPECT_TRUE(findings().empty()) << report();
+}
+TEST_F(TwoRanks, RaceInAGraphInstantiatedUnderAnotherDeviceIsFound) {
+  on(1);
+  emit(CaptureBegin{A});
+  write(A, H, 4096);
+  emit(CaptureEnd{A, 0x9001});
+  on(0);
+  emit(GraphInstantiate{0x9001, 0x9101});
+  on(1);
+  emit(GraphLaunch{0x9101, A});
+  on(0);
+  write(A, H, 4096);
+  finish();
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
 TEST_F(TwoRanks, SendOrdersTheSendersWorkBeforeTheReceiversLaterWork) {
   on(0);
   write(A, H, 4096);

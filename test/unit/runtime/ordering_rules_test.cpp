@@ -221,6 +221,56 @@ TEST_F(Rules, PerThreadDefaultStreamActsAsBlocking) {
   read(kNullStream, X, N);
   EXPECT_EQ(races(), 0u) << report();
 }
+// Synchronizing the legacy stream: by default it waits for what an action on it would (every
+// blocking stream of the device); strict_legacy_sync keeps the documented reading, the legacy
+// stream's own work only. Non-blocking streams take no part either way.
+TEST_F(Rules, LegacyStreamSyncWaitsForBlockingStreams) {
+  constexpr StreamHandle NB = 0x400;
+  stream(NB, StreamKind::NonBlocking);
+  write(S1, X, N); // S1 is blocking
+  sync(kNullStream);
+  write(NB, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, LegacyStreamSyncDoesNotWaitForNonBlockingStreams) {
+  constexpr StreamHandle NB = 0x400;
+  stream(NB, StreamKind::NonBlocking);
+  write(NB, X, N);
+  sync(kNullStream);
+  write(S1, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+class StrictLegacySync : public EngineTest {
+protected:
+  static Options strict() {
+    Options options;
+    options.strict_legacy_sync = true;
+    return options;
+  }
+  StrictLegacySync() : EngineTest(strict()) {}
+};
+TEST_F(StrictLegacySync, LegacyStreamSyncWaitsOnlyForItsOwnWork) {
+  constexpr StreamHandle NB = 0x400;
+  stream(S1);
+  stream(NB, StreamKind::NonBlocking);
+  malloc(X, N);
+  write(S1, X, N);
+  sync(kNullStream);
+  write(NB, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+TEST_F(StrictLegacySync, LegacyStreamSyncCoversBlockingWorkALegacyActionWaitedFor) {
+  constexpr StreamHandle NB = 0x400;
+  stream(S1);
+  stream(NB, StreamKind::NonBlocking);
+  malloc(X, N);
+  malloc(Y, N);
+  write(S1, X, N);
+  write(kNullStream, Y, N); // waits for S1's write
+  sync(kNullStream);
+  write(NB, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
 
 // Rule 7: synchronous-API host semantics.
 TEST_F(Rules, SyncCopyDeviceToHostMakesTheHostWait) {
@@ -445,7 +495,68 @@ TEST_F(Rules, GraphBranchesJoinedBeforeTheSecondWrite) {
   EXPECT_TRUE(findings().empty()) << report();
 }
 
+// Rule 16: host threads hand work to each other through mutexes, condition variables,
+// semaphores, thread creation and joining.
+TEST_F(Rules, HandOffOrdersTheAcquiringThreadsLaterWork) {
+  constexpr std::uint64_t kMutex = 0x5000;
+  write(S1, X, N);
+  sync(S1);
+  emit(HostRelease{kMutex});
+  thread = 2;
+  emit(HostAcquire{kMutex});
+  write(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, WithoutTheHandOffTheThreadsRace) {
+  write(S1, X, N);
+  sync(S1);
+  thread = 2;
+  write(S2, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+TEST_F(Rules, AHandOffCarriesOnlyWhatWasDoneBeforeTheRelease) {
+  constexpr std::uint64_t kMutex = 0x5000;
+  write(S1, X, N);
+  emit(HostRelease{kMutex});
+  sync(S1); // after the release: the other thread learns nothing of it
+  thread = 2;
+  emit(HostAcquire{kMutex});
+  write(S2, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+TEST_F(Rules, AnAcquireOfAnotherObjectOrdersNothing) {
+  write(S1, X, N);
+  sync(S1);
+  emit(HostRelease{0x5000});
+  thread = 2;
+  emit(HostAcquire{0x6000});
+  write(S2, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+
 // Rule 15: devices.
+// A process that drives two devices is two ranks in one address space: an event recorded on one
+// device's stream orders the other's wait (nccl-tests, streamOrderedAllocationP2P).
+TEST_F(Rules, EventsOrderStreamsOfDifferentRanksOfOneProcess) {
+  write(S1, X, N);
+  record(E1, S1);
+  rank = 1;
+  thread = 2;
+  stream(S2, StreamKind::NonBlocking, 1);
+  wait(S2, E1);
+  read(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+  EXPECT_TRUE(findings().empty()) << report();
+}
+TEST_F(Rules, WithoutTheWaitTheRanksOfOneProcessRace) {
+  write(S1, X, N);
+  record(E1, S1);
+  rank = 1;
+  thread = 2;
+  stream(S2, StreamKind::NonBlocking, 1);
+  read(S2, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
 TEST_F(Rules, EventsOrderStreamsOfDifferentDevices) {
   constexpr StreamHandle D1 = 0x1100;
   stream(D1, StreamKind::Blocking, 1);

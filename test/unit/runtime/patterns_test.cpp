@@ -7,7 +7,7 @@ namespace {
 
 constexpr StreamHandle S1 = 0x100, S2 = 0x200, S3 = 0x300, S4 = 0x400;
 constexpr EventHandle E1 = 0xe1, E2 = 0xe2, E3 = 0xe3;
-constexpr Address X = 0x10000, Y = 0x20000;
+constexpr Address X = 0x10000, Y = 0x20000, Z = 0x40000;
 constexpr std::uint64_t N = 256;
 
 class Patterns : public EngineTest {
@@ -133,6 +133,43 @@ TEST_F(Patterns, TwoDimensionalCopiesTouchOnlyTheirRows) {
   EXPECT_EQ(count(FindingKind::RaceWriteWrite), 0u) << report();
   emit(Copy{S3, X + 4, Y + 128, 8, 4, 32, 8, CopyDirection::DeviceToDevice, false});
   EXPECT_EQ(count(FindingKind::RaceWriteWrite), 2u) << report();
+}
+
+TEST_F(Patterns, ThreeDimensionalCopiesTouchOnlyTheRowsOfTheirSlices) {
+  // Two 3D copies write the first two of four rows of each slice, one row at byte 0, the other
+  // at byte 8: no byte in common. A set of the last two rows of each slice touches neither.
+  malloc(Z, 1024);
+  const Copy left{S1, Z, Y, 8, 2, 32, 8, CopyDirection::DeviceToDevice, false, 3, 128, 16};
+  Copy right = left;
+  right.stream = S2;
+  right.dst = Z + 8;
+  emit(left);
+  emit(right);
+  Set lower{S3, Z + 64, 32, 2, 32, false, 3, 128};
+  emit(lower);
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 0u) << report();
+  // The same rows one slice further overlap the first copy's second and third slices.
+  Copy shifted = left;
+  shifted.stream = S3;
+  shifted.dst = Z + 128;
+  emit(shifted);
+  ASSERT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+  EXPECT_EQ(findings()[0].memory.overlap_size, 8u) << report();
+  EXPECT_EQ(findings()[0].count, 4u) << report(); // two rows in each of two slices
+}
+
+TEST_F(Patterns, ThreeDimensionalCopiesOfWholeSlicesAreOneRange) {
+  malloc(Z, 1024);
+  Copy whole{S1, Z, Y, 32, 4, 32, 32, CopyDirection::DeviceToDevice, false, 3, 128, 128};
+  emit(whole);
+  Copy after_the_end = whole;
+  after_the_end.stream = S2;
+  after_the_end.dst = Z + 3 * 128;
+  emit(after_the_end);
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 0u) << report();
+  after_the_end.dst = Z + 3 * 128 - 1;
+  emit(after_the_end);
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
 }
 
 } // namespace

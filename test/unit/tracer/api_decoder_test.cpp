@@ -55,6 +55,75 @@ TEST(TracerDecoder, PerThreadEntryPointsMapStreamZeroToThePerThreadStream) {
   EXPECT_EQ(decoded<Copy>("cudaMemcpy_ptds", arguments({1, 2, 3, 4})).stream, kPerThreadStream);
 }
 
+TEST(TracerDecoder, PitchedAllocationsSpanTheirPitchTimesTheirRows) {
+  // cudaMallocPitch(&p, &pitch, 100, 7): the output parameters hold what the call stored.
+  const Alloc pitched = decoded<Alloc>("cudaMallocPitch", arguments({0x4000, 512, 100, 7}));
+  EXPECT_EQ(pitched.base, 0x4000u);
+  EXPECT_EQ(pitched.size, 512u * 7);
+  // cudaMalloc3D: the pitch and the extent are struct members the front end read.
+  CallArguments volume = arguments({0x8000, 0});
+  volume.set_member(api_model::ArgMeaning::DstPitch, 512);
+  volume.set_member(api_model::ArgMeaning::Width, 100);
+  volume.set_member(api_model::ArgMeaning::Height, 7);
+  volume.set_member(api_model::ArgMeaning::Depth, 3);
+  const Alloc allocated = decoded<Alloc>("cudaMalloc3D", volume);
+  EXPECT_EQ(allocated.base, 0x8000u);
+  EXPECT_EQ(allocated.size, 512u * 7 * 3);
+}
+
+TEST(TracerDecoder, ThreeDimensionalCopyAndSetKeepTheirSlices) {
+  using api_model::ArgMeaning;
+  CallArguments copy3d = arguments({0 /* the struct's address */, 0x55});
+  copy3d.set_member(ArgMeaning::WrittenBuffer, 0x1000);
+  copy3d.set_member(ArgMeaning::ReadBuffer, 0x9000);
+  copy3d.set_member(ArgMeaning::DstPitch, 256);
+  copy3d.set_member(ArgMeaning::SrcPitch, 128);
+  copy3d.set_member(ArgMeaning::DstSlicePitch, 256 * 8);
+  copy3d.set_member(ArgMeaning::SrcSlicePitch, 128 * 4);
+  copy3d.set_member(ArgMeaning::Width, 100);
+  copy3d.set_member(ArgMeaning::Height, 4);
+  copy3d.set_member(ArgMeaning::Depth, 3);
+  copy3d.set_member(ArgMeaning::CopyKind, 3);
+  const Copy copy = decoded<Copy>("cudaMemcpy3DAsync", copy3d);
+  EXPECT_EQ(copy.stream, 0x55u);
+  EXPECT_EQ(copy.dst, 0x1000u);
+  EXPECT_EQ(copy.src, 0x9000u);
+  EXPECT_EQ(copy.width, 100u);
+  EXPECT_EQ(copy.height, 4u);
+  EXPECT_EQ(copy.depth, 3u);
+  EXPECT_EQ(copy.dst_pitch, 256u);
+  EXPECT_EQ(copy.dst_slice_pitch, 256u * 8);
+  EXPECT_EQ(copy.src_slice_pitch, 128u * 4);
+  EXPECT_EQ(copy.direction, CopyDirection::DeviceToDevice);
+
+  CallArguments set3d = arguments({0, 0, 0, 0x66});
+  set3d.set_member(ArgMeaning::WrittenBuffer, 0x2000);
+  set3d.set_member(ArgMeaning::DstPitch, 512);
+  set3d.set_member(ArgMeaning::DstSlicePitch, 512 * 16);
+  set3d.set_member(ArgMeaning::Width, 64);
+  set3d.set_member(ArgMeaning::Height, 16);
+  set3d.set_member(ArgMeaning::Depth, 2);
+  const Set set = decoded<Set>("cudaMemset3DAsync", set3d);
+  EXPECT_EQ(set.dst, 0x2000u);
+  EXPECT_EQ(set.depth, 2u);
+  EXPECT_EQ(set.slice_pitch, 512u * 16);
+  EXPECT_EQ(set.stream, 0x66u);
+}
+
+TEST(TracerDecoder, CopiesFromCudaArraysNameNoBytes) {
+  // The front end reads no pointers from a 3D copy of a CUDA array.
+  EXPECT_FALSE(decode_call(model("cudaMemcpy3D"), arguments({0x1234}), {}).has_value());
+}
+
+TEST(TracerDecoder, LaunchConfigurationsGiveTheirStream) {
+  CallArguments launch = arguments({0xc0f, 0xf00, 0xa495});
+  launch.set_member(api_model::ArgMeaning::Stream, 0x77);
+  EXPECT_EQ(decoded<KernelLaunch>("cudaLaunchKernelExC", launch).stream, 0x77u);
+  CallArguments on_default = arguments({0xc0f, 0xf00, 0xa495});
+  on_default.set_member(api_model::ArgMeaning::Stream, 0);
+  EXPECT_EQ(decoded<KernelLaunch>("cudaLaunchKernelExC_ptsz", on_default).stream, kPerThreadStream);
+}
+
 TEST(TracerDecoder, TwoDimensionalCopyAndSetKeepPitches) {
   const Copy copy =
       decoded<Copy>("cudaMemcpy2DAsync", arguments({0x1000, 256, 0x9000, 512, 100, 7, 3, 5}));

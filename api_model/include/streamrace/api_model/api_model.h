@@ -112,6 +112,19 @@ enum class ArgMeaning : std::uint8_t {
   GraphExec,
   Graph,
   GraphExecOut,
+  // Parameters whose meaning lies in the members of a struct (the tracer's front end reads the
+  // members; see DerivedArgument below).
+  PitchOut,             // size_t*: the row pitch a pitched allocation chose
+  PitchedAllocationOut, // cudaPitchedPtr*: the allocation cudaMalloc3D made
+  PitchedPointer,       // cudaPitchedPtr by value: memory a 3D set writes
+  Extent,               // cudaExtent by value: width in bytes, height and depth
+  Copy3DParams,         // const cudaMemcpy3DParms*: both sides of a 3D copy
+  MemPool,              // cudaMemPool_t
+  LaunchConfig,         // const cudaLaunchConfig_t*: grid, block, stream and attributes
+  // Meanings no parameter has, only the members of the structs above.
+  Depth,
+  DstSlicePitch,
+  SrcSlicePitch,
 };
 
 struct ApiArg {
@@ -232,6 +245,17 @@ constexpr std::optional<std::size_t> ncclDataTypeSize(int datatype) {
   };
   if (datatype < 0 || static_cast<std::size_t>(datatype) >= std::size(sizes)) return std::nullopt;
   return sizes[datatype];
+}
+
+// Whether the call's stream is a member of a struct parameter (cudaLaunchKernelExC's config).
+constexpr bool streamIsAMember(const ApiFunction& function) {
+  return function.has(ArgMeaning::LaunchConfig);
+}
+
+// Whether the call's buffers and their extents are members of struct parameters (3D copies and
+// sets).
+constexpr bool buffersAreMembers(const ApiFunction& function) {
+  return function.has(ArgMeaning::Copy3DParams) || function.has(ArgMeaning::PitchedPointer);
 }
 
 // Roles whose work is enqueued on a stream and therefore need a Stream parameter (the synchronous

@@ -93,8 +93,12 @@ private:
   void trim_history();
   void copy_accesses(const Copy& copy, std::vector<Access>& accesses) const;
   bool copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const;
-  void append_rows(std::vector<Access>& out, Address base, std::uint64_t width,
-                   std::uint64_t height, std::uint64_t pitch, AccessMode mode) const;
+  // The rows of a copy's or set's side: `depth` slices of `height` rows of `width` bytes.
+  struct RowLayout {
+    std::uint64_t width = 0, height = 1, pitch = 0, depth = 1, slice_pitch = 0;
+  };
+  void append_rows(std::vector<Access>& out, Address base, const RowLayout& layout,
+                   AccessMode mode) const;
   void set_nvtx_path(ThreadState& thread);
 
   // engine_findings.cpp
@@ -114,8 +118,8 @@ private:
   // A wait on an event recorded inside a capture: true when it pulled `stream` into it.
   bool join_capture(const Event& event, StreamState& stream, const EventState& awaited);
   void begin_capture(ThreadState& thread, const CaptureBegin& begin);
-  void end_capture(ThreadState& thread, const CaptureEnd& end);
-  void instantiate_graph(RankId rank, const GraphInstantiate& instantiate);
+  void end_capture(const EventHeader& header, ThreadState& thread, const CaptureEnd& end);
+  void instantiate_graph(std::uint32_t address_space, const GraphInstantiate& instantiate);
   void launch_graph(const Event& event, const GraphLaunch& launch);
 
   // engine_nccl.cpp
@@ -152,6 +156,9 @@ private:
 
   std::uint32_t capture_serial_ = 0;
   std::unordered_map<std::uint32_t, CapturedGraph> captures_;
+  // Graphs and executables are keyed by address space (a process), not rank: their handles are
+  // the process's, and a process driving several devices instantiates one device's graph while
+  // another is current. A launch runs as the rank of its stream (rule 11).
   std::unordered_map<RankHandleKey, std::unique_ptr<CapturedGraph>, RankHandleHash> graphs_;
   std::unordered_map<RankHandleKey, Executable, RankHandleHash> executables_;
   std::uint64_t executable_serial_ = 0;

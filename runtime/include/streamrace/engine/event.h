@@ -161,8 +161,9 @@ struct Free {
   STREAMRACE_FIELDS(base, api, stream)
 };
 
-// A copy of `height` rows of `width` bytes; rows start `pitch` bytes apart (1D: height 1).
-// Peer copies name both devices; the addresses already tell which memory they touch.
+// A copy of `depth` slices of `height` rows of `width` bytes; rows start `pitch` bytes apart,
+// slices `slice_pitch` bytes apart (1D: height 1; 1D and 2D: depth 1). Peer copies name both
+// devices; the addresses already tell which memory they touch.
 struct Copy {
   StreamHandle stream = 0;
   Address dst = 0;
@@ -173,8 +174,11 @@ struct Copy {
   std::uint64_t src_pitch = 0;
   CopyDirection direction = CopyDirection::Default;
   bool synchronous_api = false; // cudaMemcpy rather than cudaMemcpyAsync
+  std::uint64_t depth = 1;
+  std::uint64_t dst_slice_pitch = 0;
+  std::uint64_t src_slice_pitch = 0;
   STREAMRACE_FIELDS(stream, dst, src, width, height, dst_pitch, src_pitch, direction,
-                    synchronous_api)
+                    synchronous_api, depth, dst_slice_pitch, src_slice_pitch)
 };
 struct Set {
   StreamHandle stream = 0;
@@ -183,7 +187,9 @@ struct Set {
   std::uint64_t height = 1;
   std::uint64_t pitch = 0;
   bool synchronous_api = false; // cudaMemset rather than cudaMemsetAsync
-  STREAMRACE_FIELDS(stream, dst, width, height, pitch, synchronous_api)
+  std::uint64_t depth = 1;
+  std::uint64_t slice_pitch = 0;
+  STREAMRACE_FIELDS(stream, dst, width, height, pitch, synchronous_api, depth, slice_pitch)
 };
 struct KernelLaunch {
   StreamHandle stream = 0;
@@ -268,6 +274,21 @@ struct GraphLaunch {
   STREAMRACE_FIELDS(exec, stream)
 };
 
+// Host threads handing work to each other (docs/semantics.md rule 16): a thread releases a
+// synchronization object (unlocks a mutex, signals a condition variable, posts a semaphore,
+// creates a thread, ends) and another acquires it (locks the mutex, returns from the wait or the
+// semaphore, starts, joins the ended thread). What the first did before the release is ordered
+// before what the second does after the acquire. `object` is the object's address (a thread's
+// id for creation and joining), unique within the process.
+struct HostRelease {
+  std::uint64_t object = 0;
+  STREAMRACE_FIELDS(object)
+};
+struct HostAcquire {
+  std::uint64_t object = 0;
+  STREAMRACE_FIELDS(object)
+};
+
 struct NvtxRangePush {
   NameId name = 0;
   STREAMRACE_FIELDS(name)
@@ -320,7 +341,8 @@ using Payload =
                  Alloc, Free, Copy, Set, KernelLaunch, HostFunction, HostAccess, CommInit,
                  CommDestroy, Collective, PointToPoint, GroupStart, GroupEnd, CaptureBegin,
                  CaptureEnd, GraphInstantiate, GraphLaunch, NvtxRangePush, NvtxRangePop, NameStream,
-                 NameEvent, NameMemory, BlockAlloc, BlockStreamUse, BlockFree>;
+                 NameEvent, NameMemory, BlockAlloc, BlockStreamUse, BlockFree, HostRelease,
+                 HostAcquire>;
 
 // Who did it, where in the program, and when. Ranks that share a process share an address
 // space: `address_space` tells the engine which accesses can touch the same bytes.

@@ -47,8 +47,9 @@ struct StreamState {
   std::uint64_t legacy_seen = 0; // the device's legacy-stream version last joined
   ActorId joined_thread = 0;     // the thread whose clock was joined last, and its version
   std::uint64_t joined_thread_version = ~0ull;
-  std::uint32_t capture = 0;  // the capture this stream is recording into; 0 = executing
-  EventHandle last_event = 0; // the event recorded on this stream most recently
+  std::uint32_t capture = 0;          // the capture this stream is recording into; 0 = executing
+  EventHandle last_event = 0;         // the event recorded on this stream most recently
+  std::uint32_t last_event_space = 0; // the address space (process) whose handle it is
   std::optional<UnrecordedWait> unrecorded_wait;
 
   bool takes_part_in_legacy_sync() const {
@@ -169,6 +170,8 @@ public:
   StreamState& create_stream(ThreadState& thread, const StreamCreate& create,
                              bool graph_lane = false);
   void destroy_stream(ThreadState& thread, StreamHandle handle);
+  // Events are named by address space (a process), not rank: a process records an event on one
+  // device's stream and waits for it on another's (rule 15).
   EventState& event(RankId rank, EventHandle handle) {
     if (EventState* recent = recent_event(rank, handle)) return *recent;
     return add_event(rank, handle);
@@ -211,13 +214,22 @@ public:
   Epoch host_action(ThreadState& thread);
   void join_into(StreamState& stream, const VectorClock& clock);
 
+  // Rule 16: a host thread releases a synchronization object of its process (its clock goes
+  // into the object's) and another acquires it (joins the object's clock). Objects are named by
+  // address; a new object at the address of a destroyed one inherits its releases (orders more,
+  // never reports more).
+  void release(ThreadState& thread, std::uint32_t address_space, std::uint64_t object);
+  void acquire(ThreadState& thread, std::uint32_t address_space, std::uint64_t object);
+
   // Rules 3 and 4.
   void record(EventHandle handle, EventState& event, StreamState& stream, ThreadState& thread);
   void wait(StreamState& stream, const EventState& event, ThreadState& thread);
   // Rule 5 (and the implicit device synchronizations of rules 7 and 8).
   void host_waits_for(ThreadState& thread, StreamState& stream);
   void host_waits_for(ThreadState& thread, const EventState& event);
-  void host_waits_for_device(ThreadState& thread, DeviceId device);
+  // Every stream of the device, or only those that take part in legacy-stream synchronization.
+  void host_waits_for_device(ThreadState& thread, DeviceId device,
+                             bool blocking_streams_only = false);
 
   // Rule 14: the stream's part of the meeting `key` (expected parties per the call).
   Arrival arrive_collective(StreamState& stream, const CommState& comm, std::uint64_t sequence,
@@ -319,6 +331,14 @@ private:
   std::unordered_map<RankHandleKey, StreamState*, RankHandleHash> legacy_streams_; // by device
   std::unordered_map<RankHandleKey, StreamState*, RankHandleHash> per_thread_streams_;
   std::unordered_map<RankHandleKey, EventState, RankHandleHash> events_;
+  // What released each synchronization object, by (address space, object): the join of every
+  // release so far, and the last releaser's step for explanations.
+  struct HandOff {
+    VectorClock clock;
+    ActorId releaser = 0;
+    Epoch epoch = 0;
+  };
+  std::unordered_map<RankHandleKey, HandOff, RankHandleHash> hand_offs_;
   std::unordered_map<RankHandleKey, DeviceState, RankHandleHash> devices_;
   std::unordered_map<RankHandleKey, CommState, RankHandleHash> comms_;
   std::unordered_map<CommKey, CommRanks> comm_ranks_;

@@ -23,6 +23,7 @@ enum class JoinKind : std::uint8_t {
   Collective,           // rule 14: the k-th collective on a communicator, across its ranks
   SendReceive,          // rule 14: a receive comes after its matching send
   ProgramOrder,         // rule 1: one OS thread acting for another rank (several devices)
+  HostHandOff,          // rule 16: a host thread acquired what another released (mutex, ...)
   Merge,                // an engine-built join (NCCL groups over several streams, graph lanes)
 };
 

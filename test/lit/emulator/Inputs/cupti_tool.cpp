@@ -56,8 +56,9 @@ void CUPTIAPI onCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
         printRuntimeParams(cbid, data);
       } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) {
         const auto* params = static_cast<const cuLaunchKernel_params*>(data->functionParams);
-        std::printf(" grid=%u block=%u symbol=%s", params->gridDimX, params->blockDimX,
-                    data->symbolName);
+        std::printf(" grid=%u block=%u symbol=%s%s", params->gridDimX, params->blockDimX,
+                    data->symbolName,
+                    params->kernelParams == nullptr && params->extra != nullptr ? " packed" : "");
       }
       std::printf("\n");
     } else {

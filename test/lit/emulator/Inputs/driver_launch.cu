@@ -68,8 +68,31 @@ int main() {
               static_cast<int>(cuLaunchKernel(reinterpret_cast<CUfunction>(&notAKernel), 1, 1, 1, 1,
                                               1, 1, 0, nullptr, arguments, nullptr)),
               static_cast<int>(cuFuncGetName(&name, reinterpret_cast<CUfunction>(&notAKernel))));
-  void* packed[] = {CU_LAUNCH_PARAM_END};
-  std::printf("extra: %d\n", static_cast<int>(cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr,
-                                                             nullptr, packed)));
+  // The same kernel with its arguments packed in one buffer, at the offsets cuFuncGetParamInfo
+  // gives (pointer at 0, float at 8, int at 12).
+  struct {
+    float* data;
+    float factor;
+    int count;
+  } buffer{data, 0.5f, n};
+  std::size_t bufferSize = sizeof buffer;
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &buffer, CU_LAUNCH_PARAM_BUFFER_SIZE,
+                   &bufferSize, CU_LAUNCH_PARAM_END};
+  std::printf("extra: %d\n",
+              static_cast<int>(cuLaunchKernel(function, 2, 1, 1, 128, 1, 1, 0,
+                                              reinterpret_cast<CUstream>(stream), nullptr, extra)));
+  CHECK(cudaMemcpyAsync(host, data, sizeof host, cudaMemcpyDeviceToHost, stream));
+  CHECK(cudaStreamSynchronize(stream));
+  std::printf("after the packed launch: %.1f %.1f\n", static_cast<double>(host[0]),
+              static_cast<double>(host[n - 1]));
+  std::size_t tooSmall = 8;
+  void* truncated[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &buffer, CU_LAUNCH_PARAM_BUFFER_SIZE,
+                       &tooSmall, CU_LAUNCH_PARAM_END};
+  void* unsized[] = {CU_LAUNCH_PARAM_END};
+  std::printf(
+      "extra too small: %d, without a size: %d, with kernelParams too: %d\n",
+      static_cast<int>(cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, truncated)),
+      static_cast<int>(cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, unsized)),
+      static_cast<int>(cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr, arguments, extra)));
   return 0;
 }

@@ -9,6 +9,8 @@
 //   event         the same, stream 2 waits on an event recorded after the launch
 //   runtime-race  the same kernel launched with <<<>>> instead (the runtime's launch, with the
 //                 driver's underneath)
+//   packed-race   as race, the arguments packed in one buffer passed through `extra`
+//   packed-event  as event, the arguments packed
 //   With `annotate`, an NVTX mark in the "streamrace" domain annotates the kernel by name first.
 #include <streamrace_emulator/kernel_registry.h>
 
@@ -54,7 +56,9 @@ void annotateByName() {
   nvtxDomainMarkEx(nvtxDomainCreateA("streamrace"), &mark);
 }
 
-int run(bool ordered, bool throughDriver) {
+enum class Launch { Runtime, Driver, DriverPacked };
+
+int run(bool ordered, Launch how) {
   float* middle = nullptr;
   float* target = nullptr;
   CHECK(cudaMalloc(&middle, kCount * sizeof(float)));
@@ -65,13 +69,22 @@ int run(bool ordered, bool throughDriver) {
   CHECK(cudaStreamCreate(&writer));
   CHECK(cudaStreamCreate(&reader));
   CHECK(cudaEventCreate(&written));
-  if (throughDriver) {
+  if (how != Launch::Runtime) {
     cudaFunction_t function = nullptr;
     CHECK(cudaGetFuncBySymbol(&function, reinterpret_cast<const void*>(fill)));
     int count = kCount;
     void* arguments[] = {&middle, &count};
+    struct {
+      float* out;
+      int count;
+    } packed{middle, kCount};
+    std::size_t packedSize = sizeof packed;
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
+                     &packedSize, CU_LAUNCH_PARAM_END};
+    const bool inExtra = how == Launch::DriverPacked;
     CHECK_DRIVER(cuLaunchKernel(reinterpret_cast<CUfunction>(function), kCount / 256, 1, 1, 256, 1,
-                                1, 0, reinterpret_cast<CUstream>(writer), arguments, nullptr));
+                                1, 0, reinterpret_cast<CUstream>(writer),
+                                inExtra ? nullptr : arguments, inExtra ? extra : nullptr));
   } else {
     fill<<<kCount / 256, 256, 0, writer>>>(middle, kCount);
     CHECK(cudaGetLastError());
@@ -92,14 +105,17 @@ int run(bool ordered, bool throughDriver) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: driver_races race|event|runtime-race [annotate]\n");
+    std::fprintf(stderr, "usage: driver_races race|event|runtime-race|packed-race|packed-event "
+                         "[annotate]\n");
     return 2;
   }
   streamrace_emulator::registerKernel<&fillOnCpu>(fill);
   if (argc > 2 && std::strcmp(argv[2], "annotate") == 0) annotateByName();
-  if (std::strcmp(argv[1], "race") == 0) return run(false, true);
-  if (std::strcmp(argv[1], "event") == 0) return run(true, true);
-  if (std::strcmp(argv[1], "runtime-race") == 0) return run(false, false);
+  if (std::strcmp(argv[1], "race") == 0) return run(false, Launch::Driver);
+  if (std::strcmp(argv[1], "event") == 0) return run(true, Launch::Driver);
+  if (std::strcmp(argv[1], "runtime-race") == 0) return run(false, Launch::Runtime);
+  if (std::strcmp(argv[1], "packed-race") == 0) return run(false, Launch::DriverPacked);
+  if (std::strcmp(argv[1], "packed-event") == 0) return run(true, Launch::DriverPacked);
   std::fprintf(stderr, "unknown scenario %s\n", argv[1]);
   return 2;
 }

@@ -6,6 +6,9 @@
 //   race        fill<<<>>> writes `middle` on stream 1, cudaMemcpyAsync reads it on stream 2
 //   event       the same, stream 2 waits on an event recorded after the kernel
 //   last-error  the program's cudaGetLastError answers around the first launches of kernels
+//   launch-ex   as race, fill launched with cudaLaunchKernelEx (its stream in the config)
+//   launch-ex-event   as event, launched with cudaLaunchKernelEx
+//   cooperative as race, fill launched with cudaLaunchCooperativeKernel
 //   With `annotate`, fill is annotated (streamrace/annotations.h) before it is launched.
 #include <streamrace/annotations.h>
 #include <streamrace_emulator/kernel_registry.h>
@@ -36,7 +39,9 @@ void fillOnCpu(const StreamraceEmuLaunch&, float* out, int count) {
     out[i] = 1.0f;
 }
 
-int race(bool ordered) {
+enum class Launch { Chevrons, Ex, Cooperative };
+
+int race(bool ordered, Launch how = Launch::Chevrons) {
   float* middle = nullptr;
   float* target = nullptr;
   CHECK(cudaMalloc(&middle, kCount * sizeof(float)));
@@ -47,8 +52,21 @@ int race(bool ordered) {
   CHECK(cudaStreamCreate(&writer));
   CHECK(cudaStreamCreate(&reader));
   CHECK(cudaEventCreate(&written));
-  fill<<<kCount / 256, 256, 0, writer>>>(middle, kCount);
-  CHECK(cudaGetLastError());
+  int count = kCount;
+  if (how == Launch::Ex) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(kCount / 256);
+    config.blockDim = dim3(256);
+    config.stream = writer;
+    CHECK(cudaLaunchKernelEx(&config, fill, middle, count));
+  } else if (how == Launch::Cooperative) {
+    void* arguments[] = {&middle, &count};
+    CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(fill), dim3(kCount / 256),
+                                      dim3(256), arguments, 0, writer));
+  } else {
+    fill<<<kCount / 256, 256, 0, writer>>>(middle, count);
+    CHECK(cudaGetLastError());
+  }
   if (ordered) {
     CHECK(cudaEventRecord(written, writer));
     CHECK(cudaStreamWaitEvent(reader, written, 0));
@@ -80,7 +98,8 @@ int lastError() {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: kernel_races race|event|last-error [annotate]\n");
+    std::fprintf(stderr, "usage: kernel_races race|event|last-error|launch-ex|launch-ex-event|"
+                         "cooperative [annotate]\n");
     return 2;
   }
   streamrace_emulator::registerKernel<&fillOnCpu>(fill);
@@ -89,6 +108,9 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "race") == 0) return race(false);
   if (std::strcmp(argv[1], "event") == 0) return race(true);
   if (std::strcmp(argv[1], "last-error") == 0) return lastError();
+  if (std::strcmp(argv[1], "launch-ex") == 0) return race(false, Launch::Ex);
+  if (std::strcmp(argv[1], "launch-ex-event") == 0) return race(true, Launch::Ex);
+  if (std::strcmp(argv[1], "cooperative") == 0) return race(false, Launch::Cooperative);
   std::fprintf(stderr, "unknown scenario %s\n", argv[1]);
   return 2;
 }

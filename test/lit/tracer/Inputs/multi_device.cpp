@@ -16,21 +16,13 @@
 #include <cstring>
 
 #include "../../Inputs/check_call.h"
+#include "../../Inputs/check_nccl_call.h"
 
 namespace {
 
 constexpr int kDevices = 2;
 constexpr std::size_t kCount = 1 << 12;
 constexpr std::size_t kBytes = kCount * sizeof(float);
-
-#define NCCL_CHECK(call)                                                                           \
-  do {                                                                                             \
-    ncclResult_t status = (call);                                                                  \
-    if (status != ncclSuccess) {                                                                   \
-      std::printf("FAILED %s: %s\n", #call, ncclGetErrorString(status));                           \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
 
 struct Device {
   float* source = nullptr;
