@@ -22,23 +22,35 @@ bool isPointerLike(const clang::Expr* expr) {
   return type->isPointerType() || type->isArrayType();
 }
 
-// Pointer arguments of a kernel launch, accessed as the kernel's summary says (read and write
-// when the kernel's body is not in this translation unit).
+const KernelSummary* summaryOf(const clang::FunctionDecl* kernel, const KernelSummaries& kernels) {
+  if (!kernel) return nullptr;
+  auto found = kernels.find(kernel->getCanonicalDecl());
+  return found == kernels.end() ? nullptr : &found->second;
+}
+
+// Pointer argument `index` of a kernel launch, accessed as the kernel's summary says (read and
+// write when the kernel's body is not in this translation unit).
+void addKernelArgument(const clang::Expr* argument, const clang::FunctionDecl* kernel,
+                       const KernelSummary* summary, unsigned index, CallEffect& effect) {
+  if (!isPointerLike(argument)) return;
+  ParamAccess access = ParamAccess::ReadWrite;
+  if (summary && index < summary->paramAccess.size()) access = summary->paramAccess[index];
+  if (access == ParamAccess::None) return;
+  BufferUse use{argument, access != ParamAccess::Write, access != ParamAccess::Read, {}};
+  use.atomic = access == ParamAccess::Atomic;
+  if (kernel && index < kernel->getNumParams()) {
+    const clang::QualType type = kernel->getParamDecl(index)->getType();
+    use.handshake = type->isPointerType() && type->getPointeeType().isVolatileQualified();
+  }
+  effect.buffers.push_back(use);
+}
+
+// Pointer arguments of a kernel launch (addKernelArgument).
 void addKernelArguments(const clang::CallExpr& launch, const clang::FunctionDecl* kernel,
                         const KernelSummaries& kernels, CallEffect& effect) {
-  const KernelSummary* summary = nullptr;
-  if (kernel)
-    if (auto found = kernels.find(kernel->getCanonicalDecl()); found != kernels.end())
-      summary = &found->second;
-  for (unsigned i = 0; i < launch.getNumArgs(); ++i) {
-    const clang::Expr* argument = launch.getArg(i);
-    if (!isPointerLike(argument)) continue;
-    ParamAccess access = ParamAccess::ReadWrite;
-    if (summary && i < summary->paramAccess.size()) access = summary->paramAccess[i];
-    if (access == ParamAccess::None) continue;
-    effect.buffers.push_back({argument, access != ParamAccess::Write,
-                              access == ParamAccess::Write || access == ParamAccess::ReadWrite});
-  }
+  const KernelSummary* summary = summaryOf(kernel, kernels);
+  for (unsigned i = 0; i < launch.getNumArgs(); ++i)
+    addKernelArgument(launch.getArg(i), kernel, summary, i, effect);
 }
 
 std::optional<CallEffect> kernelLaunchEffect(const clang::CUDAKernelCallExpr& launch,
@@ -52,6 +64,58 @@ std::optional<CallEffect> kernelLaunchEffect(const clang::CUDAKernelCallExpr& la
   return effect;
 }
 
+// Which collectives name their buffers' extent by count alone (docs/semantics.md rule 12): the
+// others scale one side by the number of ranks, which the analysis does not know.
+bool countIsExtent(api_model::CollectiveKind collective, ArgMeaning meaning) {
+  using api_model::CollectiveKind;
+  switch (collective) {
+  case CollectiveKind::AllReduce:
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+    return true;
+  case CollectiveKind::AllGather:
+  case CollectiveKind::Gather:
+    return meaning == ArgMeaning::ReadBuffer;
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::Scatter:
+    return meaning == ArgMeaning::WrittenBuffer;
+  case CollectiveKind::AllToAll:
+    return false;
+  case CollectiveKind::None: // send, recv
+    return true;
+  }
+  return false;
+}
+
+Extent extentOf(const clang::CallExpr& call, const ApiFunction& function, ArgMeaning meaning) {
+  Extent extent;
+  switch (function.role) {
+  case ApiRole::Copy:
+  case ApiRole::Set:
+    extent.bytes = argumentAt(call, function.argIndex(ArgMeaning::ByteSize));
+    break;
+  case ApiRole::Copy2D:
+  case ApiRole::Set2D:
+    extent.width = argumentAt(call, function.argIndex(ArgMeaning::Width));
+    extent.height = argumentAt(call, function.argIndex(ArgMeaning::Height));
+    extent.pitch = argumentAt(call, function.argIndex(meaning == ArgMeaning::ReadBuffer
+                                                          ? ArgMeaning::SrcPitch
+                                                          : ArgMeaning::DstPitch));
+    break;
+  case ApiRole::Collective:
+  case ApiRole::Send:
+  case ApiRole::Recv:
+    if (countIsExtent(function.collective, meaning)) {
+      extent.elements = argumentAt(call, function.argIndex(ArgMeaning::ElementCount));
+      extent.datatype = argumentAt(call, function.argIndex(ArgMeaning::Datatype));
+    }
+    break;
+  default:
+    break;
+  }
+  return extent;
+}
+
 std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFunction& function,
                                     clang::ASTContext& context) {
   CallEffect effect;
@@ -61,18 +125,17 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
   effect.event = argumentAt(call, function.argIndex(ArgMeaning::Event));
   for (std::size_t i = 0; i < function.args.size() && i < call.getNumArgs(); ++i) {
     const clang::Expr* argument = call.getArg(static_cast<unsigned>(i));
-    switch (function.args[i].meaning) {
+    const ArgMeaning meaning = function.args[i].meaning;
+    switch (meaning) {
     case ArgMeaning::ReadBuffer:
-      effect.buffers.push_back({argument, true, false});
-      break;
     case ArgMeaning::WrittenBuffer:
-      effect.buffers.push_back({argument, false, true});
-      break;
     case ArgMeaning::ReadWrittenBuffer:
-      effect.buffers.push_back({argument, true, true});
+      effect.buffers.push_back({argument, meaning != ArgMeaning::WrittenBuffer,
+                                meaning != ArgMeaning::ReadBuffer,
+                                extentOf(call, function, meaning)});
       break;
     case ArgMeaning::FreedBuffer:
-      effect.buffers.push_back({argument, false, true});
+      effect.buffers.push_back({argument, false, true, {}});
       break;
     default:
       break;
@@ -155,7 +218,7 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
   case ApiRole::HostRegister:
     effect.kind = CallEffectKind::HostRegister;
     if (const clang::Expr* buffer = argumentAt(call, function.argIndex(ArgMeaning::HostBuffer)))
-      effect.buffers.push_back({buffer, false, false});
+      effect.buffers.push_back({buffer, false, false, {}});
     return effect;
   case ApiRole::StreamCreate:
     effect.kind = CallEffectKind::StreamCreate;
@@ -178,7 +241,7 @@ std::optional<CallEffect> wrapperEffect(const clang::CallExpr& call, llvm::Strin
   effect.stream = argumentAt(call, wrapper.stream);
   for (unsigned index : wrapper.reads)
     if (const clang::Expr* argument = argumentAt(call, index))
-      effect.buffers.push_back({argument, true, false});
+      effect.buffers.push_back({argument, true, false, {}});
   for (unsigned index : wrapper.writes) {
     const clang::Expr* argument = argumentAt(call, index);
     if (!argument) continue;
@@ -189,7 +252,7 @@ std::optional<CallEffect> wrapperEffect(const clang::CallExpr& call, llvm::Strin
     if (same != effect.buffers.end())
       same->write = true;
     else
-      effect.buffers.push_back({argument, false, true});
+      effect.buffers.push_back({argument, false, true, {}});
   }
   return effect;
 }
@@ -211,21 +274,12 @@ void addLaunchKernelArguments(const clang::CallExpr& call, const KernelSummaries
   const auto* init =
       argsVar ? llvm::dyn_cast_or_null<clang::InitListExpr>(argsVar->getInit()) : nullptr;
   if (!init) return;
-  const KernelSummary* summary = nullptr;
-  if (kernel)
-    if (auto found = kernels.find(kernel->getCanonicalDecl()); found != kernels.end())
-      summary = &found->second;
+  const KernelSummary* summary = summaryOf(kernel, kernels);
   for (unsigned i = 0; i < init->getNumInits(); ++i) {
     const auto* address =
         llvm::dyn_cast<clang::UnaryOperator>(init->getInit(i)->IgnoreParenCasts());
     if (!address || address->getOpcode() != clang::UO_AddrOf) continue;
-    const clang::Expr* argument = address->getSubExpr();
-    if (!argument->getType()->isPointerType()) continue;
-    ParamAccess access = ParamAccess::ReadWrite;
-    if (summary && i < summary->paramAccess.size()) access = summary->paramAccess[i];
-    if (access == ParamAccess::None) continue;
-    effect.buffers.push_back({argument, access != ParamAccess::Write,
-                              access == ParamAccess::Write || access == ParamAccess::ReadWrite});
+    addKernelArgument(address->getSubExpr(), kernel, summary, i, effect);
   }
 }
 
@@ -253,7 +307,7 @@ std::optional<CallEffect> classifyCall(const clang::CallExpr& call, const UserMo
     CallEffect effect;
     effect.kind = CallEffectKind::HostFree;
     effect.operation = name.str();
-    effect.buffers.push_back({call.getArg(0), false, true});
+    effect.buffers.push_back({call.getArg(0), false, true, {}});
     return effect;
   }
   if (name == "malloc" || name == "calloc" || name == "aligned_alloc") {

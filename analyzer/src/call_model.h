@@ -40,10 +40,26 @@ enum class CallEffectKind {
 
 enum class MemoryKind { Unknown, Device, Pinned, Pageable, Managed };
 
+// How many bytes a buffer argument's access spans, as the call says it; nothing known: to the end
+// of the allocation (a kernel's pointer argument).
+struct Extent {
+  const clang::Expr* bytes = nullptr;    // a byte count (copies, sets)
+  const clang::Expr* elements = nullptr; // an element count of `datatype` (NCCL)
+  const clang::Expr* datatype = nullptr;
+  const clang::Expr* width = nullptr; // rows (2D copies and sets): (height - 1) * pitch + width
+  const clang::Expr* height = nullptr;
+  const clang::Expr* pitch = nullptr;
+};
+
 struct BufferUse {
   const clang::Expr* expr = nullptr;
   bool read = false;
   bool write = false;
+  Extent extent;
+  bool atomic = false; // only atomic read-modify-writes (kernel summaries)
+  // A kernel's `volatile` pointer parameter: a flag it polls or raises to hand over to the host
+  // or another stream (p2pBandwidthLatencyTest's delay kernel), synchronization rather than data.
+  bool handshake = false;
 };
 
 struct CallEffect {

@@ -8,6 +8,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -114,8 +115,12 @@ template <class Change> std::string rewrite(llvm::StringRef key, Change change) 
 bool distinct(const Index& a, const Index& b) {
   if (a.kind == IndexKind::Constant && b.kind == IndexKind::Constant) return a.value != b.value;
   if (a.kind == IndexKind::Any || b.kind == IndexKind::Any || a.kind == IndexKind::Constant ||
-      b.kind == IndexKind::Constant || a.variable != b.variable)
+      b.kind == IndexKind::Constant)
     return false;
+  // Two live variables the program keeps apart (i and j of nested loops, dev_id and its
+  // neighbour top): different elements. A variable's keys are forgotten when it dies, so a
+  // finished loop's elements meet a later loop's as "any element".
+  if (a.variable != b.variable) return true;
   if (a.kind == IndexKind::Offset && b.kind == IndexKind::Offset) return a.value != b.value;
   if (a.kind == b.kind) return false;
   if (a.kind != IndexKind::Offset && b.kind != IndexKind::Offset) return true; // below vs above
@@ -263,10 +268,30 @@ Subscript subscriptOf(const clang::Stmt* stmt) {
   return {};
 }
 
+const clang::ValueDecl* offsetVariable(const clang::Expr* index, const clang::ASTContext& context) {
+  const std::optional<AffineIndex> affine = affineIndex(index, context);
+  return affine ? affine->variable : nullptr;
+}
+
 bool isOffsetOf(const clang::Expr* index, const clang::ValueDecl* variable,
                 const clang::ASTContext& context) {
   const std::optional<AffineIndex> affine = affineIndex(index, context);
   return affine && affine->variable == variable;
+}
+
+std::string substituteIndices(llvm::StringRef key, llvm::StringRef variable,
+                              llvm::StringRef value) {
+  const Index replacement = parseIndex(value);
+  return rewrite(key, [&](Index& index) {
+    if (index.variable != variable) return;
+    if (index.kind == IndexKind::Offset && replacement.kind == IndexKind::Constant)
+      index = Index{IndexKind::Constant, {}, replacement.value + index.value};
+    else if (index.kind == IndexKind::Offset && replacement.kind == IndexKind::Offset &&
+             std::abs(replacement.value + index.value) <= kExactOffset)
+      index = Index{IndexKind::Offset, replacement.variable, replacement.value + index.value};
+    else
+      index = Index{};
+  });
 }
 
 std::string collapseIndices(llvm::StringRef key) {

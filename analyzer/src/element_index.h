@@ -10,9 +10,10 @@
 //   "[*]"         anything else: any element
 //
 // Two element keys of one container name different storage only when the analysis can tell the
-// indices apart: two different constants, or the same variable with different offsets. Every
-// other pair (a constant and a variable, two unrelated variables, "[*]") may be the same element,
-// so an access through one is checked against pending work through the other. When a variable
+// indices apart: two different constants, the same variable with different offsets, or two
+// different variables (the program keeps them apart; a dead variable's indices are forgotten).
+// Every other pair (a constant and a variable, "[*]") may be the same element, so an access
+// through one is checked against pending work through the other. When a variable
 // changes, the keys that mention it are rewritten: `++i` turns "[i+1]" into "[i]" (the same
 // element, now one iteration later), an assignment the analysis cannot follow turns them into
 // "[*]". A loop's start names the elements touched just before it through its variable
@@ -73,9 +74,16 @@ struct Subscript {
 };
 Subscript subscriptOf(const clang::Stmt* stmt);
 
+// The variable subscript `index` is a constant away from, or null.
+const clang::ValueDecl* offsetVariable(const clang::Expr* index, const clang::ASTContext& context);
+
 // Whether subscript `index` is `variable` plus a constant.
 bool isOffsetOf(const clang::Expr* index, const clang::ValueDecl* variable,
                 const clang::ASTContext& context);
+
+// `key` where `variable` (a parameter of a call analyzed in place) is replaced by `value`, the
+// argument as indexKey spells it in the caller: `full[layer+1]` with layer = i is `full[i+1]`.
+std::string substituteIndices(llvm::StringRef key, llvm::StringRef variable, llvm::StringRef value);
 
 // `key` with every variable index made "[*]": how streams and events are named. The events of an
 // array indexed by variables are one event, so a wait on `ready[i]` orders what the latest record

@@ -4,6 +4,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -66,6 +67,15 @@ CommonBlock commonBlock(const clang::Stmt* first, const clang::Stmt* second,
   return {};
 }
 
+// The innermost loop `stmt` is inside, or null.
+const clang::Stmt* enclosingLoop(const clang::Stmt* stmt, const clang::ParentMap& parents) {
+  for (const clang::Stmt* current = parents.getParent(const_cast<clang::Stmt*>(stmt)); current;
+       current = parents.getParent(const_cast<clang::Stmt*>(current)))
+    if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CXXForRangeStmt>(current))
+      return current;
+  return nullptr;
+}
+
 bool isUsableStreamText(llvm::StringRef text) {
   return !text.empty() && text.find_first_of("<*@") == llvm::StringRef::npos;
 }
@@ -93,7 +103,7 @@ std::vector<clang::FixItHint> orderStreamsFix(const clang::Stmt* first, const cl
                                               llvm::StringRef producerStream,
                                               llvm::StringRef consumerStream,
                                               const clang::ParentMap& parents,
-                                              const clang::ASTContext& context) {
+                                              const clang::ASTContext& context, bool hostMayWait) {
   if (!isUsableStreamText(producerStream)) return {};
   const PlacedStatement consumer = place(second, parents);
   if (!consumer.statement) return {};
@@ -107,30 +117,48 @@ std::vector<clang::FixItHint> orderStreamsFix(const clang::Stmt* first, const cl
   const CommonBlock common = commonBlock(first, second, parents);
   const clang::SourceLocation waitPoint =
       common.second ? statementBegin(common.second, context) : clang::SourceLocation();
-  const bool eventFits =
-      common.first && common.first != common.second && waitPoint.isValid() &&
-      isUsableStreamText(consumerStream) &&
-      sources.isBeforeInTranslationUnit(common.first->getBeginLoc(), common.second->getBeginLoc());
-  if (eventFits) {
+  const bool eventUsable = common.first && common.first != common.second && waitPoint.isValid() &&
+                           isUsableStreamText(consumerStream);
+  const clang::SourceLocation afterProducer =
+      eventUsable ? locationAfterStatement(common.first, context) : clang::SourceLocation();
+  if (afterProducer.isValid()) {
+    // Named after the producing statement: findings that share it share one event, and their
+    // identical record insertions merge.
+    const std::string event =
+        "streamrace_ready_" +
+        std::to_string(sources.getExpansionLineNumber(common.first->getBeginLoc()));
+    const std::string producerIndent = indentationOf(common.first, context);
     const std::string waitIndent = indentationOf(common.second, context);
-    const clang::SourceLocation afterProducer = locationAfterStatement(common.first, context);
-    if (afterProducer.isValid()) {
-      // Named after the producing statement: findings that share it share one event, and their
-      // identical record insertions merge.
-      const std::string event =
-          "streamrace_ready_" +
-          std::to_string(sources.getExpansionLineNumber(common.first->getBeginLoc()));
-      const std::string producerIndent = indentationOf(common.first, context);
-      std::string record = "\n" + producerIndent + "cudaEvent_t " + event + ";\n" + producerIndent +
-                           "cudaEventCreateWithFlags(&" + event + ", cudaEventDisableTiming);\n" +
-                           producerIndent + "cudaEventRecord(" + event + ", " +
-                           producerStream.str() + ");";
-      std::string wait = "cudaStreamWaitEvent(" + consumerStream.str() + ", " + event + ", 0);\n" +
-                         waitIndent + "cudaEventDestroy(" + event + ");\n" + waitIndent;
-      return {clang::FixItHint::CreateInsertion(afterProducer, record),
-              clang::FixItHint::CreateInsertion(waitPoint, wait)};
+    const std::string create = "cudaEvent_t " + event + ";\n";
+    const std::string createWithFlags =
+        "cudaEventCreateWithFlags(&" + event + ", cudaEventDisableTiming);";
+    const std::string record = "cudaEventRecord(" + event + ", " + producerStream.str() + ");";
+    const std::string wait = "cudaStreamWaitEvent(" + consumerStream.str() + ", " + event + ", 0);";
+    if (sources.isBeforeInTranslationUnit(common.first->getBeginLoc(),
+                                          common.second->getBeginLoc()))
+      return {clang::FixItHint::CreateInsertion(
+                  afterProducer, "\n" + producerIndent + create + producerIndent + createWithFlags +
+                                     "\n" + producerIndent + record),
+              clang::FixItHint::CreateInsertion(waitPoint, wait + "\n" + waitIndent +
+                                                               "cudaEventDestroy(" + event +
+                                                               ");\n" + waitIndent)};
+    // Carried around a loop: iteration i + 1's consumer waits for iteration i's producer.
+    const PlacedStatement loop = place(enclosingLoop(common.first, parents), parents);
+    const clang::SourceLocation loopBegin =
+        loop.statement ? statementBegin(loop.statement, context) : clang::SourceLocation();
+    const clang::SourceLocation afterLoop =
+        loop.statement ? locationAfterStatement(loop.statement, context) : clang::SourceLocation();
+    if (loopBegin.isValid() && afterLoop.isValid()) {
+      const std::string loopIndent = indentationOf(loop.statement, context);
+      return {clang::FixItHint::CreateInsertion(loopBegin, create + loopIndent + createWithFlags +
+                                                               "\n" + loopIndent),
+              clang::FixItHint::CreateInsertion(waitPoint, wait + "\n" + waitIndent),
+              clang::FixItHint::CreateInsertion(afterProducer, "\n" + producerIndent + record),
+              clang::FixItHint::CreateInsertion(afterLoop, "\n" + loopIndent + "cudaEventDestroy(" +
+                                                               event + ");")};
     }
   }
+  if (!hostMayWait) return {};
   return {clang::FixItHint::CreateInsertion(
       consumerBegin, "cudaStreamSynchronize(" + producerStream.str() + ");\n" + indent)};
 }

@@ -21,6 +21,19 @@ ParamAccess merge(ParamAccess a, ParamAccess b) {
   return ParamAccess::ReadWrite;
 }
 
+// CUDA's atomic read-modify-write functions (and their _block/_system scopes).
+bool isAtomicFunction(const clang::FunctionDecl* function) {
+  if (!function || !function->getDeclName().isIdentifier()) return false;
+  const llvm::StringRef name = function->getName();
+  for (llvm::StringRef operation :
+       {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc", "atomicDec",
+        "atomicCAS", "atomicAnd", "atomicOr", "atomicXor"})
+    if (name == operation || name == (operation + "_block").str() ||
+        name == (operation + "_system").str())
+      return true;
+  return false;
+}
+
 // How the memory a pointer-valued expression points to is used by its surroundings.
 class KernelBodyScanner : public clang::RecursiveASTVisitor<KernelBodyScanner> {
 public:
@@ -91,6 +104,7 @@ private:
         if (unary->getOpcode() == clang::UO_Deref) return accessOfElement(unary);
       if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(parent))
         if (member->isArrow()) return accessOfElement(member);
+      if (isAtomicTarget(current, parent)) return ParamAccess::Atomic;
       if (llvm::isa<clang::DeclStmt>(parent)) return ParamAccess::None;
       return ParamAccess::ReadWrite;
     }
@@ -117,11 +131,27 @@ private:
       if (binary->isCompoundAssignmentOp()) return ParamAccess::ReadWrite;
       return ParamAccess::Read;
     }
-    if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(parent))
-      return unary->isIncrementDecrementOp()          ? ParamAccess::ReadWrite
-             : unary->getOpcode() == clang::UO_AddrOf ? ParamAccess::ReadWrite
-                                                      : ParamAccess::Read;
+    if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(parent)) {
+      if (unary->getOpcode() == clang::UO_AddrOf) {
+        // `atomicAdd(&bins[k], 1)`: the element's address goes straight into an atomic.
+        const clang::Stmt* address = unary;
+        const clang::Stmt* user = parentOf(address);
+        while (user && llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr>(user)) {
+          address = user;
+          user = parentOf(address);
+        }
+        return isAtomicTarget(address, user) ? ParamAccess::Atomic : ParamAccess::ReadWrite;
+      }
+      return unary->isIncrementDecrementOp() ? ParamAccess::ReadWrite : ParamAccess::Read;
+    }
     return ParamAccess::ReadWrite;
+  }
+
+  // Whether `address` is the target (first argument) of an atomic call `user`.
+  static bool isAtomicTarget(const clang::Stmt* address, const clang::Stmt* user) {
+    const auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(user);
+    return call && call->getNumArgs() > 0 && call->getArg(0) == address &&
+           isAtomicFunction(call->getDirectCallee());
   }
 
   const clang::Stmt* parentOf(const clang::Stmt* stmt) {
@@ -195,6 +225,7 @@ const char* paramAccessName(ParamAccess access) {
   case ParamAccess::Write:
     return summary_word(ParameterAccess::Write).data();
   case ParamAccess::ReadWrite:
+  case ParamAccess::Atomic: // the access the tracer knows; the summary adds kParamAtomicKey
     return summary_word(ParameterAccess::ReadWrite).data();
   }
   return summary_word(ParameterAccess::None).data();
@@ -211,11 +242,13 @@ llvm::json::Value kernelSummariesToJson(const std::vector<KernelSummary>& kernel
   llvm::json::Array array;
   for (const KernelSummary& kernel : kernels) {
     llvm::json::Array params;
-    for (std::size_t i = 0; i < kernel.paramAccess.size(); ++i)
-      params.push_back(
-          llvm::json::Object{{ka::kParamIndexKey, static_cast<int64_t>(i)},
-                             {ka::kParamNameKey, kernel.paramNames[i]},
-                             {ka::kParamAccessKey, paramAccessName(kernel.paramAccess[i])}});
+    for (std::size_t i = 0; i < kernel.paramAccess.size(); ++i) {
+      llvm::json::Object param{{ka::kParamIndexKey, static_cast<int64_t>(i)},
+                               {ka::kParamNameKey, kernel.paramNames[i]},
+                               {ka::kParamAccessKey, paramAccessName(kernel.paramAccess[i])}};
+      if (kernel.paramAccess[i] == ParamAccess::Atomic) param[ka::kParamAtomicKey] = true;
+      params.push_back(std::move(param));
+    }
     array.push_back(llvm::json::Object{{ka::kKernelNameKey, kernel.name},
                                        {ka::kMangledNameKey, kernel.mangledName},
                                        {ka::kParamsKey, std::move(params)}});

@@ -3,6 +3,9 @@
 //
 //   streamrace-check [options] <files...> [-- <compiler flags>]
 //   streamrace-check -p <build dir> <files...>
+#include "cuda_host_pass.h"
+#include "host_pass_diagnostics.h"
+#include "launch_config_braces.h"
 #include "report_formats.h"
 #include "streamrace/analyzer/analysis.h"
 #include "streamrace/analyzer/kernel_summary.h"
@@ -107,7 +110,8 @@ public:
 
   void HandleTranslationUnit(clang::ASTContext& context) override {
     clang::DiagnosticsEngine& diagnostics = compiler_.getDiagnostics();
-    if (diagnostics.hasErrorOccurred()) return;
+    // The client's count: errors nvcc accepts were dropped before it (host_pass_diagnostics.h).
+    if (diagnostics.getClient()->getNumErrors() > 0) return;
     if (!kernelSummariesOption.empty())
       for (auto& [function, summary] : summarizeKernels(context))
         results_.kernels.push_back(std::move(summary));
@@ -142,6 +146,7 @@ public:
 
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler,
                                                         llvm::StringRef) override {
+    dropErrorsNvccAccepts(compiler.getDiagnostics());
     return std::make_unique<AnalysisConsumer>(compiler, options_, filter_, results_);
   }
 
@@ -166,47 +171,6 @@ private:
   const CheckFilter& filter_;
   RunResults& results_;
 };
-
-bool isCudaCommand(const clang::tooling::CommandLineArguments& arguments, llvm::StringRef file) {
-  if (file.ends_with(".cu") || file.ends_with(".cuh")) return true;
-  for (std::size_t i = 0; i + 1 < arguments.size(); ++i)
-    if (arguments[i] == "-x" && arguments[i + 1] == "cuda") return true;
-  for (const std::string& argument : arguments)
-    if (argument == "-xcuda") return true;
-  return false;
-}
-
-bool hasArgumentStartingWith(const clang::tooling::CommandLineArguments& arguments,
-                             llvm::StringRef prefix) {
-  for (const std::string& argument : arguments)
-    if (llvm::StringRef(argument).starts_with(prefix)) return true;
-  return false;
-}
-
-// What clang needs to read CUDA host code the way nvcc's host pass does, and to find its own
-// headers wherever this tool is installed.
-clang::tooling::ArgumentsAdjuster cudaHostAdjuster() {
-  return [](const clang::tooling::CommandLineArguments& arguments, llvm::StringRef file) {
-    clang::tooling::CommandLineArguments adjusted = arguments;
-    if (!hasArgumentStartingWith(arguments, "-resource-dir"))
-      adjusted.push_back("-resource-dir=" STREAMRACE_CLANG_RESOURCE_DIR);
-    if (!isCudaCommand(arguments, file)) return adjusted;
-    adjusted.push_back("-Wno-unknown-cuda-version");
-    if (!hasArgumentStartingWith(arguments, "--cuda-host-only") &&
-        !hasArgumentStartingWith(arguments, "--cuda-device-only"))
-      adjusted.push_back("--cuda-host-only");
-    const bool noCudaIncludes = hasArgumentStartingWith(arguments, "-nocudainc");
-    if (!hasArgumentStartingWith(arguments, "--cuda-path") && !noCudaIncludes &&
-        llvm::sys::fs::is_directory(cudaPathOption))
-      adjusted.push_back("--cuda-path=" + cudaPathOption);
-    const std::string cccl = cudaPathOption + "/include/cccl";
-    if (!noCudaIncludes && llvm::sys::fs::is_directory(cccl)) {
-      adjusted.push_back("-isystem");
-      adjusted.push_back(cccl);
-    }
-    return adjusted;
-  };
-}
 
 bool writeText(llvm::StringRef path, llvm::StringRef text) {
   std::error_code error;
@@ -273,8 +237,18 @@ int run(int argc, const char** argv) {
   }
   const CheckFilter filter(checksOption);
 
-  clang::tooling::ClangTool tool(parser->getCompilations(), parser->getSourcePathList());
-  tool.appendArgumentsAdjuster(cudaHostAdjuster());
+  clang::tooling::ClangTool tool(parser->getCompilations(), parser->getSourcePathList(),
+                                 std::make_shared<clang::PCHContainerOperations>(),
+                                 launchConfigRewritingFileSystem(llvm::vfs::getRealFileSystem()));
+  // The command is read as nvcc's host pass before LibTooling's own adjusters see it, so they
+  // see clang's options only.
+  tool.clearArgumentsAdjusters();
+  tool.appendArgumentsAdjuster(cudaHostPassAdjuster(
+      {STREAMRACE_CLANG_RESOURCE_DIR, cudaPathOption, cudaPathOption.getNumOccurrences() > 0}));
+  tool.appendArgumentsAdjuster(clang::tooling::getClangStripOutputAdjuster());
+  tool.appendArgumentsAdjuster(clang::tooling::getClangSyntaxOnlyAdjuster());
+  tool.appendArgumentsAdjuster(clang::tooling::getClangStripDependencyFileAdjuster());
+  tool.mapVirtualFile(kHostPassPreludePath, kHostPassPrelude);
   RunResults results;
   AnalysisActionFactory factory(options, filter, results);
   const int toolStatus = tool.run(&factory);

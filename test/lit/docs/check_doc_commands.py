@@ -28,6 +28,8 @@ import sys
 
 SHELL_LANGUAGES = {"sh", "bash", "shell"}
 ILLUSTRATIVE = re.compile(r"^\s*#\s*illustrative:\s*(\S.*)$")
+# `cat > file <<'CODE'` ... `CODE`: the lines up to the delimiter belong to the one command.
+HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
 EXPECTED_STATUS = re.compile(r"#[^#'\"]*\bexit(?:s| status)\s+(\d+)\b[^#'\"]*$")
 FENCE = re.compile(r"^(\s{0,3})(```+|~~~+)\s*([\w+-]*)")
 RUN_ELSEWHERE = {
@@ -50,21 +52,34 @@ class Block:
 
     def commands(self):
         """(first line number, command text, expected status) per command; comments and blank
-        lines dropped, backslash continuations joined."""
-        commands, pending, start = [], [], None
+        lines dropped, backslash continuations and here-documents joined."""
+        commands, pending, start, delimiter = [], [], None, None
         for offset, text in enumerate(self.lines):
             stripped = text.strip()
+            if delimiter:
+                pending.append(text)
+                if stripped == delimiter:
+                    delimiter = None
+                    commands.append((start, "\n".join(pending), 0))
+                    pending = []
+                continue
             if not pending and (not stripped or stripped.startswith("#")):
                 continue
             if not pending:
                 start = self.line + 1 + offset
             pending.append(text)
+            heredoc = HEREDOC.search(text)
+            if heredoc:
+                delimiter = heredoc[2]
+                continue
             if text.rstrip().endswith("\\"):
                 continue
             command = "\n".join(pending)
             match = EXPECTED_STATUS.search(pending[-1])
             commands.append((start, command, int(match[1]) if match else 0))
             pending = []
+        if delimiter:
+            raise SystemExit(f"{self.path}:{start}: a here-document never reaches '{delimiter}'")
         if pending:
             raise SystemExit(f"{self.path}:{start}: a command ends with a backslash and nothing after it")
         return commands

@@ -17,7 +17,9 @@ class FunctionDecl;
 
 namespace streamrace::analyzer {
 
-enum class ParamAccess { None, Read, Write, ReadWrite };
+// Atomic: only ever the target of atomic read-modify-write operations (atomicAdd, atomicCAS...),
+// which do not race with each other.
+enum class ParamAccess { None, Read, Write, ReadWrite, Atomic };
 
 struct KernelSummary {
   std::string name;        // as written

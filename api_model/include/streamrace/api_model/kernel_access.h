@@ -38,6 +38,9 @@ inline constexpr const char* kParamsKey = "params";
 inline constexpr const char* kParamIndexKey = "index";
 inline constexpr const char* kParamNameKey = "name";
 inline constexpr const char* kParamAccessKey = "access";
+// Optional, true when the parameter is only the target of atomic read-modify-writes (its access
+// is then read_write): two such launches do not race with each other. Readers may ignore it.
+inline constexpr const char* kParamAtomicKey = "atomic";
 
 // Each access's word in an annotation and in a summary, in ParameterAccess order.
 struct AccessWords {

@@ -23,6 +23,8 @@ typedef void (*cudaHostFn_t)(void* userData);
 #define cudaEventDefault 0x00
 #define cudaEventDisableTiming 0x02
 #define cudaHostRegisterDefault 0x00
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
 
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -39,6 +41,8 @@ struct uint3 {
 extern const __device__ uint3 threadIdx;
 extern const __device__ uint3 blockIdx;
 extern const __device__ dim3 blockDim;
+__device__ int atomicAdd(int* address, int value);
+__device__ float atomicAdd(float* address, float value);
 
 extern "C" {
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,

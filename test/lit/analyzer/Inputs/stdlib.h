@@ -5,4 +5,6 @@ extern "C" {
 void* malloc(size_t size);
 void free(void* ptr);
 int printf(const char* format, ...);
+void exit(int status) __attribute__((noreturn));
+void abort(void) __attribute__((noreturn));
 }

@@ -1,5 +1,7 @@
 // Loop-carried: iteration i+1's copy overwrites the buffer iteration i's all-gather may still be
-// reading, even though each iteration orders its own copy before its own gather.
+// reading, even though each iteration orders its own copy before its own gather. The fix-it is an
+// event edge from one iteration's gather to the next iteration's copy (the first iteration's wait
+// is a no-op), not a host synchronization that would end the overlap.
 // RUN: %check_streamrace %s %t -- %mock_cuda
 #include "nccl.h"
 
@@ -13,6 +15,15 @@ void racy(float* staging, const float* const* layers, float* out, size_t n, int 
     cudaStreamWaitEvent(comm, copied, 0);
     ncclAllGather(staging, out, n, ncclFloat, c, comm);
   }
+  // CHECK-FIXES: cudaEvent_t streamrace_ready_16;
+  // CHECK-FIXES-NEXT: cudaEventCreateWithFlags(&streamrace_ready_16, cudaEventDisableTiming);
+  // CHECK-FIXES-NEXT: for (int i = 0; i < count; ++i) {
+  // CHECK-FIXES-NEXT: cudaStreamWaitEvent(compute, streamrace_ready_16, 0);
+  // CHECK-FIXES-NEXT: cudaMemcpyAsync(staging, layers[i], n * 4, cudaMemcpyDeviceToDevice, compute);
+  // CHECK-FIXES: ncclAllGather(staging, out, n, ncclFloat, c, comm);
+  // CHECK-FIXES-NEXT: cudaEventRecord(streamrace_ready_16, comm);
+  // CHECK-FIXES-NEXT: }
+  // CHECK-FIXES-NEXT: cudaEventDestroy(streamrace_ready_16);
 }
 
 void ordered_both_ways(float* staging, const float* const* layers, float* out, size_t n,

@@ -27,5 +27,6 @@ void lambda_race(float* staging, const float* src, cudaStream_t copy, cudaStream
   opaque();
   auto clear = [&] { cudaMemsetAsync(staging, 0, 64, consume); };
   clear();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'staging' is written by cudaMemsetAsync on stream 'consume' while cudaMemcpyAsync on stream 'copy' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-2]]:22: warning: 'staging' is written by cudaMemsetAsync on stream 'consume' while cudaMemcpyAsync on stream 'copy' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: the lambda is called here
 }

@@ -17,9 +17,9 @@ void racy(float* part, const float* src, float* full, size_t n, cudaStream_t com
           cudaStream_t comm, ncclComm_t c) {
   cudaMemcpyAsync(part, src, n * 4, cudaMemcpyDeviceToDevice, compute);
   gather_partition(part, full, n, c, comm);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'part' is read by ncclAllGather on stream 'comm' while cudaMemcpyAsync on stream 'compute' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: cudaMemcpyAsync writes 'part' on stream 'compute' here
-  // CHECK-MESSAGES: :8:3: note: the later access is ncclAllGather here, inside 'gather_partition'
+  // CHECK-MESSAGES: :8:3: warning: 'part' is read by ncclAllGather on stream 'comm' while cudaMemcpyAsync on stream 'compute' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: 'gather_partition' is called here
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: cudaMemcpyAsync writes 'part' on stream 'compute' here
   // CHECK-FIXES: cudaStreamWaitEvent(comm, streamrace_ready_18, 0);
   // CHECK-FIXES-NEXT: cudaEventDestroy(streamrace_ready_18);
   // CHECK-FIXES-NEXT: gather_partition(part, full, n, c, comm);

@@ -23,8 +23,11 @@ static void refill(float* b, int depth, cudaStream_t s) {
 void racy(float* b, float* out, ncclComm_t c, cudaStream_t compute, cudaStream_t comm) {
   cudaMemsetAsync(b, 0, 4, compute);
   gather_level1(b, out, c, comm);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'b' is read by ncclAllGather on stream 'comm' while cudaMemsetAsync on stream 'compute' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-  // CHECK-MESSAGES: :6:3: note: the later access is ncclAllGather here, inside 'gather_level3'
+  // CHECK-MESSAGES: :6:3: warning: 'b' is read by ncclAllGather on stream 'comm' while cudaMemsetAsync on stream 'compute' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :9:3: note: 'gather_level3' is called here
+  // CHECK-MESSAGES: :12:3: note: 'gather_level2' is called here
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: 'gather_level1' is called here
+  // CHECK-MESSAGES: :[[@LINE-6]]:3: note: cudaMemsetAsync writes 'b' on stream 'compute' here
 }
 
 void recursive_refill(float* b, float* out, ncclComm_t c, cudaStream_t comm) {

@@ -57,16 +57,25 @@ void same_element_next_iteration(float* full[], float* shard[], const float* pri
   }
 }
 
-// `j` has no known relation to `i`: it may be the element being gathered, in this iteration (a
-// read after the write) or in the next (the next write after this read).
+// `j` and `i` are two variables the program keeps apart: full[j] is another element than the one
+// this iteration gathers.
 void unrelated_index(float* full[], float* shard[], const float* primary, int layers, int j,
                      cudaStream_t compute, cudaStream_t gather) {
   for (int i = 0; i < layers; ++i) {
     cudaMemcpyAsync(full[i], primary, 64, cudaMemcpyDeviceToDevice, gather);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'full[i]' is written by cudaMemcpyAsync on stream 'gather' while cudaMemcpyAsync on stream 'compute' may still be reading it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    cudaMemcpyAsync(shard[j], full[j], 64, cudaMemcpyDeviceToDevice, compute);
+  }
+}
+
+// Once the first loop is over, its variable is gone and so is what it said about the elements
+// gathered: any of them may be the one the second loop reads.
+void second_loop_over_the_same_array(float* full[], float* shard[], const float* primary,
+                                     int layers, cudaStream_t compute, cudaStream_t gather) {
+  for (int i = 0; i < layers; ++i)
+    cudaMemcpyAsync(full[i], primary, 64, cudaMemcpyDeviceToDevice, gather);
+  for (int j = 0; j < layers; ++j)
     cudaMemcpyAsync(shard[j], full[j], 64, cudaMemcpyDeviceToDevice, compute);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'full[j]' is read by cudaMemcpyAsync on stream 'compute' while cudaMemcpyAsync on stream 'gather' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-  }
 }
 
 // A constant index and a variable one: `i` may be 0.
@@ -84,4 +93,30 @@ void index_reassigned(float* full[], const float* primary, float* out, int i, in
   i = next(i);
   cudaMemcpyAsync(out, full[i], 64, cudaMemcpyDeviceToDevice, compute);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'full[i]' is read by cudaMemcpyAsync on stream 'compute' while cudaMemcpyAsync on stream 'gather' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+}
+
+// A helper given the layer index reads the element the caller's iteration names.
+static void gather_layer(float* full[], float* out, int layer, cudaStream_t s) {
+  cudaMemcpyAsync(out, full[layer], 64, cudaMemcpyDeviceToDevice, s);
+}
+
+void helper_takes_the_layer(float* full[], float* out, const float* primary, int layers,
+                            cudaStream_t compute, cudaStream_t gather) {
+  for (int i = 0; i < layers; ++i) {
+    cudaMemcpyAsync(full[i], primary, 64, cudaMemcpyDeviceToDevice, gather);
+    gather_layer(full, out, i, compute);
+    // CHECK-MESSAGES: :[[@LINE-8]]:3: warning: 'full[i]' is read by cudaMemcpyAsync on stream 'compute' while cudaMemcpyAsync on stream 'gather' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  }
+}
+
+void helper_takes_the_layer_after_an_event(float* full[], float* out, const float* primary,
+                                           int layers, cudaStream_t compute, cudaStream_t gather,
+                                           cudaEvent_t gathered) {
+  for (int i = 0; i < layers; ++i) {
+    cudaMemcpyAsync(full[i], primary, 64, cudaMemcpyDeviceToDevice, gather);
+    cudaEventRecord(gathered, gather);
+    cudaStreamWaitEvent(compute, gathered, 0);
+    gather_layer(full, out, i, compute);
+    cudaStreamSynchronize(compute);
+  }
 }

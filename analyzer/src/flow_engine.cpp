@@ -1,265 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The flow-sensitive core: a worklist over clang::CFG with a small abstract state per function.
-//
-// The state holds the stream-ordered accesses that may still be pending (one record per access
-// site, buffer, stream and kind), for each the set of streams already ordered after it; events
-// as the set of records their last record captured; aliases of locals and parameters; stream
-// flags and what memory a buffer is. Joins keep a record pending if it is pending on any path and
-// ordered only if ordered on every path, which is what "no ordering on some path" needs. Calls to
-// functions of the same translation unit are analyzed in place with their parameters bound to the
-// caller's values (a summary computed per call site), so wrappers are understood without models.
-#include "streamrace/analyzer/analysis.h"
+#include "flow_engine.h"
 
+#include "byte_range.h"
 #include "call_model.h"
-#include "copy_on_write.h"
 #include "element_index.h"
-#include "fix_its.h"
+#include "flow_state.h"
+#include "frame.h"
 #include "function_effects.h"
+#include "storage_keys.h"
+#include "stream_storage.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/CFG.h"
-#include "clang/Basic/SourceManager.h"
 
 #include <algorithm>
 #include <deque>
 #include <map>
 #include <memory>
 #include <set>
-#include <tuple>
 
 namespace streamrace::analyzer {
 namespace {
 
-constexpr llvm::StringLiteral kLegacyStream = "<legacy>";
-constexpr llvm::StringLiteral kPerThreadStream = "<per-thread>";
-// In a record's ordered-after set: every blocking stream (a legacy-stream op came after it).
-constexpr llvm::StringLiteral kEveryBlockingStream = "<every-blocking-stream>";
 constexpr unsigned kMaxInlineDepth = 4;
 constexpr unsigned kMaxVisitsPerBlock = 32;
-
-struct AccessRecord {
-  std::string buffer;
-  std::string stream;
-  bool write = false;
-  const clang::Stmt* site = nullptr; // the statement of the analyzed function that caused it
-  auto operator<=>(const AccessRecord&) const = default;
-};
-
-struct AccessDetail {
-  std::string operation;
-  bool read = false;
-  bool write = false;
-  const clang::Expr* call = nullptr; // where the access is, possibly inside an inlined callee
-  const clang::FunctionDecl* function = nullptr;
-};
-
-enum class RecordedStatus { Unrecorded, OnSomePaths, Recorded };
-
-struct EventState {
-  RecordedStatus status = RecordedStatus::Recorded;
-  std::set<AccessRecord> snapshot;
-  clang::SourceLocation created;
-  bool operator==(const EventState&) const = default;
-};
-
-using PendingAccesses = std::map<AccessRecord, std::set<std::string>>;
-
-// Each part is shared with the state it was copied from until a statement changes it.
-struct FlowState {
-  CopyOnWrite<PendingAccesses> pending; // record -> streams ordered after it
-  CopyOnWrite<std::map<std::string, EventState>> events;
-  CopyOnWrite<std::map<const clang::ValueDecl*, std::string>> aliases;
-  CopyOnWrite<std::set<std::string>> nonBlockingStreams;
-  CopyOnWrite<std::set<std::string>> capturingStreams;
-  CopyOnWrite<std::map<std::string, MemoryKind>> memory;
-  bool operator==(const FlowState&) const = default;
-};
-
-// Changes that leave a part shared when they change nothing.
-template <class Map, class Key, class Value>
-void setEntry(CopyOnWrite<Map>& part, const Key& key, Value value) {
-  if (auto found = part->find(key); found != part->end() && found->second == value) return;
-  part.edit()[key] = std::move(value);
-}
-
-template <class Container, class Key>
-void eraseEntry(CopyOnWrite<Container>& part, const Key& key) {
-  if (part->contains(key)) part.edit().erase(key);
-}
-
-template <class Set, class Key> void insertEntry(CopyOnWrite<Set>& part, const Key& key) {
-  if (!part->contains(key)) part.edit().insert(key);
-}
-
-template <class Container, class Predicate>
-void eraseIf(CopyOnWrite<Container>& part, Predicate predicate) {
-  if (std::any_of(part->begin(), part->end(), predicate)) std::erase_if(part.edit(), predicate);
-}
-
-// Joins one part of two states: shared when both paths agree, else `joinParts` of both, kept as
-// `a`'s when it comes out equal to it (so a fixpoint test compares pointers).
-template <class T, class JoinParts>
-CopyOnWrite<T> joinPart(const CopyOnWrite<T>& a, const CopyOnWrite<T>& b, JoinParts joinParts) {
-  if (a.shares(b) || *a == *b) return a;
-  T joined = joinParts(*a, *b);
-  if (joined == *a) return a;
-  CopyOnWrite<T> part;
-  part.assign(std::move(joined));
-  return part;
-}
-
-template <class Key, class Value>
-std::map<Key, Value> joinEqualEntries(const std::map<Key, Value>& a,
-                                      const std::map<Key, Value>& b) {
-  std::map<Key, Value> joined;
-  for (const auto& [key, value] : a)
-    if (auto other = b.find(key); other != b.end() && other->second == value)
-      joined.emplace(key, value);
-  return joined;
-}
-
-std::set<AccessRecord> joinSnapshots(const EventState& a, const FlowState& stateA,
-                                     const EventState& b, const FlowState& stateB) {
-  // A record is captured after the join if every path either captured it or never had it.
-  std::set<AccessRecord> joined;
-  for (const AccessRecord& record : a.snapshot)
-    if (b.snapshot.contains(record) || !stateB.pending->contains(record)) joined.insert(record);
-  for (const AccessRecord& record : b.snapshot)
-    if (!stateA.pending->contains(record)) joined.insert(record);
-  return joined;
-}
-
-FlowState join(const FlowState& a, const FlowState& b) {
-  FlowState joined;
-  joined.pending = joinPart(a.pending, b.pending,
-                            [](const PendingAccesses& pendingA, const PendingAccesses& pendingB) {
-                              PendingAccesses pending = pendingA;
-                              for (const auto& [record, orderedAfter] : pendingB) {
-                                auto [slot, inserted] = pending.emplace(record, orderedAfter);
-                                if (inserted) continue;
-                                std::set<std::string> common;
-                                for (const std::string& stream : slot->second)
-                                  if (orderedAfter.contains(stream)) common.insert(stream);
-                                slot->second = std::move(common);
-                              }
-                              return pending;
-                            });
-  // An event one path never touched is one this function knows nothing about on that path:
-  // recorded elsewhere, capturing nothing of this function's work. (Equal events join to
-  // themselves whatever is pending: each path captured what the other did.)
-  joined.events =
-      joinPart(a.events, b.events,
-               [&](const std::map<std::string, EventState>& eventsA,
-                   const std::map<std::string, EventState>& eventsB) {
-                 const EventState untouched;
-                 std::set<std::string> eventNames;
-                 for (const auto& [name, event] : eventsA)
-                   eventNames.insert(name);
-                 for (const auto& [name, event] : eventsB)
-                   eventNames.insert(name);
-                 std::map<std::string, EventState> events;
-                 for (const std::string& name : eventNames) {
-                   auto foundA = eventsA.find(name);
-                   auto foundB = eventsB.find(name);
-                   const EventState& eventA = foundA == eventsA.end() ? untouched : foundA->second;
-                   const EventState& eventB = foundB == eventsB.end() ? untouched : foundB->second;
-                   EventState event;
-                   event.created = eventA.created.isValid() ? eventA.created : eventB.created;
-                   event.status =
-                       eventA.status == eventB.status ? eventA.status : RecordedStatus::OnSomePaths;
-                   event.snapshot = joinSnapshots(eventA, a, eventB, b);
-                   events.emplace(name, std::move(event));
-                 }
-                 return events;
-               });
-  joined.aliases = joinPart(a.aliases, b.aliases, [](const auto& aliasesA, const auto& aliasesB) {
-    return joinEqualEntries(aliasesA, aliasesB);
-  });
-  joined.memory = joinPart(a.memory, b.memory, [](const auto& memoryA, const auto& memoryB) {
-    return joinEqualEntries(memoryA, memoryB);
-  });
-  joined.nonBlockingStreams =
-      joinPart(a.nonBlockingStreams, b.nonBlockingStreams,
-               [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
-                 std::set<std::string> common;
-                 for (const std::string& stream : streamsA)
-                   if (streamsB.contains(stream)) common.insert(stream);
-                 return common;
-               });
-  // Work captured on any path is not run then; reporting it would be a guess either way.
-  joined.capturingStreams =
-      joinPart(a.capturingStreams, b.capturingStreams,
-               [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
-                 std::set<std::string> either = streamsA;
-                 either.insert(streamsB.begin(), streamsB.end());
-                 return either;
-               });
-  return joined;
-}
-
-// Keys name storage: "name@id" for a variable, then ".field", "->field", "[3]", "[*]", ".m()".
-std::string displayName(llvm::StringRef key) {
-  std::string shown;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    if (key[i] != '@') {
-      shown += key[i];
-      continue;
-    }
-    while (i + 1 < key.size() && llvm::isHexDigit(key[i + 1]))
-      ++i;
-  }
-  return shown;
-}
-
-std::string streamDisplayName(llvm::StringRef key) {
-  if (key == kLegacyStream) return "the legacy default stream";
-  if (key == kPerThreadStream) return "the per-thread default stream";
-  return "stream '" + displayName(key) + "'";
-}
-
-// The stream as code can name it in a fix-it.
-std::string streamSpelling(llvm::StringRef key) {
-  if (key == kLegacyStream) return "cudaStreamLegacy";
-  if (key == kPerThreadStream) return "cudaStreamPerThread";
-  return displayName(key);
-}
-
-std::string accessVerb(bool read, bool write) {
-  if (read && write) return "read and written";
-  return write ? "written" : "read";
-}
-
-// How notes name a function: lambdas have no useful name of their own.
-std::string describeFunction(const clang::FunctionDecl& function) {
-  if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function))
-    if (method->getParent()->isLambda()) return "the lambda";
-  return "'" + function.getNameAsString() + "'";
-}
-
-struct Frame {
-  const clang::FunctionDecl* function = nullptr;
-  std::string thisKey = "this";
-  const clang::Stmt* site = nullptr; // the call in the analyzed function this frame serves
-  const Frame* caller = nullptr;
-  unsigned depth = 0;
-  const clang::ParentMap* parents = nullptr;
-  const clang::ParentMap* rootParents = nullptr;
-  bool reporting = false;
-};
 
 struct FunctionCfg {
   std::unique_ptr<clang::CFG> cfg;
   std::unique_ptr<clang::ParentMap> parents;
 };
 
-class TranslationUnitAnalysis {
+} // namespace
+
+class FlowEngine::Walk {
 public:
-  TranslationUnitAnalysis(clang::ASTContext& context, const AnalysisOptions& options)
-      : context_(context), options_(options), kernels_(summarizeKernels(context)),
-        effects_(context, options.userModel, kernels_) {}
+  Walk(clang::ASTContext& context, const AnalysisOptions& options,
+       std::vector<std::unique_ptr<Check>> checks,
+       const std::vector<const clang::FunctionDecl*>& functions)
+      : context_(context), options_(options), keys_(context), kernels_(summarizeKernels(context)),
+        effects_(context, options.userModel, kernels_),
+        streamStorage_(functions, options.userModel, kernels_, context),
+        checks_(std::move(checks)) {}
 
   void analyzeFunction(const clang::FunctionDecl& function) {
     // Starting from nothing, a function that does no stream work has nothing to report.
@@ -274,17 +57,6 @@ public:
     run(function, FlowState{}, frame);
   }
 
-  std::vector<Finding> takeFindings() {
-    for (auto index = superseded_.rbegin(); index != superseded_.rend(); ++index)
-      findings_.erase(findings_.begin() + static_cast<std::ptrdiff_t>(*index));
-    superseded_.clear();
-    const clang::SourceManager& sources = context_.getSourceManager();
-    std::stable_sort(findings_.begin(), findings_.end(), [&](const Finding& a, const Finding& b) {
-      return sources.isBeforeInTranslationUnit(a.location, b.location);
-    });
-    return std::move(findings_);
-  }
-
 private:
   const FunctionCfg* cfgFor(const clang::FunctionDecl& function) {
     auto [slot, inserted] = cfgs_.try_emplace(&function);
@@ -294,6 +66,8 @@ private:
     clang::CFG::BuildOptions options;
     options.setAllAlwaysAdd();
     options.AddCXXDefaultInitExprInCtors = false;
+    // A variable's death ends what its value said about elements (element_index.h).
+    options.AddLifetime = true;
     slot->second.cfg = clang::CFG::buildCFG(&function, body, &context_, options);
     if (!slot->second.cfg) return nullptr;
     slot->second.parents = std::make_unique<clang::ParentMap>(body);
@@ -316,6 +90,8 @@ private:
       worklist.pop_front();
       FlowState state = *in[block->getBlockID()];
       transferBlock(*block, state, quiet);
+      // The edge from a call that never returns to the exit is no path.
+      if (state.unreachable || block->hasNoReturnElement()) continue;
       for (const clang::CFGBlock::AdjacentBlock& successor : block->succs()) {
         const clang::CFGBlock* next = successor.getReachableBlock();
         if (!next) continue;
@@ -334,13 +110,36 @@ private:
           transferBlock(*block, state, frame);
         }
     const std::optional<FlowState>& exit = in[cfg.getExit().getBlockID()];
-    return exit ? *exit : FlowState{};
+    if (exit) return *exit;
+    FlowState never;
+    never.unreachable = true;
+    return never;
+  }
+
+  // Whether every path through `definition` ends in a call that does not return (an error
+  // helper that prints and exits, without [[noreturn]]).
+  bool neverReturns(const clang::FunctionDecl& definition) {
+    auto [slot, inserted] = neverReturns_.try_emplace(&definition, false);
+    if (!inserted) return slot->second;
+    const FunctionCfg* functionCfg = cfgFor(definition);
+    if (!functionCfg) return false;
+    const clang::CFGBlock& exit = functionCfg->cfg->getExit();
+    slot->second = exit.pred_size() > 0 &&
+                   std::all_of(exit.pred_begin(), exit.pred_end(), [](const auto& predecessor) {
+                     return !predecessor.isReachable() ||
+                            predecessor.getReachableBlock()->hasNoReturnElement();
+                   });
+    return slot->second;
   }
 
   void transferBlock(const clang::CFGBlock& block, FlowState& state, const Frame& frame) {
-    for (const clang::CFGElement& element : block)
+    for (const clang::CFGElement& element : block) {
+      if (state.unreachable) return;
       if (std::optional<clang::CFGStmt> statement = element.getAs<clang::CFGStmt>())
         transferStatement(statement->getStmt(), state, frame);
+      else if (std::optional<clang::CFGLifetimeEnds> ends = element.getAs<clang::CFGLifetimeEnds>())
+        endLifetime(ends->getVarDecl(), state);
+    }
   }
 
   void transferStatement(const clang::Stmt* stmt, FlowState& state, const Frame& frame) {
@@ -406,6 +205,27 @@ private:
     }
   }
 
+  // A local variable's storage is gone: what its value said about elements, and the work pending
+  // on buffers only it named (a callee's local vector of device pointers, say), which nothing can
+  // name any more.
+  void endLifetime(const clang::VarDecl* var, FlowState& state) {
+    if (isIndexVariable(var)) {
+      forgetIndexVariable(var, state);
+      return;
+    }
+    if (var->getType()->isReferenceType() || state.aliases->contains(var)) return;
+    const std::string root = variableKey(var);
+    auto rooted = [&](llvm::StringRef key) {
+      return key.starts_with(root) &&
+             (key.size() == root.size() || llvm::StringRef("[.-").contains(key[root.size()]));
+    };
+    // Still named through a pointer or reference bound to it: kept.
+    for (const auto& [alias, target] : *state.aliases)
+      if (rooted(target)) return;
+    eraseIf(state.pending, [&](const auto& entry) { return rooted(entry.first.buffer); });
+    eraseIf(state.memory, [&](const auto& entry) { return rooted(entry.first); });
+  }
+
   // --- Index variables (element_index.h) --------------------------------------------------
 
   static bool isIndexVariable(const clang::VarDecl* var) {
@@ -414,8 +234,13 @@ private:
 
   void shiftIndexVariable(const clang::ValueDecl* variable, int64_t delta, FlowState& state) {
     const std::string name = variableKey(variable);
-    rewriteKeys(state, name,
-                [&](const std::string& key) { return shiftIndices(key, name, delta); });
+    rewriteKeys(
+        state, name, [&](const std::string& key) { return shiftIndices(key, name, delta); },
+        [&](const ByteRange& range) {
+          return range.shifted(name, delta, [&](const std::string& atom) {
+            return shiftIndices(atom, name, delta);
+          });
+        });
   }
 
   // The `for` loop whose initialization `stmt` is.
@@ -446,11 +271,11 @@ private:
     collectContainers(&loop, variable, state, frame, containers);
     if (containers.empty()) return;
     const std::string name = variableKey(variable);
-    const std::string value = indexKey(start, context_);
+    const std::string value = keys_.indexKeyOf(start, state);
     auto rebase = [&](const std::string& key) {
       return rebaseIndices(key, name, value, containers);
     };
-    rewriteKeys(state, "[", rebase);
+    rewriteKeys(state, "[", rebase, [](const ByteRange& range) { return range; });
     std::map<std::string, EventState> events;
     for (const auto& [event, recorded] : *state.events) {
       auto [slot, inserted] = events.emplace(collapseIndices(rebase(event)), recorded);
@@ -467,34 +292,44 @@ private:
 
   void forgetIndexVariable(const clang::ValueDecl* variable, FlowState& state) {
     const std::string name = variableKey(variable);
-    rewriteKeys(state, name, [&](const std::string& key) { return forgetIndices(key, name); });
+    rewriteKeys(
+        state, name, [&](const std::string& key) { return forgetIndices(key, name); },
+        [&](const ByteRange& range) { return range.forgetting(name); });
   }
 
-  // Renames storage everywhere the state names it; only keys containing `mention` can change.
-  // Records that become one keep the streams both were ordered after, and the details of the
-  // first.
-  template <class Rename>
-  void rewriteKeys(FlowState& state, llvm::StringRef mention, Rename rename) {
+  // Renames storage everywhere the state names it; only keys and ranges containing `mention`
+  // can change. Records that become one keep the streams both were ordered after, and the
+  // details of the first.
+  template <class RenameKey, class RenameRange>
+  void rewriteKeys(FlowState& state, llvm::StringRef mention, RenameKey rename,
+                   RenameRange renameRange) {
     auto mentioned = [&](llvm::StringRef key) { return key.contains(mention); };
+    auto recordMentioned = [&](const AccessRecord& record) {
+      return mentioned(record.buffer) || record.range.mentions(mention.str());
+    };
     bool pendingMentioned = false;
     for (const auto& [record, orderedAfter] : *state.pending)
-      pendingMentioned = pendingMentioned || mentioned(record.buffer);
+      pendingMentioned = pendingMentioned || recordMentioned(record);
     bool eventsMentioned = false;
     for (const auto& [name, event] : *state.events)
       for (const AccessRecord& record : event.snapshot)
-        eventsMentioned = eventsMentioned || mentioned(record.buffer);
+        eventsMentioned = eventsMentioned || recordMentioned(record);
     bool aliasesMentioned = false;
     for (const auto& [variable, target] : *state.aliases)
       aliasesMentioned = aliasesMentioned || mentioned(target);
+    bool offsetsMentioned = false;
+    for (const auto& [variable, offset] : *state.aliasOffsets)
+      offsetsMentioned = offsetsMentioned || (offset && offset->mentions(mention.str()));
     bool memoryMentioned = false;
     for (const auto& [buffer, kind] : *state.memory)
       memoryMentioned = memoryMentioned || mentioned(buffer);
     // Only the parts that name the storage are rebuilt; the others stay shared.
     auto renameRecord = [&](const AccessRecord& record) {
       AccessRecord renamed = record;
-      if (!mentioned(record.buffer)) return renamed;
-      renamed.buffer = rename(record.buffer);
-      if (renamed.buffer != record.buffer)
+      if (!recordMentioned(record)) return renamed;
+      if (mentioned(record.buffer)) renamed.buffer = rename(record.buffer);
+      renamed.range = renameRange(record.range);
+      if (renamed != record)
         if (auto detail = details_.find(record); detail != details_.end())
           details_.try_emplace(renamed, detail->second);
       return renamed;
@@ -521,6 +356,10 @@ private:
     if (aliasesMentioned)
       for (auto& [variable, target] : state.aliases.edit())
         if (mentioned(target)) target = rename(target);
+    if (offsetsMentioned)
+      for (auto& [variable, offset] : state.aliasOffsets.edit())
+        if (offset && offset->mentions(mention.str()))
+          offset = renameRange(ByteRange{offset, std::nullopt, {}}).offset;
     if (memoryMentioned) {
       std::map<std::string, MemoryKind> memory;
       for (const auto& [buffer, kind] : *state.memory)
@@ -536,92 +375,56 @@ private:
 
   std::optional<std::string> keyOf(const clang::Expr* expr, const FlowState& state,
                                    const Frame& frame) const {
-    if (!expr) return std::nullopt;
-    expr = expr->IgnoreParenCasts();
-    if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(expr))
-      return keyOf(defaulted->getExpr(), state, frame);
-    if (const auto* temporary = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(expr))
-      return keyOf(temporary->getSubExpr(), state, frame);
-    if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
-      const clang::ValueDecl* decl = reference->getDecl();
-      if (!llvm::isa<clang::VarDecl>(decl)) return std::nullopt;
-      if (auto alias = state.aliases->find(decl); alias != state.aliases->end())
-        return alias->second;
-      return variableKey(decl);
-    }
-    if (llvm::isa<clang::CXXThisExpr>(expr)) return frame.thisKey;
-    if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
-      std::optional<std::string> base = keyOf(member->getBase(), state, frame);
-      if (!base) return std::nullopt;
-      return *base + (member->isArrow() ? "->" : ".") + member->getMemberDecl()->getNameAsString();
-    }
-    if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
-      if (unary->getOpcode() == clang::UO_AddrOf) {
-        const clang::Expr* operand = unary->getSubExpr()->IgnoreParenCasts();
-        if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(operand))
-          if (!subscript->getType()->isPointerType())
-            return keyOf(subscript->getBase(), state, frame);
-        return keyOf(operand, state, frame);
-      }
-      if (unary->getOpcode() == clang::UO_Deref) {
-        std::optional<std::string> base = keyOf(unary->getSubExpr(), state, frame);
-        return base ? std::optional(*base + "[0]") : std::nullopt;
-      }
-      return std::nullopt;
-    }
-    if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
-      if (!binary->isAdditiveOp()) return std::nullopt;
-      const clang::Expr* pointer =
-          binary->getLHS()->getType()->isPointerType() ? binary->getLHS() : binary->getRHS();
-      return pointer->getType()->isPointerType() ? keyOf(pointer, state, frame) : std::nullopt;
-    }
-    if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(expr))
-      return elementKey(subscript->getBase(), subscript->getIdx(), state, frame);
-    if (const auto* operatorCall = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr)) {
-      if (operatorCall->getOperator() == clang::OO_Subscript && operatorCall->getNumArgs() == 2)
-        return elementKey(operatorCall->getArg(0), operatorCall->getArg(1), state, frame);
-      return std::nullopt;
-    }
-    if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(expr)) {
-      const clang::CXXMethodDecl* method = memberCall->getMethodDecl();
-      std::optional<std::string> object =
-          keyOf(memberCall->getImplicitObjectArgument(), state, frame);
-      if (!method || !object || memberCall->getNumArgs() != 0) return std::nullopt;
-      return *object + "." + method->getNameAsString() + "()";
-    }
-    return std::nullopt;
+    return keys_.keyOf(expr, state, frame.thisKey);
   }
 
-  std::optional<std::string> elementKey(const clang::Expr* base, const clang::Expr* index,
-                                        const FlowState& state, const Frame& frame) const {
-    std::optional<std::string> container = keyOf(base, state, frame);
-    if (!container) return std::nullopt;
-    return *container + "[" + indexKey(index, context_) + "]";
-  }
-
+  // The stream's key; storage the translation unit creates non-blocking is marked so.
   std::optional<std::string> streamKeyOf(const clang::Expr* expr, bool perThreadDefault,
-                                         const FlowState& state, const Frame& frame) const {
-    const llvm::StringRef defaultStream = perThreadDefault ? kPerThreadStream : kLegacyStream;
-    if (!expr) return defaultStream.str();
-    const clang::Expr* bare = expr->IgnoreParenCasts();
-    if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(bare))
-      return streamKeyOf(defaulted->getExpr(), perThreadDefault, state, frame);
-    if (bare->isNullPointerConstant(context_, clang::Expr::NPC_ValueDependentIsNotNull))
-      return defaultStream.str();
-    if (const auto* literal = llvm::dyn_cast<clang::IntegerLiteral>(bare)) {
-      const uint64_t value = literal->getValue().getZExtValue();
-      if (value == api_model::kLegacyStreamHandle) return kLegacyStream.str();
-      if (value == api_model::kPerThreadStreamHandle) return kPerThreadStream.str();
-      return std::nullopt;
-    }
-    return handleKeyOf(expr, state, frame);
+                                         FlowState& state, const Frame& frame) const {
+    std::optional<std::string> key =
+        keys_.streamKeyOf(expr, perThreadDefault, state, frame.thisKey);
+    if (key && streamStorage_.createdNonBlocking(expr)) insertEntry(state.nonBlockingStreams, *key);
+    return key;
   }
 
-  // Streams and events are named with collapsed indices (element_index.h).
   std::optional<std::string> handleKeyOf(const clang::Expr* expr, const FlowState& state,
                                          const Frame& frame) const {
-    std::optional<std::string> key = keyOf(expr, state, frame);
-    return key ? std::optional(collapseIndices(*key)) : std::nullopt;
+    return keys_.handleKeyOf(expr, state, frame.thisKey);
+  }
+
+  // The bytes a buffer argument touches: its offset from what its key names, the call's extent.
+  ByteRange rangeOf(const BufferUse& use, const FlowState& state, const Frame& frame) const {
+    ByteRange range;
+    range.offset = keys_.byteOffsetOf(use.expr, state, frame.thisKey);
+    const Extent& extent = use.extent;
+    if (extent.bytes) {
+      range.length = keys_.valueOf(extent.bytes, state, frame.thisKey);
+    } else if (extent.elements) {
+      const std::optional<int64_t> datatype = constantValue(extent.datatype, context_);
+      const std::optional<std::size_t> size =
+          datatype ? api_model::ncclDataTypeSize(static_cast<int>(*datatype)) : std::nullopt;
+      if (std::optional<Polynomial> count = keys_.valueOf(extent.elements, state, frame.thisKey);
+          count && size)
+        range.length = count->scaled(static_cast<std::int64_t>(*size));
+    } else if (extent.width && extent.height && extent.pitch) {
+      std::optional<Polynomial> width = keys_.valueOf(extent.width, state, frame.thisKey);
+      std::optional<Polynomial> height = keys_.valueOf(extent.height, state, frame.thisKey);
+      std::optional<Polynomial> pitch = keys_.valueOf(extent.pitch, state, frame.thisKey);
+      if (width && height && pitch)
+        range.length = (*height - Polynomial::constant(1)) * *pitch + *width;
+    }
+    return range;
+  }
+
+  // Whether a pending record and an access of `buffer`'s `range` may touch the same bytes.
+  static bool sameBytes(const AccessRecord& record, const std::string& buffer,
+                        const ByteRange& range) {
+    return mayAlias(record.buffer, buffer) && mayOverlap(record.range, range);
+  }
+
+  // Whether two accesses of the same bytes conflict: one writes, and not both atomically.
+  static bool conflicting(const AccessRecord& record, bool write, bool atomic) {
+    return (record.write || write) && !(record.atomic && atomic);
   }
 
   bool isBlocking(llvm::StringRef stream, const FlowState& state) const {
@@ -643,10 +446,12 @@ private:
     if (!type->isPointerType() && !type->isReferenceType()) return;
     std::optional<std::string> target = keyOf(init, state, frame);
     if (target) {
+      bindOffset(var, keys_.byteOffsetOf(init, state, frame.thisKey), state);
       setEntry(state.aliases, var, *target);
       return;
     }
     eraseEntry(state.aliases, var);
+    eraseEntry(state.aliasOffsets, var);
     const clang::Expr* bare = init->IgnoreParenCasts();
     bool hostAllocation = llvm::isa<clang::CXXNewExpr>(bare);
     if (const auto* call = llvm::dyn_cast<clang::CallExpr>(bare))
@@ -662,6 +467,15 @@ private:
       eraseEntry(state.memory, key);
   }
 
+  // Keeps the byte offset an alias was bound with (none: no entry).
+  static void bindOffset(const clang::ValueDecl* var, const std::optional<Polynomial>& offset,
+                         FlowState& state) {
+    if (offset && *offset == Polynomial())
+      eraseEntry(state.aliasOffsets, var);
+    else
+      setEntry(state.aliasOffsets, var, offset);
+  }
+
   // The storage an out-parameter (`&ptr`, `(void**)&this->buf`) names; the variable is re-bound.
   std::optional<std::string> outParameterKey(const clang::Expr* out, FlowState& state,
                                              const Frame& frame) const {
@@ -673,6 +487,7 @@ private:
       if (llvm::isa<clang::VarDecl>(reference->getDecl()) &&
           !reference->getDecl()->getType()->isReferenceType()) {
         eraseEntry(state.aliases, reference->getDecl());
+        eraseEntry(state.aliasOffsets, reference->getDecl());
         return variableKey(reference->getDecl());
       }
     return keyOf(target, state, frame);
@@ -692,6 +507,12 @@ private:
     }
     const clang::FunctionDecl* callee = call.getDirectCallee();
     if (callee && inlineCall(call, *callee, state, frame)) return;
+    if (const clang::FunctionDecl* definition =
+            callee ? analyzableDefinition(*callee, context_.getSourceManager()) : nullptr;
+        definition && neverReturns(*definition)) {
+      state.unreachable = true;
+      return;
+    }
     // An external function given pinned host memory may read or write it right now.
     for (unsigned i = 0; i < call.getNumArgs(); ++i) {
       const clang::Expr* argument = call.getArg(i);
@@ -704,7 +525,9 @@ private:
         const clang::QualType parameter = callee->getParamDecl(i)->getType();
         writes = !(parameter->isPointerType() && parameter->getPointeeType().isConstQualified());
       }
-      hostAccess(*buffer, writes, &call, state, frame);
+      ByteRange range;
+      range.offset = keys_.byteOffsetOf(argument, state, frame.thisKey);
+      hostAccess(*buffer, range, writes, &call, state, frame);
     }
   }
 
@@ -719,6 +542,7 @@ private:
     Frame inner;
     inner.function = definition;
     inner.site = frame.site ? frame.site : &call;
+    inner.call = &call;
     inner.caller = &frame;
     inner.depth = frame.depth + 1;
     inner.rootParents = frame.rootParents;
@@ -734,11 +558,20 @@ private:
       firstArgument = 1;
     }
     std::vector<std::pair<const clang::ParmVarDecl*, std::optional<std::string>>> bindings;
+    // The byte offsets pointer arguments carry, and what integer arguments are in the caller's
+    // terms (an index as indexKey spells it, a value for byte ranges).
+    std::map<const clang::ParmVarDecl*, std::optional<Polynomial>> offsets;
+    std::map<const clang::ParmVarDecl*, std::pair<std::string, std::optional<Polynomial>>> integers;
     for (unsigned i = 0; i < definition->getNumParams(); ++i) {
       const clang::ParmVarDecl* parameter = definition->getParamDecl(i);
       std::optional<std::string> value;
       if (i + firstArgument < call.getNumArgs()) {
         const clang::Expr* argument = call.getArg(i + firstArgument);
+        if (isIndexVariable(parameter))
+          integers[parameter] = {keys_.indexKeyOf(argument, state),
+                                 keys_.valueOf(argument, state, frame.thisKey)};
+        else if (parameter->getType()->isPointerType())
+          offsets[parameter] = keys_.byteOffsetOf(argument, state, frame.thisKey);
         value = parameter->getType()->isPointerType() && !argument->getType()->isPointerType() &&
                         !argument->getType()->isArrayType()
                     ? streamKeyOf(argument, false, state, frame)
@@ -749,18 +582,31 @@ private:
       bindings.emplace_back(parameter, std::move(value));
     }
     if (!effects_.mayTouchStreams(*definition) &&
-        !inertCallObservable(*definition, bindings, inner.thisKey, state, frame))
+        !inertCallObservable(*definition, bindings, inner.thisKey, state, frame)) {
+      if (neverReturns(*definition)) state.unreachable = true;
       return true;
+    }
 
     const FunctionCfg* calleeCfg = cfgFor(*definition);
     if (!calleeCfg) return false;
     inner.parents = calleeCfg->parents.get();
+    for (const auto& [parameter, argument] : integers)
+      setEntry(state.integers, parameter, IntegerBinding{argument.first, argument.second});
     for (auto& [parameter, value] : bindings) {
       eraseEntry(state.aliases, parameter);
+      eraseEntry(state.aliasOffsets, parameter);
       if (isIndexVariable(parameter)) forgetIndexVariable(parameter, state);
-      if (value) setEntry(state.aliases, parameter, std::move(*value));
+      if (!value) continue;
+      setEntry(state.aliases, parameter, std::move(*value));
+      if (auto offset = offsets.find(parameter); offset != offsets.end())
+        bindOffset(parameter, offset->second, state);
     }
     state = run(*definition, std::move(state), inner);
+    for (const auto& [parameter, argument] : integers) {
+      eraseEntry(state.integers, parameter);
+      // Left over where the callee changed its parameter (`++layer`): forgotten.
+      forgetIndexVariable(parameter, state);
+    }
     return true;
   }
 
@@ -799,22 +645,24 @@ private:
         if (key.contains(mention)) return true;
       return false;
     };
-    for (const auto& [record, orderedAfter] : *state.pending)
+    auto recordMentioned = [&](const AccessRecord& record) {
       if (mentioned(record.buffer)) return true;
+      for (const std::string& mention : mentions)
+        if (record.range.mentions(mention)) return true;
+      return false;
+    };
+    for (const auto& [record, orderedAfter] : *state.pending)
+      if (recordMentioned(record)) return true;
     for (const auto& [name, event] : *state.events) {
       if (mentioned(name)) return true;
       for (const AccessRecord& record : event.snapshot)
-        if (mentioned(record.buffer)) return true;
+        if (recordMentioned(record)) return true;
     }
     for (const auto& [variable, target] : *state.aliases)
       if (mentioned(target)) return true;
     for (const auto& [buffer, kind] : *state.memory)
       if (mentioned(buffer)) return true;
     return false;
-  }
-
-  const clang::Stmt* siteOf(const clang::Stmt& stmt, const Frame& frame) const {
-    return frame.site ? frame.site : &stmt;
   }
 
   void applyEffect(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
@@ -860,6 +708,7 @@ private:
       return;
     case CallEffectKind::DeviceSync:
       if (!state.pending->empty()) state.pending.edit().clear();
+      if (!state.spinningStreams->empty()) state.spinningStreams.edit().clear();
       return;
     case CallEffectKind::FreeAsync:
       freeInStreamOrder(effect, call, state, frame);
@@ -929,6 +778,7 @@ private:
     eraseIf(state.pending, [&](const auto& entry) {
       return orderedBefore(entry.first, entry.second, stream, state);
     });
+    eraseEntry(state.spinningStreams, stream.str());
   }
 
   void enqueue(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
@@ -938,18 +788,26 @@ private:
     // Work enqueued on a capturing stream goes into a graph; it runs when the graph is launched.
     if (!stream || state.capturingStreams->contains(*stream)) return;
     for (const BufferUse& use : effect.buffers) {
+      if (use.handshake) continue;
       std::optional<std::string> buffer = keyOf(use.expr, state, frame);
       if (!buffer) continue;
-      checkCrossStream(*buffer, *stream, use, effect, call, state, frame);
+      checkCrossStream(*buffer, rangeOf(use, state, frame), *stream, use, effect, call, state,
+                       frame);
     }
     if (*stream == kLegacyStream)
       for (auto& [record, orderedAfter] : state.pending.edit())
         if (orderedBefore(record, orderedAfter, *stream, state))
           orderedAfter.insert(kEveryBlockingStream.str());
     for (const BufferUse& use : effect.buffers) {
+      // A flag the kernel polls or raises is how the program orders things, not data.
+      if (use.handshake) {
+        insertEntry(state.spinningStreams, *stream);
+        continue;
+      }
       std::optional<std::string> buffer = keyOf(use.expr, state, frame);
       if (!buffer) continue;
-      AccessRecord record{*buffer, *stream, use.write, siteOf(call, frame)};
+      AccessRecord record{
+          *buffer, *stream, use.write, siteOf(call, frame), rangeOf(use, state, frame), use.atomic};
       std::set<std::string> orderedAfter{*stream};
       if (*stream == kLegacyStream) orderedAfter.insert(kEveryBlockingStream.str());
       state.pending.edit()[record] = std::move(orderedAfter);
@@ -958,67 +816,25 @@ private:
       detail.read |= use.read;
       detail.write |= use.write;
       detail.call = &call;
-      detail.function = frame.function;
+      detail.chain = callChain(frame);
     }
     if (effect.hostWaitsOnReturn) completeStream(*stream, state);
   }
 
-  void checkCrossStream(const std::string& buffer, const std::string& stream, const BufferUse& use,
-                        const CallEffect& effect, const clang::CallExpr& call,
-                        const FlowState& state, const Frame& frame) {
+  void checkCrossStream(const std::string& buffer, const ByteRange& range,
+                        const std::string& stream, const BufferUse& use, const CallEffect& effect,
+                        const clang::CallExpr& call, const FlowState& state, const Frame& frame) {
     if (!frame.reporting) return;
     for (const auto& [record, orderedAfter] : *state.pending) {
-      if (!mayAlias(record.buffer, buffer) || !(record.write || use.write) ||
+      if (!sameBytes(record, buffer, range) || !conflicting(record, use.write, use.atomic) ||
           orderedBefore(record, orderedAfter, stream, state))
         continue;
       // Both accesses inside one call: the callee's own analysis reports it, once.
       if (frame.site && record.site == frame.site) continue;
-      const AccessDetail& earlier = details_[record];
-      Finding finding;
-      finding.check = kCrossStreamCheck;
-      const clang::Stmt* site = siteOf(call, frame);
-      finding.location = site->getBeginLoc();
-      finding.message = "'" + displayName(buffer) + "' is " + accessVerb(use.read, use.write) +
-                        " by " + effect.operation + " on " + streamDisplayName(stream) + " while " +
-                        earlier.operation + " on " + streamDisplayName(record.stream) +
-                        " may still be " + (record.write ? "writing" : "reading") +
-                        " it; no event or synchronization orders the two streams";
-      addAccessNotes(finding, record, earlier, buffer);
-      addInnerNote(finding, call, frame, effect.operation);
-      finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
-                                      streamSpelling(stream), *frame.rootParents, context_);
-      reportFirstConsumer(std::move(finding), buffer, {record.site, record.stream, stream});
+      notify({LaterAccess::StreamWork, record, details_[record], buffer, stream, use.read,
+              use.write, effect.operation, call, frame, hostWaitMayHang(record, state)});
       return;
     }
-  }
-
-  void addAccessNotes(Finding& finding, const AccessRecord& record, const AccessDetail& earlier,
-                      const std::string& buffer) const {
-    finding.notes.push_back(
-        {record.site->getBeginLoc(), earlier.operation + " " +
-                                         (earlier.read && earlier.write ? "reads and writes"
-                                          : earlier.write               ? "writes"
-                                                                        : "reads") +
-                                         " '" + displayName(buffer) + "' on " +
-                                         streamDisplayName(record.stream) + " here"});
-    if (earlier.call && earlier.call != record.site && earlier.function)
-      finding.notes.push_back(
-          {earlier.call->getBeginLoc(),
-           "the access is made here, inside " + describeFunction(*earlier.function)});
-    const clang::SourceLocation eventPoint = locationAfterStatement(record.site, context_);
-    if (eventPoint.isValid())
-      finding.notes.push_back({eventPoint, "an event recorded on " +
-                                               streamDisplayName(record.stream) +
-                                               " here, and waited on before the later access, "
-                                               "would order the two"});
-  }
-
-  void addInnerNote(Finding& finding, const clang::CallExpr& call, const Frame& frame,
-                    const std::string& operation) const {
-    if (!frame.site) return;
-    finding.notes.push_back({call.getBeginLoc(), "the later access is " + operation +
-                                                     " here, inside " +
-                                                     describeFunction(*frame.function)});
   }
 
   void waitOnEvent(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
@@ -1030,22 +846,12 @@ private:
     auto found = state.events->find(*event);
     if (found == state.events->end()) return;
     const EventState& waited = found->second;
-    if (waited.status != RecordedStatus::Recorded && frame.reporting) {
-      Finding finding;
-      finding.check = kUnrecordedEventCheck;
-      finding.location = siteOf(call, frame)->getBeginLoc();
-      finding.message =
-          streamDisplayName(*stream) + " waits on event '" + displayName(*event) +
-          "', which is not recorded " +
-          (waited.status == RecordedStatus::Unrecorded ? "before this wait"
-                                                       : "on every path to this wait") +
-          "; the wait orders nothing";
-      if (waited.created.isValid())
-        finding.notes.push_back(
-            {waited.created, "event '" + displayName(*event) + "' is created here"});
-      addInnerNote(finding, call, frame, effect.operation);
-      report(std::move(finding), *event);
-    }
+    // A wait on an event recorded on some paths only is a no-op on the others; whether that
+    // leaves an access unordered is the cross-stream check's question. Never recorded on any
+    // path, the wait is a no-op wherever it runs.
+    if (waited.status == RecordedStatus::Unrecorded && frame.reporting)
+      for (const std::unique_ptr<Check>& check : checks_)
+        check->onUnrecordedWait({*stream, *event, waited, effect.operation, call, frame});
     auto ordersMore = [&](const AccessRecord& record) {
       auto pending = state.pending->find(record);
       return pending != state.pending->end() && !pending->second.contains(*stream);
@@ -1070,20 +876,8 @@ private:
             orderedBefore(record, orderedAfter, *stream, state))
           continue;
         if (frame.site && record.site == frame.site) continue;
-        const AccessDetail& earlier = details_[record];
-        Finding finding;
-        finding.check = kFreeWhilePendingCheck;
-        const clang::Stmt* site = siteOf(call, frame);
-        finding.location = site->getBeginLoc();
-        finding.message = "'" + displayName(*buffer) + "' is freed by " + effect.operation +
-                          " on " + streamDisplayName(*stream) + " while " + earlier.operation +
-                          " on " + streamDisplayName(record.stream) + " may still be " +
-                          (record.write ? "writing" : "reading") + " it";
-        addAccessNotes(finding, record, earlier, *buffer);
-        addInnerNote(finding, call, frame, effect.operation);
-        finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
-                                        streamSpelling(*stream), *frame.rootParents, context_);
-        report(std::move(finding), *buffer);
+        notify({LaterAccess::StreamFree, record, details_[record], *buffer, *stream, false, true,
+                effect.operation, call, frame, hostWaitMayHang(record, state)});
         break;
       }
     dropRecordsOf(*buffer, state);
@@ -1108,31 +902,29 @@ private:
       if (unary->getOpcode() == clang::UO_AddrOf) return; // an address, not an access
       writes = unary->isIncrementDecrementOp();
     }
-    hostAccess(*buffer, writes, element, state, frame);
+    ByteRange range;
+    range.offset = keys_.byteOffsetOf(pointer, state, frame.thisKey);
+    if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(element)) {
+      std::optional<Polynomial> index = keys_.valueOf(subscript->getIdx(), state, frame.thisKey);
+      range.offset =
+          range.offset && index
+              ? std::optional(*range.offset + index->scaled(keys_.sizeOf(element->getType())))
+              : std::nullopt;
+    }
+    range.length = Polynomial::constant(keys_.sizeOf(element->getType()));
+    hostAccess(*buffer, range, writes, element, state, frame);
   }
 
-  void hostAccess(const std::string& buffer, bool writes, const clang::Stmt* access,
-                  const FlowState& state, const Frame& frame) {
+  void hostAccess(const std::string& buffer, const ByteRange& range, bool writes,
+                  const clang::Stmt* access, const FlowState& state, const Frame& frame) {
     if (!frame.reporting) return;
     auto memory = state.memory->find(buffer);
     if (memory == state.memory->end() || memory->second != MemoryKind::Pinned) return;
     for (const auto& [record, orderedAfter] : *state.pending) {
-      if (!mayAlias(record.buffer, buffer) || !(record.write || writes)) continue;
-      const AccessDetail& earlier = details_[record];
-      Finding finding;
-      finding.check = kHostAccessCheck;
-      const clang::Stmt* site = siteOf(*access, frame);
-      finding.location = access->getBeginLoc();
-      if (frame.site) finding.location = site->getBeginLoc();
-      finding.message = std::string("the host ") + (writes ? "writes" : "reads") + " '" +
-                        displayName(buffer) + "' while " + earlier.operation + " on " +
-                        streamDisplayName(record.stream) + " may still be " +
-                        (record.write ? "writing" : "reading") +
-                        " it; synchronize the stream before touching the buffer";
-      addAccessNotes(finding, record, earlier, buffer);
-      finding.fixes =
-          synchronizeBeforeFix(site, streamSpelling(record.stream), *frame.rootParents, context_);
-      report(std::move(finding), buffer);
+      if (!sameBytes(record, buffer, range) || !conflicting(record, writes, false)) continue;
+      const std::string operation = writes ? "write" : "read";
+      notify({LaterAccess::HostAccess, record, details_[record], buffer, record.stream, !writes,
+              writes, operation, *access, frame, hostWaitMayHang(record, state)});
       return;
     }
   }
@@ -1144,133 +936,44 @@ private:
     if (frame.reporting && pinned)
       for (const auto& [record, orderedAfter] : *state.pending) {
         if (!mayAlias(record.buffer, buffer)) continue;
-        const AccessDetail& earlier = details_[record];
-        Finding finding;
-        finding.check = kFreeWhilePendingCheck;
-        const clang::Stmt* site = siteOf(*call, frame);
-        finding.location = site->getBeginLoc();
-        finding.message = "'" + displayName(buffer) + "' is freed by the host (" + operation.str() +
-                          ") while " + earlier.operation + " on " +
-                          streamDisplayName(record.stream) + " may still be " +
-                          (record.write ? "writing" : "reading") + " it";
-        addAccessNotes(finding, record, earlier, buffer);
-        finding.fixes =
-            synchronizeBeforeFix(site, streamSpelling(record.stream), *frame.rootParents, context_);
-        report(std::move(finding), buffer);
+        notify({LaterAccess::HostFree, record, details_[record], buffer, record.stream, false, true,
+                operation.str(), *call, frame, hostWaitMayHang(record, state)});
         break;
       }
     dropRecordsOf(buffer, state);
     eraseEntry(state.memory, buffer);
   }
 
-  void report(Finding finding, const std::string& subject) {
-    auto identity =
-        std::make_tuple(finding.check, finding.location.getRawEncoding(), displayName(subject));
-    if (!reported_.insert(identity).second) return;
-    findings_.push_back(std::move(finding));
+  static bool hostWaitMayHang(const AccessRecord& record, const FlowState& state) {
+    return state.spinningStreams->contains(record.stream);
   }
 
-  // Work on one stream racing with later work on another is reported at the later access first
-  // in the source only: its fix-it makes that stream wait for the producer, which orders the
-  // producer before everything enqueued on the stream after the wait as well. (Several buffers
-  // of one producer and one consumer are several findings there.)
-  using ProducerAndConsumer = std::tuple<const clang::Stmt*, std::string, std::string>;
-  struct FirstConsumer {
-    clang::SourceLocation location;
-    std::vector<std::size_t> findings;
-  };
-  void reportFirstConsumer(Finding finding, const std::string& subject,
-                           const ProducerAndConsumer& streams) {
-    auto [slot, inserted] = firstConsumers_.try_emplace(streams);
-    FirstConsumer& first = slot->second;
-    if (!inserted && first.location != finding.location) {
-      if (!context_.getSourceManager().isBeforeInTranslationUnit(finding.location, first.location))
-        return;
-      superseded_.insert(first.findings.begin(), first.findings.end());
-      first.findings.clear();
-    }
-    first.location = finding.location;
-    const std::size_t index = findings_.size();
-    report(std::move(finding), subject);
-    if (findings_.size() > index) first.findings.push_back(index);
+  void notify(const UnorderedAccess& pair) const {
+    for (const std::unique_ptr<Check>& check : checks_)
+      check->onUnorderedAccess(pair);
   }
 
   clang::ASTContext& context_;
   const AnalysisOptions& options_;
+  StorageKeys keys_;
   KernelSummaries kernels_;
   FunctionEffects effects_;
+  StreamStorage streamStorage_;
   std::map<const clang::FunctionDecl*, FunctionCfg> cfgs_;
+  std::map<const clang::FunctionDecl*, bool> neverReturns_;
+  std::vector<std::unique_ptr<Check>> checks_;
   std::map<AccessRecord, AccessDetail> details_;
-  std::set<std::tuple<std::string, clang::SourceLocation::UIntTy, std::string>> reported_;
-  std::vector<Finding> findings_;
-  std::map<ProducerAndConsumer, FirstConsumer> firstConsumers_;
-  std::set<std::size_t> superseded_;
 };
 
-bool isHostCode(const clang::FunctionDecl& function) {
-  if (function.hasAttr<clang::CUDAGlobalAttr>()) return false;
-  return !function.hasAttr<clang::CUDADeviceAttr>() || function.hasAttr<clang::CUDAHostAttr>();
-}
+FlowEngine::FlowEngine(clang::ASTContext& context, const AnalysisOptions& options,
+                       std::vector<std::unique_ptr<Check>> checks,
+                       const std::vector<const clang::FunctionDecl*>& functions)
+    : walk_(std::make_unique<Walk>(context, options, std::move(checks), functions)) {}
 
-class HostFunctionCollector : public clang::RecursiveASTVisitor<HostFunctionCollector> {
-public:
-  explicit HostFunctionCollector(const clang::SourceManager& sources) : sources_(sources) {}
+FlowEngine::~FlowEngine() = default;
 
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool shouldVisitLambdaBody() const { return true; }
-
-  // Only the main file's functions are analyzed: skip everything declared elsewhere, except the
-  // containers (namespaces, extern "C" blocks) a main-file declaration may sit in.
-  bool TraverseDecl(clang::Decl* decl) {
-    if (decl &&
-        !llvm::isa<clang::TranslationUnitDecl, clang::NamespaceDecl, clang::LinkageSpecDecl>(
-            decl) &&
-        !sources_.isInMainFile(sources_.getExpansionLoc(decl->getLocation())))
-      return true;
-    return clang::RecursiveASTVisitor<HostFunctionCollector>::TraverseDecl(decl);
-  }
-
-  bool VisitFunctionDecl(clang::FunctionDecl* function) {
-    if (function->doesThisDeclarationHaveABody() && !function->isDependentContext() &&
-        !function->isImplicit() && isHostCode(*function) &&
-        sources_.isInMainFile(sources_.getExpansionLoc(function->getLocation())))
-      functions_.push_back(function);
-    return true;
-  }
-
-  // The instantiations of a member template are listed under its declaration in the class, which
-  // may sit in a header this visitor skips: take them from the main file's definition too.
-  bool VisitFunctionTemplateDecl(clang::FunctionTemplateDecl* templated) {
-    for (clang::FunctionDecl* specialization : templated->specializations())
-      VisitFunctionDecl(specialization);
-    return true;
-  }
-
-  bool VisitLambdaExpr(clang::LambdaExpr* lambda) {
-    const clang::CXXMethodDecl* call = lambda->getCallOperator();
-    if (call && !call->isDependentContext() && call->hasBody() &&
-        sources_.isInMainFile(sources_.getExpansionLoc(call->getLocation())))
-      functions_.push_back(call);
-    return true;
-  }
-
-  std::vector<const clang::FunctionDecl*> functions_;
-
-private:
-  const clang::SourceManager& sources_;
-};
-
-} // namespace
-
-std::vector<Finding> analyzeTranslationUnit(clang::ASTContext& context,
-                                            const AnalysisOptions& options) {
-  HostFunctionCollector collector(context.getSourceManager());
-  collector.TraverseDecl(context.getTranslationUnitDecl());
-  TranslationUnitAnalysis analysis(context, options);
-  std::set<const clang::FunctionDecl*> analyzed;
-  for (const clang::FunctionDecl* function : collector.functions_)
-    if (analyzed.insert(function).second) analysis.analyzeFunction(*function);
-  return analysis.takeFindings();
+void FlowEngine::analyzeFunction(const clang::FunctionDecl& function) {
+  walk_->analyzeFunction(function);
 }
 
 } // namespace streamrace::analyzer

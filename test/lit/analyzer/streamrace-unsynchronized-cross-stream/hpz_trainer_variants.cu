@@ -54,7 +54,7 @@ public:
 #endif
     }
     issueBackwardGather(layers_[layerCount - 1]);
-    // BUGGY: :[[@LINE-1]]:5: warning: 'this->layers_[layerCount-1].secondary.get()' is read by ncclAllGather on stream 'this->allGatherStream_.get()' while cudaMemcpyAsync on stream 'this->computeStream_' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    // BUGGY: :95:16: warning: 'this->layers_[layerCount-1].secondary.get()' is read by ncclAllGather on stream 'this->allGatherStream_.get()' while cudaMemcpyAsync on stream 'this->computeStream_' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
     // BUGGY-FIX: release(layer);
     // BUGGY-FIX: }
     // BUGGY-FIX-NEXT: cudaEvent_t streamrace_ready_[[LOOP:[0-9]+]];

@@ -18,10 +18,10 @@ public:
   void release_to_secondary_buggy(Stage3Parameter& p) {
     copy_to_secondary(p, compute_);
     gather_secondary(p);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'p.secondary' is read by ncclAllGather on stream 'this->comm_' while cudaMemcpyAsync on stream 'this->compute_' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-    // CHECK-MESSAGES: :[[@LINE-3]]:5: note: cudaMemcpyAsync writes 'p.secondary' on stream 'this->compute_' here
-    // CHECK-MESSAGES: :48:5: note: the access is made here, inside 'copy_to_secondary'
-    // CHECK-MESSAGES: :53:5: note: the later access is ncclAllGather here, inside 'gather_secondary'
+    // CHECK-MESSAGES: :53:5: warning: 'p.secondary' is read by ncclAllGather on stream 'this->comm_' while cudaMemcpyAsync on stream 'this->compute_' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: note: 'gather_secondary' is called here
+    // CHECK-MESSAGES: :48:5: note: cudaMemcpyAsync writes 'p.secondary' on stream 'this->compute_' here
+    // CHECK-MESSAGES: :[[@LINE-5]]:5: note: 'copy_to_secondary' is called here
     // CHECK-FIXES: copy_to_secondary(p, compute_);
     // CHECK-FIXES-NEXT: cudaEvent_t streamrace_ready_19;
     // CHECK-FIXES-NEXT: cudaEventCreateWithFlags(&streamrace_ready_19, cudaEventDisableTiming);

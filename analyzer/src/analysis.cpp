@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The analysis of one translation unit: every host function defined in the main file (each
+// template instantiation and lambda too) is a root of the flow engine.
+#include "streamrace/analyzer/analysis.h"
+
+#include "checks/check.h"
+#include "finding_sink.h"
+#include "flow_engine.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <set>
+
+namespace streamrace::analyzer {
+namespace {
+
+bool isHostCode(const clang::FunctionDecl& function) {
+  if (function.hasAttr<clang::CUDAGlobalAttr>()) return false;
+  return !function.hasAttr<clang::CUDADeviceAttr>() || function.hasAttr<clang::CUDAHostAttr>();
+}
+
+class HostFunctionCollector : public clang::RecursiveASTVisitor<HostFunctionCollector> {
+public:
+  explicit HostFunctionCollector(const clang::SourceManager& sources) : sources_(sources) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBody() const { return true; }
+
+  // Only the main file's functions are analyzed: skip everything declared elsewhere, except the
+  // containers (namespaces, extern "C" blocks) a main-file declaration may sit in.
+  bool TraverseDecl(clang::Decl* decl) {
+    if (decl &&
+        !llvm::isa<clang::TranslationUnitDecl, clang::NamespaceDecl, clang::LinkageSpecDecl>(
+            decl) &&
+        !sources_.isInMainFile(sources_.getExpansionLoc(decl->getLocation())))
+      return true;
+    return clang::RecursiveASTVisitor<HostFunctionCollector>::TraverseDecl(decl);
+  }
+
+  bool VisitFunctionDecl(clang::FunctionDecl* function) {
+    if (function->doesThisDeclarationHaveABody() && !function->isDependentContext() &&
+        !function->isImplicit() && isHostCode(*function) &&
+        sources_.isInMainFile(sources_.getExpansionLoc(function->getLocation())))
+      functions_.push_back(function);
+    return true;
+  }
+
+  // The instantiations of a member template are listed under its declaration in the class, which
+  // may sit in a header this visitor skips: take them from the main file's definition too.
+  bool VisitFunctionTemplateDecl(clang::FunctionTemplateDecl* templated) {
+    for (clang::FunctionDecl* specialization : templated->specializations())
+      VisitFunctionDecl(specialization);
+    return true;
+  }
+
+  bool VisitLambdaExpr(clang::LambdaExpr* lambda) {
+    const clang::CXXMethodDecl* call = lambda->getCallOperator();
+    if (call && !call->isDependentContext() && call->hasBody() &&
+        sources_.isInMainFile(sources_.getExpansionLoc(call->getLocation())))
+      functions_.push_back(call);
+    return true;
+  }
+
+  std::vector<const clang::FunctionDecl*> functions_;
+
+private:
+  const clang::SourceManager& sources_;
+};
+
+} // namespace
+
+std::vector<Finding> analyzeTranslationUnit(clang::ASTContext& context,
+                                            const AnalysisOptions& options) {
+  HostFunctionCollector collector(context.getSourceManager());
+  collector.TraverseDecl(context.getTranslationUnitDecl());
+  FindingSink sink(context.getSourceManager());
+  FlowEngine engine(context, options, makeChecks(context, sink), collector.functions_);
+  std::set<const clang::FunctionDecl*> analyzed;
+  for (const clang::FunctionDecl* function : collector.functions_)
+    if (analyzed.insert(function).second) engine.analyzeFunction(*function);
+  return sink.takeFindings();
+}
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "byte_range.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace streamrace::analyzer {
+
+Polynomial Polynomial::constant(std::int64_t value) {
+  Polynomial polynomial;
+  if (value != 0) polynomial.terms_[{}] = value;
+  return polynomial;
+}
+
+Polynomial Polynomial::atom(std::string name) {
+  Polynomial polynomial;
+  polynomial.terms_[{std::move(name)}] = 1;
+  return polynomial;
+}
+
+Polynomial Polynomial::operator+(const Polynomial& other) const {
+  Polynomial sum = *this;
+  for (const auto& [monomial, coefficient] : other.terms_)
+    if ((sum.terms_[monomial] += coefficient) == 0) sum.terms_.erase(monomial);
+  return sum;
+}
+
+Polynomial Polynomial::operator-(const Polynomial& other) const {
+  return *this + other.scaled(-1);
+}
+
+Polynomial Polynomial::operator*(const Polynomial& other) const {
+  Polynomial product;
+  for (const auto& [left, a] : terms_)
+    for (const auto& [right, b] : other.terms_) {
+      std::vector<std::string> monomial = left;
+      monomial.insert(monomial.end(), right.begin(), right.end());
+      std::sort(monomial.begin(), monomial.end());
+      if ((product.terms_[monomial] += a * b) == 0) product.terms_.erase(monomial);
+    }
+  return product;
+}
+
+Polynomial Polynomial::scaled(std::int64_t factor) const {
+  Polynomial result;
+  if (factor == 0) return result;
+  for (const auto& [monomial, coefficient] : terms_)
+    result.terms_[monomial] = coefficient * factor;
+  return result;
+}
+
+bool Polynomial::isConstant() const {
+  return terms_.empty() || (terms_.size() == 1 && terms_.begin()->first.empty());
+}
+
+std::int64_t Polynomial::constantTerm() const {
+  auto found = terms_.find({});
+  return found == terms_.end() ? 0 : found->second;
+}
+
+bool Polynomial::mentions(const std::string& text) const {
+  for (const auto& [monomial, coefficient] : terms_)
+    for (const std::string& atom : monomial)
+      if (atom.find(text) != std::string::npos) return true;
+  return false;
+}
+
+Polynomial Polynomial::substituted(const std::string& atom, const Polynomial& value) const {
+  Polynomial result;
+  for (const auto& [monomial, coefficient] : terms_) {
+    Polynomial term = constant(coefficient);
+    for (const std::string& factor : monomial)
+      term = term * (factor == atom ? value : Polynomial::atom(factor));
+    result = result + term;
+  }
+  return result;
+}
+
+bool Polynomial::mentionsOpaquely(const std::string& text) const {
+  for (const auto& [monomial, coefficient] : terms_)
+    for (const std::string& atom : monomial)
+      if (atom.starts_with("(") && atom.find(text) != std::string::npos) return true;
+  return false;
+}
+
+bool ByteRange::mentions(const std::string& variable) const {
+  return (offset && offset->mentions(variable)) || (length && length->mentions(variable));
+}
+
+ByteRange ByteRange::forgetting(const std::string& variable) const {
+  if (!mentions(variable)) return *this;
+  return unknown();
+}
+
+namespace {
+
+// Whether `range` ends at or before `later` starts: later.offset - range.offset - range.length is
+// a constant that is not negative.
+bool endsBefore(const ByteRange& range, const ByteRange& later) {
+  if (!range.length) return false;
+  const Polynomial gap = *later.offset - *range.offset - *range.length;
+  return gap.isConstant() && gap.constantTerm() >= 0;
+}
+
+} // namespace
+
+bool mayOverlap(const ByteRange& a, const ByteRange& b) {
+  if (!a.offset || !b.offset) return true;
+  if (endsBefore(a, b) || endsBefore(b, a)) return false;
+  const Polynomial distance = *a.offset - *b.offset;
+  // Slices of one shape at different symbolic places: the different slices they are computed to
+  // be (halo rows, chunks indexed by unrelated values).
+  if (a.length && b.length && *a.length == *b.length && !distance.isConstant()) return false;
+  return true;
+}
+
+} // namespace streamrace::analyzer

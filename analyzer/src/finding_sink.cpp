@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "finding_sink.h"
+
+#include "storage_keys.h"
+
+#include "clang/Basic/SourceManager.h"
+
+#include <algorithm>
+
+namespace streamrace::analyzer {
+
+void FindingSink::report(Finding finding, const std::string& subject) {
+  // The same words at the same place are the same race, whichever call reached it; the same
+  // place with other words (the streams the other way round) is another.
+  auto identity = std::make_tuple(finding.check, finding.location.getRawEncoding(),
+                                  displayName(subject) + "\n" + finding.message);
+  if (!reported_.insert(identity).second) return;
+  findings_.push_back(std::move(finding));
+}
+
+void FindingSink::reportFirstConsumer(Finding finding, const std::string& subject,
+                                      const ProducerAndConsumer& streams,
+                                      clang::SourceLocation order) {
+  auto [slot, inserted] = firstConsumers_.try_emplace(streams);
+  FirstConsumer& first = slot->second;
+  if (!inserted && first.order != order) {
+    if (!sources_.isBeforeInTranslationUnit(order, first.order)) return;
+    superseded_.insert(first.findings.begin(), first.findings.end());
+    first.findings.clear();
+  }
+  first.order = order;
+  const std::size_t index = findings_.size();
+  report(std::move(finding), subject);
+  if (findings_.size() > index) first.findings.push_back(index);
+}
+
+std::vector<Finding> FindingSink::takeFindings() {
+  for (auto index = superseded_.rbegin(); index != superseded_.rend(); ++index)
+    findings_.erase(findings_.begin() + static_cast<std::ptrdiff_t>(*index));
+  superseded_.clear();
+  std::stable_sort(findings_.begin(), findings_.end(), [&](const Finding& a, const Finding& b) {
+    return sources_.isBeforeInTranslationUnit(a.location, b.location);
+  });
+  return std::move(findings_);
+}
+
+} // namespace streamrace::analyzer

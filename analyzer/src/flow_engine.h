@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The transfer/worklist core: a worklist over clang::CFG per host function, the transfer function
+// of each statement (calls through the API model, host accesses, index variables, aliases), and
+// calls to functions of the translation unit analyzed in place with their parameters bound to the
+// caller's values (a summary computed per call site, so wrappers are understood without models).
+// It decides what is ordered and tells the checks (checks/check.h) what is not.
+#pragma once
+
+#include "checks/check.h"
+#include "streamrace/analyzer/analysis.h"
+
+#include <memory>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class FunctionDecl;
+} // namespace clang
+
+namespace streamrace::analyzer {
+
+class FlowEngine {
+public:
+  // `functions`: the translation unit's host functions, whose stream creations are facts every
+  // analysis uses (stream_storage.h).
+  FlowEngine(clang::ASTContext& context, const AnalysisOptions& options,
+             std::vector<std::unique_ptr<Check>> checks,
+             const std::vector<const clang::FunctionDecl*>& functions);
+  ~FlowEngine();
+
+  // Analyzes a host function from an empty state; its checks see what the final pass finds.
+  void analyzeFunction(const clang::FunctionDecl& function);
+
+private:
+  class Walk;
+  std::unique_ptr<Walk> walk_;
+};
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The flow analysis's abstract state at one program point, and how two paths join.
+//
+// The state holds the stream-ordered accesses that may still be pending (one record per access
+// site, buffer, stream and kind), for each the set of streams already ordered after it; events
+// as the set of records their last record captured; aliases of locals and parameters; stream
+// flags and what memory a buffer is. Joins keep a record pending if it is pending on any path and
+// ordered only if ordered on every path, which is what "no ordering on some path" needs.
+#pragma once
+
+#include "byte_range.h"
+#include "call_model.h"
+#include "copy_on_write.h"
+#include "frame.h"
+
+#include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+namespace clang {
+class Expr;
+class FunctionDecl;
+class Stmt;
+class ValueDecl;
+} // namespace clang
+
+namespace streamrace::analyzer {
+
+// Stream keys of the default streams (storage_keys.h names every other stream).
+inline constexpr llvm::StringLiteral kLegacyStream = "<legacy>";
+inline constexpr llvm::StringLiteral kPerThreadStream = "<per-thread>";
+// In a record's ordered-after set: every blocking stream (a legacy-stream op came after it).
+inline constexpr llvm::StringLiteral kEveryBlockingStream = "<every-blocking-stream>";
+
+struct AccessRecord {
+  std::string buffer;
+  std::string stream;
+  bool write = false;
+  const clang::Stmt* site = nullptr; // the statement of the analyzed function that caused it
+  ByteRange range;                   // which bytes of `buffer` (byte_range.h)
+  bool atomic = false;               // atomic read-modify-writes, which do not race each other
+  auto operator<=>(const AccessRecord&) const = default;
+};
+
+// What messages say about a record's access; kept beside the state, not in it.
+struct AccessDetail {
+  std::string operation;
+  bool read = false;
+  bool write = false;
+  const clang::Expr* call = nullptr; // where the access is, possibly inside an inlined callee
+  std::vector<CallStep> chain;       // the calls from the root down to it, innermost first
+};
+
+enum class RecordedStatus { Unrecorded, OnSomePaths, Recorded };
+
+struct EventState {
+  RecordedStatus status = RecordedStatus::Recorded;
+  std::set<AccessRecord> snapshot;
+  clang::SourceLocation created;
+  bool operator==(const EventState&) const = default;
+};
+
+using PendingAccesses = std::map<AccessRecord, std::set<std::string>>;
+
+struct IntegerBinding {
+  std::string index;
+  std::optional<Polynomial> value;
+  bool operator==(const IntegerBinding&) const = default;
+};
+
+// Each part is shared with the state it was copied from until a statement changes it.
+struct FlowState {
+  CopyOnWrite<PendingAccesses> pending; // record -> streams ordered after it
+  CopyOnWrite<std::map<std::string, EventState>> events;
+  CopyOnWrite<std::map<const clang::ValueDecl*, std::string>> aliases;
+  // For an alias bound to `p + n`: the byte offset from what it names (absent: none; nullopt:
+  // unknown).
+  CopyOnWrite<std::map<const clang::ValueDecl*, std::optional<Polynomial>>> aliasOffsets;
+  CopyOnWrite<std::set<std::string>> nonBlockingStreams;
+  CopyOnWrite<std::set<std::string>> capturingStreams;
+  // Streams running a kernel that waits for a handshake flag (call_model.h BufferUse) the host
+  // may set later: a host wait for them before that could never return.
+  CopyOnWrite<std::set<std::string>> spinningStreams;
+  CopyOnWrite<std::map<std::string, MemoryKind>> memory;
+  // Integer parameters of a call analyzed in place, bound to the caller's argument: as an index
+  // (indexKey's spelling, in the caller's variables) and as a value (byte ranges).
+  CopyOnWrite<std::map<const clang::ValueDecl*, IntegerBinding>> integers;
+  // No path reaches here: a call on the way never returns (exit, abort, an error helper that
+  // always ends in one). The join's neutral element.
+  bool unreachable = false;
+  bool operator==(const FlowState&) const = default;
+};
+
+FlowState join(const FlowState& a, const FlowState& b);
+
+// Changes that leave a part shared when they change nothing.
+template <class Map, class Key, class Value>
+void setEntry(CopyOnWrite<Map>& part, const Key& key, Value value) {
+  if (auto found = part->find(key); found != part->end() && found->second == value) return;
+  part.edit()[key] = std::move(value);
+}
+
+template <class Container, class Key>
+void eraseEntry(CopyOnWrite<Container>& part, const Key& key) {
+  if (part->contains(key)) part.edit().erase(key);
+}
+
+template <class Set, class Key> void insertEntry(CopyOnWrite<Set>& part, const Key& key) {
+  if (!part->contains(key)) part.edit().insert(key);
+}
+
+template <class Container, class Predicate>
+void eraseIf(CopyOnWrite<Container>& part, Predicate predicate) {
+  if (std::any_of(part->begin(), part->end(), predicate)) std::erase_if(part.edit(), predicate);
+}
+
+} // namespace streamrace::analyzer

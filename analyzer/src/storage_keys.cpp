@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "storage_keys.h"
+
+#include "call_model.h"
+#include "element_index.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace streamrace::analyzer {
+
+std::optional<std::string> StorageKeys::keyOf(const clang::Expr* expr, const FlowState& state,
+                                              llvm::StringRef thisKey) const {
+  if (!expr) return std::nullopt;
+  expr = expr->IgnoreParenCasts();
+  if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(expr))
+    return keyOf(defaulted->getExpr(), state, thisKey);
+  if (const auto* temporary = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(expr))
+    return keyOf(temporary->getSubExpr(), state, thisKey);
+  if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
+    const clang::ValueDecl* decl = reference->getDecl();
+    if (!llvm::isa<clang::VarDecl>(decl)) return std::nullopt;
+    if (auto alias = state.aliases->find(decl); alias != state.aliases->end()) return alias->second;
+    return variableKey(decl);
+  }
+  if (llvm::isa<clang::CXXThisExpr>(expr)) return thisKey.str();
+  if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
+    std::optional<std::string> base = keyOf(member->getBase(), state, thisKey);
+    if (!base) return std::nullopt;
+    return *base + (member->isArrow() ? "->" : ".") + member->getMemberDecl()->getNameAsString();
+  }
+  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
+    if (unary->getOpcode() == clang::UO_AddrOf) {
+      const clang::Expr* operand = unary->getSubExpr()->IgnoreParenCasts();
+      if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(operand))
+        if (!subscript->getType()->isPointerType())
+          return keyOf(subscript->getBase(), state, thisKey);
+      return keyOf(operand, state, thisKey);
+    }
+    if (unary->getOpcode() == clang::UO_Deref) {
+      std::optional<std::string> base = keyOf(unary->getSubExpr(), state, thisKey);
+      return base ? std::optional(*base + "[0]") : std::nullopt;
+    }
+    return std::nullopt;
+  }
+  if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
+    if (!binary->isAdditiveOp()) return std::nullopt;
+    const clang::Expr* pointer =
+        binary->getLHS()->getType()->isPointerType() ? binary->getLHS() : binary->getRHS();
+    return pointer->getType()->isPointerType() ? keyOf(pointer, state, thisKey) : std::nullopt;
+  }
+  if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(expr))
+    return elementKey(subscript->getBase(), subscript->getIdx(), state, thisKey);
+  if (const auto* operatorCall = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr)) {
+    if (operatorCall->getOperator() == clang::OO_Subscript && operatorCall->getNumArgs() == 2)
+      return elementKey(operatorCall->getArg(0), operatorCall->getArg(1), state, thisKey);
+    return std::nullopt;
+  }
+  if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(expr)) {
+    const clang::CXXMethodDecl* method = memberCall->getMethodDecl();
+    std::optional<std::string> object =
+        keyOf(memberCall->getImplicitObjectArgument(), state, thisKey);
+    if (!method || !object || memberCall->getNumArgs() != 0) return std::nullopt;
+    // A wrapper used as the handle it converts to is that handle.
+    if (llvm::isa<clang::CXXConversionDecl>(method)) return object;
+    return *object + "." + method->getNameAsString() + "()";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> StorageKeys::elementKey(const clang::Expr* base,
+                                                   const clang::Expr* index, const FlowState& state,
+                                                   llvm::StringRef thisKey) const {
+  std::optional<std::string> container = keyOf(base, state, thisKey);
+  if (!container) return std::nullopt;
+  return *container + "[" + indexKeyOf(index, state) + "]";
+}
+
+std::string StorageKeys::indexKeyOf(const clang::Expr* index, const FlowState& state) const {
+  std::string key = indexKey(index, context_);
+  // An index through an integer parameter is the caller's argument.
+  if (const clang::ValueDecl* variable = offsetVariable(index, context_))
+    if (auto bound = state.integers->find(variable); bound != state.integers->end()) {
+      const std::string element =
+          substituteIndices("[" + key + "]", variableKey(variable), bound->second.index);
+      return element.substr(1, element.size() - 2);
+    }
+  return key;
+}
+
+std::optional<std::string> StorageKeys::streamKeyOf(const clang::Expr* expr, bool perThreadDefault,
+                                                    const FlowState& state,
+                                                    llvm::StringRef thisKey) const {
+  const llvm::StringRef defaultStream = perThreadDefault ? kPerThreadStream : kLegacyStream;
+  if (!expr) return defaultStream.str();
+  const clang::Expr* bare = expr->IgnoreParenCasts();
+  if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(bare))
+    return streamKeyOf(defaulted->getExpr(), perThreadDefault, state, thisKey);
+  if (bare->isNullPointerConstant(context_, clang::Expr::NPC_ValueDependentIsNotNull))
+    return defaultStream.str();
+  if (const auto* literal = llvm::dyn_cast<clang::IntegerLiteral>(bare)) {
+    const uint64_t value = literal->getValue().getZExtValue();
+    if (value == api_model::kLegacyStreamHandle) return kLegacyStream.str();
+    if (value == api_model::kPerThreadStreamHandle) return kPerThreadStream.str();
+    return std::nullopt;
+  }
+  return handleKeyOf(expr, state, thisKey);
+}
+
+std::optional<std::string> StorageKeys::handleKeyOf(const clang::Expr* expr, const FlowState& state,
+                                                    llvm::StringRef thisKey) const {
+  std::optional<std::string> key = keyOf(expr, state, thisKey);
+  return key ? std::optional(collapseIndices(*key)) : std::nullopt;
+}
+
+std::int64_t StorageKeys::sizeOf(clang::QualType type) const {
+  if (type.isNull() || type->isVoidType() || type->isIncompleteType() || type->isDependentType())
+    return 1;
+  return context_.getTypeSizeInChars(type).getQuantity();
+}
+
+std::optional<std::string> StorageKeys::termText(const clang::Expr* expr, const FlowState& state,
+                                                 llvm::StringRef thisKey) const {
+  expr = expr->IgnoreParenCasts();
+  if (std::optional<int64_t> constant = constantValue(expr, context_))
+    return std::to_string(*constant);
+  if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
+    std::optional<std::string> left = termText(binary->getLHS(), state, thisKey);
+    std::optional<std::string> right = termText(binary->getRHS(), state, thisKey);
+    if (!left || !right) return std::nullopt;
+    return "(" + *left + binary->getOpcodeStr().str() + *right + ")";
+  }
+  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
+    std::optional<std::string> operand = termText(unary->getSubExpr(), state, thisKey);
+    if (!operand) return std::nullopt;
+    return "(" + clang::UnaryOperator::getOpcodeStr(unary->getOpcode()).str() + *operand + ")";
+  }
+  return keyOf(expr, state, thisKey);
+}
+
+std::optional<Polynomial> StorageKeys::valueOf(const clang::Expr* expr, const FlowState& state,
+                                               llvm::StringRef thisKey) const {
+  if (!expr) return std::nullopt;
+  expr = expr->IgnoreParenCasts();
+  if (std::optional<int64_t> constant = constantValue(expr, context_))
+    return Polynomial::constant(*constant);
+  if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
+    const clang::BinaryOperatorKind op = binary->getOpcode();
+    if (op == clang::BO_Add || op == clang::BO_Sub || op == clang::BO_Mul) {
+      std::optional<Polynomial> left = valueOf(binary->getLHS(), state, thisKey);
+      std::optional<Polynomial> right = valueOf(binary->getRHS(), state, thisKey);
+      if (!left || !right) return std::nullopt;
+      if (op == clang::BO_Add) return *left + *right;
+      if (op == clang::BO_Sub) return *left - *right;
+      return *left * *right;
+    }
+  }
+  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
+    if (unary->getOpcode() == clang::UO_Minus)
+      if (std::optional<Polynomial> operand = valueOf(unary->getSubExpr(), state, thisKey))
+        return operand->scaled(-1);
+    if (unary->getOpcode() == clang::UO_Plus) return valueOf(unary->getSubExpr(), state, thisKey);
+  }
+  if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr))
+    if (auto bound = state.integers->find(reference->getDecl()); bound != state.integers->end())
+      return bound->second.value;
+  if (std::optional<std::string> text = termText(expr, state, thisKey))
+    return Polynomial::atom(*text);
+  return std::nullopt;
+}
+
+std::optional<Polynomial> StorageKeys::byteOffsetOf(const clang::Expr* pointer,
+                                                    const FlowState& state,
+                                                    llvm::StringRef thisKey) const {
+  if (!pointer) return std::nullopt;
+  const clang::Expr* expr = pointer->IgnoreParenCasts();
+  if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(expr))
+    return byteOffsetOf(defaulted->getExpr(), state, thisKey);
+  if (const auto* temporary = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(expr))
+    return byteOffsetOf(temporary->getSubExpr(), state, thisKey);
+  if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
+    const clang::ValueDecl* decl = reference->getDecl();
+    if (!state.aliases->contains(decl)) return Polynomial();
+    auto offset = state.aliasOffsets->find(decl);
+    return offset == state.aliasOffsets->end() ? Polynomial() : offset->second;
+  }
+  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
+    if (unary->getOpcode() != clang::UO_AddrOf) return Polynomial();
+    const auto* subscript =
+        llvm::dyn_cast<clang::ArraySubscriptExpr>(unary->getSubExpr()->IgnoreParenCasts());
+    if (!subscript || subscript->getType()->isPointerType()) return Polynomial();
+    std::optional<Polynomial> base = byteOffsetOf(subscript->getBase(), state, thisKey);
+    std::optional<Polynomial> index = valueOf(subscript->getIdx(), state, thisKey);
+    if (!base || !index) return std::nullopt;
+    return *base + index->scaled(sizeOf(subscript->getType()));
+  }
+  if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
+    if (!binary->isAdditiveOp()) return Polynomial();
+    const bool pointerOnLeft = binary->getLHS()->getType()->isPointerType();
+    const clang::Expr* base = pointerOnLeft ? binary->getLHS() : binary->getRHS();
+    const clang::Expr* distance = pointerOnLeft ? binary->getRHS() : binary->getLHS();
+    if (!base->getType()->isPointerType() || distance->getType()->isPointerType())
+      return Polynomial();
+    std::optional<Polynomial> start = byteOffsetOf(base, state, thisKey);
+    std::optional<Polynomial> elements = valueOf(distance, state, thisKey);
+    if (!start || !elements) return std::nullopt;
+    const std::int64_t scale = sizeOf(base->getType()->getPointeeType());
+    return binary->getOpcode() == clang::BO_Sub ? *start - elements->scaled(scale)
+                                                : *start + elements->scaled(scale);
+  }
+  return Polynomial();
+}
+
+std::string displayName(llvm::StringRef key) {
+  std::string shown;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (key[i] != '@') {
+      shown += key[i];
+      continue;
+    }
+    while (i + 1 < key.size() && llvm::isHexDigit(key[i + 1]))
+      ++i;
+  }
+  return shown;
+}
+
+std::string streamDisplayName(llvm::StringRef key) {
+  if (key == kLegacyStream) return "the legacy default stream";
+  if (key == kPerThreadStream) return "the per-thread default stream";
+  return "stream '" + displayName(key) + "'";
+}
+
+std::string streamSpelling(llvm::StringRef key) {
+  if (key == kLegacyStream) return "cudaStreamLegacy";
+  if (key == kPerThreadStream) return "cudaStreamPerThread";
+  return displayName(key);
+}
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Errors clang gives where nvcc's front end accepts the code, and clang recovers with the meaning
+// nvcc gives it: a `__shared__` variable of a class type with a constructor
+// (`__shared__ cuda::pipeline_shared_state<...> state;`, an error for clang, a warning for nvcc,
+// which leaves it uninitialized), a dependent type name used without `typename` (NCCL's device
+// headers, instantiated by kernels). Such errors are dropped instead of failing the file.
+#pragma once
+
+#include "clang/Basic/Diagnostic.h"
+
+#include <memory>
+
+namespace streamrace::analyzer {
+
+// Installs, in front of the engine's current client, a client that drops those errors and
+// forwards everything else; the file then counts as compiled when nothing else failed.
+void dropErrorsNvccAccepts(clang::DiagnosticsEngine& diagnostics);
+
+} // namespace streamrace::analyzer
