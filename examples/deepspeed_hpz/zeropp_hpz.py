@@ -97,7 +97,7 @@ def main():
     parser.add_argument("--buggy", action="store_true",
                         help="DeepSpeed without PR #5216's synchronization")
     parser.add_argument("--quantized", action="store_true", help="qwZ and qgZ on")
-    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=8)
     arguments = parser.parse_args()
     if importlib.util.find_spec("deepspeed") is None:
         sys.exit("zeropp_hpz.py: DeepSpeed is not installed (scripts/ensure-torch.sh installs it)")
