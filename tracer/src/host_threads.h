@@ -14,6 +14,11 @@ class Tracer;
 // event makes it a GPU thread, whose hand-offs count from then on, and first acquires the
 // creation hand-off its parent released.
 void note_gpu_thread(Tracer& tracer);
+// Whether the calling thread has made a CUDA or NCCL call (its hand-offs count).
+bool is_gpu_thread();
+// Whether `code` lies in a CUDA, NCCL or NVTX library (or this one): what it does is the
+// library's own business, not the program's. Lock-free after an image's first lookup.
+bool in_gpu_library(const void* code);
 
 // Marks the calling thread as running the tracer's own code for the guard's lifetime: its locks
 // are the tracer's, not the program's.
