@@ -6,6 +6,8 @@
 // traced with the mode on.
 //
 //   host-access-bench [ITERATIONS (default 2000)] [KIB (default 64)]
+#include "cuda_check.h"
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -15,14 +17,6 @@
 #include <vector>
 
 namespace {
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    if (cudaError_t status = (call); status != cudaSuccess) {                                      \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorName(status));                    \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 double now_ns() {
   timespec time{};
