@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   long* pinned = nullptr;
   cudaStream_t stream = nullptr;
   CHECK(cudaMalloc(&device, bytes));
-  CHECK(cudaMallocHost(&pinned, bytes));
+  CHECK(cudaMallocHost(reinterpret_cast<void**>(&pinned), bytes));
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CHECK(cudaMemset(device, 1, bytes));
   CHECK(cudaDeviceSynchronize());
