@@ -81,13 +81,14 @@ void stack_from(void* instruction, RawStack& stack) {
 
 // Whether the access is the program's own: a thread that takes part (docs/semantics.md rule 16),
 // outside the tracer and any CUDA call (the runtime's accesses are its calls' events), in code
-// that is not a CUDA library's (a runtime's worker thread standing in for DMA).
+// that is not a runtime library's (host_threads.h: a runtime's worker standing in for DMA;
+// PyTorch's CPU operators, which the streamrace.torch package states as host accesses itself).
 bool program_access(const RawStack& stack) {
   if (!is_gpu_thread() || InsideTracer::active() || InsideLibraryCall::active() ||
       inside_cuda_runtime_call())
     return false;
   for (int i = 0; i < std::min(stack.depth, 2); ++i)
-    if (in_gpu_library(stack.frames[static_cast<std::size_t>(i)])) return false;
+    if (in_runtime_library(stack.frames[static_cast<std::size_t>(i)])) return false;
   return true;
 }
 
