@@ -8,6 +8,8 @@
 // Run it on whatever CUDA runtime the library path names, e.g. the emulator's:
 //
 //   LD_LIBRARY_PATH=<build>/emulator/lib <build>/bin/tracer-overhead-bench [batches=200]
+#include "cuda_check.h"
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -27,14 +29,6 @@
 namespace {
 
 constexpr int kCallsPerBatch = 1000;
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    if (cudaError_t status = (call); status != cudaSuccess) {                                      \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorName(status));                    \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 double now_ns(clockid_t clock) {
   timespec time{};

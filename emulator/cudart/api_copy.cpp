@@ -145,9 +145,12 @@ cudaError_t copy2D(void* dst, const void* src, const Region2D& region, cudaMemcp
   if (plan.stageSource) {
     staged = std::make_shared<std::vector<std::byte>>(source, source + srcSpan);
   }
-  auto* destination = static_cast<std::byte*>(dst);
-  Work work{OperationKind::Memcpy, [destination, source, region, staged] {
-              const std::byte* from = staged ? staged->data() : source;
+  // The device's view of host memory, as DMA reaches it (host_mapping.h).
+  const MemoryRegistry& memory = Runtime::instance().memory;
+  auto* destination = static_cast<std::byte*>(memory.deviceAddress(dst));
+  const auto* deviceSource = static_cast<const std::byte*>(memory.deviceAddress(src));
+  Work work{OperationKind::Memcpy, [destination, deviceSource, region, staged] {
+              const std::byte* from = staged ? staged->data() : deviceSource;
               for (std::size_t slice = 0; slice < region.depth; ++slice) {
                 for (std::size_t row = 0; row < region.height; ++row) {
                   std::memmove(destination + slice * region.dslice + row * region.dpitch,
@@ -222,7 +225,7 @@ cudaError_t set3D(void* devPtr, const SetRegion& region, int value, cudaStream_t
             spanOf3D(region.slicePitch, region.pitch, region.width, region.height, region.depth))) {
     return cudaErrorInvalidValue;
   }
-  auto* destination = static_cast<std::byte*>(devPtr);
+  auto* destination = static_cast<std::byte*>(runtime.memory.deviceAddress(devPtr));
   Work work{OperationKind::Memset, [destination, region, value] {
               for (std::size_t slice = 0; slice < region.depth; ++slice) {
                 for (std::size_t row = 0; row < region.height; ++row) {

@@ -63,6 +63,20 @@ public:
     }
   }
   void** pointers() { return pointers_.data(); }
+  // A kernel's CPU body dereferences its pointer arguments where a GPU would reach memory by
+  // DMA: pointers into pinned or managed memory go to the device's mapping (host_mapping.h).
+  // Pointers the kernel reads from memory (a struct, an array of pointers) stay as they are.
+  void toDeviceAddresses(const MemoryRegistry& memory, const std::vector<std::size_t>& sizes) {
+    for (std::size_t index = 0; index < sizes.size(); ++index) {
+      if (sizes[index] != sizeof(void*)) {
+        continue;
+      }
+      void* argument = nullptr;
+      std::memcpy(&argument, pointers_[index], sizeof argument);
+      void* device = memory.deviceAddress(argument);
+      std::memcpy(pointers_[index], &device, sizeof device);
+    }
+  }
 
 private:
   std::unique_ptr<std::max_align_t[]> storage_;
@@ -116,6 +130,7 @@ cudaError_t launch(const std::optional<KernelLaunchInfo>& kernel, dim3 grid, dim
   Work work{OperationKind::Kernel, {}};
   if (kernel->body != nullptr) {
     auto copies = std::make_shared<ArgumentCopies>(args, kernel->argumentSizes);
+    copies->toDeviceAddresses(runtime.memory, kernel->argumentSizes);
     StreamraceEmuLaunch geometry{grid, block, sharedMem, handle};
     work.body = [body = kernel->body, copies, geometry] { body(&geometry, copies->pointers()); };
   } else if (kernel->firstNoOpLaunch) {

@@ -6,16 +6,15 @@
 #include <cupti.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "api_tracing.h"
+#include "host_mapping.h"
 #include "runtime_state.h"
 
 using namespace streamrace::emu;
 
 namespace {
 
-constexpr std::size_t hostPageSize = 4096;
 constexpr unsigned validHostAllocFlags =
     cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
 constexpr unsigned validHostRegisterFlags = cudaHostRegisterPortable | cudaHostRegisterMapped |
@@ -74,6 +73,29 @@ cudaError_t allocate3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
   return error;
 }
 
+cudaError_t allocateHost(void** pointer, std::size_t size, MemoryKind kind, unsigned flags) {
+  if (pointer == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime& runtime = Runtime::instance();
+  const std::optional<HostMapping> mapping = mapHostMemory(std::max<std::size_t>(size, 1));
+  if (!mapping) {
+    *pointer = nullptr;
+    return cudaErrorMemoryAllocation;
+  }
+  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(mapping->program), size, kind,
+                                runtime.currentDevice(), flags,
+                                reinterpret_cast<std::uintptr_t>(mapping->device)});
+  *pointer = mapping->program;
+  return cudaSuccess;
+}
+
+void releaseHost(const Allocation& allocation) {
+  unmapHostMemory(HostMapping{reinterpret_cast<void*>(allocation.base),
+                              reinterpret_cast<void*>(allocation.deviceView)},
+                  std::max<std::size_t>(allocation.size, 1));
+}
+
 cudaError_t freeDevice(void* devPtr) {
   Runtime& runtime = Runtime::instance();
   if (devPtr == nullptr) {
@@ -92,28 +114,10 @@ cudaError_t freeDevice(void* devPtr) {
   }
   runtime.memory.removeStartingAt(devPtr);
   if (allocation->kind == MemoryKind::Managed) {
-    std::free(devPtr);
+    releaseHost(*allocation);
   } else {
     runtime.device(allocation->device).arena.release(devPtr, allocation->size);
   }
-  return cudaSuccess;
-}
-
-cudaError_t allocateHost(void** pointer, std::size_t size, MemoryKind kind, unsigned flags) {
-  if (pointer == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  Runtime& runtime = Runtime::instance();
-  std::size_t rounded =
-      (std::max<std::size_t>(size, 1) + hostPageSize - 1) / hostPageSize * hostPageSize;
-  void* memory = std::aligned_alloc(hostPageSize, rounded);
-  if (memory == nullptr) {
-    *pointer = nullptr;
-    return cudaErrorMemoryAllocation;
-  }
-  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(memory), size, kind,
-                                runtime.currentDevice(), flags});
-  *pointer = memory;
   return cudaSuccess;
 }
 
@@ -135,7 +139,7 @@ cudaError_t freeHost(void* pointer) {
   }
   runtime.synchronizeDevice(runtime.currentDevice());
   runtime.memory.removeStartingAt(pointer);
-  std::free(pointer);
+  releaseHost(*allocation);
   return cudaSuccess;
 }
 

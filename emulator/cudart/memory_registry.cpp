@@ -112,6 +112,15 @@ std::optional<Allocation> MemoryRegistry::find(const void* pointer) const {
   return std::nullopt;
 }
 
+void* MemoryRegistry::deviceAddress(const void* pointer) const {
+  const std::optional<Allocation> allocation = find(pointer);
+  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+  if (!allocation || allocation->deviceView == 0) {
+    return const_cast<void*>(pointer);
+  }
+  return reinterpret_cast<void*>(allocation->deviceView + (address - allocation->base));
+}
+
 std::size_t MemoryRegistry::bytesOf(MemoryKind kind, int device) const {
   std::shared_lock lock(mutex_);
   std::size_t total = 0;

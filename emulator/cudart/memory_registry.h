@@ -22,6 +22,8 @@ struct Allocation {
   MemoryKind kind = MemoryKind::Device;
   int device = 0;
   unsigned flags = 0;
+  // Where the emulated device reaches these bytes (host_mapping.h); 0: at `base` itself.
+  std::uintptr_t deviceView = 0;
 
   bool contains(const void* pointer, std::size_t bytes) const {
     auto address = reinterpret_cast<std::uintptr_t>(pointer);
@@ -65,6 +67,9 @@ public:
   // The allocation containing `pointer`, if any.
   std::optional<Allocation> find(const void* pointer) const;
   std::optional<Allocation> startingAt(const void* base) const;
+  // Where the emulated device reaches the byte at `pointer`: through the second mapping of
+  // pinned and managed memory, else at `pointer` itself.
+  void* deviceAddress(const void* pointer) const;
   // Whether any known range shares a byte with [pointer, pointer + bytes).
   bool overlaps(const void* pointer, std::size_t bytes) const;
   // The bytes of every live allocation of this kind on the device.

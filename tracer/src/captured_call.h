@@ -27,6 +27,9 @@ struct CapturedCall {
   std::optional<std::vector<Access>> stated_accesses;
   // The Python frames of the op's caller (python_stacks.h), 0 for none.
   std::uint32_t python_stack = 0;
+  // A HostAccess's faulting load or store (host_fault_handler.cpp), kept out of the payload's
+  // vector so that the fault handler allocates nothing; size 0: none.
+  Access host_access{};
 };
 
 } // namespace streamrace::tracer

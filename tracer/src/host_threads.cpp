@@ -92,30 +92,13 @@ int find_image(dl_phdr_info* info, std::size_t, void* data) {
   return 1;
 }
 
-bool called_from_runtime_library(const void* caller) {
-  const auto address = reinterpret_cast<std::uintptr_t>(caller);
-  const std::size_t known = image_count.load(std::memory_order_acquire);
-  for (std::size_t i = 0; i < known; ++i)
-    if (address >= images[i].begin && address < images[i].end) return images[i].library;
-  std::pair<std::uintptr_t, Image> found{address, Image{}};
-  if (dl_iterate_phdr(find_image, &found) == 0) return false;
-  while (appending_image.test_and_set(std::memory_order_acquire)) {
-  }
-  if (const std::size_t slot = image_count.load(std::memory_order_relaxed); slot < kImages) {
-    images[slot] = found.second;
-    image_count.store(slot + 1, std::memory_order_release);
-  }
-  appending_image.clear(std::memory_order_release);
-  return found.second.library;
-}
-
 // The tracer to tell, when this call on this thread is the program's own hand-off.
 Tracer* hand_off_tracer(const void* caller) {
   if (!gpu_thread || tracer_code_depth > 0 || InsideLibraryCall::active() ||
       inside_cuda_runtime_call())
     return nullptr;
   Tracer* tracer = Tracer::running();
-  return tracer != nullptr && !called_from_runtime_library(caller) ? tracer : nullptr;
+  return tracer != nullptr && !in_runtime_library(caller) ? tracer : nullptr;
 }
 
 void release(const void* caller, const char* api, std::uint64_t object) {
@@ -172,6 +155,27 @@ void InsideTracer::leave() {
 }
 bool InsideTracer::active() {
   return tracer_code_depth > 0;
+}
+
+bool in_runtime_library(const void* code) {
+  const auto address = reinterpret_cast<std::uintptr_t>(code);
+  const std::size_t known = image_count.load(std::memory_order_acquire);
+  for (std::size_t i = 0; i < known; ++i)
+    if (address >= images[i].begin && address < images[i].end) return images[i].library;
+  std::pair<std::uintptr_t, Image> found{address, Image{}};
+  if (dl_iterate_phdr(find_image, &found) == 0) return false;
+  while (appending_image.test_and_set(std::memory_order_acquire)) {
+  }
+  if (const std::size_t slot = image_count.load(std::memory_order_relaxed); slot < kImages) {
+    images[slot] = found.second;
+    image_count.store(slot + 1, std::memory_order_release);
+  }
+  appending_image.clear(std::memory_order_release);
+  return found.second.library;
+}
+
+bool is_gpu_thread() {
+  return gpu_thread;
 }
 
 void note_gpu_thread(Tracer& tracer) {

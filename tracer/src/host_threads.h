@@ -15,6 +15,11 @@ class Tracer;
 // creation hand-off its parent released. Each event may change the thread's clock, which the
 // hand-off filter needs to know.
 void note_gpu_thread(Tracer& tracer);
+// Whether the calling thread has made a CUDA or NCCL call (its hand-offs count).
+bool is_gpu_thread();
+// Whether `code` lies in a CUDA, NCCL or NVTX library, PyTorch's (or this one): what it does is
+// the library's own business, not the program's. Lock-free after an image's first lookup.
+bool in_runtime_library(const void* code);
 
 // Marks the calling thread as running the tracer's own code for the guard's lifetime: its locks
 // are the tracer's, not the program's.

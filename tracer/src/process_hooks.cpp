@@ -4,7 +4,9 @@
 // signal — and that carry it across fork().
 #include "tracer.h"
 
+#include "host_fault_handler.h"
 #include "libc_exit.h"
+#include "watched_memory.h"
 
 #include <csignal>
 #include <cstdlib>
@@ -54,6 +56,9 @@ void install_flushing_signal_handlers() {
     const bool ignored = plain && current.sa_handler == SIG_IGN;
     const bool by_default = plain && current.sa_handler == SIG_DFL;
     if (ignored || (!by_default && !kFlushingSignals[i].ahead_of_handlers)) continue;
+    // Watching host accesses, SIGSEGV is the fault handler's: it flushes a fault that is not
+    // its own before handing it on.
+    if (kFlushingSignals[i].number == SIGSEGV && host_fault_handler_installed()) continue;
     sigaction(kFlushingSignals[i].number, &action, &previous_actions[i]);
   }
 }
@@ -76,6 +81,7 @@ void install_process_hooks(Tracer* tracer) {
   installed_tracer = tracer;
   std::atexit(finish_at_exit);
   std::at_quick_exit(finish_at_exit);
+  if (WatchedMemory::enabled()) install_host_fault_handler(*tracer);
   install_flushing_signal_handlers();
   pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
 }

@@ -9,6 +9,7 @@
 #include "kernel_launches.h"
 #include "op_scopes.h"
 #include "stall_watch.h"
+#include "watched_memory.h"
 
 #include <chrono>
 #include <cstdio>
@@ -118,6 +119,9 @@ void Tracer::start() {
     }
     RawStack warm_up; // the first capture loads the unwinder: better not inside a callback
     capture_stack(warm_up);
+    if (const char* reason = nullptr;
+        settings_.tracer.watch_host_accesses && !WatchedMemory::enable(reason))
+      std::fprintf(stderr, "streamrace: warning: %s; host accesses stay unseen\n", reason);
     tracer_thread_ = std::thread([this] { run_tracer_thread(); });
   } catch (const std::exception& error) {
     disable(error.what());
@@ -160,6 +164,24 @@ void Tracer::record(std::string_view api, Payload payload,
   call.time_ns = now_ns();
   call.kernel_pointers = std::move(kernel_pointers);
   capture_stack(call.stack);
+  if (WatchedMemory::enabled())
+    WatchedMemory::instance().observe(call.payload, call.kernel_pointers);
+  if (OpScopes::hold(call)) return;
+  push(std::move(call));
+}
+
+void Tracer::record_host_access(Address address, bool write, const RawStack& stack) {
+  if (stopping_.load(std::memory_order_relaxed)) return;
+  const InsideTracer inside;
+  note_gpu_thread(*this);
+  CapturedCall call;
+  call.api = write ? "host write" : "host read";
+  call.payload = HostAccess{};
+  call.host_access =
+      Access{address, 1, write ? AccessMode::Write : AccessMode::Read, Extent::Exact};
+  call.thread = current_thread();
+  call.time_ns = now_ns();
+  call.stack = stack;
   if (OpScopes::hold(call)) return;
   push(std::move(call));
 }
@@ -260,6 +282,8 @@ void Tracer::process(CapturedCall& call) {
     else if (!call.kernel_pointers.empty())
       kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
   }
+  if (call.host_access.size != 0)
+    std::get<HostAccess>(event.payload).accesses.push_back(call.host_access);
   kernel_accesses_.observe(event.payload);
   if (std::holds_alternative<GroupStart>(event.payload) ||
       std::holds_alternative<GroupEnd>(event.payload)) {

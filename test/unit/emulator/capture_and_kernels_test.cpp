@@ -5,6 +5,8 @@
 
 #include <streamrace_emulator/kernel_registry.h>
 
+#include <sys/mman.h>
+
 #include <vector>
 
 namespace streamrace::emu::test {
@@ -119,6 +121,41 @@ void addOnCpu(const StreamraceEmuLaunch& launch, int* data, int value, int n) {
   for (int i = 0; i < n && i < threads; ++i) {
     data[i] += value;
   }
+}
+
+// A GPU reaches pinned and managed memory by DMA, past the program's page protections: so do
+// the emulated device's copies, sets and kernels (through the second mapping), and the program
+// sees what they wrote once it opens its pages again.
+TEST(HostMemory, DeviceWorkReachesPinnedAndManagedPagesTheProgramClosed) {
+  ASSERT_TRUE(streamrace_emulator::registerKernel<&addOnCpu>(addKernel));
+  constexpr int n = 1024;
+  constexpr std::size_t bytes = n * sizeof(int);
+  int* device = nullptr;
+  int* pinned = nullptr;
+  int* managed = nullptr;
+  ASSERT_CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&device), bytes));
+  ASSERT_CUDA_OK(cudaMallocHost(reinterpret_cast<void**>(&pinned), bytes));
+  ASSERT_CUDA_OK(cudaMallocManaged(reinterpret_cast<void**>(&managed), bytes));
+  ASSERT_CUDA_OK(cudaMemset(device, 0, bytes));
+  ASSERT_EQ(mprotect(pinned, bytes, PROT_NONE), 0);
+  ASSERT_EQ(mprotect(managed, bytes, PROT_NONE), 0);
+  ASSERT_CUDA_OK(cudaMemsetAsync(managed, 0, bytes, 0));
+  int value = 3;
+  int count = n;
+  void* arguments[] = {&managed, &value, &count};
+  ASSERT_CUDA_OK(cudaLaunchKernel(reinterpret_cast<const void*>(&addKernel), dim3(n / 256),
+                                  dim3(256), arguments, 0, 0));
+  ASSERT_CUDA_OK(cudaMemcpyAsync(device, managed, bytes, cudaMemcpyDefault, 0));
+  ASSERT_CUDA_OK(cudaMemcpyAsync(pinned, device, bytes, cudaMemcpyDeviceToHost, 0));
+  ASSERT_CUDA_OK(cudaDeviceSynchronize());
+  ASSERT_EQ(mprotect(pinned, bytes, PROT_READ | PROT_WRITE), 0);
+  ASSERT_EQ(mprotect(managed, bytes, PROT_READ | PROT_WRITE), 0);
+  EXPECT_EQ(managed[0], 3);
+  EXPECT_EQ(managed[n - 1], 3);
+  EXPECT_EQ(pinned[n - 1], 3);
+  ASSERT_CUDA_OK(cudaFreeHost(pinned));
+  ASSERT_CUDA_OK(cudaFree(managed));
+  ASSERT_CUDA_OK(cudaFree(device));
 }
 
 TEST(Kernels, ARegisteredCpuImplementationRunsInStreamOrderWithTheArgumentsOfTheLaunch) {
