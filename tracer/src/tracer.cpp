@@ -150,32 +150,30 @@ NameId Tracer::intern_name(std::string_view text) {
 
 void Tracer::record(std::string_view api, Payload payload,
                     std::vector<KernelPointer> kernel_pointers) {
-  if (stopping_.load(std::memory_order_relaxed)) return;
-  const InsideTracer inside;
-  note_gpu_thread(*this);
   CapturedCall call;
-  call.api = api;
   call.payload = std::move(payload);
-  call.thread = current_thread();
-  call.time_ns = now_ns();
-  call.kernel_pointers = std::move(kernel_pointers);
-  capture_stack(call.stack);
-  if (OpScopes::hold(call)) return;
-  push(std::move(call));
+  record_here(api, std::move(call), std::move(kernel_pointers));
 }
 
 void Tracer::record_graph_build(std::string_view api, GraphBuildCall build,
                                 std::vector<KernelPointer> kernel_pointers) {
+  CapturedCall call;
+  call.graph_build = std::move(build);
+  record_here(api, std::move(call), std::move(kernel_pointers));
+}
+
+void Tracer::record_here(std::string_view api, CapturedCall call,
+                         std::vector<KernelPointer> kernel_pointers) {
   if (stopping_.load(std::memory_order_relaxed)) return;
   const InsideTracer inside;
   note_gpu_thread(*this);
-  CapturedCall call;
   call.api = api;
-  call.graph_build = std::move(build);
   call.thread = current_thread();
   call.time_ns = now_ns();
   call.kernel_pointers = std::move(kernel_pointers);
   capture_stack(call.stack);
+  // Building a graph does no work an op could state ranges for: never held in one.
+  if (!call.graph_build && OpScopes::hold(call)) return;
   push(std::move(call));
 }
 

@@ -93,6 +93,9 @@ private:
   // there were.
   std::size_t drain(std::size_t limit = SIZE_MAX);
   void process(CapturedCall& call);
+  // Stamps `call` with the calling thread, time and stack, then queues it.
+  void record_here(std::string_view api, CapturedCall call,
+                   std::vector<KernelPointer> kernel_pointers);
   void process_event(Event& event, bool new_site);
   // Tells the engine, before `event`, that its thread works on `device` in its rank when the
   // engine believes otherwise: a thread driving several devices selects them in one rank's view
