@@ -23,7 +23,7 @@ using namespace streamrace::emu;
 namespace {
 
 std::optional<std::vector<const GraphNode*>> dependencyList(const cudaGraphNode_t* dependencies,
-                                                           std::size_t count) {
+                                                            std::size_t count) {
   if (count > 0 && dependencies == nullptr) {
     return std::nullopt;
   }
@@ -127,9 +127,8 @@ cudaError_t eventNode(cudaEvent_t event, bool record, cudaStream_t builder) {
     return cudaErrorInvalidResourceHandle;
   }
   if (record) {
-    return submitOnBuilder(builder, Work{OperationKind::EventRecord, [event] {
-                                           Runtime::instance().markEventReached(event);
-                                         }});
+    return submitOnBuilder(builder, Work{OperationKind::EventRecord,
+                                         [event] { Runtime::instance().markEventReached(event); }});
   }
   return submitOnBuilder(builder, Work{OperationKind::EventWait, [event] {
                                          Runtime& runtime = Runtime::instance();
@@ -177,8 +176,7 @@ cudaError_t addDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
       GraphNode* target = owned((*targets)[index]);
       const GraphNode* source = owned((*sources)[index]);
       // Both ends in this graph, no edge twice, none that closes a cycle.
-      if (target == nullptr || source == nullptr || source == target ||
-          dependsOn(source, target) ||
+      if (target == nullptr || source == nullptr || source == target || dependsOn(source, target) ||
           std::find(target->dependencies.begin(), target->dependencies.end(), source) !=
               target->dependencies.end()) {
         result = cudaErrorInvalidValue;
@@ -229,12 +227,11 @@ cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                    const struct cudaKernelNodeParams* pNodeParams) {
-  STREAMRACE_EMU_TRACED(cudaGraphAddKernelNode, v10000,
-                        addNode(pGraphNode, graph, pDependencies, numDependencies,
-                                [&](cudaStream_t builder) {
-                                  return kernelNode(pNodeParams, builder);
-                                }),
-                        pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddKernelNode, v10000,
+      addNode(pGraphNode, graph, pDependencies, numDependencies,
+              [&](cudaStream_t builder) { return kernelNode(pNodeParams, builder); }),
+      pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
@@ -266,12 +263,11 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t gr
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                    const struct cudaMemsetParams* pMemsetParams) {
-  STREAMRACE_EMU_TRACED(cudaGraphAddMemsetNode, v10000,
-                        addNode(pGraphNode, graph, pDependencies, numDependencies,
-                                [&](cudaStream_t builder) {
-                                  return memsetNode(pMemsetParams, builder);
-                                }),
-                        pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddMemsetNode, v10000,
+      addNode(pGraphNode, graph, pDependencies, numDependencies,
+              [&](cudaStream_t builder) { return memsetNode(pMemsetParams, builder); }),
+      pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
@@ -313,8 +309,8 @@ cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t g
 }
 
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
-                                       const cudaGraphNode_t* pDependencies,
-                                       size_t numDependencies, cudaGraph_t childGraph) {
+                                       const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                       cudaGraph_t childGraph) {
   STREAMRACE_EMU_TRACED(
       cudaGraphAddChildGraphNode, v10000,
       addNode(pGraphNode, graph, pDependencies, numDependencies,
@@ -331,8 +327,8 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
 }
 
 cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
-  STREAMRACE_EMU_TRACED(cudaGraphClone, v10000, cloneGraph(pGraphClone, originalGraph),
-                        pGraphClone, originalGraph);
+  STREAMRACE_EMU_TRACED(cudaGraphClone, v10000, cloneGraph(pGraphClone, originalGraph), pGraphClone,
+                        originalGraph);
 }
 
 } // extern "C"
