@@ -10,6 +10,7 @@
 #
 # Environment: STREAMRACE_BUILD_DIR (default build/), STREAMRACE_DEMO_DIR, STREAMRACE_DEMO_STEPS
 # (traced training steps, default 8), STREAMRACE_DEMO_COST_STEPS (cost runs, default 10),
+# STREAMRACE_DEMO_DEEPSPEED=on|off (the DeepSpeed step; on by default),
 # STREAMRACE_DEMO_PLATFORM=auto|emulator|gpu, STREAMRACE_DEMO_LAUNCHER (GPU runs: the command
 # that starts one hpz_train per GPU; default torchrun).
 set -euo pipefail
@@ -274,6 +275,40 @@ echo "(plots: $out/throughput.png, $out/cost/cost.png)"
 
 section "6. The engine alone: the same step replayed as synthetic events (hpz-synthetic)"
 "$bin/hpz-synthetic" hpz-buggy hpz-fix-event | grep -E "^== mode|SUMMARY" || true
+
+section "7. In DeepSpeed itself: ZeRO++ hpZ without and with PR #5216's synchronization"
+# The same race in DeepSpeed's Python code (examples/deepspeed_hpz): the release as published,
+# and a copy of it with the fix's three lines taken out. Needs the PyTorch + DeepSpeed venv
+# (scripts/ensure-torch.sh: about 3 GB once). STREAMRACE_DEMO_DEEPSPEED=off skips it.
+deepspeed_run() { # name, script arguments...
+  local name=$1
+  shift
+  local code=0 script=$root/examples/deepspeed_hpz/zeropp_hpz.py
+  if [ "$platform" = gpu ]; then
+    "$bin/streamrace" run --output="$out/traces-$name" -- "$build/venv/bin/torchrun" --standalone \
+      --nproc-per-node="$gpu_count" "$script" "$@" > "$out/run-$name.out" 2> "$out/report-$name.txt" || code=$?
+  else
+    # The wheel's libraries carry DT_RPATH to their own CUDA copies: the emulator is preloaded.
+    local emulator=$build/emulator/lib preload
+    preload=$(printf '%s:' "$emulator"/{libcudart.so.13,libcupti.so.13,libnccl.so.2,libcuda.so.1,libcublas.so.13,libcublasLt.so.13})
+    env LD_PRELOAD="${preload%:}" LD_LIBRARY_PATH="$emulator" \
+      "$bin/streamrace" run --output="$out/traces-$name" \
+      "--launcher=$bin/streamrace-emu-launch --nodes 2 --gpus-per-node 2" -- \
+      "$build/venv/bin/python" "$script" "$@" > "$out/run-$name.out" 2> "$out/report-$name.txt" || code=$?
+  fi
+  local findings
+  findings=$(grep -o "SUMMARY: streamrace: [0-9]* finding" "$out/report-$name.txt" | grep -o "[0-9]*" || echo "?")
+  printf '  %-28s exit %-3s findings %s\n' "$name" "$code" "$findings"
+}
+if [ "${STREAMRACE_DEMO_DEEPSPEED:-on}" = off ]; then
+  echo "(skipped: STREAMRACE_DEMO_DEEPSPEED=off)"
+else
+  "$root/scripts/ensure-torch.sh"
+  deepspeed_run deepspeed-without-pr5216 --buggy
+  deepspeed_run deepspeed-as-published
+  sed -n '/WARNING: streamrace/,/^  *#3 /p' "$out/report-deepspeed-without-pr5216.txt" | head -12
+  grep -h "To fix:" "$out/report-deepspeed-without-pr5216.txt" | head -1
+fi
 
 python3 "$root/scripts/demo_summary.py" --out "$out" --root "$root" --steps "$steps" \
   --cost-steps "$cost_steps" --cost-setup "$cost_setup" --geometry "$geometry" \

@@ -152,6 +152,24 @@ def cost_section(out, cost_steps, cost_setup):
     return section
 
 
+def deepspeed_section(out, root):
+    section = ["## 6. In DeepSpeed itself", ""]
+    buggy = read(out / "report-deepspeed-without-pr5216.txt")
+    published = read(out / "report-deepspeed-as-published.txt")
+    if not buggy and not published:
+        return section + ["Skipped (`STREAMRACE_DEMO_DEEPSPEED=off`)."]
+    example = os.path.relpath(root / "examples" / "deepspeed_hpz", out.resolve())
+    summary = lambda report: (re.findall(r"SUMMARY: streamrace: .*", report) or ["no report"])[-1]
+    section += ["DeepSpeed ZeRO-3 with hpZ on a small model "
+                f"([examples/deepspeed_hpz]({example})), under `streamrace run`:",
+                "", f"- without PR #5216's synchronization: `{summary(buggy)}`",
+                f"- as published: `{summary(published)}`", ""]
+    race = re.search(r"WARNING: streamrace: race.*?(?=\n\n|\Z)", buggy, re.S)
+    if race:
+        section += ["```", relative(race.group(0), root)[:3000], "```"]
+    return section
+
+
 def files_section(out):
     section = ["## Files", ""]
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
@@ -195,6 +213,7 @@ def main():
     else:
         lines.append("No Perfetto trace: this build's `streamrace` has no `export` command, so "
                      "the demo skipped it.")
+    lines += [""] + deepspeed_section(out, arguments.root)
     lines += [""] + files_section(out) + ["- [summary.md](summary.md)"]
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 

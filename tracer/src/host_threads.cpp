@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "host_threads.h"
 
+#include "hand_off_filter.h"
 #include "tracer.h"
 
 #include <algorithm>
@@ -26,6 +27,10 @@ thread_local int tracer_code_depth = 0;
 thread_local bool gpu_thread = false;
 // The creation hand-off this thread acquires with its first event (0: none).
 thread_local std::uint64_t start_hand_off = 0;
+// This thread as the hand-off filter knows it: its index is taken with its first event.
+thread_local HandOffThread filter_thread;
+std::atomic<std::uint16_t> next_filter_index{1};
+constinit HandOffFilter hand_off_filter;
 
 // Hand-off objects for thread creation and ending: ranges no address of a mutex, condition
 // variable or semaphore falls in.
@@ -41,11 +46,17 @@ std::uint64_t address_of(const void* object) {
   return reinterpret_cast<std::uintptr_t>(object);
 }
 
-// Which loaded object a caller's code belongs to, and whether it is a CUDA, NCCL or NVTX library
-// (or this one): their locking is their own business, not a hand-off of the program's. A
-// runtime's internal locks taken outside its API calls (a driver call, a kernel registration)
-// would otherwise order threads that share nothing but the library. A fixed table, appended
-// under a spin flag (a mutex here would call back into this very file) and read without one.
+// Which loaded object a caller's code belongs to, and whether it is a CUDA, NCCL or NVTX library,
+// a GPU framework's C++ runtime, or this one: their locking is their own business, not a hand-off
+// of the program's. A runtime's internal locks taken outside its API calls (a driver call, a
+// kernel registration) would otherwise order threads that share nothing but the library. In a
+// framework the harm is worse: PyTorch's NCCL watchdog thread queries a collective's end event
+// and then unlocks the work list the Python thread locks next; on the emulator, where every query
+// finds the work done, that ordered each rank's Python thread after its collectives in some runs
+// and not in others, and a race the program has on every GPU came and went with timing. The
+// program's own hand-offs in a Python job go through the interpreter (threading, queue), which
+// stays the program's. A fixed table, appended under a spin flag (a mutex here would call back
+// into this very file) and read without one.
 struct Image {
   std::uintptr_t begin = 0;
   std::uintptr_t end = 0;
@@ -56,10 +67,11 @@ std::array<Image, kImages> images;
 std::atomic<std::size_t> image_count{0};
 std::atomic_flag appending_image = ATOMIC_FLAG_INIT;
 
-bool is_gpu_library(std::string_view path) {
+bool is_runtime_library(std::string_view path) {
   const std::string_view file = path.substr(path.rfind('/') + 1);
-  for (std::string_view prefix : {"libcuda", "libcudart", "libcupti", "libnccl", "libnvToolsExt",
-                                  "libnvrtc", "libcublas", "libcudnn", "libstreamrace"})
+  for (std::string_view prefix :
+       {"libcuda", "libcudart", "libcupti", "libnccl", "libnvToolsExt", "libnvrtc", "libcublas",
+        "libcudnn", "libstreamrace", "libtorch", "libc10"})
     if (file.starts_with(prefix)) return true;
   return false;
 }
@@ -75,12 +87,12 @@ int find_image(dl_phdr_info* info, std::size_t, void* data) {
     image.end = std::max(image.end, begin + segment.p_memsz);
   }
   if (found->first < image.begin || found->first >= image.end) return 0;
-  image.library = info->dlpi_name != nullptr && is_gpu_library(info->dlpi_name);
+  image.library = info->dlpi_name != nullptr && is_runtime_library(info->dlpi_name);
   found->second = image;
   return 1;
 }
 
-bool called_from_gpu_library(const void* caller) {
+bool called_from_runtime_library(const void* caller) {
   const auto address = reinterpret_cast<std::uintptr_t>(caller);
   const std::size_t known = image_count.load(std::memory_order_acquire);
   for (std::size_t i = 0; i < known; ++i)
@@ -103,15 +115,20 @@ Tracer* hand_off_tracer(const void* caller) {
       inside_cuda_runtime_call())
     return nullptr;
   Tracer* tracer = Tracer::running();
-  return tracer != nullptr && !called_from_gpu_library(caller) ? tracer : nullptr;
+  return tracer != nullptr && !called_from_runtime_library(caller) ? tracer : nullptr;
 }
 
 void release(const void* caller, const char* api, std::uint64_t object) {
-  if (Tracer* tracer = hand_off_tracer(caller)) tracer->record_hand_off(api, HostRelease{object});
+  Tracer* tracer = hand_off_tracer(caller);
+  if (tracer != nullptr && hand_off_filter.release_carries_news(object, filter_thread))
+    tracer->record_hand_off(api, HostRelease{object});
 }
 
 void acquire(const void* caller, const char* api, std::uint64_t object) {
-  if (Tracer* tracer = hand_off_tracer(caller)) tracer->record_hand_off(api, HostAcquire{object});
+  Tracer* tracer = hand_off_tracer(caller);
+  if (tracer == nullptr || !hand_off_filter.acquire_carries_news(object, filter_thread)) return;
+  ++filter_thread.clock_changes;
+  tracer->record_hand_off(api, HostAcquire{object});
 }
 
 // The C library's definition, looked up on first use into a constant-initialized slot: a guarded
@@ -158,10 +175,19 @@ bool InsideTracer::active() {
 }
 
 void note_gpu_thread(Tracer& tracer) {
+  ++filter_thread.clock_changes;
   if (gpu_thread) return;
   gpu_thread = true;
-  if (start_hand_off != 0)
+  // Index 0 (all 65535 taken) leaves this thread's hand-offs unfiltered.
+  std::uint16_t index = next_filter_index.load(std::memory_order_relaxed);
+  while (index != 0 &&
+         !next_filter_index.compare_exchange_weak(index, static_cast<std::uint16_t>(index + 1))) {
+  }
+  filter_thread.index = index;
+  if (start_hand_off != 0) {
+    ++filter_thread.clock_changes;
     tracer.record_hand_off("pthread_create", HostAcquire{std::exchange(start_hand_off, 0)});
+  }
 }
 
 } // namespace streamrace::tracer

@@ -12,7 +12,8 @@ class Tracer;
 
 // Called by the tracer for every event a thread records, before it queues it: the thread's first
 // event makes it a GPU thread, whose hand-offs count from then on, and first acquires the
-// creation hand-off its parent released.
+// creation hand-off its parent released. Each event may change the thread's clock, which the
+// hand-off filter needs to know.
 void note_gpu_thread(Tracer& tracer);
 
 // Marks the calling thread as running the tracer's own code for the guard's lifetime: its locks

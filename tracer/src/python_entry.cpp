@@ -174,8 +174,8 @@ STREAMRACE_PYTHON_ENTRY streamracePythonHostAccess(PyObjectPtr extents) {
 }
 
 // The caller's Python stack below its `skip` innermost frames, as an id for
-// streamracePythonBeginOpWithStack (0 for none): ops the autograd engine runs on its own threads
-// have no Python frames of their own, and take those of the backward() call.
+// streamracePythonBeginOpWithStack (0 for none): the ops the autograd engine runs on its own
+// threads for a backward() call continue that call's stack.
 STREAMRACE_PYTHON_ENTRY streamracePythonCaptureStack(int skip) {
   Tracer* tracer = Tracer::get();
   if (tracer == nullptr || PythonApi::get() == nullptr) return 0;
@@ -187,16 +187,20 @@ STREAMRACE_PYTHON_ENTRY streamracePythonCaptureStack(int skip) {
   }
 }
 
-// streamracePythonBeginOp with the Python stack `stack` from streamracePythonCaptureStack.
+// streamracePythonBeginOp whose Python stack continues the stack `caller` from
+// streamracePythonCaptureStack: the calling thread's own frames outside the libraries (a Python
+// hook or autograd.Function the engine runs), then those of `caller`.
 STREAMRACE_PYTHON_ENTRY streamracePythonBeginOpWithStack(PyObjectPtr name, PyObjectPtr extents,
-                                                         int stack) {
+                                                         int caller) {
   return guarded("streamracePythonBeginOpWithStack", [&](const PythonApi& python) {
     const char* text = python.unicode_as_utf8(name);
-    if (text == nullptr || stack < 0 || !read_ranges(python, extents, ranges)) {
+    if (text == nullptr || caller < 0 || !read_ranges(python, extents, ranges)) {
       python.err_clear();
       return false;
     }
-    OpScopes::begin(OpScopes::intern_name(text), ranges, static_cast<std::uint32_t>(stack));
+    OpScopes::begin(
+        OpScopes::intern_name(text), ranges,
+        PythonStacks::instance().capture_continuing(0, static_cast<std::uint32_t>(caller)));
     return true;
   });
 }

@@ -67,10 +67,10 @@ StackFrame PythonStacks::frame_of(const FrameKey& key) {
   return StackFrame{info.function, info.file, static_cast<std::uint32_t>(std::max(line, 0))};
 }
 
-std::uint32_t PythonStacks::capture(int skip) {
+std::vector<PythonStacks::FrameKey> PythonStacks::walk(int skip) const {
   const PythonApi* python = PythonApi::get();
-  if (python == nullptr || python->gil_state_check() != 1) return 0;
   std::vector<FrameKey> key;
+  if (python == nullptr || python->gil_state_check() != 1) return key;
   PyObjectPtr frame = python->eval_get_frame();
   if (frame != nullptr) python->inc_ref(frame);
   for (int depth = 0; frame != nullptr && key.size() < kWalkedFrames; ++depth) {
@@ -87,20 +87,44 @@ std::uint32_t PythonStacks::capture(int skip) {
     frame = back;
   }
   if (frame != nullptr) python->dec_ref(frame);
-  if (key.empty()) return 0;
+  return key;
+}
+
+std::uint32_t PythonStacks::capture(int skip) {
+  return capture_continuing(skip, 0);
+}
+
+std::uint32_t PythonStacks::capture_continuing(int skip, std::uint32_t caller) {
+  std::vector<FrameKey> key = walk(skip);
+  if (key.empty()) return caller;
   std::lock_guard lock(mutex_);
+  if (caller > stacks_.size()) caller = 0;
+  // The caller's stack id ends the key: no code object has a null address.
+  if (caller != 0) key.emplace_back(nullptr, static_cast<int>(caller));
   if (auto it = ids_.find(key); it != ids_.end()) return it->second;
+  const std::size_t own = caller != 0 ? key.size() - 1 : key.size();
   // Interning keeps every code object of the key alive, so its addresses stay unique.
-  for (const FrameKey& frame_key : key)
-    code_info(frame_key.first);
-  // The stack starts at the program's own innermost frame; all-library stacks stay whole.
+  for (std::size_t i = 0; i < own; ++i)
+    code_info(key[i].first);
+  // The stack starts at the program's own innermost frame; all-library stacks stay whole
+  // unless they continue a caller's.
   std::size_t first = 0;
-  while (first < key.size() && code_info(key[first].first).library)
+  while (first < own && code_info(key[first].first).library)
     ++first;
-  if (first == key.size()) first = 0;
+  if (first == own) {
+    if (caller != 0) {
+      ids_.emplace(std::move(key), caller);
+      return caller;
+    }
+    first = 0;
+  }
   std::vector<StackFrame> frames;
-  for (std::size_t i = first; i < key.size() && frames.size() < kKeptFrames; ++i)
+  for (std::size_t i = first; i < own && frames.size() < kKeptFrames; ++i)
     frames.push_back(frame_of(key[i]));
+  if (caller != 0) {
+    const std::vector<StackFrame>& continued = stacks_[caller - 1];
+    frames.insert(frames.end(), continued.begin(), continued.end());
+  }
   stacks_.push_back(std::move(frames));
   const auto id = static_cast<std::uint32_t>(stacks_.size());
   ids_.emplace(std::move(key), id);

@@ -27,6 +27,11 @@ public:
   // The calling thread's stack below its `skip` innermost frames; 0 when there is none (no
   // interpreter, or the thread does not hold the GIL). Must be called holding the GIL.
   std::uint32_t capture(int skip);
+  // The calling thread's own frames outside the libraries, then those of stack `caller`: work
+  // a thread does for another one's call (the autograd engine running a Python hook or
+  // autograd.Function for a backward() call) shows both. Just `caller` when the thread has no
+  // frames of its own outside the libraries.
+  std::uint32_t capture_continuing(int skip, std::uint32_t caller);
   // The frames of stack `id`, innermost first; empty for 0.
   std::vector<StackFrame> frames(std::uint32_t id) const;
 
@@ -38,6 +43,7 @@ private:
     bool library = false;
   };
 
+  std::vector<FrameKey> walk(int skip) const;
   const CodeInfo& code_info(const void* code);
   StackFrame frame_of(const FrameKey& key);
 

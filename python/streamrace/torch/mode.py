@@ -127,8 +127,9 @@ class StreamraceMode(TorchDispatchMode):
         if node is None:
             tracer.begin_op(operator.name, ranges, 0)
         else:
-            # A backward operator, named by its autograd node; its Python lines are those of the
-            # backward() call that runs it (the engine's threads have none of their own).
+            # A backward operator, named by its autograd node; its Python lines are those of a
+            # Python hook or autograd.Function running it on the engine's thread, if any, then
+            # those of the backward() call.
             tracer.begin_op_with_stack(
                 "%s (%s)" % (operator.name, node.name()), ranges, backward_call.stack)
         outputs = []

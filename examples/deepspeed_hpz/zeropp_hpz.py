@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""A small model trained by DeepSpeed ZeRO stage 3 with ZeRO++ hierarchical partitioning (hpZ):
+each rank keeps, besides its primary shard of every parameter, a secondary shard over the GPUs
+of its node, and the backward all-gathers rebuild parameters from those inside the node.
+
+Run it on 2 nodes x 2 GPUs (hpZ's partition size is the GPUs per node):
+
+    streamrace run --launcher="streamrace-emu-launch --nodes 2 --gpus-per-node 2" -- \\
+        python zeropp_hpz.py [--buggy] [--quantized] [--steps N]
+
+`--buggy` runs DeepSpeed without the fix of its issue #5059 (PR #5216). The secondary shard is
+filled by a copy on the compute stream when a layer's parameters are released after its
+forward; ZeRO's prefetch may launch the backward all-gather of that shard on its all-gather
+stream before the copy has run. PR #5216 made the host wait for the compute stream right after
+the copy. DeepSpeed releases before the fix (0.13.x) do not run with the PyTorch this project
+tests with, so `--buggy` takes the installed release and removes exactly that wait, in a copy
+of the package made for this process (`_without_pr5216`); the installed package is not touched.
+
+`--quantized` turns on qwZ (quantized weights) and qgZ (quantized gradients) as well; both
+need DeepSpeed's compiled quantizer op.
+"""
+import argparse
+import importlib.metadata
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+# The synchronization PR #5216 added after the secondary-partition copy in
+# deepspeed/runtime/zero/partition_parameters.py (Init._partition_param_sec), as the installed
+# release spells it: later releases only skip it on accelerators that order the two themselves.
+PR5216_SYNCHRONIZATION = """\
+            # TODO: This is a temporary fix to avoid the issue that 2nd tensor all-gather happens before 2nd tensor partition is done
+            if not get_accelerator().resolves_data_dependency():
+                get_accelerator().current_stream().synchronize()
+"""
+PATCHED_MODULE = os.path.join("runtime", "zero", "partition_parameters.py")
+
+
+def _without_pr5216():
+    """Makes this process import a copy of the installed DeepSpeed with PR #5216's
+    synchronization removed (the lines after it move up by as many lines). The copy is made
+    once per installed release, in the temporary directory, and shared by the ranks (so their
+    reports name the same files): each rank that finds none makes its own and renames it into
+    place, and the first rename wins."""
+    spec = importlib.util.find_spec("deepspeed")
+    installed = os.path.dirname(spec.origin)
+    release = importlib.metadata.version("deepspeed")
+    shared = os.path.join(tempfile.gettempdir(), f"deepspeed-{release}-without-pr5216")
+    if not os.path.isdir(os.path.join(shared, "deepspeed")):
+        scratch = tempfile.mkdtemp(prefix=os.path.basename(shared) + ".", dir=os.path.dirname(shared))
+        shutil.copytree(installed, os.path.join(scratch, "deepspeed"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        module = os.path.join(scratch, "deepspeed", PATCHED_MODULE)
+        with open(module) as source:
+            text = source.read()
+        if text.count(PR5216_SYNCHRONIZATION) != 1:
+            shutil.rmtree(scratch)
+            sys.exit(f"zeropp_hpz.py: {os.path.join(installed, PATCHED_MODULE)} does not contain "
+                     "PR #5216's synchronization exactly once; the patch was written for "
+                     "DeepSpeed 0.19.8")
+        with open(module, "w") as source:
+            source.write(text.replace(PR5216_SYNCHRONIZATION, ""))
+        try:
+            os.rename(scratch, shared)
+        except OSError:  # another rank's copy is in place
+            shutil.rmtree(scratch)
+    sys.path.insert(0, shared)
+
+
+def _config(quantized):
+    return {
+        "train_micro_batch_size_per_gpu": 2,
+        # PyTorch's own Adam: no compiled DeepSpeed op.
+        "optimizer": {"type": "Adam", "params": {"lr": 1e-3, "torch_adam": True}},
+        "zero_optimization": {
+            "stage": 3,
+            "zero_hpz_partition_size": int(os.environ.get("LOCAL_WORLD_SIZE", "2")),
+            "zero_quantized_weights": quantized,
+            "zero_quantized_gradients": quantized,
+            # Every parameter is partitioned (none kept whole on every rank), released after
+            # each use, and gathered one layer ahead of its next: the model is tiny, and by
+            # default ZeRO would keep all of it gathered from forward to backward.
+            "stage3_param_persistence_threshold": 0,
+            "stage3_max_reuse_distance": 0,
+            "stage3_max_live_parameters": 0,
+            "stage3_prefetch_bucket_size": 4096,
+        },
+        "steps_per_print": 1 << 30,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--buggy", action="store_true",
+                        help="DeepSpeed without PR #5216's synchronization")
+    parser.add_argument("--quantized", action="store_true", help="qwZ and qgZ on")
+    parser.add_argument("--steps", type=int, default=3)
+    arguments = parser.parse_args()
+    if importlib.util.find_spec("deepspeed") is None:
+        sys.exit("zeropp_hpz.py: DeepSpeed is not installed (scripts/ensure-torch.sh installs it)")
+    if arguments.buggy:
+        _without_pr5216()
+
+    import torch
+    import deepspeed
+
+    torch.manual_seed(0)
+    deepspeed.init_distributed(dist_backend="nccl")
+    rank = torch.distributed.get_rank()
+    torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+    width = 64
+    model = torch.nn.Sequential(*[torch.nn.Linear(width, width) for _ in range(4)])
+    engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
+                                      config=_config(arguments.quantized))
+    inputs = torch.randn(2, width, device="cuda")
+    targets = torch.randn(2, width, device="cuda")
+    for step in range(arguments.steps):
+        torch.cuda.synchronize()
+        started = time.perf_counter()
+        loss = torch.nn.functional.mse_loss(engine(inputs), targets)
+        engine.backward(loss)
+        engine.step()
+        torch.cuda.synchronize()
+        if rank == 0:
+            print(f"step {step}: {1000 * (time.perf_counter() - started):.1f} ms", flush=True)
+    torch.distributed.barrier()
+    torch.distributed.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
