@@ -142,7 +142,8 @@ cudaError_t copy2D(void* dst, const void* src, const Region2D& region, cudaMemcp
   CopyPlan plan = planCopy(dstEnd.location, srcEnd.location, flavor);
   const auto* source = static_cast<const std::byte*>(src);
   std::shared_ptr<std::vector<std::byte>> staged;
-  if (plan.stageSource) {
+  // A captured copy (a graph node) reads its source each time the graph runs.
+  if (plan.stageSource && !Runtime::instance().isCapturing(stream)) {
     staged = std::make_shared<std::vector<std::byte>>(source, source + srcSpan);
   }
   // The device's view of host memory, as DMA reaches it (host_mapping.h).
@@ -254,6 +255,26 @@ const std::byte* pitchedAt(const cudaPitchedPtr& pointer, const cudaPos& positio
          (position.z * pointer.ysize + position.y) * pointer.pitch + position.x;
 }
 
+cudaError_t set3DPitched(cudaPitchedPtr pointer, int value, cudaExtent extent, cudaStream_t handle,
+                         DefaultStream zero, ApiFlavor flavor) {
+  if (extent.depth > 1 && extent.height > pointer.ysize) {
+    return cudaErrorInvalidValue;
+  }
+  return set3D(pointer.ptr,
+               SetRegion{pointer.pitch, extent.width, extent.height, extent.depth,
+                         pointer.pitch * pointer.ysize},
+               value, handle, zero, flavor);
+}
+
+constexpr DefaultStream plain = DefaultStream::Legacy;
+constexpr DefaultStream perThread = DefaultStream::PerThread;
+constexpr ApiFlavor synchronous = ApiFlavor::Synchronous;
+constexpr ApiFlavor asynchronous = ApiFlavor::Asynchronous;
+
+} // namespace
+
+namespace streamrace::emu {
+
 cudaError_t copy3D(const cudaMemcpy3DParms* parameters, cudaStream_t handle, DefaultStream zero,
                    ApiFlavor flavor) {
   if (parameters == nullptr) {
@@ -282,26 +303,6 @@ cudaError_t copy3D(const cudaMemcpy3DParms* parameters, cudaStream_t handle, Def
   return copy2D(const_cast<std::byte*>(pitchedAt(p.dstPtr, p.dstPos)),
                 pitchedAt(p.srcPtr, p.srcPos), region, p.kind, *stream, flavor);
 }
-
-cudaError_t set3DPitched(cudaPitchedPtr pointer, int value, cudaExtent extent, cudaStream_t handle,
-                         DefaultStream zero, ApiFlavor flavor) {
-  if (extent.depth > 1 && extent.height > pointer.ysize) {
-    return cudaErrorInvalidValue;
-  }
-  return set3D(pointer.ptr,
-               SetRegion{pointer.pitch, extent.width, extent.height, extent.depth,
-                         pointer.pitch * pointer.ysize},
-               value, handle, zero, flavor);
-}
-
-constexpr DefaultStream plain = DefaultStream::Legacy;
-constexpr DefaultStream perThread = DefaultStream::PerThread;
-constexpr ApiFlavor synchronous = ApiFlavor::Synchronous;
-constexpr ApiFlavor asynchronous = ApiFlavor::Asynchronous;
-
-} // namespace
-
-namespace streamrace::emu {
 
 cudaError_t copyOnStream(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
                          cudaStream_t handle, DefaultStream zero, ApiFlavor flavor) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What programs ask of captured graphs beyond capture and launch: their nodes and edges, the
 // capture's dependency set, user objects that graphs keep alive, and the graph memory
-// attributes. Graphs built node by node (cudaGraphAddNode, conditional nodes, capture into an
-// existing graph) are not emulated: those calls return cudaErrorNotSupported.
+// attributes. The generic cudaGraphAddNode, conditional nodes and capture into an existing graph
+// are not emulated: those calls return cudaErrorNotSupported (the typed cudaGraphAdd*Node calls
+// are in api_graph_build.cpp).
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>

@@ -26,12 +26,33 @@ bool joinedInto(const std::vector<const GraphNode*>& frontier,
 }
 
 GraphExec::GraphExec(const Graph& graph) : userObjects_(graph.userObjects) {
+  // Capture appends nodes after their dependencies; a graph built by hand may gain an edge to an
+  // earlier node (cudaGraphAddDependencies), so nodes are taken in dependency order.
   std::map<const GraphNode*, std::size_t> indexOf;
-  for (const auto& node : graph.nodes) {
-    indexOf.emplace(node.get(), works_.size());
+  std::vector<const GraphNode*> pending;
+  for (auto it = graph.nodes.rbegin(); it != graph.nodes.rend(); ++it) {
+    pending.push_back(it->get());
+  }
+  std::set<const GraphNode*> entered;
+  while (!pending.empty()) {
+    const GraphNode* node = pending.back();
+    if (indexOf.contains(node)) {
+      pending.pop_back();
+      continue;
+    }
+    const auto unplaced = std::find_if(
+        node->dependencies.begin(), node->dependencies.end(),
+        [&indexOf](const GraphNode* dependency) { return !indexOf.contains(dependency); });
+    // Depth first: a node's dependencies are placed before it is met again. (A cycle would meet
+    // it with one unplaced; cudaGraphAddDependencies refuses the edge that closes one.)
+    if (unplaced != node->dependencies.end() && entered.insert(node).second) {
+      pending.insert(pending.end(), node->dependencies.begin(), node->dependencies.end());
+      continue;
+    }
+    pending.pop_back();
+    indexOf.emplace(node, works_.size());
     works_.push_back(node->work);
     std::vector<std::size_t> nodeDependencies;
-    // Capture appends nodes after their dependencies, so every index is already known.
     for (const GraphNode* dependency : node->dependencies) {
       nodeDependencies.push_back(indexOf.at(dependency));
     }

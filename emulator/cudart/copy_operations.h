@@ -17,4 +17,7 @@ enum class ApiFlavor { Synchronous, Asynchronous };
 cudaError_t copyOnStream(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
                          cudaStream_t handle, DefaultStream zero, ApiFlavor flavor);
 
+cudaError_t copy3D(const cudaMemcpy3DParms* parameters, cudaStream_t handle, DefaultStream zero,
+                   ApiFlavor flavor);
+
 } // namespace streamrace::emu

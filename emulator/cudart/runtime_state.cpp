@@ -376,4 +376,78 @@ bool Runtime::destroyGraphExec(cudaGraphExec_t exec) {
   return graphExecs_.erase(reinterpret_cast<const GraphExec*>(exec)) == 1;
 }
 
+cudaGraph_t Runtime::adoptGraph(std::unique_ptr<Graph> graph) {
+  Graph* key = graph.get();
+  std::unique_lock lock(handlesMutex_);
+  graphs_.emplace(key, std::move(graph));
+  return reinterpret_cast<cudaGraph_t>(key);
+}
+
+cudaError_t Runtime::addGraphNode(cudaGraph_t handle,
+                                  const std::vector<const GraphNode*>& dependencies,
+                                  const std::function<cudaError_t(cudaStream_t builder)>& enqueue,
+                                  cudaGraphNode_t* node) {
+  std::lock_guard building(graphBuilderMutex_);
+  Stream*& builder = graphBuilders_[currentDevice()];
+  if (builder == nullptr) {
+    // Non-blocking, so that the legacy stream never waits for it; never labelled for the delay
+    // knobs, which count the program's own streams.
+    auto created = std::make_unique<Stream>(currentDevice(), StreamRole::Created,
+                                            cudaStreamNonBlocking, 0, nextStreamId_++,
+                                            "graph-builder", device(currentDevice()).dispatch);
+    builder = created.get();
+    std::unique_lock lock(handlesMutex_);
+    streams_.emplace(builder, std::move(created));
+  }
+  auto session = std::make_shared<CaptureSession>();
+  session->origin = builder;
+  {
+    std::unique_lock lock(handlesMutex_);
+    auto found = graphs_.find(reinterpret_cast<Graph*>(handle));
+    if (found == graphs_.end() || !found->second) {
+      return cudaErrorInvalidValue;
+    }
+    const auto& nodes = found->second->nodes;
+    for (const GraphNode* dependency : dependencies) {
+      if (std::none_of(nodes.begin(), nodes.end(),
+                       [dependency](const auto& owned) { return owned.get() == dependency; })) {
+        return cudaErrorInvalidValue;
+      }
+    }
+    session->graph = std::move(found->second);
+  }
+  {
+    std::lock_guard lock(submitMutex_);
+    builder->capture = session;
+    builder->captureFrontier = dependencies;
+  }
+  const std::size_t before = session->graph->nodes.size();
+  const cudaError_t result = enqueue(builder->handle());
+  {
+    std::lock_guard lock(submitMutex_);
+    builder->capture.reset();
+    builder->captureFrontier.clear();
+  }
+  auto& nodes = session->graph->nodes;
+  if (result == cudaSuccess) {
+    if (nodes.size() == before) {
+      nodes.push_back(
+          std::make_unique<GraphNode>(GraphNode{Work{OperationKind::Marker, {}}, dependencies}));
+    }
+    *node = reinterpret_cast<cudaGraphNode_t>(nodes.back().get());
+  }
+  std::unique_lock lock(handlesMutex_);
+  graphs_[reinterpret_cast<Graph*>(handle)] = std::move(session->graph);
+  return result;
+}
+
+void Runtime::markEventReached(cudaEvent_t handle) {
+  Event* event = resolveEvent(handle);
+  if (event == nullptr) {
+    return;
+  }
+  std::lock_guard lock(submitMutex_);
+  event->snapshot = makeFinishedCompletion();
+}
+
 } // namespace streamrace::emu

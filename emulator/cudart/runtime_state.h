@@ -131,6 +131,17 @@ public:
   bool knownGraph(cudaGraph_t graph);
   Graph* resolveGraph(cudaGraph_t graph);
   cudaGraphExec_t instantiate(const Graph& graph);
+  // A graph of the program's own making (cudaGraphCreate, cudaGraphClone) joins the known ones.
+  cudaGraph_t adoptGraph(std::unique_ptr<Graph> graph);
+  // Adds one node to a graph built by hand: `enqueue` issues the node's operation on a hidden
+  // stream that captures into `graph` after `dependencies`, so nodes are built by the same code,
+  // with the same checks, as the stream calls they stand for. An operation that enqueues nothing
+  // (an empty copy) still becomes a node, one that does nothing.
+  cudaError_t addGraphNode(cudaGraph_t graph, const std::vector<const GraphNode*>& dependencies,
+                           const std::function<cudaError_t(cudaStream_t builder)>& enqueue,
+                           cudaGraphNode_t* node);
+  // An event record node running: waits on the event from now on wait for nothing more.
+  void markEventReached(cudaEvent_t event);
   std::shared_ptr<const GraphExec> resolveGraphExec(cudaGraphExec_t exec);
   bool destroyGraphExec(cudaGraphExec_t exec);
 
@@ -157,6 +168,9 @@ private:
   // Created streams are labelled 1, 2, ... in creation order (the delay knobs name them so).
   std::atomic<unsigned long long> nextCreatedStreamLabel_{1};
   std::atomic<unsigned long long> nextCaptureId_{1};
+  // One node is built at a time, through the hidden stream of the device current at the time.
+  std::mutex graphBuilderMutex_;
+  std::map<int, Stream*> graphBuilders_;
 };
 
 } // namespace streamrace::emu

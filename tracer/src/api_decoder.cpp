@@ -183,6 +183,41 @@ Free release(const ApiFunction& function, const CallArguments& arguments, FreeAp
 
 } // namespace
 
+std::optional<Payload> decode_graph_node(const ApiFunction& function,
+                                         const CallArguments& arguments,
+                                         const DecodeInputs& inputs) {
+  if (inputs.outcome != CallOutcome::Succeeded) return std::nullopt;
+  const std::uint64_t event = arguments.get_or(function, ArgMeaning::Event, 0);
+  std::optional<Payload> operation;
+  switch (function.nodeRole) {
+  case ApiRole::Copy:
+  case ApiRole::Copy2D:
+    operation = decode_copy(function, arguments, function.nodeRole == ApiRole::Copy2D);
+    break;
+  case ApiRole::Set2D:
+    operation = decode_set(function, arguments, true);
+    break;
+  case ApiRole::KernelLaunch:
+    return KernelLaunch{0, inputs.function_name, {}};
+  case ApiRole::HostFunc:
+    return HostFunction{0, inputs.function_name, {}};
+  case ApiRole::EventRecord:
+    return EventRecord{event, 0};
+  case ApiRole::StreamWait:
+    return StreamWaitEvent{0, event};
+  default:
+    return std::nullopt;
+  }
+  // A node has no host-side wait of its own: it runs when the graph does.
+  if (operation)
+    std::visit(
+        [](auto& payload) {
+          if constexpr (requires { payload.synchronous_api; }) payload.synchronous_api = false;
+        },
+        *operation);
+  return operation;
+}
+
 std::optional<Payload> decode_call(const ApiFunction& function, const CallArguments& arguments,
                                    const DecodeInputs& inputs) {
   const bool is_query =
@@ -280,6 +315,13 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
     return GroupStart{};
   case ApiRole::GroupEnd:
     return GroupEnd{};
+  case ApiRole::GraphCreate:
+  case ApiRole::GraphAddNode:
+  case ApiRole::GraphAddDependencies:
+  case ApiRole::GraphClone:
+  case ApiRole::GraphDestroy:
+    // The front end follows graphs built by hand (hand_built_graphs.h): none is an engine event.
+    return std::nullopt;
   }
   return std::nullopt;
 }

@@ -26,4 +26,11 @@ struct DecodeInputs {
 std::optional<Payload> decode_call(const api_model::ApiFunction& function,
                                    const CallArguments& arguments, const DecodeInputs& inputs);
 
+// What a node added by a cudaGraphAdd*Node call does (api_model: the function's nodeRole), on no
+// stream yet: the graph's launch gives it one. Nothing for an empty or child-graph node, or a
+// node whose bytes the model cannot name.
+std::optional<Payload> decode_graph_node(const api_model::ApiFunction& function,
+                                         const CallArguments& arguments,
+                                         const DecodeInputs& inputs);
+
 } // namespace streamrace::tracer

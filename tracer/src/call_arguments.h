@@ -15,7 +15,8 @@ namespace streamrace::tracer {
 inline constexpr std::size_t kMaxArguments = 12;
 
 struct CallArguments {
-  // Output parameters (AllocatedPointerOut, StreamOut, EventOut, GraphOut, GraphExecOut, PitchOut)
+  // Output parameters (AllocatedPointerOut, StreamOut, EventOut, GraphOut, GraphExecOut, PitchOut,
+  // GraphNodeOut)
   // hold the value the call stored through the pointer, not the pointer: the decoder never
   // dereferences.
   std::array<std::uint64_t, kMaxArguments> values{};
@@ -55,7 +56,7 @@ constexpr bool is_output_parameter(api_model::ArgMeaning meaning) {
   return meaning == ArgMeaning::AllocatedPointerOut || meaning == ArgMeaning::StreamOut ||
          meaning == ArgMeaning::EventOut || meaning == ArgMeaning::GraphOut ||
          meaning == ArgMeaning::GraphExecOut || meaning == ArgMeaning::PitchOut ||
-         meaning == ArgMeaning::PitchedAllocationOut;
+         meaning == ArgMeaning::PitchedAllocationOut || meaning == ArgMeaning::GraphNodeOut;
 }
 
 } // namespace streamrace::tracer

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "call_sites.h"
+#include "hand_built_graphs.h"
 #include "kernel_rules.h"
 
 #include "streamrace/engine/event.h"
@@ -25,6 +26,9 @@ struct CapturedCall {
   std::vector<KernelPointer> kernel_pointers;
   // A kernel launch inside a stated op (op_scopes.h): the op's ranges replace those.
   std::optional<std::vector<Access>> stated_accesses;
+  // A call that builds a graph node by node: followed by the front end, not the engine (`payload`
+  // is then unused).
+  std::optional<GraphBuildCall> graph_build;
   // The Python frames of the op's caller (python_stacks.h), 0 for none.
   std::uint32_t python_stack = 0;
   // A HostAccess's faulting load or store (host_fault_handler.cpp), kept out of the payload's

@@ -45,6 +45,8 @@ constexpr const api_model::ApiFunction& model_entry(std::string_view name) {
   static_assert(parameter_count(&name) == api_model::detail::name##_args.size(),                   \
                 "the API model and cuda_runtime_api.h disagree on the parameters of " #name);
 #define STREAMRACE_NCCL_API(name, role, collective, ...)
+#define STREAMRACE_CUDA_GRAPH_NODE_API(name, nodeRole, ...)                                        \
+  STREAMRACE_CUDA_API(name, , , __VA_ARGS__)
 #include "streamrace/api_model/cuda_api.def"
 #undef STREAMRACE_CUDA_API
 
@@ -52,6 +54,7 @@ const CudaCallShape kCudaCalls[] = {
 #define STREAMRACE_CUDA_API(name, role, hostSync, ...) {&model_entry(#name), layout_of(&name)},
 #include "streamrace/api_model/cuda_api.def"
 #undef STREAMRACE_CUDA_API
+#undef STREAMRACE_CUDA_GRAPH_NODE_API
 #undef STREAMRACE_NCCL_API
 #undef STREAMRACE_ARG
 };
@@ -136,6 +139,30 @@ void read_members(api_model::ArgMeaning meaning, const unsigned char* at,
   case ArgMeaning::PitchedAllocationOut: {
     const auto* pointer = read_struct<const cudaPitchedPtr*>(at);
     if (pointer != nullptr) arguments.set_member(ArgMeaning::DstPitch, pointer->pitch);
+    return;
+  }
+  case ArgMeaning::KernelNodeParams: {
+    const auto* node = read_struct<const cudaKernelNodeParams*>(at);
+    if (node == nullptr) return;
+    arguments.set_member(ArgMeaning::KernelFunction, address_of(node->func));
+    arguments.set_member(ArgMeaning::KernelArgs, address_of(node->kernelParams));
+    return;
+  }
+  case ArgMeaning::MemsetNodeParams: {
+    const auto* set = read_struct<const cudaMemsetParams*>(at);
+    if (set == nullptr) return;
+    const std::uint64_t row_bytes = std::uint64_t{set->width} * set->elementSize;
+    arguments.set_member(ArgMeaning::WrittenBuffer, address_of(set->dst));
+    arguments.set_member(ArgMeaning::Width, row_bytes);
+    arguments.set_member(ArgMeaning::Height, set->height);
+    arguments.set_member(ArgMeaning::DstPitch, set->height > 1 ? set->pitch : row_bytes);
+    return;
+  }
+  case ArgMeaning::HostNodeParams: {
+    const auto* host = read_struct<const cudaHostNodeParams*>(at);
+    if (host == nullptr) return;
+    arguments.set_member(ArgMeaning::HostFunction, address_of(reinterpret_cast<void*>(host->fn)));
+    arguments.set_member(ArgMeaning::UserData, address_of(host->userData));
     return;
   }
   case ArgMeaning::Extent: {

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstring>
 #include <dlfcn.h>
 #include <mutex>
 #include <string>
@@ -50,6 +51,62 @@ CallOutcome outcome_of(const CUpti_CallbackData& call) {
   return result == kCudaErrorNotReady ? CallOutcome::NotReady : CallOutcome::Failed;
 }
 
+// `count` node handles from the program's array (alive only during the call).
+std::vector<std::uint64_t> node_handles(std::uint64_t array, std::uint64_t count) {
+  std::vector<std::uint64_t> handles(array == 0 ? 0 : count);
+  if (!handles.empty())
+    std::memcpy(handles.data(), reinterpret_cast<const void*>(array), count * sizeof(void*));
+  return handles;
+}
+
+void record_graph_build(Tracer& tracer, const api_model::ApiFunction& function,
+                        const CallArguments& arguments, CallOutcome outcome) {
+  using api_model::ApiRole;
+  using api_model::ArgMeaning;
+  if (outcome != CallOutcome::Succeeded) return;
+  GraphBuildCall build;
+  const std::uint64_t count = arguments.get_or(function, ArgMeaning::NodeDependencyCount, 0);
+  build.dependencies =
+      node_handles(arguments.get_or(function, ArgMeaning::NodeDependencies, 0), count);
+  std::vector<KernelPointer> kernel_pointers;
+  switch (function.role) {
+  case ApiRole::GraphCreate:
+    build.graph = arguments.get_or(function, ArgMeaning::GraphOut, 0);
+    break;
+  case ApiRole::GraphClone:
+    build.kind = GraphBuildCall::Kind::Clone;
+    build.graph = arguments.get_or(function, ArgMeaning::GraphOut, 0);
+    build.source = arguments.get_or(function, ArgMeaning::Graph, 0);
+    break;
+  case ApiRole::GraphDestroy:
+    build.kind = GraphBuildCall::Kind::Destroy;
+    build.graph = arguments.get_or(function, ArgMeaning::Graph, 0);
+    break;
+  case ApiRole::GraphAddDependencies:
+    build.kind = GraphBuildCall::Kind::AddEdges;
+    build.graph = arguments.get_or(function, ArgMeaning::Graph, 0);
+    build.dependents =
+        node_handles(arguments.get_or(function, ArgMeaning::NodeDependents, 0), count);
+    break;
+  default: {
+    build.kind = GraphBuildCall::Kind::AddNode;
+    build.graph = arguments.get_or(function, ArgMeaning::Graph, 0);
+    build.node = arguments.get_or(function, ArgMeaning::GraphNodeOut, 0);
+    build.source = arguments.get_or(function, ArgMeaning::ChildGraph, 0);
+    DecodeInputs inputs;
+    if (function.nodeRole == ApiRole::KernelLaunch) {
+      const std::string name = KernelLaunchReader::instance().read_graph_node(
+          reinterpret_cast<const void*>(arguments.get_or(function, ArgMeaning::KernelFunction, 0)),
+          reinterpret_cast<void* const*>(arguments.get_or(function, ArgMeaning::KernelArgs, 0)),
+          kernel_pointers);
+      if (!name.empty()) inputs.function_name = tracer.intern_name(name);
+    }
+    build.operation = decode_graph_node(function, arguments, inputs);
+  }
+  }
+  tracer.record_graph_build(function.name, std::move(build), std::move(kernel_pointers));
+}
+
 void on_api_exit(Tracer& tracer, CUpti_CallbackId id, const CUpti_CallbackData& call) {
   const CudaCallShape* shape = shape_for(id, call.functionName);
   if (shape == nullptr) return;
@@ -57,6 +114,17 @@ void on_api_exit(Tracer& tracer, CUpti_CallbackId id, const CUpti_CallbackData& 
   DecodeInputs inputs;
   inputs.outcome = outcome_of(call);
   const CallArguments arguments = read_cuda_arguments(*shape, call.functionParams);
+  switch (function.role) {
+  case api_model::ApiRole::GraphCreate:
+  case api_model::ApiRole::GraphAddNode:
+  case api_model::ApiRole::GraphAddDependencies:
+  case api_model::ApiRole::GraphClone:
+  case api_model::ApiRole::GraphDestroy:
+    record_graph_build(tracer, function, arguments, inputs.outcome);
+    return;
+  default:
+    break;
+  }
   std::optional<Payload> payload = std::nullopt;
   std::vector<KernelPointer> kernel_pointers;
   if (function.role == api_model::ApiRole::KernelLaunch) {

@@ -183,6 +183,13 @@ sigaction(int signal, const struct sigaction* action, struct sigaction* previous
 
 extern "C" __attribute__((visibility("default"))) sighandler_t
 signal(int number, sighandler_t handler) noexcept {
+  using namespace streamrace::tracer;
+  if (number != SIGSEGV || !installed.load(std::memory_order_acquire)) {
+    // The C library's own, with its flags (siginterrupt's choice included) untouched.
+    static const auto libc_signal =
+        reinterpret_cast<sighandler_t (*)(int, sighandler_t)>(dlsym(RTLD_NEXT, "signal"));
+    return libc_signal(number, handler);
+  }
   struct sigaction action{};
   action.sa_handler = handler;
   sigemptyset(&action.sa_mask);

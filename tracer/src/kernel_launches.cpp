@@ -17,7 +17,9 @@ constexpr std::size_t kMaxParameters = 1024;
 struct RuntimeFunctions {
   using ParamInfo = int (*)(const void*, std::size_t, std::size_t*, std::size_t*);
   using LastError = int (*)();
+  using FuncBySymbol = int (*)(void**, const void*);
   ParamInfo param_info = nullptr;
+  FuncBySymbol func_by_symbol = nullptr;
   LastError peek_last_error = nullptr;
   LastError get_last_error = nullptr;
 
@@ -29,6 +31,7 @@ struct RuntimeFunctions {
       found.param_info = reinterpret_cast<ParamInfo>(dlsym(runtime, "cudaFuncGetParamInfo"));
       found.peek_last_error = reinterpret_cast<LastError>(dlsym(runtime, "cudaPeekAtLastError"));
       found.get_last_error = reinterpret_cast<LastError>(dlsym(runtime, "cudaGetLastError"));
+      found.func_by_symbol = reinterpret_cast<FuncBySymbol>(dlsym(runtime, "cudaGetFuncBySymbol"));
       dlclose(runtime);
       if (!found.param_info || !found.peek_last_error || !found.get_last_error)
         return RuntimeFunctions{};
@@ -101,6 +104,19 @@ std::string driver_name(const void* function) {
   if (driver.name == nullptr || driver.name(&name, function) != kCudaSuccess || name == nullptr)
     return {};
   return name;
+}
+
+// A kernel's name from its host stub: its CUfunction (cudaGetFuncBySymbol), named by the
+// driver. Only when no error is pending, and a failure's error is cleared, as in probe_sizes.
+std::string runtime_kernel_name(const void* function) {
+  const RuntimeFunctions& runtime = RuntimeFunctions::get();
+  if (runtime.func_by_symbol == nullptr || runtime.peek_last_error() != kCudaSuccess) return {};
+  void* driver_function = nullptr;
+  if (runtime.func_by_symbol(&driver_function, function) != kCudaSuccess) {
+    runtime.get_last_error();
+    return {};
+  }
+  return driver_name(driver_function);
 }
 
 void read_values(const std::vector<std::uint8_t>& sizes, void* const* args,
@@ -182,6 +198,18 @@ void KernelLaunchReader::read(const void* function, const char* mangled_name, vo
   std::lock_guard lock(mutex_);
   if (const Shape* shape = shape_of(Api::Runtime, function, mangled_name))
     read_shape(*shape, args, out);
+}
+
+std::string KernelLaunchReader::read_graph_node(const void* function, void* const* args,
+                                                std::vector<KernelPointer>& out) {
+  if (function == nullptr) return {};
+  std::lock_guard lock(mutex_);
+  const std::string name =
+      shapes_.contains(function) ? std::string() : runtime_kernel_name(function);
+  const Shape* shape = shape_of(Api::Runtime, function, name.empty() ? nullptr : name.c_str());
+  if (shape == nullptr) return name;
+  if (args != nullptr) read_shape(*shape, args, out);
+  return shape->name;
 }
 
 std::string KernelLaunchReader::read_driver_launch(const void* function, const char* reported_name,

@@ -35,6 +35,11 @@ public:
   // (and restores) that thread's last CUDA error.
   void read(const void* function, const char* mangled_name, void* const* args,
             std::vector<KernelPointer>& out);
+  // The same for a kernel node's arguments (cudaGraphAddKernelNode), which no launch reports a
+  // name for: the name comes from the driver (cudaGetFuncBySymbol, cuFuncGetName) or an earlier
+  // launch. Returns that name (empty when neither tells).
+  std::string read_graph_node(const void* function, void* const* args,
+                              std::vector<KernelPointer>& out);
   // The same for a driver-API launch of the CUfunction `function`, its layout from the driver's
   // cuFuncGetParamInfo (which keeps no last error) and its name from cuFuncGetName, else
   // `reported_name`; returns that name (empty when neither tells). Without `args`, the arguments

@@ -154,19 +154,32 @@ NameId Tracer::intern_name(std::string_view text) {
 
 void Tracer::record(std::string_view api, Payload payload,
                     std::vector<KernelPointer> kernel_pointers) {
+  CapturedCall call;
+  call.payload = std::move(payload);
+  record_here(api, std::move(call), std::move(kernel_pointers));
+}
+
+void Tracer::record_graph_build(std::string_view api, GraphBuildCall build,
+                                std::vector<KernelPointer> kernel_pointers) {
+  CapturedCall call;
+  call.graph_build = std::move(build);
+  record_here(api, std::move(call), std::move(kernel_pointers));
+}
+
+void Tracer::record_here(std::string_view api, CapturedCall call,
+                         std::vector<KernelPointer> kernel_pointers) {
   if (stopping_.load(std::memory_order_relaxed)) return;
   const InsideTracer inside;
   note_gpu_thread(*this);
-  CapturedCall call;
   call.api = api;
-  call.payload = std::move(payload);
   call.thread = current_thread();
   call.time_ns = now_ns();
   call.kernel_pointers = std::move(kernel_pointers);
   capture_stack(call.stack);
   if (WatchedMemory::enabled())
     WatchedMemory::instance().observe(call.payload, call.kernel_pointers);
-  if (OpScopes::hold(call)) return;
+  // Building a graph does no work an op could state ranges for: never held in one.
+  if (!call.graph_build && OpScopes::hold(call)) return;
   push(std::move(call));
 }
 
@@ -268,6 +281,27 @@ std::size_t Tracer::drain(std::size_t limit) {
 }
 
 void Tracer::process(CapturedCall& call) {
+  if (call.graph_build) {
+    // A kernel node's accesses are resolved against the allocations live when it is added.
+    if (auto* launch = call.graph_build->operation
+                           ? std::get_if<KernelLaunch>(&*call.graph_build->operation)
+                           : nullptr;
+        launch != nullptr && !call.kernel_pointers.empty())
+      kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
+    hand_built_graphs_.apply(*call.graph_build, call.api, call.stack);
+    return;
+  }
+  if (const auto* instantiation = std::get_if<GraphInstantiate>(&call.payload))
+    for (HandBuiltGraphs::Step& step :
+         hand_built_graphs_.as_capture(instantiation->graph, call.stack)) {
+      CapturedCall described;
+      described.api = step.api;
+      described.payload = std::move(step.payload);
+      described.stack = *step.stack;
+      described.thread = call.thread;
+      described.time_ns = call.time_ns;
+      process(described);
+    }
   Event event{EventHeader{0, call.thread, 0, 0, 0}, std::move(call.payload)};
   const RankAssignment::Placement placement = ranks_->place(call.thread, event.payload);
   event.header.rank = placement.rank;

@@ -45,6 +45,10 @@ public:
   // its arguments, which become accesses once the tracer thread knows the allocations.
   void record(std::string_view api, Payload payload,
               std::vector<KernelPointer> kernel_pointers = {});
+  // Queues a call that builds a graph node by node (hand_built_graphs.h); a kernel node passes
+  // the pointers among its arguments, as a launch does.
+  void record_graph_build(std::string_view api, GraphBuildCall call,
+                          std::vector<KernelPointer> kernel_pointers = {});
   // Queues a call captured earlier on this thread (held in an op until it ended, op_scopes.h).
   // Waits (or processes the ring itself) while the ring is full, but not for a detector that
   // stopped moving (stall_watch.h).
@@ -92,6 +96,9 @@ private:
   // there were.
   std::size_t drain(std::size_t limit = SIZE_MAX);
   void process(CapturedCall& call);
+  // Stamps `call` with the calling thread, time and stack, then queues it.
+  void record_here(std::string_view api, CapturedCall call,
+                   std::vector<KernelPointer> kernel_pointers);
   void process_event(Event& event, bool new_site);
   // Tells the engine, before `event`, that its thread works on `device` in its rank when the
   // engine believes otherwise: a thread driving several devices selects them in one rank's view
@@ -135,6 +142,7 @@ private:
   std::unique_ptr<trace::TraceWriter> writer_;
   KernelAccessResolver kernel_accesses_;
   std::unique_ptr<RankAssignment> ranks_;
+  HandBuiltGraphs hand_built_graphs_;
   // The device the engine believes each (rank, host thread) has selected (0 until told).
   std::map<std::pair<RankId, ThreadId>, DeviceId> selected_devices_;
   std::vector<Access> scratch_accesses_;

@@ -78,6 +78,7 @@ void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
     lanes.push_back(lane);
   }
   std::unordered_map<EventHandle, EventHandle> local_event;
+  const bool hand_built = is_hand_built_graph_handle(graph.streams.front());
   for (const Event& captured : graph.events) {
     Event replay = captured;
     replay.header.rank = header.rank;
@@ -89,6 +90,7 @@ void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
               payload.stream = lane->second;
           }
           if constexpr (requires { payload.event; }) {
+            if (hand_built && !is_hand_built_graph_handle(payload.event)) return;
             auto [it, inserted] = local_event.try_emplace(
                 payload.event, kGraphEventBase | (serial << 16) | local_event.size());
             payload.event = it->second;

@@ -48,6 +48,14 @@ enum class ApiRole : std::uint8_t {
   CaptureEnd,
   GraphInstantiate,
   GraphLaunch,
+  // Graphs built node by node: the graph, its nodes (each doing what its `nodeRole` says: a
+  // copy, a set, a kernel, a host function, an event record or wait, a child graph launch, or
+  // nothing), edges added afterwards, copies and destruction.
+  GraphCreate,
+  GraphAddNode,
+  GraphAddDependencies,
+  GraphClone,
+  GraphDestroy,
   Collective,
   Send,
   Recv,
@@ -112,6 +120,12 @@ enum class ArgMeaning : std::uint8_t {
   GraphExec,
   Graph,
   GraphExecOut,
+  GraphNodeOut,        // cudaGraphNode_t*: the node a cudaGraphAdd*Node call made
+  NodeDependencies,    // const cudaGraphNode_t*: the nodes a new node (or edge target) follows
+  NodeDependents,      // const cudaGraphNode_t*: cudaGraphAddDependencies' edge targets
+  NodeDependencyCount, // size_t: how many of either
+  EdgeData,            // const cudaGraphEdgeData*: edge kinds (every edge orders whole nodes here)
+  ChildGraph,          // cudaGraph_t a child graph node copies
   // Parameters whose meaning lies in the members of a struct (the tracer's front end reads the
   // members; see DerivedArgument below).
   PitchOut,             // size_t*: the row pitch a pitched allocation chose
@@ -121,6 +135,9 @@ enum class ArgMeaning : std::uint8_t {
   Copy3DParams,         // const cudaMemcpy3DParms*: both sides of a 3D copy
   MemPool,              // cudaMemPool_t
   LaunchConfig,         // const cudaLaunchConfig_t*: grid, block, stream and attributes
+  KernelNodeParams,     // const cudaKernelNodeParams*: function and argument array
+  MemsetNodeParams,     // const cudaMemsetParams*: destination, pitch, element size, width, rows
+  HostNodeParams,       // const cudaHostNodeParams*: function and user data
   // Meanings no parameter has, only the members of the structs above.
   Depth,
   DstSlicePitch,
@@ -139,6 +156,9 @@ struct ApiFunction {
   HostSync hostSync;
   CollectiveKind collective;
   std::span<const ApiArg> args;
+  // For GraphAddNode: what the node does, as the role of the stream call it stands for
+  // (GraphAddNode itself for an empty node); for every other function its own role.
+  ApiRole nodeRole = role;
 
   // The index of the first parameter with this meaning.
   constexpr std::optional<std::size_t> argIndex(ArgMeaning meaning) const {
@@ -175,10 +195,13 @@ template <class... Args> constexpr auto makeArgs(Args... args) {
   inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
 #define STREAMRACE_NCCL_API(name, role, collective, ...)                                           \
   inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
+#define STREAMRACE_CUDA_GRAPH_NODE_API(name, nodeRole, ...)                                        \
+  inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
 #include "streamrace/api_model/cuda_api.def"
 #include "streamrace/api_model/nccl_api.def"
 #undef STREAMRACE_CUDA_API
 #undef STREAMRACE_NCCL_API
+#undef STREAMRACE_CUDA_GRAPH_NODE_API
 } // namespace detail
 
 inline constexpr ApiFunction kApiFunctions[] = {
@@ -196,10 +219,19 @@ inline constexpr ApiFunction kApiFunctions[] = {
               HostSync::Async,                                                                     \
               CollectiveKind::collective,                                                          \
               detail::name##_args},
+#define STREAMRACE_CUDA_GRAPH_NODE_API(name, nodeRole_, ...)                                       \
+  ApiFunction{#name,                                                                               \
+              ApiFamily::Cuda,                                                                     \
+              ApiRole::GraphAddNode,                                                               \
+              HostSync::Synchronous,                                                               \
+              CollectiveKind::None,                                                                \
+              detail::name##_args,                                                                 \
+              ApiRole::nodeRole_},
 #include "streamrace/api_model/cuda_api.def"
 #include "streamrace/api_model/nccl_api.def"
 #undef STREAMRACE_CUDA_API
 #undef STREAMRACE_NCCL_API
+#undef STREAMRACE_CUDA_GRAPH_NODE_API
 #undef STREAMRACE_ARG
 };
 

@@ -42,6 +42,15 @@ inline constexpr StreamHandle kPerThreadStream = 2;
 
 inline constexpr DeviceId kCurrentDevice = -1;
 
+// A graph built node by node reaches the engine as a capture (rule 11) on streams and events a
+// front end makes up, with handles in this range, which no pointer reaches. The capture's first
+// stream says the graph was built so: its other events are the program's own (event record and
+// wait nodes), where a captured graph's events are all its own.
+inline constexpr std::uint64_t kHandBuiltGraphHandleBase = 1ull << 61;
+constexpr bool is_hand_built_graph_handle(std::uint64_t handle) {
+  return handle >> 61 == 1;
+}
+
 enum class StreamKind : std::uint8_t { Blocking, NonBlocking, LegacyDefault, PerThreadDefault };
 
 enum class MemoryKind : std::uint8_t {

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Graphs built node by node: cudaGraphCreate, the typed cudaGraphAdd*Node calls, edges added
+// afterwards, cloning. Each node's operation is issued through the same code as the stream call
+// it stands for, captured into the graph (Runtime::addGraphNode), so a launch runs it exactly
+// like a captured one: after its dependencies, independent nodes concurrently.
+#include <cuda_runtime_api.h>
+// cupti.h brings the parameter structs and callback ids; they must not be included twice.
+#include <cupti.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "api_tracing.h"
+#include "copy_operations.h"
+#include "kernel_launch.h"
+#include "kernel_table.h"
+#include "runtime_state.h"
+
+using namespace streamrace::emu;
+
+namespace {
+
+std::optional<std::vector<const GraphNode*>> dependencyList(const cudaGraphNode_t* dependencies,
+                                                            std::size_t count) {
+  if (count > 0 && dependencies == nullptr) {
+    return std::nullopt;
+  }
+  std::vector<const GraphNode*> nodes;
+  for (std::size_t index = 0; index < count; ++index) {
+    if (dependencies[index] == nullptr) {
+      return std::nullopt;
+    }
+    nodes.push_back(reinterpret_cast<const GraphNode*>(dependencies[index]));
+  }
+  return nodes;
+}
+
+// The checks every cudaGraphAdd*Node call shares, then the node's operation on the builder.
+cudaError_t addNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* dependencies,
+                    std::size_t count,
+                    const std::function<cudaError_t(cudaStream_t builder)>& enqueue) {
+  const auto nodes = dependencyList(dependencies, count);
+  if (node == nullptr || graph == nullptr || !nodes) {
+    return cudaErrorInvalidValue;
+  }
+  return Runtime::instance().addGraphNode(graph, *nodes, enqueue, node);
+}
+
+cudaError_t createGraph(cudaGraph_t* graph, unsigned flags) {
+  if (graph == nullptr || flags != 0) {
+    return cudaErrorInvalidValue;
+  }
+  *graph = Runtime::instance().adoptGraph(std::make_unique<Graph>());
+  return cudaSuccess;
+}
+
+cudaError_t kernelNode(const cudaKernelNodeParams* params, cudaStream_t builder) {
+  if (params == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  return launchKernel(KernelTable::instance().launchInfoByHostFunction(params->func),
+                      params->gridDim, params->blockDim, params->kernelParams,
+                      params->sharedMemBytes, builder, DefaultStream::Legacy, params->extra);
+}
+
+// `height` rows of `width` elements of 1, 2 or 4 bytes, rows `pitch` bytes apart, each element
+// set to the low bytes of `value`: what the driver's cuMemsetD2D8/16/32 do.
+cudaError_t memsetNode(const cudaMemsetParams* params, cudaStream_t builder) {
+  if (params == nullptr ||
+      (params->elementSize != 1 && params->elementSize != 2 && params->elementSize != 4)) {
+    return cudaErrorInvalidValue;
+  }
+  const std::size_t rowBytes = params->width * params->elementSize;
+  const std::size_t height = params->height;
+  const std::size_t pitch = height > 1 ? params->pitch : rowBytes;
+  auto* destination = static_cast<std::byte*>(params->dst);
+  Runtime& runtime = Runtime::instance();
+  const std::optional<Allocation> allocation = runtime.memory.find(destination);
+  if (rowBytes == 0 || height == 0) {
+    return cudaSuccess;
+  }
+  if (destination == nullptr || pitch < rowBytes ||
+      reinterpret_cast<std::uintptr_t>(destination) % params->elementSize != 0 || !allocation ||
+      !allocation->contains(destination, (height - 1) * pitch + rowBytes)) {
+    return cudaErrorInvalidValue;
+  }
+  Stream* stream = runtime.resolveStream(builder, DefaultStream::Legacy);
+  const unsigned value = params->value;
+  const std::size_t elementSize = params->elementSize;
+  runtime.submit(*stream, Work{OperationKind::Memset, [=] {
+                                 for (std::size_t row = 0; row < height; ++row) {
+                                   std::byte* at = destination + row * pitch;
+                                   for (std::size_t byte = 0; byte < rowBytes;
+                                        byte += elementSize) {
+                                     // Little-endian: the element's low bytes come first.
+                                     std::memcpy(at + byte, &value, elementSize);
+                                   }
+                                 }
+                               }});
+  return cudaSuccess;
+}
+
+cudaError_t hostNode(const cudaHostNodeParams* params, cudaStream_t builder) {
+  if (params == nullptr || params->fn == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime& runtime = Runtime::instance();
+  runtime.submit(*runtime.resolveStream(builder, DefaultStream::Legacy),
+                 Work{OperationKind::HostFunction,
+                      [function = params->fn, data = params->userData] { function(data); }});
+  return cudaSuccess;
+}
+
+cudaError_t submitOnBuilder(cudaStream_t builder, Work work) {
+  Runtime& runtime = Runtime::instance();
+  runtime.submit(*runtime.resolveStream(builder, DefaultStream::Legacy), std::move(work));
+  return cudaSuccess;
+}
+
+// An event record node records the event when it runs; a wait node waits for the event's latest
+// record at the time it runs (on a GPU: at the time of the launch; work between the two is the
+// emulator's only difference, and a program relying on it races on a GPU too).
+cudaError_t eventNode(cudaEvent_t event, bool record, cudaStream_t builder) {
+  if (Runtime::instance().resolveEvent(event) == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (record) {
+    return submitOnBuilder(builder, Work{OperationKind::EventRecord,
+                                         [event] { Runtime::instance().markEventReached(event); }});
+  }
+  return submitOnBuilder(builder, Work{OperationKind::EventWait, [event] {
+                                         Runtime& runtime = Runtime::instance();
+                                         Event* awaited = runtime.resolveEvent(event);
+                                         CompletionPtr snapshot =
+                                             awaited ? runtime.eventSnapshot(*awaited) : nullptr;
+                                         if (snapshot) {
+                                           snapshot->wait();
+                                         }
+                                       }});
+}
+
+// A child graph node runs a copy of the child as it is now, as the runtime's does.
+cudaError_t childGraphNode(cudaGraph_t child, cudaStream_t builder) {
+  Graph* graph = Runtime::instance().resolveGraph(child);
+  if (graph == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  auto exec = std::make_shared<const GraphExec>(*graph);
+  return submitOnBuilder(builder, Work{OperationKind::Graph, [exec] { exec->run(); }});
+}
+
+bool dependsOn(const GraphNode* node, const GraphNode* ancestor) {
+  return joinedInto({ancestor}, {node});
+}
+
+cudaError_t addDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                            const cudaGraphNode_t* to, std::size_t count) {
+  const auto sources = dependencyList(from, count);
+  const auto targets = dependencyList(to, count);
+  if (!sources || !targets) {
+    return cudaErrorInvalidValue;
+  }
+  cudaError_t result = cudaSuccess;
+  const bool known = Runtime::instance().changeGraph(graph, [&](Graph& found) {
+    auto owned = [&found](const GraphNode* node) -> GraphNode* {
+      for (const auto& candidate : found.nodes) {
+        if (candidate.get() == node) {
+          return candidate.get();
+        }
+      }
+      return nullptr;
+    };
+    for (std::size_t index = 0; index < count; ++index) {
+      GraphNode* target = owned((*targets)[index]);
+      const GraphNode* source = owned((*sources)[index]);
+      // Both ends in this graph, no edge twice, none that closes a cycle.
+      if (target == nullptr || source == nullptr || source == target || dependsOn(source, target) ||
+          std::find(target->dependencies.begin(), target->dependencies.end(), source) !=
+              target->dependencies.end()) {
+        result = cudaErrorInvalidValue;
+        return;
+      }
+      target->dependencies.push_back(source);
+    }
+  });
+  return known ? result : cudaErrorInvalidValue;
+}
+
+cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {
+  if (clone == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  auto copy = std::make_unique<Graph>();
+  const bool known = Runtime::instance().changeGraph(original, [&](Graph& found) {
+    std::map<const GraphNode*, const GraphNode*> copyOf;
+    for (const auto& node : found.nodes) {
+      copy->nodes.push_back(std::make_unique<GraphNode>(GraphNode{node->work, {}}));
+      copyOf.emplace(node.get(), copy->nodes.back().get());
+    }
+    for (std::size_t index = 0; index < found.nodes.size(); ++index) {
+      for (const GraphNode* dependency : found.nodes[index]->dependencies) {
+        copy->nodes[index]->dependencies.push_back(copyOf.at(dependency));
+      }
+    }
+    // The clone holds references of its own (a held object is copied, never assigned).
+    for (const HeldUserObject& held : found.userObjects) {
+      copy->userObjects.push_back(held);
+    }
+  });
+  if (!known) {
+    return cudaErrorInvalidValue;
+  }
+  *clone = Runtime::instance().adoptGraph(std::move(copy));
+  return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
+  STREAMRACE_EMU_TRACED(cudaGraphCreate, v10000, createGraph(pGraph, flags), pGraph, flags);
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                   const struct cudaKernelNodeParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddKernelNode, v10000,
+      addNode(pGraphNode, graph, pDependencies, numDependencies,
+              [&](cudaStream_t builder) { return kernelNode(pNodeParams, builder); }),
+      pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+}
+
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                   const struct cudaMemcpy3DParms* pCopyParams) {
+  STREAMRACE_EMU_TRACED(cudaGraphAddMemcpyNode, v10000,
+                        addNode(pGraphNode, graph, pDependencies, numDependencies,
+                                [&](cudaStream_t builder) {
+                                  return copy3D(pCopyParams, builder, DefaultStream::Legacy,
+                                                ApiFlavor::Asynchronous);
+                                }),
+                        pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                     void* dst, const void* src, size_t count,
+                                     enum cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(cudaGraphAddMemcpyNode1D, v11010,
+                        addNode(pGraphNode, graph, pDependencies, numDependencies,
+                                [&](cudaStream_t builder) {
+                                  return copyOnStream(dst, src, count, kind, builder,
+                                                      DefaultStream::Legacy,
+                                                      ApiFlavor::Asynchronous);
+                                }),
+                        pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                   const struct cudaMemsetParams* pMemsetParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddMemsetNode, v10000,
+      addNode(pGraphNode, graph, pDependencies, numDependencies,
+              [&](cudaStream_t builder) { return memsetNode(pMemsetParams, builder); }),
+      pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                 const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                 const struct cudaHostNodeParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddHostNode, v10000,
+      addNode(pGraphNode, graph, pDependencies, numDependencies,
+              [&](cudaStream_t builder) { return hostNode(pNodeParams, builder); }),
+      pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+}
+
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                  const cudaGraphNode_t* pDependencies, size_t numDependencies) {
+  STREAMRACE_EMU_TRACED(cudaGraphAddEmptyNode, v10000,
+                        addNode(pGraphNode, graph, pDependencies, numDependencies,
+                                [](cudaStream_t) { return cudaSuccess; }),
+                        pGraphNode, graph, pDependencies, numDependencies);
+}
+
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                        const cudaGraphNode_t* pDependencies,
+                                        size_t numDependencies, cudaEvent_t event) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddEventRecordNode, v11010,
+      addNode(pGraphNode, graph, pDependencies, numDependencies,
+              [&](cudaStream_t builder) { return eventNode(event, true, builder); }),
+      pGraphNode, graph, pDependencies, numDependencies, event);
+}
+
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                      const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                      cudaEvent_t event) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddEventWaitNode, v11010,
+      addNode(pGraphNode, graph, pDependencies, numDependencies,
+              [&](cudaStream_t builder) { return eventNode(event, false, builder); }),
+      pGraphNode, graph, pDependencies, numDependencies, event);
+}
+
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                       const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                       cudaGraph_t childGraph) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddChildGraphNode, v10000,
+      addNode(pGraphNode, graph, pDependencies, numDependencies,
+              [&](cudaStream_t builder) { return childGraphNode(childGraph, builder); }),
+      pGraphNode, graph, pDependencies, numDependencies, childGraph);
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
+                                     size_t numDependencies) {
+  STREAMRACE_EMU_TRACED(cudaGraphAddDependencies, v12030,
+                        addDependencies(graph, from, to, numDependencies), graph, from, to,
+                        edgeData, numDependencies);
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
+  STREAMRACE_EMU_TRACED(cudaGraphClone, v10000, cloneGraph(pGraphClone, originalGraph), pGraphClone,
+                        originalGraph);
+}
+
+} // extern "C"

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Graphs built node by node, racy and ordered, for the tracer's lit tests. A memset node writes
+// `buffer`; a copy (a node of the same graph, or a copy on another stream) reads it.
+//
+//   hand_built_graphs <scenario>
+//   no-edge        a memset node and a 1D copy node reading its bytes, no edge between them
+//   edge           the same, the copy node depends on the memset node
+//   added-edge     the same, the edge added afterwards (cudaGraphAddDependencies)
+//   child          the memset node inside a child graph, the copy node after the child node
+//   launch-race    the graph (memset only) launched on one stream, a copy on another reads
+//   launch-event   the same, the reader stream waits on an event recorded after the launch
+//   record-node    the same, the event recorded by an event record node after the memset node
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    if (cudaError_t error_ = (call); error_ != cudaSuccess) {                                      \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(error_));                  \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+namespace {
+
+constexpr size_t kBytes = 4096;
+
+cudaGraphNode_t add_memset(cudaGraph_t graph, void* buffer) {
+  cudaMemsetParams set{};
+  set.dst = buffer;
+  set.value = 7;
+  set.elementSize = 4;
+  set.width = kBytes / 4;
+  set.height = 1;
+  cudaGraphNode_t node = nullptr;
+  CHECK(cudaGraphAddMemsetNode(&node, graph, nullptr, 0, &set));
+  return node;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: hand_built_graphs <scenario>\n");
+    return 2;
+  }
+  const std::string_view scenario = argv[1];
+  void* buffer = nullptr;
+  void* copy = nullptr;
+  CHECK(cudaMalloc(&buffer, kBytes));
+  CHECK(cudaMalloc(&copy, kBytes));
+  cudaStream_t launcher = nullptr;
+  cudaStream_t reader = nullptr;
+  CHECK(cudaStreamCreateWithFlags(&launcher, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking));
+  cudaEvent_t written = nullptr;
+  CHECK(cudaEventCreate(&written));
+
+  cudaGraph_t graph = nullptr;
+  CHECK(cudaGraphCreate(&graph, 0));
+  cudaGraph_t child = nullptr;
+  cudaGraphNode_t before = nullptr;
+  if (scenario == "child") {
+    CHECK(cudaGraphCreate(&child, 0));
+    add_memset(child, buffer);
+    CHECK(cudaGraphAddChildGraphNode(&before, graph, nullptr, 0, child));
+  } else {
+    before = add_memset(graph, buffer);
+  }
+  const bool in_graph = scenario == "no-edge" || scenario == "edge" || scenario == "added-edge" ||
+                        scenario == "child";
+  if (in_graph) {
+    const bool edge = scenario == "edge" || scenario == "child";
+    cudaGraphNode_t reading = nullptr;
+    CHECK(cudaGraphAddMemcpyNode1D(&reading, graph, edge ? &before : nullptr, edge ? 1 : 0, copy,
+                                   buffer, kBytes, cudaMemcpyDeviceToDevice));
+    if (scenario == "added-edge")
+      CHECK(cudaGraphAddDependencies(graph, &before, &reading, nullptr, 1));
+  } else if (scenario == "record-node") {
+    cudaGraphNode_t record = nullptr;
+    CHECK(cudaGraphAddEventRecordNode(&record, graph, &before, 1, written));
+  }
+  cudaGraphExec_t executable = nullptr;
+  CHECK(cudaGraphInstantiate(&executable, graph, 0));
+  CHECK(cudaGraphLaunch(executable, launcher));
+  if (!in_graph) {
+    if (scenario == "launch-event") CHECK(cudaEventRecord(written, launcher));
+    if (scenario != "launch-race") CHECK(cudaStreamWaitEvent(reader, written, 0));
+    CHECK(cudaMemcpyAsync(copy, buffer, kBytes, cudaMemcpyDeviceToDevice, reader));
+  }
+  CHECK(cudaDeviceSynchronize());
+  unsigned first = 0;
+  CHECK(cudaMemcpy(&first, copy, sizeof first, cudaMemcpyDeviceToHost));
+  std::printf("scenario %s: done\n", argv[1]);
+  CHECK(cudaGraphExecDestroy(executable));
+  CHECK(cudaGraphDestroy(graph));
+  if (child != nullptr) CHECK(cudaGraphDestroy(child));
+  return 0;
+}
