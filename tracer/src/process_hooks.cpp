@@ -33,20 +33,31 @@ struct sigaction previous_actions[std::size(kFlushingSignals)];
 // The tracer these hooks serve, once it started.
 Tracer* installed_tracer = nullptr;
 
-void on_flushing_signal(int signal) {
+// Whether `signal` came from the instruction the thread was running (a fault) rather than from
+// kill, raise or abort: then returning runs the instruction again, and it faults again.
+bool raised_by_the_instruction(int signal, const siginfo_t* info) {
+  const bool fault_signal =
+      signal == SIGSEGV || signal == SIGBUS || signal == SIGFPE || signal == SIGILL;
+  return fault_signal && info != nullptr && info->si_code > 0;
+}
+
+void on_flushing_signal(int signal, siginfo_t* info, void*) {
   if (installed_tracer != nullptr) installed_tracer->flush_for_crash();
   // Hand the signal to whoever had it before, so the program dies (or recovers) as it would
-  // have without the tracer, with the same status.
+  // have without the tracer, with the same status. A fault is left to happen again, so that the
+  // program's handler gets the kernel's own account of it (the faulting address, the cause); a
+  // signal someone sent is sent again.
   for (std::size_t i = 0; i < std::size(kFlushingSignals); ++i)
     if (kFlushingSignals[i].number == signal) sigaction(signal, &previous_actions[i], nullptr);
+  if (raised_by_the_instruction(signal, info)) return;
   raise(signal);
 }
 
 void install_flushing_signal_handlers() {
   struct sigaction action{};
-  action.sa_handler = on_flushing_signal;
+  action.sa_sigaction = on_flushing_signal;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND | SA_NODEFER;
+  action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
   for (std::size_t i = 0; i < std::size(kFlushingSignals); ++i) {
     struct sigaction current{};
     sigaction(kFlushingSignals[i].number, nullptr, &current);

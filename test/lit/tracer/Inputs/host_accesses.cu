@@ -15,6 +15,9 @@
 //   own-handler                  the program's own SIGSEGV handler, installed after the first
 //                                CUDA call, sees the fault on its own protected page and repairs
 //                                it; then the d2h race, which the tracer must still see
+//   handler-first                the program's own SIGSEGV handler, installed before the first
+//                                CUDA call (the tracer's crash flush goes in front of it), sees
+//                                its fault once, with the fault's own address
 //   own-crash                    a plain null-pointer store the program does not handle
 #include <streamrace_emulator/kernel_registry.h>
 
@@ -125,6 +128,21 @@ int ownHandler() {
   return readCopied([](cudaStream_t) { return 0; });
 }
 
+int handlerFirst() {
+  struct sigaction action{};
+  action.sa_sigaction = onOwnFault;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  if (sigaction(SIGSEGV, &action, nullptr) != 0) return 2;
+  CHECK(cudaFree(nullptr)); // the tracer starts here and flushes its trace ahead of the handler
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  own_page = static_cast<char*>(mmap(nullptr, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  own_page[0] = 'y';
+  std::printf("own handler saw %d fault(s), page holds %c\n", static_cast<int>(own_faults),
+              own_page[0]);
+  return 0;
+}
+
 int ownCrash() {
   CHECK(cudaFree(nullptr));
   std::fflush(stdout);
@@ -172,6 +190,7 @@ int main(int argc, char** argv) {
   if (scenario == "managed") return managedAfterKernel(false);
   if (scenario == "managed-synced") return managedAfterKernel(true);
   if (scenario == "own-handler") return ownHandler();
+  if (scenario == "handler-first") return handlerFirst();
   if (scenario == "own-crash") return ownCrash();
   std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
   return 2;
