@@ -118,5 +118,43 @@ TEST(KernelAccessResolver, PointersInsideLiveAllocationsRunToTheirEnd) {
   EXPECT_EQ(accesses[2].size, 0x10u);
 }
 
+TEST(KernelAccessResolver, InsideACachingAllocatorSegmentAPointerStaysInItsBlock) {
+  KernelAccessResolver resolver;
+  resolver.observe(Alloc{0x10000, 0x10000, MemoryKind::Device, kCurrentDevice, 0});
+  resolver.observe(BlockAlloc{0x10000, 0x200, kCurrentDevice, 0});
+  resolver.observe(BlockAlloc{0x10400, 0x200, kCurrentDevice, 0});
+  resolver.observe(BlockAlloc{0x10800, 0x100, kCurrentDevice, 0});
+  resolver.observe(BlockFree{0x10800});
+  const std::array<KernelPointer, 5> pointers{{
+      {0x10080, 0, AccessMode::ReadWrite, Extent::Approximate}, // inside the first block
+      {0x10300, 0, AccessMode::Read, Extent::Approximate},      // between blocks
+      {0x10500, 0, AccessMode::ReadWrite, Extent::Approximate}, // inside the second block
+      {0x10800, 0, AccessMode::Read, Extent::Approximate},      // a freed block: the segment's rest
+      {0x10000, 0x400, AccessMode::Write, Extent::Exact},       // a stated extent is kept
+  }};
+  std::vector<Access> accesses;
+  resolver.resolve(pointers, accesses);
+  ASSERT_EQ(accesses.size(), 5u);
+  EXPECT_EQ(accesses[0].size, 0x180u);
+  EXPECT_EQ(accesses[1].size, 0x100u);
+  EXPECT_EQ(accesses[2].size, 0x100u);
+  EXPECT_EQ(accesses[3].size, 0xf800u);
+  EXPECT_EQ(accesses[4].size, 0x400u);
+}
+
+TEST(KernelAccessResolver, AFreedSegmentTakesItsBlocksAlong) {
+  KernelAccessResolver resolver;
+  resolver.observe(Alloc{0x10000, 0x1000, MemoryKind::Device, kCurrentDevice, 0});
+  resolver.observe(BlockAlloc{0x10000, 0x100, kCurrentDevice, 0});
+  resolver.observe(Free{0x10000, FreeApi::Free, 0});
+  resolver.observe(Alloc{0x10000, 0x1000, MemoryKind::Device, kCurrentDevice, 0});
+  const std::array<KernelPointer, 1> pointers{
+      {{0x10000, 0, AccessMode::Read, Extent::Approximate}}};
+  std::vector<Access> accesses;
+  resolver.resolve(pointers, accesses);
+  ASSERT_EQ(accesses.size(), 1u);
+  EXPECT_EQ(accesses[0].size, 0x1000u);
+}
+
 } // namespace
 } // namespace streamrace::tracer
