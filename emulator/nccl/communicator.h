@@ -24,7 +24,9 @@
 namespace streamrace::emu::nccl {
 
 struct CommunicatorSettings {
-  std::int64_t timeoutMs = 10000;
+  // Long enough for ranks whose start-up (a Python job importing its framework) differs by tens
+  // of seconds on a busy machine; real NCCL waits for its peers without limit.
+  std::int64_t timeoutMs = 60000;
   SharedSegment::Sizes sizes{1u << 20, 256u << 10};
   LinkParameters link;
 

@@ -17,7 +17,10 @@ tests with, so `--buggy` takes the installed release and removes exactly that wa
 of the package made for this process (`_without_pr5216`); the installed package is not touched.
 
 `--quantized` turns on qwZ (quantized weights) and qgZ (quantized gradients) as well; both
-need DeepSpeed's compiled quantizer op.
+need DeepSpeed's quantizer op, which PyTorch's extension loader compiles with nvcc on first use
+(into TORCH_EXTENSIONS_DIR). Build it before tracing, as DeepSpeed users prebuild their ops:
+
+    python -c "from deepspeed.ops.op_builder import QuantizerBuilder; QuantizerBuilder().load()"
 """
 import argparse
 import importlib.metadata
