@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "kernel_table.h"
 
-#include <algorithm>
-
 namespace streamrace::emu {
 
 KernelTable& KernelTable::instance() {
@@ -15,6 +13,7 @@ KernelRecord& KernelTable::obtainLocked(const void* hostFunction) {
   if (!slot) {
     slot = std::make_unique<KernelRecord>();
     slot->hostFunction = hostFunction;
+    byHandle_.emplace(slot.get(), slot.get());
   }
   return *slot;
 }
@@ -63,9 +62,8 @@ std::optional<KernelLaunchInfo> KernelTable::launchInfoByHostFunction(const void
 
 std::optional<KernelLaunchInfo> KernelTable::launchInfoByHandle(const KernelRecord* handle) {
   std::lock_guard lock(mutex_);
-  auto it = std::find_if(byHostFunction_.begin(), byHostFunction_.end(),
-                         [handle](const auto& entry) { return entry.second.get() == handle; });
-  if (it == byHostFunction_.end()) {
+  auto it = byHandle_.find(handle);
+  if (it == byHandle_.end()) {
     return std::nullopt;
   }
   return launchInfoLocked(*it->second);
@@ -73,9 +71,8 @@ std::optional<KernelLaunchInfo> KernelTable::launchInfoByHandle(const KernelReco
 
 const KernelRecord* KernelTable::recordByHandle(const void* handle) {
   std::lock_guard lock(mutex_);
-  auto it = std::find_if(byHostFunction_.begin(), byHostFunction_.end(),
-                         [handle](const auto& entry) { return entry.second.get() == handle; });
-  return it == byHostFunction_.end() ? nullptr : it->second.get();
+  auto it = byHandle_.find(handle);
+  return it == byHandle_.end() ? nullptr : it->second;
 }
 
 std::optional<std::vector<ParameterSlot>> KernelTable::parameterLayout(const void* hostFunction) {

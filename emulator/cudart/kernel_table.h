@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace streamrace::emu {
@@ -58,6 +59,9 @@ private:
 
   std::mutex mutex_;
   std::map<const void*, std::unique_ptr<KernelRecord>> byHostFunction_;
+  // The records again, keyed by the handle (their address) every by-handle launch validates:
+  // PyTorch registers thousands of kernels, too many to search at each launch.
+  std::unordered_map<const void*, KernelRecord*> byHandle_;
 };
 
 } // namespace streamrace::emu
