@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The tracer's place in the process: the one tracer, created on first use, and the hooks that
-// finish or flush it however the process ends — at exit, quick_exit, _exit()/_Exit(), a fatal
-// signal — and that carry it across fork().
+// The tracer's place in the process: the one tracer, created on first use from the process's
+// environment (read here and nowhere else in the tracer), and the hooks that finish or flush it
+// however the process ends — at exit, quick_exit, _exit()/_Exit(), a fatal signal — and that
+// carry it across fork().
 #include "tracer.h"
 
 #include "host_fault_handler.h"
@@ -9,9 +10,11 @@
 #include "watched_memory.h"
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <pthread.h>
+#include <string>
 
 namespace streamrace::tracer {
 
@@ -101,13 +104,48 @@ void finish_before_immediate_exit() {
   if (Tracer* tracer = Tracer::running()) tracer->finish_before_immediate_exit();
 }
 
+// torchrun and the launchers that imitate it name each process's rank in RANK.
+RankId rank_from_environment() {
+  const char* rank = std::getenv("RANK");
+  return rank != nullptr ? static_cast<RankId>(std::strtoul(rank, nullptr, 10)) : 0;
+}
+
+// Whether a launcher started this process as one of several (torchrun, Open MPI, PMI, Slurm):
+// then the other ranks' collectives happen elsewhere and meet only in the merged report. A
+// process on its own holds every rank of its communicators, and they meet in process.
+bool one_of_several_processes() {
+  for (const char* size : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
+    if (const char* value = std::getenv(size);
+        value != nullptr && std::strtoul(value, nullptr, 10) > 1)
+      return true;
+  return false;
+}
+
+// The process's tracer as its environment describes it; `problem` says what in the settings
+// could not be used.
+TracerSetup setup_from_environment(std::string& problem) {
+  TracerSetup setup;
+  setup.settings.engine.cross_rank_ordering = !one_of_several_processes();
+  problem = apply_environment(setup.settings);
+  setup.first_rank = rank_from_environment();
+  setup.halt = [] {
+    std::fflush(nullptr);
+    libc_exit(66);
+  };
+  return setup;
+}
+
 } // namespace
 
 Tracer* Tracer::get() {
   // Never destroyed: runtime threads may still call back while the process exits.
   static Tracer* const tracer = [] {
-    Tracer* created = std::unique_ptr<Tracer>(new Tracer()).release();
-    created->start();
+    std::string problem;
+    Tracer* created = std::make_unique<Tracer>(setup_from_environment(problem)).release();
+    if (problem.empty())
+      created->start();
+    else
+      created->disable(problem);
     if (created->enabled()) install_process_hooks(created);
     return created;
   }();

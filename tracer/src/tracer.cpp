@@ -13,7 +13,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <string>
@@ -39,23 +38,6 @@ ThreadId current_thread() {
   return id;
 }
 
-// torchrun and the launchers that imitate it name each process's rank in RANK.
-RankId rank_from_environment() {
-  const char* rank = std::getenv("RANK");
-  return rank != nullptr ? static_cast<RankId>(std::strtoul(rank, nullptr, 10)) : 0;
-}
-
-// Whether a launcher started this process as one of several (torchrun, Open MPI, PMI, Slurm):
-// then the other ranks' collectives happen elsewhere and meet only in the merged report. A
-// process on its own holds every rank of its communicators, and they meet in process.
-bool one_of_several_processes() {
-  for (const char* size : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
-    if (const char* value = std::getenv(size);
-        value != nullptr && std::strtoul(value, nullptr, 10) > 1)
-      return true;
-  return false;
-}
-
 // How long the idle tracer thread sleeps between looks at the queue: short while calls keep
 // coming, longer once the program has been quiet for a while.
 constexpr auto kShortestPause = std::chrono::microseconds(50);
@@ -66,8 +48,6 @@ constexpr std::size_t kBatch = 1024;
 // A crashing or immediately exiting thread waits up to 4000 x 50 us = 200 ms for the tracer
 // thread's batch.
 constexpr int kBriefLockAttempts = 4000;
-
-std::thread::id tracer_thread_id;
 
 std::string trace_path(const std::string& directory) {
   char host[256] = "host";
@@ -87,14 +67,19 @@ bool InsideLibraryCall::active() {
   return library_call_depth > 0;
 }
 
-Tracer::Tracer() = default;
+Tracer::Tracer(TracerSetup setup)
+    : settings_(std::move(setup.settings)), first_rank_(setup.first_rank),
+      halt_(std::move(setup.halt)) {}
+
+Tracer::~Tracer() {
+  stopping_.store(true);
+  wake_.notify_all();
+  if (tracer_thread_.joinable()) tracer_thread_.join();
+}
 
 void Tracer::start() {
   try {
     pid_ = getpid();
-    settings_.engine.cross_rank_ordering = !one_of_several_processes();
-    if (std::string error = apply_environment(settings_); !error.empty())
-      throw std::runtime_error(error);
     // A file that cannot be read throws: tracing stops rather than halting or reporting on
     // findings the user asked to hide.
     if (!settings_.report.suppressions.empty())
@@ -107,7 +92,7 @@ void Tracer::start() {
       else
         KernelLaunchReader::instance().use_summaries(std::move(summaries));
     }
-    ranks_ = std::make_unique<RankAssignment>(rank_from_environment());
+    ranks_ = std::make_unique<RankAssignment>(first_rank_);
     engine_ = std::make_unique<Engine>(settings_.engine, [](std::string_view warning) {
       std::fprintf(stderr, "streamrace: warning: %.*s\n", static_cast<int>(warning.size()),
                    warning.data());
@@ -123,6 +108,7 @@ void Tracer::start() {
         settings_.tracer.watch_host_accesses && !WatchedMemory::enable(reason))
       std::fprintf(stderr, "streamrace: warning: %s; host accesses stay unseen\n", reason);
     tracer_thread_ = std::thread([this] { run_tracer_thread(); });
+    tracer_thread_id_ = tracer_thread_.get_id();
   } catch (const std::exception& error) {
     disable(error.what());
   }
@@ -237,7 +223,6 @@ void Tracer::push(CapturedCall call) {
 }
 
 void Tracer::run_tracer_thread() {
-  tracer_thread_id = std::this_thread::get_id();
   struct MarkDone {
     std::atomic<bool>& done;
     ~MarkDone() { done.store(true); }
@@ -364,7 +349,7 @@ void Tracer::finish() {
   try {
     stopping_.store(true);
     wake_.notify_all();
-    if (tracer_thread_.joinable() && std::this_thread::get_id() != tracer_thread_id) {
+    if (tracer_thread_.joinable() && std::this_thread::get_id() != tracer_thread_id_) {
       // The exit waits for the queue to drain, but not for a detector that stopped moving.
       StallWatch watch(progress_, std::chrono::seconds(settings_.tracer.watchdog_seconds));
       while (!tracer_thread_done_.load()) {
@@ -412,7 +397,7 @@ void Tracer::finish_before_immediate_exit() {
 }
 
 bool Tracer::lock_engine_briefly() {
-  if (std::this_thread::get_id() == tracer_thread_id) return false;
+  if (std::this_thread::get_id() == tracer_thread_id_) return false;
   bool locked = engine_mutex_.try_lock();
   for (int attempt = 0; !locked && attempt < kBriefLockAttempts; ++attempt) {
     std::this_thread::sleep_for(kShortestPause);
