@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The tracer's place in the process: the one tracer, created on first use from the process's
-// environment (read here and nowhere else in the tracer), and the hooks that finish or flush it
+// environment (read here and nowhere else in the tracer) with the wall clock and a trace file
+// of its own, and the hooks that finish or flush it
 // however the process ends — at exit, quick_exit, _exit()/_Exit(), a fatal signal — and that
 // carry it across fork().
 #include "tracer.h"
@@ -12,9 +13,12 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <filesystem>
 #include <memory>
 #include <pthread.h>
 #include <string>
+#include <unistd.h>
 
 namespace streamrace::tracer {
 
@@ -121,6 +125,25 @@ bool one_of_several_processes() {
   return false;
 }
 
+// Nanoseconds since the epoch: the processes of a job, each with its own trace, share this
+// clock, and replay merges their traces by it.
+std::uint64_t wall_clock_ns() {
+  timespec time{};
+  clock_gettime(CLOCK_REALTIME, &time);
+  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
+         static_cast<std::uint64_t>(time.tv_nsec);
+}
+
+// The process's trace file in `directory`, named for its host and pid so that the processes of
+// a job on several machines write side by side.
+std::unique_ptr<trace::TraceSink> open_trace_file(const std::string& directory) {
+  std::filesystem::create_directories(directory);
+  char host[256] = "host";
+  gethostname(host, sizeof host - 1);
+  return std::make_unique<trace::FileTraceSink>(directory + "/" + host + "-" +
+                                                std::to_string(getpid()) + ".srtrace");
+}
+
 // The process's tracer as its environment describes it; `problem` says what in the settings
 // could not be used.
 TracerSetup setup_from_environment(std::string& problem) {
@@ -128,6 +151,9 @@ TracerSetup setup_from_environment(std::string& problem) {
   setup.settings.engine.cross_rank_ordering = !one_of_several_processes();
   problem = apply_environment(setup.settings);
   setup.first_rank = rank_from_environment();
+  setup.clock = wall_clock_ns;
+  if (std::string directory = setup.settings.tracer.output_dir; !directory.empty())
+    setup.open_trace = [directory = std::move(directory)] { return open_trace_file(directory); };
   setup.halt = [] {
     std::fflush(nullptr);
     libc_exit(66);

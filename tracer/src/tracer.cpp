@@ -13,8 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
-#include <ctime>
-#include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -25,13 +24,6 @@ namespace streamrace::tracer {
 namespace {
 
 thread_local int library_call_depth = 0;
-
-std::uint64_t now_ns() {
-  timespec time{};
-  clock_gettime(CLOCK_REALTIME, &time);
-  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
-         static_cast<std::uint64_t>(time.tv_nsec);
-}
 
 ThreadId current_thread() {
   thread_local const ThreadId id = static_cast<ThreadId>(syscall(SYS_gettid));
@@ -49,12 +41,6 @@ constexpr std::size_t kBatch = 1024;
 // thread's batch.
 constexpr int kBriefLockAttempts = 4000;
 
-std::string trace_path(const std::string& directory) {
-  char host[256] = "host";
-  gethostname(host, sizeof host - 1);
-  return directory + "/" + host + "-" + std::to_string(getpid()) + ".srtrace";
-}
-
 } // namespace
 
 InsideLibraryCall::InsideLibraryCall() {
@@ -68,7 +54,8 @@ bool InsideLibraryCall::active() {
 }
 
 Tracer::Tracer(TracerSetup setup)
-    : settings_(std::move(setup.settings)), first_rank_(setup.first_rank),
+    : settings_(std::move(setup.settings)), clock_(std::move(setup.clock)),
+      open_trace_(std::move(setup.open_trace)), first_rank_(setup.first_rank),
       halt_(std::move(setup.halt)) {}
 
 Tracer::~Tracer() {
@@ -79,6 +66,7 @@ Tracer::~Tracer() {
 
 void Tracer::start() {
   try {
+    if (!clock_) throw std::invalid_argument("the tracer was set up without a clock");
     pid_ = getpid();
     // A file that cannot be read throws: tracing stops rather than halting or reporting on
     // findings the user asked to hide.
@@ -97,11 +85,9 @@ void Tracer::start() {
       std::fprintf(stderr, "streamrace: warning: %.*s\n", static_cast<int>(warning.size()),
                    warning.data());
     });
-    if (const std::string& directory = settings_.tracer.output_dir; !directory.empty()) {
-      std::filesystem::create_directories(directory);
+    if (open_trace_)
       writer_ = std::make_unique<trace::TraceWriter>(
-          trace_path(directory), static_cast<std::uint64_t>(getpid()), now_ns());
-    }
+          open_trace_(), static_cast<std::uint64_t>(getpid()), clock_());
     RawStack warm_up; // the first capture loads the unwinder: better not inside a callback
     capture_stack(warm_up);
     if (const char* reason = nullptr;
@@ -159,7 +145,7 @@ void Tracer::record_here(std::string_view api, CapturedCall call,
   note_gpu_thread(*this);
   call.api = api;
   call.thread = current_thread();
-  call.time_ns = now_ns();
+  call.time_ns = clock_();
   call.kernel_pointers = std::move(kernel_pointers);
   capture_stack(call.stack);
   if (WatchedMemory::enabled())
@@ -179,7 +165,7 @@ void Tracer::record_host_access(Address address, bool write, const RawStack& sta
   call.host_access =
       Access{address, 1, write ? AccessMode::Write : AccessMode::Read, Extent::Exact};
   call.thread = current_thread();
-  call.time_ns = now_ns();
+  call.time_ns = clock_();
   call.stack = stack;
   if (OpScopes::hold(call)) return;
   push(std::move(call));
@@ -192,7 +178,7 @@ void Tracer::record_hand_off(std::string_view api, Payload payload) {
   call.api = api;
   call.payload = std::move(payload);
   call.thread = current_thread();
-  call.time_ns = now_ns();
+  call.time_ns = clock_();
   push(std::move(call));
 }
 

@@ -2,7 +2,7 @@
 // The process-wide tracer. Every front end (CUPTI callbacks, NCCL wrappers, NVTX) hands it
 // decoded events; the calling thread only stamps them (thread, time, raw stack) and queues them.
 // One tracer thread takes them in queue order, completes them (rank, call site, kernel accesses),
-// runs them through the in-process engine, appends them to this process's trace file, and
+// runs them through the in-process engine, appends them to this process's trace, and
 // reports. It fails open: the first internal error disables it with one line on stderr.
 #pragma once
 
@@ -17,6 +17,7 @@
 #include "streamrace/engine/event.h"
 #include "streamrace/engine/symbols.h"
 #include "streamrace/report/suppressions.h"
+#include "streamrace/trace/trace_sink.h"
 #include "streamrace/trace/trace_writer.h"
 
 #include <atomic>
@@ -38,6 +39,12 @@ namespace streamrace::tracer {
 // process creates its tracer (process_hooks.cpp); a test builds its own.
 struct TracerSetup {
   Settings settings;
+  // The time of each call in nanoseconds (and the trace's start time), read on the calling
+  // threads: the process's is the wall clock, which replay orders several processes' traces by.
+  std::function<std::uint64_t()> clock;
+  // Opens where the trace goes, when the tracer starts; empty: no trace. The process's is a file
+  // per process under output_dir; a failure to open it disables the tracer with one line.
+  std::function<std::unique_ptr<trace::TraceSink>()> open_trace;
   // The rank of the first device the process uses (rank_assignment.h).
   RankId first_rank = 0;
   // Ends the program once halt_on_error printed a finding and the trace is flushed. The process's
@@ -56,8 +63,8 @@ public:
   // Stops the tracer thread, without finishing: the process's tracer is never destroyed (runtime
   // threads may still call back while the process exits), a test's is finished first.
   ~Tracer();
-  // Loads what the settings name (suppressions, kernel summaries), opens the trace file and
-  // starts the tracer thread; a failure disables the tracer with one line.
+  // Loads what the settings name (suppressions, kernel summaries), opens the trace and starts
+  // the tracer thread; a failure disables the tracer with one line.
   void start();
 
   // Queues one event of the API `api` (a name from the API model, which outlives the tracer),
@@ -140,6 +147,8 @@ private:
   pid_t pid_ = 0;
   std::atomic<bool> disabled_reported_{false};
   Settings settings_;
+  std::function<std::uint64_t()> clock_;
+  std::function<std::unique_ptr<trace::TraceSink>()> open_trace_;
   RankId first_rank_ = 0;
   std::function<void()> halt_;
   // The suppressions file of the settings: findings it hides are neither printed nor halted on, as

@@ -2,9 +2,11 @@
 // The tracer in process, from CUPTI callbacks to a finding: CUDA runtime calls delivered through
 // a fake CUPTI as the real one delivers them (enter and exit callbacks carrying the runtime's
 // parameter structs) go through the ring and the tracer thread into the engine and the trace
-// file, and halt_on_error decides to halt at the call that completes a race, and only there.
+// (kept in memory, stamped by a clock the test controls), and halt_on_error decides to halt at
+// the call that completes a race, and only there.
 #include "cupti_attach.h"
 #include "fake_cupti.h"
+#include "memory_trace_sink.h"
 #include "tracer.h"
 
 #include "streamrace/engine/engine.h"
@@ -16,8 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
+#include <mutex>
 #include <thread>
 #include <unistd.h>
 
@@ -116,29 +117,45 @@ std::string encoded_payload(const Payload& payload) {
   return bytes;
 }
 
+// A clock whose every reading is a microsecond after the last, from one second on: times no
+// wall clock gives, which a trace carries only if the tracer reads this clock.
+class FakeClock {
+public:
+  std::uint64_t now() {
+    std::lock_guard lock(mutex_);
+    readings_.push_back(1'000'000'000 + 1'000 * readings_.size());
+    return readings_.back();
+  }
+  std::vector<std::uint64_t> readings() const {
+    std::lock_guard lock(mutex_);
+    return readings_;
+  }
+
+private:
+  mutable std::mutex mutex_;
+  std::vector<std::uint64_t> readings_;
+};
+
 class TracerInProcess : public ::testing::Test {
 protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "streamrace-tracer-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    trace_directory_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(trace_directory_); }
-
-  // A started tracer with `options` (STREAMRACE_OPTIONS text) and a trace file in a directory of
-  // its own, subscribed to the fake CUPTI; its halts are counted.
+  // A started tracer with `options` (STREAMRACE_OPTIONS text), the fake clock and a trace in
+  // memory, subscribed to the fake CUPTI; its halts are counted.
   std::unique_ptr<Tracer> start_tracer(const std::string& options) {
     TracerSetup setup;
     EXPECT_EQ(parse_settings(options, setup.settings), "");
-    setup.settings.tracer.output_dir = trace_directory_.string();
+    setup.clock = [this] { return clock_.now(); };
+    setup.open_trace = [this] {
+      ++traces_opened_;
+      return std::make_unique<MemoryTraceSink>(trace_bytes_);
+    };
     setup.halt = [this] {
       ++halts_;
-      events_at_halt_ = trace_events().size();
+      events_at_halt_ = read_trace().events.size();
     };
     auto tracer = std::make_unique<Tracer>(std::move(setup));
     tracer->start();
     EXPECT_TRUE(tracer->enabled());
+    EXPECT_EQ(traces_opened_, 1);
     lookup_ = [traced = tracer.get()] { return traced->enabled() ? traced : nullptr; };
     EXPECT_EQ(subscribe_callbacks(cupti_, lookup_), "");
     return tracer;
@@ -152,27 +169,28 @@ protected:
     return tracer.calls_taken() == calls;
   }
 
-  // The events of the one trace file the tracer wrote.
-  std::vector<Event> trace_events() {
-    std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(trace_directory_))
-      files.push_back(entry.path());
-    EXPECT_EQ(files.size(), 1u);
+  struct TraceReadBack {
+    std::uint64_t start_time_ns = 0;
     std::vector<Event> events;
-    if (files.size() != 1) return events;
-    trace::TraceReader reader(files.front().string(), 0, trace_symbols_);
+  };
+  // The trace the tracer has written so far, read back from memory.
+  TraceReadBack read_trace() {
+    trace::TraceReader reader("in-memory trace", trace_bytes_.snapshot(), 0, trace_symbols_);
+    TraceReadBack trace{reader.start_time_ns(), {}};
     for (Event event; reader.next(event);)
-      events.push_back(event);
+      trace.events.push_back(event);
     EXPECT_EQ(reader.problem(), "");
-    return events;
+    return trace;
   }
 
   FakeCupti cupti_;
   Program program_{cupti_};
   TracerLookup lookup_;
+  FakeClock clock_;
+  TraceBytes trace_bytes_;
+  int traces_opened_ = 0;
   int halts_ = 0;
-  std::size_t events_at_halt_ = 0; // in the trace file when the tracer halted
-  std::filesystem::path trace_directory_;
+  std::size_t events_at_halt_ = 0; // in the trace when the tracer halted
   SymbolTable trace_symbols_;
 };
 
@@ -217,7 +235,7 @@ TEST_F(TracerInProcess, UnorderedCopiesOnTwoStreamsAreOneRaceInTheEngineAndTheTr
   expect_race_between_copies(tracer->engine().findings());
   EXPECT_EQ(halts_, 0); // halt_on_error is off
 
-  const std::vector<Event> events = trace_events();
+  const std::vector<Event> events = read_trace().events;
   ASSERT_EQ(events.size(), calls.size());
   Engine replay;
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -236,10 +254,26 @@ TEST_F(TracerInProcess, CopiesOrderedByAnEventAreSilent) {
   tracer->finish();
   EXPECT_EQ(tracer->engine().findings().size(), 0u);
 
-  const std::vector<Event> events = trace_events();
+  const std::vector<Event> events = read_trace().events;
   ASSERT_EQ(events.size(), calls.size());
   for (std::size_t i = 0; i < events.size(); ++i)
     EXPECT_EQ(encoded_payload(events[i].payload), encoded_payload(calls[i])) << "event " << i;
+}
+
+TEST_F(TracerInProcess, TheTraceCarriesTheTimesOfTheClockTheTracerWasGiven) {
+  std::unique_ptr<Tracer> tracer = start_tracer("report_at_exit=0");
+  const std::vector<Payload> calls = fill_then_read(program_, false);
+  EXPECT_TRUE(drained(*tracer, calls.size()));
+  tracer->finish();
+
+  // The first reading starts the trace, each call's is the time of its event.
+  const std::vector<std::uint64_t> readings = clock_.readings();
+  ASSERT_EQ(readings.size(), 1 + calls.size());
+  const TraceReadBack trace = read_trace();
+  EXPECT_EQ(trace.start_time_ns, readings.front());
+  ASSERT_EQ(trace.events.size(), calls.size());
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    EXPECT_EQ(trace.events[i].header.time_ns, readings[i + 1]) << "event " << i;
 }
 
 TEST_F(TracerInProcess, HaltOnErrorHaltsBeforeTheRacingCallReturns) {
