@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CUDA calls through the CUPTI callback API (runtime domain, and the driver domain's kernel
-// launches), decoded at API exit so results and output parameters are known. CUPTI is loaded at
-// run time: a preloaded tracer must not stop a program from starting where libcupti is not on the
-// library path.
+// launches), decoded at API exit so results and output parameters are known.
+#include "cupti_attach.h"
+
 #include "api_decoder.h"
 #include "cuda_arguments.h"
 #include "driver_launches.h"
@@ -14,8 +14,6 @@
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <dlfcn.h>
-#include <mutex>
 #include <string>
 
 namespace streamrace::tracer {
@@ -144,7 +142,7 @@ void on_api_exit(Tracer& tracer, CUpti_CallbackId id, const CUpti_CallbackData& 
   if (payload) tracer.record(function.name, std::move(*payload), std::move(kernel_pointers));
 }
 
-void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                           const void* data) {
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
@@ -160,7 +158,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     return;
   }
   if (call->callbackSite != CUPTI_API_EXIT || InsideLibraryCall::active()) return;
-  Tracer* tracer = Tracer::get();
+  Tracer* tracer = (*static_cast<const TracerLookup*>(userdata))();
   if (tracer == nullptr) return;
   try {
     if (runtime)
@@ -174,70 +172,24 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
   }
 }
 
-using SubscribeFunction = CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*);
-using EnableDomainFunction = CUptiResult (*)(uint32_t, CUpti_SubscriberHandle,
-                                             CUpti_CallbackDomain);
-using EnableCallbackFunction = CUptiResult (*)(uint32_t, CUpti_SubscriberHandle,
-                                               CUpti_CallbackDomain, CUpti_CallbackId);
-using ResultStringFunction = CUptiResult (*)(CUptiResult, const char**);
+} // namespace
 
-// Returns an empty string on success, else why CUPTI could not be used.
-std::string subscribe() {
-  void* cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_GLOBAL);
-  if (cupti == nullptr) cupti = dlopen("libcupti.so", RTLD_NOW | RTLD_GLOBAL);
-  if (cupti == nullptr) return std::string("cannot load libcupti: ") + dlerror();
-  auto subscribe_to = reinterpret_cast<SubscribeFunction>(dlsym(cupti, "cuptiSubscribe"));
-  auto enable_domain = reinterpret_cast<EnableDomainFunction>(dlsym(cupti, "cuptiEnableDomain"));
-  auto enable_callback =
-      reinterpret_cast<EnableCallbackFunction>(dlsym(cupti, "cuptiEnableCallback"));
-  auto result_string = reinterpret_cast<ResultStringFunction>(dlsym(cupti, "cuptiGetResultString"));
-  if (subscribe_to == nullptr || enable_domain == nullptr || enable_callback == nullptr)
-    return "libcupti lacks cuptiSubscribe, cuptiEnableDomain or cuptiEnableCallback";
+std::string subscribe_callbacks(CuptiApi& cupti, const TracerLookup& tracer) {
   CUpti_SubscriberHandle subscriber = nullptr;
-  CUptiResult result = subscribe_to(&subscriber, on_callback, nullptr);
-  if (result == CUPTI_SUCCESS) result = enable_domain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+  CUptiResult result = cupti.subscribe(subscriber, on_callback, const_cast<TracerLookup*>(&tracer));
+  if (result == CUPTI_SUCCESS)
+    result = cupti.enable_domain(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
   // Of the driver domain only the launches: every other driver call is some runtime call's.
   for (CUpti_CallbackId launch : kDriverLaunchCallbacks)
     if (result == CUPTI_SUCCESS)
-      result = enable_callback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch);
+      result = cupti.enable_callback(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch);
   if (result == CUPTI_SUCCESS) return {};
-  const char* text = "unknown CUPTI error";
-  if (result_string != nullptr) result_string(result, &text);
-  return std::string("cannot subscribe to CUPTI callbacks: ") + text +
+  return "cannot subscribe to CUPTI callbacks: " + cupti.describe(result) +
          " (another CUPTI tool, such as a profiler, may be attached)";
 }
-
-} // namespace
 
 bool inside_cuda_runtime_call() {
   return runtime_call_depth > 0;
 }
 
-bool attach_cupti() {
-  static std::once_flag once;
-  static bool attached = false;
-  std::call_once(once, [] {
-    const std::string problem = subscribe();
-    attached = problem.empty();
-    if (!attached)
-      if (Tracer* tracer = Tracer::get()) tracer->disable(problem);
-  });
-  return attached;
-}
-
 } // namespace streamrace::tracer
-
-// Preloaded: attach now if the program already has the CUDA runtime; a runtime loaded later
-// finds the tracer through CUDA_INJECTION64_PATH, which `streamrace run` also sets.
-__attribute__((constructor)) static void streamrace_attach_when_preloaded() {
-  if (void* runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD)) {
-    dlclose(runtime);
-    streamrace::tracer::attach_cupti();
-  }
-}
-
-// Loaded by the CUDA driver (or a stand-in) through CUDA_INJECTION64_PATH.
-extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
-  streamrace::tracer::attach_cupti();
-  return 1;
-}

@@ -6,8 +6,6 @@
 #include "streamrace/report/finding_text.h"
 #include "streamrace/report/suppressions.h"
 
-#include "libc_exit.h"
-
 #include <cstdio>
 
 namespace streamrace::tracer {
@@ -33,8 +31,7 @@ void Tracer::halt_if_found() {
   if (!settings_.tracer.halt_on_error || engine_->findings().size() <= findings_reported_) return;
   if (report_findings(*engine_, false) == 0) return;
   if (writer_) writer_->flush();
-  std::fflush(nullptr);
-  libc_exit(66);
+  halt_();
 }
 
 std::size_t Tracer::report_findings(const Engine& engine, bool final) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The tracer's place in the process: the one tracer, created on first use, and the hooks that
-// finish or flush it however the process ends — at exit, quick_exit, _exit()/_Exit(), a fatal
-// signal — and that carry it across fork().
+// The tracer's place in the process: the one tracer, created on first use from the process's
+// environment (read here and nowhere else in the tracer) with the wall clock and a trace file
+// of its own, and the hooks that finish or flush it
+// however the process ends — at exit, quick_exit, _exit()/_Exit(), a fatal signal — and that
+// carry it across fork().
 #include "tracer.h"
 
 #include "host_fault_handler.h"
@@ -9,9 +11,14 @@
 #include "watched_memory.h"
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <filesystem>
 #include <memory>
 #include <pthread.h>
+#include <string>
+#include <unistd.h>
 
 namespace streamrace::tracer {
 
@@ -101,13 +108,70 @@ void finish_before_immediate_exit() {
   if (Tracer* tracer = Tracer::running()) tracer->finish_before_immediate_exit();
 }
 
+// torchrun and the launchers that imitate it name each process's rank in RANK.
+RankId rank_from_environment() {
+  const char* rank = std::getenv("RANK");
+  return rank != nullptr ? static_cast<RankId>(std::strtoul(rank, nullptr, 10)) : 0;
+}
+
+// Whether a launcher started this process as one of several (torchrun, Open MPI, PMI, Slurm):
+// then the other ranks' collectives happen elsewhere and meet only in the merged report. A
+// process on its own holds every rank of its communicators, and they meet in process.
+bool one_of_several_processes() {
+  for (const char* size : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
+    if (const char* value = std::getenv(size);
+        value != nullptr && std::strtoul(value, nullptr, 10) > 1)
+      return true;
+  return false;
+}
+
+// Nanoseconds since the epoch: the processes of a job, each with its own trace, share this
+// clock, and replay merges their traces by it.
+std::uint64_t wall_clock_ns() {
+  timespec time{};
+  clock_gettime(CLOCK_REALTIME, &time);
+  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
+         static_cast<std::uint64_t>(time.tv_nsec);
+}
+
+// The process's trace file in `directory`, named for its host and pid so that the processes of
+// a job on several machines write side by side.
+std::unique_ptr<trace::TraceSink> open_trace_file(const std::string& directory) {
+  std::filesystem::create_directories(directory);
+  char host[256] = "host";
+  gethostname(host, sizeof host - 1);
+  return std::make_unique<trace::FileTraceSink>(directory + "/" + host + "-" +
+                                                std::to_string(getpid()) + ".srtrace");
+}
+
+// The process's tracer as its environment describes it; `problem` says what in the settings
+// could not be used.
+TracerSetup setup_from_environment(std::string& problem) {
+  TracerSetup setup;
+  setup.settings.engine.cross_rank_ordering = !one_of_several_processes();
+  problem = apply_environment(setup.settings);
+  setup.first_rank = rank_from_environment();
+  setup.clock = wall_clock_ns;
+  if (std::string directory = setup.settings.tracer.output_dir; !directory.empty())
+    setup.open_trace = [directory = std::move(directory)] { return open_trace_file(directory); };
+  setup.halt = [] {
+    std::fflush(nullptr);
+    libc_exit(66);
+  };
+  return setup;
+}
+
 } // namespace
 
 Tracer* Tracer::get() {
   // Never destroyed: runtime threads may still call back while the process exits.
   static Tracer* const tracer = [] {
-    Tracer* created = std::unique_ptr<Tracer>(new Tracer()).release();
-    created->start();
+    std::string problem;
+    Tracer* created = std::make_unique<Tracer>(setup_from_environment(problem)).release();
+    if (problem.empty())
+      created->start();
+    else
+      created->disable(problem);
     if (created->enabled()) install_process_hooks(created);
     return created;
   }();

@@ -13,9 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
-#include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -27,33 +25,9 @@ namespace {
 
 thread_local int library_call_depth = 0;
 
-std::uint64_t now_ns() {
-  timespec time{};
-  clock_gettime(CLOCK_REALTIME, &time);
-  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
-         static_cast<std::uint64_t>(time.tv_nsec);
-}
-
 ThreadId current_thread() {
   thread_local const ThreadId id = static_cast<ThreadId>(syscall(SYS_gettid));
   return id;
-}
-
-// torchrun and the launchers that imitate it name each process's rank in RANK.
-RankId rank_from_environment() {
-  const char* rank = std::getenv("RANK");
-  return rank != nullptr ? static_cast<RankId>(std::strtoul(rank, nullptr, 10)) : 0;
-}
-
-// Whether a launcher started this process as one of several (torchrun, Open MPI, PMI, Slurm):
-// then the other ranks' collectives happen elsewhere and meet only in the merged report. A
-// process on its own holds every rank of its communicators, and they meet in process.
-bool one_of_several_processes() {
-  for (const char* size : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
-    if (const char* value = std::getenv(size);
-        value != nullptr && std::strtoul(value, nullptr, 10) > 1)
-      return true;
-  return false;
 }
 
 // How long the idle tracer thread sleeps between looks at the queue: short while calls keep
@@ -67,14 +41,6 @@ constexpr std::size_t kBatch = 1024;
 // thread's batch.
 constexpr int kBriefLockAttempts = 4000;
 
-std::thread::id tracer_thread_id;
-
-std::string trace_path(const std::string& directory) {
-  char host[256] = "host";
-  gethostname(host, sizeof host - 1);
-  return directory + "/" + host + "-" + std::to_string(getpid()) + ".srtrace";
-}
-
 } // namespace
 
 InsideLibraryCall::InsideLibraryCall() {
@@ -87,14 +53,21 @@ bool InsideLibraryCall::active() {
   return library_call_depth > 0;
 }
 
-Tracer::Tracer() = default;
+Tracer::Tracer(TracerSetup setup)
+    : settings_(std::move(setup.settings)), clock_(std::move(setup.clock)),
+      open_trace_(std::move(setup.open_trace)), first_rank_(setup.first_rank),
+      halt_(std::move(setup.halt)) {}
+
+Tracer::~Tracer() {
+  stopping_.store(true);
+  wake_.notify_all();
+  if (tracer_thread_.joinable()) tracer_thread_.join();
+}
 
 void Tracer::start() {
   try {
+    if (!clock_) throw std::invalid_argument("the tracer was set up without a clock");
     pid_ = getpid();
-    settings_.engine.cross_rank_ordering = !one_of_several_processes();
-    if (std::string error = apply_environment(settings_); !error.empty())
-      throw std::runtime_error(error);
     // A file that cannot be read throws: tracing stops rather than halting or reporting on
     // findings the user asked to hide.
     if (!settings_.report.suppressions.empty())
@@ -107,22 +80,21 @@ void Tracer::start() {
       else
         KernelLaunchReader::instance().use_summaries(std::move(summaries));
     }
-    ranks_ = std::make_unique<RankAssignment>(rank_from_environment());
+    ranks_ = std::make_unique<RankAssignment>(first_rank_);
     engine_ = std::make_unique<Engine>(settings_.engine, [](std::string_view warning) {
       std::fprintf(stderr, "streamrace: warning: %.*s\n", static_cast<int>(warning.size()),
                    warning.data());
     });
-    if (const std::string& directory = settings_.tracer.output_dir; !directory.empty()) {
-      std::filesystem::create_directories(directory);
+    if (open_trace_)
       writer_ = std::make_unique<trace::TraceWriter>(
-          trace_path(directory), static_cast<std::uint64_t>(getpid()), now_ns());
-    }
+          open_trace_(), static_cast<std::uint64_t>(getpid()), clock_());
     RawStack warm_up; // the first capture loads the unwinder: better not inside a callback
     capture_stack(warm_up);
     if (const char* reason = nullptr;
         settings_.tracer.watch_host_accesses && !WatchedMemory::enable(reason))
       std::fprintf(stderr, "streamrace: warning: %s; host accesses stay unseen\n", reason);
     tracer_thread_ = std::thread([this] { run_tracer_thread(); });
+    tracer_thread_id_ = tracer_thread_.get_id();
   } catch (const std::exception& error) {
     disable(error.what());
   }
@@ -173,7 +145,7 @@ void Tracer::record_here(std::string_view api, CapturedCall call,
   note_gpu_thread(*this);
   call.api = api;
   call.thread = current_thread();
-  call.time_ns = now_ns();
+  call.time_ns = clock_();
   call.kernel_pointers = std::move(kernel_pointers);
   capture_stack(call.stack);
   if (WatchedMemory::enabled())
@@ -193,7 +165,7 @@ void Tracer::record_host_access(Address address, bool write, const RawStack& sta
   call.host_access =
       Access{address, 1, write ? AccessMode::Write : AccessMode::Read, Extent::Exact};
   call.thread = current_thread();
-  call.time_ns = now_ns();
+  call.time_ns = clock_();
   call.stack = stack;
   if (OpScopes::hold(call)) return;
   push(std::move(call));
@@ -206,7 +178,7 @@ void Tracer::record_hand_off(std::string_view api, Payload payload) {
   call.api = api;
   call.payload = std::move(payload);
   call.thread = current_thread();
-  call.time_ns = now_ns();
+  call.time_ns = clock_();
   push(std::move(call));
 }
 
@@ -237,7 +209,6 @@ void Tracer::push(CapturedCall call) {
 }
 
 void Tracer::run_tracer_thread() {
-  tracer_thread_id = std::this_thread::get_id();
   struct MarkDone {
     std::atomic<bool>& done;
     ~MarkDone() { done.store(true); }
@@ -364,7 +335,7 @@ void Tracer::finish() {
   try {
     stopping_.store(true);
     wake_.notify_all();
-    if (tracer_thread_.joinable() && std::this_thread::get_id() != tracer_thread_id) {
+    if (tracer_thread_.joinable() && std::this_thread::get_id() != tracer_thread_id_) {
       // The exit waits for the queue to drain, but not for a detector that stopped moving.
       StallWatch watch(progress_, std::chrono::seconds(settings_.tracer.watchdog_seconds));
       while (!tracer_thread_done_.load()) {
@@ -412,7 +383,7 @@ void Tracer::finish_before_immediate_exit() {
 }
 
 bool Tracer::lock_engine_briefly() {
-  if (std::this_thread::get_id() == tracer_thread_id) return false;
+  if (std::this_thread::get_id() == tracer_thread_id_) return false;
   bool locked = engine_mutex_.try_lock();
   for (int attempt = 0; !locked && attempt < kBriefLockAttempts; ++attempt) {
     std::this_thread::sleep_for(kShortestPause);

@@ -2,7 +2,7 @@
 // The process-wide tracer. Every front end (CUPTI callbacks, NCCL wrappers, NVTX) hands it
 // decoded events; the calling thread only stamps them (thread, time, raw stack) and queues them.
 // One tracer thread takes them in queue order, completes them (rank, call site, kernel accesses),
-// runs them through the in-process engine, appends them to this process's trace file, and
+// runs them through the in-process engine, appends them to this process's trace, and
 // reports. It fails open: the first internal error disables it with one line on stderr.
 #pragma once
 
@@ -17,11 +17,13 @@
 #include "streamrace/engine/event.h"
 #include "streamrace/engine/symbols.h"
 #include "streamrace/report/suppressions.h"
+#include "streamrace/trace/trace_sink.h"
 #include "streamrace/trace/trace_writer.h"
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,12 +35,37 @@
 
 namespace streamrace::tracer {
 
+// What a tracer is built from. The process's comes from its environment, read once where the
+// process creates its tracer (process_hooks.cpp); a test builds its own.
+struct TracerSetup {
+  Settings settings;
+  // The time of each call in nanoseconds (and the trace's start time), read on the calling
+  // threads: the process's is the wall clock, which replay orders several processes' traces by.
+  std::function<std::uint64_t()> clock;
+  // Opens where the trace goes, when the tracer starts; empty: no trace. The process's is a file
+  // per process under output_dir; a failure to open it disables the tracer with one line.
+  std::function<std::unique_ptr<trace::TraceSink>()> open_trace;
+  // The rank of the first device the process uses (rank_assignment.h).
+  RankId first_rank = 0;
+  // Ends the program once halt_on_error printed a finding and the trace is flushed. The process's
+  // exits with status 66 and runs no atexit handler; a test records that it was asked.
+  std::function<void()> halt;
+};
+
 class Tracer {
 public:
   // The process's tracer, created on first use; null when tracing is (or became) disabled.
   static Tracer* get();
   // The tracer if one started and is still enabled; never starts one.
   static Tracer* running();
+
+  explicit Tracer(TracerSetup setup);
+  // Stops the tracer thread, without finishing: the process's tracer is never destroyed (runtime
+  // threads may still call back while the process exits), a test's is finished first.
+  ~Tracer();
+  // Loads what the settings name (suppressions, kernel summaries), opens the trace and starts
+  // the tracer thread; a failure disables the tracer with one line.
+  void start();
 
   // Queues one event of the API `api` (a name from the API model, which outlives the tracer),
   // with the calling thread's stack as its call site. A kernel launch passes the pointers among
@@ -67,6 +94,10 @@ public:
   // program waited for it. Stops tracing with one line saying so; the program goes on.
   void give_up_on_stalled_detector();
   bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
+  // How many calls have been taken off the ring so far.
+  std::uint64_t calls_taken() const { return progress_.load(std::memory_order_relaxed); }
+  // The in-process engine, for a caller that knows no thread is using it: after finish().
+  const Engine& engine() const { return *engine_; }
 
   // At normal exit: processes what is queued, settles findings, writes symbolized call sites,
   // prints the report.
@@ -89,8 +120,6 @@ public:
   Tracer& operator=(const Tracer&) = delete;
 
 private:
-  Tracer();
-  void start();
   void run_tracer_thread();
   // Processes queued calls, up to `limit`; the caller holds engine_mutex_. Returns how many
   // there were.
@@ -118,6 +147,10 @@ private:
   pid_t pid_ = 0;
   std::atomic<bool> disabled_reported_{false};
   Settings settings_;
+  std::function<std::uint64_t()> clock_;
+  std::function<std::unique_ptr<trace::TraceSink>()> open_trace_;
+  RankId first_rank_ = 0;
+  std::function<void()> halt_;
   // The suppressions file of the settings: findings it hides are neither printed nor halted on, as
   // `streamrace report` leaves them out of its report and exit status.
   std::optional<Suppressions> suppressions_;
@@ -134,6 +167,7 @@ private:
   std::mutex wake_mutex_;
   std::condition_variable wake_;
   std::thread tracer_thread_;
+  std::thread::id tracer_thread_id_; // stays what it was once the thread is joined
 
   // Everything below is the tracer thread's (or, once it stopped, finish()'s), under this lock.
   std::mutex engine_mutex_;
@@ -172,9 +206,5 @@ public:
 // Whether the calling thread is inside a CUDA runtime call (between its CUPTI enter and exit
 // callbacks): what the runtime does there, its own locking included, is the runtime's.
 bool inside_cuda_runtime_call();
-
-// Subscribes to CUPTI once per process, whichever attach path gets there first; returns false
-// when CUPTI is unavailable (the tracer then sees NCCL only).
-bool attach_cupti();
 
 } // namespace streamrace::tracer

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -40,17 +41,22 @@ bool read_call_site(Decoder& in, CallSite& site) {
   return in.done();
 }
 
+std::unique_ptr<std::istream> open_trace_file(const std::string& path) {
+  auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
+  if (!*file) throw std::runtime_error("cannot open trace file '" + path + "'");
+  return file;
+}
+
 } // namespace
 
-// The file's bytes through one buffer: records are looked at in place and the buffer refills
-// from the file as reading moves on, so memory stays at one chunk (or one record, if larger).
+// The trace's bytes through one buffer: records are looked at in place and the buffer refills
+// from the stream as reading moves on, so memory stays at one chunk (or one record, if larger).
 class TraceReader::Records {
 public:
-  explicit Records(const std::string& path) : file_(path, std::ios::binary) {
-    if (!file_) throw std::runtime_error("cannot open trace file '" + path + "'");
-    file_.seekg(0, std::ios::end);
-    size_ = static_cast<std::uint64_t>(std::max<std::streamoff>(file_.tellg(), 0));
-    file_.seekg(0);
+  explicit Records(std::unique_ptr<std::istream> bytes) : file_(std::move(bytes)) {
+    file_->seekg(0, std::ios::end);
+    size_ = static_cast<std::uint64_t>(std::max<std::streamoff>(file_->tellg(), 0));
+    file_->seekg(0);
   }
 
   std::uint64_t size() const { return size_; }
@@ -66,8 +72,8 @@ public:
     offset_ += count;
   }
   void rewind_to(std::uint64_t offset) {
-    file_.clear();
-    file_.seekg(static_cast<std::streamoff>(offset));
+    file_->clear();
+    file_->seekg(static_cast<std::streamoff>(offset));
     pos_ = end_ = 0;
     offset_ = offset;
   }
@@ -86,12 +92,12 @@ private:
     const std::size_t wanted =
         std::max(count, kept + static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, unread)));
     if (buffer_.size() < wanted) buffer_.resize(wanted);
-    file_.read(buffer_.data() + end_, static_cast<std::streamsize>(
-                                          std::min<std::uint64_t>(buffer_.size() - end_, unread)));
-    end_ += static_cast<std::size_t>(std::max<std::streamsize>(file_.gcount(), 0));
+    file_->read(buffer_.data() + end_, static_cast<std::streamsize>(
+                                           std::min<std::uint64_t>(buffer_.size() - end_, unread)));
+    end_ += static_cast<std::size_t>(std::max<std::streamsize>(file_->gcount(), 0));
   }
 
-  std::ifstream file_;
+  std::unique_ptr<std::istream> file_;
   std::uint64_t size_ = 0;
   std::uint64_t offset_ = 0; // of buffer_[pos_] in the file
   std::string buffer_;
@@ -100,7 +106,12 @@ private:
 };
 
 TraceReader::TraceReader(const std::string& path, std::uint32_t address_space, SymbolTable& symbols)
-    : path_(path), address_space_(address_space), records_in_(std::make_unique<Records>(path)) {
+    : TraceReader(path, open_trace_file(path), address_space, symbols) {}
+
+TraceReader::TraceReader(const std::string& path, std::unique_ptr<std::istream> bytes,
+                         std::uint32_t address_space, SymbolTable& symbols)
+    : path_(path), address_space_(address_space),
+      records_in_(std::make_unique<Records>(std::move(bytes))) {
   Records& in = *records_in_;
   const std::string_view header = in.peek(kFileHeaderSize);
   if (header.size() < kFileHeaderSize ||

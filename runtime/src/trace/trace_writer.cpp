@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/trace/trace_writer.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <stdexcept>
+#include <utility>
 
 namespace streamrace::trace {
 
@@ -21,11 +16,9 @@ void put_le(std::string& out, std::uint64_t value, int bytes) {
 
 } // namespace
 
-TraceWriter::TraceWriter(const std::string& path, std::uint64_t pid, std::uint64_t start_time_ns)
-    : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0)
-    throw std::runtime_error("cannot create trace file '" + path + "': " + std::strerror(errno));
+TraceWriter::TraceWriter(std::unique_ptr<TraceSink> sink, std::uint64_t pid,
+                         std::uint64_t start_time_ns)
+    : sink_(std::move(sink)) {
   buffer_.append(kMagic, sizeof(kMagic));
   put_le(buffer_, kVersion, 4);
   put_le(buffer_, 0, 4);
@@ -34,13 +27,15 @@ TraceWriter::TraceWriter(const std::string& path, std::uint64_t pid, std::uint64
   flush();
 }
 
+TraceWriter::TraceWriter(const std::string& path, std::uint64_t pid, std::uint64_t start_time_ns)
+    : TraceWriter(std::make_unique<FileTraceSink>(path), pid, start_time_ns) {}
+
 TraceWriter::~TraceWriter() {
   try {
     flush();
   } catch (const std::exception&) {
-    // A destructor cannot report; the records already on disk stay readable.
+    // A destructor cannot report; the records already written stay readable.
   }
-  if (fd_ >= 0) ::close(fd_);
 }
 
 void TraceWriter::finish_record(RecordType type) {
@@ -88,15 +83,12 @@ void TraceWriter::define_symbols(const SymbolTable& symbols) {
 
 void TraceWriter::flush() {
   std::size_t written = 0;
-  while (written < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + written, buffer_.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      buffer_.erase(0, written);
-      throw std::runtime_error("cannot write trace file '" + path_ +
-                               "': " + std::strerror(n < 0 ? errno : ENOSPC));
-    }
-    written += static_cast<std::size_t>(n);
+  try {
+    while (written < buffer_.size())
+      written += sink_->write_some(std::string_view(buffer_).substr(written));
+  } catch (const std::exception&) {
+    buffer_.erase(0, written);
+    throw;
   }
   buffer_.clear();
 }

@@ -8,7 +8,7 @@
 #include "streamrace/engine/symbols.h"
 
 #include <cstdint>
-#include <fstream>
+#include <istream>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -25,6 +25,10 @@ public:
   // Throws std::runtime_error when the file cannot be read at all or is not a trace of a
   // version this reader knows. Events get `address_space` (one per file: one per process).
   TraceReader(const std::string& path, std::uint32_t address_space, SymbolTable& symbols);
+  // A trace held elsewhere (a seekable stream, such as the bytes of an in-memory sink), named
+  // `path` in messages.
+  TraceReader(const std::string& path, std::unique_ptr<std::istream> bytes,
+              std::uint32_t address_space, SymbolTable& symbols);
   TraceReader(TraceReader&&) noexcept;
   TraceReader& operator=(TraceReader&&) noexcept;
   ~TraceReader();

@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Appends framed records to a per-process trace file. Records are buffered and written whole
-// with one write(2), so a process killed at any moment leaves a readable prefix.
+// Appends framed records to a per-process trace. Records are buffered and handed to the sink
+// whole, so a process killed at any moment leaves a readable prefix.
 #pragma once
 
 #include "streamrace/engine/event.h"
 #include "streamrace/engine/symbols.h"
 #include "streamrace/trace/trace_format.h"
+#include "streamrace/trace/trace_sink.h"
 
+#include <memory>
 #include <string>
 
 namespace streamrace::trace {
 
 class TraceWriter {
 public:
-  // Creates or truncates `path`; throws std::runtime_error naming the path and the reason.
+  // Starts the trace of process `pid` in `sink` with its header.
+  TraceWriter(std::unique_ptr<TraceSink> sink, std::uint64_t pid, std::uint64_t start_time_ns);
+  // A trace file at `path` (FileTraceSink): created or truncated; throws std::runtime_error
+  // naming the path and the reason.
   TraceWriter(const std::string& path, std::uint64_t pid, std::uint64_t start_time_ns);
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
@@ -24,7 +29,7 @@ public:
   void define_call_site(CallSiteId id, const CallSite& site);
   // Defines every name and call site of `symbols` this writer has not written yet.
   void define_symbols(const SymbolTable& symbols);
-  // Writes the buffered records; throws std::runtime_error when the file system refuses.
+  // Hands the buffered records to the sink; throws std::runtime_error when it refuses them.
   void flush();
 
   std::uint64_t records() const { return records_; }
@@ -32,8 +37,7 @@ public:
 private:
   void finish_record(RecordType type);
 
-  int fd_ = -1;
-  std::string path_;
+  std::unique_ptr<TraceSink> sink_;
   std::string buffer_;
   std::string body_;
   std::uint64_t records_ = 0;
