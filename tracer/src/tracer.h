@@ -100,6 +100,11 @@ private:
   void record_here(std::string_view api, CapturedCall call,
                    std::vector<KernelPointer> kernel_pointers);
   void process_event(Event& event, bool new_site);
+  // Right after a watched host function's launch: waits for it to run, then checks what it
+  // touched as ops of its stream at that point (host_function_runs.h).
+  void check_host_function(HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns);
+  // Whether the run ended in time; else it is given up on, with one warning per process.
+  bool await_host_function(HostFunctionRun& run);
   // Tells the engine, before `event`, that its thread works on `device` in its rank when the
   // engine believes otherwise: a thread driving several devices selects them in one rank's view
   // only, and the other ranks' default streams and device-wide waits must name the right device.
@@ -148,6 +153,7 @@ private:
   std::vector<Access> scratch_accesses_;
   std::uint64_t last_time_ns_ = 0;
   bool finished_ = false;
+  bool late_host_function_reported_ = false;
   std::size_t findings_reported_ = 0;
 
   // Names (kernels, NVTX ranges) are interned on the calling threads; call sites live in
