@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "host_function_runs.h"
 
+#include "next_definition.h"
 #include "tracer.h"
 #include "watched_memory.h"
 
@@ -23,14 +24,11 @@ thread_local HostFunctionRun* running_run = nullptr;
 // The program's runtime: next in the lookup order, else the loaded libcudart (a program that
 // loaded it privately, as Python extensions are loaded, still calls it through these symbols).
 void* next_runtime_function(std::atomic<void*>& slot, const char* name) {
-  void* found = slot.load(std::memory_order_relaxed);
-  if (found != nullptr) return found;
-  found = dlsym(RTLD_NEXT, name);
-  if (found == nullptr)
-    if (void* runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD)) {
-      found = dlsym(runtime, name);
-      dlclose(runtime);
-    }
+  if (void* found = next_definition(slot, name)) return found;
+  void* runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
+  if (runtime == nullptr) return nullptr;
+  void* found = dlsym(runtime, name);
+  dlclose(runtime);
   slot.store(found, std::memory_order_relaxed);
   return found;
 }
@@ -125,9 +123,10 @@ cudaError_t launch_watched(cudaStream_t stream, bool per_thread, Function functi
 
 } // namespace
 
-void HostFunctionRun::record(Address address, bool write, const RawStack& stack) {
+void HostFunctionRun::record(Address address, std::uint64_t size, bool write,
+                             const RawStack& stack) {
   if (count_ == kFaults) return;
-  faults_[count_] = HostFunctionFault{address, write, stack};
+  faults_[count_] = HostFunctionFault{address, size, write, stack};
   ++count_;
 }
 

@@ -23,8 +23,11 @@
 
 namespace streamrace::tracer {
 
+// A load or store the function made (one byte: a fault tells no width), or the bytes a system
+// call it made was given.
 struct HostFunctionFault {
   Address address = 0;
+  std::uint64_t size = 1;
   bool write = false;
   RawStack stack;
 };
@@ -34,7 +37,7 @@ class HostFunctionRun {
 public:
   // On the thread running the function, from the fault handler: no lock, no allocation. Faults
   // past the capacity go unrecorded (one fault per page and direction is all a run can take).
-  void record(Address address, bool write, const RawStack& stack);
+  void record(Address address, std::uint64_t size, bool write, const RawStack& stack);
 
   // The trampoline's side: whether this run may be recorded (the tracer has not given up on it).
   bool begin(ThreadId thread);

@@ -192,7 +192,8 @@ void Tracer::record_here(std::string_view api, CapturedCall call,
   push(std::move(call));
 }
 
-void Tracer::record_host_access(Address address, bool write, const RawStack& stack) {
+void Tracer::record_host_access(Address address, std::uint64_t size, bool write,
+                                const RawStack& stack) {
   if (stopping_.load(std::memory_order_relaxed)) return;
   const InsideTracer inside;
   note_gpu_thread(*this);
@@ -200,7 +201,7 @@ void Tracer::record_host_access(Address address, bool write, const RawStack& sta
   call.api = write ? "host write" : "host read";
   call.payload = HostAccess{};
   call.host_access =
-      Access{address, 1, write ? AccessMode::Write : AccessMode::Read, Extent::Exact};
+      Access{address, size, write ? AccessMode::Write : AccessMode::Read, Extent::Exact};
   call.thread = current_thread();
   call.time_ns = now_ns();
   call.stack = stack;
@@ -353,7 +354,8 @@ void Tracer::check_host_function(HostFunctionRun& run, StreamHandle stream, std:
     CapturedCall access;
     access.api = fault.write ? "host write" : "host read";
     const AccessMode mode = fault.write ? AccessMode::Write : AccessMode::Read;
-    access.payload = HostFunction{stream, 0, {Access{fault.address, 1, mode, Extent::Exact}}};
+    access.payload =
+        HostFunction{stream, 0, {Access{fault.address, fault.size, mode, Extent::Exact}}};
     access.stack = fault.stack;
     access.thread = run.thread();
     access.time_ns = time_ns;

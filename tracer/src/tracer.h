@@ -54,9 +54,9 @@ public:
   // stopped moving (stall_watch.h).
   void push(CapturedCall call);
   NameId intern_name(std::string_view text);
-  // From the SIGSEGV handler (host_fault_handler.h): the calling thread loaded from or stored to
-  // `address`, at `stack`, in watched memory.
-  void record_host_access(Address address, bool write, const RawStack& stack);
+  // The calling thread loaded from or stored to `size` bytes at `address`, at `stack`, in watched
+  // memory: a fault (host_fault_handler.h) or a system call given the bytes (syscall_buffers.cpp).
+  void record_host_access(Address address, std::uint64_t size, bool write, const RawStack& stack);
   // Queues a host thread's hand-off (host_threads.h): no call site, since a lock taken a
   // thousand times a second must cost little, and a report names the CUDA calls around it.
   void record_hand_off(std::string_view api, Payload payload);
