@@ -177,18 +177,32 @@ bool holdsCount(const int* values, int from) {
   return true;
 }
 
-// Each call is handed pinned pages a copy was enqueued on (the host then waited for the copy):
-// pages the mode closed, which the kernel refuses with EFAULT unless they are opened first.
-int systemCalls() {
+constexpr std::size_t kBytes = kCount * sizeof(int);
+
+struct FileAndPinned {
   int* device = nullptr;
   int* pinned = nullptr;
   cudaStream_t stream = nullptr;
-  constexpr std::size_t kBytes = kCount * sizeof(int);
-  CHECK(cudaMalloc(&device, kBytes));
-  CHECK(cudaMallocHost(&pinned, kBytes));
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const int fd = countingFile();
-  if (fd < 0) return 2;
+  int fd = -1;
+};
+
+int setUp(FileAndPinned& setup) {
+  CHECK(cudaMalloc(&setup.device, kBytes));
+  CHECK(cudaMallocHost(&setup.pinned, kBytes));
+  CHECK(cudaStreamCreateWithFlags(&setup.stream, cudaStreamNonBlocking));
+  setup.fd = countingFile();
+  return setup.fd < 0 ? 2 : 0;
+}
+
+// Each call is handed pinned pages a copy was enqueued on (the host then waited for the copy):
+// pages the mode closed, which the kernel refuses with EFAULT unless they are opened first.
+int systemCalls() {
+  FileAndPinned setup;
+  if (int status = setUp(setup); status != 0) return status;
+  int* const device = setup.device;
+  int* const pinned = setup.pinned;
+  const cudaStream_t stream = setup.stream;
+  const int fd = setup.fd;
   auto close_pages = [&]() {
     CHECK(cudaMemcpyAsync(device, pinned, kBytes, cudaMemcpyHostToDevice, stream));
     CHECK(cudaStreamSynchronize(stream));
@@ -232,15 +246,12 @@ int systemCalls() {
 }
 
 int readRace() {
-  int* device = nullptr;
-  int* pinned = nullptr;
-  cudaStream_t stream = nullptr;
-  constexpr std::size_t kBytes = kCount * sizeof(int);
-  CHECK(cudaMalloc(&device, kBytes));
-  CHECK(cudaMallocHost(&pinned, kBytes));
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const int fd = countingFile();
-  if (fd < 0) return 2;
+  FileAndPinned setup;
+  if (int status = setUp(setup); status != 0) return status;
+  int* const device = setup.device;
+  int* const pinned = setup.pinned;
+  const cudaStream_t stream = setup.stream;
+  const int fd = setup.fd;
   CHECK(cudaMemset(device, 7, kBytes));
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaMemcpyAsync(pinned, device, kBytes, cudaMemcpyDeviceToHost, stream));
