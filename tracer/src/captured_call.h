@@ -5,11 +5,13 @@
 
 #include "call_sites.h"
 #include "hand_built_graphs.h"
+#include "host_function_runs.h"
 #include "kernel_rules.h"
 
 #include "streamrace/engine/event.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -34,6 +36,8 @@ struct CapturedCall {
   // A HostAccess's faulting load or store (host_fault_handler.cpp), kept out of the payload's
   // vector so that the fault handler allocates nothing; size 0: none.
   Access host_access{};
+  // A host function launched through the tracer's trampoline: what it touched, once it ran.
+  std::shared_ptr<HostFunctionRun> host_function_run;
 };
 
 } // namespace streamrace::tracer

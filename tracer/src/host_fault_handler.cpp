@@ -12,12 +12,10 @@
 // is held with the op, in a vector: the one allocation left on this path.
 #include "host_fault_handler.h"
 
-#include "call_sites.h"
-#include "host_threads.h"
+#include "host_access_record.h"
 #include "tracer.h"
 #include "watched_memory.h"
 
-#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <dlfcn.h>
@@ -62,35 +60,6 @@ void* faulting_instruction(const ucontext_t&) {
   return nullptr;
 }
 #endif
-
-// The stack from the faulting instruction outwards: the handler's frames and the signal
-// trampoline are not the program's.
-void stack_from(void* instruction, RawStack& stack) {
-  capture_stack(stack);
-  const auto* begin = stack.frames.begin();
-  const auto* end = begin + stack.depth;
-  const auto* at = std::find(begin, end, instruction);
-  if (at == end) {
-    stack.frames[0] = instruction;
-    stack.depth = 1;
-    return;
-  }
-  std::copy(at, end, stack.frames.begin());
-  stack.depth = static_cast<int>(end - at);
-}
-
-// Whether the access is the program's own: a thread that takes part (docs/semantics.md rule 16),
-// outside the tracer and any CUDA call (the runtime's accesses are its calls' events), in code
-// that is not a runtime library's (host_threads.h: a runtime's worker standing in for DMA;
-// PyTorch's CPU operators, which the streamrace.torch package states as host accesses itself).
-bool program_access(const RawStack& stack) {
-  if (!is_gpu_thread() || InsideTracer::active() || InsideLibraryCall::active() ||
-      inside_cuda_runtime_call())
-    return false;
-  for (int i = 0; i < std::min(stack.depth, 2); ++i)
-    if (in_runtime_library(stack.frames[static_cast<std::size_t>(i)])) return false;
-  return true;
-}
 
 bool is_default(const struct sigaction& action) {
   return (action.sa_flags & SA_SIGINFO) == 0 &&
@@ -139,10 +108,10 @@ void on_fault(int signal, siginfo_t* info, void* context) {
     case FaultVerdict::Restored:
       return;
     case FaultVerdict::HostAccess: {
+      // The handler's frames and the signal trampoline are not the program's.
       RawStack stack;
-      stack_from(faulting_instruction(machine), stack);
-      if (Tracer* tracer = Tracer::running(); tracer != nullptr && program_access(stack))
-        tracer->record_host_access(address, write, stack);
+      capture_stack_from(faulting_instruction(machine), stack);
+      record_watched_access(address, 1, write, stack);
       return;
     }
     }

@@ -2,6 +2,7 @@
 #include "host_threads.h"
 
 #include "hand_off_filter.h"
+#include "next_definition.h"
 #include "tracer.h"
 
 #include <algorithm>
@@ -113,23 +114,6 @@ void acquire(const void* caller, const char* api, std::uint64_t object) {
   ++filter_thread.clock_changes;
   tracer->record_hand_off(api, HostAcquire{object});
 }
-
-// The C library's definition, looked up on first use into a constant-initialized slot: a guarded
-// static could itself take a lock on its first use, from inside this very function.
-// Condition variables have two versions in glibc; the current one is what programs link against.
-void* next(std::atomic<void*>& slot, const char* name, const char* version = nullptr) {
-  void* found = slot.load(std::memory_order_relaxed);
-  if (found != nullptr) return found;
-  found = version != nullptr ? dlvsym(RTLD_NEXT, name, version) : nullptr;
-  if (found == nullptr) found = dlsym(RTLD_NEXT, name);
-  slot.store(found, std::memory_order_relaxed);
-  return found;
-}
-
-#define STREAMRACE_NEXT(name, ...)                                                                 \
-  static constinit std::atomic<void*> next_##name{nullptr};                                        \
-  const auto real = reinterpret_cast<decltype(&::name)>(                                           \
-      streamrace::tracer::next(next_##name, #name __VA_OPT__(, ) __VA_ARGS__))
 
 struct StartRoutine {
   void* (*routine)(void*);

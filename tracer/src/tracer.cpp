@@ -5,6 +5,7 @@
 // online_report.cpp.
 #include "tracer.h"
 
+#include "host_function_runs.h"
 #include "host_threads.h"
 #include "kernel_launches.h"
 #include "op_scopes.h"
@@ -37,6 +38,11 @@ constexpr auto kLongestPause = std::chrono::microseconds(2000);
 // The tracer thread releases its lock between batches of this many calls, so a crash handler,
 // fork() or a full ring waits for one batch at most.
 constexpr std::size_t kBatch = 1024;
+// How long the tracer waits for a host function to run before it takes the next call: work
+// ordered after the function must not be checked before it, and the program's calls queue up
+// meanwhile. A function that waits for something the program does later (a lock the enqueuing
+// thread holds) would otherwise stall both.
+constexpr std::chrono::milliseconds kHostFunctionWait(1000);
 // A crashing or immediately exiting thread waits up to 4000 x 50 us = 200 ms for the tracer
 // thread's batch.
 constexpr int kBriefLockAttempts = 4000;
@@ -148,14 +154,18 @@ void Tracer::record_here(std::string_view api, CapturedCall call,
   call.time_ns = clock_();
   call.kernel_pointers = std::move(kernel_pointers);
   capture_stack(call.stack);
-  if (WatchedMemory::enabled())
+  if (WatchedMemory::enabled()) {
     WatchedMemory::instance().observe(call.payload, call.kernel_pointers);
+    if (std::holds_alternative<HostFunction>(call.payload))
+      call.host_function_run = take_launched_run();
+  }
   // Building a graph does no work an op could state ranges for: never held in one.
   if (!call.graph_build && OpScopes::hold(call)) return;
   push(std::move(call));
 }
 
-void Tracer::record_host_access(Address address, bool write, const RawStack& stack) {
+void Tracer::record_host_access(Address address, std::uint64_t size, bool write,
+                                const RawStack& stack) {
   if (stopping_.load(std::memory_order_relaxed)) return;
   const InsideTracer inside;
   note_gpu_thread(*this);
@@ -163,7 +173,7 @@ void Tracer::record_host_access(Address address, bool write, const RawStack& sta
   call.api = write ? "host write" : "host read";
   call.payload = HostAccess{};
   call.host_access =
-      Access{address, 1, write ? AccessMode::Write : AccessMode::Read, Extent::Exact};
+      Access{address, size, write ? AccessMode::Write : AccessMode::Read, Extent::Exact};
   call.thread = current_thread();
   call.time_ns = clock_();
   call.stack = stack;
@@ -304,6 +314,44 @@ void Tracer::process(CapturedCall& call) {
   else
     select_device(event, placement.device, new_site);
   process_event(event, new_site);
+  if (call.host_function_run)
+    check_host_function(*call.host_function_run, std::get<HostFunction>(event.payload).stream,
+                        call.time_ns);
+}
+
+void Tracer::check_host_function(HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns) {
+  if (!await_host_function(run)) return;
+  for (const HostFunctionFault& fault : run.faults()) {
+    CapturedCall access;
+    access.api = fault.write ? "host write" : "host read";
+    const AccessMode mode = fault.write ? AccessMode::Write : AccessMode::Read;
+    access.payload =
+        HostFunction{stream, 0, {Access{fault.address, fault.size, mode, Extent::Exact}}};
+    access.stack = fault.stack;
+    access.thread = run.thread();
+    access.time_ns = time_ns;
+    process(access);
+  }
+}
+
+bool Tracer::await_host_function(HostFunctionRun& run) {
+  const auto deadline = std::chrono::steady_clock::now() + kHostFunctionWait;
+  while (!run.finished()) {
+    const bool late = std::chrono::steady_clock::now() > deadline;
+    if (late || !enabled() || stopping_.load(std::memory_order_relaxed)) {
+      if (run.abandon()) return true;
+      if (late && !late_host_function_reported_) {
+        late_host_function_reported_ = true;
+        std::fprintf(stderr,
+                     "streamrace: warning: a host function had not run %lld ms after its launch; "
+                     "what host functions that late touch is not checked\n",
+                     static_cast<long long>(kHostFunctionWait.count()));
+      }
+      return false;
+    }
+    std::this_thread::sleep_for(kShortestPause);
+  }
+  return true;
 }
 
 void Tracer::select_device(const Event& event, DeviceId device, bool& new_site) {

@@ -81,9 +81,9 @@ public:
   // stopped moving (stall_watch.h).
   void push(CapturedCall call);
   NameId intern_name(std::string_view text);
-  // From the SIGSEGV handler (host_fault_handler.h): the calling thread loaded from or stored to
-  // `address`, at `stack`, in watched memory.
-  void record_host_access(Address address, bool write, const RawStack& stack);
+  // The calling thread loaded from or stored to `size` bytes at `address`, at `stack`, in watched
+  // memory: a fault (host_fault_handler.h) or a system call given the bytes (syscall_buffers.cpp).
+  void record_host_access(Address address, std::uint64_t size, bool write, const RawStack& stack);
   // Queues a host thread's hand-off (host_threads.h): no call site, since a lock taken a
   // thousand times a second must cost little, and a report names the CUDA calls around it.
   void record_hand_off(std::string_view api, Payload payload);
@@ -129,6 +129,11 @@ private:
   void record_here(std::string_view api, CapturedCall call,
                    std::vector<KernelPointer> kernel_pointers);
   void process_event(Event& event, bool new_site);
+  // Right after a watched host function's launch: waits for it to run, then checks what it
+  // touched as ops of its stream at that point (host_function_runs.h).
+  void check_host_function(HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns);
+  // Whether the run ended in time; else it is given up on, with one warning per process.
+  bool await_host_function(HostFunctionRun& run);
   // Tells the engine, before `event`, that its thread works on `device` in its rank when the
   // engine believes otherwise: a thread driving several devices selects them in one rank's view
   // only, and the other ranks' default streams and device-wide waits must name the right device.
@@ -182,6 +187,7 @@ private:
   std::vector<Access> scratch_accesses_;
   std::uint64_t last_time_ns_ = 0;
   bool finished_ = false;
+  bool late_host_function_reported_ = false;
   std::size_t findings_reported_ = 0;
 
   // Names (kernels, NVTX ranges) are interned on the calling threads; call sites live in

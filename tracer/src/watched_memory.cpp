@@ -102,11 +102,14 @@ void WatchedMemory::observe(const Payload& payload,
 void WatchedMemory::add(Address base, std::uint64_t size) {
   if (base == 0 || size == 0) return;
   const SpinGuard guard(changing_);
-  for (Range& range : ranges_) {
+  for (std::size_t slot = 0; slot < kRanges; ++slot) {
+    Range& range = ranges_[slot];
     if (range.begin.load(std::memory_order_relaxed) != 0) continue;
     range.armed.store(false, std::memory_order_relaxed);
     range.end.store(base + size, std::memory_order_relaxed);
     range.begin.store(base, std::memory_order_release);
+    if (slot >= used_.load(std::memory_order_relaxed))
+      used_.store(slot + 1, std::memory_order_release);
     return;
   }
   // A full table leaves the allocation unwatched: its host accesses go unseen, nothing breaks.
@@ -114,7 +117,7 @@ void WatchedMemory::add(Address base, std::uint64_t size) {
 
 void WatchedMemory::remove(Address base, bool give_pages_back) {
   const SpinGuard guard(changing_);
-  for (Range& range : ranges_) {
+  for (Range& range : used()) {
     if (range.begin.load(std::memory_order_relaxed) != base) continue;
     if (give_pages_back && range.armed.load(std::memory_order_relaxed)) {
       const std::uintptr_t first = page_of(base);
@@ -128,7 +131,7 @@ void WatchedMemory::remove(Address base, bool give_pages_back) {
 }
 
 WatchedMemory::Range* WatchedMemory::find_page_of(std::uintptr_t address) {
-  for (Range& range : ranges_) {
+  for (Range& range : used()) {
     const std::uintptr_t begin = range.begin.load(std::memory_order_acquire);
     if (begin == 0) continue;
     if (address >= page_of(begin) &&
@@ -141,7 +144,7 @@ WatchedMemory::Range* WatchedMemory::find_page_of(std::uintptr_t address) {
 void WatchedMemory::protect(Address begin, std::uint64_t size) {
   if (size == 0) return;
   const SpinGuard guard(changing_);
-  for (Range& range : ranges_) {
+  for (Range& range : used()) {
     const std::uintptr_t range_begin = range.begin.load(std::memory_order_relaxed);
     const std::uintptr_t range_end = range.end.load(std::memory_order_relaxed);
     if (range_begin == 0 || begin >= range_end || begin + size <= range_begin) continue;
@@ -161,7 +164,7 @@ void WatchedMemory::protect_to_end(Address address, std::uint64_t bytes) {
   std::uintptr_t end = 0;
   {
     const SpinGuard guard(changing_);
-    for (Range& range : ranges_) {
+    for (Range& range : used()) {
       const std::uintptr_t begin = range.begin.load(std::memory_order_relaxed);
       const std::uintptr_t range_end = range.end.load(std::memory_order_relaxed);
       if (begin != 0 && address >= begin && address < range_end) end = range_end;
@@ -182,6 +185,36 @@ FaultVerdict WatchedMemory::on_fault(std::uintptr_t address, bool write) {
   mprotect(reinterpret_cast<void*>(page_of(address)), page_size,
            write || !watched_byte ? PROT_READ | PROT_WRITE : PROT_READ);
   return watched_byte ? FaultVerdict::HostAccess : FaultVerdict::Restored;
+}
+
+bool WatchedMemory::open_for_kernel(std::uintptr_t begin, std::uint64_t size, bool kernel_writes) {
+  if (!enabled() || size == 0) return false;
+  bool watched = false;
+  const SpinGuard guard(changing_);
+  for (Range& range : used()) {
+    const std::uintptr_t range_begin = range.begin.load(std::memory_order_relaxed);
+    const std::uintptr_t range_end = range.end.load(std::memory_order_relaxed);
+    if (range_begin == 0 || begin >= range_end || begin + size <= range_begin) continue;
+    watched = true;
+    if (!range.armed.load(std::memory_order_relaxed)) continue;
+    // As a fault gives pages back: read-only when the kernel only reads them, so that a later
+    // store is still seen (a range never armed was never closed, and stays as it is).
+    const std::uintptr_t first = page_of(std::max<std::uintptr_t>(begin, range_begin));
+    const std::uintptr_t last = page_end_of(std::min<std::uintptr_t>(begin + size, range_end));
+    mprotect(reinterpret_cast<void*>(first), last - first,
+             kernel_writes ? PROT_READ | PROT_WRITE : PROT_READ);
+  }
+  return watched;
+}
+
+bool WatchedMemory::watches(std::uintptr_t begin, std::uint64_t size) {
+  for (Range& range : used()) {
+    const std::uintptr_t range_begin = range.begin.load(std::memory_order_acquire);
+    if (range_begin != 0 && begin < range.end.load(std::memory_order_relaxed) &&
+        begin + size > range_begin)
+      return true;
+  }
+  return false;
 }
 
 } // namespace streamrace::tracer

@@ -46,6 +46,14 @@ public:
   // (read-only after a read, so that a later write is seen too) when it is ours.
   FaultVerdict on_fault(std::uintptr_t address, bool write);
 
+  // Before a system call reads (or, when `kernel_writes`, writes) [begin, begin + size): the
+  // kernel does not fault on a protected page, it fails the call with EFAULT, so the watched
+  // pages of the range are given back first, as a fault would have given them. Returns whether
+  // any byte of the range is watched.
+  bool open_for_kernel(std::uintptr_t begin, std::uint64_t size, bool kernel_writes);
+  // Whether any byte of [begin, begin + size) is watched.
+  bool watches(std::uintptr_t begin, std::uint64_t size);
+
 private:
   struct Range {
     std::atomic<std::uintptr_t> begin{0}; // 0: a free slot
@@ -63,7 +71,12 @@ private:
   // The range whose pages hold `address` (its bytes, or others on its first or last page).
   Range* find_page_of(std::uintptr_t address);
 
+  // The slots in use lie below this mark: lookups, which a system call on any buffer makes, scan
+  // no further.
+  std::span<Range> used() { return {ranges_, used_.load(std::memory_order_acquire)}; }
+
   Range ranges_[kRanges];
+  std::atomic<std::size_t> used_{0};
   // Taken by the calling threads that change the table; the fault handler only reads it.
   std::atomic_flag changing_ = ATOMIC_FLAG_INIT;
 };

@@ -19,13 +19,20 @@
 //                                CUDA call (the tracer's crash flush goes in front of it), sees
 //                                its fault once, with the fault's own address
 //   own-crash                    a plain null-pointer store the program does not handle
+//   syscalls                     read, pread, readv, fread, write and fwrite given pinned memory
+//                                that enqueued copies used (and the host then waited for): each
+//                                moves the program's bytes as it would untraced
+//   read-race                    read() from a file into the pinned destination of a
+//                                device-to-host copy still in flight
 #include <streamrace_emulator/kernel_registry.h>
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../../Inputs/check_call.h"
@@ -151,6 +158,112 @@ int ownCrash() {
   return 0;
 }
 
+// A file of kCount ints counting up from 1000, open for reading and writing; -1 if it cannot be.
+int countingFile() {
+  char path[] = "/tmp/streamrace-host-accesses-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) return -1;
+  unlink(path);
+  int numbers[kCount];
+  for (int i = 0; i < kCount; ++i)
+    numbers[i] = 1000 + i;
+  if (write(fd, numbers, sizeof numbers) != static_cast<ssize_t>(sizeof numbers)) return -1;
+  return fd;
+}
+
+bool holdsCount(const int* values, int from) {
+  for (int i = 0; i < kCount; ++i)
+    if (values[i] != from + i) return false;
+  return true;
+}
+
+constexpr std::size_t kBytes = kCount * sizeof(int);
+
+struct FileAndPinned {
+  int* device = nullptr;
+  int* pinned = nullptr;
+  cudaStream_t stream = nullptr;
+  int fd = -1;
+};
+
+int setUp(FileAndPinned& setup) {
+  CHECK(cudaMalloc(&setup.device, kBytes));
+  CHECK(cudaMallocHost(&setup.pinned, kBytes));
+  CHECK(cudaStreamCreateWithFlags(&setup.stream, cudaStreamNonBlocking));
+  setup.fd = countingFile();
+  return setup.fd < 0 ? 2 : 0;
+}
+
+// Each call is handed pinned pages a copy was enqueued on (the host then waited for the copy):
+// pages the mode closed, which the kernel refuses with EFAULT unless they are opened first.
+int systemCalls() {
+  FileAndPinned setup;
+  if (int status = setUp(setup); status != 0) return status;
+  int* const device = setup.device;
+  int* const pinned = setup.pinned;
+  const cudaStream_t stream = setup.stream;
+  const int fd = setup.fd;
+  auto close_pages = [&]() {
+    CHECK(cudaMemcpyAsync(device, pinned, kBytes, cudaMemcpyHostToDevice, stream));
+    CHECK(cudaStreamSynchronize(stream));
+    return 0;
+  };
+  auto report = [&](const char* call, bool moved) {
+    std::printf("%s %s\n", call, moved && holdsCount(pinned, 1000) ? "moved the bytes" : "failed");
+    std::memset(pinned, 0, kBytes);
+  };
+  if (close_pages() != 0) return 1;
+  report("pread", pread(fd, pinned, kBytes, 0) == static_cast<ssize_t>(kBytes));
+  if (close_pages() != 0) return 1;
+  lseek(fd, 0, SEEK_SET);
+  report("read", read(fd, pinned, kBytes) == static_cast<ssize_t>(kBytes));
+  if (close_pages() != 0) return 1;
+  const iovec halves[2] = {{pinned, kBytes / 2}, {pinned + kCount / 2, kBytes / 2}};
+  report("readv", preadv(fd, halves, 2, 0) == static_cast<ssize_t>(kBytes));
+  if (close_pages() != 0) return 1;
+  FILE* file = fdopen(dup(fd), "r+");
+  if (file == nullptr) return 2;
+  std::setvbuf(file, nullptr, _IONBF, 0); // straight into the caller's buffer
+  std::rewind(file);
+  report("fread", std::fread(pinned, sizeof(int), kCount, file) == kCount);
+  // The other way: the pages hold the numbers again, shifted by 1000, and go to the file.
+  for (int i = 0; i < kCount; ++i)
+    pinned[i] = 2000 + i;
+  if (close_pages() != 0) return 1;
+  const bool written = pwrite(fd, pinned, kBytes, 0) == static_cast<ssize_t>(kBytes);
+  if (close_pages() != 0) return 1;
+  std::rewind(file);
+  const bool appended = std::fwrite(pinned, sizeof(int), kCount, file) == kCount;
+  int from_file[kCount];
+  const bool both = written && appended && pread(fd, from_file, sizeof from_file, 0) == kBytes &&
+                    holdsCount(from_file, 2000);
+  std::printf("write and fwrite %s\n", both ? "moved the bytes" : "failed");
+  std::fclose(file);
+  close(fd);
+  CHECK(cudaFreeHost(pinned));
+  CHECK(cudaFree(device));
+  return 0;
+}
+
+int readRace() {
+  FileAndPinned setup;
+  if (int status = setUp(setup); status != 0) return status;
+  int* const device = setup.device;
+  int* const pinned = setup.pinned;
+  const cudaStream_t stream = setup.stream;
+  const int fd = setup.fd;
+  CHECK(cudaMemset(device, 7, kBytes));
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaMemcpyAsync(pinned, device, kBytes, cudaMemcpyDeviceToHost, stream));
+  const ssize_t got = pread(fd, pinned, kBytes, 0); // the host's write, through the kernel
+  CHECK(cudaStreamSynchronize(stream));
+  std::printf("read %zd bytes\n", got);
+  close(fd);
+  CHECK(cudaFreeHost(pinned));
+  CHECK(cudaFree(device));
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -192,6 +305,8 @@ int main(int argc, char** argv) {
   if (scenario == "own-handler") return ownHandler();
   if (scenario == "handler-first") return handlerFirst();
   if (scenario == "own-crash") return ownCrash();
+  if (scenario == "syscalls") return systemCalls();
+  if (scenario == "read-race") return readRace();
   std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
   return 2;
 }

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// What host functions touch (the `watch_host_accesses` setting). A function the runtime runs for
+// cudaLaunchHostFunc or cudaStreamAddCallback is an op of its stream: its loads and stores come
+// after the stream's earlier work and before its later work. It runs on a thread of the runtime's,
+// at a time only the runtime knows, so the preloaded tracer defines those entry points (and their
+// _ptsz forms): while watching, the runtime is handed a trampoline that runs the program's
+// function with its run marked on the running thread, and a fault there (host_fault_handler.cpp)
+// is kept in the run instead of being queued. The tracer thread, right after the launch's event,
+// waits for the run to end and checks what it touched as ops of the stream at that very point
+// (tracer.cpp), before any later event: nothing processed later can be ordered before the
+// function, and what is ordered after it is then checked against its accesses.
+#pragma once
+
+#include "call_sites.h"
+
+#include "streamrace/engine/event.h"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace streamrace::tracer {
+
+// A load or store the function made (one byte: a fault tells no width), or the bytes a system
+// call it made was given.
+struct HostFunctionFault {
+  Address address = 0;
+  std::uint64_t size = 1;
+  bool write = false;
+  RawStack stack;
+};
+
+// One launch of a host function, shared by the trampoline that runs it and the launch's event.
+class HostFunctionRun {
+public:
+  // On the thread running the function, from the fault handler: no lock, no allocation. Faults
+  // past the capacity go unrecorded (one fault per page and direction is all a run can take).
+  void record(Address address, std::uint64_t size, bool write, const RawStack& stack);
+
+  // The trampoline's side: whether this run may be recorded (the tracer has not given up on it).
+  bool begin(ThreadId thread);
+  void end();
+
+  // The tracer thread's side.
+  bool finished() const { return state_.load(std::memory_order_acquire) == State::Finished; }
+  // Gives up on a run that did not end in time; returns whether it ended after all.
+  bool abandon();
+  std::span<const HostFunctionFault> faults() const { return {faults_.data(), count_}; }
+  ThreadId thread() const { return thread_; }
+
+private:
+  enum class State : std::uint8_t { Enqueued, Running, Finished, Abandoned };
+  static constexpr std::size_t kFaults = 16;
+
+  std::atomic<State> state_{State::Enqueued};
+  ThreadId thread_ = 0;
+  std::size_t count_ = 0;
+  std::array<HostFunctionFault, kFaults> faults_{};
+};
+
+// The run the calling thread's host-function launch handed the runtime, while that launch is in
+// progress (its CUPTI callback records the event); taken once.
+std::shared_ptr<HostFunctionRun> take_launched_run();
+
+// The run of the host function the calling thread is running; null outside one. Safe in a signal
+// handler.
+HostFunctionRun* running_host_function();
+
+} // namespace streamrace::tracer
