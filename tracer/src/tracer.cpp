@@ -238,6 +238,7 @@ void Tracer::push(CapturedCall call) {
 
 void Tracer::run_tracer_thread() {
   tracer_thread_id = std::this_thread::get_id();
+  tracer_thread_tid_.store(static_cast<pid_t>(syscall(SYS_gettid)));
   struct MarkDone {
     std::atomic<bool>& done;
     ~MarkDone() { done.store(true); }
@@ -245,6 +246,7 @@ void Tracer::run_tracer_thread() {
   try {
     auto pause = kShortestPause;
     while (enabled()) {
+      flush_for_signal_handler();
       std::size_t processed = 0;
       {
         std::lock_guard lock(engine_mutex_);
@@ -445,21 +447,6 @@ void Tracer::after_fork_in_child() {
   names_mutex_.unlock();
   engine_mutex_.unlock();
   InsideTracer::leave();
-}
-
-void Tracer::flush_for_crash() {
-  // A forked child's queue and trace are the parent's. The tracer thread itself crashing holds
-  // nothing worth saving. Another thread waits for the tracer thread to finish its batch (it
-  // keeps running while this thread handles the signal), but not for ever: the tracer thread
-  // may be what is stuck.
-  if (getpid() != pid_ || !lock_engine_briefly()) return;
-  try {
-    drain();
-    if (writer_) writer_->flush();
-  } catch (const std::exception&) {
-    // The process is dying of its own fault; a trace that cannot be written stays a prefix.
-  }
-  engine_mutex_.unlock();
 }
 
 } // namespace streamrace::tracer

@@ -75,8 +75,8 @@ public:
   // borrows this process's memory) and without waiting long for the engine's lock, which the
   // calling thread may hold if it exits from a signal handler.
   void finish_before_immediate_exit();
-  // From a fatal signal handler: processes and writes what is queued, if the tracer thread is
-  // not in the middle of it.
+  // From a fatal signal handler, async-signal-safe: asks the tracer thread to process and write
+  // what is queued, and waits for it, but not for ever (crash_flush.h).
   void flush_for_crash();
   // fork() handlers: the locks are held across the fork so the child does not inherit them
   // locked mid-event; the child stops tracing (its trace file and queued events are the
@@ -106,6 +106,9 @@ private:
   void select_device(const Event& event, DeviceId device, bool& new_site);
   // The end of finish(), under engine_mutex_.
   void finish_locked();
+  // On the tracer thread, when a fatal signal handler asked: processes what is queued and writes
+  // the trace, then tells the handler.
+  void flush_for_signal_handler();
   // Takes engine_mutex_, waiting 200 ms at most (the tracer thread lets go of it after every
   // batch); never on the tracer thread, whose lock it may be.
   bool lock_engine_briefly();
@@ -131,6 +134,13 @@ private:
   // watchdog (stall_watch.h) looks at.
   std::atomic<std::uint64_t> progress_{0};
   std::atomic<bool> tracer_thread_done_{false};
+  // The tracer thread's kernel thread id, which a signal handler can compare with its own
+  // without touching thread-local storage.
+  std::atomic<pid_t> tracer_thread_tid_{0};
+  // Fatal signal handlers that asked the tracer thread to flush, and how many of those asks it
+  // has answered: the handler waits for its own ask to be answered.
+  std::atomic<std::uint64_t> crash_flushes_asked_{0};
+  std::atomic<std::uint64_t> crash_flushes_done_{0};
   std::mutex wake_mutex_;
   std::condition_variable wake_;
   std::thread tracer_thread_;
