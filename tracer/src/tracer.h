@@ -50,8 +50,9 @@ public:
   void record_graph_build(std::string_view api, GraphBuildCall call,
                           std::vector<KernelPointer> kernel_pointers = {});
   // Queues a call captured earlier on this thread (held in an op until it ended, op_scopes.h).
-  // Waits (or processes the ring itself) while the ring is full, but not for a detector that
-  // stopped moving (stall_watch.h).
+  // When the ring is full: with block_on_full, waits (or processes the ring itself), but not for
+  // a detector that stopped moving (stall_watch.h); else waits full_ring_wait_us at most, then
+  // pauses access checking (back_pressure.cpp).
   void push(CapturedCall call);
   NameId intern_name(std::string_view text);
   // From the SIGSEGV handler (host_fault_handler.h): the calling thread loaded from or stored to
@@ -95,6 +96,17 @@ private:
   // Processes queued calls, up to `limit`; the caller holds engine_mutex_. Returns how many
   // there were.
   std::size_t drain(std::size_t limit = SIZE_MAX);
+  // back_pressure.cpp. The calling thread's side of a full ring: waits for room (block_on_full)
+  // and returns false if it gave up on a stalled detector; or waits full_ring_wait_us at most,
+  // then queues the call behind a pause.
+  bool wait_for_room(CapturedCall& call);
+  void push_within_bound(CapturedCall& call);
+  // Appends `call` to the overflow while checking is paused, pausing it first when `open`;
+  // false (nothing done) when checking is not paused and `open` is not set.
+  bool queue_behind_pause(CapturedCall& call, bool open);
+  // The tracer's side: processes the overflow's calls with their accesses unchecked, or, once
+  // it is empty, resumes checking. Returns how many calls it processed.
+  std::size_t drain_overflow();
   void process(CapturedCall& call);
   // Stamps `call` with the calling thread, time and stack, then queues it.
   void record_here(std::string_view api, CapturedCall call,
@@ -125,10 +137,16 @@ private:
   // `streamrace report` leaves them out of its report and exit status.
   std::optional<Suppressions> suppressions_;
 
-  // The hand-off. A program that makes calls faster than the tracer thread processes them
-  // waits for it (or processes the queue itself) when the ring is full.
-  static constexpr std::size_t kQueueCapacity = 1 << 12;
-  EventQueue<CapturedCall> queue_{kQueueCapacity};
+  // The hand-off (its capacity is the ring_capacity setting). A program that makes calls faster
+  // than the tracer thread processes them finds the ring full: back_pressure.cpp.
+  std::unique_ptr<EventQueue<CapturedCall>> queue_;
+  // While access checking is paused, every call goes to the overflow instead of the ring, in
+  // the order of its calls; the tracer thread takes the ring's calls first, then the overflow's.
+  // paused_ changes only under overflow_mutex_.
+  std::atomic<bool> paused_{false};
+  std::mutex overflow_mutex_;
+  std::vector<CapturedCall> overflow_;
+  ThreadId pausing_thread_ = 0; // under overflow_mutex_, for the resume's event
   std::atomic<bool> stopping_{false};
   // Calls taken off the ring so far, and whether the tracer thread has returned: what the
   // watchdog (stall_watch.h) looks at.
