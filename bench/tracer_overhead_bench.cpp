@@ -4,7 +4,11 @@
 // online detection plus a trace file. Each configuration runs in its own process (this program
 // re-executes itself), because the tracer attaches at load time. Prints the median ns per call.
 // Each batch is enqueued behind a host function holding the stream, so the figures are the calls'
-// own cost, not the emulator's stream threads being woken.
+// own cost, not the emulator's stream threads being woken. Two more configurations measure the
+// calls at load, with a tracer thread far behind them (tracer_delay_us=1: a sleep before each
+// call it takes, some 50 us with the kernel's timer slack): the lossless block_on_full=1, where
+// a call waits for room in the ring, and the default back-pressure, where past
+// full_ring_wait_us access checking pauses and calls are appended to the overflow instead.
 // Run it on whatever CUDA runtime the library path names, e.g. the emulator's:
 //
 //   LD_LIBRARY_PATH=<build>/emulator/lib <build>/bin/tracer-overhead-bench [batches=200]
@@ -150,7 +154,8 @@ constexpr const char* kUsage =
     "usage: tracer-overhead-bench [BATCHES (default 200, 1 to 1000000)]\n"
     "Runs BATCHES batches of 1000 cudaEventRecord and 1000 cudaMemcpyAsync calls untraced,\n"
     "traced, and traced with a trace file, each in its own process, and prints the median ns\n"
-    "per call. Run it on the CUDA runtime the library path names, e.g. the emulator's:\n"
+    "per call; then BATCHES/20 batches traced at load (a slowed tracer thread), blocking and\n"
+    "with back-pressure. Run it on the CUDA runtime the library path names, e.g. the emulator's:\n"
     "  LD_LIBRARY_PATH=<build>/emulator/lib tracer-overhead-bench\n";
 
 // A whole number of batches in range, or nothing: atoi would take "--help" or "abc" as 0
@@ -195,6 +200,13 @@ int main(int argc, char** argv) {
   const Figures with_trace = run_child(
       self, batches, {"LD_PRELOAD=" + tracer.string(), "STREAMRACE_OUTPUT_DIR=" + traces.string()});
   std::filesystem::remove_all(traces);
+  // A call at load in blocking mode costs what the slowed tracer takes per call: fewer batches.
+  const int load_batches = std::max(1, batches / 20);
+  const std::string slow_tracer = "STREAMRACE_OPTIONS=tracer_delay_us=1";
+  const Figures blocking = run_child(
+      self, load_batches, {"LD_PRELOAD=" + tracer.string(), slow_tracer + ":block_on_full=1"});
+  const Figures back_pressure =
+      run_child(self, load_batches, {"LD_PRELOAD=" + tracer.string(), slow_tracer});
 
   std::printf("median ns per call (%d batches of %d calls); wall time, and in parentheses the\n"
               "calling thread's CPU time\n",
@@ -212,5 +224,11 @@ int main(int argc, char** argv) {
       minus(online.copy, untraced.copy));
   row("added: online + trace file", minus(with_trace.record, untraced.record),
       minus(with_trace.copy, untraced.copy));
+  std::printf("at load (the tracer thread slowed by tracer_delay_us=1; %d batches):\n",
+              load_batches);
+  row("added: block_on_full=1", minus(blocking.record, untraced.record),
+      minus(blocking.copy, untraced.copy));
+  row("added: back-pressure (default)", minus(back_pressure.record, untraced.record),
+      minus(back_pressure.copy, untraced.copy));
   return 0;
 }

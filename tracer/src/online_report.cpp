@@ -3,6 +3,7 @@
 // halt_on_error, at the first finding, which then ends the program.
 #include "tracer.h"
 
+#include "streamrace/report/checking_pauses_text.h"
 #include "streamrace/report/finding_text.h"
 #include "streamrace/report/suppressions.h"
 
@@ -57,6 +58,7 @@ std::size_t Tracer::report_findings(const Engine& engine, bool final) {
   findings_reported_ = engine.findings().size();
   // As `streamrace report` prints them, without its replay line; a process with nothing to
   // report stays silent.
+  if (final) std::fputs(checking_pauses_text(engine.checking_pauses()).c_str(), stderr);
   const ReportedFindings reported = unsuppressed_findings(fresh, engine, symbols, suppressions_);
   if (!reported.findings.empty())
     std::fputs(findings_text(reported.findings, engine, symbols).c_str(), stderr);

@@ -74,6 +74,11 @@ void Tracer::start() {
   try {
     if (!clock_) throw std::invalid_argument("the tracer was set up without a clock");
     pid_ = getpid();
+    if (const std::uint64_t capacity = settings_.tracer.ring_capacity;
+        capacity < 2 || capacity > (1u << 20) || (capacity & (capacity - 1)) != 0)
+      throw std::runtime_error("ring_capacity=" + std::to_string(capacity) +
+                               ": must be a power of two from 2 to 1048576");
+    queue_ = std::make_unique<EventQueue<CapturedCall>>(settings_.tracer.ring_capacity);
     // A file that cannot be read throws: tracing stops rather than halting or reporting on
     // findings the user asked to hide.
     if (!settings_.report.suppressions.empty())
@@ -193,22 +198,11 @@ void Tracer::record_hand_off(std::string_view api, Payload payload) {
 }
 
 void Tracer::push(CapturedCall call) {
-  std::optional<StallWatch> watch;
-  while (!queue_.try_push(call)) {
-    if (!enabled() || stopping_.load(std::memory_order_relaxed)) return;
-    // Full: help the tracer thread if it is not at work, else give it time, but not for ever.
-    if (engine_mutex_.try_lock()) {
-      std::lock_guard lock(engine_mutex_, std::adopt_lock);
-      drain();
-    } else {
-      if (!watch) watch.emplace(progress_, std::chrono::seconds(settings_.tracer.watchdog_seconds));
-      if (watch->stalled()) {
-        give_up_on_stalled_detector();
-        return;
-      }
-      wake_.notify_one();
-      std::this_thread::sleep_for(kShortestPause);
-    }
+  if (paused_.load(std::memory_order_acquire) || !queue_->try_push(call)) {
+    if (!settings_.tracer.block_on_full)
+      push_within_bound(call);
+    else if (!wait_for_room(call))
+      return;
   }
   if (settings_.tracer.halt_on_error) {
     // The program must not run past its first finding: this thread processes the queue itself,
@@ -219,6 +213,7 @@ void Tracer::push(CapturedCall call) {
 }
 
 void Tracer::run_tracer_thread() {
+  tracer_thread_tid_.store(static_cast<pid_t>(syscall(SYS_gettid)));
   struct MarkDone {
     std::atomic<bool>& done;
     ~MarkDone() { done.store(true); }
@@ -226,6 +221,7 @@ void Tracer::run_tracer_thread() {
   try {
     auto pause = kShortestPause;
     while (enabled()) {
+      flush_for_signal_handler();
       std::size_t processed = 0;
       {
         std::lock_guard lock(engine_mutex_);
@@ -251,11 +247,18 @@ void Tracer::run_tracer_thread() {
 std::size_t Tracer::drain(std::size_t limit) {
   std::size_t processed = 0;
   while (processed < limit) {
-    std::optional<CapturedCall> call = queue_.pop();
-    if (!call) break;
+    std::optional<CapturedCall> call = queue_->pop();
+    if (!call) {
+      // Calls queued while checking was paused come after every call in the ring.
+      if (!paused_.load(std::memory_order_acquire)) break;
+      processed += drain_overflow();
+      continue;
+    }
     ++processed;
     progress_.fetch_add(1, std::memory_order_relaxed);
     if (finished_ || !enabled()) continue;
+    if (settings_.tracer.tracer_delay_us != 0)
+      std::this_thread::sleep_for(std::chrono::microseconds(settings_.tracer.tracer_delay_us));
     process(*call);
   }
   return processed;
@@ -464,21 +467,6 @@ void Tracer::after_fork_in_child() {
   names_mutex_.unlock();
   engine_mutex_.unlock();
   InsideTracer::leave();
-}
-
-void Tracer::flush_for_crash() {
-  // A forked child's queue and trace are the parent's. The tracer thread itself crashing holds
-  // nothing worth saving. Another thread waits for the tracer thread to finish its batch (it
-  // keeps running while this thread handles the signal), but not for ever: the tracer thread
-  // may be what is stuck.
-  if (getpid() != pid_ || !lock_engine_briefly()) return;
-  try {
-    drain();
-    if (writer_) writer_->flush();
-  } catch (const std::exception&) {
-    // The process is dying of its own fault; a trace that cannot be written stays a prefix.
-  }
-  engine_mutex_.unlock();
 }
 
 } // namespace streamrace::tracer

@@ -77,8 +77,9 @@ public:
   void record_graph_build(std::string_view api, GraphBuildCall call,
                           std::vector<KernelPointer> kernel_pointers = {});
   // Queues a call captured earlier on this thread (held in an op until it ended, op_scopes.h).
-  // Waits (or processes the ring itself) while the ring is full, but not for a detector that
-  // stopped moving (stall_watch.h).
+  // When the ring is full: with block_on_full, waits (or processes the ring itself), but not for
+  // a detector that stopped moving (stall_watch.h); else waits full_ring_wait_us at most, then
+  // pauses access checking (back_pressure.cpp).
   void push(CapturedCall call);
   NameId intern_name(std::string_view text);
   // The calling thread loaded from or stored to `size` bytes at `address`, at `stack`, in watched
@@ -106,8 +107,8 @@ public:
   // borrows this process's memory) and without waiting long for the engine's lock, which the
   // calling thread may hold if it exits from a signal handler.
   void finish_before_immediate_exit();
-  // From a fatal signal handler: processes and writes what is queued, if the tracer thread is
-  // not in the middle of it.
+  // From a fatal signal handler, async-signal-safe: asks the tracer thread to process and write
+  // what is queued, and waits for it, but not for ever (crash_flush.h).
   void flush_for_crash();
   // fork() handlers: the locks are held across the fork so the child does not inherit them
   // locked mid-event; the child stops tracing (its trace file and queued events are the
@@ -124,6 +125,17 @@ private:
   // Processes queued calls, up to `limit`; the caller holds engine_mutex_. Returns how many
   // there were.
   std::size_t drain(std::size_t limit = SIZE_MAX);
+  // back_pressure.cpp. The calling thread's side of a full ring: waits for room (block_on_full)
+  // and returns false if it gave up on a stalled detector; or waits full_ring_wait_us at most,
+  // then queues the call behind a pause.
+  bool wait_for_room(CapturedCall& call);
+  void push_within_bound(CapturedCall& call);
+  // Appends `call` to the overflow while checking is paused, pausing it first when `open`;
+  // false (nothing done) when checking is not paused and `open` is not set.
+  bool queue_behind_pause(CapturedCall& call, bool open);
+  // The tracer's side: processes the overflow's calls with their accesses unchecked, or, once
+  // it is empty, resumes checking. Returns how many calls it processed.
+  std::size_t drain_overflow();
   void process(CapturedCall& call);
   // Stamps `call` with the calling thread, time and stack, then queues it.
   void record_here(std::string_view api, CapturedCall call,
@@ -140,6 +152,9 @@ private:
   void select_device(const Event& event, DeviceId device, bool& new_site);
   // The end of finish(), under engine_mutex_.
   void finish_locked();
+  // On the tracer thread, when a fatal signal handler asked: processes what is queued and writes
+  // the trace, then tells the handler.
+  void flush_for_signal_handler();
   // Takes engine_mutex_, waiting 200 ms at most (the tracer thread lets go of it after every
   // batch); never on the tracer thread, whose lock it may be.
   bool lock_engine_briefly();
@@ -160,15 +175,28 @@ private:
   // `streamrace report` leaves them out of its report and exit status.
   std::optional<Suppressions> suppressions_;
 
-  // The hand-off. A program that makes calls faster than the tracer thread processes them
-  // waits for it (or processes the queue itself) when the ring is full.
-  static constexpr std::size_t kQueueCapacity = 1 << 12;
-  EventQueue<CapturedCall> queue_{kQueueCapacity};
+  // The hand-off (its capacity is the ring_capacity setting). A program that makes calls faster
+  // than the tracer thread processes them finds the ring full: back_pressure.cpp.
+  std::unique_ptr<EventQueue<CapturedCall>> queue_;
+  // While access checking is paused, every call goes to the overflow instead of the ring, in
+  // the order of its calls; the tracer thread takes the ring's calls first, then the overflow's.
+  // paused_ changes only under overflow_mutex_.
+  std::atomic<bool> paused_{false};
+  std::mutex overflow_mutex_;
+  std::vector<CapturedCall> overflow_;
+  ThreadId pausing_thread_ = 0; // under overflow_mutex_, for the resume's event
   std::atomic<bool> stopping_{false};
   // Calls taken off the ring so far, and whether the tracer thread has returned: what the
   // watchdog (stall_watch.h) looks at.
   std::atomic<std::uint64_t> progress_{0};
   std::atomic<bool> tracer_thread_done_{false};
+  // The tracer thread's kernel thread id, which a signal handler can compare with its own
+  // without touching thread-local storage.
+  std::atomic<pid_t> tracer_thread_tid_{0};
+  // Fatal signal handlers that asked the tracer thread to flush, and how many of those asks it
+  // has answered: the handler waits for its own ask to be answered.
+  std::atomic<std::uint64_t> crash_flushes_asked_{0};
+  std::atomic<std::uint64_t> crash_flushes_done_{0};
   std::mutex wake_mutex_;
   std::condition_variable wake_;
   std::thread tracer_thread_;

@@ -73,6 +73,13 @@ Engine::WarmedAccesses Engine::warm_accesses(const Event& event) const {
 void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, ActorId actor,
                           Epoch epoch, const VectorClock& clock, OpKind kind, std::uint8_t detail,
                           std::span<const Access> accesses) {
+  if (!open_pauses_.empty())
+    if (const auto open = open_pauses_.find(header.address_space); open != open_pauses_.end()) {
+      CheckingPause& pause = checking_pauses_[open->second];
+      pause.unchecked_accesses += accesses.size();
+      pause.end_ns = std::max(pause.end_ns, header.time_ns);
+      return;
+    }
   ++stats_.ops;
   const std::uint64_t op = ++op_counter_;
   ShadowSpace& space = shadow_.space(header.address_space);
@@ -98,6 +105,20 @@ void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, 
       report(header, record, conflict, clock);
   }
   if (op % kHistoryCheckInterval == 0) trim_history();
+}
+
+void Engine::pause_checks(const EventHeader& header, bool paused) {
+  const auto open = open_pauses_.find(header.address_space);
+  if (paused && open == open_pauses_.end()) {
+    open_pauses_.emplace(header.address_space, checking_pauses_.size());
+    checking_pauses_.push_back(
+        {header.rank, header.address_space, header.time_ns, header.time_ns, 0, false});
+  } else if (!paused && open != open_pauses_.end()) {
+    CheckingPause& pause = checking_pauses_[open->second];
+    pause.end_ns = std::max(pause.end_ns, header.time_ns);
+    pause.resumed = true;
+    open_pauses_.erase(open);
+  }
 }
 
 void Engine::trim_history() {
@@ -359,6 +380,8 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     ordering_.release(thread, h.address_space, p.object);
   } else if constexpr (std::is_same_v<Payload, HostAcquire>) {
     ordering_.acquire(thread, h.address_space, p.object);
+  } else if constexpr (std::is_same_v<Payload, AccessChecks>) {
+    pause_checks(h, p.paused);
   } else if constexpr (std::is_same_v<Payload, BlockAlloc> ||
                        std::is_same_v<Payload, BlockStreamUse> ||
                        std::is_same_v<Payload, BlockFree>) {

@@ -4,6 +4,7 @@
 #include "decode_ahead.h"
 
 #include "streamrace/replay/trace_set.h"
+#include "streamrace/report/checking_pauses_text.h"
 #include "streamrace/report/finding_text.h"
 #include "streamrace/report/raw_frames.h"
 
@@ -62,6 +63,7 @@ std::string report_text(const Replay& replay, const ReportedFindings& reported,
   const std::string files = std::to_string(replay.sources.size()) + " trace file" +
                             (replay.sources.size() == 1 ? "" : "s");
   return "streamrace: replayed " + std::to_string(replay.events) + " events from " + files + "\n" +
+         checking_pauses_text(replay.engine->checking_pauses()) +
          findings_text(reported.findings, *replay.engine, replay.symbols) +
          suppressed_line(reported, suppressions);
 }

@@ -118,9 +118,11 @@ TraceReader::TraceReader(const std::string& path, std::unique_ptr<std::istream> 
       header.compare(0, sizeof(kMagic), std::string_view(kMagic, sizeof(kMagic))) != 0)
     throw std::runtime_error("'" + path + "' is not a streamrace trace file (bad header)");
   const auto version = static_cast<std::uint32_t>(get_le(header, 8, 4));
-  if (version != kVersion)
+  if (version < kOldestReadableVersion || version > kVersion)
     throw std::runtime_error("'" + path + "' is trace format version " + std::to_string(version) +
-                             "; this streamrace reads version " + std::to_string(kVersion));
+                             "; this streamrace reads versions " +
+                             std::to_string(kOldestReadableVersion) + " to " +
+                             std::to_string(kVersion));
   pid_ = get_le(header, 16, 8);
   start_time_ns_ = get_le(header, 24, 8);
   in.skip(kFileHeaderSize);

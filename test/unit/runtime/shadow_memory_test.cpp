@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/engine/engine.h"
 #include "streamrace/engine/shadow_memory.h"
+#include "streamrace/report/checking_pauses_text.h"
 
 #include <gtest/gtest.h>
 
@@ -370,6 +371,55 @@ TEST(EngineHistory, CapDropsOldHistoryWithOneWarningAndStopsGrowing) {
   EXPECT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("history_limit_mb=1"), std::string::npos);
   EXPECT_GT(engine.stats().history_evictions, 0u);
+}
+
+TEST(EngineChecks, PausedAccessesAreNeitherCheckedNorKept) {
+  Engine engine;
+  std::uint64_t time = 0;
+  auto emit = [&](Payload p, std::uint64_t at = 0) {
+    time = at != 0 ? at : time + 1;
+    engine.process(Event{EventHeader{0, 1, 0, 0, time}, std::move(p)});
+  };
+  auto write = [&](StreamHandle stream) {
+    emit(KernelLaunch{stream, 0, {{0x1000, 64, AccessMode::Write, Extent::Exact}}});
+  };
+  for (StreamHandle stream : {0x100, 0x200, 0x300, 0x400})
+    emit(StreamCreate{stream, 0, StreamKind::NonBlocking, 0});
+  emit(EventCreate{0x50, 0});
+  write(0x100);
+  emit(AccessChecks{true}, 1'000'000);
+  write(0x200); // races with 0x100's write, unchecked
+  emit(EventRecord{0x50, 0x100});
+  emit(StreamWaitEvent{0x300, 0x50});
+  emit(AccessChecks{false}, 3'500'000);
+  write(0x300); // ordered after 0x100's by the wait made in the window; 0x200's is forgotten
+  EXPECT_EQ(engine.findings().size(), 0u);
+  write(0x400); // checking resumed: races with 0x300's
+  EXPECT_EQ(engine.findings().size(), 1u);
+
+  ASSERT_EQ(engine.checking_pauses().size(), 1u);
+  const CheckingPause& pause = engine.checking_pauses()[0];
+  EXPECT_EQ(pause.unchecked_accesses, 1u);
+  EXPECT_TRUE(pause.resumed);
+  EXPECT_EQ(checking_pauses_text(engine.checking_pauses()),
+            "streamrace: warning: rank 0: access checking paused 1 time for 2.5 ms in all, the "
+            "tracer behind the program (block_on_full=1 makes the program wait for it instead): 1 "
+            "accesses went unchecked, and races they took part in may be missed\n");
+}
+
+TEST(EngineChecks, AWindowTheTraceNeverClosedLastsToItsLastUncheckedAccess) {
+  Engine engine;
+  auto emit = [&](Payload p, std::uint64_t at) {
+    engine.process(Event{EventHeader{2, 1, 0, 0, at}, std::move(p)});
+  };
+  emit(StreamCreate{0x100, 0, StreamKind::NonBlocking, 0}, 1);
+  emit(AccessChecks{true}, 1'000'000);
+  emit(KernelLaunch{0x100, 0, {{0x1000, 64, AccessMode::Write, Extent::Exact}}}, 2'000'000);
+  engine.finish();
+  EXPECT_NE(checking_pauses_text(engine.checking_pauses())
+                .find("rank 2: access checking paused 1 time for 1.0 ms in all (the last until "
+                      "the trace ends)"),
+            std::string::npos);
 }
 
 } // namespace

@@ -50,6 +50,7 @@ TEST(TraceFormat, EveryPayloadSurvivesEncoding) {
       {{0, 1, 0, 0, 0}, Collective{0x20, 0xc0, CollectiveKind::Scatter, 1, 2, 3, 4, -1, 7, 2}},
       {{0, 1, 0, 0, 0}, StreamCreate{0x30, -1, StreamKind::PerThreadDefault, -5}},
       {{0, 1, 0, 0, 0}, GroupEnd{}},
+      {{0, 1, 0, 0, 9}, AccessChecks{true}},
   };
   for (const Event& event : events) {
     const std::string bytes = encoded(event);
@@ -221,6 +222,34 @@ TEST_F(DamagedTrace, AnIntactRecordThatIsNoEventOfThisVersionStopsReadingThere) 
       << file.problem;
   EXPECT_NE(file.problem.find("malformed fields; 10 complete records recovered"), std::string::npos)
       << file.problem;
+}
+
+// Version 3 only added a payload: a version 2 file reads as before; versions this reader does
+// not know are refused by name.
+TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
+  const std::string whole = bytes();
+  auto with_version = [&](std::uint32_t version) {
+    std::string content = whole;
+    for (int i = 0; i < 4; ++i)
+      content[8 + i] = static_cast<char>(version >> (8 * i));
+    store(content);
+  };
+  with_version(2);
+  SymbolTable symbols;
+  EXPECT_EQ(trace::read_trace(path_, 0, symbols).events.size(), 100u);
+  for (std::uint32_t version : {1u, trace::kVersion + 1}) {
+    with_version(version);
+    try {
+      trace::read_trace(path_, 0, symbols);
+      FAIL() << "version " << version << " was read";
+    } catch (const std::runtime_error& error) {
+      EXPECT_NE(std::string(error.what())
+                    .find("is trace format version " + std::to_string(version) +
+                          "; this streamrace reads versions 2 to 3"),
+                std::string::npos)
+          << error.what();
+    }
+  }
 }
 
 TEST_F(DamagedTrace, ForeignFilesAreRefusedByName) {

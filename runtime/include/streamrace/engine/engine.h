@@ -27,6 +27,17 @@ struct EngineStats {
   std::uint64_t history_evictions = 0;
 };
 
+// A window in which accesses went unchecked (AccessChecks): a front end fell behind the
+// program. Ordering went on; races that an unchecked access took part in may be missed.
+struct CheckingPause {
+  RankId rank = 0; // of the event that paused
+  std::uint32_t address_space = 0;
+  std::uint64_t begin_ns = 0;
+  std::uint64_t end_ns = 0; // the resume, else the last unchecked access
+  std::uint64_t unchecked_accesses = 0;
+  bool resumed = false;
+};
+
 class Engine {
 public:
   using WarningSink = std::function<void(std::string_view)>;
@@ -47,6 +58,7 @@ public:
   Ordering& ordering() { return ordering_; }
   const std::vector<NameId>& nvtx_path(std::uint32_t id) const { return nvtx_paths_[id]; }
   const EngineStats& stats() const { return stats_; }
+  const std::vector<CheckingPause>& checking_pauses() const { return checking_pauses_; }
   const Options& options() const { return options_; }
 
 private:
@@ -91,6 +103,7 @@ private:
                     Epoch epoch, const VectorClock& clock, OpKind kind, std::uint8_t detail,
                     std::span<const Access> accesses);
   void trim_history();
+  void pause_checks(const EventHeader& header, bool paused);
   void copy_accesses(const Copy& copy, std::vector<Access>& accesses) const;
   bool copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const;
   // The rows of a copy's or set's side: `depth` slices of `height` rows of `width` bytes.
@@ -150,6 +163,9 @@ private:
   std::uint64_t op_counter_ = 0;
   bool history_warned_ = false;
   EngineStats stats_;
+  std::vector<CheckingPause> checking_pauses_;
+  // Address spaces whose checks are paused, with their pause's index in checking_pauses_.
+  std::unordered_map<std::uint32_t, std::size_t> open_pauses_;
 
   std::vector<std::vector<NameId>> nvtx_paths_{{}};
   std::map<std::vector<NameId>, std::uint32_t> nvtx_path_ids_{{{}, 0}};

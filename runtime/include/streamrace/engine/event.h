@@ -344,6 +344,14 @@ struct BlockFree {
   STREAMRACE_FIELDS(base)
 };
 
+// A front end that fell behind the program stopped having accesses checked (docs/semantics.md,
+// "Memory, findings and fixes"): from a pause to the next resume, the ops of this address space
+// keep ordering everything as ever, but their accesses are neither checked nor remembered.
+struct AccessChecks {
+  bool paused = false;
+  STREAMRACE_FIELDS(paused)
+};
+
 using Payload =
     std::variant<StreamCreate, StreamDestroy, EventCreate, EventDestroy, EventRecord,
                  StreamWaitEvent, StreamSynchronize, EventSynchronize, DeviceSynchronize, SetDevice,
@@ -351,7 +359,7 @@ using Payload =
                  CommDestroy, Collective, PointToPoint, GroupStart, GroupEnd, CaptureBegin,
                  CaptureEnd, GraphInstantiate, GraphLaunch, NvtxRangePush, NvtxRangePop, NameStream,
                  NameEvent, NameMemory, BlockAlloc, BlockStreamUse, BlockFree, HostRelease,
-                 HostAcquire>;
+                 HostAcquire, AccessChecks>;
 
 // Who did it, where in the program, and when. Ranks that share a process share an address
 // space: `address_space` tells the engine which accesses can touch the same bytes.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The on-disk trace format, version 2 (version 2 added the slices of 3D copies and sets). One
-// file per process (its ranks share an address space):
+// The on-disk trace format, version 3 (version 2 added the slices of 3D copies and sets; version
+// 3 the AccessChecks payload, a window in which the tracer fell behind and checked no accesses,
+// after every older payload: a version 2 file reads as it did). One file per process (its ranks
+// share an address space):
 //
 //   file header (32 bytes): magic "SRTRACE1", u32 version, u32 reserved, u64 pid,
 //                           u64 start time in ns (little endian)
@@ -24,7 +26,9 @@
 namespace streamrace::trace {
 
 inline constexpr char kMagic[8] = {'S', 'R', 'T', 'R', 'A', 'C', 'E', '1'};
-inline constexpr std::uint32_t kVersion = 2;
+inline constexpr std::uint32_t kVersion = 3;
+// Every version from this one on reads: later versions only add payloads, after the older ones.
+inline constexpr std::uint32_t kOldestReadableVersion = 2;
 inline constexpr std::size_t kFileHeaderSize = 32;
 inline constexpr std::size_t kFrameSize = 8;
 inline constexpr std::uint32_t kMaxRecordSize = 1u << 24;
