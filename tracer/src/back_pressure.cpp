@@ -14,10 +14,7 @@
 #include "tracer.h"
 
 #include <chrono>
-#include <ctime>
-#include <sys/syscall.h>
 #include <thread>
-#include <unistd.h>
 
 namespace streamrace::tracer {
 
@@ -25,20 +22,13 @@ namespace {
 
 constexpr auto kRoomPoll = std::chrono::microseconds(50);
 
-std::uint64_t realtime_ns() {
-  timespec time{};
-  clock_gettime(CLOCK_REALTIME, &time);
-  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
-         static_cast<std::uint64_t>(time.tv_nsec);
-}
-
 CapturedCall checking_change(bool paused, ThreadId thread) {
   CapturedCall change;
   change.api =
       paused ? "streamrace: access checking paused" : "streamrace: access checking resumed";
   change.payload = AccessChecks{paused};
   change.thread = thread;
-  change.time_ns = realtime_ns();
+  change.time_ns = wall_clock_ns();
   return change;
 }
 

@@ -27,13 +27,6 @@ namespace {
 
 thread_local int library_call_depth = 0;
 
-std::uint64_t now_ns() {
-  timespec time{};
-  clock_gettime(CLOCK_REALTIME, &time);
-  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
-         static_cast<std::uint64_t>(time.tv_nsec);
-}
-
 ThreadId current_thread() {
   thread_local const ThreadId id = static_cast<ThreadId>(syscall(SYS_gettid));
   return id;
@@ -76,6 +69,13 @@ std::string trace_path(const std::string& directory) {
 }
 
 } // namespace
+
+std::uint64_t wall_clock_ns() {
+  timespec time{};
+  clock_gettime(CLOCK_REALTIME, &time);
+  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
+         static_cast<std::uint64_t>(time.tv_nsec);
+}
 
 InsideLibraryCall::InsideLibraryCall() {
   ++library_call_depth;
@@ -120,7 +120,7 @@ void Tracer::start() {
     if (const std::string& directory = settings_.tracer.output_dir; !directory.empty()) {
       std::filesystem::create_directories(directory);
       writer_ = std::make_unique<trace::TraceWriter>(
-          trace_path(directory), static_cast<std::uint64_t>(getpid()), now_ns());
+          trace_path(directory), static_cast<std::uint64_t>(getpid()), wall_clock_ns());
     }
     RawStack warm_up; // the first capture loads the unwinder: better not inside a callback
     capture_stack(warm_up);
@@ -178,7 +178,7 @@ void Tracer::record_here(std::string_view api, CapturedCall call,
   note_gpu_thread(*this);
   call.api = api;
   call.thread = current_thread();
-  call.time_ns = now_ns();
+  call.time_ns = wall_clock_ns();
   call.kernel_pointers = std::move(kernel_pointers);
   capture_stack(call.stack);
   if (WatchedMemory::enabled())
@@ -198,7 +198,7 @@ void Tracer::record_host_access(Address address, bool write, const RawStack& sta
   call.host_access =
       Access{address, 1, write ? AccessMode::Write : AccessMode::Read, Extent::Exact};
   call.thread = current_thread();
-  call.time_ns = now_ns();
+  call.time_ns = wall_clock_ns();
   call.stack = stack;
   if (OpScopes::hold(call)) return;
   push(std::move(call));
@@ -211,7 +211,7 @@ void Tracer::record_hand_off(std::string_view api, Payload payload) {
   call.api = api;
   call.payload = std::move(payload);
   call.thread = current_thread();
-  call.time_ns = now_ns();
+  call.time_ns = wall_clock_ns();
   push(std::move(call));
 }
 
