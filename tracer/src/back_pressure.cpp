@@ -14,10 +14,7 @@
 #include "tracer.h"
 
 #include <chrono>
-#include <ctime>
-#include <sys/syscall.h>
 #include <thread>
-#include <unistd.h>
 
 namespace streamrace::tracer {
 
@@ -25,20 +22,13 @@ namespace {
 
 constexpr auto kRoomPoll = std::chrono::microseconds(50);
 
-std::uint64_t realtime_ns() {
-  timespec time{};
-  clock_gettime(CLOCK_REALTIME, &time);
-  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
-         static_cast<std::uint64_t>(time.tv_nsec);
-}
-
-CapturedCall checking_change(bool paused, ThreadId thread) {
+CapturedCall checking_change(bool paused, ThreadId thread, std::uint64_t time_ns) {
   CapturedCall change;
   change.api =
       paused ? "streamrace: access checking paused" : "streamrace: access checking resumed";
   change.payload = AccessChecks{paused};
   change.thread = thread;
-  change.time_ns = realtime_ns();
+  change.time_ns = time_ns;
   return change;
 }
 
@@ -83,7 +73,7 @@ bool Tracer::queue_behind_pause(CapturedCall& call, bool open) {
   if (!paused_.load(std::memory_order_relaxed)) {
     if (!open) return false;
     pausing_thread_ = call.thread;
-    overflow_.push_back(checking_change(true, call.thread));
+    overflow_.push_back(checking_change(true, call.thread, clock_()));
     paused_.store(true, std::memory_order_release);
   }
   overflow_.push_back(std::move(call));
@@ -98,7 +88,7 @@ std::size_t Tracer::drain_overflow() {
     if (taken.empty()) {
       // Caught up: calls go to the ring again, after everything processed so far.
       paused_.store(false, std::memory_order_release);
-      taken.push_back(checking_change(false, pausing_thread_));
+      taken.push_back(checking_change(false, pausing_thread_, clock_()));
     }
   }
   for (CapturedCall& call : taken) {

@@ -125,15 +125,6 @@ bool one_of_several_processes() {
   return false;
 }
 
-// Nanoseconds since the epoch: the processes of a job, each with its own trace, share this
-// clock, and replay merges their traces by it.
-std::uint64_t wall_clock_ns() {
-  timespec time{};
-  clock_gettime(CLOCK_REALTIME, &time);
-  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
-         static_cast<std::uint64_t>(time.tv_nsec);
-}
-
 // The process's trace file in `directory`, named for its host and pid so that the processes of
 // a job on several machines write side by side.
 std::unique_ptr<trace::TraceSink> open_trace_file(const std::string& directory) {

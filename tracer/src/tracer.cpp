@@ -49,6 +49,13 @@ constexpr int kBriefLockAttempts = 4000;
 
 } // namespace
 
+std::uint64_t wall_clock_ns() {
+  timespec time{};
+  clock_gettime(CLOCK_REALTIME, &time);
+  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
+         static_cast<std::uint64_t>(time.tv_nsec);
+}
+
 InsideLibraryCall::InsideLibraryCall() {
   ++library_call_depth;
 }

@@ -237,6 +237,9 @@ public:
   static bool active();
 };
 
+// The time events are stamped with: ns since the epoch (traces of several hosts merge by it).
+std::uint64_t wall_clock_ns();
+
 // Whether the calling thread is inside a CUDA runtime call (between its CUPTI enter and exit
 // callbacks): what the runtime does there, its own locking included, is the runtime's.
 bool inside_cuda_runtime_call();

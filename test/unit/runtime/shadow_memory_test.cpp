@@ -385,7 +385,7 @@ TEST(EngineChecks, PausedAccessesAreNeitherCheckedNorKept) {
   };
   for (StreamHandle stream : {0x100, 0x200, 0x300, 0x400})
     emit(StreamCreate{stream, 0, StreamKind::NonBlocking, 0});
-  emit(EventCreate{0x50, 0});
+  emit(EventCreate{0x50});
   write(0x100);
   emit(AccessChecks{true}, 1'000'000);
   write(0x200); // races with 0x100's write, unchecked
