@@ -304,6 +304,7 @@ void** __cudaRegisterFatBinary(void* fatCubin) {
   auto module = std::make_unique<FatBinaryModule>(FatBinaryModule{fatCubin});
   void** handle = &module->fatCubin;
   fatBinaryModules().push_back(std::move(module));
+  KernelTable::instance().registerFatBinary(fatCubin);
   return handle;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "kernel_table.h"
 
+#include "fatbinary_layouts.h"
+
 namespace streamrace::emu {
 
 KernelTable& KernelTable::instance() {
@@ -85,7 +87,22 @@ std::optional<std::vector<ParameterSlot>> KernelTable::parameterLayout(const voi
   if (record.body != nullptr) {
     return layoutFromSizes(record.argumentSizes);
   }
-  return layoutFromMangledName(record.deviceName);
+  if (auto layout = layoutFromMangledName(record.deviceName)) {
+    return layout;
+  }
+  for (const void* fatCubin : unreadFatBinaries_) {
+    statedLayouts_.merge(parameterLayoutsIn(fatCubin));
+  }
+  unreadFatBinaries_.clear();
+  if (auto stated = statedLayouts_.find(record.deviceName); stated != statedLayouts_.end()) {
+    return stated->second;
+  }
+  return std::nullopt;
+}
+
+void KernelTable::registerFatBinary(const void* fatCubin) {
+  std::lock_guard lock(mutex_);
+  unreadFatBinaries_.push_back(fatCubin);
 }
 
 } // namespace streamrace::emu

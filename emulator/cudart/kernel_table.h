@@ -49,8 +49,12 @@ public:
   std::optional<KernelLaunchInfo> launchInfoByHandle(const KernelRecord* handle);
   // The record behind a handle this table gave out, or null.
   const KernelRecord* recordByHandle(const void* handle);
+  // A fat binary nvcc registered, read for layouts only when a kernel's name cannot tell its own
+  // (PyTorch registers hundreds of megabytes of device code, most of it never launched here).
+  void registerFatBinary(const void* fatCubin);
   // The kernel's parameter layout: from its CPU registration's argument sizes, else from its
-  // device name. Nothing for an unknown host function or a layout neither can tell.
+  // device name, else from what the fat binaries' device code states. Nothing for an unknown
+  // host function or a layout none can tell.
   std::optional<std::vector<ParameterSlot>> parameterLayout(const void* hostFunction);
 
 private:
@@ -62,6 +66,8 @@ private:
   // The records again, keyed by the handle (their address) every by-handle launch validates:
   // PyTorch registers thousands of kernels, too many to search at each launch.
   std::unordered_map<const void*, KernelRecord*> byHandle_;
+  std::vector<const void*> unreadFatBinaries_;
+  std::map<std::string, std::vector<ParameterSlot>> statedLayouts_; // by device name
 };
 
 } // namespace streamrace::emu

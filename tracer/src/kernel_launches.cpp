@@ -45,18 +45,18 @@ struct RuntimeFunctions {
 // parameter. That last answer is an error the runtime also stores as the thread's last error,
 // which belongs to the program: the probe runs only when no error is pending, and clears the one
 // it caused, so cudaGetLastError returns to the program exactly what it would have.
-std::optional<std::vector<std::uint8_t>> probe_sizes(const void* function) {
+std::optional<std::vector<std::uint32_t>> probe_sizes(const void* function) {
   const RuntimeFunctions& runtime = RuntimeFunctions::get();
-  if (runtime.param_info == nullptr) return std::vector<std::uint8_t>{};
+  if (runtime.param_info == nullptr) return std::vector<std::uint32_t>{};
   if (runtime.peek_last_error() != kCudaSuccess) return std::nullopt;
-  std::vector<std::uint8_t> sizes;
+  std::vector<std::uint32_t> sizes;
   int result = kCudaSuccess;
   while (sizes.size() < kMaxParameters) {
     std::size_t offset = 0;
     std::size_t size = 0;
     result = runtime.param_info(function, sizes.size(), &offset, &size);
     if (result != kCudaSuccess) break;
-    sizes.push_back(static_cast<std::uint8_t>(size <= 8 ? size : 0));
+    sizes.push_back(static_cast<std::uint32_t>(size));
   }
   if (result != kCudaSuccess) runtime.get_last_error();
   return sizes;
@@ -85,7 +85,7 @@ struct DriverFunctions {
 
 // The driver keeps no last error: its probe ends at the first index it refuses, and a driver
 // older than 12.4 (no cuFuncGetParamInfo) leaves the layout unknown.
-void probe_driver_layout(const void* function, std::vector<std::uint8_t>& sizes,
+void probe_driver_layout(const void* function, std::vector<std::uint32_t>& sizes,
                          std::vector<std::size_t>& offsets) {
   const DriverFunctions& driver = DriverFunctions::get();
   if (driver.param_info == nullptr) return;
@@ -93,7 +93,7 @@ void probe_driver_layout(const void* function, std::vector<std::uint8_t>& sizes,
     std::size_t offset = 0;
     std::size_t size = 0;
     if (driver.param_info(function, sizes.size(), &offset, &size) != kCudaSuccess) break;
-    sizes.push_back(static_cast<std::uint8_t>(size <= 8 ? size : 0));
+    sizes.push_back(static_cast<std::uint32_t>(size));
     offsets.push_back(offset);
   }
 }
@@ -119,11 +119,11 @@ std::string runtime_kernel_name(const void* function) {
   return driver_name(driver_function);
 }
 
-void read_values(const std::vector<std::uint8_t>& sizes, void* const* args,
+void read_values(const std::vector<std::uint32_t>& sizes, void* const* args,
                  std::array<std::uint64_t, kMaxParameters>& values) {
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     values[i] = 0;
-    if (sizes[i] != 0 && args[i] != nullptr) std::memcpy(&values[i], args[i], sizes[i]);
+    if (sizes[i] <= 8 && args[i] != nullptr) std::memcpy(&values[i], args[i], sizes[i]);
   }
 }
 
@@ -165,7 +165,7 @@ const KernelLaunchReader::Shape* KernelLaunchReader::shape_of(Api api, const voi
   if (auto it = shapes_.find(function); it != shapes_.end()) return it->second.get();
   auto shape = std::make_unique<Shape>();
   if (api == Api::Runtime) {
-    std::optional<std::vector<std::uint8_t>> sizes = probe_sizes(function);
+    std::optional<std::vector<std::uint32_t>> sizes = probe_sizes(function);
     if (!sizes) return nullptr;
     shape->sizes = std::move(*sizes);
   } else {
@@ -190,6 +190,10 @@ void KernelLaunchReader::read_shape(const Shape& shape, void* const* args,
   read_values(shape.sizes, args, values);
   const KernelRules* rules = shape.annotation ? shape.annotation.get() : shape.summary;
   kernel_pointers(shape.sizes, std::span(values.data(), shape.sizes.size()), rules, out);
+  for (std::size_t i = 0; i < shape.sizes.size(); ++i)
+    if (shape.sizes[i] > 8 && args[i] != nullptr)
+      by_value_pointers(i, std::span(static_cast<const std::byte*>(args[i]), shape.sizes[i]), rules,
+                        out);
 }
 
 void KernelLaunchReader::read(const void* function, const char* mangled_name, void* const* args,

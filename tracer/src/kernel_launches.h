@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the calling thread reads from a kernel launch while its argument array is alive: the
-// pointers among the arguments. Each parameter's size comes from cudaFuncGetParamInfo, asked
-// once per function; how the kernel uses each pointer comes from an annotation or a kernel
-// summary when there is one.
+// pointers among the arguments, and inside the structs passed by value. Each parameter's size comes
+// from cudaFuncGetParamInfo, asked once per function; how the kernel uses each pointer comes from
+// an annotation or a kernel summary when there is one.
 #pragma once
 
 #include "kernel_rules.h"
@@ -50,7 +50,7 @@ public:
 
 private:
   struct Shape {
-    std::vector<std::uint8_t> sizes;  // empty: no parameters, or a layout the runtime cannot tell
+    std::vector<std::uint32_t> sizes; // empty: no parameters, or a layout the runtime cannot tell
     std::vector<std::size_t> offsets; // driver launches only: where each parameter starts
     std::string name;                 // as the first launch reported it
     std::shared_ptr<const KernelRules> annotation;

@@ -4,7 +4,9 @@
 #include "streamrace/api_model/kernel_access.h"
 #include "streamrace/report/json_reader.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -167,7 +169,7 @@ const KernelRules* KernelSummaries::find(std::string_view mangled_name) const {
   return it == kernels_.end() ? nullptr : &it->second;
 }
 
-void kernel_pointers(std::span<const std::uint8_t> sizes, std::span<const std::uint64_t> values,
+void kernel_pointers(std::span<const std::uint32_t> sizes, std::span<const std::uint64_t> values,
                      const KernelRules* rules, std::vector<KernelPointer>& out) {
   const std::size_t count = std::min(sizes.size(), values.size());
   for (std::size_t i = 0; i < count; ++i) {
@@ -186,6 +188,25 @@ void kernel_pointers(std::span<const std::uint8_t> sizes, std::span<const std::u
       if (rule.extent != ExtentRule::ToAllocationEnd && pointer.bytes == 0) continue;
     }
     out.push_back(pointer);
+  }
+}
+
+void by_value_pointers(std::size_t parameter, std::span<const std::byte> bytes,
+                       const KernelRules* rules, std::vector<KernelPointer>& out) {
+  if (rules != nullptr && parameter < rules->parameters.size() &&
+      !rules->parameters[parameter].accessed)
+    return;
+  // Below the first 64 KiB nothing is mapped; x86-64 and AArch64 user space ends at 2^47 (2^48),
+  // where unified addressing puts device memory too. Small counts, strides and floating-point
+  // values fall outside.
+  constexpr std::uint64_t kLowest = 0x10000;
+  constexpr std::uint64_t kBeyondUserSpace = std::uint64_t{1} << 48;
+  const std::size_t scanned = std::min(bytes.size(), kMaxScannedArgumentBytes);
+  for (std::size_t at = 0; at + 8 <= scanned; at += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, bytes.data() + at, sizeof word);
+    if (word < kLowest || word >= kBeyondUserSpace) continue;
+    out.push_back(KernelPointer{word, 0, AccessMode::ReadWrite, Extent::Approximate});
   }
 }
 

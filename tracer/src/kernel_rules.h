@@ -76,8 +76,19 @@ struct KernelPointer {
 // The pointers among one launch's arguments: every 8-byte argument (a candidate pointer) that
 // `rules` does not mark unused; exact when rules describe the parameter, approximate
 // (read and write to the allocation's end) otherwise. `values[i]` is argument i's value,
-// zero-extended; `sizes[i]` its size in bytes.
-void kernel_pointers(std::span<const std::uint8_t> sizes, std::span<const std::uint64_t> values,
+// zero-extended (0 for arguments larger than 8 bytes); `sizes[i]` its size in bytes.
+void kernel_pointers(std::span<const std::uint32_t> sizes, std::span<const std::uint64_t> values,
                      const KernelRules* rules, std::vector<KernelPointer>& out);
+
+// The most bytes of one by-value argument read for pointers: parameter packs and PyTorch's
+// TensorIterator arguments put their pointers first; kernels may take up to 32 KB of arguments.
+inline constexpr std::size_t kMaxScannedArgumentBytes = 4096;
+
+// The pointers held inside argument `parameter`, a struct passed by value (`bytes`, its first
+// kMaxScannedArgumentBytes at most): every 8-byte-aligned word whose value could be a user-space
+// address is a candidate, read-write to its block's end, approximate (the resolver keeps those
+// inside a live allocation). None when `rules` mark the argument unused.
+void by_value_pointers(std::size_t parameter, std::span<const std::byte> bytes,
+                       const KernelRules* rules, std::vector<KernelPointer>& out);
 
 } // namespace streamrace::tracer

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdint>
+#include <span>
 
 namespace streamrace::tracer {
 namespace {
@@ -73,7 +75,7 @@ TEST(KernelSummaries, SaysWhatIsWrong) {
 }
 
 TEST(KernelPointers, WithoutRulesEveryPointerSizedArgumentIsApproximate) {
-  const std::array<std::uint8_t, 3> sizes{8, 4, 8};
+  const std::array<std::uint32_t, 3> sizes{8, 4, 8};
   const std::array<std::uint64_t, 3> values{0x1000, 7, 0};
   std::vector<KernelPointer> pointers;
   kernel_pointers(sizes, values, nullptr, pointers);
@@ -86,7 +88,7 @@ TEST(KernelPointers, WithoutRulesEveryPointerSizedArgumentIsApproximate) {
 
 TEST(KernelPointers, RulesGiveExactModesAndExtents) {
   const ParsedAnnotation parsed = parse_annotation("w[p2*4],-,-");
-  const std::array<std::uint8_t, 3> sizes{8, 8, 4};
+  const std::array<std::uint32_t, 3> sizes{8, 8, 4};
   const std::array<std::uint64_t, 3> values{0x1000, 0x2000, 16};
   std::vector<KernelPointer> pointers;
   kernel_pointers(sizes, values, &*parsed.rules, pointers);
@@ -94,6 +96,28 @@ TEST(KernelPointers, RulesGiveExactModesAndExtents) {
   EXPECT_EQ(pointers[0].bytes, 64u);
   EXPECT_EQ(pointers[0].mode, AccessMode::Write);
   EXPECT_EQ(pointers[0].extent, Extent::Exact);
+}
+
+TEST(KernelPointers, WordsOfAByValueStructThatCouldBeAddressesAreApproximateCandidates) {
+  struct Arguments {
+    float* output;
+    const float* input;
+    std::int64_t count;
+    double scale;
+  } arguments{reinterpret_cast<float*>(0x7f0000001000), reinterpret_cast<float*>(0x7f0000002000),
+              1024, 1.5};
+  std::vector<KernelPointer> pointers;
+  by_value_pointers(0, std::as_bytes(std::span(&arguments, 1)), nullptr, pointers);
+  ASSERT_EQ(pointers.size(), 2u); // the count and the double cannot be addresses
+  EXPECT_EQ(pointers[0].address, 0x7f0000001000u);
+  EXPECT_EQ(pointers[1].address, 0x7f0000002000u);
+  EXPECT_EQ(pointers[1].extent, Extent::Approximate);
+  EXPECT_EQ(pointers[1].mode, AccessMode::ReadWrite);
+
+  const ParsedAnnotation unused = parse_annotation("-,rw");
+  pointers.clear();
+  by_value_pointers(0, std::as_bytes(std::span(&arguments, 1)), &*unused.rules, pointers);
+  EXPECT_TRUE(pointers.empty());
 }
 
 TEST(KernelAccessResolver, PointersInsideLiveAllocationsRunToTheirEnd) {
