@@ -3,7 +3,8 @@
 # `streamrace report` over the traces of hpZ jobs of 64, 256 and 1,024 ranks (8 GPUs a node, a
 # WORLD communicator and one per node; hpz-synthetic writes them): events, wall and CPU time,
 # peak resident memory. Then the same job with twice the steps: memory must not move with the
-# length of the run, only with its width.
+# length of the run, only with its width. The finding's header must name the ranks as one
+# range (`ranks 0-1023`).
 #
 #   many_ranks_bench.sh BUILD_DIR [STEPS (default 8)] [LAYERS (default 4)] [RANKS...]
 set -euo pipefail
@@ -36,6 +37,9 @@ measure() {
         n, s, e, f, mb, w, u + y, k / 1024 }'
   grep -q "^SUMMARY: streamrace: 1 finding (1 race)" "$work/report" ||
     { echo "report of $n ranks lost the hpZ race" >&2; exit 1; }
+  # Every rank has the race: the text report names them as one range, not n numbers.
+  grep -q "^WARNING: streamrace: race (write-read) on ranks 0-$((n - 1)) (" "$work/report" ||
+    { echo "report of $n ranks does not name them as the range 0-$((n - 1))" >&2; exit 1; }
   rm -rf "${work:?}/$n"
 }
 

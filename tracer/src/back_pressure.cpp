@@ -3,18 +3,21 @@
 // the ring fills up. With block_on_full, the calling thread waits as long as it takes (or
 // processes the ring itself), and nothing goes unchecked. By default it waits
 // full_ring_wait_us at most; past that, access checking pauses: every call from then on, on
-// every thread, goes to an overflow list (a lock and an append, no waiting), in call order and
-// after every call in the ring. Ordering calls are never dropped, since a lost record, wait or
-// sync would invent races; the tracer thread processes the overflow's calls between an
-// AccessChecks pause and resume (docs/semantics.md), so the engine keeps every ordering but
-// checks and remembers none of their accesses, and skips resolving kernels' pointers. Checking
-// resumes when the tracer thread finds the overflow empty; the trace holds the window, and the
-// report says how long it lasted and how many accesses went unchecked.
+// every thread, goes to an overflow list (a lock and an append), in call order and after every
+// call in the ring. Ordering calls are never dropped, since a lost record, wait or sync would
+// invent races; the tracer thread processes the overflow's calls between an AccessChecks pause
+// and resume (docs/semantics.md), so the engine keeps every ordering but checks and remembers
+// none of their accesses. A call is therefore queued without its accesses, which keeps the
+// overflow small, and the overflow is bounded (overflow_capacity): when it is full, the calling
+// thread waits for the tracer thread to take it. Checking resumes when the tracer thread finds
+// the overflow empty; the trace holds the window and how long calls waited in it, and the
+// report says how long it lasted, how many accesses went unchecked and how long calls waited.
 #include "stall_watch.h"
 #include "tracer.h"
 
 #include <chrono>
 #include <thread>
+#include <utility>
 
 namespace streamrace::tracer {
 
@@ -22,11 +25,11 @@ namespace {
 
 constexpr auto kRoomPoll = std::chrono::microseconds(50);
 
-CapturedCall checking_change(bool paused, ThreadId thread, std::uint64_t time_ns) {
+CapturedCall checking_change(AccessChecks checks, ThreadId thread, std::uint64_t time_ns) {
   CapturedCall change;
   change.api =
-      paused ? "streamrace: access checking paused" : "streamrace: access checking resumed";
-  change.payload = AccessChecks{paused};
+      checks.paused ? "streamrace: access checking paused" : "streamrace: access checking resumed";
+  change.payload = checks;
   change.thread = thread;
   change.time_ns = time_ns;
   return change;
@@ -69,15 +72,52 @@ void Tracer::push_within_bound(CapturedCall& call) {
 }
 
 bool Tracer::queue_behind_pause(CapturedCall& call, bool open) {
-  std::lock_guard lock(overflow_mutex_);
+  std::unique_lock lock(overflow_mutex_);
   if (!paused_.load(std::memory_order_relaxed)) {
     if (!open) return false;
     pausing_thread_ = call.thread;
-    overflow_.push_back(checking_change(true, call.thread, clock_()));
+    overflow_.push_back(checking_change(AccessChecks{true}, call.thread, clock_()));
     paused_.store(true, std::memory_order_release);
+  }
+  if (overflow_.size() >= settings_.tracer.overflow_capacity) {
+    if (!wait_for_overflow_room(lock)) return true;
+    // Checking resumed while this thread waited: the call goes to the ring, after the others.
+    if (!paused_.load(std::memory_order_relaxed)) return false;
+  }
+  // The engine will not check the call's accesses: a graph build keeps its kernel node's, which
+  // the graph's later launches are checked with.
+  if (!call.graph_build) {
+    call.kernel_pointers = {};
+    call.stated_accesses.reset();
+    call.host_access = {};
   }
   overflow_.push_back(std::move(call));
   return true;
+}
+
+bool Tracer::wait_for_overflow_room(std::unique_lock<std::mutex>& lock) {
+  const auto began = std::chrono::steady_clock::now();
+  StallWatch watch(progress_, std::chrono::seconds(settings_.tracer.watchdog_seconds));
+  bool room = true;
+  while (paused_.load(std::memory_order_relaxed) &&
+         overflow_.size() >= settings_.tracer.overflow_capacity) {
+    if (!enabled() || stopping_.load(std::memory_order_relaxed)) {
+      room = false;
+      break;
+    }
+    if (watch.stalled()) {
+      give_up_on_stalled_detector();
+      room = false;
+      break;
+    }
+    wake_.notify_one();
+    overflow_room_.wait_for(lock, kRoomPoll);
+  }
+  // Counted in the window that is open, or else in the next one.
+  overflow_wait_ns_ += static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began)
+          .count());
+  return room;
 }
 
 std::size_t Tracer::drain_overflow() {
@@ -88,20 +128,16 @@ std::size_t Tracer::drain_overflow() {
     if (taken.empty()) {
       // Caught up: calls go to the ring again, after everything processed so far.
       paused_.store(false, std::memory_order_release);
-      taken.push_back(checking_change(false, pausing_thread_, clock_()));
+      taken.push_back(checking_change(AccessChecks{false, std::exchange(overflow_wait_ns_, 0)},
+                                      pausing_thread_, clock_()));
     }
   }
+  overflow_room_.notify_all();
   for (CapturedCall& call : taken) {
     progress_.fetch_add(1, std::memory_order_relaxed);
     if (finished_ || !enabled()) continue;
     if (settings_.tracer.tracer_delay_us != 0)
       std::this_thread::sleep_for(std::chrono::microseconds(settings_.tracer.tracer_delay_us));
-    // Accesses the engine will not check need not be resolved.
-    if (!call.graph_build) {
-      call.kernel_pointers.clear();
-      call.stated_accesses.reset();
-      call.host_access = {};
-    }
     process(call);
   }
   return taken.size();

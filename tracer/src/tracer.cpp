@@ -85,6 +85,8 @@ void Tracer::start() {
         capacity < 2 || capacity > (1u << 20) || (capacity & (capacity - 1)) != 0)
       throw std::runtime_error("ring_capacity=" + std::to_string(capacity) +
                                ": must be a power of two from 2 to 1048576");
+    if (settings_.tracer.overflow_capacity == 0)
+      throw std::runtime_error("overflow_capacity=0: must be at least 1");
     queue_ = std::make_unique<EventQueue<CapturedCall>>(settings_.tracer.ring_capacity);
     // A file that cannot be read throws: tracing stops rather than halting or reporting on
     // findings the user asked to hide.

@@ -107,15 +107,16 @@ void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, 
   if (op % kHistoryCheckInterval == 0) trim_history();
 }
 
-void Engine::pause_checks(const EventHeader& header, bool paused) {
+void Engine::pause_checks(const EventHeader& header, const AccessChecks& change) {
   const auto open = open_pauses_.find(header.address_space);
-  if (paused && open == open_pauses_.end()) {
+  if (change.paused && open == open_pauses_.end()) {
     open_pauses_.emplace(header.address_space, checking_pauses_.size());
     checking_pauses_.push_back(
-        {header.rank, header.address_space, header.time_ns, header.time_ns, 0, false});
-  } else if (!paused && open != open_pauses_.end()) {
+        {header.rank, header.address_space, header.time_ns, header.time_ns, 0, 0, false});
+  } else if (!change.paused && open != open_pauses_.end()) {
     CheckingPause& pause = checking_pauses_[open->second];
     pause.end_ns = std::max(pause.end_ns, header.time_ns);
+    pause.caller_wait_ns = change.caller_wait_ns;
     pause.resumed = true;
     open_pauses_.erase(open);
   }
@@ -381,7 +382,7 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
   } else if constexpr (std::is_same_v<Payload, HostAcquire>) {
     ordering_.acquire(thread, h.address_space, p.object);
   } else if constexpr (std::is_same_v<Payload, AccessChecks>) {
-    pause_checks(h, p.paused);
+    pause_checks(h, p);
   } else if constexpr (std::is_same_v<Payload, BlockAlloc> ||
                        std::is_same_v<Payload, BlockStreamUse> ||
                        std::is_same_v<Payload, BlockFree>) {

@@ -6,35 +6,57 @@
 
 namespace streamrace {
 
-std::string checking_pauses_text(std::span<const CheckingPause> pauses) {
-  struct Totals {
-    std::size_t windows = 0;
-    std::uint64_t duration_ns = 0;
-    std::uint64_t unchecked_accesses = 0;
-    bool last_open = false;
-  };
-  std::map<RankId, Totals> by_rank;
+namespace {
+
+double milliseconds(std::uint64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
+
+} // namespace
+
+std::vector<RankCheckingPauses> checking_pauses_by_rank(std::span<const CheckingPause> pauses) {
+  std::map<RankId, RankCheckingPauses> by_rank;
   for (const CheckingPause& pause : pauses) {
-    Totals& totals = by_rank[pause.rank];
+    RankCheckingPauses& totals = by_rank[pause.rank];
+    totals.rank = pause.rank;
     ++totals.windows;
     totals.duration_ns += pause.end_ns - pause.begin_ns;
     totals.unchecked_accesses += pause.unchecked_accesses;
+    totals.caller_wait_ns += pause.caller_wait_ns;
     totals.last_open = !pause.resumed;
   }
-  std::string text;
-  for (const auto& [rank, totals] : by_rank) {
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "streamrace: warning: rank %u: access checking paused %zu time%s for %.1f ms "
-                  "in all%s, the tracer behind the program (block_on_full=1 makes the program "
-                  "wait for it instead): %llu accesses went unchecked, and races they took part "
-                  "in may be missed\n",
-                  rank, totals.windows, totals.windows == 1 ? "" : "s",
-                  static_cast<double>(totals.duration_ns) / 1e6,
-                  totals.last_open ? " (the last until the trace ends)" : "",
-                  static_cast<unsigned long long>(totals.unchecked_accesses));
-    text += line;
+  std::vector<RankCheckingPauses> ranks;
+  ranks.reserve(by_rank.size());
+  for (const auto& [rank, totals] : by_rank)
+    ranks.push_back(totals);
+  return ranks;
+}
+
+std::string checking_pauses_sentence(const RankCheckingPauses& rank) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "rank %u: access checking paused %zu time%s for %.1f ms in all%s, the tracer "
+                "behind the program (block_on_full=1 makes the program wait for it instead): %llu "
+                "accesses went unchecked, and races they took part in may be missed",
+                rank.rank, rank.windows, rank.windows == 1 ? "" : "s",
+                milliseconds(rank.duration_ns),
+                rank.last_open ? " (the last until the trace ends)" : "",
+                static_cast<unsigned long long>(rank.unchecked_accesses));
+  std::string sentence = text;
+  if (rank.caller_wait_ns != 0) {
+    std::snprintf(text, sizeof text,
+                  "; the paused calls filled the overflow (overflow_capacity), and the program's "
+                  "calls waited %.1f ms in all for the tracer",
+                  milliseconds(rank.caller_wait_ns));
+    sentence += text;
   }
+  return sentence;
+}
+
+std::string checking_pauses_text(std::span<const CheckingPause> pauses) {
+  std::string text;
+  for (const RankCheckingPauses& rank : checking_pauses_by_rank(pauses))
+    text += "streamrace: warning: " + checking_pauses_sentence(rank) + "\n";
   return text;
 }
 

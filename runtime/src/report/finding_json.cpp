@@ -65,6 +65,16 @@ std::string findings_json(const std::vector<Finding>& findings, const Engine& en
         << ",\"records\":" << sources[i].records
         << ",\"complete\":" << (sources[i].problem.empty() ? "true" : "false")
         << ",\"problem\":" << quote(sources[i].problem) << "}";
+  out << "],\"checking_pauses\":[";
+  const std::vector<CheckingPause>& pauses = engine.checking_pauses();
+  for (std::size_t i = 0; i < pauses.size(); ++i) {
+    const CheckingPause& p = pauses[i];
+    out << (i ? "," : "") << "{\"rank\":" << p.rank << ",\"begin_ns\":" << p.begin_ns
+        << ",\"end_ns\":" << p.end_ns << ",\"duration_ns\":" << p.end_ns - p.begin_ns
+        << ",\"unchecked_accesses\":" << p.unchecked_accesses
+        << ",\"caller_wait_ns\":" << p.caller_wait_ns
+        << ",\"resumed\":" << (p.resumed ? "true" : "false") << "}";
+  }
   out << "],\"findings\":[";
   for (std::size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];

@@ -2,6 +2,7 @@
 #include "streamrace/report/finding_sarif.h"
 
 #include "streamrace/engine/collective_extents.h"
+#include "streamrace/report/checking_pauses_text.h"
 #include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_names.h"
 #include "streamrace/report/finding_text.h"
@@ -121,6 +122,7 @@ public:
     if (!root_.empty())
       out_ << ",\"originalUriBaseIds\":{\"%SRCROOT%\":{\"uri\":"
            << json_quote("file://" + uri_escape(root_) + "/") << "}}";
+    checking_pauses();
     out_ << ",\"results\":[";
     for (std::size_t i = 0; i < findings.size(); ++i) {
       if (i) out_ << ",";
@@ -131,6 +133,26 @@ public:
   }
 
 private:
+  // Windows in which accesses went unchecked make the results incomplete: a warning
+  // notification per rank on the run's invocation (SARIF 2.1.0 3.20.21, 3.58).
+  void checking_pauses() {
+    const std::vector<RankCheckingPauses> ranks =
+        checking_pauses_by_rank(engine_.checking_pauses());
+    if (ranks.empty()) return;
+    out_ << ",\"invocations\":[{\"executionSuccessful\":true,\"toolExecutionNotifications\":[";
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      const RankCheckingPauses& rank = ranks[i];
+      out_ << (i ? "," : "") << "{\"level\":\"warning\",\"message\":{\"text\":"
+           << json_quote(checking_pauses_sentence(rank))
+           << "},\"descriptor\":{\"id\":\"streamrace-access-checking-paused\"}"
+           << ",\"properties\":{\"rank\":" << rank.rank << ",\"windows\":" << rank.windows
+           << ",\"durationNs\":" << rank.duration_ns
+           << ",\"uncheckedAccesses\":" << rank.unchecked_accesses
+           << ",\"callerWaitNs\":" << rank.caller_wait_ns << "}}";
+    }
+    out_ << "]}]";
+  }
+
   const StackFrame* top_frame(CallSiteId id) const {
     const CallSite* site = symbols_.call_site(id);
     if (!site) return nullptr;

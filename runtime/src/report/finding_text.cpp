@@ -16,13 +16,6 @@ namespace {
 
 constexpr const char* kRule = "==================";
 
-std::string ranks_text(const std::vector<RankId>& ranks) {
-  std::string text = ranks.size() == 1 ? "rank " : "ranks ";
-  for (std::size_t i = 0; i < ranks.size(); ++i)
-    text += (i ? "," : "") + std::to_string(ranks[i]);
-  return text;
-}
-
 void stack(std::ostringstream& out, CallSiteId id, const SymbolTable& symbols, const char* indent) {
   const CallSite* site = symbols.call_site(id);
   if (!site || site->frames.empty()) {
@@ -122,6 +115,23 @@ void collective_block(std::ostringstream& out, const Finding& finding) {
 }
 
 } // namespace
+
+std::string ranks_text(std::span<const RankId> ranks) {
+  std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t last = i; // of the run of consecutive ranks from i
+    while (last + 1 < ranks.size() && ranks[last + 1] == ranks[last] + 1)
+      ++last;
+    text += (i ? "," : "") + std::to_string(ranks[i]);
+    if (last - i >= 2) {
+      text += "-" + std::to_string(ranks[last]);
+      i = last + 1;
+    } else {
+      ++i;
+    }
+  }
+  return text;
+}
 
 std::string describe_finding(const Finding& finding, const Engine& engine,
                              const SymbolTable& symbols) {

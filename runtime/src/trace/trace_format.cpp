@@ -150,7 +150,7 @@ void encode_event(const Event& event, Encoder& out) {
   std::visit([&](const auto& payload) { payload.fields(fields); }, event.payload);
 }
 
-bool decode_event(Decoder& in, Event& event, std::uint32_t address_space) {
+bool decode_event(Decoder& in, Event& event, std::uint32_t address_space, std::uint32_t version) {
   std::uint64_t rank = 0, thread = 0, site = 0, time = 0, index = 0;
   if (!in.u64(rank) || !in.u64(thread) || !in.u64(site) || !in.u64(time) || !in.u64(index))
     return false;
@@ -159,7 +159,11 @@ bool decode_event(Decoder& in, Event& event, std::uint32_t address_space) {
                              address_space, time};
   if (!emplace_payload(index, event.payload)) return false;
   FieldDecoder fields{in};
-  std::visit([&](auto& payload) { payload.fields(fields); }, event.payload);
+  if (auto* checks = std::get_if<AccessChecks>(&event.payload);
+      checks != nullptr && version < kCallerWaitVersion)
+    fields(checks->paused);
+  else
+    std::visit([&](auto& payload) { payload.fields(fields); }, event.payload);
   return fields.ok && in.done();
 }
 

@@ -117,9 +117,9 @@ TraceReader::TraceReader(const std::string& path, std::unique_ptr<std::istream> 
   if (header.size() < kFileHeaderSize ||
       header.compare(0, sizeof(kMagic), std::string_view(kMagic, sizeof(kMagic))) != 0)
     throw std::runtime_error("'" + path + "' is not a streamrace trace file (bad header)");
-  const auto version = static_cast<std::uint32_t>(get_le(header, 8, 4));
-  if (version < kOldestReadableVersion || version > kVersion)
-    throw std::runtime_error("'" + path + "' is trace format version " + std::to_string(version) +
+  version_ = static_cast<std::uint32_t>(get_le(header, 8, 4));
+  if (version_ < kOldestReadableVersion || version_ > kVersion)
+    throw std::runtime_error("'" + path + "' is trace format version " + std::to_string(version_) +
                              "; this streamrace reads versions " +
                              std::to_string(kOldestReadableVersion) + " to " +
                              std::to_string(kVersion));
@@ -204,7 +204,7 @@ bool TraceReader::next(Event& event) {
     const bool is_event = static_cast<RecordType>(body[0]) == RecordType::Event;
     if (is_event) {
       Decoder fields(body.substr(1));
-      if (!decode_event(fields, event, address_space_)) {
+      if (!decode_event(fields, event, address_space_, version_)) {
         stop_reading("record of unknown type or malformed fields");
         return false;
       }

@@ -407,6 +407,25 @@ TEST(EngineChecks, PausedAccessesAreNeitherCheckedNorKept) {
             "accesses went unchecked, and races they took part in may be missed\n");
 }
 
+TEST(EngineChecks, TheResumeSaysHowLongCallsWaitedForTheFrontEnd) {
+  Engine engine;
+  auto emit = [&](Payload p, std::uint64_t at) {
+    engine.process(Event{EventHeader{1, 1, 0, 0, at}, std::move(p)});
+  };
+  for (int window = 0; window < 2; ++window) {
+    emit(AccessChecks{true}, 1'000'000 + window * 10'000'000);
+    emit(AccessChecks{false, 1'500'000}, 2'000'000 + window * 10'000'000);
+  }
+  ASSERT_EQ(engine.checking_pauses().size(), 2u);
+  EXPECT_EQ(engine.checking_pauses()[1].caller_wait_ns, 1'500'000u);
+  EXPECT_EQ(checking_pauses_text(engine.checking_pauses()),
+            "streamrace: warning: rank 1: access checking paused 2 times for 2.0 ms in all, the "
+            "tracer behind the program (block_on_full=1 makes the program wait for it instead): 0 "
+            "accesses went unchecked, and races they took part in may be missed; the paused calls "
+            "filled the overflow (overflow_capacity), and the program's calls waited 3.0 ms in "
+            "all for the tracer\n");
+}
+
 TEST(EngineChecks, AWindowTheTraceNeverClosedLastsToItsLastUncheckedAccess) {
   Engine engine;
   auto emit = [&](Payload p, std::uint64_t at) {

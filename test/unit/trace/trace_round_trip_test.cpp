@@ -51,6 +51,7 @@ TEST(TraceFormat, EveryPayloadSurvivesEncoding) {
       {{0, 1, 0, 0, 0}, StreamCreate{0x30, -1, StreamKind::PerThreadDefault, -5}},
       {{0, 1, 0, 0, 0}, GroupEnd{}},
       {{0, 1, 0, 0, 9}, AccessChecks{true}},
+      {{0, 1, 0, 0, 10}, AccessChecks{false, 2'500'000}},
   };
   for (const Event& event : events) {
     const std::string bytes = encoded(event);
@@ -60,6 +61,31 @@ TEST(TraceFormat, EveryPayloadSurvivesEncoding) {
     EXPECT_EQ(encoded(back), bytes);
     EXPECT_EQ(back.payload.index(), event.payload.index());
   }
+}
+
+// Version 4 added AccessChecks' caller_wait_ns: a version 3 file's AccessChecks has only
+// `paused`, and reads with no wait.
+TEST(TraceFormat, AVersion3AccessChecksReadsWithoutCallerWait) {
+  const Event resume{{0, 1, 0, 0, 10}, AccessChecks{false, 2'500'000}};
+  std::string bytes;
+  trace::Encoder out(bytes);
+  out.u64(0);
+  out.u64(1);
+  out.u64(0);
+  out.u64(10);
+  out.u64(resume.payload.index());
+  out.byte(0);
+  trace::Decoder in(bytes);
+  Event back;
+  ASSERT_TRUE(trace::decode_event(in, back, 0, 3));
+  const auto& checks = std::get<AccessChecks>(back.payload);
+  EXPECT_FALSE(checks.paused);
+  EXPECT_EQ(checks.caller_wait_ns, 0u);
+  // The same bytes are a field short in version 4, and a version 4 resume a field long in 3.
+  trace::Decoder in_version_4(bytes);
+  EXPECT_FALSE(trace::decode_event(in_version_4, back, 0, 4));
+  trace::Decoder whole(encoded(resume));
+  EXPECT_FALSE(trace::decode_event(whole, back, 0, 3));
 }
 
 TEST(TraceFiles, ReplayGivesTheSameFindingsAsTheOnlineEngine) {
@@ -224,8 +250,8 @@ TEST_F(DamagedTrace, AnIntactRecordThatIsNoEventOfThisVersionStopsReadingThere) 
       << file.problem;
 }
 
-// Version 3 only added a payload: a version 2 file reads as before; versions this reader does
-// not know are refused by name.
+// Versions 3 and 4 only added a payload and a field of it: version 2 and 3 files read as
+// before; versions this reader does not know are refused by name.
 TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
   const std::string whole = bytes();
   auto with_version = [&](std::uint32_t version) {
@@ -234,9 +260,11 @@ TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
       content[8 + i] = static_cast<char>(version >> (8 * i));
     store(content);
   };
-  with_version(2);
   SymbolTable symbols;
-  EXPECT_EQ(trace::read_trace(path_, 0, symbols).events.size(), 100u);
+  for (std::uint32_t version : {2u, 3u}) {
+    with_version(version);
+    EXPECT_EQ(trace::read_trace(path_, 0, symbols).events.size(), 100u);
+  }
   for (std::uint32_t version : {1u, trace::kVersion + 1}) {
     with_version(version);
     try {
@@ -245,7 +273,7 @@ TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
     } catch (const std::runtime_error& error) {
       EXPECT_NE(std::string(error.what())
                     .find("is trace format version " + std::to_string(version) +
-                          "; this streamrace reads versions 2 to 3"),
+                          "; this streamrace reads versions 2 to 4"),
                 std::string::npos)
           << error.what();
     }

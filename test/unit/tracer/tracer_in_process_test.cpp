@@ -276,6 +276,41 @@ TEST_F(TracerInProcess, TheTraceCarriesTheTimesOfTheClockTheTracerWasGiven) {
     EXPECT_EQ(trace.events[i].header.time_ns, readings[i + 1]) << "event " << i;
 }
 
+// A tracer slowed to 2 ms a call behind a ring of 2, and an overflow of 2: the program's calls
+// overflow at once, and wait for room in the overflow. Every call still reaches the engine and
+// the trace in call order, between a pause and a resume that says how long calls waited.
+TEST_F(TracerInProcess, ABoundedOverflowMakesCallsWaitAndLosesNoOrdering) {
+  std::unique_ptr<Tracer> tracer =
+      start_tracer("report_at_exit=0:ring_capacity=2:tracer_delay_us=2000:full_ring_wait_us=50:"
+                   "overflow_capacity=2");
+  const std::vector<Payload> calls = fill_then_read(program_, true);
+  tracer->finish();
+  EXPECT_EQ(tracer->engine().findings().size(), 0u);
+  // One window, unless a waiting thread was kept off the processor until the tracer caught up.
+  const std::vector<CheckingPause>& pauses = tracer->engine().checking_pauses();
+  ASSERT_FALSE(pauses.empty());
+  std::uint64_t waited_ns = 0;
+  for (const CheckingPause& pause : pauses) {
+    EXPECT_TRUE(pause.resumed);
+    waited_ns += pause.caller_wait_ns;
+  }
+  // A call that found the overflow full waited at least for one of the tracer's 2 ms calls.
+  EXPECT_GE(waited_ns, 1'000'000u);
+
+  std::vector<Event> events = read_trace().events;
+  ASSERT_FALSE(events.empty());
+  const auto* resume = std::get_if<AccessChecks>(&events.back().payload);
+  ASSERT_NE(resume, nullptr);
+  EXPECT_FALSE(resume->paused);
+  EXPECT_EQ(resume->caller_wait_ns, pauses.back().caller_wait_ns);
+  std::erase_if(events, [](const Event& event) {
+    return std::holds_alternative<AccessChecks>(event.payload);
+  });
+  ASSERT_EQ(events.size(), calls.size());
+  for (std::size_t i = 0; i < events.size(); ++i)
+    EXPECT_EQ(encoded_payload(events[i].payload), encoded_payload(calls[i])) << "event " << i;
+}
+
 TEST_F(TracerInProcess, HaltOnErrorHaltsBeforeTheRacingCallReturns) {
   std::unique_ptr<Tracer> tracer = start_tracer("halt_on_error=1:report_at_exit=0");
   program_.create_stream(kStreamA);

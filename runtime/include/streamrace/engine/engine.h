@@ -35,6 +35,9 @@ struct CheckingPause {
   std::uint64_t begin_ns = 0;
   std::uint64_t end_ns = 0; // the resume, else the last unchecked access
   std::uint64_t unchecked_accesses = 0;
+  // How long the program's calls waited, in all, for the front end to catch up (its resume
+  // says).
+  std::uint64_t caller_wait_ns = 0;
   bool resumed = false;
 };
 
@@ -103,7 +106,7 @@ private:
                     Epoch epoch, const VectorClock& clock, OpKind kind, std::uint8_t detail,
                     std::span<const Access> accesses);
   void trim_history();
-  void pause_checks(const EventHeader& header, bool paused);
+  void pause_checks(const EventHeader& header, const AccessChecks& change);
   void copy_accesses(const Copy& copy, std::vector<Access>& accesses) const;
   bool copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const;
   // The rows of a copy's or set's side: `depth` slices of `height` rows of `width` bytes.

@@ -347,9 +347,12 @@ struct BlockFree {
 // A front end that fell behind the program stopped having accesses checked (docs/semantics.md,
 // "Memory, findings and fixes"): from a pause to the next resume, the ops of this address space
 // keep ordering everything as ever, but their accesses are neither checked nor remembered.
+// A resume also says how long the program's calls waited, in all, for the front end during the
+// window (its overflow of queued calls was full), in ns.
 struct AccessChecks {
   bool paused = false;
-  STREAMRACE_FIELDS(paused)
+  std::uint64_t caller_wait_ns = 0;
+  STREAMRACE_FIELDS(paused, caller_wait_ns)
 };
 
 using Payload =

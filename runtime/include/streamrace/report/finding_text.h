@@ -12,6 +12,10 @@
 
 namespace streamrace {
 
+// "rank 3", "ranks 0,1", "ranks 0-3,5,7-9": sorted ranks, each run of three or more
+// consecutive ones as a range, so that a finding on a thousand ranks stays one short line.
+std::string ranks_text(std::span<const RankId> ranks);
+
 std::string describe_finding(const Finding& finding, const Engine& engine,
                              const SymbolTable& symbols);
 
