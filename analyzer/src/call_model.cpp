@@ -147,7 +147,9 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
     effect.isCopy = true;
     if (function.hostSync == api_model::HostSync::Synchronous) {
       const std::optional<int64_t> kind =
-          constantValue(argumentAt(call, function.argIndex(ArgMeaning::CopyKind)), context);
+          function.impliedCopyKind
+              ? std::optional<int64_t>(static_cast<int64_t>(*function.impliedCopyKind))
+              : constantValue(argumentAt(call, function.argIndex(ArgMeaning::CopyKind)), context);
       effect.hostWaitsOnReturn =
           !kind || *kind != static_cast<int64_t>(api_model::CopyKind::DeviceToDevice);
     }

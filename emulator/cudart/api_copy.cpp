@@ -313,6 +313,11 @@ cudaError_t copyOnStream(void* dst, const void* src, std::size_t count, cudaMemc
   return copy2D(dst, src, Region2D{count, count, count, 1}, kind, *stream, flavor);
 }
 
+cudaError_t setOnStream(void* devPtr, int value, std::size_t count, cudaStream_t handle,
+                        DefaultStream zero, ApiFlavor flavor) {
+  return set2D(devPtr, count, value, count, 1, handle, zero, flavor);
+}
+
 } // namespace streamrace::emu
 
 extern "C" {

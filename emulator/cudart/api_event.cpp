@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "api_tracing.h"
+#include "runtime_operations.h"
 #include "runtime_state.h"
 
 using namespace streamrace::emu;
@@ -16,6 +17,37 @@ namespace {
 constexpr unsigned validEventFlags =
     cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
 constexpr unsigned validRecordFlags = cudaEventRecordExternal;
+
+cudaError_t elapsedTime(float* ms, cudaEvent_t startHandle, cudaEvent_t endHandle) {
+  Runtime& runtime = Runtime::instance();
+  if (ms == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  Event* start = runtime.resolveEvent(startHandle);
+  Event* end = runtime.resolveEvent(endHandle);
+  if (start == nullptr || end == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (((start->flags | end->flags) & cudaEventDisableTiming) != 0) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  CompletionPtr startSnapshot = runtime.eventSnapshot(*start);
+  CompletionPtr endSnapshot = runtime.eventSnapshot(*end);
+  if (startSnapshot == nullptr || endSnapshot == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (!startSnapshot->isDone() || !endSnapshot->isDone()) {
+    return cudaErrorNotReady;
+  }
+  *ms = std::chrono::duration<float, std::milli>(endSnapshot->finishedAt() -
+                                                 startSnapshot->finishedAt())
+            .count();
+  return cudaSuccess;
+}
+
+} // namespace
+
+namespace streamrace::emu {
 
 cudaError_t createEvent(cudaEvent_t* event, unsigned flags) {
   if (event == nullptr || (flags & ~validEventFlags) != 0) {
@@ -66,38 +98,11 @@ cudaError_t synchronizeEvent(cudaEvent_t eventHandle) {
   return cudaSuccess;
 }
 
-cudaError_t elapsedTime(float* ms, cudaEvent_t startHandle, cudaEvent_t endHandle) {
-  Runtime& runtime = Runtime::instance();
-  if (ms == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  Event* start = runtime.resolveEvent(startHandle);
-  Event* end = runtime.resolveEvent(endHandle);
-  if (start == nullptr || end == nullptr) {
-    return cudaErrorInvalidResourceHandle;
-  }
-  if (((start->flags | end->flags) & cudaEventDisableTiming) != 0) {
-    return cudaErrorInvalidResourceHandle;
-  }
-  CompletionPtr startSnapshot = runtime.eventSnapshot(*start);
-  CompletionPtr endSnapshot = runtime.eventSnapshot(*end);
-  if (startSnapshot == nullptr || endSnapshot == nullptr) {
-    return cudaErrorInvalidResourceHandle;
-  }
-  if (!startSnapshot->isDone() || !endSnapshot->isDone()) {
-    return cudaErrorNotReady;
-  }
-  *ms = std::chrono::duration<float, std::milli>(endSnapshot->finishedAt() -
-                                                 startSnapshot->finishedAt())
-            .count();
-  return cudaSuccess;
-}
-
 cudaError_t destroyEvent(cudaEvent_t event) {
   return Runtime::instance().destroyEvent(event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
 }
 
-} // namespace
+} // namespace streamrace::emu
 
 extern "C" {
 

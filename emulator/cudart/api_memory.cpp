@@ -9,6 +9,7 @@
 
 #include "api_tracing.h"
 #include "host_mapping.h"
+#include "runtime_operations.h"
 #include "runtime_state.h"
 
 using namespace streamrace::emu;
@@ -19,29 +20,6 @@ constexpr unsigned validHostAllocFlags =
     cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
 constexpr unsigned validHostRegisterFlags = cudaHostRegisterPortable | cudaHostRegisterMapped |
                                             cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
-
-cudaError_t allocateDevice(void** devPtr, std::size_t size) {
-  if (devPtr == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  Runtime& runtime = Runtime::instance();
-  int device = runtime.currentDevice();
-  // The first allocation on a device creates its primary context, as on a GPU.
-  ensureContext(device);
-  if (size == 0) {
-    *devPtr = nullptr;
-    return cudaSuccess;
-  }
-  void* memory = runtime.device(device).arena.allocate(size);
-  if (memory == nullptr) {
-    *devPtr = nullptr;
-    return cudaErrorMemoryAllocation;
-  }
-  runtime.memory.add(
-      Allocation{reinterpret_cast<std::uintptr_t>(memory), size, MemoryKind::Device, device, 0});
-  *devPtr = memory;
-  return cudaSuccess;
-}
 
 // Rows padded to the allocation granule, as a real device pads them to its alignment.
 cudaError_t allocatePitched(void** devPtr, std::size_t* pitch, std::size_t width,
@@ -94,6 +72,132 @@ void releaseHost(const Allocation& allocation) {
   unmapHostMemory(HostMapping{reinterpret_cast<void*>(allocation.base),
                               reinterpret_cast<void*>(allocation.deviceView)},
                   std::max<std::size_t>(allocation.size, 1));
+}
+
+cudaError_t hostRegister(void* pointer, std::size_t size, unsigned flags) {
+  if (pointer == nullptr || size == 0 || (flags & ~validHostRegisterFlags) != 0) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime& runtime = Runtime::instance();
+  if (runtime.memory.overlaps(pointer, size)) {
+    return cudaErrorHostMemoryAlreadyRegistered;
+  }
+  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(pointer), size,
+                                MemoryKind::Registered, runtime.currentDevice(), flags});
+  return cudaSuccess;
+}
+
+cudaError_t hostUnregister(void* pointer) {
+  if (pointer == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime& runtime = Runtime::instance();
+  std::optional<Allocation> allocation = runtime.memory.startingAt(pointer);
+  if (!allocation || allocation->kind != MemoryKind::Registered) {
+    return cudaErrorHostMemoryNotRegistered;
+  }
+  runtime.memory.removeStartingAt(pointer);
+  return cudaSuccess;
+}
+
+cudaError_t hostDevicePointer(void** pDevice, void* pHost, unsigned flags) {
+  if (pDevice == nullptr || flags != 0) {
+    return cudaErrorInvalidValue;
+  }
+  std::optional<Allocation> allocation = Runtime::instance().memory.find(pHost);
+  if (!allocation || !allocation->isHostMemory()) {
+    return cudaErrorInvalidValue;
+  }
+  // Unified addressing: the device sees host memory at the host address.
+  *pDevice = pHost;
+  return cudaSuccess;
+}
+
+cudaError_t hostFlags(unsigned* flags, void* pHost) {
+  if (flags == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  std::optional<Allocation> allocation = Runtime::instance().memory.find(pHost);
+  if (!allocation || !allocation->isHostMemory()) {
+    return cudaErrorInvalidValue;
+  }
+  *flags = allocation->flags;
+  return cudaSuccess;
+}
+
+cudaError_t memoryInfo(std::size_t* freeBytes, std::size_t* totalBytes) {
+  if (freeBytes == nullptr || totalBytes == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime& runtime = Runtime::instance();
+  DeviceArena& arena = runtime.device(runtime.currentDevice()).arena;
+  *totalBytes = arena.capacity();
+  *freeBytes = arena.capacity() - arena.bytesInUse();
+  return cudaSuccess;
+}
+
+cudaPointerAttributes describe(cudaMemoryType type, int device, void* devicePointer,
+                               void* hostPointer) {
+  cudaPointerAttributes attributes{};
+  attributes.type = type;
+  attributes.device = device;
+  attributes.devicePointer = devicePointer;
+  attributes.hostPointer = hostPointer;
+  return attributes;
+}
+
+cudaError_t pointerAttributes(cudaPointerAttributes* attributes, const void* pointer) {
+  if (attributes == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  std::optional<Allocation> allocation = Runtime::instance().memory.find(pointer);
+  auto* mutablePointer = const_cast<void*>(pointer);
+  if (!allocation) {
+    *attributes = describe(cudaMemoryTypeUnregistered, -2, nullptr, nullptr);
+    return cudaSuccess;
+  }
+  switch (allocation->kind) {
+  case MemoryKind::Device:
+  case MemoryKind::PoolDevice:
+    *attributes = describe(cudaMemoryTypeDevice, allocation->device, mutablePointer, nullptr);
+    break;
+  case MemoryKind::Pinned:
+  case MemoryKind::Registered:
+    *attributes = describe(cudaMemoryTypeHost, allocation->device, mutablePointer, mutablePointer);
+    break;
+  case MemoryKind::Managed:
+    *attributes =
+        describe(cudaMemoryTypeManaged, allocation->device, mutablePointer, mutablePointer);
+    break;
+  }
+  return cudaSuccess;
+}
+
+} // namespace
+
+namespace streamrace::emu {
+
+cudaError_t allocateDevice(void** devPtr, std::size_t size) {
+  if (devPtr == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime& runtime = Runtime::instance();
+  int device = runtime.currentDevice();
+  // The first allocation on a device creates its primary context, as on a GPU.
+  ensureContext(device);
+  if (size == 0) {
+    *devPtr = nullptr;
+    return cudaSuccess;
+  }
+  void* memory = runtime.device(device).arena.allocate(size);
+  if (memory == nullptr) {
+    *devPtr = nullptr;
+    return cudaErrorMemoryAllocation;
+  }
+  runtime.memory.add(
+      Allocation{reinterpret_cast<std::uintptr_t>(memory), size, MemoryKind::Device, device, 0});
+  *devPtr = memory;
+  return cudaSuccess;
 }
 
 cudaError_t freeDevice(void* devPtr) {
@@ -151,57 +255,6 @@ cudaError_t mallocManaged(void** pointer, std::size_t size, unsigned flags) {
   return allocateHost(pointer, size, MemoryKind::Managed, flags);
 }
 
-cudaError_t hostRegister(void* pointer, std::size_t size, unsigned flags) {
-  if (pointer == nullptr || size == 0 || (flags & ~validHostRegisterFlags) != 0) {
-    return cudaErrorInvalidValue;
-  }
-  Runtime& runtime = Runtime::instance();
-  if (runtime.memory.overlaps(pointer, size)) {
-    return cudaErrorHostMemoryAlreadyRegistered;
-  }
-  runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(pointer), size,
-                                MemoryKind::Registered, runtime.currentDevice(), flags});
-  return cudaSuccess;
-}
-
-cudaError_t hostUnregister(void* pointer) {
-  if (pointer == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  Runtime& runtime = Runtime::instance();
-  std::optional<Allocation> allocation = runtime.memory.startingAt(pointer);
-  if (!allocation || allocation->kind != MemoryKind::Registered) {
-    return cudaErrorHostMemoryNotRegistered;
-  }
-  runtime.memory.removeStartingAt(pointer);
-  return cudaSuccess;
-}
-
-cudaError_t hostDevicePointer(void** pDevice, void* pHost, unsigned flags) {
-  if (pDevice == nullptr || flags != 0) {
-    return cudaErrorInvalidValue;
-  }
-  std::optional<Allocation> allocation = Runtime::instance().memory.find(pHost);
-  if (!allocation || !allocation->isHostMemory()) {
-    return cudaErrorInvalidValue;
-  }
-  // Unified addressing: the device sees host memory at the host address.
-  *pDevice = pHost;
-  return cudaSuccess;
-}
-
-cudaError_t hostFlags(unsigned* flags, void* pHost) {
-  if (flags == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  std::optional<Allocation> allocation = Runtime::instance().memory.find(pHost);
-  if (!allocation || !allocation->isHostMemory()) {
-    return cudaErrorInvalidValue;
-  }
-  *flags = allocation->flags;
-  return cudaSuccess;
-}
-
 cudaError_t mallocAsync(void** devPtr, std::size_t size, cudaStream_t handle, DefaultStream zero) {
   Runtime& runtime = Runtime::instance();
   Stream* stream = runtime.resolveStream(handle, zero);
@@ -245,55 +298,7 @@ cudaError_t freeAsync(void* devPtr, cudaStream_t handle, DefaultStream zero) {
   return cudaSuccess;
 }
 
-cudaError_t memoryInfo(std::size_t* freeBytes, std::size_t* totalBytes) {
-  if (freeBytes == nullptr || totalBytes == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  Runtime& runtime = Runtime::instance();
-  DeviceArena& arena = runtime.device(runtime.currentDevice()).arena;
-  *totalBytes = arena.capacity();
-  *freeBytes = arena.capacity() - arena.bytesInUse();
-  return cudaSuccess;
-}
-
-cudaPointerAttributes describe(cudaMemoryType type, int device, void* devicePointer,
-                               void* hostPointer) {
-  cudaPointerAttributes attributes{};
-  attributes.type = type;
-  attributes.device = device;
-  attributes.devicePointer = devicePointer;
-  attributes.hostPointer = hostPointer;
-  return attributes;
-}
-
-cudaError_t pointerAttributes(cudaPointerAttributes* attributes, const void* pointer) {
-  if (attributes == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  std::optional<Allocation> allocation = Runtime::instance().memory.find(pointer);
-  auto* mutablePointer = const_cast<void*>(pointer);
-  if (!allocation) {
-    *attributes = describe(cudaMemoryTypeUnregistered, -2, nullptr, nullptr);
-    return cudaSuccess;
-  }
-  switch (allocation->kind) {
-  case MemoryKind::Device:
-  case MemoryKind::PoolDevice:
-    *attributes = describe(cudaMemoryTypeDevice, allocation->device, mutablePointer, nullptr);
-    break;
-  case MemoryKind::Pinned:
-  case MemoryKind::Registered:
-    *attributes = describe(cudaMemoryTypeHost, allocation->device, mutablePointer, mutablePointer);
-    break;
-  case MemoryKind::Managed:
-    *attributes =
-        describe(cudaMemoryTypeManaged, allocation->device, mutablePointer, mutablePointer);
-    break;
-  }
-  return cudaSuccess;
-}
-
-} // namespace
+} // namespace streamrace::emu
 
 extern "C" {
 

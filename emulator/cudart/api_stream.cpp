@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "api_tracing.h"
+#include "runtime_operations.h"
 #include "runtime_state.h"
 
 using namespace streamrace::emu;
@@ -16,6 +17,53 @@ namespace {
 
 constexpr int lowestPriority = 0;
 constexpr int highestPriority = -5;
+
+cudaError_t addCallback(cudaStream_t handle, cudaStreamCallback_t callback, void* userData,
+                        unsigned flags, DefaultStream zero) {
+  Runtime& runtime = Runtime::instance();
+  Stream* stream = runtime.resolveStream(handle, zero);
+  if (stream == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (callback == nullptr || flags != 0) {
+    return cudaErrorInvalidValue;
+  }
+  // The callback sees the handle exactly as the caller passed it, as the runtime documents.
+  runtime.submit(*stream, Work{OperationKind::HostFunction, [callback, handle, userData] {
+                                 callback(handle, cudaSuccess, userData);
+                               }});
+  return cudaSuccess;
+}
+
+template <typename T, typename Getter>
+cudaError_t streamProperty(cudaStream_t handle, T* out, DefaultStream zero, Getter getter) {
+  Stream* stream = Runtime::instance().resolveStream(handle, zero);
+  if (stream == nullptr) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (out == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  *out = getter(*stream);
+  return cudaSuccess;
+}
+
+unsigned flagsOf(const Stream& stream) {
+  return stream.flags;
+}
+int priorityOf(const Stream& stream) {
+  return stream.priority;
+}
+int deviceOf(const Stream& stream) {
+  return stream.device;
+}
+unsigned long long idOf(const Stream& stream) {
+  return stream.id;
+}
+
+} // namespace
+
+namespace streamrace::emu {
 
 cudaError_t createStream(cudaStream_t* pStream, unsigned flags, int priority) {
   if (pStream == nullptr || (flags & ~static_cast<unsigned>(cudaStreamNonBlocking)) != 0) {
@@ -97,50 +145,7 @@ cudaError_t launchHostFunction(cudaStream_t handle, cudaHostFn_t function, void*
   return cudaSuccess;
 }
 
-cudaError_t addCallback(cudaStream_t handle, cudaStreamCallback_t callback, void* userData,
-                        unsigned flags, DefaultStream zero) {
-  Runtime& runtime = Runtime::instance();
-  Stream* stream = runtime.resolveStream(handle, zero);
-  if (stream == nullptr) {
-    return cudaErrorInvalidResourceHandle;
-  }
-  if (callback == nullptr || flags != 0) {
-    return cudaErrorInvalidValue;
-  }
-  // The callback sees the handle exactly as the caller passed it, as the runtime documents.
-  runtime.submit(*stream, Work{OperationKind::HostFunction, [callback, handle, userData] {
-                                 callback(handle, cudaSuccess, userData);
-                               }});
-  return cudaSuccess;
-}
-
-template <typename T, typename Getter>
-cudaError_t streamProperty(cudaStream_t handle, T* out, DefaultStream zero, Getter getter) {
-  Stream* stream = Runtime::instance().resolveStream(handle, zero);
-  if (stream == nullptr) {
-    return cudaErrorInvalidResourceHandle;
-  }
-  if (out == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  *out = getter(*stream);
-  return cudaSuccess;
-}
-
-unsigned flagsOf(const Stream& stream) {
-  return stream.flags;
-}
-int priorityOf(const Stream& stream) {
-  return stream.priority;
-}
-int deviceOf(const Stream& stream) {
-  return stream.device;
-}
-unsigned long long idOf(const Stream& stream) {
-  return stream.id;
-}
-
-} // namespace
+} // namespace streamrace::emu
 
 extern "C" {
 

@@ -260,9 +260,10 @@ CUresult streamraceEmuDriverCtxGetDevice(CUdevice* device) {
   STREAMRACE_EMU_DRIVER_TRACED(cuCtxGetDevice, contextDevice(device), device);
 }
 
+// CUPTI has no parameter struct for a call without parameters.
 CUresult streamraceEmuDriverCtxSynchronize(void) {
-  ensureInitialized();
-  return synchronizeContext();
+  return tracedDriverCall(CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, "cuCtxSynchronize",
+                          static_cast<const void*>(nullptr), [] { return synchronizeContext(); });
 }
 
 CUresult streamraceEmuDriverStreamGetCtx(CUstream stream, CUcontext* context) {

@@ -28,6 +28,14 @@ CUresult driverResult(cudaError_t error) {
     return CUDA_ERROR_INVALID_HANDLE;
   case cudaErrorInvalidDevice:
     return CUDA_ERROR_INVALID_DEVICE;
+  case cudaErrorNotReady:
+    return CUDA_ERROR_NOT_READY;
+  case cudaErrorMemoryAllocation:
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  case cudaErrorStreamCaptureUnsupported:
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  case cudaErrorNotSupported:
+    return CUDA_ERROR_NOT_SUPPORTED;
   default:
     return CUDA_ERROR_INVALID_VALUE;
   }

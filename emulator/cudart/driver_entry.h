@@ -39,6 +39,45 @@ CUresult streamraceEmuDriverPointerGetAttribute(void* data, CUpointer_attribute 
                                                 CUdeviceptr pointer);
 CUresult streamraceEmuDriverMemGetAddressRange(CUdeviceptr* base, size_t* size,
                                                CUdeviceptr pointer);
+CUresult streamraceEmuDriverMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+CUresult streamraceEmuDriverMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                                        CUstream stream);
+CUresult streamraceEmuDriverMemcpyHtoD(CUdeviceptr dst, const void* src, size_t bytes);
+CUresult streamraceEmuDriverMemcpyDtoH(void* dst, CUdeviceptr src, size_t bytes);
+CUresult streamraceEmuDriverMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+CUresult streamraceEmuDriverMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes,
+                                            CUstream stream);
+CUresult streamraceEmuDriverMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes,
+                                            CUstream stream);
+CUresult streamraceEmuDriverMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                                            CUstream stream);
+CUresult streamraceEmuDriverMemsetD8(CUdeviceptr dst, unsigned char value, size_t count);
+CUresult streamraceEmuDriverMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count,
+                                          CUstream stream);
+CUresult streamraceEmuDriverLaunchHostFunc(CUstream stream, CUhostFn function, void* userData);
+CUresult streamraceEmuDriverEventRecord(CUevent event, CUstream stream);
+CUresult streamraceEmuDriverEventRecordWithFlags(CUevent event, CUstream stream,
+                                                 unsigned int flags);
+CUresult streamraceEmuDriverStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags);
+CUresult streamraceEmuDriverStreamSynchronize(CUstream stream);
+CUresult streamraceEmuDriverStreamQuery(CUstream stream);
+CUresult streamraceEmuDriverEventSynchronize(CUevent event);
+CUresult streamraceEmuDriverEventQuery(CUevent event);
+CUresult streamraceEmuDriverMemAlloc(CUdeviceptr* pointer, size_t bytes);
+CUresult streamraceEmuDriverMemAllocManaged(CUdeviceptr* pointer, size_t bytes, unsigned int flags);
+CUresult streamraceEmuDriverMemAllocHost(void** pointer, size_t bytes);
+CUresult streamraceEmuDriverMemHostAlloc(void** pointer, size_t bytes, unsigned int flags);
+CUresult streamraceEmuDriverMemAllocAsync(CUdeviceptr* pointer, size_t bytes, CUstream stream);
+CUresult streamraceEmuDriverMemFree(CUdeviceptr pointer);
+CUresult streamraceEmuDriverMemFreeHost(void* pointer);
+CUresult streamraceEmuDriverMemFreeAsync(CUdeviceptr pointer, CUstream stream);
+CUresult streamraceEmuDriverStreamCreate(CUstream* stream, unsigned int flags);
+CUresult streamraceEmuDriverStreamCreateWithPriority(CUstream* stream, unsigned int flags,
+                                                     int priority);
+CUresult streamraceEmuDriverStreamDestroy(CUstream stream);
+CUresult streamraceEmuDriverEventCreate(CUevent* event, unsigned int flags);
+CUresult streamraceEmuDriverEventDestroy(CUevent event);
+CUresult streamraceEmuDriverMemsetD32(CUdeviceptr destination, unsigned int value, size_t count);
 CUresult streamraceEmuDriverMemsetD32Async(CUdeviceptr destination, unsigned int value,
                                            size_t count, CUstream stream);
 CUresult streamraceEmuDriverStreamWriteValue32(CUstream stream, CUdeviceptr address,

@@ -119,6 +119,12 @@ CUresult streamraceEmuDriverMemsetD32Async(CUdeviceptr destination, unsigned int
       destination, value, count, stream);
 }
 
+CUresult streamraceEmuDriverMemsetD32(CUdeviceptr destination, unsigned int value, size_t count) {
+  STREAMRACE_EMU_DRIVER_TRACED(
+      cuMemsetD32_v2, count == 0 ? CUDA_SUCCESS : writeWords(nullptr, destination, value, count),
+      destination, value, count);
+}
+
 CUresult streamraceEmuDriverStreamWriteValue32(CUstream stream, CUdeviceptr address,
                                                cuuint32_t value, unsigned int flags) {
   STREAMRACE_EMU_DRIVER_TRACED(cuStreamWriteValue32_v2, writeWords(stream, address, value, 1),

@@ -183,6 +183,134 @@ CUresult cuMemGetAddressRange(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dpt
   return streamraceEmuDriverMemGetAddressRange(pbase, psize, dptr);
 }
 
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  return streamraceEmuDriverMemcpy(dst, src, bytes);
+}
+
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+  return streamraceEmuDriverMemcpyAsync(dst, src, bytes, stream);
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t bytes) {
+  return streamraceEmuDriverMemcpyHtoD(dst, src, bytes);
+}
+
+CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t bytes) {
+  return streamraceEmuDriverMemcpyDtoH(dst, src, bytes);
+}
+
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  return streamraceEmuDriverMemcpyDtoD(dst, src, bytes);
+}
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t bytes, CUstream stream) {
+  return streamraceEmuDriverMemcpyHtoDAsync(dst, src, bytes, stream);
+}
+
+CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+  return streamraceEmuDriverMemcpyDtoHAsync(dst, src, bytes, stream);
+}
+
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+  return streamraceEmuDriverMemcpyDtoDAsync(dst, src, bytes, stream);
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t count) {
+  return streamraceEmuDriverMemsetD8(dst, value, count);
+}
+
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count, CUstream stream) {
+  return streamraceEmuDriverMemsetD8Async(dst, value, count, stream);
+}
+
+CUresult cuLaunchHostFunc(CUstream stream, CUhostFn function, void* userData) {
+  return streamraceEmuDriverLaunchHostFunc(stream, function, userData);
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  return streamraceEmuDriverEventRecord(event, stream);
+}
+
+CUresult cuEventRecordWithFlags(CUevent event, CUstream stream, unsigned int flags) {
+  return streamraceEmuDriverEventRecordWithFlags(event, stream, flags);
+}
+
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
+  return streamraceEmuDriverStreamWaitEvent(stream, event, flags);
+}
+
+CUresult cuStreamSynchronize(CUstream stream) {
+  return streamraceEmuDriverStreamSynchronize(stream);
+}
+
+CUresult cuStreamQuery(CUstream stream) {
+  return streamraceEmuDriverStreamQuery(stream);
+}
+
+CUresult cuEventSynchronize(CUevent event) {
+  return streamraceEmuDriverEventSynchronize(event);
+}
+
+CUresult cuEventQuery(CUevent event) {
+  return streamraceEmuDriverEventQuery(event);
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr* pointer, size_t bytes) {
+  return streamraceEmuDriverMemAlloc(pointer, bytes);
+}
+
+CUresult cuMemAllocManaged(CUdeviceptr* pointer, size_t bytes, unsigned int flags) {
+  return streamraceEmuDriverMemAllocManaged(pointer, bytes, flags);
+}
+
+CUresult cuMemAllocHost_v2(void** pointer, size_t bytes) {
+  return streamraceEmuDriverMemAllocHost(pointer, bytes);
+}
+
+CUresult cuMemHostAlloc(void** pointer, size_t bytes, unsigned int flags) {
+  return streamraceEmuDriverMemHostAlloc(pointer, bytes, flags);
+}
+
+CUresult cuMemAllocAsync(CUdeviceptr* pointer, size_t bytes, CUstream stream) {
+  return streamraceEmuDriverMemAllocAsync(pointer, bytes, stream);
+}
+
+CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  return streamraceEmuDriverMemFree(pointer);
+}
+
+CUresult cuMemFreeHost(void* pointer) {
+  return streamraceEmuDriverMemFreeHost(pointer);
+}
+
+CUresult cuMemFreeAsync(CUdeviceptr pointer, CUstream stream) {
+  return streamraceEmuDriverMemFreeAsync(pointer, stream);
+}
+
+CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
+  return streamraceEmuDriverStreamCreate(stream, flags);
+}
+
+CUresult cuStreamCreateWithPriority(CUstream* stream, unsigned int flags, int priority) {
+  return streamraceEmuDriverStreamCreateWithPriority(stream, flags, priority);
+}
+
+CUresult cuStreamDestroy_v2(CUstream stream) {
+  return streamraceEmuDriverStreamDestroy(stream);
+}
+
+CUresult cuEventCreate(CUevent* event, unsigned int flags) {
+  return streamraceEmuDriverEventCreate(event, flags);
+}
+
+CUresult cuEventDestroy_v2(CUevent event) {
+  return streamraceEmuDriverEventDestroy(event);
+}
+
+CUresult cuMemsetD32_v2(CUdeviceptr destination, unsigned int value, size_t count) {
+  return streamraceEmuDriverMemsetD32(destination, value, count);
+}
+
 CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
   return streamraceEmuDriverMemsetD32Async(dstDevice, ui, N, hStream);
 }

@@ -20,9 +20,12 @@ StreamHandle stream_of(const ApiFunction& function, const CallArguments& argumen
 }
 
 CopyDirection direction_of(const ApiFunction& function, const CallArguments& arguments) {
-  // Peer copies name two devices instead of a kind.
-  if (!function.has(ArgMeaning::CopyKind)) return CopyDirection::DeviceToDevice;
-  switch (static_cast<api_model::CopyKind>(arguments.get_or(function, ArgMeaning::CopyKind, 4))) {
+  // Peer copies name two devices instead of a kind; driver copies have the function's kind.
+  const api_model::CopyKind kind =
+      function.has(ArgMeaning::CopyKind)
+          ? static_cast<api_model::CopyKind>(arguments.get_or(function, ArgMeaning::CopyKind, 4))
+          : function.impliedCopyKind.value_or(api_model::CopyKind::DeviceToDevice);
+  switch (kind) {
   case api_model::CopyKind::HostToHost:
     return CopyDirection::HostToHost;
   case api_model::CopyKind::HostToDevice:
@@ -103,7 +106,9 @@ std::optional<Payload> decode_set(const ApiFunction& function, const CallArgumen
     set.depth = arguments.get_or(function, ArgMeaning::Depth, 1);
     set.slice_pitch = arguments.get_or(function, ArgMeaning::DstSlicePitch, 0);
   } else {
-    set.width = arguments.get_or(function, ArgMeaning::ByteSize, 0);
+    set.width = function.has(ArgMeaning::WordCount)
+                    ? arguments.get_or(function, ArgMeaning::WordCount, 0) * sizeof(std::uint32_t)
+                    : arguments.get_or(function, ArgMeaning::ByteSize, 0);
     set.pitch = set.width;
   }
   return set;

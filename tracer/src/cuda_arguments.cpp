@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cuda_arguments.h"
 
-// Declares the _ptsz/_ptds entry points under their own names as well (the plain names become
-// macros for them), so every name in the model has a signature here.
+// The driver's entry points under the names the model gives them (cuda.h maps each plain name
+// to one entry point: included first, before the per-thread switch below, it maps them to the
+// legacy-stream ones the model lists).
+#include <cuda.h>
+// Declares the runtime's _ptsz/_ptds entry points under their own names as well (the plain
+// names become macros for them), so every runtime name in the model has a signature here.
 #define CUDA_API_PER_THREAD_DEFAULT_STREAM 1
 #include <cuda_runtime_api.h>
 
@@ -47,13 +51,18 @@ constexpr const api_model::ApiFunction& model_entry(std::string_view name) {
 #define STREAMRACE_NCCL_API(name, role, collective, ...)
 #define STREAMRACE_CUDA_GRAPH_NODE_API(name, nodeRole, ...)                                        \
   STREAMRACE_CUDA_API(name, , , __VA_ARGS__)
+#define STREAMRACE_CUDA_DRIVER_API(name, role, hostSync, copyKind, ...)                            \
+  STREAMRACE_CUDA_API(name, , , __VA_ARGS__)
 #include "streamrace/api_model/cuda_api.def"
+#include "streamrace/api_model/cuda_driver_api.def"
 #undef STREAMRACE_CUDA_API
 
 const CudaCallShape kCudaCalls[] = {
 #define STREAMRACE_CUDA_API(name, role, hostSync, ...) {&model_entry(#name), layout_of(&name)},
 #include "streamrace/api_model/cuda_api.def"
+#include "streamrace/api_model/cuda_driver_api.def"
 #undef STREAMRACE_CUDA_API
+#undef STREAMRACE_CUDA_DRIVER_API
 #undef STREAMRACE_CUDA_GRAPH_NODE_API
 #undef STREAMRACE_NCCL_API
 #undef STREAMRACE_ARG

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Reads the arguments of a CUDA runtime call from the CUPTI `*_params` struct of its callback.
-// Each struct holds the function's parameters in order, so its layout follows from the
-// function's signature in cuda_runtime_api.h; which signature belongs to which name comes from
-// the API model, and the build checks that model and header agree on every parameter count.
+// Reads the arguments of a CUDA runtime or driver call from the CUPTI `*_params` struct of its
+// callback. Each struct holds the function's parameters in order, so its layout follows from the
+// function's signature in cuda_runtime_api.h or cuda.h; which signature belongs to which name comes
+// from the API model, and the build checks that model and header agree on every parameter count.
 #pragma once
 
 #include "call_arguments.h"
@@ -24,7 +24,7 @@ struct CudaCallShape {
   std::array<ArgumentSlot, kMaxArguments> slots{};
 };
 
-// The model entry and params layout of a runtime API name (as CUPTI's functionName spells
+// The model entry and params layout of a runtime or driver API name (as CUPTI's functionName spells
 // it), or null when the model does not describe the call.
 const CudaCallShape* find_cuda_call(std::string_view name);
 

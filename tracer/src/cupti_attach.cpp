@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CUDA calls through the CUPTI callback API (runtime domain, and the driver domain's kernel
-// launches), decoded at API exit so results and output parameters are known.
+// launches and modeled calls a program makes itself), decoded at API exit so results and output
+// parameters are known.
 #include "cupti_attach.h"
 
 #include "api_decoder.h"
@@ -26,18 +27,31 @@ constexpr int kCudaErrorNotReady = 600;
 // Runtime calls in progress on this thread: a driver launch inside one is that call's own.
 thread_local int runtime_call_depth = 0;
 
-// Callback ids seen so far and what the model says about them; `kUnmodeled` marks calls the
-// model does not describe, so each id is looked up by name once.
-const CudaCallShape kUnmodeled{};
-std::array<std::atomic<const CudaCallShape*>, 2048> shapes_by_callback_id{};
+// The driver calls of the model (cuda_driver_api.def), enabled one by one: every other driver
+// call is some runtime call's.
+constexpr CUpti_CallbackId kModeledDriverCallbacks[] = {
+#define STREAMRACE_ARG(parameter, meaning)
+#define STREAMRACE_CUDA_DRIVER_API(name, ...) CUPTI_DRIVER_TRACE_CBID_##name,
+#include "streamrace/api_model/cuda_driver_api.def"
+#undef STREAMRACE_CUDA_DRIVER_API
+#undef STREAMRACE_ARG
+};
 
-const CudaCallShape* shape_for(CUpti_CallbackId id, const char* name) {
-  if (id >= shapes_by_callback_id.size()) return name ? find_cuda_call(name) : nullptr;
-  const CudaCallShape* shape = shapes_by_callback_id[id].load(std::memory_order_acquire);
+// Callback ids seen so far, per domain (runtime and driver ids overlap), and what the model says
+// about them; `kUnmodeled` marks calls the model does not describe, so each id is looked up by
+// name once.
+const CudaCallShape kUnmodeled{};
+using ShapeCache = std::array<std::atomic<const CudaCallShape*>, 2048>;
+ShapeCache runtime_shapes{};
+ShapeCache driver_shapes{};
+
+const CudaCallShape* shape_for(ShapeCache& shapes, CUpti_CallbackId id, const char* name) {
+  if (id >= shapes.size()) return name ? find_cuda_call(name) : nullptr;
+  const CudaCallShape* shape = shapes[id].load(std::memory_order_acquire);
   if (shape == nullptr) {
     shape = name != nullptr ? find_cuda_call(name) : nullptr;
     if (shape == nullptr) shape = &kUnmodeled;
-    shapes_by_callback_id[id].store(shape, std::memory_order_release);
+    shapes[id].store(shape, std::memory_order_release);
   }
   return shape == &kUnmodeled ? nullptr : shape;
 }
@@ -105,8 +119,7 @@ void record_graph_build(Tracer& tracer, const api_model::ApiFunction& function,
   tracer.record_graph_build(function.name, std::move(build), std::move(kernel_pointers));
 }
 
-void on_api_exit(Tracer& tracer, CUpti_CallbackId id, const CUpti_CallbackData& call) {
-  const CudaCallShape* shape = shape_for(id, call.functionName);
+void on_api_exit(Tracer& tracer, const CudaCallShape* shape, const CUpti_CallbackData& call) {
   if (shape == nullptr) return;
   const api_model::ApiFunction& function = *shape->function;
   DecodeInputs inputs;
@@ -162,9 +175,11 @@ void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Cal
   if (tracer == nullptr) return;
   try {
     if (runtime)
-      on_api_exit(*tracer, id, *call);
-    else
+      on_api_exit(*tracer, shape_for(runtime_shapes, id, call->functionName), *call);
+    else if (is_driver_launch(id))
       record_driver_launch(*tracer, id, *call);
+    else
+      on_api_exit(*tracer, shape_for(driver_shapes, id, call->functionName), *call);
   } catch (const std::exception& error) {
     tracer->disable(error.what());
   } catch (...) {
@@ -179,10 +194,14 @@ std::string subscribe_callbacks(CuptiApi& cupti, const TracerLookup& tracer) {
   CUptiResult result = cupti.subscribe(subscriber, on_callback, const_cast<TracerLookup*>(&tracer));
   if (result == CUPTI_SUCCESS)
     result = cupti.enable_domain(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
-  // Of the driver domain only the launches: every other driver call is some runtime call's.
+  // Of the driver domain only the launches and the modeled calls, which the callback reads
+  // when no runtime call is in progress.
   for (CUpti_CallbackId launch : kDriverLaunchCallbacks)
     if (result == CUPTI_SUCCESS)
       result = cupti.enable_callback(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch);
+  for (CUpti_CallbackId modeled : kModeledDriverCallbacks)
+    if (result == CUPTI_SUCCESS)
+      result = cupti.enable_callback(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, modeled);
   if (result == CUPTI_SUCCESS) return {};
   return "cannot subscribe to CUPTI callbacks: " + cupti.describe(result) +
          " (another CUPTI tool, such as a profiler, may be attached)";

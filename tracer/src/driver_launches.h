@@ -19,6 +19,12 @@ inline constexpr std::array<CUpti_CallbackId, 4> kDriverLaunchCallbacks = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
 
+constexpr bool is_driver_launch(CUpti_CallbackId id) {
+  for (CUpti_CallbackId launch : kDriverLaunchCallbacks)
+    if (launch == id) return true;
+  return false;
+}
+
 // At the exit of a driver launch not nested in a runtime call: records the launch with the
 // pointers among its arguments (kernelParams; a packed `extra` buffer gives none).
 void record_driver_launch(Tracer& tracer, CUpti_CallbackId id, const CUpti_CallbackData& call);

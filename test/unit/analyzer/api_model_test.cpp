@@ -44,7 +44,7 @@ TEST(ApiModel, BufferAccessesNameTheirBuffersAndSize) {
     for (const ApiArg& arg : function.args)
       hasBuffer |= isBuffer(arg.meaning);
     EXPECT_TRUE(hasBuffer) << function.name;
-    const bool sized = function.has(ArgMeaning::ByteSize) ||
+    const bool sized = function.has(ArgMeaning::ByteSize) || function.has(ArgMeaning::WordCount) ||
                        function.has(ArgMeaning::ElementCount) ||
                        (function.has(ArgMeaning::Width) && function.has(ArgMeaning::Height));
     EXPECT_TRUE(sized) << function.name;
@@ -89,6 +89,21 @@ TEST(ApiModel, PerThreadVariantsMirrorTheirBaseFunction) {
     }
   }
   EXPECT_GE(variants, 10);
+}
+
+TEST(ApiModel, DriverCopiesCarryTheirDirection) {
+  EXPECT_EQ(findApiFunction("cuMemcpyHtoDAsync_v2")->impliedCopyKind, CopyKind::HostToDevice);
+  EXPECT_EQ(findApiFunction("cuMemcpyDtoH_v2")->impliedCopyKind, CopyKind::DeviceToHost);
+  EXPECT_EQ(findApiFunction("cuMemcpy")->impliedCopyKind, CopyKind::Default);
+  // Runtime copies name their kind, or (peer copies) two devices.
+  EXPECT_FALSE(findApiFunction("cudaMemcpyPeer")->impliedCopyKind.has_value());
+  // Sources write the names cuda.h maps to the _v2 entry points.
+  EXPECT_EQ(baseName(*findApiFunction("cuMemcpyHtoDAsync_v2")), "cuMemcpyHtoDAsync");
+  for (const ApiFunction& function : apiFunctions())
+    if (function.family == ApiFamily::CudaDriver && function.role == ApiRole::Copy) {
+      EXPECT_TRUE(function.impliedCopyKind.has_value()) << function.name;
+      EXPECT_FALSE(function.has(ArgMeaning::CopyKind)) << function.name;
+    }
 }
 
 TEST(ApiModel, SynchronousAndAsyncCopiesAreDistinguished) {

@@ -206,7 +206,7 @@ void expect_race_between_copies(const FindingSet& findings) {
   EXPECT_EQ(race.memory.overlap_size, kBytes);
 }
 
-TEST_F(TracerInProcess, SubscribesToTheRuntimeAndTheDriversLaunchesOnly) {
+TEST_F(TracerInProcess, SubscribesToTheRuntimeAndTheDriverCallsTheModelLists) {
   const TracerLookup nobody = [] { return static_cast<Tracer*>(nullptr); };
   ASSERT_EQ(subscribe_callbacks(cupti_, nobody), "");
   EXPECT_TRUE(
@@ -214,7 +214,13 @@ TEST_F(TracerInProcess, SubscribesToTheRuntimeAndTheDriversLaunchesOnly) {
   EXPECT_TRUE(cupti_.enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
   EXPECT_TRUE(
       cupti_.enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz));
-  EXPECT_FALSE(cupti_.enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemcpy));
+  EXPECT_TRUE(
+      cupti_.enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2));
+  EXPECT_TRUE(
+      cupti_.enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent));
+  // Driver calls outside the model (every other one a runtime call makes underneath) stay off.
+  EXPECT_FALSE(cupti_.enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuModuleLoad));
+  EXPECT_FALSE(cupti_.enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2));
   EXPECT_FALSE(cupti_.enabled(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_STREAM_CREATED));
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The CUDA/NCCL API model as constexpr tables, expanded from cuda_api.def and nccl_api.def.
+// The CUDA/NCCL API model as constexpr tables, expanded from cuda_api.def, cuda_driver_api.def
+// and nccl_api.def.
 // Shared by the analyzer (matching calls in source) and the tracer (decoding calls at run time);
 // it includes no CUDA header, so the numeric constants both sides need are mirrored here.
 #pragma once
@@ -13,7 +14,7 @@
 
 namespace streamrace::api_model {
 
-enum class ApiFamily : std::uint8_t { Cuda, Nccl };
+enum class ApiFamily : std::uint8_t { Cuda, CudaDriver, Nccl };
 
 // What a call does to streams, events and memory.
 enum class ApiRole : std::uint8_t {
@@ -87,6 +88,7 @@ enum class ArgMeaning : std::uint8_t {
   AllocatedPointerOut,
   HostBuffer,
   ByteSize,
+  WordCount, // size_t: how many 32-bit words a driver memset (cuMemsetD32) writes
   ElementCount,
   Offset,
   Datatype,
@@ -144,6 +146,15 @@ enum class ArgMeaning : std::uint8_t {
   SrcSlicePitch,
 };
 
+// cudaMemcpyKind's values.
+enum class CopyKind : std::uint8_t {
+  HostToHost = 0,
+  HostToDevice = 1,
+  DeviceToHost = 2,
+  DeviceToDevice = 3,
+  Default = 4,
+};
+
 struct ApiArg {
   std::string_view name;
   ArgMeaning meaning;
@@ -159,6 +170,9 @@ struct ApiFunction {
   // For GraphAddNode: what the node does, as the role of the stream call it stands for
   // (GraphAddNode itself for an empty node); for every other function its own role.
   ApiRole nodeRole = role;
+  // For copies whose kind is the function's rather than an argument's (the driver's cuMemcpyHtoD
+  // and the like); none for the runtime's peer copies, which name two devices instead.
+  std::optional<CopyKind> impliedCopyKind = std::nullopt;
 
   // The index of the first parameter with this meaning.
   constexpr std::optional<std::size_t> argIndex(ArgMeaning meaning) const {
@@ -171,13 +185,6 @@ struct ApiFunction {
 
 // Numeric values of the CUDA/NCCL enumerators and handles the model refers to (cuda_runtime_api.h,
 // driver_types.h, nccl.h); mirrored so neither side needs the headers to interpret an argument.
-enum class CopyKind : std::uint8_t {
-  HostToHost = 0,
-  HostToDevice = 1,
-  DeviceToHost = 2,
-  DeviceToDevice = 3,
-  Default = 4,
-};
 inline constexpr unsigned kStreamNonBlockingFlag = 0x1;       // cudaStreamNonBlocking
 inline constexpr std::uintptr_t kLegacyStreamHandle = 0x1;    // cudaStreamLegacy
 inline constexpr std::uintptr_t kPerThreadStreamHandle = 0x2; // cudaStreamPerThread
@@ -197,9 +204,13 @@ template <class... Args> constexpr auto makeArgs(Args... args) {
   inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
 #define STREAMRACE_CUDA_GRAPH_NODE_API(name, nodeRole, ...)                                        \
   inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
+#define STREAMRACE_CUDA_DRIVER_API(name, role, hostSync, copyKind, ...)                            \
+  inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
 #include "streamrace/api_model/cuda_api.def"
+#include "streamrace/api_model/cuda_driver_api.def"
 #include "streamrace/api_model/nccl_api.def"
 #undef STREAMRACE_CUDA_API
+#undef STREAMRACE_CUDA_DRIVER_API
 #undef STREAMRACE_NCCL_API
 #undef STREAMRACE_CUDA_GRAPH_NODE_API
 } // namespace detail
@@ -227,8 +238,19 @@ inline constexpr ApiFunction kApiFunctions[] = {
               CollectiveKind::None,                                                                \
               detail::name##_args,                                                                 \
               ApiRole::nodeRole_},
+#define STREAMRACE_CUDA_DRIVER_API(name, role_, hostSync, copyKind, ...)                           \
+  ApiFunction{#name,                                                                               \
+              ApiFamily::CudaDriver,                                                               \
+              ApiRole::role_,                                                                      \
+              HostSync::hostSync,                                                                  \
+              CollectiveKind::None,                                                                \
+              detail::name##_args,                                                                 \
+              ApiRole::role_,                                                                      \
+              CopyKind::copyKind},
 #include "streamrace/api_model/cuda_api.def"
+#include "streamrace/api_model/cuda_driver_api.def"
 #include "streamrace/api_model/nccl_api.def"
+#undef STREAMRACE_CUDA_DRIVER_API
 #undef STREAMRACE_CUDA_API
 #undef STREAMRACE_NCCL_API
 #undef STREAMRACE_CUDA_GRAPH_NODE_API
@@ -252,10 +274,12 @@ constexpr bool usesPerThreadDefaultStream(const ApiFunction& function) {
   return function.name.ends_with("_ptsz") || function.name.ends_with("_ptds");
 }
 
-// The name without a _ptsz/_ptds suffix: the call as written in source.
+// The call as written in source: without a _ptsz/_ptds suffix, and without the _v2 of the driver
+// entry points cuda.h maps plain names to (cuMemAlloc is cuMemAlloc_v2).
 constexpr std::string_view baseName(const ApiFunction& function) {
   std::string_view name = function.name;
   if (usesPerThreadDefaultStream(function)) name.remove_suffix(5);
+  if (function.family == ApiFamily::CudaDriver && name.ends_with("_v2")) name.remove_suffix(3);
   return name;
 }
 
