@@ -43,9 +43,11 @@ struct FieldEncoder {
 
 struct FieldDecoder {
   Decoder& in;
+  // A record of an older version ends before the fields added since: they keep their defaults.
+  bool may_end_early = false;
   bool ok = true;
   template <typename T> void one(T& value) {
-    if (!ok) return;
+    if (!ok || (may_end_early && in.done())) return;
     if constexpr (std::is_same_v<T, bool>) {
       std::uint8_t b = 0;
       ok = in.byte(b) && b <= 1;
@@ -150,7 +152,7 @@ void encode_event(const Event& event, Encoder& out) {
   std::visit([&](const auto& payload) { payload.fields(fields); }, event.payload);
 }
 
-bool decode_event(Decoder& in, Event& event, std::uint32_t address_space) {
+bool decode_event(Decoder& in, Event& event, std::uint32_t address_space, std::uint32_t version) {
   std::uint64_t rank = 0, thread = 0, site = 0, time = 0, index = 0;
   if (!in.u64(rank) || !in.u64(thread) || !in.u64(site) || !in.u64(time) || !in.u64(index))
     return false;
@@ -158,7 +160,7 @@ bool decode_event(Decoder& in, Event& event, std::uint32_t address_space) {
   event.header = EventHeader{static_cast<RankId>(rank), thread, static_cast<CallSiteId>(site),
                              address_space, time};
   if (!emplace_payload(index, event.payload)) return false;
-  FieldDecoder fields{in};
+  FieldDecoder fields{in, version < kVersion};
   std::visit([&](auto& payload) { payload.fields(fields); }, event.payload);
   return fields.ok && in.done();
 }

@@ -123,6 +123,7 @@ TraceReader::TraceReader(const std::string& path, std::unique_ptr<std::istream> 
                              "; this streamrace reads versions " +
                              std::to_string(kOldestReadableVersion) + " to " +
                              std::to_string(kVersion));
+  version_ = version;
   pid_ = get_le(header, 16, 8);
   start_time_ns_ = get_le(header, 24, 8);
   in.skip(kFileHeaderSize);
@@ -204,7 +205,7 @@ bool TraceReader::next(Event& event) {
     const bool is_event = static_cast<RecordType>(body[0]) == RecordType::Event;
     if (is_event) {
       Decoder fields(body.substr(1));
-      if (!decode_event(fields, event, address_space_)) {
+      if (!decode_event(fields, event, address_space_, version_)) {
         stop_reading("record of unknown type or malformed fields");
         return false;
       }

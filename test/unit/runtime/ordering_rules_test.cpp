@@ -400,13 +400,13 @@ TEST_F(Rules, FreeWhileAKernelStillUsesTheBufferIsUseAfterFree) {
 TEST_F(Rules, HostFunctionIsOrderedOnItsStream) {
   malloc(H, N, MemoryKind::PinnedHost);
   copy(S1, H, X, N, CopyDirection::DeviceToHost);
-  emit(HostFunction{S1, 0, {{H, N, AccessMode::Read, Extent::Exact}}});
+  emit(HostFunction{S1, 0, {{H, N, AccessMode::Read, Extent::Exact}}, 0});
   EXPECT_EQ(races(), 0u) << report();
 }
 TEST_F(Rules, HostFunctionOnAnotherStreamRaces) {
   malloc(H, N, MemoryKind::PinnedHost);
   copy(S1, H, X, N, CopyDirection::DeviceToHost);
-  emit(HostFunction{S2, 0, {{H, N, AccessMode::Read, Extent::Exact}}});
+  emit(HostFunction{S2, 0, {{H, N, AccessMode::Read, Extent::Exact}}, 0});
   EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
 }
 

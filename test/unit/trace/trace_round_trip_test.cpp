@@ -51,6 +51,8 @@ TEST(TraceFormat, EveryPayloadSurvivesEncoding) {
       {{0, 1, 0, 0, 0}, StreamCreate{0x30, -1, StreamKind::PerThreadDefault, -5}},
       {{0, 1, 0, 0, 0}, GroupEnd{}},
       {{0, 1, 0, 0, 9}, AccessChecks{true}},
+      {{0, 1, 0, 0, 10}, HostFunction{0x40, 3, {}, 0xfeed}},
+      {{0, 1, 0, 0, 11}, HostNodeAccess{0x50, 0xfeed, {{0xa0, 1, AccessMode::Write}}}},
   };
   for (const Event& event : events) {
     const std::string bytes = encoded(event);
@@ -60,6 +62,20 @@ TEST(TraceFormat, EveryPayloadSurvivesEncoding) {
     EXPECT_EQ(encoded(back), bytes);
     EXPECT_EQ(back.payload.index(), event.payload.index());
   }
+}
+
+// Version 4 added a host function's graph node after its other fields: a record of an older
+// version ends before it and reads with no node; a version 4 record must have it.
+TEST(TraceFormat, FieldsAddedLaterAreAbsentFromOlderRecords) {
+  std::string bytes = encoded({{0, 1, 0, 0, 10}, HostFunction{0x40, 3, {}, 0}});
+  bytes.pop_back(); // the node, a one-byte varint
+  Event back;
+  trace::Decoder older(bytes);
+  ASSERT_TRUE(trace::decode_event(older, back, 0, 3));
+  EXPECT_EQ(std::get<HostFunction>(back.payload).stream, 0x40u);
+  EXPECT_EQ(std::get<HostFunction>(back.payload).node, 0u);
+  trace::Decoder current(bytes);
+  EXPECT_FALSE(trace::decode_event(current, back, 0));
 }
 
 TEST(TraceFiles, ReplayGivesTheSameFindingsAsTheOnlineEngine) {
@@ -224,8 +240,8 @@ TEST_F(DamagedTrace, AnIntactRecordThatIsNoEventOfThisVersionStopsReadingThere) 
       << file.problem;
 }
 
-// Version 3 only added a payload: a version 2 file reads as before; versions this reader does
-// not know are refused by name.
+// Versions 3 and 4 only added payloads and fields: a version 2 file reads as before; versions
+// this reader does not know are refused by name.
 TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
   const std::string whole = bytes();
   auto with_version = [&](std::uint32_t version) {
@@ -245,7 +261,7 @@ TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
     } catch (const std::runtime_error& error) {
       EXPECT_NE(std::string(error.what())
                     .find("is trace format version " + std::to_string(version) +
-                          "; this streamrace reads versions 2 to 3"),
+                          "; this streamrace reads versions 2 to 4"),
                 std::string::npos)
           << error.what();
     }

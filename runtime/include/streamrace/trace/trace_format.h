@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The on-disk trace format, version 3 (version 2 added the slices of 3D copies and sets; version
+// The on-disk trace format, version 4 (version 2 added the slices of 3D copies and sets; version
 // 3 the AccessChecks payload, a window in which the tracer fell behind and checked no accesses,
-// after every older payload: a version 2 file reads as it did). One file per process (its ranks
-// share an address space):
+// after every older payload: a version 2 file reads as it did; version 4 the HostNodeAccess
+// payload, after the others, and a HostFunction's graph node, after its other fields, which a
+// record of an older version leaves out). One file per process (its ranks share an address
+// space):
 //
 //   file header (32 bytes): magic "SRTRACE1", u32 version, u32 reserved, u64 pid,
 //                           u64 start time in ns (little endian)
@@ -26,8 +28,9 @@
 namespace streamrace::trace {
 
 inline constexpr char kMagic[8] = {'S', 'R', 'T', 'R', 'A', 'C', 'E', '1'};
-inline constexpr std::uint32_t kVersion = 3;
-// Every version from this one on reads: later versions only add payloads, after the older ones.
+inline constexpr std::uint32_t kVersion = 4;
+// Every version from this one on reads: later versions only add payloads, after the older ones,
+// and fields, after a payload's older ones (a record of an older version ends before them).
 inline constexpr std::uint32_t kOldestReadableVersion = 2;
 inline constexpr std::size_t kFileHeaderSize = 32;
 inline constexpr std::size_t kFrameSize = 8;
@@ -68,7 +71,8 @@ private:
 };
 
 void encode_event(const Event& event, Encoder& out);
-// False when the bytes do not form an event of this version.
-bool decode_event(Decoder& in, Event& event, std::uint32_t address_space);
+// False when the bytes do not form an event of format `version`.
+bool decode_event(Decoder& in, Event& event, std::uint32_t address_space,
+                  std::uint32_t version = kVersion);
 
 } // namespace streamrace::trace

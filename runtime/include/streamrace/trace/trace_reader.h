@@ -55,6 +55,7 @@ private:
 
   std::string path_;
   std::uint32_t address_space_ = 0;
+  std::uint32_t version_ = 0;
   std::uint64_t pid_ = 0;
   std::uint64_t start_time_ns_ = 0;
   std::uint64_t records_ = 0;
