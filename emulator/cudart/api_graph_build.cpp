@@ -108,8 +108,7 @@ cudaError_t hostNode(const cudaHostNodeParams* params, cudaStream_t builder) {
   }
   Runtime& runtime = Runtime::instance();
   runtime.submit(*runtime.resolveStream(builder, DefaultStream::Legacy),
-                 Work{OperationKind::HostFunction,
-                      [function = params->fn, data = params->userData] { function(data); }});
+                 hostFunctionWork(HostCall{params->fn, params->userData}));
   return cudaSuccess;
 }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// What programs ask of captured graphs beyond capture and launch: their nodes and edges, the
-// capture's dependency set, user objects that graphs keep alive, and the graph memory
-// attributes. The generic cudaGraphAddNode, conditional nodes and capture into an existing graph
-// are not emulated: those calls return cudaErrorNotSupported (the typed cudaGraphAdd*Node calls
-// are in api_graph_build.cpp).
+// What programs ask of captured graphs beyond capture and launch: their nodes and edges, a node's
+// type, a host node's function (which an executable may replace), the capture's dependency set,
+// user objects that graphs keep alive, and the graph memory attributes. The generic
+// cudaGraphAddNode, conditional nodes and capture into an existing graph are not emulated: those
+// calls return cudaErrorNotSupported (the typed cudaGraphAdd*Node calls are in
+// api_graph_build.cpp).
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
@@ -60,6 +61,65 @@ cudaError_t nodeDependencies(cudaGraphNode_t node, cudaGraphNode_t* dependencies
     }
   }
   return listOut(graphNode->dependencies, dependencies, count);
+}
+
+cudaGraphNodeType nodeType(OperationKind kind) {
+  switch (kind) {
+  case OperationKind::Memcpy:
+    return cudaGraphNodeTypeMemcpy;
+  case OperationKind::Memset:
+    return cudaGraphNodeTypeMemset;
+  case OperationKind::Kernel:
+    return cudaGraphNodeTypeKernel;
+  case OperationKind::HostFunction:
+    return cudaGraphNodeTypeHost;
+  case OperationKind::EventRecord:
+    return cudaGraphNodeTypeEventRecord;
+  case OperationKind::EventWait:
+    return cudaGraphNodeTypeWaitEvent;
+  case OperationKind::Allocation:
+    return cudaGraphNodeTypeMemAlloc;
+  case OperationKind::Free:
+    return cudaGraphNodeTypeMemFree;
+  case OperationKind::Graph:
+    return cudaGraphNodeTypeGraph;
+  case OperationKind::Marker:
+    break;
+  }
+  return cudaGraphNodeTypeEmpty;
+}
+
+cudaError_t getNodeType(cudaGraphNode_t node, cudaGraphNodeType* type) {
+  if (node == nullptr || type == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  *type = nodeType(reinterpret_cast<const GraphNode*>(node)->work.kind);
+  return cudaSuccess;
+}
+
+cudaError_t hostNodeParams(cudaGraphNode_t node, cudaHostNodeParams* params) {
+  if (node == nullptr || params == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  const std::optional<HostCall>& host = reinterpret_cast<const GraphNode*>(node)->work.host;
+  if (!host) {
+    return cudaErrorInvalidValue;
+  }
+  *params = cudaHostNodeParams{host->function, host->data};
+  return cudaSuccess;
+}
+
+cudaError_t setExecHostNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                  const cudaHostNodeParams* params) {
+  if (node == nullptr || params == nullptr || params->fn == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  const HostCall call{params->fn, params->userData};
+  const auto* graphNode = reinterpret_cast<const GraphNode*>(node);
+  return Runtime::instance().changeGraphExec(
+             exec, [&](GraphExec& changed) { return changed.setHostCall(graphNode, call); })
+             ? cudaSuccess
+             : cudaErrorInvalidValue;
 }
 
 cudaError_t updateCaptureDependencies(cudaStream_t handle, cudaGraphNode_t* dependencies,
@@ -168,6 +228,23 @@ cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t* 
   STREAMRACE_EMU_TRACED(cudaGraphNodeGetDependencies, v12030,
                         nodeDependencies(node, pDependencies, edgeData, pNumDependencies), node,
                         pDependencies, edgeData, pNumDependencies);
+}
+
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* pType) {
+  STREAMRACE_EMU_TRACED(cudaGraphNodeGetType, v10000, getNodeType(node, pType), node, pType);
+}
+
+cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node,
+                                       struct cudaHostNodeParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(cudaGraphHostNodeGetParams, v10000, hostNodeParams(node, pNodeParams), node,
+                        pNodeParams);
+}
+
+cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                           const struct cudaHostNodeParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(cudaGraphExecHostNodeSetParams, v10020,
+                        setExecHostNodeParams(hGraphExec, node, pNodeParams), hGraphExec, node,
+                        pNodeParams);
 }
 
 cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,

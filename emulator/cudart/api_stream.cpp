@@ -140,8 +140,7 @@ cudaError_t launchHostFunction(cudaStream_t handle, cudaHostFn_t function, void*
   if (function == nullptr) {
     return cudaErrorInvalidValue;
   }
-  runtime.submit(*stream,
-                 Work{OperationKind::HostFunction, [function, userData] { function(userData); }});
+  runtime.submit(*stream, hostFunctionWork(HostCall{function, userData}));
   return cudaSuccess;
 }
 

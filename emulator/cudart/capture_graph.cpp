@@ -28,7 +28,7 @@ bool joinedInto(const std::vector<const GraphNode*>& frontier,
 GraphExec::GraphExec(const Graph& graph) : userObjects_(graph.userObjects) {
   // Capture appends nodes after their dependencies; a graph built by hand may gain an edge to an
   // earlier node (cudaGraphAddDependencies), so nodes are taken in dependency order.
-  std::map<const GraphNode*, std::size_t> indexOf;
+  std::map<const GraphNode*, std::size_t>& indexOf = indexOf_;
   std::vector<const GraphNode*> pending;
   for (auto it = graph.nodes.rbegin(); it != graph.nodes.rend(); ++it) {
     pending.push_back(it->get());
@@ -58,6 +58,15 @@ GraphExec::GraphExec(const Graph& graph) : userObjects_(graph.userObjects) {
     }
     dependencies_.push_back(std::move(nodeDependencies));
   }
+}
+
+bool GraphExec::setHostCall(const GraphNode* node, HostCall call) {
+  const auto found = indexOf_.find(node);
+  if (found == indexOf_.end() || !works_[found->second].host) {
+    return false;
+  }
+  works_[found->second] = hostFunctionWork(call);
+  return true;
 }
 
 void GraphExec::run() const {

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -44,9 +45,13 @@ public:
   // Runs every node, each after its dependencies, independent nodes concurrently. Blocks until
   // all are done.
   void run() const;
+  // Makes the executable's copy of host node `node` call `call` from its next launch on; false
+  // when `node` is not a host node of the graph this was instantiated from.
+  bool setHostCall(const GraphNode* node, HostCall call);
 
 private:
   std::vector<Work> works_;
+  std::map<const GraphNode*, std::size_t> indexOf_;
   // The graph's user objects stay alive as long as the executable does.
   std::vector<HeldUserObject> userObjects_;
   std::vector<std::vector<std::size_t>> dependencies_;

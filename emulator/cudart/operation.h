@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string_view>
 
 namespace streamrace::emu {
@@ -23,9 +24,22 @@ enum class OperationKind {
 
 std::string_view operationKindName(OperationKind kind);
 
+// A host function's own function and argument, which a graph's host node hands back
+// (cudaGraphHostNodeGetParams) and an executable's may replace (cudaGraphExecHostNodeSetParams).
+struct HostCall {
+  void (*function)(void*) = nullptr;
+  void* data = nullptr;
+};
+
 struct Work {
   OperationKind kind;
   std::function<void()> body;
+  std::optional<HostCall> host = std::nullopt;
 };
+
+// The work of a host function or host node that calls `call`.
+inline Work hostFunctionWork(HostCall call) {
+  return Work{OperationKind::HostFunction, [call] { call.function(call.data); }, call};
+}
 
 } // namespace streamrace::emu

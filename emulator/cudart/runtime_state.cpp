@@ -371,6 +371,20 @@ std::shared_ptr<const GraphExec> Runtime::resolveGraphExec(cudaGraphExec_t exec)
   return it == graphExecs_.end() ? nullptr : it->second;
 }
 
+bool Runtime::changeGraphExec(cudaGraphExec_t exec, const std::function<bool(GraphExec&)>& change) {
+  std::unique_lock lock(handlesMutex_);
+  auto it = graphExecs_.find(reinterpret_cast<const GraphExec*>(exec));
+  if (it == graphExecs_.end()) {
+    return false;
+  }
+  auto changed = std::make_shared<GraphExec>(*it->second);
+  if (!change(*changed)) {
+    return false;
+  }
+  it->second = std::move(changed);
+  return true;
+}
+
 bool Runtime::destroyGraphExec(cudaGraphExec_t exec) {
   std::unique_lock lock(handlesMutex_);
   return graphExecs_.erase(reinterpret_cast<const GraphExec*>(exec)) == 1;

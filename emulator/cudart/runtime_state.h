@@ -143,6 +143,10 @@ public:
   // An event record node running: waits on the event from now on wait for nothing more.
   void markEventReached(cudaEvent_t event);
   std::shared_ptr<const GraphExec> resolveGraphExec(cudaGraphExec_t exec);
+  // Runs `change` on a copy of the executable that replaces it from its next launch on (launches
+  // already enqueued keep the one they were given); false when the handle is unknown or
+  // `change` refused.
+  bool changeGraphExec(cudaGraphExec_t exec, const std::function<bool(GraphExec&)>& change);
   bool destroyGraphExec(cudaGraphExec_t exec);
 
   MemoryRegistry memory;

@@ -205,7 +205,7 @@ std::optional<Payload> decode_graph_node(const ApiFunction& function,
   case ApiRole::KernelLaunch:
     return KernelLaunch{0, inputs.function_name, {}};
   case ApiRole::HostFunc:
-    return HostFunction{0, inputs.function_name, {}};
+    return HostFunction{0, inputs.function_name, {}, 0};
   case ApiRole::EventRecord:
     return EventRecord{event, 0};
   case ApiRole::StreamWait:
@@ -244,7 +244,7 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::KernelLaunch:
     return KernelLaunch{stream_of(function, arguments), inputs.function_name, {}};
   case ApiRole::HostFunc:
-    return HostFunction{stream_of(function, arguments), inputs.function_name, {}};
+    return HostFunction{stream_of(function, arguments), inputs.function_name, {}, 0};
   case ApiRole::EventRecord:
     return EventRecord{arguments.get_or(function, ArgMeaning::Event, 0),
                        stream_of(function, arguments)};

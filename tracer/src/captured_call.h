@@ -4,6 +4,7 @@
 #pragma once
 
 #include "call_sites.h"
+#include "graph_host_nodes.h"
 #include "hand_built_graphs.h"
 #include "host_function_runs.h"
 #include "kernel_rules.h"
@@ -38,6 +39,8 @@ struct CapturedCall {
   Access host_access{};
   // A host function launched through the tracer's trampoline: what it touched, once it ran.
   std::shared_ptr<HostFunctionRun> host_function_run;
+  // A graph launch: the runs it handed the executable's watched host nodes.
+  std::vector<GraphHostRun> graph_host_runs;
 };
 
 } // namespace streamrace::tracer

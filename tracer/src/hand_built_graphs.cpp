@@ -25,6 +25,9 @@ void HandBuiltGraphs::apply(const GraphBuildCall& call, std::string_view api,
     const auto graph = graphs_.find(call.graph);
     if (graph == graphs_.end()) return;
     Node node{call.node, call.dependencies, call.operation, nullptr, api, stack};
+    // A host node's runs are told apart by its handle (graph_host_nodes.h).
+    if (auto* function = node.operation ? std::get_if<HostFunction>(&*node.operation) : nullptr)
+      function->node = call.node;
     // The node holds a copy of the child as it is now, as the runtime's does.
     if (const auto child = graphs_.find(call.source); call.source != 0 && child != graphs_.end())
       node.child = std::make_shared<const Graph>(*child->second);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "host_function_runs.h"
 
+#include "graph_host_nodes.h"
 #include "next_definition.h"
 #include "tracer.h"
 #include "watched_memory.h"
@@ -21,10 +22,62 @@ thread_local std::shared_ptr<HostFunctionRun> launched_run;
 // The run this thread is executing: a plain pointer, read from the fault handler.
 thread_local HostFunctionRun* running_run = nullptr;
 
-// The program's runtime: next in the lookup order, else the loaded libcudart (a program that
-// loaded it privately, as Python extensions are loaded, still calls it through these symbols).
+ThreadId this_thread() {
+  return static_cast<ThreadId>(syscall(SYS_gettid));
+}
+
+bool watching_launches() {
+  return !InsideLibraryCall::active() && WatchedMemory::enabled() && Tracer::get() != nullptr;
+}
+
+// What the trampoline runs: the program's function and argument, and the run they make.
+template <typename Function> struct Wrapped {
+  Function function;
+  void* argument;
+  std::shared_ptr<HostFunctionRun> run;
+};
+
+void CUDART_CB run_host_function(void* data) {
+  const std::unique_ptr<Wrapped<cudaHostFn_t>> wrapped(static_cast<Wrapped<cudaHostFn_t>*>(data));
+  const HostFunctionRunMark running(wrapped->run.get());
+  wrapped->function(wrapped->argument);
+}
+
+void CUDART_CB run_callback(cudaStream_t stream, cudaError_t status, void* data) {
+  const std::unique_ptr<Wrapped<cudaStreamCallback_t>> wrapped(
+      static_cast<Wrapped<cudaStreamCallback_t>*>(data));
+  const HostFunctionRunMark running(wrapped->run.get());
+  wrapped->function(stream, status, wrapped->argument);
+}
+
+// Calls `launch(trampoline, data)` with the program's function wrapped when watched, else
+// `launch(function, argument)`. The trampoline owns its data once the launch succeeded.
+// A launch into a capturing stream becomes a graph node, which the runtime may run any number of
+// times, long after the launch: it stays the program's own function here, and each run is
+// watched through the executable that runs it (graph_host_nodes.h), which needs to know the node.
+template <typename Function, typename Launch>
+cudaError_t launch_watched(cudaStream_t stream, bool per_thread, Function function, void* argument,
+                           Function trampoline, Launch&& launch) {
+  if (function == nullptr || !watching_launches()) return launch(function, argument);
+  if (may_be_capturing(stream, per_thread)) {
+    const CapturedHostLaunch naming_its_node(stream, per_thread);
+    return launch(function, argument);
+  }
+  auto run = std::make_shared<HostFunctionRun>();
+  auto wrapped = std::make_unique<Wrapped<Function>>(Wrapped<Function>{function, argument, run});
+  launched_run = std::move(run);
+  const cudaError_t result = launch(trampoline, wrapped.get());
+  launched_run.reset();
+  if (result == cudaSuccess) static_cast<void>(wrapped.release());
+  return result;
+}
+
+} // namespace
+
 void* next_runtime_function(std::atomic<void*>& slot, const char* name) {
   if (void* found = next_definition(slot, name)) return found;
+  // A program that loaded its runtime privately, as Python extensions are loaded, still calls
+  // it through these symbols.
   void* runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
   if (runtime == nullptr) return nullptr;
   void* found = dlsym(runtime, name);
@@ -33,18 +86,10 @@ void* next_runtime_function(std::atomic<void*>& slot, const char* name) {
   return found;
 }
 
-// `real`: the runtime's `symbol`, declared as `declared` (a _ptsz form has its plain form's type).
-#define STREAMRACE_NEXT_RUNTIME(declared, symbol)                                                  \
-  static constinit std::atomic<void*> next_function{nullptr};                                      \
-  const auto real = reinterpret_cast<decltype(&::declared)>(                                       \
-      streamrace::tracer::next_runtime_function(next_function, symbol));                           \
-  if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound
-
-// A launch during stream capture becomes a graph node the runtime may run any number of times,
-// long after the launch: those stay the program's own function, unwatched (graphs protect no
-// pages either). The legacy stream cannot be captured, and asking about it while another stream
-// captures is itself an error, so it is not asked about.
-bool may_be_capturing(cudaStream_t stream, bool per_thread) {
+// The legacy stream cannot be captured, and asking about it while another stream captures is
+// itself an error, so it is not asked about.
+bool may_be_capturing(void* stream_handle, bool per_thread) {
+  const auto stream = static_cast<cudaStream_t>(stream_handle);
   const auto handle = reinterpret_cast<std::uintptr_t>(stream);
   if (stream == cudaStreamLegacy || (handle == 0 && !per_thread)) return false;
   static constinit std::atomic<void*> next_query{nullptr};
@@ -57,71 +102,15 @@ bool may_be_capturing(cudaStream_t stream, bool per_thread) {
          status != cudaStreamCaptureStatusNone;
 }
 
-std::shared_ptr<HostFunctionRun> run_to_watch(cudaStream_t stream, bool per_thread) {
-  if (InsideLibraryCall::active()) return nullptr;
-  if (Tracer* tracer = Tracer::get(); tracer == nullptr || !WatchedMemory::enabled())
-    return nullptr;
-  if (may_be_capturing(stream, per_thread)) return nullptr;
-  return std::make_shared<HostFunctionRun>();
+HostFunctionRunMark::HostFunctionRunMark(HostFunctionRun* run)
+    : run_(run != nullptr && run->begin(this_thread()) ? run : nullptr) {
+  running_run = run_;
 }
 
-ThreadId this_thread() {
-  return static_cast<ThreadId>(syscall(SYS_gettid));
+HostFunctionRunMark::~HostFunctionRunMark() {
+  running_run = nullptr;
+  if (run_ != nullptr) run_->end();
 }
-
-// What the trampoline runs: the program's function and argument, and the run they make.
-template <typename Function> struct Wrapped {
-  Function function;
-  void* argument;
-  std::shared_ptr<HostFunctionRun> run;
-};
-
-class Running {
-public:
-  explicit Running(HostFunctionRun& run) : run_(run.begin(this_thread()) ? &run : nullptr) {
-    running_run = run_;
-  }
-  ~Running() {
-    running_run = nullptr;
-    if (run_ != nullptr) run_->end();
-  }
-  Running(const Running&) = delete;
-  Running& operator=(const Running&) = delete;
-
-private:
-  HostFunctionRun* run_;
-};
-
-void CUDART_CB run_host_function(void* data) {
-  const std::unique_ptr<Wrapped<cudaHostFn_t>> wrapped(static_cast<Wrapped<cudaHostFn_t>*>(data));
-  const Running running(*wrapped->run);
-  wrapped->function(wrapped->argument);
-}
-
-void CUDART_CB run_callback(cudaStream_t stream, cudaError_t status, void* data) {
-  const std::unique_ptr<Wrapped<cudaStreamCallback_t>> wrapped(
-      static_cast<Wrapped<cudaStreamCallback_t>*>(data));
-  const Running running(*wrapped->run);
-  wrapped->function(stream, status, wrapped->argument);
-}
-
-// Calls `launch(trampoline, data)` with the program's function wrapped when watched, else
-// `launch(function, argument)`. The trampoline owns its data once the launch succeeded.
-template <typename Function, typename Launch>
-cudaError_t launch_watched(cudaStream_t stream, bool per_thread, Function function, void* argument,
-                           Function trampoline, Launch&& launch) {
-  std::shared_ptr<HostFunctionRun> run =
-      function != nullptr ? run_to_watch(stream, per_thread) : nullptr;
-  if (!run) return launch(function, argument);
-  auto wrapped = std::make_unique<Wrapped<Function>>(Wrapped<Function>{function, argument, run});
-  launched_run = std::move(run);
-  const cudaError_t result = launch(trampoline, wrapped.get());
-  launched_run.reset();
-  if (result == cudaSuccess) static_cast<void>(wrapped.release());
-  return result;
-}
-
-} // namespace
 
 void HostFunctionRun::record(Address address, std::uint64_t size, bool write,
                              const RawStack& stack) {

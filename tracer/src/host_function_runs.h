@@ -60,6 +60,18 @@ private:
   std::array<HostFunctionFault, kFaults> faults_{};
 };
 
+// Marks the calling thread as running `run` (null: an unwatched run) for the mark's lifetime.
+class HostFunctionRunMark {
+public:
+  explicit HostFunctionRunMark(HostFunctionRun* run);
+  ~HostFunctionRunMark();
+  HostFunctionRunMark(const HostFunctionRunMark&) = delete;
+  HostFunctionRunMark& operator=(const HostFunctionRunMark&) = delete;
+
+private:
+  HostFunctionRun* run_;
+};
+
 // The run the calling thread's host-function launch handed the runtime, while that launch is in
 // progress (its CUPTI callback records the event); taken once.
 std::shared_ptr<HostFunctionRun> take_launched_run();
@@ -68,4 +80,18 @@ std::shared_ptr<HostFunctionRun> take_launched_run();
 // handler.
 HostFunctionRun* running_host_function();
 
+// Whether work enqueued on `stream` (a cudaStream_t; `per_thread`: through a _ptsz entry point)
+// may become a graph node instead of running: the stream may be capturing.
+bool may_be_capturing(void* stream, bool per_thread);
+
+// The program's CUDA runtime's `name`: next in the lookup order, else the loaded libcudart's.
+void* next_runtime_function(std::atomic<void*>& slot, const char* name);
+
 } // namespace streamrace::tracer
+
+// `real`: the runtime's `symbol`, declared as `declared` (a _ptsz form has its plain form's type).
+#define STREAMRACE_NEXT_RUNTIME(declared, symbol)                                                  \
+  static constinit std::atomic<void*> next_function{nullptr};                                      \
+  const auto real = reinterpret_cast<decltype(&::declared)>(                                       \
+      streamrace::tracer::next_runtime_function(next_function, symbol));                           \
+  if (real == nullptr) return cudaErrorSharedObjectSymbolNotFound

@@ -5,6 +5,7 @@
 // online_report.cpp.
 #include "tracer.h"
 
+#include "graph_host_nodes.h"
 #include "host_function_runs.h"
 #include "host_threads.h"
 #include "kernel_launches.h"
@@ -46,6 +47,23 @@ constexpr std::chrono::milliseconds kHostFunctionWait(1000);
 // A crashing or immediately exiting thread waits up to 4000 x 50 us = 200 ms for the tracer
 // thread's batch.
 constexpr int kBriefLockAttempts = 4000;
+
+// A load or store a host function made, as a call of the thread that ran it (its payload to be
+// set), at `time_ns`.
+CapturedCall host_function_access(const HostFunctionRun& run, const HostFunctionFault& fault,
+                                  std::uint64_t time_ns) {
+  CapturedCall access;
+  access.api = fault.write ? "host write" : "host read";
+  access.stack = fault.stack;
+  access.thread = run.thread();
+  access.time_ns = time_ns;
+  return access;
+}
+
+Access accessed(const HostFunctionFault& fault) {
+  return Access{fault.address, fault.size, fault.write ? AccessMode::Write : AccessMode::Read,
+                Extent::Exact};
+}
 
 } // namespace
 
@@ -170,9 +188,17 @@ void Tracer::record_here(std::string_view api, CapturedCall call,
   capture_stack(call.stack);
   if (WatchedMemory::enabled()) {
     WatchedMemory::instance().observe(call.payload, call.kernel_pointers);
-    if (std::holds_alternative<HostFunction>(call.payload))
+    if (std::holds_alternative<HostFunction>(call.payload)) {
       call.host_function_run = take_launched_run();
+      if (CapturedHostLaunch::hold(call)) return;
+    } else if (std::holds_alternative<GraphLaunch>(call.payload)) {
+      call.graph_host_runs = take_launched_graph_runs();
+    }
   }
+  queue(std::move(call));
+}
+
+void Tracer::queue(CapturedCall call) {
   // Building a graph does no work an op could state ranges for: never held in one.
   if (!call.graph_build && OpScopes::hold(call)) return;
   push(std::move(call));
@@ -295,6 +321,7 @@ void Tracer::process(CapturedCall& call) {
       described.time_ns = call.time_ns;
       process(described);
     }
+  if (!call.graph_host_runs.empty()) check_graph_host_nodes(call);
   Event event{EventHeader{0, call.thread, 0, 0, 0}, std::move(call.payload)};
   const RankAssignment::Placement placement = ranks_->place(call.thread, event.payload);
   event.header.rank = placement.rank;
@@ -334,15 +361,24 @@ void Tracer::process(CapturedCall& call) {
 void Tracer::check_host_function(HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns) {
   if (!await_host_function(run)) return;
   for (const HostFunctionFault& fault : run.faults()) {
-    CapturedCall access;
-    access.api = fault.write ? "host write" : "host read";
-    const AccessMode mode = fault.write ? AccessMode::Write : AccessMode::Read;
-    access.payload =
-        HostFunction{stream, 0, {Access{fault.address, fault.size, mode, Extent::Exact}}};
-    access.stack = fault.stack;
-    access.thread = run.thread();
-    access.time_ns = time_ns;
+    CapturedCall access = host_function_access(run, fault, time_ns);
+    access.payload = HostFunction{stream, 0, {accessed(fault)}, 0};
     process(access);
+  }
+}
+
+void Tracer::check_graph_host_nodes(const CapturedCall& launch) {
+  const GraphHandle exec = std::get<GraphLaunch>(launch.payload).exec;
+  for (const GraphHostRun& node : launch.graph_host_runs) {
+    if (!await_host_function(*node.run)) {
+      stop_watching(*node.owner);
+      continue;
+    }
+    for (const HostFunctionFault& fault : node.run->faults()) {
+      CapturedCall access = host_function_access(*node.run, fault, launch.time_ns);
+      access.payload = HostNodeAccess{exec, node.node, {accessed(fault)}};
+      process(access);
+    }
   }
 }
 

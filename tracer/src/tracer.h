@@ -81,6 +81,9 @@ public:
   // a detector that stopped moving (stall_watch.h); else waits full_ring_wait_us at most, then
   // pauses access checking (back_pressure.cpp).
   void push(CapturedCall call);
+  // Queues a call recorded on this thread and held back until now (a host function launched
+  // into a capture, graph_host_nodes.h), into the thread's op if it is in one.
+  void queue(CapturedCall call);
   NameId intern_name(std::string_view text);
   // The calling thread loaded from or stored to `size` bytes at `address`, at `stack`, in watched
   // memory: a fault (host_fault_handler.h) or a system call given the bytes (syscall_buffers.cpp).
@@ -149,6 +152,9 @@ private:
   // Right after a watched host function's launch: waits for it to run, then checks what it
   // touched as ops of its stream at that point (host_function_runs.h).
   void check_host_function(HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns);
+  // Right before a graph launch: waits for the runs it handed the executable's watched host
+  // nodes, and gives the engine what each touched (graph_host_nodes.h).
+  void check_graph_host_nodes(const CapturedCall& launch);
   // Whether the run ended in time; else it is given up on, with one warning per process.
   bool await_host_function(HostFunctionRun& run);
   // Tells the engine, before `event`, that its thread works on `device` in its rank when the

@@ -2,6 +2,7 @@
 #include "watched_memory.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <sys/mman.h>
 #include <type_traits>
 #include <unistd.h>
@@ -153,6 +154,10 @@ void WatchedMemory::protect(Address begin, std::uint64_t size) {
     range.armed.store(true, std::memory_order_release);
     mprotect(reinterpret_cast<void*>(first), last - first, PROT_NONE);
   }
+}
+
+void WatchedMemory::protect_all() {
+  protect(0, UINTPTR_MAX);
 }
 
 void WatchedMemory::protect_to_end(Address address, std::uint64_t bytes) {

@@ -42,6 +42,10 @@ public:
   // and device work protects the watched pages it uses.
   void observe(const Payload& payload, std::span<const KernelPointer> kernel_pointers);
 
+  // Before a graph is launched: the calling thread does not know what the graph's nodes use, so
+  // every watched page is closed.
+  void protect_all();
+
   // From the SIGSEGV handler: a fault at `address`, a write when `write`. Gives the page back
   // (read-only after a read, so that a later write is seen too) when it is ours.
   FaultVerdict on_fault(std::uintptr_t address, bool write);

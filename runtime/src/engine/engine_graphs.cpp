@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The engine's stream capture and graph launch (rule 11): work captured on a stream is kept, not
-// run, and each launch of the instantiated graph replays it on lanes of its own.
+// run, and each launch of the instantiated graph replays it on lanes of its own; what a host
+// node touched in the launch (HostNodeAccess) is checked right after the node, on its lane.
 #include "streamrace/engine/engine.h"
 
 #include <unordered_map>
@@ -54,6 +55,13 @@ void Engine::instantiate_graph(std::uint32_t address_space, const GraphInstantia
 
 void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
   const EventHeader& header = event.header;
+  // Host node accesses given for this launch belong to it alone, even if it runs none of them.
+  std::vector<Event> host_node_accesses;
+  if (auto given = host_node_accesses_.find(RankHandleKey{header.address_space, launch.exec});
+      given != host_node_accesses_.end()) {
+    host_node_accesses = std::move(given->second);
+    host_node_accesses_.erase(given);
+  }
   ThreadState& thread = ordering_.thread(header.rank, header.thread);
   StreamState& stream = ordering_.stream(thread, launch.stream);
   if (capture_if_capturing(event, stream)) return;
@@ -98,11 +106,25 @@ void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
         },
         replay.payload);
     process(replay);
+    if (const auto* host_node = std::get_if<HostFunction>(&replay.payload);
+        host_node != nullptr && host_node->node != 0 && !host_node_accesses.empty())
+      run_host_node(header, *host_node, host_node_accesses);
   }
   StreamState& after = ordering_.stream(thread, launch.stream);
   for (StreamState* lane : lanes)
     ordering_.join_into(after, lane->clock);
   ordering_.advance(after);
+}
+
+void Engine::run_host_node(const EventHeader& launch, const HostFunction& node,
+                           const std::vector<Event>& accesses) {
+  for (const Event& given : accesses) {
+    const auto& access = std::get<HostNodeAccess>(given.payload);
+    if (access.node != node.node) continue;
+    Event run{given.header, HostFunction{node.stream, node.function, access.accesses, 0}};
+    run.header.rank = launch.rank;
+    process(run);
+  }
 }
 
 } // namespace streamrace

@@ -94,6 +94,8 @@ template <typename Payload> std::string payload_api(const Payload& p, const Symb
     return "host acquire";
   else if constexpr (std::is_same_v<Payload, AccessChecks>)
     return p.paused ? "access checking paused" : "access checking resumed";
+  else if constexpr (std::is_same_v<Payload, HostNodeAccess>)
+    return "graph host node access";
   else
     static_assert(sizeof(Payload) == 0, "every payload needs a name");
 }
@@ -113,7 +115,8 @@ std::uint64_t event_bytes(const Event& event) {
           return p.width * p.height;
         else if constexpr (std::is_same_v<Payload, KernelLaunch> ||
                            std::is_same_v<Payload, HostFunction> ||
-                           std::is_same_v<Payload, HostAccess>)
+                           std::is_same_v<Payload, HostAccess> ||
+                           std::is_same_v<Payload, HostNodeAccess>)
           return sum(p.accesses);
         else if constexpr (std::is_same_v<Payload, Collective> ||
                            std::is_same_v<Payload, PointToPoint>)

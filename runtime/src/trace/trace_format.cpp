@@ -43,9 +43,11 @@ struct FieldEncoder {
 
 struct FieldDecoder {
   Decoder& in;
+  // A record of an older version ends before the fields added since: they keep their defaults.
+  bool may_end_early = false;
   bool ok = true;
   template <typename T> void one(T& value) {
-    if (!ok) return;
+    if (!ok || (may_end_early && in.done())) return;
     if constexpr (std::is_same_v<T, bool>) {
       std::uint8_t b = 0;
       ok = in.byte(b) && b <= 1;
@@ -158,12 +160,8 @@ bool decode_event(Decoder& in, Event& event, std::uint32_t address_space, std::u
   event.header = EventHeader{static_cast<RankId>(rank), thread, static_cast<CallSiteId>(site),
                              address_space, time};
   if (!emplace_payload(index, event.payload)) return false;
-  FieldDecoder fields{in};
-  if (auto* checks = std::get_if<AccessChecks>(&event.payload);
-      checks != nullptr && version < kCallerWaitVersion)
-    fields(checks->paused);
-  else
-    std::visit([&](auto& payload) { payload.fields(fields); }, event.payload);
+  FieldDecoder fields{in, version < kVersion};
+  std::visit([&](auto& payload) { payload.fields(fields); }, event.payload);
   return fields.ok && in.done();
 }
 

@@ -103,6 +103,74 @@ TEST(Capture, OnlyTheOriginEndsACaptureAndEveryForkMustBeJoined) {
   ASSERT_CUDA_OK(cudaStreamDestroy(branch));
 }
 
+void CUDART_CB countRun(void* count) {
+  ++*static_cast<int*>(count);
+}
+
+// What the tracer's watch of host nodes relies on: a captured host node tells its type and its
+// function, and an executable's copy of it takes another function from its next launch on,
+// leaving launches already enqueued, other executables and the graph as they were.
+TEST(Capture, AnExecutableTakesANewHostFunctionFromItsNextLaunchOn) {
+  cudaStream_t stream;
+  ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  void* device = nullptr;
+  ASSERT_CUDA_OK(cudaMalloc(&device, 64));
+  int original = 0;
+  int replacement = 0;
+  ASSERT_CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  ASSERT_CUDA_OK(cudaMemsetAsync(device, 1, 64, stream));
+  ASSERT_CUDA_OK(cudaLaunchHostFunc(stream, countRun, &original));
+  const cudaGraphNode_t* last = nullptr;
+  std::size_t count = 0;
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  ASSERT_CUDA_OK(
+      cudaStreamGetCaptureInfo(stream, &status, nullptr, nullptr, &last, nullptr, &count));
+  ASSERT_EQ(count, 1u);
+  const cudaGraphNode_t host = last[0];
+  cudaGraph_t graph = nullptr;
+  ASSERT_CUDA_OK(cudaStreamEndCapture(stream, &graph));
+
+  cudaGraphNode_t nodes[2] = {};
+  count = 2;
+  ASSERT_CUDA_OK(cudaGraphGetNodes(graph, nodes, &count));
+  ASSERT_EQ(count, 2u);
+  EXPECT_EQ(nodes[1], host);
+  cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+  ASSERT_CUDA_OK(cudaGraphNodeGetType(nodes[0], &type));
+  EXPECT_EQ(type, cudaGraphNodeTypeMemset);
+  ASSERT_CUDA_OK(cudaGraphNodeGetType(host, &type));
+  EXPECT_EQ(type, cudaGraphNodeTypeHost);
+  cudaHostNodeParams params{};
+  ASSERT_CUDA_OK(cudaGraphHostNodeGetParams(host, &params));
+  EXPECT_EQ(params.fn, &countRun);
+  EXPECT_EQ(params.userData, &original);
+  EXPECT_EQ(cudaGraphHostNodeGetParams(nodes[0], &params), cudaErrorInvalidValue);
+
+  cudaGraphExec_t changed = nullptr;
+  cudaGraphExec_t untouched = nullptr;
+  ASSERT_CUDA_OK(cudaGraphInstantiate(&changed, graph, 0));
+  ASSERT_CUDA_OK(cudaGraphInstantiate(&untouched, graph, 0));
+  Flag held;
+  ASSERT_CUDA_OK(cudaLaunchHostFunc(stream, sleepThenSet, &held)); // the next launch waits
+  ASSERT_CUDA_OK(cudaGraphLaunch(changed, stream));
+  const cudaHostNodeParams counting{countRun, &replacement};
+  ASSERT_CUDA_OK(cudaGraphExecHostNodeSetParams(changed, host, &counting));
+  EXPECT_EQ(cudaGraphExecHostNodeSetParams(changed, nodes[0], &counting), cudaErrorInvalidValue);
+  ASSERT_CUDA_OK(cudaGraphLaunch(changed, stream));
+  ASSERT_CUDA_OK(cudaGraphLaunch(untouched, stream));
+  ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(original, 2);
+  EXPECT_EQ(replacement, 1);
+  ASSERT_CUDA_OK(cudaGraphHostNodeGetParams(host, &params));
+  EXPECT_EQ(params.userData, &original);
+
+  ASSERT_CUDA_OK(cudaGraphExecDestroy(changed));
+  ASSERT_CUDA_OK(cudaGraphExecDestroy(untouched));
+  ASSERT_CUDA_OK(cudaGraphDestroy(graph));
+  ASSERT_CUDA_OK(cudaFree(device));
+  ASSERT_CUDA_OK(cudaStreamDestroy(stream));
+}
+
 TEST(Capture, TheLegacyStreamCannotBeCaptured) {
   EXPECT_EQ(cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal),
             cudaErrorStreamCaptureUnsupported);

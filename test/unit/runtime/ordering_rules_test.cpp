@@ -400,13 +400,13 @@ TEST_F(Rules, FreeWhileAKernelStillUsesTheBufferIsUseAfterFree) {
 TEST_F(Rules, HostFunctionIsOrderedOnItsStream) {
   malloc(H, N, MemoryKind::PinnedHost);
   copy(S1, H, X, N, CopyDirection::DeviceToHost);
-  emit(HostFunction{S1, 0, {{H, N, AccessMode::Read, Extent::Exact}}});
+  emit(HostFunction{S1, 0, {{H, N, AccessMode::Read, Extent::Exact}}, 0});
   EXPECT_EQ(races(), 0u) << report();
 }
 TEST_F(Rules, HostFunctionOnAnotherStreamRaces) {
   malloc(H, N, MemoryKind::PinnedHost);
   copy(S1, H, X, N, CopyDirection::DeviceToHost);
-  emit(HostFunction{S2, 0, {{H, N, AccessMode::Read, Extent::Exact}}});
+  emit(HostFunction{S2, 0, {{H, N, AccessMode::Read, Extent::Exact}}, 0});
   EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
 }
 
@@ -492,6 +492,58 @@ TEST_F(Rules, GraphBranchesJoinedBeforeTheSecondWrite) {
   emit(GraphInstantiate{0x9001, 0x9002});
   emit(GraphLaunch{0x9002, S1});
   read(S1, X, N); // after the whole graph
+  EXPECT_TRUE(findings().empty()) << report();
+}
+
+// Rule 11: a host node's run in a launch is checked right after the node, on its lane.
+class HostNodes : public Rules {
+protected:
+  static constexpr std::uint64_t kNode = 0x4e0de;
+  static constexpr GraphHandle kGraph = 0x9001, kExec = 0x9002;
+  // A graph that forks S3 off S2: S2 copies into the pinned slot, S3 runs the host node, and
+  // the node follows the copy only when `forked_after_copy`.
+  void capture_copy_and_host_node(bool forked_after_copy) {
+    malloc(H, N, MemoryKind::PinnedHost);
+    emit(CaptureBegin{S2});
+    if (!forked_after_copy) record(E1, S2);
+    copy(S2, H, X, N, CopyDirection::DeviceToHost);
+    if (forked_after_copy) record(E1, S2);
+    wait(S3, E1);
+    emit(HostFunction{S3, 0, {}, kNode});
+    record(E2, S3);
+    wait(S2, E2);
+    emit(CaptureEnd{S2, kGraph});
+    emit(GraphInstantiate{kGraph, kExec});
+  }
+  void host_node_read(GraphHandle exec, std::uint64_t node) {
+    thread = 7; // the runtime's thread that ran the node
+    emit(HostNodeAccess{exec, node, {{H, 1, AccessMode::Read, Extent::Exact}}});
+    thread = 1;
+  }
+};
+TEST_F(HostNodes, ARunNotOrderedAfterTheCopyNodeRaces) {
+  capture_copy_and_host_node(false);
+  host_node_read(kExec, kNode);
+  emit(GraphLaunch{kExec, S1});
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
+TEST_F(HostNodes, ARunAfterTheCopyNodeIsOrdered) {
+  capture_copy_and_host_node(true);
+  host_node_read(kExec, kNode);
+  emit(GraphLaunch{kExec, S1});
+  EXPECT_TRUE(findings().empty()) << report();
+  // The run's read was checked and kept: a write nothing orders after the launch races with it.
+  write(S3, H, 1);
+  EXPECT_EQ(count(FindingKind::RaceReadWrite), 1u) << report();
+}
+TEST_F(HostNodes, ARunBelongsToItsExecutablesNextLaunchOnly) {
+  capture_copy_and_host_node(false);
+  emit(GraphInstantiate{kGraph, 0x9003});
+  host_node_read(0x9003, kNode);  // another executable's run
+  host_node_read(kExec, 0x4e0df); // a node this graph does not have
+  emit(GraphLaunch{kExec, S1});
+  EXPECT_TRUE(findings().empty()) << report();
+  emit(GraphLaunch{kExec, S1}); // the other executable's run is not this launch's either
   EXPECT_TRUE(findings().empty()) << report();
 }
 

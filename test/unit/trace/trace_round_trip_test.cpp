@@ -52,6 +52,8 @@ TEST(TraceFormat, EveryPayloadSurvivesEncoding) {
       {{0, 1, 0, 0, 0}, GroupEnd{}},
       {{0, 1, 0, 0, 9}, AccessChecks{true}},
       {{0, 1, 0, 0, 10}, AccessChecks{false, 2'500'000}},
+      {{0, 1, 0, 0, 11}, HostFunction{0x40, 3, {}, 0xfeed}},
+      {{0, 1, 0, 0, 12}, HostNodeAccess{0x50, 0xfeed, {{0xa0, 1, AccessMode::Write}}}},
   };
   for (const Event& event : events) {
     const std::string bytes = encoded(event);
@@ -81,11 +83,23 @@ TEST(TraceFormat, AVersion3AccessChecksReadsWithoutCallerWait) {
   const auto& checks = std::get<AccessChecks>(back.payload);
   EXPECT_FALSE(checks.paused);
   EXPECT_EQ(checks.caller_wait_ns, 0u);
-  // The same bytes are a field short in version 4, and a version 4 resume a field long in 3.
-  trace::Decoder in_version_4(bytes);
-  EXPECT_FALSE(trace::decode_event(in_version_4, back, 0, 4));
-  trace::Decoder whole(encoded(resume));
-  EXPECT_FALSE(trace::decode_event(whole, back, 0, 3));
+  // The same bytes are a field short in the current version.
+  trace::Decoder current(bytes);
+  EXPECT_FALSE(trace::decode_event(current, back, 0));
+}
+
+// Version 5 added a host function's graph node after its other fields: a record of an older
+// version ends before it and reads with no node; a current record must have it.
+TEST(TraceFormat, FieldsAddedLaterAreAbsentFromOlderRecords) {
+  std::string bytes = encoded({{0, 1, 0, 0, 10}, HostFunction{0x40, 3, {}, 0}});
+  bytes.pop_back(); // the node, a one-byte varint
+  Event back;
+  trace::Decoder older(bytes);
+  ASSERT_TRUE(trace::decode_event(older, back, 0, 3));
+  EXPECT_EQ(std::get<HostFunction>(back.payload).stream, 0x40u);
+  EXPECT_EQ(std::get<HostFunction>(back.payload).node, 0u);
+  trace::Decoder current(bytes);
+  EXPECT_FALSE(trace::decode_event(current, back, 0));
 }
 
 TEST(TraceFiles, ReplayGivesTheSameFindingsAsTheOnlineEngine) {
@@ -250,8 +264,8 @@ TEST_F(DamagedTrace, AnIntactRecordThatIsNoEventOfThisVersionStopsReadingThere) 
       << file.problem;
 }
 
-// Versions 3 and 4 only added a payload and a field of it: version 2 and 3 files read as
-// before; versions this reader does not know are refused by name.
+// Versions 3, 4 and 5 only added payloads and fields: version 2 to 4 files read as before;
+// versions this reader does not know are refused by name.
 TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
   const std::string whole = bytes();
   auto with_version = [&](std::uint32_t version) {
@@ -261,7 +275,7 @@ TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
     store(content);
   };
   SymbolTable symbols;
-  for (std::uint32_t version : {2u, 3u}) {
+  for (std::uint32_t version : {2u, 3u, 4u}) {
     with_version(version);
     EXPECT_EQ(trace::read_trace(path_, 0, symbols).events.size(), 100u);
   }
@@ -273,7 +287,7 @@ TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
     } catch (const std::runtime_error& error) {
       EXPECT_NE(std::string(error.what())
                     .find("is trace format version " + std::to_string(version) +
-                          "; this streamrace reads versions 2 to 4"),
+                          "; this streamrace reads versions 2 to 5"),
                 std::string::npos)
           << error.what();
     }

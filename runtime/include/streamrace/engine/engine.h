@@ -137,6 +137,9 @@ private:
   void end_capture(const EventHeader& header, ThreadState& thread, const CaptureEnd& end);
   void instantiate_graph(std::uint32_t address_space, const GraphInstantiate& instantiate);
   void launch_graph(const Event& event, const GraphLaunch& launch);
+  // A replayed host node's accesses in this launch, as ops of its lane right after it.
+  void run_host_node(const EventHeader& launch, const HostFunction& node,
+                     const std::vector<Event>& accesses);
 
   // engine_nccl.cpp
   void run_group(ThreadState& thread, std::span<const Event> calls);
@@ -181,6 +184,8 @@ private:
   std::unordered_map<RankHandleKey, std::unique_ptr<CapturedGraph>, RankHandleHash> graphs_;
   std::unordered_map<RankHandleKey, Executable, RankHandleHash> executables_;
   std::uint64_t executable_serial_ = 0;
+  // What host nodes touched in each executable's next launch (HostNodeAccess), until it.
+  std::unordered_map<RankHandleKey, std::vector<Event>, RankHandleHash> host_node_accesses_;
 };
 
 } // namespace streamrace

@@ -207,12 +207,14 @@ struct KernelLaunch {
   STREAMRACE_FIELDS(stream, kernel, accesses)
 };
 // cudaLaunchHostFunc / cudaStreamAddCallback. Accesses are what the function is known (by
-// annotation) to touch; usually none.
+// annotation) to touch; usually none. `node`: a graph's host node (captured or added by hand), as
+// the runtime names it, when a front end watches what its runs touch (HostNodeAccess); else 0.
 struct HostFunction {
   StreamHandle stream = 0;
   NameId function = 0;
   std::vector<Access> accesses;
-  STREAMRACE_FIELDS(stream, function, accesses)
+  std::uint64_t node = 0;
+  STREAMRACE_FIELDS(stream, function, accesses, node)
 };
 // The host thread itself touches memory (annotations, or a front end that sees host code).
 struct HostAccess {
@@ -281,6 +283,16 @@ struct GraphLaunch {
   GraphHandle exec = 0;
   StreamHandle stream = 0;
   STREAMRACE_FIELDS(exec, stream)
+};
+// What host node `node` of executable `exec` touched when the runtime ran it for the
+// executable's next launch (docs/semantics.md rule 11): given before that launch, by the thread
+// that ran the function, and checked at the node's place in it, after the node's predecessors and
+// before its successors.
+struct HostNodeAccess {
+  GraphHandle exec = 0;
+  std::uint64_t node = 0;
+  std::vector<Access> accesses;
+  STREAMRACE_FIELDS(exec, node, accesses)
 };
 
 // Host threads handing work to each other (docs/semantics.md rule 16): a thread releases a
@@ -362,7 +374,7 @@ using Payload =
                  CommDestroy, Collective, PointToPoint, GroupStart, GroupEnd, CaptureBegin,
                  CaptureEnd, GraphInstantiate, GraphLaunch, NvtxRangePush, NvtxRangePop, NameStream,
                  NameEvent, NameMemory, BlockAlloc, BlockStreamUse, BlockFree, HostRelease,
-                 HostAcquire, AccessChecks>;
+                 HostAcquire, AccessChecks, HostNodeAccess>;
 
 // Who did it, where in the program, and when. Ranks that share a process share an address
 // space: `address_space` tells the engine which accesses can touch the same bytes.

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The on-disk trace format, version 4 (version 2 added the slices of 3D copies and sets; version
+// The on-disk trace format, version 5 (version 2 added the slices of 3D copies and sets; version
 // 3 the AccessChecks payload, a window in which the tracer fell behind and checked no accesses,
 // after every older payload: a version 2 file reads as it did; version 4 AccessChecks'
-// caller_wait_ns, which a version 3 file's AccessChecks lacks and reads as 0). One file per
-// process (its ranks share an address space):
+// caller_wait_ns; version 5 the HostNodeAccess payload, after the others, and a HostFunction's
+// graph node, after its other fields; a record of an older version leaves the newer fields out).
+// One file per process (its ranks share an address space):
 //
 //   file header (32 bytes): magic "SRTRACE1", u32 version, u32 reserved, u64 pid,
 //                           u64 start time in ns (little endian)
@@ -27,11 +28,10 @@
 namespace streamrace::trace {
 
 inline constexpr char kMagic[8] = {'S', 'R', 'T', 'R', 'A', 'C', 'E', '1'};
-inline constexpr std::uint32_t kVersion = 4;
-// Every version from this one on reads: later versions add payloads after the older ones, or
-// fields that decode_event leaves at their defaults in the files of the versions before.
+inline constexpr std::uint32_t kVersion = 5;
+// Every version from this one on reads: later versions only add payloads, after the older ones,
+// and fields, after a payload's older ones (a record of an older version ends before them).
 inline constexpr std::uint32_t kOldestReadableVersion = 2;
-inline constexpr std::uint32_t kCallerWaitVersion = 4;
 inline constexpr std::size_t kFileHeaderSize = 32;
 inline constexpr std::size_t kFrameSize = 8;
 inline constexpr std::uint32_t kMaxRecordSize = 1u << 24;
