@@ -123,7 +123,6 @@ TraceReader::TraceReader(const std::string& path, std::unique_ptr<std::istream> 
                              "; this streamrace reads versions " +
                              std::to_string(kOldestReadableVersion) + " to " +
                              std::to_string(kVersion));
-  version_ = version;
   pid_ = get_le(header, 16, 8);
   start_time_ns_ = get_le(header, 24, 8);
   in.skip(kFileHeaderSize);
