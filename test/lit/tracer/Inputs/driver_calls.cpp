@@ -10,7 +10,9 @@
 //   stream-sync   the host waits for `writer` (cuStreamSynchronize)
 //   ctx-sync      the host waits for the whole context (cuCtxSynchronize)
 //   upload-race   a host-to-device copy on `writer` and an 8-bit set on `reader`, both writing
+//   upload-event  the same, `reader` waiting for an event recorded after the copy
 //   peer-race     the set, then a device-to-device copy (cuMemcpyDtoDAsync) reading it on `reader`
+//   peer-event    the same, `reader` waiting for an event recorded after the set
 #include <cuda.h>
 
 #include <cstdio>
@@ -61,15 +63,19 @@ int main(int argc, char** argv) {
   CUevent written = nullptr;
   CHECK(cuEventCreate(&written, CU_EVENT_DISABLE_TIMING));
 
-  if (scenario == "upload-race") {
+  if (scenario == "upload-race" || scenario == "upload-event") {
     for (size_t i = 0; i < kWords; ++i)
       words[i] = 3;
     CHECK(cuMemcpyHtoDAsync(device, host, kBytes, writer));
+    if (scenario == "upload-event") {
+      CHECK(cuEventRecord(written, writer));
+      CHECK(cuStreamWaitEvent(reader, written, 0));
+    }
     CHECK(cuMemsetD8Async(device, 0, kBytes, reader));
   } else {
     CHECK(cuMemsetD32Async(device, 7, kWords, writer));
     CHECK(cuEventRecord(written, writer));
-    if (scenario == "event") {
+    if (scenario == "event" || scenario == "peer-event") {
       CHECK(cuStreamWaitEvent(reader, written, 0));
     } else if (scenario == "event-sync") {
       CHECK(cuEventSynchronize(written));
@@ -81,7 +87,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "driver_calls: unknown scenario '%s'\n", argv[1]);
       return 2;
     }
-    if (scenario == "peer-race") {
+    if (scenario == "peer-race" || scenario == "peer-event") {
       CHECK(cuMemcpyDtoDAsync(copy, device, kBytes, reader));
     } else {
       CHECK(cuMemcpyDtoHAsync(host, device, kBytes, reader));
