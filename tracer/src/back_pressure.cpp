@@ -4,18 +4,20 @@
 // processes the ring itself), and nothing goes unchecked. By default it waits
 // full_ring_wait_us at most; past that, access checking pauses: every call from then on, on
 // every thread, goes to an overflow list (a lock and an append), in call order and after every
-// call in the ring. Ordering calls are never dropped, since a lost record, wait or sync would
-// invent races; the tracer thread processes the overflow's calls between an AccessChecks pause
-// and resume (docs/semantics.md), so the engine keeps every ordering but checks and remembers
-// none of their accesses. A call is therefore queued without its accesses, which keeps the
-// overflow small, and the overflow is bounded (overflow_capacity): when it is full, the calling
-// thread waits for the tracer thread to take it. Checking resumes when the tracer thread finds
-// the overflow empty; the trace holds the window and how long calls waited in it, and the
-// report says how long it lasted, how many accesses went unchecked and how long calls waited.
+// call in the ring, including the ones a preempted thread publishes late. Ordering calls are never
+// dropped, since a lost record, wait or sync would invent races; the tracer thread processes the
+// overflow's calls between an AccessChecks pause and resume (docs/semantics.md), so the engine
+// keeps every ordering but checks and remembers none of their accesses. A call is therefore queued
+// without its accesses, which keeps the overflow small, and the overflow is bounded
+// (overflow_capacity): when it is full, the calling thread waits for the tracer thread to take it.
+// Checking resumes when the tracer thread finds the overflow empty; the trace holds the window and
+// how long calls waited in it, and the report says how long it lasted, how many accesses went
+// unchecked and how long calls waited.
 #include "stall_watch.h"
 #include "tracer.h"
 
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -133,14 +135,34 @@ std::size_t Tracer::drain_overflow() {
     }
   }
   overflow_room_.notify_all();
-  for (CapturedCall& call : taken) {
-    progress_.fetch_add(1, std::memory_order_relaxed);
-    if (finished_ || !enabled()) continue;
-    if (settings_.tracer.tracer_delay_us != 0)
-      std::this_thread::sleep_for(std::chrono::microseconds(settings_.tracer.tracer_delay_us));
-    process(call);
+  // A thread that saw checking on and was then preempted pushes its call into the ring after
+  // the pause began, and its next call into the overflow: that call is in `taken`, and the
+  // earlier one claimed its ring slot before the swap. Processing the ring up to the claims
+  // made so far keeps every thread's calls in their order, so no record lands after its wait.
+  const std::size_t ring_calls = drain_claimed_ring();
+  for (CapturedCall& call : taken)
+    process_taken(call);
+  return ring_calls + taken.size();
+}
+
+std::size_t Tracer::drain_claimed_ring() {
+  std::size_t processed = 0;
+  std::optional<StallWatch> watch;
+  for (std::size_t pending = queue_->claimed(); pending > 0;) {
+    std::optional<CapturedCall> call = queue_->pop();
+    if (!call) {
+      // Claimed, not yet published: its thread is between two stores, unless it stopped there
+      // for good (killed in a signal handler), which must not stop the tracer.
+      if (!watch) watch.emplace(progress_, std::chrono::seconds(1));
+      if (watch->stalled()) break;
+      std::this_thread::yield();
+      continue;
+    }
+    --pending;
+    ++processed;
+    process_taken(*call);
   }
-  return taken.size();
+  return processed;
 }
 
 } // namespace streamrace::tracer

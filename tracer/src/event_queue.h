@@ -56,6 +56,10 @@ public:
     return item;
   }
 
+  // The consumer only. How many pushes have claimed a slot and not been popped yet, published
+  // or not: a push that returned before this call is among them.
+  std::size_t claimed() const { return enqueue_.load(std::memory_order_acquire) - dequeue_; }
+
 private:
   struct Slot {
     std::atomic<std::size_t> sequence{0};

@@ -290,13 +290,17 @@ std::size_t Tracer::drain(std::size_t limit) {
       continue;
     }
     ++processed;
-    progress_.fetch_add(1, std::memory_order_relaxed);
-    if (finished_ || !enabled()) continue;
-    if (settings_.tracer.tracer_delay_us != 0)
-      std::this_thread::sleep_for(std::chrono::microseconds(settings_.tracer.tracer_delay_us));
-    process(*call);
+    process_taken(*call);
   }
   return processed;
+}
+
+void Tracer::process_taken(CapturedCall& call) {
+  progress_.fetch_add(1, std::memory_order_relaxed);
+  if (finished_ || !enabled()) return;
+  if (settings_.tracer.tracer_delay_us != 0)
+    std::this_thread::sleep_for(std::chrono::microseconds(settings_.tracer.tracer_delay_us));
+  process(call);
 }
 
 void Tracer::process(CapturedCall& call) {

@@ -144,6 +144,11 @@ private:
   // The tracer's side: processes the overflow's calls with their accesses unchecked, or, once
   // it is empty, resumes checking. Returns how many calls it processed.
   std::size_t drain_overflow();
+  // Processes the ring's calls up to the slots claimed so far, waiting for the ones claimed but
+  // not yet published; called with a batch of the overflow taken, before it is processed.
+  std::size_t drain_claimed_ring();
+  // Counts a call taken off the ring or the overflow, then processes it unless tracing ended.
+  void process_taken(CapturedCall& call);
   void process(CapturedCall& call);
   // Stamps `call` with the calling thread, time and stack, then queues it.
   void record_here(std::string_view api, CapturedCall call,

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -52,6 +54,43 @@ TEST(EventQueue, RefusesAPushWhenFull) {
   EXPECT_FALSE(queue.try_push(item));
   EXPECT_TRUE(queue.pop());
   EXPECT_TRUE(queue.try_push(item));
+}
+
+// An item whose move into its slot waits for the test: its producer has claimed the slot and
+// not yet published it, as a producer preempted between the two does.
+struct HeldItem {
+  static inline std::atomic<bool> moving{false};
+  static inline std::atomic<bool> release{false};
+  int value = 0;
+  HeldItem() = default;
+  explicit HeldItem(int v) : value(v) {}
+  HeldItem(HeldItem&& other) noexcept : value(other.value) {}
+  HeldItem& operator=(HeldItem&& other) noexcept {
+    moving = true;
+    while (!release)
+      std::this_thread::yield();
+    value = other.value;
+    return *this;
+  }
+};
+
+TEST(EventQueue, CountsAClaimedSlotItsProducerHasNotPublished) {
+  EventQueue<HeldItem> queue(4);
+  EXPECT_EQ(queue.claimed(), 0u);
+  std::thread producer([&queue] {
+    HeldItem item(7);
+    EXPECT_TRUE(queue.try_push(item));
+  });
+  while (!HeldItem::moving)
+    std::this_thread::yield();
+  EXPECT_EQ(queue.claimed(), 1u);
+  EXPECT_FALSE(queue.pop()) << "an unpublished slot pops nothing";
+  HeldItem::release = true;
+  producer.join();
+  std::optional<HeldItem> item = queue.pop();
+  ASSERT_TRUE(item);
+  EXPECT_EQ(item->value, 7);
+  EXPECT_EQ(queue.claimed(), 0u);
 }
 
 } // namespace
