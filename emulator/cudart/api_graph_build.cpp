@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Graphs built node by node: cudaGraphCreate, the typed cudaGraphAdd*Node calls, edges added
-// afterwards, cloning. Each node's operation is issued through the same code as the stream call
-// it stands for, captured into the graph (Runtime::addGraphNode), so a launch runs it exactly
-// like a captured one: after its dependencies, independent nodes concurrently.
+// afterwards, cloning, and new parameters for kernel, copy and memset nodes, in the graph or in
+// an executable made from it (cudaGraph*NodeSetParams, cudaGraphExec*NodeSetParams). Each node's
+// operation is issued through the same code as the stream call it stands for, captured into the
+// graph (Runtime::addGraphNode), so a launch runs it exactly like a captured one: after its
+// dependencies, independent nodes concurrently.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
@@ -215,6 +217,74 @@ cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {
   return cudaSuccess;
 }
 
+using NodeOperation = std::function<cudaError_t(cudaStream_t builder)>;
+
+// The work a node of `kind` with new parameters runs, built by the code that adds such a node
+// (with its checks) into a graph of its own.
+cudaError_t nodeWork(OperationKind kind, const NodeOperation& enqueue, Work& work) {
+  Runtime& runtime = Runtime::instance();
+  const cudaGraph_t scratch = runtime.adoptGraph(std::make_unique<Graph>());
+  cudaGraphNode_t node = nullptr;
+  const cudaError_t result = runtime.addGraphNode(scratch, {}, enqueue, &node);
+  if (result == cudaSuccess) {
+    // An operation that enqueues nothing (an empty copy) is still a node of its type.
+    work = Work{kind, reinterpret_cast<const GraphNode*>(node)->work.body};
+  }
+  runtime.destroyGraph(scratch);
+  return result;
+}
+
+// A node's new parameters in the graph that holds it: instantiations from now on run them.
+cudaError_t setNodeParams(cudaGraphNode_t node, OperationKind kind, const NodeOperation& enqueue) {
+  Work work{kind, {}};
+  if (node == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  if (const cudaError_t result = nodeWork(kind, enqueue, work); result != cudaSuccess) {
+    return result;
+  }
+  const bool changed = Runtime::instance().changeGraphNode(reinterpret_cast<const GraphNode*>(node),
+                                                           [&](GraphNode& found) {
+                                                             if (found.work.kind != kind) {
+                                                               return false;
+                                                             }
+                                                             found.work = std::move(work);
+                                                             return true;
+                                                           });
+  return changed ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+// A node's new parameters in one executable: its launches from the next on run them (the
+// runtime's graph keeps its own).
+cudaError_t setExecNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node, OperationKind kind,
+                              const NodeOperation& enqueue) {
+  Work work{kind, {}};
+  if (node == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  if (const cudaError_t result = nodeWork(kind, enqueue, work); result != cudaSuccess) {
+    return result;
+  }
+  const auto* graphNode = reinterpret_cast<const GraphNode*>(node);
+  return Runtime::instance().changeGraphExec(
+             exec, [&](GraphExec& changed) { return changed.setWork(graphNode, std::move(work)); })
+             ? cudaSuccess
+             : cudaErrorInvalidValue;
+}
+
+NodeOperation copy3DNode(const cudaMemcpy3DParms* params) {
+  return [params](cudaStream_t builder) {
+    return copy3D(params, builder, DefaultStream::Legacy, ApiFlavor::Asynchronous);
+  };
+}
+
+NodeOperation copy1DNode(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  return [=](cudaStream_t builder) {
+    return copyOnStream(dst, src, count, kind, builder, DefaultStream::Legacy,
+                        ApiFlavor::Asynchronous);
+  };
+}
+
 } // namespace
 
 extern "C" {
@@ -236,27 +306,20 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t grap
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                    const struct cudaMemcpy3DParms* pCopyParams) {
-  STREAMRACE_EMU_TRACED(cudaGraphAddMemcpyNode, v10000,
-                        addNode(pGraphNode, graph, pDependencies, numDependencies,
-                                [&](cudaStream_t builder) {
-                                  return copy3D(pCopyParams, builder, DefaultStream::Legacy,
-                                                ApiFlavor::Asynchronous);
-                                }),
-                        pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddMemcpyNode, v10000,
+      addNode(pGraphNode, graph, pDependencies, numDependencies, copy3DNode(pCopyParams)),
+      pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                      const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                      void* dst, const void* src, size_t count,
                                      enum cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaGraphAddMemcpyNode1D, v11010,
-                        addNode(pGraphNode, graph, pDependencies, numDependencies,
-                                [&](cudaStream_t builder) {
-                                  return copyOnStream(dst, src, count, kind, builder,
-                                                      DefaultStream::Legacy,
-                                                      ApiFlavor::Asynchronous);
-                                }),
-                        pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddMemcpyNode1D, v11010,
+      addNode(pGraphNode, graph, pDependencies, numDependencies, copy1DNode(dst, src, count, kind)),
+      pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
@@ -323,6 +386,74 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
   STREAMRACE_EMU_TRACED(cudaGraphAddDependencies, v12030,
                         addDependencies(graph, from, to, numDependencies), graph, from, to,
                         edgeData, numDependencies);
+}
+
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaKernelNodeParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphKernelNodeSetParams, v10000,
+      setNodeParams(node, OperationKind::Kernel,
+                    [&](cudaStream_t builder) { return kernelNode(pNodeParams, builder); }),
+      node, pNodeParams);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaMemcpy3DParms* pNodeParams) {
+  STREAMRACE_EMU_TRACED(cudaGraphMemcpyNodeSetParams, v10000,
+                        setNodeParams(node, OperationKind::Memcpy, copy3DNode(pNodeParams)), node,
+                        pNodeParams);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src,
+                                           size_t count, enum cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphMemcpyNodeSetParams1D, v11010,
+      setNodeParams(node, OperationKind::Memcpy, copy1DNode(dst, src, count, kind)), node, dst, src,
+      count, kind);
+}
+
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaMemsetParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphMemsetNodeSetParams, v10000,
+      setNodeParams(node, OperationKind::Memset,
+                    [&](cudaStream_t builder) { return memsetNode(pNodeParams, builder); }),
+      node, pNodeParams);
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphExecKernelNodeSetParams, v10010,
+      setExecNodeParams(hGraphExec, node, OperationKind::Kernel,
+                        [&](cudaStream_t builder) { return kernelNode(pNodeParams, builder); }),
+      hGraphExec, node, pNodeParams);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemcpy3DParms* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphExecMemcpyNodeSetParams, v10020,
+      setExecNodeParams(hGraphExec, node, OperationKind::Memcpy, copy3DNode(pNodeParams)),
+      hGraphExec, node, pNodeParams);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                               void* dst, const void* src, size_t count,
+                                               enum cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphExecMemcpyNodeSetParams1D, v11010,
+      setExecNodeParams(hGraphExec, node, OperationKind::Memcpy, copy1DNode(dst, src, count, kind)),
+      hGraphExec, node, dst, src, count, kind);
+}
+
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemsetParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphExecMemsetNodeSetParams, v10020,
+      setExecNodeParams(hGraphExec, node, OperationKind::Memset,
+                        [&](cudaStream_t builder) { return memsetNode(pNodeParams, builder); }),
+      hGraphExec, node, pNodeParams);
 }
 
 cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {

@@ -325,6 +325,8 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::GraphAddDependencies:
   case ApiRole::GraphClone:
   case ApiRole::GraphDestroy:
+  case ApiRole::GraphSetNode:
+  case ApiRole::GraphExecUpdate:
     // The front end follows graphs built by hand (hand_built_graphs.h): none is an engine event.
     return std::nullopt;
   }

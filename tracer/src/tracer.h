@@ -145,6 +145,9 @@ private:
   // it is empty, resumes checking. Returns how many calls it processed.
   std::size_t drain_overflow();
   void process(CapturedCall& call);
+  // Processes what describes a hand-built graph (hand_built_graphs.h) to the engine, as calls of
+  // `call`'s thread at its time.
+  void process_steps(std::vector<HandBuiltGraphs::Step> steps, const CapturedCall& call);
   // Stamps `call` with the calling thread, time and stack, then queues it.
   void record_here(std::string_view api, CapturedCall call,
                    std::vector<KernelPointer> kernel_pointers);
