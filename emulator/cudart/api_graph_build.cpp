@@ -18,6 +18,7 @@
 #include "copy_operations.h"
 #include "kernel_launch.h"
 #include "kernel_table.h"
+#include "runtime_operations.h"
 #include "runtime_state.h"
 
 using namespace streamrace::emu;
@@ -217,6 +218,69 @@ cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {
   return cudaSuccess;
 }
 
+// A graph allocation node: memory of the node's device from the pool cudaMallocAsync uses,
+// allocated when the node is added and the graph's for the rest of the process (a GPU keeps the
+// address the graph's too; the emulator never maps it out). The address goes back in the
+// parameters.
+cudaError_t memAllocNode(cudaMemAllocNodeParams* params, cudaStream_t builder) {
+  if (params == nullptr || params->bytesize == 0 ||
+      params->poolProps.allocType != cudaMemAllocationTypePinned ||
+      params->poolProps.location.type != cudaMemLocationTypeDevice) {
+    return cudaErrorInvalidValue;
+  }
+  if (!Runtime::instance().validDevice(params->poolProps.location.id)) {
+    return cudaErrorInvalidDevice;
+  }
+  // Nodes are built on the current device's hidden stream.
+  if (params->poolProps.location.id != Runtime::instance().currentDevice()) {
+    return cudaErrorNotSupported;
+  }
+  return mallocAsync(&params->dptr, params->bytesize, builder, DefaultStream::Legacy);
+}
+
+cudaError_t graphMemory(cudaGraphNode_t node, OperationKind kind, GraphMemory& memory) {
+  if (node == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  const Work& work = reinterpret_cast<const GraphNode*>(node)->work;
+  if (work.kind != kind || !work.memory) {
+    return cudaErrorInvalidValue;
+  }
+  memory = *work.memory;
+  return cudaSuccess;
+}
+
+cudaError_t memAllocNodeParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params) {
+  GraphMemory memory;
+  if (params == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  if (const cudaError_t result = graphMemory(node, OperationKind::Allocation, memory);
+      result != cudaSuccess) {
+    return result;
+  }
+  *params = cudaMemAllocNodeParams{};
+  params->poolProps.allocType = cudaMemAllocationTypePinned;
+  params->poolProps.location.type = cudaMemLocationTypeDevice;
+  params->poolProps.location.id = memory.device;
+  params->bytesize = memory.bytes;
+  params->dptr = memory.address;
+  return cudaSuccess;
+}
+
+cudaError_t memFreeNodeParams(cudaGraphNode_t node, void* address) {
+  GraphMemory memory;
+  if (address == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  if (const cudaError_t result = graphMemory(node, OperationKind::Free, memory);
+      result != cudaSuccess) {
+    return result;
+  }
+  *static_cast<void**>(address) = memory.address;
+  return cudaSuccess;
+}
+
 using NodeOperation = std::function<cudaError_t(cudaStream_t builder)>;
 
 // The work a node of `kind` with new parameters runs, built by the code that adds such a node
@@ -378,6 +442,45 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t 
       addNode(pGraphNode, graph, pDependencies, numDependencies,
               [&](cudaStream_t builder) { return childGraphNode(childGraph, builder); }),
       pGraphNode, graph, pDependencies, numDependencies, childGraph);
+}
+
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                     struct cudaMemAllocNodeParams* nodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddMemAllocNode, v11040,
+      addNode(pGraphNode, graph, pDependencies, numDependencies,
+              [&](cudaStream_t builder) { return memAllocNode(nodeParams, builder); }),
+      pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                    const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                    void* dptr) {
+  STREAMRACE_EMU_TRACED(cudaGraphAddMemFreeNode, v11040,
+                        addNode(pGraphNode, graph, pDependencies, numDependencies,
+                                [&](cudaStream_t builder) {
+                                  return freeAsync(dptr, builder, DefaultStream::Legacy);
+                                }),
+                        pGraphNode, graph, pDependencies, numDependencies, dptr);
+}
+
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
+                                           struct cudaMemAllocNodeParams* params_out) {
+  STREAMRACE_EMU_TRACED(cudaGraphMemAllocNodeGetParams, v11040,
+                        memAllocNodeParams(node, params_out), node, params_out);
+}
+
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) {
+  STREAMRACE_EMU_TRACED(cudaGraphMemFreeNodeGetParams, v11040, memFreeNodeParams(node, dptr_out),
+                        node, dptr_out);
+}
+
+// Graph memory is never handed back (memAllocNode): there is nothing to trim.
+cudaError_t cudaDeviceGraphMemTrim(int device) {
+  STREAMRACE_EMU_TRACED(
+      cudaDeviceGraphMemTrim, v11040,
+      Runtime::instance().validDevice(device) ? cudaSuccess : cudaErrorInvalidDevice, device);
 }
 
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,

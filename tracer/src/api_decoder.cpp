@@ -202,6 +202,11 @@ std::optional<Payload> decode_graph_node(const ApiFunction& function,
   case ApiRole::Set2D:
     operation = decode_set(function, arguments, true);
     break;
+  case ApiRole::AllocAsync:
+    return allocation(function, arguments, MemoryKind::StreamOrdered,
+                      ArgMeaning::AllocatedPointerOut);
+  case ApiRole::FreeAsync:
+    return release(function, arguments, FreeApi::FreeAsync, ArgMeaning::FreedBuffer);
   case ApiRole::KernelLaunch:
     return KernelLaunch{0, inputs.function_name, {}};
   case ApiRole::HostFunc:

@@ -174,6 +174,13 @@ void read_members(api_model::ArgMeaning meaning, const unsigned char* at,
     arguments.set_member(ArgMeaning::UserData, address_of(host->userData));
     return;
   }
+  case ArgMeaning::MemAllocNodeParams: {
+    const auto* allocation = read_struct<const cudaMemAllocNodeParams*>(at);
+    if (allocation == nullptr) return;
+    arguments.set_member(ArgMeaning::AllocatedPointerOut, address_of(allocation->dptr));
+    arguments.set_member(ArgMeaning::ByteSize, allocation->bytesize);
+    return;
+  }
   case ArgMeaning::Extent: {
     const auto extent = read_struct<cudaExtent>(at);
     arguments.set_member(ArgMeaning::Width, extent.width);

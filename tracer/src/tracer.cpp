@@ -319,6 +319,9 @@ void Tracer::process(CapturedCall& call) {
                            : nullptr;
         launch != nullptr && !call.kernel_pointers.empty())
       kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
+    // Graph memory is known from its allocation node on, for kernel nodes added later.
+    if (call.graph_build->operation && std::holds_alternative<Alloc>(*call.graph_build->operation))
+      kernel_accesses_.observe(*call.graph_build->operation);
     process_steps(hand_built_graphs_.apply(*call.graph_build, call.api, call.stack), call);
     return;
   }

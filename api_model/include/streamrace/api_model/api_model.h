@@ -148,6 +148,7 @@ enum class ArgMeaning : std::uint8_t {
   KernelNodeParams,     // const cudaKernelNodeParams*: function and argument array
   MemsetNodeParams,     // const cudaMemsetParams*: destination, pitch, element size, width, rows
   HostNodeParams,       // const cudaHostNodeParams*: function and user data
+  MemAllocNodeParams,   // cudaMemAllocNodeParams*: size and device in, the allocation's address out
   // Meanings no parameter has, only the members of the structs above.
   Depth,
   DstSlicePitch,
