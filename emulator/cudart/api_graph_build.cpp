@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "api_tracing.h"
 #include "copy_operations.h"
@@ -238,61 +239,54 @@ cudaError_t memAllocNode(cudaMemAllocNodeParams* params, cudaStream_t builder) {
   return mallocAsync(&params->dptr, params->bytesize, builder, DefaultStream::Legacy);
 }
 
-cudaError_t graphMemory(cudaGraphNode_t node, OperationKind kind, GraphMemory& memory) {
+// The memory an allocation (or free) node names; nothing for a node of another kind.
+std::optional<GraphMemory> graphMemory(cudaGraphNode_t node, OperationKind kind) {
   if (node == nullptr) {
-    return cudaErrorInvalidValue;
+    return std::nullopt;
   }
   const Work& work = reinterpret_cast<const GraphNode*>(node)->work;
-  if (work.kind != kind || !work.memory) {
-    return cudaErrorInvalidValue;
-  }
-  memory = *work.memory;
-  return cudaSuccess;
+  return work.kind == kind ? work.memory : std::nullopt;
 }
 
 cudaError_t memAllocNodeParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params) {
-  GraphMemory memory;
-  if (params == nullptr) {
+  const std::optional<GraphMemory> memory = graphMemory(node, OperationKind::Allocation);
+  if (!memory || params == nullptr) {
     return cudaErrorInvalidValue;
-  }
-  if (const cudaError_t result = graphMemory(node, OperationKind::Allocation, memory);
-      result != cudaSuccess) {
-    return result;
   }
   *params = cudaMemAllocNodeParams{};
   params->poolProps.allocType = cudaMemAllocationTypePinned;
   params->poolProps.location.type = cudaMemLocationTypeDevice;
-  params->poolProps.location.id = memory.device;
-  params->bytesize = memory.bytes;
-  params->dptr = memory.address;
+  params->poolProps.location.id = memory->device;
+  params->bytesize = memory->bytes;
+  params->dptr = memory->address;
   return cudaSuccess;
 }
 
 cudaError_t memFreeNodeParams(cudaGraphNode_t node, void* address) {
-  GraphMemory memory;
-  if (address == nullptr) {
+  const std::optional<GraphMemory> memory = graphMemory(node, OperationKind::Free);
+  if (!memory || address == nullptr) {
     return cudaErrorInvalidValue;
   }
-  if (const cudaError_t result = graphMemory(node, OperationKind::Free, memory);
-      result != cudaSuccess) {
-    return result;
-  }
-  *static_cast<void**>(address) = memory.address;
+  *static_cast<void**>(address) = memory->address;
   return cudaSuccess;
 }
 
 using NodeOperation = std::function<cudaError_t(cudaStream_t builder)>;
 
-// The work a node of `kind` with new parameters runs, built by the code that adds such a node
-// (with its checks) into a graph of its own.
-cudaError_t nodeWork(OperationKind kind, const NodeOperation& enqueue, Work& work) {
+// The work node `node` of `kind` runs with new parameters, built by the code that adds such a
+// node (with its checks) into a graph of its own.
+cudaError_t nodeWork(cudaGraphNode_t node, OperationKind kind, const NodeOperation& enqueue,
+                     Work& work) {
+  if (node == nullptr) {
+    return cudaErrorInvalidValue;
+  }
   Runtime& runtime = Runtime::instance();
   const cudaGraph_t scratch = runtime.adoptGraph(std::make_unique<Graph>());
-  cudaGraphNode_t node = nullptr;
-  const cudaError_t result = runtime.addGraphNode(scratch, {}, enqueue, &node);
+  cudaGraphNode_t built = nullptr;
+  const cudaError_t result = runtime.addGraphNode(scratch, {}, enqueue, &built);
   if (result == cudaSuccess) {
     // An operation that enqueues nothing (an empty copy) is still a node of its type.
-    work = Work{kind, reinterpret_cast<const GraphNode*>(node)->work.body};
+    work = Work{kind, reinterpret_cast<const GraphNode*>(built)->work.body};
   }
   runtime.destroyGraph(scratch);
   return result;
@@ -301,10 +295,7 @@ cudaError_t nodeWork(OperationKind kind, const NodeOperation& enqueue, Work& wor
 // A node's new parameters in the graph that holds it: instantiations from now on run them.
 cudaError_t setNodeParams(cudaGraphNode_t node, OperationKind kind, const NodeOperation& enqueue) {
   Work work{kind, {}};
-  if (node == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  if (const cudaError_t result = nodeWork(kind, enqueue, work); result != cudaSuccess) {
+  if (const cudaError_t result = nodeWork(node, kind, enqueue, work); result != cudaSuccess) {
     return result;
   }
   const bool changed = Runtime::instance().changeGraphNode(reinterpret_cast<const GraphNode*>(node),
@@ -323,10 +314,7 @@ cudaError_t setNodeParams(cudaGraphNode_t node, OperationKind kind, const NodeOp
 cudaError_t setExecNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node, OperationKind kind,
                               const NodeOperation& enqueue) {
   Work work{kind, {}};
-  if (node == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  if (const cudaError_t result = nodeWork(kind, enqueue, work); result != cudaSuccess) {
+  if (const cudaError_t result = nodeWork(node, kind, enqueue, work); result != cudaSuccess) {
     return result;
   }
   const auto* graphNode = reinterpret_cast<const GraphNode*>(node);
