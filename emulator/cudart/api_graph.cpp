@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stream capture and graph launch: enough to capture a stream region (with fork/join through
-// events) into a graph, instantiate it and launch it on a stream.
+// events) into a graph, instantiate it, update the executable from a graph of the same shape,
+// and launch it on a stream.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
@@ -118,6 +119,34 @@ cudaError_t launchGraph(cudaGraphExec_t execHandle, cudaStream_t handle, Default
   return cudaSuccess;
 }
 
+// Whether the update was made, and why not, go to `resultInfo` when the program gives one.
+cudaError_t updateExec(cudaGraphExec_t exec, cudaGraph_t graphHandle,
+                       cudaGraphExecUpdateResultInfo* resultInfo) {
+  Runtime& runtime = Runtime::instance();
+  Graph* graph = runtime.resolveGraph(graphHandle);
+  cudaGraphExecUpdateResultInfo outcome{cudaGraphExecUpdateSuccess, nullptr, nullptr};
+  cudaError_t result = cudaSuccess;
+  if (graph == nullptr || runtime.resolveGraphExec(exec) == nullptr) {
+    outcome.result = cudaGraphExecUpdateError;
+    result = cudaErrorInvalidValue;
+  } else {
+    std::optional<GraphExec::UpdateFailure> failure;
+    runtime.changeGraphExec(exec, [&](GraphExec& changed) {
+      failure = changed.update(*graph);
+      return !failure;
+    });
+    if (failure) {
+      outcome.result = failure->result;
+      outcome.errorNode = reinterpret_cast<cudaGraphNode_t>(const_cast<GraphNode*>(failure->node));
+      result = cudaErrorGraphExecUpdateFailure;
+    }
+  }
+  if (resultInfo != nullptr) {
+    *resultInfo = outcome;
+  }
+  return result;
+}
+
 cudaError_t exchangeCaptureMode(cudaStreamCaptureMode* mode) {
   if (mode == nullptr) {
     return cudaErrorInvalidValue;
@@ -215,6 +244,12 @@ cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
   STREAMRACE_EMU_TRACED(cudaGraphLaunch_ptsz, v10000,
                         launchGraph(graphExec, stream, DefaultStream::PerThread), graphExec,
                         stream);
+}
+
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo* resultInfo) {
+  STREAMRACE_EMU_TRACED(cudaGraphExecUpdate, v10020, updateExec(hGraphExec, hGraph, resultInfo),
+                        hGraphExec, hGraph, resultInfo);
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Graphs built node by node: cudaGraphCreate, the typed cudaGraphAdd*Node calls, edges added
-// afterwards, cloning. Each node's operation is issued through the same code as the stream call
-// it stands for, captured into the graph (Runtime::addGraphNode), so a launch runs it exactly
-// like a captured one: after its dependencies, independent nodes concurrently.
+// afterwards, cloning, and new parameters for kernel, copy and memset nodes, in the graph or in
+// an executable made from it (cudaGraph*NodeSetParams, cudaGraphExec*NodeSetParams). Each node's
+// operation is issued through the same code as the stream call it stands for, captured into the
+// graph (Runtime::addGraphNode), so a launch runs it exactly like a captured one: after its
+// dependencies, independent nodes concurrently.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
@@ -11,11 +13,13 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "api_tracing.h"
 #include "copy_operations.h"
 #include "kernel_launch.h"
 #include "kernel_table.h"
+#include "runtime_operations.h"
 #include "runtime_state.h"
 
 using namespace streamrace::emu;
@@ -215,6 +219,124 @@ cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {
   return cudaSuccess;
 }
 
+// A graph allocation node: memory of the node's device from the pool cudaMallocAsync uses,
+// allocated when the node is added and the graph's for the rest of the process (a GPU keeps the
+// address the graph's too; the emulator never maps it out). The address goes back in the
+// parameters.
+cudaError_t memAllocNode(cudaMemAllocNodeParams* params, cudaStream_t builder) {
+  if (params == nullptr || params->bytesize == 0 ||
+      params->poolProps.allocType != cudaMemAllocationTypePinned ||
+      params->poolProps.location.type != cudaMemLocationTypeDevice) {
+    return cudaErrorInvalidValue;
+  }
+  if (!Runtime::instance().validDevice(params->poolProps.location.id)) {
+    return cudaErrorInvalidDevice;
+  }
+  // Nodes are built on the current device's hidden stream.
+  if (params->poolProps.location.id != Runtime::instance().currentDevice()) {
+    return cudaErrorNotSupported;
+  }
+  return mallocAsync(&params->dptr, params->bytesize, builder, DefaultStream::Legacy);
+}
+
+// The memory an allocation (or free) node names; nothing for a node of another kind.
+std::optional<GraphMemory> graphMemory(cudaGraphNode_t node, OperationKind kind) {
+  if (node == nullptr) {
+    return std::nullopt;
+  }
+  const Work& work = reinterpret_cast<const GraphNode*>(node)->work;
+  return work.kind == kind ? work.memory : std::nullopt;
+}
+
+cudaError_t memAllocNodeParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params) {
+  const std::optional<GraphMemory> memory = graphMemory(node, OperationKind::Allocation);
+  if (!memory || params == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  *params = cudaMemAllocNodeParams{};
+  params->poolProps.allocType = cudaMemAllocationTypePinned;
+  params->poolProps.location.type = cudaMemLocationTypeDevice;
+  params->poolProps.location.id = memory->device;
+  params->bytesize = memory->bytes;
+  params->dptr = memory->address;
+  return cudaSuccess;
+}
+
+cudaError_t memFreeNodeParams(cudaGraphNode_t node, void* address) {
+  const std::optional<GraphMemory> memory = graphMemory(node, OperationKind::Free);
+  if (!memory || address == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  *static_cast<void**>(address) = memory->address;
+  return cudaSuccess;
+}
+
+using NodeOperation = std::function<cudaError_t(cudaStream_t builder)>;
+
+// The work node `node` of `kind` runs with new parameters, built by the code that adds such a
+// node (with its checks) into a graph of its own.
+cudaError_t nodeWork(cudaGraphNode_t node, OperationKind kind, const NodeOperation& enqueue,
+                     Work& work) {
+  if (node == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  Runtime& runtime = Runtime::instance();
+  const cudaGraph_t scratch = runtime.adoptGraph(std::make_unique<Graph>());
+  cudaGraphNode_t built = nullptr;
+  const cudaError_t result = runtime.addGraphNode(scratch, {}, enqueue, &built);
+  if (result == cudaSuccess) {
+    // An operation that enqueues nothing (an empty copy) is still a node of its type.
+    work = Work{kind, reinterpret_cast<const GraphNode*>(built)->work.body};
+  }
+  runtime.destroyGraph(scratch);
+  return result;
+}
+
+// A node's new parameters in the graph that holds it: instantiations from now on run them.
+cudaError_t setNodeParams(cudaGraphNode_t node, OperationKind kind, const NodeOperation& enqueue) {
+  Work work{kind, {}};
+  if (const cudaError_t result = nodeWork(node, kind, enqueue, work); result != cudaSuccess) {
+    return result;
+  }
+  const bool changed = Runtime::instance().changeGraphNode(reinterpret_cast<const GraphNode*>(node),
+                                                           [&](GraphNode& found) {
+                                                             if (found.work.kind != kind) {
+                                                               return false;
+                                                             }
+                                                             found.work = std::move(work);
+                                                             return true;
+                                                           });
+  return changed ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+// A node's new parameters in one executable: its launches from the next on run them (the
+// runtime's graph keeps its own).
+cudaError_t setExecNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node, OperationKind kind,
+                              const NodeOperation& enqueue) {
+  Work work{kind, {}};
+  if (const cudaError_t result = nodeWork(node, kind, enqueue, work); result != cudaSuccess) {
+    return result;
+  }
+  const auto* graphNode = reinterpret_cast<const GraphNode*>(node);
+  return Runtime::instance().changeGraphExec(
+             exec, [&](GraphExec& changed) { return changed.setWork(graphNode, std::move(work)); })
+             ? cudaSuccess
+             : cudaErrorInvalidValue;
+}
+
+NodeOperation copy3DNode(const cudaMemcpy3DParms* params) {
+  return [params](cudaStream_t builder) {
+    return copy3D(params, builder, DefaultStream::Legacy, ApiFlavor::Asynchronous);
+  };
+}
+
+NodeOperation copy1DNode(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  return [=](cudaStream_t builder) {
+    return copyOnStream(dst, src, count, kind, builder, DefaultStream::Legacy,
+                        ApiFlavor::Asynchronous);
+  };
+}
+
 } // namespace
 
 extern "C" {
@@ -236,27 +358,20 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t grap
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                    const struct cudaMemcpy3DParms* pCopyParams) {
-  STREAMRACE_EMU_TRACED(cudaGraphAddMemcpyNode, v10000,
-                        addNode(pGraphNode, graph, pDependencies, numDependencies,
-                                [&](cudaStream_t builder) {
-                                  return copy3D(pCopyParams, builder, DefaultStream::Legacy,
-                                                ApiFlavor::Asynchronous);
-                                }),
-                        pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddMemcpyNode, v10000,
+      addNode(pGraphNode, graph, pDependencies, numDependencies, copy3DNode(pCopyParams)),
+      pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                      const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                      void* dst, const void* src, size_t count,
                                      enum cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaGraphAddMemcpyNode1D, v11010,
-                        addNode(pGraphNode, graph, pDependencies, numDependencies,
-                                [&](cudaStream_t builder) {
-                                  return copyOnStream(dst, src, count, kind, builder,
-                                                      DefaultStream::Legacy,
-                                                      ApiFlavor::Asynchronous);
-                                }),
-                        pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddMemcpyNode1D, v11010,
+      addNode(pGraphNode, graph, pDependencies, numDependencies, copy1DNode(dst, src, count, kind)),
+      pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
@@ -317,12 +432,119 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t 
       pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                     struct cudaMemAllocNodeParams* nodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddMemAllocNode, v11040,
+      addNode(pGraphNode, graph, pDependencies, numDependencies,
+              [&](cudaStream_t builder) { return memAllocNode(nodeParams, builder); }),
+      pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                    const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                    void* dptr) {
+  STREAMRACE_EMU_TRACED(cudaGraphAddMemFreeNode, v11040,
+                        addNode(pGraphNode, graph, pDependencies, numDependencies,
+                                [&](cudaStream_t builder) {
+                                  return freeAsync(dptr, builder, DefaultStream::Legacy);
+                                }),
+                        pGraphNode, graph, pDependencies, numDependencies, dptr);
+}
+
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
+                                           struct cudaMemAllocNodeParams* params_out) {
+  STREAMRACE_EMU_TRACED(cudaGraphMemAllocNodeGetParams, v11040,
+                        memAllocNodeParams(node, params_out), node, params_out);
+}
+
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) {
+  STREAMRACE_EMU_TRACED(cudaGraphMemFreeNodeGetParams, v11040, memFreeNodeParams(node, dptr_out),
+                        node, dptr_out);
+}
+
+// Graph memory is never handed back (memAllocNode): there is nothing to trim.
+cudaError_t cudaDeviceGraphMemTrim(int device) {
+  STREAMRACE_EMU_TRACED(
+      cudaDeviceGraphMemTrim, v11040,
+      Runtime::instance().validDevice(device) ? cudaSuccess : cudaErrorInvalidDevice, device);
+}
+
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
                                      const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
                                      size_t numDependencies) {
   STREAMRACE_EMU_TRACED(cudaGraphAddDependencies, v12030,
                         addDependencies(graph, from, to, numDependencies), graph, from, to,
                         edgeData, numDependencies);
+}
+
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaKernelNodeParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphKernelNodeSetParams, v10000,
+      setNodeParams(node, OperationKind::Kernel,
+                    [&](cudaStream_t builder) { return kernelNode(pNodeParams, builder); }),
+      node, pNodeParams);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaMemcpy3DParms* pNodeParams) {
+  STREAMRACE_EMU_TRACED(cudaGraphMemcpyNodeSetParams, v10000,
+                        setNodeParams(node, OperationKind::Memcpy, copy3DNode(pNodeParams)), node,
+                        pNodeParams);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src,
+                                           size_t count, enum cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphMemcpyNodeSetParams1D, v11010,
+      setNodeParams(node, OperationKind::Memcpy, copy1DNode(dst, src, count, kind)), node, dst, src,
+      count, kind);
+}
+
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaMemsetParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphMemsetNodeSetParams, v10000,
+      setNodeParams(node, OperationKind::Memset,
+                    [&](cudaStream_t builder) { return memsetNode(pNodeParams, builder); }),
+      node, pNodeParams);
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphExecKernelNodeSetParams, v10010,
+      setExecNodeParams(hGraphExec, node, OperationKind::Kernel,
+                        [&](cudaStream_t builder) { return kernelNode(pNodeParams, builder); }),
+      hGraphExec, node, pNodeParams);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemcpy3DParms* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphExecMemcpyNodeSetParams, v10020,
+      setExecNodeParams(hGraphExec, node, OperationKind::Memcpy, copy3DNode(pNodeParams)),
+      hGraphExec, node, pNodeParams);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                               void* dst, const void* src, size_t count,
+                                               enum cudaMemcpyKind kind) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphExecMemcpyNodeSetParams1D, v11010,
+      setExecNodeParams(hGraphExec, node, OperationKind::Memcpy, copy1DNode(dst, src, count, kind)),
+      hGraphExec, node, dst, src, count, kind);
+}
+
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemsetParams* pNodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphExecMemsetNodeSetParams, v10020,
+      setExecNodeParams(hGraphExec, node, OperationKind::Memset,
+                        [&](cudaStream_t builder) { return memsetNode(pNodeParams, builder); }),
+      hGraphExec, node, pNodeParams);
 }
 
 cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {

@@ -117,7 +117,8 @@ cudaError_t setExecHostNodeParams(cudaGraphExec_t exec, cudaGraphNode_t node,
   const HostCall call{params->fn, params->userData};
   const auto* graphNode = reinterpret_cast<const GraphNode*>(node);
   return Runtime::instance().changeGraphExec(
-             exec, [&](GraphExec& changed) { return changed.setHostCall(graphNode, call); })
+             exec,
+             [&](GraphExec& changed) { return changed.setWork(graphNode, hostFunctionWork(call)); })
              ? cudaSuccess
              : cudaErrorInvalidValue;
 }

@@ -272,7 +272,9 @@ cudaError_t mallocAsync(void** devPtr, std::size_t size, cudaStream_t handle, De
   // the free, as the real pool guarantees.
   runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(memory), size,
                                 MemoryKind::PoolDevice, stream->device, 0});
-  runtime.submit(*stream, Work{OperationKind::Allocation, {}});
+  runtime.submit(
+      *stream,
+      Work{OperationKind::Allocation, {}, std::nullopt, GraphMemory{memory, size, stream->device}});
   *devPtr = memory;
   return cudaSuccess;
 }
@@ -289,6 +291,15 @@ cudaError_t freeAsync(void* devPtr, cudaStream_t handle, DefaultStream zero) {
   std::optional<Allocation> allocation = runtime.memory.startingAt(devPtr);
   if (!allocation || !allocation->isDeviceMemory()) {
     return cudaErrorInvalidValue;
+  }
+  if (runtime.isCapturing(*stream)) {
+    // A graph's free node: every launch runs it, so the memory stays the graph's, at the same
+    // address for the next launch, as graph memory's addresses do on a GPU.
+    runtime.submit(*stream, Work{OperationKind::Free,
+                                 {},
+                                 std::nullopt,
+                                 GraphMemory{devPtr, allocation->size, allocation->device}});
+    return cudaSuccess;
   }
   runtime.memory.removeStartingAt(devPtr);
   DeviceArena& arena = runtime.device(allocation->device).arena;

@@ -58,15 +58,53 @@ GraphExec::GraphExec(const Graph& graph) : userObjects_(graph.userObjects) {
     }
     dependencies_.push_back(std::move(nodeDependencies));
   }
+  for (const auto& node : graph.nodes) {
+    addedOrder_.push_back(indexOf.at(node.get()));
+  }
 }
 
-bool GraphExec::setHostCall(const GraphNode* node, HostCall call) {
+bool GraphExec::setWork(const GraphNode* node, Work work) {
   const auto found = indexOf_.find(node);
-  if (found == indexOf_.end() || !works_[found->second].host) {
+  if (found == indexOf_.end() || works_[found->second].kind != work.kind) {
     return false;
   }
-  works_[found->second] = hostFunctionWork(call);
+  works_[found->second] = std::move(work);
   return true;
+}
+
+std::optional<GraphExec::UpdateFailure> GraphExec::update(const Graph& graph) {
+  const GraphExec updated(graph);
+  if (updated.works_.size() != works_.size()) {
+    return UpdateFailure{cudaGraphExecUpdateErrorTopologyChanged, nullptr};
+  }
+  // Index in `updated` -> index here, through the pairing by order of addition.
+  std::vector<std::size_t> paired(works_.size());
+  for (std::size_t position = 0; position < addedOrder_.size(); ++position) {
+    paired[updated.addedOrder_[position]] = addedOrder_[position];
+  }
+  for (std::size_t position = 0; position < addedOrder_.size(); ++position) {
+    const std::size_t mine = addedOrder_[position];
+    const std::size_t theirs = updated.addedOrder_[position];
+    const GraphNode* node = graph.nodes[position].get();
+    if (updated.works_[theirs].kind != works_[mine].kind) {
+      return UpdateFailure{cudaGraphExecUpdateErrorNodeTypeChanged, node};
+    }
+    std::vector<std::size_t> dependencies;
+    for (std::size_t dependency : updated.dependencies_[theirs]) {
+      dependencies.push_back(paired[dependency]);
+    }
+    std::vector<std::size_t> expected = dependencies_[mine];
+    std::sort(dependencies.begin(), dependencies.end());
+    std::sort(expected.begin(), expected.end());
+    if (dependencies != expected) {
+      return UpdateFailure{cudaGraphExecUpdateErrorTopologyChanged, node};
+    }
+  }
+  for (std::size_t position = 0; position < addedOrder_.size(); ++position) {
+    works_[addedOrder_[position]] = updated.works_[updated.addedOrder_[position]];
+    indexOf_[graph.nodes[position].get()] = addedOrder_[position];
+  }
+  return std::nullopt;
 }
 
 void GraphExec::run() const {

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "operation.h"
@@ -45,13 +46,25 @@ public:
   // Runs every node, each after its dependencies, independent nodes concurrently. Blocks until
   // all are done.
   void run() const;
-  // Makes the executable's copy of host node `node` call `call` from its next launch on; false
-  // when `node` is not a host node of the graph this was instantiated from.
-  bool setHostCall(const GraphNode* node, HostCall call);
+  // Makes the executable's copy of node `node` run `work` from its next launch on; false when
+  // `node` is no node of the graphs this executable was made or updated from, or not one of
+  // `work`'s kind (a node's type cannot change).
+  bool setWork(const GraphNode* node, Work work);
+  // Takes the parameters of `graph`'s nodes, paired with this executable's in the order they were
+  // added (cudaGraphExecUpdate): the graph must have the same nodes, of the same types, with the
+  // same edges. On a mismatch, changes nothing and says why, naming the node of `graph` at fault.
+  struct UpdateFailure {
+    cudaGraphExecUpdateResult result = cudaGraphExecUpdateErrorTopologyChanged;
+    const GraphNode* node = nullptr;
+  };
+  std::optional<UpdateFailure> update(const Graph& graph);
 
 private:
   std::vector<Work> works_;
+  // The nodes of every graph this executable was made or updated from, by index into works_.
   std::map<const GraphNode*, std::size_t> indexOf_;
+  // works_'s index of each node of the graph this was made from, in the order they were added.
+  std::vector<std::size_t> addedOrder_;
   // The graph's user objects stay alive as long as the executable does.
   std::vector<HeldUserObject> userObjects_;
   std::vector<std::vector<std::size_t>> dependencies_;

@@ -3,6 +3,7 @@
 // delay knobs that apply to it).
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -31,10 +32,19 @@ struct HostCall {
   void* data = nullptr;
 };
 
+// The memory a graph's allocation node allocates or its free node frees, which the nodes hand
+// back (cudaGraphMemAllocNodeGetParams, cudaGraphMemFreeNodeGetParams).
+struct GraphMemory {
+  void* address = nullptr;
+  std::size_t bytes = 0;
+  int device = 0;
+};
+
 struct Work {
   OperationKind kind;
   std::function<void()> body;
   std::optional<HostCall> host = std::nullopt;
+  std::optional<GraphMemory> memory = std::nullopt;
 };
 
 // The work of a host function or host node that calls `call`.

@@ -342,6 +342,24 @@ bool Runtime::changeGraph(cudaGraph_t handle, const std::function<void(Graph&)>&
   return known;
 }
 
+bool Runtime::changeGraphNode(const GraphNode* node,
+                              const std::function<bool(GraphNode&)>& change) {
+  std::lock_guard submitLock(submitMutex_);
+  std::shared_lock lock(handlesMutex_);
+  for (const auto& [handle, graph] : graphs_) {
+    // A graph gaining a node is out of the table meanwhile (addGraphNode).
+    if (!graph) {
+      continue;
+    }
+    for (const auto& owned : graph->nodes) {
+      if (owned.get() == node) {
+        return change(*owned);
+      }
+    }
+  }
+  return false;
+}
+
 Graph* Runtime::resolveGraph(cudaGraph_t graph) {
   std::shared_lock lock(handlesMutex_);
   auto it = graphs_.find(reinterpret_cast<Graph*>(graph));
@@ -361,14 +379,14 @@ cudaGraphExec_t Runtime::instantiate(const Graph& graph) {
   auto exec = std::make_shared<const GraphExec>(graph);
   const GraphExec* key = exec.get();
   std::unique_lock lock(handlesMutex_);
-  graphExecs_.emplace(key, std::move(exec));
+  graphExecs_.emplace(key, ExecutableSlot{exec, exec});
   return reinterpret_cast<cudaGraphExec_t>(const_cast<GraphExec*>(key));
 }
 
 std::shared_ptr<const GraphExec> Runtime::resolveGraphExec(cudaGraphExec_t exec) {
   std::shared_lock lock(handlesMutex_);
   auto it = graphExecs_.find(reinterpret_cast<const GraphExec*>(exec));
-  return it == graphExecs_.end() ? nullptr : it->second;
+  return it == graphExecs_.end() ? nullptr : it->second.current;
 }
 
 bool Runtime::changeGraphExec(cudaGraphExec_t exec, const std::function<bool(GraphExec&)>& change) {
@@ -377,11 +395,11 @@ bool Runtime::changeGraphExec(cudaGraphExec_t exec, const std::function<bool(Gra
   if (it == graphExecs_.end()) {
     return false;
   }
-  auto changed = std::make_shared<GraphExec>(*it->second);
+  auto changed = std::make_shared<GraphExec>(*it->second.current);
   if (!change(*changed)) {
     return false;
   }
-  it->second = std::move(changed);
+  it->second.current = std::move(changed);
   return true;
 }
 

@@ -127,6 +127,9 @@ public:
   // Runs `change` on the graph, an ended one or one still being captured, under the lock that
   // guards both; false when the handle names neither.
   bool changeGraph(cudaGraph_t graph, const std::function<void(Graph&)>& change);
+  // Runs `change` on `node` if a graph the program made (not one being captured) holds it; false
+  // when none does or `change` refused.
+  bool changeGraphNode(const GraphNode* node, const std::function<bool(GraphNode&)>& change);
   bool destroyGraph(cudaGraph_t graph);
   bool knownGraph(cudaGraph_t graph);
   Graph* resolveGraph(cudaGraph_t graph);
@@ -167,7 +170,13 @@ private:
   std::vector<std::unique_ptr<Stream>> perThreadStreams_;
   std::map<Event*, std::unique_ptr<Event>> events_;
   std::map<Graph*, std::unique_ptr<Graph>> graphs_;
-  std::map<const GraphExec*, std::shared_ptr<const GraphExec>> graphExecs_;
+  // An executable's handle is the address of what it was instantiated as, kept alive while the
+  // handle is, so that no other executable gets that address while this one runs a changed copy.
+  struct ExecutableSlot {
+    std::shared_ptr<const GraphExec> instantiated;
+    std::shared_ptr<const GraphExec> current;
+  };
+  std::map<const GraphExec*, ExecutableSlot> graphExecs_;
   std::atomic<unsigned long long> nextStreamId_{1};
   // Created streams are labelled 1, 2, ... in creation order (the delay knobs name them so).
   std::atomic<unsigned long long> nextCreatedStreamLabel_{1};

@@ -202,6 +202,11 @@ std::optional<Payload> decode_graph_node(const ApiFunction& function,
   case ApiRole::Set2D:
     operation = decode_set(function, arguments, true);
     break;
+  case ApiRole::AllocAsync:
+    return allocation(function, arguments, MemoryKind::StreamOrdered,
+                      ArgMeaning::AllocatedPointerOut);
+  case ApiRole::FreeAsync:
+    return release(function, arguments, FreeApi::FreeAsync, ArgMeaning::FreedBuffer);
   case ApiRole::KernelLaunch:
     return KernelLaunch{0, inputs.function_name, {}};
   case ApiRole::HostFunc:
@@ -325,6 +330,8 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::GraphAddDependencies:
   case ApiRole::GraphClone:
   case ApiRole::GraphDestroy:
+  case ApiRole::GraphSetNode:
+  case ApiRole::GraphExecUpdate:
     // The front end follows graphs built by hand (hand_built_graphs.h): none is an engine event.
     return std::nullopt;
   }

@@ -49,7 +49,7 @@ constexpr const api_model::ApiFunction& model_entry(std::string_view name) {
   static_assert(parameter_count(&name) == api_model::detail::name##_args.size(),                   \
                 "the API model and cuda_runtime_api.h disagree on the parameters of " #name);
 #define STREAMRACE_NCCL_API(name, role, collective, ...)
-#define STREAMRACE_CUDA_GRAPH_NODE_API(name, nodeRole, ...)                                        \
+#define STREAMRACE_CUDA_GRAPH_NODE_API(name, role, nodeRole, ...)                                  \
   STREAMRACE_CUDA_API(name, , , __VA_ARGS__)
 #define STREAMRACE_CUDA_DRIVER_API(name, role, hostSync, copyKind, ...)                            \
   STREAMRACE_CUDA_API(name, , , __VA_ARGS__)
@@ -172,6 +172,13 @@ void read_members(api_model::ArgMeaning meaning, const unsigned char* at,
     if (host == nullptr) return;
     arguments.set_member(ArgMeaning::HostFunction, address_of(reinterpret_cast<void*>(host->fn)));
     arguments.set_member(ArgMeaning::UserData, address_of(host->userData));
+    return;
+  }
+  case ArgMeaning::MemAllocNodeParams: {
+    const auto* allocation = read_struct<const cudaMemAllocNodeParams*>(at);
+    if (allocation == nullptr) return;
+    arguments.set_member(ArgMeaning::AllocatedPointerOut, address_of(allocation->dptr));
+    arguments.set_member(ArgMeaning::ByteSize, allocation->bytesize);
     return;
   }
   case ArgMeaning::Extent: {

@@ -100,10 +100,18 @@ void record_graph_build(Tracer& tracer, const api_model::ApiFunction& function,
     build.dependents =
         node_handles(arguments.get_or(function, ArgMeaning::NodeDependents, 0), count);
     break;
-  default: {
-    build.kind = GraphBuildCall::Kind::AddNode;
+  case ApiRole::GraphExecUpdate:
+    build.kind = GraphBuildCall::Kind::ExecUpdate;
     build.graph = arguments.get_or(function, ArgMeaning::Graph, 0);
-    build.node = arguments.get_or(function, ArgMeaning::GraphNodeOut, 0);
+    build.exec = arguments.get_or(function, ArgMeaning::GraphExec, 0);
+    break;
+  default: {
+    const bool setter = function.role == ApiRole::GraphSetNode;
+    build.kind = setter ? GraphBuildCall::Kind::SetNode : GraphBuildCall::Kind::AddNode;
+    build.graph = arguments.get_or(function, ArgMeaning::Graph, 0);
+    build.exec = arguments.get_or(function, ArgMeaning::GraphExec, 0);
+    build.node =
+        arguments.get_or(function, setter ? ArgMeaning::GraphNode : ArgMeaning::GraphNodeOut, 0);
     build.source = arguments.get_or(function, ArgMeaning::ChildGraph, 0);
     DecodeInputs inputs;
     if (function.nodeRole == ApiRole::KernelLaunch) {
@@ -131,6 +139,8 @@ void on_api_exit(Tracer& tracer, const CudaCallShape* shape, const CUpti_Callbac
   case api_model::ApiRole::GraphAddDependencies:
   case api_model::ApiRole::GraphClone:
   case api_model::ApiRole::GraphDestroy:
+  case api_model::ApiRole::GraphSetNode:
+  case api_model::ApiRole::GraphExecUpdate:
     record_graph_build(tracer, function, arguments, inputs.outcome);
     return;
   default:

@@ -5,7 +5,9 @@
 // they are added and, when the graph is instantiated, describes it to the engine as that
 // capture: every node on a lane of its own, each edge an event recorded after the dependency and
 // waited for before the dependent. The executable is a snapshot of the graph at that moment, as
-// the runtime's is.
+// the runtime's is. An executable changed afterwards (a node's parameters set in it, or
+// cudaGraphExecUpdate) is described again, as the capture of what it now runs, and re-pointed
+// to that capture: its later launches touch the new buffers.
 #pragma once
 
 #include "call_sites.h"
@@ -23,29 +25,35 @@ namespace streamrace::tracer {
 
 // One graph-building call as the calling thread read it.
 struct GraphBuildCall {
-  enum class Kind { Create, AddNode, AddEdges, Clone, Destroy };
+  enum class Kind { Create, AddNode, AddEdges, Clone, Destroy, SetNode, ExecUpdate };
   Kind kind = Kind::Create;
-  GraphHandle graph = 0;                   // the graph made, added to, cloned into or destroyed
-  GraphHandle source = 0;                  // Clone: the original; a child graph node: the child
-  std::uint64_t node = 0;                  // AddNode: the node made
+  GraphHandle graph = 0;  // the graph made, added to, cloned into, destroyed or updated from
+  GraphHandle source = 0; // Clone: the original; a child graph node: the child
+  GraphHandle exec = 0;   // SetNode in an executable, ExecUpdate: the executable changed
+  std::uint64_t node = 0; // AddNode: the node made; SetNode: the node changed
   std::vector<std::uint64_t> dependencies; // AddNode: what it follows; AddEdges: edge sources
   std::vector<std::uint64_t> dependents;   // AddEdges: edge targets
-  std::optional<Payload> operation;        // AddNode: what the node does, on no stream yet
+  std::optional<Payload> operation;        // AddNode, SetNode: what the node does, on no stream yet
 };
 
 class HandBuiltGraphs {
 public:
-  // Follows one call; `stack` and `api` name the call site of the node it adds.
-  void apply(const GraphBuildCall& call, std::string_view api, const RawStack& stack);
-
   struct Step {
-    std::string_view api; // the node's adding call, or cudaGraphInstantiate for an edge
+    std::string_view api; // the node's adding (or setting) call, or the instantiating one
     const RawStack* stack;
     Payload payload;
   };
+
+  // Follows one call; `stack` and `api` name the call site of the node it adds or changes.
+  // Returns what the engine must process for it: for a call that changes an executable, the
+  // capture of what the executable now runs and the instantiation that re-points it; else none.
+  std::vector<Step> apply(const GraphBuildCall& call, std::string_view api, const RawStack& stack);
+
   // The capture that describes `graph` to the engine, to be processed before the instantiation
-  // (whose call site edges and markers take); empty when the graph was not built by hand.
-  std::vector<Step> as_capture(GraphHandle graph, const RawStack& instantiation) const;
+  // of `exec` (whose call site edges and markers take); empty when the graph was not built by
+  // hand. The executable keeps a copy of the graph, for the changes made to it later.
+  std::vector<Step> instantiate(GraphHandle graph, GraphHandle exec, std::string_view api,
+                                const RawStack& stack);
 
 private:
   struct Graph;
@@ -60,9 +68,27 @@ private:
   struct Graph {
     std::vector<Node> nodes;
   };
+  // What an executable runs, and the handles its nodes answer to: those of the graph it was
+  // instantiated from and of every graph it was updated from, which the runtime pairs with its
+  // nodes in the order they were added.
+  struct Executable {
+    std::shared_ptr<const Graph> graph;
+    std::unordered_map<std::uint64_t, std::size_t> node_index;
+  };
   class Emitter;
 
+  static void set_operation(Node& node, const GraphBuildCall& call, std::string_view api,
+                            const RawStack& stack);
+  std::vector<Step> set_in_executable(const GraphBuildCall& call, std::string_view api,
+                                      const RawStack& stack);
+  std::vector<Step> update_executable(const GraphBuildCall& call, std::string_view api,
+                                      const RawStack& stack);
+  // The capture of what `exec` now runs, and the instantiation that re-points it to it.
+  std::vector<Step> re_describe(GraphHandle exec, const Graph& graph, std::string_view api,
+                                const RawStack& stack) const;
+
   std::unordered_map<GraphHandle, std::shared_ptr<Graph>> graphs_;
+  std::unordered_map<GraphHandle, Executable> executables_;
 };
 
 } // namespace streamrace::tracer

@@ -303,6 +303,18 @@ void Tracer::process_taken(CapturedCall& call) {
   process(call);
 }
 
+void Tracer::process_steps(std::vector<HandBuiltGraphs::Step> steps, const CapturedCall& call) {
+  for (HandBuiltGraphs::Step& step : steps) {
+    CapturedCall described;
+    described.api = step.api;
+    described.payload = std::move(step.payload);
+    described.stack = *step.stack;
+    described.thread = call.thread;
+    described.time_ns = call.time_ns;
+    process(described);
+  }
+}
+
 void Tracer::process(CapturedCall& call) {
   if (call.graph_build) {
     // A kernel node's accesses are resolved against the allocations live when it is added.
@@ -311,20 +323,17 @@ void Tracer::process(CapturedCall& call) {
                            : nullptr;
         launch != nullptr && !call.kernel_pointers.empty())
       kernel_accesses_.resolve(call.kernel_pointers, launch->accesses);
-    hand_built_graphs_.apply(*call.graph_build, call.api, call.stack);
+    // Graph memory is known from its allocation node on, for kernel nodes added later.
+    if (call.graph_build->operation && std::holds_alternative<Alloc>(*call.graph_build->operation))
+      kernel_accesses_.observe(*call.graph_build->operation);
+    process_steps(hand_built_graphs_.apply(*call.graph_build, call.api, call.stack), call);
     return;
   }
-  if (const auto* instantiation = std::get_if<GraphInstantiate>(&call.payload))
-    for (HandBuiltGraphs::Step& step :
-         hand_built_graphs_.as_capture(instantiation->graph, call.stack)) {
-      CapturedCall described;
-      described.api = step.api;
-      described.payload = std::move(step.payload);
-      described.stack = *step.stack;
-      described.thread = call.thread;
-      described.time_ns = call.time_ns;
-      process(described);
-    }
+  if (const auto* instantiation = std::get_if<GraphInstantiate>(&call.payload);
+      instantiation != nullptr && !instantiation->update)
+    process_steps(hand_built_graphs_.instantiate(instantiation->graph, instantiation->exec,
+                                                 call.api, call.stack),
+                  call);
   if (!call.graph_host_runs.empty()) check_graph_host_nodes(call);
   Event event{EventHeader{0, call.thread, 0, 0, 0}, std::move(call.payload)};
   const RankAssignment::Placement placement = ranks_->place(call.thread, event.payload);

@@ -150,6 +150,9 @@ private:
   // Counts a call taken off the ring or the overflow, then processes it unless tracing ended.
   void process_taken(CapturedCall& call);
   void process(CapturedCall& call);
+  // Processes what describes a hand-built graph (hand_built_graphs.h) to the engine, as calls of
+  // `call`'s thread at its time.
+  void process_steps(std::vector<HandBuiltGraphs::Step> steps, const CapturedCall& call);
   // Stamps `call` with the calling thread, time and stack, then queues it.
   void record_here(std::string_view api, CapturedCall call,
                    std::vector<KernelPointer> kernel_pointers);

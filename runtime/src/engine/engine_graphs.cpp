@@ -40,7 +40,7 @@ void Engine::end_capture(const EventHeader& header, ThreadState& thread, const C
   StreamState& stream = ordering_.stream(thread, end.stream);
   auto found = captures_.find(stream.capture);
   if (found == captures_.end()) return;
-  auto graph = std::make_unique<CapturedGraph>(std::move(found->second));
+  auto graph = std::make_shared<const CapturedGraph>(std::move(found->second));
   captures_.erase(found);
   for (StreamHandle member : graph->streams)
     ordering_.stream(thread, member).capture = 0;
@@ -49,8 +49,10 @@ void Engine::end_capture(const EventHeader& header, ThreadState& thread, const C
 
 void Engine::instantiate_graph(std::uint32_t address_space, const GraphInstantiate& instantiate) {
   auto graph = graphs_.find(RankHandleKey{address_space, instantiate.graph});
-  executables_[RankHandleKey{address_space, instantiate.exec}] =
-      Executable{graph == graphs_.end() ? nullptr : graph->second.get(), ++executable_serial_};
+  Executable& executable = executables_[RankHandleKey{address_space, instantiate.exec}];
+  executable.graph = graph == graphs_.end() ? nullptr : graph->second;
+  // An updated executable keeps its lanes: its next launch is still ordered behind the last.
+  if (!instantiate.update || executable.serial == 0) executable.serial = ++executable_serial_;
 }
 
 void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {

@@ -467,6 +467,51 @@ TEST_F(Rules, CapturedOpsTouchNoMemoryUntilLaunch) {
   emit(GraphLaunch{0x9003, S2}); // another executable on a stream nothing orders
   EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
 }
+// An executable updated in place (cudaGraphExecUpdate, node setters) runs the new graph, still
+// ordered behind its own earlier launches; instantiating again makes another executable.
+class GraphUpdates : public Rules {
+protected:
+  static constexpr GraphHandle kOld = 0x9001, kNew = 0x9004, kExec = 0x9002;
+  void capture_write(GraphHandle graph, Address buffer) {
+    emit(CaptureBegin{S2});
+    write(S2, buffer, N);
+    emit(CaptureEnd{S2, graph});
+  }
+};
+TEST_F(GraphUpdates, AnUpdatedExecutableWritesTheNewBufferOnly) {
+  capture_write(kOld, X);
+  emit(GraphInstantiate{kOld, kExec});
+  capture_write(kNew, Y);
+  emit(GraphInstantiate{kNew, kExec, true});
+  emit(GraphLaunch{kExec, S1});
+  read(S3, X, N);
+  EXPECT_TRUE(findings().empty()) << report();
+  read(S3, Y, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
+TEST_F(GraphUpdates, AnUpdatedExecutableStaysOrderedBehindItsEarlierLaunches) {
+  capture_write(kOld, X);
+  emit(GraphInstantiate{kOld, kExec});
+  emit(GraphLaunch{kExec, S1});
+  capture_write(kNew, X);
+  emit(GraphInstantiate{kNew, kExec, true});
+  emit(GraphLaunch{kExec, S3});
+  EXPECT_TRUE(findings().empty()) << report();
+  // Instantiated anew under the handle, it is another executable, which nothing orders.
+  emit(GraphInstantiate{kNew, kExec});
+  emit(GraphLaunch{kExec, S1});
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+TEST_F(GraphUpdates, AGraphCapturedAgainLeavesEarlierExecutablesAsTheyWere) {
+  capture_write(kOld, X);
+  emit(GraphInstantiate{kOld, kExec});
+  capture_write(kOld, Y); // the handle freed and given to a new capture
+  emit(GraphLaunch{kExec, S1});
+  read(S3, Y, N);
+  EXPECT_TRUE(findings().empty()) << report();
+  read(S3, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
 TEST_F(Rules, GraphBranchesRaceWithoutAJoin) {
   emit(CaptureBegin{S2});
   record(E1, S2);

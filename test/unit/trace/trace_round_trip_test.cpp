@@ -275,7 +275,7 @@ TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
     store(content);
   };
   SymbolTable symbols;
-  for (std::uint32_t version : {2u, 3u, 4u}) {
+  for (std::uint32_t version : {2u, 3u, 4u, 5u}) {
     with_version(version);
     EXPECT_EQ(trace::read_trace(path_, 0, symbols).events.size(), 100u);
   }
@@ -287,7 +287,8 @@ TEST_F(DamagedTrace, OlderVersionsReadAndUnknownOnesAreRefused) {
     } catch (const std::runtime_error& error) {
       EXPECT_NE(std::string(error.what())
                     .find("is trace format version " + std::to_string(version) +
-                          "; this streamrace reads versions 2 to 5"),
+                          "; this streamrace reads versions 2 to " +
+                          std::to_string(trace::kVersion)),
                 std::string::npos)
           << error.what();
     }

@@ -57,6 +57,12 @@ enum class ApiRole : std::uint8_t {
   GraphAddDependencies,
   GraphClone,
   GraphDestroy,
+  // A node's parameters changed after it was added: in its graph (which later instantiations
+  // copy), or in one executable made from it (the function names the executable), as in
+  // cudaGraphExecKernelNodeSetParams; `nodeRole` says what the node does, as for GraphAddNode.
+  GraphSetNode,
+  // An executable takes the parameters of another graph of the same shape (cudaGraphExecUpdate).
+  GraphExecUpdate,
   Collective,
   Send,
   Recv,
@@ -128,6 +134,8 @@ enum class ArgMeaning : std::uint8_t {
   NodeDependencyCount, // size_t: how many of either
   EdgeData,            // const cudaGraphEdgeData*: edge kinds (every edge orders whole nodes here)
   ChildGraph,          // cudaGraph_t a child graph node copies
+  GraphNode,           // cudaGraphNode_t: the node whose parameters a setter changes
+  UpdateResultOut,     // cudaGraphExecUpdateResultInfo*: why an update was refused
   // Parameters whose meaning lies in the members of a struct (the tracer's front end reads the
   // members; see DerivedArgument below).
   PitchOut,             // size_t*: the row pitch a pitched allocation chose
@@ -140,6 +148,7 @@ enum class ArgMeaning : std::uint8_t {
   KernelNodeParams,     // const cudaKernelNodeParams*: function and argument array
   MemsetNodeParams,     // const cudaMemsetParams*: destination, pitch, element size, width, rows
   HostNodeParams,       // const cudaHostNodeParams*: function and user data
+  MemAllocNodeParams,   // cudaMemAllocNodeParams*: size and device in, the allocation's address out
   // Meanings no parameter has, only the members of the structs above.
   Depth,
   DstSlicePitch,
@@ -167,8 +176,8 @@ struct ApiFunction {
   HostSync hostSync;
   CollectiveKind collective;
   std::span<const ApiArg> args;
-  // For GraphAddNode: what the node does, as the role of the stream call it stands for
-  // (GraphAddNode itself for an empty node); for every other function its own role.
+  // For GraphAddNode and GraphSetNode: what the node does, as the role of the stream call it
+  // stands for (GraphAddNode itself for an empty node); for every other function its own role.
   ApiRole nodeRole = role;
   // For copies whose kind is the function's rather than an argument's (the driver's cuMemcpyHtoD
   // and the like); none for the runtime's peer copies, which name two devices instead.
@@ -202,7 +211,7 @@ template <class... Args> constexpr auto makeArgs(Args... args) {
   inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
 #define STREAMRACE_NCCL_API(name, role, collective, ...)                                           \
   inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
-#define STREAMRACE_CUDA_GRAPH_NODE_API(name, nodeRole, ...)                                        \
+#define STREAMRACE_CUDA_GRAPH_NODE_API(name, role, nodeRole, ...)                                  \
   inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
 #define STREAMRACE_CUDA_DRIVER_API(name, role, hostSync, copyKind, ...)                            \
   inline constexpr auto name##_args = makeArgs(__VA_ARGS__);
@@ -230,10 +239,10 @@ inline constexpr ApiFunction kApiFunctions[] = {
               HostSync::Async,                                                                     \
               CollectiveKind::collective,                                                          \
               detail::name##_args},
-#define STREAMRACE_CUDA_GRAPH_NODE_API(name, nodeRole_, ...)                                       \
+#define STREAMRACE_CUDA_GRAPH_NODE_API(name, role_, nodeRole_, ...)                                \
   ApiFunction{#name,                                                                               \
               ApiFamily::Cuda,                                                                     \
-              ApiRole::GraphAddNode,                                                               \
+              ApiRole::role_,                                                                      \
               HostSync::Synchronous,                                                               \
               CollectiveKind::None,                                                                \
               detail::name##_args,                                                                 \

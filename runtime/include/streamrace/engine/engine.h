@@ -79,7 +79,9 @@ private:
     std::vector<Event> events;
   };
   struct Executable {
-    const CapturedGraph* graph = nullptr;
+    // Shared: a graph handle may be captured again (or freed and reused) while executables made
+    // from the graph it named still run it.
+    std::shared_ptr<const CapturedGraph> graph;
     std::uint64_t serial = 0;
   };
 
@@ -181,7 +183,7 @@ private:
   // Graphs and executables are keyed by address space (a process), not rank: their handles are
   // the process's, and a process driving several devices instantiates one device's graph while
   // another is current. A launch runs as the rank of its stream (rule 11).
-  std::unordered_map<RankHandleKey, std::unique_ptr<CapturedGraph>, RankHandleHash> graphs_;
+  std::unordered_map<RankHandleKey, std::shared_ptr<const CapturedGraph>, RankHandleHash> graphs_;
   std::unordered_map<RankHandleKey, Executable, RankHandleHash> executables_;
   std::uint64_t executable_serial_ = 0;
   // What host nodes touched in each executable's next launch (HostNodeAccess), until it.

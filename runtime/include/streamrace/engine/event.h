@@ -274,10 +274,13 @@ struct CaptureEnd {
   GraphHandle graph = 0;
   STREAMRACE_FIELDS(stream, graph)
 };
+// `update`: the executable exists and now runs `graph` (cudaGraphExecUpdate, or a node's
+// parameters set in the executable); its launches stay ordered behind its earlier ones.
 struct GraphInstantiate {
   GraphHandle graph = 0;
   GraphHandle exec = 0;
-  STREAMRACE_FIELDS(graph, exec)
+  bool update = false;
+  STREAMRACE_FIELDS(graph, exec, update)
 };
 struct GraphLaunch {
   GraphHandle exec = 0;
