@@ -25,6 +25,7 @@ run any finding no marker takes, in the fixed run every finding. A marker no fin
 false negative (FN). Columns and messages are not compared. A case the analyzer fails to parse
 (exit status 2) counts its markers as FNs and is listed.
 
+The cases are analyzed in --jobs processes per variant, each taking its share of the files.
 Prints one line per case and run (TP/FP/FN, then each FP and FN with its line), then
 
     summary: <cases> cases (<racy> racy, <fixed> fixed), <expected> expected, <findings> findings,
@@ -83,24 +84,32 @@ def read_expectations(path):
 
 
 def analyze(job):
-    """Runs streamrace-check on one case in one variant; its findings, status and CPU seconds."""
-    checker, path, variant, flags = job
+    """Runs streamrace-check once on a chunk of cases in one variant (one process parses the CUDA
+    headers' files once for all of them); each case's findings and parse errors, and CPU seconds."""
+    checker, paths, variant, flags = job
     defines = ["-DFIXED"] if variant == "fixed" else []
-    with tempfile.NamedTemporaryFile(suffix=".json") as output:
-        command = [checker, "--format=json", "--output=" + output.name, path, "--"] + flags + defines
-        with tempfile.TemporaryFile("w+") as log:
-            child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
-            _, status, usage = os.wait4(child.pid, 0)
-            log.seek(0)
-            text = log.read()
-        status = os.waitstatus_to_exitcode(status)
-        findings = []
-        if os.path.getsize(output.name):
-            findings = json.load(open(output.name)).get("findings", [])
-    errors = [line for line in text.splitlines() if " error: " in line]
-    return {"path": path, "variant": variant, "findings": findings, "status": status,
-            "errors": errors if status not in (0, 1) else [],
-            "cpu": usage.ru_utime + usage.ru_stime}
+    with tempfile.NamedTemporaryFile(suffix=".json") as output, \
+            tempfile.TemporaryFile("w+") as log:
+        command = [checker, "--format=json", "--output=" + output.name] + paths + ["--"] + flags + \
+            defines
+        child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        log.seek(0)
+        errors = [line for line in log.read().splitlines() if " error: " in line]
+        findings = json.load(output) if os.path.getsize(output.name) else {}
+    status = os.waitstatus_to_exitcode(status)
+    if status not in (0, 1) and not errors:
+        errors = [f"streamrace-check exited {status}"]
+    stray = [f for f in findings.get("findings", []) if os.path.realpath(f.get("file", "")) not in paths]
+    results = []
+    for path in paths:
+        mine = [line for line in errors if line.startswith(path + ":")]
+        if errors and not any(line.startswith(other + ":") for line in errors for other in paths):
+            mine = errors  # not attributable to one case: every case of the chunk failed
+        results.append({"path": path, "variant": variant, "errors": mine,
+                        "findings": [f for f in findings.get("findings", [])
+                                     if os.path.realpath(f.get("file", "")) == path]})
+    return results, stray, usage.ru_utime + usage.ru_stime
 
 
 def score(result, expectations):
@@ -109,8 +118,7 @@ def score(result, expectations):
     true_positives, false_positives = [], []
     for finding in sorted(result["findings"], key=lambda f: (f["line"], f["check"])):
         key = (finding["line"], finding["check"])
-        same_file = os.path.realpath(finding.get("file", "")) == os.path.realpath(result["path"])
-        if same_file and key in unmatched:
+        if key in unmatched:
             unmatched.remove(key)
             true_positives.append(finding)
         else:
@@ -141,7 +149,8 @@ def main():
         print(f"analyzer_corpus_score: corpus '{options.corpus}' is not a directory",
               file=sys.stderr)
         return 2
-    paths = sorted(os.path.join(options.corpus, name) for name in os.listdir(options.corpus)
+    corpus = os.path.realpath(options.corpus)
+    paths = sorted(os.path.join(corpus, name) for name in os.listdir(corpus)
                    if name.endswith((".cu", ".cpp")))
     try:
         expectations = {path: read_expectations(path) for path in paths}
@@ -153,18 +162,26 @@ def main():
         return 2
 
     flags = shlex.split(options.flags)
-    jobs = [(checker, path, variant, flags) for path in paths for variant in ("racy", "fixed")]
+    workers = max(1, options.jobs)
+    chunks = [paths[start::workers] for start in range(workers) if paths[start::workers]]
+    jobs = [(checker, chunk, variant, flags) for variant in ("racy", "fixed") for chunk in chunks]
     started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        results = list(pool.map(analyze, jobs))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        done = list(pool.map(analyze, jobs))
     wall = time.monotonic() - started
+    cpu = sum(seconds for _, _, seconds in done)
+    stray = [finding for _, findings, _ in done for finding in findings]
+    order = {(path, variant): index for index, (path, variant) in
+             enumerate((p, v) for p in paths for v in ("racy", "fixed"))}
+    results = sorted((result for chunk, _, _ in done for result in chunk),
+                     key=lambda result: order[(result["path"], result["variant"])])
 
     totals = {"TP": 0, "FP": 0, "FN": 0, "findings": 0}
     parse_failures = []
     for result in results:
-        name = os.path.relpath(result["path"], options.corpus)
+        name = os.path.relpath(result["path"], corpus)
         true_positives, false_positives, false_negatives = score(result, expectations[result["path"]])
-        if result["errors"] or result["status"] not in (0, 1):
+        if result["errors"]:
             parse_failures.append(f"{name} ({result['variant']})")
             if result["variant"] == "racy":
                 false_negatives = list(expectations[result["path"]])
@@ -181,11 +198,15 @@ def main():
         for error in result["errors"][:1]:
             print(f"      parse failure: {error}")
 
+    for finding in stray:
+        print(f"FP outside the cases: {finding['file']}:{finding['line']}: {finding['check']}: "
+              f"{finding['message']}")
+    totals["FP"] += len(stray)
+    totals["findings"] += len(stray)
     expected = sum(len(pairs) for pairs in expectations.values())
     precision = percent(totals["TP"], totals["TP"] + totals["FP"])
     recall = percent(totals["TP"], expected)
     shown = lambda value: "n/a" if value is None else f"{value:.1f}%"
-    cpu = sum(result["cpu"] for result in results)
     print()
     if parse_failures:
         print("parse failures: " + ", ".join(parse_failures))
