@@ -84,8 +84,9 @@ def read_expectations(path):
 
 
 def analyze(job):
-    """Runs streamrace-check once on a chunk of cases in one variant (one process parses the CUDA
-    headers' files once for all of them); each case's findings and parse errors, and CPU seconds."""
+    """Runs streamrace-check once on a chunk of cases in one variant (one process a chunk saves
+    the start-up per file); each case's findings and parse errors, the findings in no case's file,
+    and the CPU seconds."""
     checker, paths, variant, flags = job
     defines = ["-DFIXED"] if variant == "fixed" else []
     with tempfile.NamedTemporaryFile(suffix=".json") as output, \
@@ -100,7 +101,8 @@ def analyze(job):
     status = os.waitstatus_to_exitcode(status)
     if status not in (0, 1) and not errors:
         errors = [f"streamrace-check exited {status}"]
-    stray = [f for f in findings.get("findings", []) if os.path.realpath(f.get("file", "")) not in paths]
+    stray = [finding for finding in findings.get("findings", [])
+             if os.path.realpath(finding.get("file", "")) not in paths]
     results = []
     for path in paths:
         mine = [line for line in errors if line.startswith(path + ":")]
