@@ -182,7 +182,8 @@ def main():
     parse_failures = []
     for result in results:
         name = os.path.relpath(result["path"], corpus)
-        true_positives, false_positives, false_negatives = score(result, expectations[result["path"]])
+        true_positives, false_positives, false_negatives = score(result,
+                                                                 expectations[result["path"]])
         if result["errors"]:
             parse_failures.append(f"{name} ({result['variant']})")
             if result["variant"] == "racy":
