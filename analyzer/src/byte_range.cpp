@@ -104,6 +104,17 @@ bool endsBefore(const ByteRange& range, const ByteRange& later) {
 
 } // namespace
 
+ByteRange spanning(const ByteRange& a, const ByteRange& b) {
+  if (a == b) return a;
+  // Offsets are relative to the start of the storage the key names, so never negative.
+  auto wholeStorage = [](const ByteRange& range) {
+    return range.offset && *range.offset == Polynomial() && !range.length;
+  };
+  if (wholeStorage(a)) return a;
+  if (wholeStorage(b)) return b;
+  return ByteRange::unknown();
+}
+
 bool mayOverlap(const ByteRange& a, const ByteRange& b) {
   if (!a.offset || !b.offset) return true;
   if (endsBefore(a, b) || endsBefore(b, a)) return false;

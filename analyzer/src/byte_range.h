@@ -108,6 +108,10 @@ struct ByteRange {
   static ByteRange unknown() { return ByteRange{std::nullopt, std::nullopt, {}}; }
 };
 
+// A range holding both: either one when it holds the other (equal, or the whole storage from its
+// start), else anywhere in the buffer.
+ByteRange spanning(const ByteRange& a, const ByteRange& b);
+
 // Whether two ranges of storage that may be the same may share a byte (see above).
 bool mayOverlap(const ByteRange& a, const ByteRange& b);
 

@@ -145,17 +145,19 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
   case ApiRole::Copy:
   case ApiRole::Copy2D:
     effect.isCopy = true;
-    if (function.hostSync == api_model::HostSync::Synchronous) {
-      const std::optional<int64_t> kind =
-          function.impliedCopyKind
-              ? std::optional<int64_t>(static_cast<int64_t>(*function.impliedCopyKind))
-              : constantValue(argumentAt(call, function.argIndex(ArgMeaning::CopyKind)), context);
-      effect.hostWaitsOnReturn =
-          !kind || *kind != static_cast<int64_t>(api_model::CopyKind::DeviceToDevice);
+    effect.synchronousApi = !function.has(ArgMeaning::Stream);
+    if (function.impliedCopyKind) {
+      effect.copyKind = function.impliedCopyKind;
+    } else if (std::optional<int64_t> kind = constantValue(
+                   argumentAt(call, function.argIndex(ArgMeaning::CopyKind)), context);
+               kind && *kind >= 0 && *kind <= static_cast<int64_t>(api_model::CopyKind::Default)) {
+      effect.copyKind = static_cast<api_model::CopyKind>(*kind);
     }
     return effect;
   case ApiRole::Set:
   case ApiRole::Set2D:
+    effect.synchronousApi = !function.has(ArgMeaning::Stream);
+    return effect;
   case ApiRole::Collective:
   case ApiRole::Send:
   case ApiRole::Recv:
@@ -163,13 +165,8 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
   case ApiRole::GraphLaunch:
   case ApiRole::AllocAsync:
     effect.kind = CallEffectKind::Enqueue;
+    // In-place collectives name one buffer twice: the flow engine merges the two by storage.
     if (function.role == ApiRole::AllocAsync) effect.buffers.clear();
-    // ncclBcast and in-place collectives name one buffer twice: merge into one access.
-    if (effect.buffers.size() == 2 && effect.buffers[0].expr->IgnoreParenImpCasts() ==
-                                          effect.buffers[1].expr->IgnoreParenImpCasts()) {
-      effect.buffers[0].read = effect.buffers[0].write = true;
-      effect.buffers.pop_back();
-    }
     return effect;
   case ApiRole::KernelLaunch: {
     effect.buffers.clear();
@@ -200,6 +197,10 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
     // cudaFree, cudaFreeHost and cudaMallocManaged wait for the whole device (docs/semantics.md 8).
     effect.kind = CallEffectKind::DeviceSync;
     effect.buffers.clear();
+    if (function.role == ApiRole::AllocManaged) {
+      effect.outPointer = argumentAt(call, function.argIndex(ArgMeaning::AllocatedPointerOut));
+      effect.allocatedMemory = MemoryKind::Managed;
+    }
     return effect;
   case ApiRole::FreeAsync:
     effect.kind = CallEffectKind::FreeAsync;

@@ -73,8 +73,11 @@ struct CallEffect {
   const clang::Expr* flags = nullptr;
   MemoryKind allocatedMemory = MemoryKind::Unknown;
   bool isCopy = false;
-  // Synchronous-API copies: the host waits unless the copy is device-to-device.
-  bool hostWaitsOnReturn = false;
+  // A copy or set without a stream argument (cudaMemcpy, cudaMemset): whether the host waits for
+  // it depends on the memory on each side (synchronous_api.h).
+  bool synchronousApi = false;
+  // A copy's cudaMemcpyKind, when the function implies it or the argument is a constant.
+  std::optional<api_model::CopyKind> copyKind;
 };
 
 // The effect of a call, or nullopt when no model covers it.

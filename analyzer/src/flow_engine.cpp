@@ -9,6 +9,7 @@
 #include "function_effects.h"
 #include "storage_keys.h"
 #include "stream_storage.h"
+#include "synchronous_api.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -709,6 +710,8 @@ private:
     case CallEffectKind::DeviceSync:
       if (!state.pending->empty()) state.pending.edit().clear();
       if (!state.spinningStreams->empty()) state.spinningStreams.edit().clear();
+      if (std::optional<std::string> buffer = outParameterKey(effect.outPointer, state, frame))
+        setEntry(state.memory, *buffer, effect.allocatedMemory);
       return;
     case CallEffectKind::FreeAsync:
       freeInStreamOrder(effect, call, state, frame);
@@ -781,44 +784,86 @@ private:
     eraseEntry(state.spinningStreams, stream.str());
   }
 
+  // A buffer argument as the state names it: its storage and the bytes it touches.
+  struct ResolvedUse {
+    BufferUse use;
+    std::string buffer;
+    ByteRange range;
+  };
+
+  // The call's buffer arguments by storage; arguments naming overlapping bytes of one storage are
+  // one access that reads and writes (an in-place collective: `ncclAllReduce(buf, buf, ...)`, or
+  // an AllGather whose send buffer is its own chunk of the receive buffer), so one race with an
+  // earlier access is one finding, not one per argument.
+  std::vector<ResolvedUse> resolveBuffers(const CallEffect& effect, const FlowState& state,
+                                          const Frame& frame) const {
+    std::vector<ResolvedUse> resolved;
+    for (const BufferUse& use : effect.buffers) {
+      if (use.handshake) continue;
+      std::optional<std::string> buffer = keyOf(use.expr, state, frame);
+      if (!buffer) continue;
+      ByteRange range = rangeOf(use, state, frame);
+      auto same = std::find_if(resolved.begin(), resolved.end(), [&](const ResolvedUse& other) {
+        return other.buffer == *buffer && mayOverlap(other.range, range);
+      });
+      if (same == resolved.end()) {
+        resolved.push_back({use, std::move(*buffer), std::move(range)});
+        continue;
+      }
+      same->use.read |= use.read;
+      same->use.write |= use.write;
+      same->use.atomic = same->use.atomic && use.atomic;
+      same->range = spanning(same->range, range);
+    }
+    return resolved;
+  }
+
   void enqueue(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
                const Frame& frame) {
     std::optional<std::string> stream =
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
     // Work enqueued on a capturing stream goes into a graph; it runs when the graph is launched.
     if (!stream || state.capturingStreams->contains(*stream)) return;
-    for (const BufferUse& use : effect.buffers) {
-      if (use.handshake) continue;
-      std::optional<std::string> buffer = keyOf(use.expr, state, frame);
-      if (!buffer) continue;
-      checkCrossStream(*buffer, rangeOf(use, state, frame), *stream, use, effect, call, state,
+    const std::vector<ResolvedUse> buffers = resolveBuffers(effect, state, frame);
+    for (const ResolvedUse& access : buffers)
+      checkCrossStream(access.buffer, access.range, *stream, access.use, effect, call, state,
                        frame);
-    }
+    // A flag the kernel polls or raises is how the program orders things, not data.
+    if (std::any_of(effect.buffers.begin(), effect.buffers.end(),
+                    [](const BufferUse& use) { return use.handshake; }))
+      insertEntry(state.spinningStreams, *stream);
     if (*stream == kLegacyStream)
       for (auto& [record, orderedAfter] : state.pending.edit())
         if (orderedBefore(record, orderedAfter, *stream, state))
           orderedAfter.insert(kEveryBlockingStream.str());
-    for (const BufferUse& use : effect.buffers) {
-      // A flag the kernel polls or raises is how the program orders things, not data.
-      if (use.handshake) {
-        insertEntry(state.spinningStreams, *stream);
-        continue;
-      }
-      std::optional<std::string> buffer = keyOf(use.expr, state, frame);
-      if (!buffer) continue;
-      AccessRecord record{
-          *buffer, *stream, use.write, siteOf(call, frame), rangeOf(use, state, frame), use.atomic};
+    for (const ResolvedUse& access : buffers) {
+      AccessRecord record{access.buffer,       *stream,      access.use.write,
+                          siteOf(call, frame), access.range, access.use.atomic};
       std::set<std::string> orderedAfter{*stream};
       if (*stream == kLegacyStream) orderedAfter.insert(kEveryBlockingStream.str());
       state.pending.edit()[record] = std::move(orderedAfter);
       AccessDetail& detail = details_[record];
       detail.operation = effect.operation;
-      detail.read |= use.read;
-      detail.write |= use.write;
+      detail.read |= access.use.read;
+      detail.write |= access.use.write;
       detail.call = &call;
       detail.chain = callChain(frame);
     }
-    if (effect.hostWaitsOnReturn) completeStream(*stream, state);
+    if (effect.synchronousApi && waitsOnReturn(effect, buffers, state))
+      completeStream(*stream, state);
+  }
+
+  // Rule 7 (synchronous_api.h) with the memory of the call's source and destination.
+  static bool waitsOnReturn(const CallEffect& effect, const std::vector<ResolvedUse>& buffers,
+                            const FlowState& state) {
+    MemoryKind source = MemoryKind::Unknown;
+    MemoryKind destination = MemoryKind::Unknown;
+    for (const ResolvedUse& access : buffers) {
+      auto memory = state.memory->find(access.buffer);
+      if (memory == state.memory->end()) continue;
+      (access.use.write ? destination : source) = memory->second;
+    }
+    return hostWaitsOnReturn(effect, source, destination);
   }
 
   void checkCrossStream(const std::string& buffer, const ByteRange& range,
