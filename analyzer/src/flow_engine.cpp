@@ -4,6 +4,7 @@
 #include "byte_range.h"
 #include "call_model.h"
 #include "element_index.h"
+#include "first_iteration.h"
 #include "flow_state.h"
 #include "frame.h"
 #include "function_effects.h"
@@ -15,6 +16,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/Analysis/CFG.h"
+#include "clang/Basic/SourceManager.h"
 
 #include <algorithm>
 #include <deque>
@@ -86,6 +88,10 @@ private:
     worklist.push_back(&cfg.getEntry());
     Frame quiet = frame;
     quiet.reporting = false;
+    // What flows into each `for` loop from before it: its first iteration starts there. The
+    // blocks that branch on it are run again when it grows (withoutLaterIterations keeps more).
+    std::map<const clang::ForStmt*, FlowState> loopEntries;
+    std::map<const clang::ForStmt*, std::set<const clang::CFGBlock*>> firstIterationGuards;
     while (!worklist.empty()) {
       const clang::CFGBlock* block = worklist.front();
       worklist.pop_front();
@@ -93,11 +99,29 @@ private:
       transferBlock(*block, state, quiet);
       // The edge from a call that never returns to the exit is no path.
       if (state.unreachable || block->hasNoReturnElement()) continue;
+      const std::optional<FirstIterationBranch> firstIteration =
+          firstIterationBranch(*block, *functionCfg->parents, context_);
+      if (firstIteration) firstIterationGuards[firstIteration->loop].insert(block);
+      unsigned edge = 0;
       for (const clang::CFGBlock::AdjacentBlock& successor : block->succs()) {
         const clang::CFGBlock* next = successor.getReachableBlock();
+        const unsigned index = edge++;
         if (!next) continue;
+        if (const auto* loop = llvm::dyn_cast_or_null<clang::ForStmt>(next->getTerminatorStmt());
+            loop && block->getLoopTarget() != loop) {
+          auto [slot, inserted] = loopEntries.try_emplace(loop, state);
+          if (FlowState joined = join(slot->second, state);
+              !inserted && !(joined == slot->second)) {
+            slot->second = std::move(joined);
+            for (const clang::CFGBlock* guard : firstIterationGuards[loop])
+              worklist.push_back(guard);
+          }
+        }
+        const FlowState& leaving = firstIteration && firstIteration->successor == index
+                                       ? withoutLaterIterations(state, *firstIteration, loopEntries)
+                                       : state;
         std::optional<FlowState>& target = in[next->getBlockID()];
-        FlowState updated = target ? join(*target, state) : state;
+        FlowState updated = target ? join(*target, leaving) : leaving;
         if (target && *target == updated) continue;
         if (++visits[next->getBlockID()] > kMaxVisitsPerBlock) continue;
         target = std::move(updated);
@@ -115,6 +139,34 @@ private:
     FlowState never;
     never.unreachable = true;
     return never;
+  }
+
+  // `state` on a branch only the loop's first iteration takes (first_iteration.h): what the loop
+  // body does after the guard has not run yet, unless it was pending when the loop started (an
+  // enclosing loop's earlier iteration).
+  FlowState
+  withoutLaterIterations(FlowState state, const FirstIterationBranch& branch,
+                         const std::map<const clang::ForStmt*, FlowState>& loopEntries) const {
+    const clang::SourceManager& sources = context_.getSourceManager();
+    const clang::SourceLocation loopEnd = sources.getExpansionLoc(branch.loop->getEndLoc());
+    const clang::SourceLocation guardEnd = sources.getExpansionLoc(branch.guardEnd);
+    auto afterGuard = [&](const clang::Expr* call) {
+      if (!call) return false;
+      const clang::SourceLocation at = sources.getExpansionLoc(call->getBeginLoc());
+      return sources.isBeforeInTranslationUnit(guardEnd, at) &&
+             !sources.isBeforeInTranslationUnit(loopEnd, at);
+    };
+    auto entry = loopEntries.find(branch.loop);
+    eraseIf(state.pending, [&](const auto& pending) {
+      const AccessRecord& record = pending.first;
+      if (entry != loopEntries.end() && entry->second.pending->contains(record)) return false;
+      auto detail = details_.find(record);
+      if (detail == details_.end()) return false;
+      return afterGuard(detail->second.call) ||
+             std::any_of(detail->second.chain.begin(), detail->second.chain.end(),
+                         [&](const CallStep& step) { return afterGuard(step.call); });
+    });
+    return state;
   }
 
   // Whether every path through `definition` ends in a call that does not return (an error

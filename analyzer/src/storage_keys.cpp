@@ -8,6 +8,8 @@
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
+
 namespace streamrace::analyzer {
 
 std::optional<std::string> StorageKeys::keyOf(const clang::Expr* expr, const FlowState& state,
@@ -55,6 +57,8 @@ std::optional<std::string> StorageKeys::keyOf(const clang::Expr* expr, const Flo
   if (const auto* operatorCall = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr)) {
     if (operatorCall->getOperator() == clang::OO_Subscript && operatorCall->getNumArgs() == 2)
       return elementKey(operatorCall->getArg(0), operatorCall->getArg(1), state, thisKey);
+    if (operatorCall->getOperator() == clang::OO_Arrow && operatorCall->getNumArgs() == 1)
+      return smartPointerKey(operatorCall->getArg(0), state, thisKey);
     return std::nullopt;
   }
   if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(expr)) {
@@ -67,6 +71,23 @@ std::optional<std::string> StorageKeys::keyOf(const clang::Expr* expr, const Flo
     return *object + "." + method->getNameAsString() + "()";
   }
   return std::nullopt;
+}
+
+std::optional<std::string> StorageKeys::smartPointerKey(const clang::Expr* object,
+                                                        const FlowState& state,
+                                                        llvm::StringRef thisKey) const {
+  std::optional<std::string> key = keyOf(object, state, thisKey);
+  if (!key) return std::nullopt;
+  // `p->` is what `p.get()` returns wherever the class has one (std::unique_ptr,
+  // std::shared_ptr, RAII wrappers), so both spellings name one pointer.
+  const clang::CXXRecordDecl* record = object->getType()->getAsCXXRecordDecl();
+  const bool hasGet = record && std::any_of(record->method_begin(), record->method_end(),
+                                            [](const clang::CXXMethodDecl* method) {
+                                              return method->getDeclName().isIdentifier() &&
+                                                     method->getName() == "get" &&
+                                                     method->getNumParams() == 0;
+                                            });
+  return *key + (hasGet ? ".get()" : ".operator->()");
 }
 
 std::optional<std::string> StorageKeys::elementKey(const clang::Expr* base,

@@ -60,6 +60,10 @@ private:
   std::optional<std::string> termText(const clang::Expr* expr, const FlowState& state,
                                       llvm::StringRef thisKey) const;
 
+  // What a class's `operator->` returns, named as its `get()`.
+  std::optional<std::string> smartPointerKey(const clang::Expr* object, const FlowState& state,
+                                             llvm::StringRef thisKey) const;
+
   std::optional<std::string> elementKey(const clang::Expr* base, const clang::Expr* index,
                                         const FlowState& state, llvm::StringRef thisKey) const;
 
