@@ -28,3 +28,7 @@ if ! cmp -s "$deepspeed_requirements" "$deepspeed_installed"; then
     --no-build-isolation -r "$deepspeed_requirements"
   cp "$deepspeed_requirements" "$deepspeed_installed"
 fi
+# streamrace.torch's operator observer, compiled against this PyTorch once (about 20 s), where
+# the tests' jobs find it (test/lit/torch/lit.local.cfg), so that they do not all build it at once.
+STREAMRACE_CACHE_DIR=$build/streamrace-cache PYTHONPATH=$build/lib/streamrace/python \
+  "$venv/bin/python" -m streamrace.torch.observer >/dev/null

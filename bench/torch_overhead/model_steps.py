@@ -25,10 +25,13 @@ class _Count(TorchDispatchMode):
 def main():
     steps = int(sys.argv[1])
     torch.manual_seed(0)
-    layers = [torch.nn.Linear(64, 64), torch.nn.ReLU()] * 4
-    model = torch.nn.Sequential(*layers, torch.nn.Linear(64, 1)).cuda()
+    # Tiny layers: on a GPU every kernel of this model is shorter than its launch; on the
+    # emulator, whose cuBLAS stand-in multiplies on the CPU, larger ones would time the CPU gemm
+    # instead of the operators' overhead.
+    layers = [torch.nn.Linear(16, 16), torch.nn.ReLU()] * 4
+    model = torch.nn.Sequential(*layers, torch.nn.Linear(16, 1)).cuda()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, foreach=False)
-    inputs = torch.randn(32, 64, device="cuda")
+    inputs = torch.randn(8, 16, device="cuda")
 
     def step():
         optimizer.zero_grad()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The entry points streamrace/op_extents.h looks up in a traced process.
 #include "op_scopes.h"
+#include "stated_extents.h"
 #include "tracer.h"
 
 #include "streamrace/op_extents.h"
@@ -12,7 +13,16 @@ namespace streamrace::tracer {
 
 namespace {
 
-bool read_extents(const streamrace_extent* extents, std::size_t count, std::vector<Access>& out) {
+int rejected(const char* what) {
+  std::fprintf(stderr, "streamrace: warning: %s: %s\n", what,
+               "malformed extents or no open op; ignored");
+  return -1;
+}
+
+} // namespace
+
+bool read_stated_extents(const streamrace_extent* extents, std::size_t count,
+                         std::vector<Access>& out) {
   out.clear();
   if (count > 0 && extents == nullptr) return false;
   for (std::size_t i = 0; i < count; ++i) {
@@ -27,14 +37,6 @@ bool read_extents(const streamrace_extent* extents, std::size_t count, std::vect
   return true;
 }
 
-int rejected(const char* what) {
-  std::fprintf(stderr, "streamrace: warning: %s: %s\n", what,
-               "malformed extents or no open op; ignored");
-  return -1;
-}
-
-} // namespace
-
 } // namespace streamrace::tracer
 
 using namespace streamrace::tracer;
@@ -43,7 +45,7 @@ extern "C" __attribute__((visibility("default"))) int
 streamraceBeginOp(const char* name, const streamrace_extent* extents, size_t count) {
   if (Tracer::get() == nullptr) return 0;
   std::vector<streamrace::Access> accesses;
-  if (!read_extents(extents, count, accesses)) return rejected("streamrace_begin_op");
+  if (!read_stated_extents(extents, count, accesses)) return rejected("streamrace_begin_op");
   OpScopes::begin(OpScopes::intern_name(name != nullptr ? name : ""), accesses, 0);
   return 1;
 }
@@ -52,7 +54,7 @@ extern "C" __attribute__((visibility("default"))) int
 streamraceEndOp(const streamrace_extent* extents, size_t count) {
   if (Tracer::get() == nullptr) return 0;
   std::vector<streamrace::Access> accesses;
-  if (!read_extents(extents, count, accesses) || !OpScopes::end(accesses))
+  if (!read_stated_extents(extents, count, accesses) || !OpScopes::end(accesses))
     return rejected("streamrace_end_op");
   return 1;
 }

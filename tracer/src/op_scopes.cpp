@@ -41,6 +41,9 @@ std::string_view OpScopes::intern_name(std::string_view name) {
 
 void OpScopes::begin(std::string_view name, std::span<const Access> accesses,
                      std::uint32_t python_stack) {
+  // An op nested in another one (a composite operator calling others) was issued from the
+  // same Python lines.
+  if (python_stack == 0 && !open_ops.empty()) python_stack = open_ops.back().python_stack;
   open_ops.push_back(OpenOp{name, {accesses.begin(), accesses.end()}, python_stack, {}, {}});
 }
 
@@ -76,6 +79,10 @@ bool OpScopes::end(std::span<const Access> accesses,
     for (CapturedCall& call : op.held)
       tracer->push(std::move(call));
   return true;
+}
+
+bool OpScopes::inside_op() {
+  return !open_ops.empty();
 }
 
 bool OpScopes::hold(CapturedCall& call) {

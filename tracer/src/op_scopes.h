@@ -22,8 +22,10 @@ public:
   // A stable copy of an op's name, the same view for the same text.
   static std::string_view intern_name(std::string_view name);
 
+  // `python_stack` 0 in an open op: the enclosing op's.
   static void begin(std::string_view name, std::span<const Access> accesses,
                     std::uint32_t python_stack);
+  static bool inside_op();
   // Opens a scope that only lends `python_stack` to the calls made in it: they keep their own
   // names and extents (a library call that issues device work outside any op, such as the end
   // of a coalesced block of collectives). `end` closes it.

@@ -19,6 +19,9 @@ const PythonApi* PythonApi::get() {
     static PythonApi found{};
     const bool complete =
         find(found.gil_state_check, "PyGILState_Check") &&
+        find(found.gil_state_get_this_thread_state, "PyGILState_GetThisThreadState") &&
+        find(found.gil_state_ensure, "PyGILState_Ensure") &&
+        find(found.gil_state_release, "PyGILState_Release") &&
         find(found.eval_get_frame, "PyEval_GetFrame") &&
         find(found.frame_get_back, "PyFrame_GetBack") &&
         find(found.frame_get_code, "PyFrame_GetCode") &&

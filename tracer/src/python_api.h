@@ -13,6 +13,11 @@ using PyObjectPtr = void*;
 
 struct PythonApi {
   int (*gil_state_check)();
+  // For a thread that released the GIL inside a call from Python (PyTorch's operator bindings
+  // do): take it back to read its frames. The state is PyGILState_STATE, an int enum.
+  PyObjectPtr (*gil_state_get_this_thread_state)(); // null for a thread that never ran Python
+  int (*gil_state_ensure)();
+  void (*gil_state_release)(int);
   PyObjectPtr (*eval_get_frame)();            // borrowed
   PyObjectPtr (*frame_get_back)(PyObjectPtr); // new reference
   PyObjectPtr (*frame_get_code)(PyObjectPtr); // new reference

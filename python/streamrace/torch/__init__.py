@@ -7,10 +7,13 @@
     import streamrace.torch
     streamrace.torch.enable()
 
-The mode applies to the thread that enabled it and to the autograd engine's threads; work a
-program's other threads issue keeps the tracer's approximate extents.
+Operators are stated from C++ by a small observer compiled against the process's PyTorch on
+first use and cached (observer.py); without a C++ compiler, by a Python dispatch mode (mode.py)
+that costs several times more per operator and applies to the thread that enabled it and to the
+autograd engine's threads only.
 """
 import os
+import sys
 
 from .. import _native
 
@@ -27,16 +30,29 @@ def enable():
         return False
     import torch
 
-    from .mode import StreamraceMode, follow_backward_calls, follow_coalesced_blocks
+    from . import observer
+    from .mode import StreamraceMode, backward_call, follow_backward_calls, follow_coalesced_blocks
 
     # A report's Python stack starts at the program's own code.
     for prefix in _library_prefixes(torch):
         tracer.library_prefix(prefix)
-    _follow_caching_allocator(tracer)
-    follow_backward_calls(tracer)
     follow_coalesced_blocks(tracer)
-    _mode = StreamraceMode(tracer)
-    _mode.__enter__()
+    try:
+        native = observer.load(torch)
+    except observer.Unavailable as error:
+        print("streamrace: warning: the compiled operator observer is unavailable (%s); "
+              "stating operators from Python instead, at several times the cost" % error,
+              file=sys.stderr)
+        native = None
+    if native is not None:
+        follow_backward_calls(tracer, native.streamraceObserverNoteBackward)
+        _follow_caching_allocator_natively(tracer, native)
+        _mode = native
+    else:
+        _follow_caching_allocator(tracer)
+        follow_backward_calls(tracer, lambda stack: setattr(backward_call, "stack", stack))
+        _mode = StreamraceMode(tracer)
+        _mode.__enter__()
     return True
 
 
@@ -57,6 +73,23 @@ def _library_prefixes(torch):
     return prefixes
 
 
+def _follow_caching_allocator_natively(tracer, native):
+    """The blocks the caching allocator hands out, from the observer (no Python call per block),
+    attached when CUDA initializes (the allocator has its devices then; initializing CUDA here
+    would cost a process that never uses it a context); the blocks given back, from the GPU trace
+    hook, which runs where the Python lines that dropped the tensor can be read. An allocator that
+    takes no trackers (the cudaMallocAsync backend) gets both hooks from Python."""
+    import torch.cuda
+
+    def follow():
+        if native.streamraceObserverFollowAllocator() != 1:
+            _follow_caching_allocator(tracer)
+        else:
+            _follow_freed_blocks(tracer)
+
+    torch.cuda._lazy_call(follow)
+
+
 def _follow_caching_allocator(tracer):
     """The caching allocator's block events, through its GPU trace hooks (PyTorch's own sanitizer
     uses them too): each block handed out is tied to the current stream, each one returned to
@@ -68,11 +101,18 @@ def _follow_caching_allocator(tracer):
         tracer.block_alloc(address, torch.cuda.current_stream().cuda_stream,
                            torch.cuda.current_device())
 
+    gpu_trace.register_callback_for_memory_allocation(allocated)
+    _follow_freed_blocks(tracer)
+
+
+def _follow_freed_blocks(tracer):
+    import torch
+    import torch.cuda._gpu_trace as gpu_trace
+
     def freed(address):
         tracer.block_free(address, 0)
 
     torch._C._activate_gpu_trace()
-    gpu_trace.register_callback_for_memory_allocation(allocated)
     gpu_trace.register_callback_for_memory_deallocation(freed)
 
 

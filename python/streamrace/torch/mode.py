@@ -28,9 +28,9 @@ class _BackwardCall:
 backward_call = _BackwardCall()
 
 
-def follow_backward_calls(tracer):
+def follow_backward_calls(tracer, note):
     """Wraps torch.autograd.backward and grad (Tensor.backward calls the former) so each call
-    notes its Python stack for the backward operators it runs."""
+    gives `note` its Python stack, for the backward operators it runs."""
     import functools
 
     import torch.autograd
@@ -38,7 +38,7 @@ def follow_backward_calls(tracer):
     def noting(function):
         @functools.wraps(function)
         def call(*args, **kwargs):
-            backward_call.stack = tracer.capture_stack(0)
+            note(tracer.capture_stack(0))
             return function(*args, **kwargs)
 
         return call
