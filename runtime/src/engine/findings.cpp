@@ -109,6 +109,13 @@ bool FindingSet::add(Finding finding) {
   return true;
 }
 
+void FindingSet::add_occurrences(std::size_t index, std::uint64_t count,
+                                 std::span<const RankId> ranks) {
+  findings_[index].count += count;
+  for (RankId rank : ranks)
+    add_ranks(index, rank, rank);
+}
+
 void FindingSet::set_reuse_site(std::size_t index, CallSiteId site) {
   if (index < findings_.size() && findings_[index].memory.reuse_site == 0)
     findings_[index].memory.reuse_site = site;

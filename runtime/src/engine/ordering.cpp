@@ -51,7 +51,17 @@ void Ordering::notify(JoinKind kind, ActorId from, Epoch from_epoch, bool from_s
   observer_->join(OrderingJoin{kind, from, from_epoch, from_step, to, handle});
 }
 
+void Ordering::project(std::vector<bool> local_ranks) {
+  projecting_ = true;
+  local_ranks_ = std::move(local_ranks);
+}
+
 ActorId Ordering::new_actor(const ActorInfo& info) {
+  if (!is_local(info.rank)) {
+    foreign_actors_.push_back(info);
+    foreign_streams_.push_back(nullptr);
+    return static_cast<ActorId>(foreign_actors_.size() - 1) | kForeignActor;
+  }
   actors_.push_back(info);
   stream_by_actor_.push_back(nullptr);
   return static_cast<ActorId>(actors_.size() - 1);
@@ -60,7 +70,8 @@ ActorId Ordering::new_actor(const ActorInfo& info) {
 Ordering::RecentLookups* Ordering::recent_of(RankId rank) {
   if (rank >= kRecentRanks) return nullptr;
   if (rank >= recent_.size()) recent_.resize(rank + 1);
-  return &recent_[rank];
+  if (!recent_[rank]) recent_[rank] = std::make_unique<RecentLookups>();
+  return recent_[rank].get();
 }
 
 ThreadState& Ordering::lookup_thread(RankId rank, ThreadId id) {
@@ -104,7 +115,7 @@ StreamState& Ordering::default_stream(ThreadState& thread, bool per_thread) {
   stream.kind = per_thread ? StreamKind::PerThreadDefault : StreamKind::LegacyDefault;
   stream.actor =
       new_actor(ActorInfo{true, thread.rank, stream.handle, thread.device, stream.kind, false, 0});
-  stream_by_actor_[stream.actor] = &stream;
+  stream_slot(stream.actor) = &stream;
   DeviceState& dev = device(thread.rank, thread.device);
   stream.device_state = &dev;
   dev.streams.push_back(&stream);
@@ -131,8 +142,8 @@ StreamState& Ordering::create_stream(ThreadState& thread, const StreamCreate& cr
   const DeviceId dev_id = create.device == kCurrentDevice ? thread.device : create.device;
   StreamState& stream = streams_[RankHandleKey{thread.rank, create.stream}];
   // A handle the program reuses after destroying a stream names a new stream.
-  if (stream.actor < stream_by_actor_.size() && stream_by_actor_[stream.actor] == &stream) {
-    stream_by_actor_[stream.actor] = nullptr;
+  if (stream_of(stream.actor) == &stream) {
+    stream_slot(stream.actor) = nullptr;
     std::erase(stream.device_state->streams, &stream);
   }
   stream = StreamState{};
@@ -143,7 +154,7 @@ StreamState& Ordering::create_stream(ThreadState& thread, const StreamCreate& cr
   stream.graph_lane = graph_lane;
   stream.actor =
       new_actor(ActorInfo{true, thread.rank, create.stream, dev_id, create.kind, graph_lane, 0});
-  stream_by_actor_[stream.actor] = &stream;
+  stream_slot(stream.actor) = &stream;
   stream.device_state = &device(thread.rank, dev_id);
   stream.device_state->streams.push_back(&stream);
   return stream;
@@ -157,7 +168,7 @@ void Ordering::destroy_stream(ThreadState&, StreamHandle) {
 void Ordering::name_stream(ThreadState& thread, StreamHandle handle, NameId name) {
   StreamState& named = stream(thread, handle);
   named.name = name;
-  actors_[named.actor].name = name;
+  info_of(named.actor).name = name;
 }
 
 EventState& Ordering::add_event(RankId rank, EventHandle handle) {
@@ -186,8 +197,8 @@ StreamState* Ordering::find_stream(RankId rank, StreamHandle handle) {
 }
 
 void Ordering::destroy_event(RankId rank, EventHandle handle) {
-  if (rank < recent_.size()) {
-    auto& slot = recent_[rank].events[recent_slot(handle)];
+  if (rank < recent_.size() && recent_[rank]) {
+    auto& slot = recent_[rank]->events[recent_slot(handle)];
     if (slot.first == handle) slot = {};
   }
   events_.erase(RankHandleKey{rank, handle});
@@ -231,9 +242,9 @@ void Ordering::join_predecessors(StreamState& stream, ThreadState& thread) {
 
 void Ordering::retire(ActorId& actor) {
   // The old actor's last epoch stays in every clock that saw it; its successor starts at 0.
-  const ActorId successor = new_actor(actors_[actor]);
-  stream_by_actor_[successor] = stream_by_actor_[actor];
-  stream_by_actor_[actor] = nullptr;
+  const ActorId successor = new_actor(info_of(actor));
+  stream_slot(successor) = stream_slot(actor);
+  stream_slot(actor) = nullptr;
   actor = successor;
 }
 

@@ -85,8 +85,12 @@ void Ordering::complete(const MeetingKey& key, const std::shared_ptr<Rendezvous>
   // A participant's clock may already depend on this very meeting (through events between
   // ranks that share a process); the meeting cannot wait for itself.
   meeting->outcome.remove_pending(meeting.get());
+  // The outcome gathered what its contributors still waited for; what of it has completed since
+  // is folded once here rather than by every acquirer (on a wide job, a collective of every rank
+  // carries each node's pending meetings). Exports watch each acquirer fold them.
+  if (!observer_) settle(meeting->outcome);
   for (ActorId actor : meeting->acquirers) {
-    if (StreamState* stream = stream_by_actor_[actor]) {
+    if (StreamState* stream = stream_slot(actor)) {
       stream->clock.remove_pending(meeting.get());
       join_clock(*stream, meeting->outcome);
       if (observer_) [[unlikely]]

@@ -56,6 +56,14 @@ public:
   void finish();
 
   const FindingSet& findings() const { return findings_; }
+  // Settling (docs/scaling.md): check only the accesses of `local_ranks` (by rank), with
+  // clocks projected on their actors; every other rank contributes ordering only. Before the
+  // first event.
+  void check_only(std::vector<bool> local_ranks) { ordering_.project(std::move(local_ranks)); }
+  // Occurrences of finding `index` that another replay of the same job found on `ranks`.
+  void add_occurrences(std::size_t index, std::uint64_t count, std::span<const RankId> ranks) {
+    findings_.add_occurrences(index, count, ranks);
+  }
   const Ordering& ordering() const { return ordering_; }
   // Exports and `explain` attach an observer here to see the edges the rules create.
   Ordering& ordering() { return ordering_; }

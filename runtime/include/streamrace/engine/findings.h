@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -126,6 +127,7 @@ public:
   bool count_again(FindingKind kind, const SideIdentity& first, const SideIdentity& second);
   // Where the block of BlockFreedInUse finding `index` was handed out again (kept once set).
   void set_reuse_site(std::size_t index, CallSiteId site);
+  void add_occurrences(std::size_t index, std::uint64_t count, std::span<const RankId> ranks);
   const std::vector<Finding>& all() const { return findings_; }
   std::size_t size() const { return findings_.size(); }
   bool empty() const { return findings_.empty(); }

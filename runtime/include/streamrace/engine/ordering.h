@@ -145,8 +145,8 @@ struct Arrival {
 class Ordering {
 public:
   ThreadState& thread(RankId rank, ThreadId id) {
-    if (rank < recent_.size()) {
-      if (ThreadState* last = recent_[rank].thread; last && last->id == id) return *last;
+    if (rank < recent_.size() && recent_[rank]) {
+      if (ThreadState* last = recent_[rank]->thread; last && last->id == id) return *last;
     }
     return lookup_thread(rank, id);
   }
@@ -160,8 +160,8 @@ public:
   // Resolves the default-stream handles against the thread's current device; an unknown
   // handle (a stream created before streamrace attached) becomes a blocking stream.
   StreamState& stream(ThreadState& thread, StreamHandle handle) {
-    if (handle > kPerThreadStream && thread.rank < recent_.size()) {
-      if (StreamState* last = recent_[thread.rank].streams[recent_slot(handle)];
+    if (handle > kPerThreadStream && thread.rank < recent_.size() && recent_[thread.rank]) {
+      if (StreamState* last = recent_[thread.rank]->streams[recent_slot(handle)];
           last && last->handle == handle)
         return *last;
     }
@@ -183,7 +183,9 @@ public:
   const EventState* find_event(RankId rank, EventHandle handle) const;
   StreamState* find_stream(RankId rank, StreamHandle handle);
   const StreamState* stream_of(ActorId actor) const {
-    return actor < stream_by_actor_.size() ? stream_by_actor_[actor] : nullptr;
+    const auto& streams = is_foreign(actor) ? foreign_streams_ : stream_by_actor_;
+    const ActorId index = actor & ~kForeignActor;
+    return index < streams.size() ? streams[index] : nullptr;
   }
   void destroy_event(RankId rank, EventHandle handle);
 
@@ -251,8 +253,19 @@ public:
   // Exports watch the rules at work through this; null (the default) costs one branch.
   void set_observer(OrderingObserver* observer) { observer_ = observer; }
 
-  const ActorInfo& actor(ActorId id) const { return actors_[id]; }
-  std::size_t actor_count() const { return actors_.size(); }
+  // Projection (settling a merged trace, docs/scaling.md): only the actors of `local_ranks`
+  // have clock components; every other rank's actors are foreign (kForeignActor). A race between
+  // two local accesses reads local components only, so it is decided exactly as without the
+  // projection, at clocks as wide as the local actors rather than the job. Before any event.
+  void project(std::vector<bool> local_ranks);
+  bool is_local(RankId rank) const {
+    return !projecting_ || (rank < local_ranks_.size() && local_ranks_[rank]);
+  }
+
+  const ActorInfo& actor(ActorId id) const {
+    return is_foreign(id) ? foreign_actors_[id & ~kForeignActor] : actors_[id];
+  }
+  std::size_t actor_count() const { return actors_.size(); } // local actors: ids 0 to count - 1
   void name_stream(ThreadState& thread, StreamHandle handle, NameId name);
 
 private:
@@ -289,8 +302,8 @@ private:
     return static_cast<std::size_t>((handle * 0x9E3779B97F4A7C15ull) >> 58) & (kRecentSlots - 1);
   }
   EventState* recent_event(RankId rank, EventHandle handle) {
-    if (rank >= recent_.size()) return nullptr;
-    const auto& [cached, state] = recent_[rank].events[recent_slot(handle)];
+    if (rank >= recent_.size() || !recent_[rank]) return nullptr;
+    const auto& [cached, state] = recent_[rank]->events[recent_slot(handle)];
     return state && cached == handle ? state : nullptr;
   }
   RecentLookups* recent_of(RankId rank);
@@ -302,6 +315,12 @@ private:
   // Rules 1 and 6: what must come before an op on `stream`.
   void join_predecessors(StreamState& stream, ThreadState& thread);
   ActorId new_actor(const ActorInfo& info);
+  ActorInfo& info_of(ActorId id) {
+    return is_foreign(id) ? foreign_actors_[id & ~kForeignActor] : actors_[id];
+  }
+  StreamState*& stream_slot(ActorId id) {
+    return is_foreign(id) ? foreign_streams_[id & ~kForeignActor] : stream_by_actor_[id];
+  }
   void retire_if_exhausted(ActorId& actor, const VectorClock& clock) {
     if (clock.get(actor) >= kLastEpoch) [[unlikely]]
       retire(actor);
@@ -324,6 +343,10 @@ private:
 
   std::vector<ActorInfo> actors_;
   std::vector<StreamState*> stream_by_actor_;
+  bool projecting_ = false;
+  std::vector<bool> local_ranks_;
+  std::vector<ActorInfo> foreign_actors_; // by id without kForeignActor
+  std::vector<StreamState*> foreign_streams_;
   std::unordered_map<RankHandleKey, ThreadState, RankHandleHash> threads_;
   std::map<std::pair<std::uint32_t, ThreadId>, HostThread> host_threads_; // by process, thread
   std::unordered_map<RankHandleKey, StreamState, RankHandleHash> streams_;
@@ -343,7 +366,9 @@ private:
   std::unordered_map<RankHandleKey, CommState, RankHandleHash> comms_;
   std::unordered_map<CommKey, CommRanks> comm_ranks_;
   std::unordered_map<MeetingKey, std::shared_ptr<Rendezvous>, MeetingHash> meetings_;
-  std::vector<RecentLookups> recent_; // by rank
+  // By rank, made at the rank's first lookup: a process's own replay (settling) sees a few ranks
+  // of a wide job, not every rank below them.
+  std::vector<std::unique_ptr<RecentLookups>> recent_;
   OrderingObserver* observer_ = nullptr;
 };
 
