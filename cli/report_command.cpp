@@ -5,7 +5,7 @@
 #include "output_file.h"
 #include "usage_error.h"
 
-#include "streamrace/replay/replay.h"
+#include "streamrace/replay/settle.h"
 #include "streamrace/report/finding_json.h"
 #include "streamrace/report/finding_sarif.h"
 
@@ -21,7 +21,9 @@ constexpr const char* kHelp =
     "usage: streamrace report [options] <trace files or directories>...\n"
     "\n"
     "Merges the per-process trace files (a directory stands for its *.srtrace files), replays\n"
-    "them through the happens-before engine and prints every finding.\n"
+    "them through the happens-before engine and prints every finding. From settle_from\n"
+    "processes on (512), the job is settled: every process replayed alone on every core, then\n"
+    "one pass that checks one process per finding against the whole job (docs/scaling.md).\n"
     "\n"
     "options:\n"
     "  --format=text|json|sarif\n"
@@ -65,7 +67,7 @@ int report_command(const std::vector<std::string>& args) {
   if (arguments.values.contains("output"))
     output.emplace(arguments.value("output"), arguments.positional);
 
-  const Replay replay = replay_traces(arguments.positional, settings);
+  const Replay replay = replay_for_report(arguments.positional, settings);
   const ReportedFindings reported = unsuppressed_findings(replay, suppressions);
   const std::vector<Finding>& findings = reported.findings;
   const std::string file_report =

@@ -13,8 +13,15 @@ namespace streamrace {
 Replay replay_traces(const std::vector<std::string>& paths, const Settings& settings, bool record) {
   Replay replay;
   TraceSet set = open_trace_set(paths, replay.symbols);
+  replay_trace_set(replay, set, settings, record);
+  return replay;
+}
+
+void replay_trace_set(Replay& replay, TraceSet& set, const Settings& settings, bool record,
+                      const std::vector<bool>* checked_ranks) {
   std::vector<trace::TraceReader>& readers = set.readers;
   replay.engine = std::make_unique<Engine>(settings.engine);
+  if (checked_ranks) replay.engine->check_only(*checked_ranks);
   if (record) {
     replay.graph = std::make_unique<HappensBeforeGraph>();
     replay.engine->ordering().set_observer(replay.graph.get());
@@ -49,7 +56,6 @@ Replay replay_traces(const std::vector<std::string>& paths, const Settings& sett
     sites.insert(sites.end(), file_sites.begin(), file_sites.end());
   }
   symbolize_raw_frames(replay.symbols, sites, settings.report.symbolizer);
-  return replay;
 }
 
 ReportedFindings unsuppressed_findings(const Replay& replay,
@@ -62,8 +68,19 @@ std::string report_text(const Replay& replay, const ReportedFindings& reported,
                         const std::optional<Suppressions>& suppressions) {
   const std::string files = std::to_string(replay.sources.size()) + " trace file" +
                             (replay.sources.size() == 1 ? "" : "s");
+  std::string settled;
+  if (const auto& summary = replay.settled)
+    settled = "streamrace: settled: " + std::to_string(summary->with_candidates) + " of " +
+              std::to_string(summary->processes) + " processes found something replayed alone; " +
+              std::to_string(summary->settled) + " of them replayed against the whole job, in " +
+              std::to_string(summary->rounds) + " pass" + (summary->rounds == 1 ? "" : "es") + "\n";
+  if (replay.settled && replay.settled->counted_through_representative > 0)
+    settled +=
+        "streamrace: settled: " + std::to_string(replay.settled->counted_through_representative) +
+        " findings of processes not replayed against the whole job are counted on their "
+        "representative's word (settle_every=1 replays each)\n";
   return "streamrace: replayed " + std::to_string(replay.events) + " events from " + files + "\n" +
-         checking_pauses_text(replay.engine->checking_pauses()) +
+         settled + checking_pauses_text(replay.engine->checking_pauses()) +
          findings_text(reported.findings, *replay.engine, replay.symbols) +
          suppressed_line(reported, suppressions);
 }

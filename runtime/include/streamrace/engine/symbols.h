@@ -39,10 +39,11 @@ public:
   // Ids run from 0 (the empty name, the unknown site) to count - 1.
   NameId name_count() const { return static_cast<NameId>(names_.size()); }
   CallSiteId call_site_count() const { return static_cast<CallSiteId>(sites_.size()); }
-
-private:
+  // What makes two sites one, as text: the same in every table (settle.cpp compares sites of
+  // replays that interned them separately).
   static std::string key_of(const CallSite& site);
 
+private:
   std::vector<std::string> names_;
   std::unordered_map<std::string, NameId> name_ids_;
   std::vector<CallSite> sites_;

@@ -18,6 +18,18 @@
 
 namespace streamrace {
 
+struct TraceSet;
+
+// What settling did (settle.h), for the report to say.
+struct SettleSummary {
+  std::size_t processes = 0;       // trace files replayed
+  std::size_t with_candidates = 0; // whose replay alone found something
+  std::size_t settled = 0;         // replayed against the whole job
+  std::size_t rounds = 0;          // passes over the whole job
+  // Findings of unsettled processes counted on their representative's word (settle_every=0).
+  std::size_t counted_through_representative = 0;
+};
+
 struct Replay {
   SymbolTable symbols;
   std::unique_ptr<Engine> engine;
@@ -27,6 +39,7 @@ struct Replay {
   // show of each event, never the events.
   std::vector<EventSummary> summaries;
   std::unique_ptr<HappensBeforeGraph> graph;
+  std::optional<SettleSummary> settled;
 
   RecordedReplay recorded() const { return RecordedReplay{summaries, *engine, symbols, *graph}; }
 };
@@ -37,6 +50,11 @@ struct Replay {
 // observed event by event into `graph`.
 Replay replay_traces(const std::vector<std::string>& paths, const Settings& settings,
                      bool record = false);
+
+// replay_traces over a set already opened with `replay.symbols`. With `checked_ranks`, only
+// those ranks' accesses are checked, under clocks projected on their actors (settling).
+void replay_trace_set(Replay& replay, TraceSet& set, const Settings& settings, bool record,
+                      const std::vector<bool>* checked_ranks = nullptr);
 
 // The replay's findings that the suppressions leave.
 ReportedFindings unsuppressed_findings(const Replay& replay,

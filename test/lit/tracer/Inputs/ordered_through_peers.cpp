@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Work of one process ordered only through other ranks. Ranks 0 and 1 fill a buffer on their
+// producer stream and all-gather it there on communicator A; their consumer stream all-gathers
+// on communicator B and copies the buffer out. The relay rank (2) issues both all-gathers on
+// one stream, A's first: B's all-gather completes only after the relay's part, which comes after
+// A's, which comes after every producer's fill. So a copy after B's all-gather is ordered after
+// the fill, through the relay; nothing inside the process orders it. In `racy`, rank 1 copies
+// before B's all-gather (a race, at the same lines as rank 0's ordered copy); in `ordered` both
+// copy after it. Run by a launcher with three ranks and shared NCCL ids.
+//
+//   ordered_through_peers racy|ordered
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace {
+
+constexpr std::size_t kElements = 1 << 10;
+constexpr std::size_t kBytes = kElements * sizeof(float);
+constexpr int kRelay = 2;
+
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    if (auto status = (call); static_cast<int>(status) != 0) {                                     \
+      std::printf("FAILED %s: %d\n", #call, static_cast<int>(status));                             \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+int environment_number(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::atoi(value) : fallback;
+}
+
+cudaError_t copy_out(float* sink, const float* staged, cudaStream_t stream) {
+  return cudaMemcpyAsync(sink, staged, kBytes, cudaMemcpyDeviceToDevice, stream);
+}
+
+int run(bool racy) {
+  const int rank = environment_number("RANK", 0);
+  const int ranks = environment_number("WORLD_SIZE", 1);
+  if (ranks != 3) {
+    std::fprintf(stderr, "ordered_through_peers: needs 3 ranks, got %d\n", ranks);
+    return 2;
+  }
+  CHECK(cudaSetDevice(environment_number("LOCAL_RANK", 0)));
+  ncclUniqueId id_a;
+  ncclUniqueId id_b;
+  CHECK(ncclGetUniqueId(&id_a));
+  CHECK(ncclGetUniqueId(&id_b));
+  ncclComm_t comm_a = nullptr;
+  ncclComm_t comm_b = nullptr;
+  CHECK(ncclCommInitRank(&comm_a, ranks, id_a, rank));
+  CHECK(ncclCommInitRank(&comm_b, ranks, id_b, rank));
+
+  float* staged = nullptr;
+  float* sink = nullptr;
+  float* gathered_a = nullptr;
+  float* gathered_b = nullptr;
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&staged), kBytes));
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&sink), kBytes));
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&gathered_a), ranks * kBytes));
+  CHECK(cudaMalloc(reinterpret_cast<void**>(&gathered_b), ranks * kBytes));
+  CHECK(cudaDeviceSynchronize());
+  cudaStream_t producer = nullptr;
+  cudaStream_t consumer = nullptr;
+  CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
+
+  if (rank == kRelay) {
+    CHECK(ncclAllGather(staged, gathered_a, kElements, ncclFloat, comm_a, producer));
+    CHECK(ncclAllGather(sink, gathered_b, kElements, ncclFloat, comm_b, producer));
+  } else {
+    CHECK(cudaMemsetAsync(staged, rank, kBytes, producer));
+    CHECK(ncclAllGather(staged, gathered_a, kElements, ncclFloat, comm_a, producer));
+    const bool copy_first = racy && rank == 1;
+    for (int phase = 0; phase < 2; ++phase) {
+      if ((phase == 0) == copy_first) CHECK(copy_out(sink, staged, consumer));
+      if (phase == 0)
+        CHECK(ncclAllGather(sink, gathered_b, kElements, ncclFloat, comm_b, consumer));
+    }
+  }
+  CHECK(cudaDeviceSynchronize());
+  std::printf("rank %d done\n", rank);
+
+  CHECK(cudaStreamDestroy(producer));
+  CHECK(cudaStreamDestroy(consumer));
+  for (float* buffer : {staged, sink, gathered_a, gathered_b})
+    CHECK(cudaFree(buffer));
+  CHECK(ncclCommDestroy(comm_a));
+  CHECK(ncclCommDestroy(comm_b));
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const std::string_view mode = argc == 2 ? argv[1] : "";
+  if (mode != "racy" && mode != "ordered") {
+    std::fprintf(stderr, "usage: ordered_through_peers racy|ordered\n");
+    return 2;
+  }
+  return run(mode == "racy");
+}
