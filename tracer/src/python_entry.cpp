@@ -5,12 +5,12 @@
 // ctypes.PyDLL, with the GIL held. Ranges come as a flat list of integers, three per range:
 // address, size in bytes, and the mode (1 read, 2 write, 3 read-write) plus 4 when the range only
 // covers the bytes (a view with gaps).
+#include "entry_points.h"
 #include "op_scopes.h"
 #include "python_api.h"
 #include "python_stacks.h"
 #include "tracer.h"
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -57,18 +57,11 @@ bool read_ranges(const PythonApi& python, PyObjectPtr list, std::vector<Access>&
   });
 }
 
+// run_entry_point for calls that read Python objects: nothing to do without the Python API.
 template <typename Body> int guarded(const char* what, Body&& body) {
-  Tracer* tracer = Tracer::get();
   const PythonApi* python = PythonApi::get();
-  if (tracer == nullptr || python == nullptr) return 0;
-  try {
-    if (body(*python)) return 1;
-    std::fprintf(stderr, "streamrace: warning: %s: malformed arguments ignored\n", what);
-    return -1;
-  } catch (const std::exception& error) {
-    tracer->disable(error.what());
-    return 0;
-  }
+  if (python == nullptr) return 0;
+  return run_entry_point(what, [&](Tracer&) { return body(*python); });
 }
 
 thread_local std::vector<Access> ranges;

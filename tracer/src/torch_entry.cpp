@@ -4,13 +4,13 @@
 // an observer inside PyTorch knows. It sees every operator from C++ (PyTorch's RecordFunction),
 // usually on a thread that released the GIL for the operator, so the Python lines of an
 // outermost op are read here, taking the GIL back only on a thread that runs Python.
+#include "entry_points.h"
 #include "op_scopes.h"
 #include "python_api.h"
 #include "python_stacks.h"
 #include "stated_extents.h"
 #include "tracer.h"
 
-#include <cstdio>
 #include <utility>
 #include <vector>
 
@@ -31,19 +31,6 @@ std::uint32_t python_lines(std::uint32_t caller) {
   return stack;
 }
 
-template <typename Body> int guarded(const char* what, Body&& body) {
-  Tracer* tracer = Tracer::get();
-  if (tracer == nullptr) return 0;
-  try {
-    if (body(*tracer)) return 1;
-    std::fprintf(stderr, "streamrace: warning: %s: malformed arguments ignored\n", what);
-    return -1;
-  } catch (const std::exception& error) {
-    tracer->disable(error.what());
-    return 0;
-  }
-}
-
 thread_local std::vector<Access> ranges;
 
 } // namespace
@@ -60,7 +47,7 @@ using namespace streamrace::tracer;
 // operators the autograd engine runs. An op nested in another keeps the enclosing op's lines.
 STREAMRACE_TORCH_ENTRY streamraceTorchBeginOp(const char* name, const streamrace_extent* extents,
                                               size_t count, unsigned caller) {
-  return guarded("streamraceTorchBeginOp", [&](Tracer&) {
+  return run_entry_point("streamraceTorchBeginOp", [&](Tracer&) {
     if (name == nullptr || !read_stated_extents(extents, count, ranges)) return false;
     OpScopes::begin(OpScopes::intern_name(name), ranges,
                     OpScopes::inside_op() ? 0 : python_lines(caller));
@@ -72,7 +59,7 @@ STREAMRACE_TORCH_ENTRY streamraceTorchBeginOp(const char* name, const streamrace
 // (address, size) pairs: the caching-allocator blocks of those outputs.
 STREAMRACE_TORCH_ENTRY streamraceTorchEndOp(const streamrace_extent* extents, size_t count,
                                             const uint64_t* blocks, size_t block_count) {
-  return guarded("streamraceTorchEndOp", [&](Tracer&) {
+  return run_entry_point("streamraceTorchEndOp", [&](Tracer&) {
     if (block_count > 0 && blocks == nullptr) return false;
     std::vector<std::pair<Address, std::uint64_t>> sizes;
     sizes.reserve(block_count);
@@ -85,7 +72,7 @@ STREAMRACE_TORCH_ENTRY streamraceTorchEndOp(const streamrace_extent* extents, si
 // The calling thread reads or writes host memory itself: a CPU operator on pinned memory that
 // device copies also touch.
 STREAMRACE_TORCH_ENTRY streamraceTorchHostAccess(const streamrace_extent* extents, size_t count) {
-  return guarded("streamraceTorchHostAccess", [&](Tracer& tracer) {
+  return run_entry_point("streamraceTorchHostAccess", [&](Tracer& tracer) {
     if (!read_stated_extents(extents, count, ranges)) return false;
     tracer.record("host access", HostAccess{ranges});
     return true;
@@ -94,7 +81,7 @@ STREAMRACE_TORCH_ENTRY streamraceTorchHostAccess(const streamrace_extent* extent
 
 // torch's record_stream: the block at `base` is used on `stream` too.
 STREAMRACE_TORCH_ENTRY streamraceTorchBlockStreamUse(uint64_t base, uint64_t stream) {
-  return guarded("streamraceTorchBlockStreamUse", [&](Tracer& tracer) {
+  return run_entry_point("streamraceTorchBlockStreamUse", [&](Tracer& tracer) {
     tracer.record("record_stream", BlockStreamUse{base, stream});
     return true;
   });
@@ -104,7 +91,7 @@ STREAMRACE_TORCH_ENTRY streamraceTorchBlockStreamUse(uint64_t base, uint64_t str
 // (its size comes with the op's outputs, streamraceTorchEndOp). Called under the allocator's
 // lock: never waits for anything.
 STREAMRACE_TORCH_ENTRY streamraceTorchBlockAlloc(uint64_t base, uint64_t stream, int device) {
-  return guarded("streamraceTorchBlockAlloc", [&](Tracer& tracer) {
+  return run_entry_point("streamraceTorchBlockAlloc", [&](Tracer& tracer) {
     tracer.record("caching allocator block", BlockAlloc{base, 0, device, stream});
     return true;
   });

@@ -156,7 +156,8 @@ void add_tensor(const at::Tensor& tensor, int32_t mode, Ranges& ranges, bool wit
   const c10::Storage& storage = tensor.storage();
   const auto base = reinterpret_cast<uint64_t>(storage.data());
   std::vector<streamrace_extent>* out = &ranges.device;
-  if (tensor.is_cuda()) {
+  // A CUDA tensor without data (a FakeTensor while torch.compile traces) has no bytes to state.
+  if (tensor.is_cuda() && base != 0) {
     if (with_blocks) {
       ranges.blocks.push_back(base);
       ranges.blocks.push_back(storage.nbytes());
