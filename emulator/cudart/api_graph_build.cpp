@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Graphs built node by node: cudaGraphCreate, the typed cudaGraphAdd*Node calls, edges added
-// afterwards, cloning, and new parameters for kernel, copy and memset nodes, in the graph or in
-// an executable made from it (cudaGraph*NodeSetParams, cudaGraphExec*NodeSetParams). Each node's
-// operation is issued through the same code as the stream call it stands for, captured into the
-// graph (Runtime::addGraphNode), so a launch runs it exactly like a captured one: after its
-// dependencies, independent nodes concurrently.
+// or removed afterwards, nodes destroyed, cloning, and new parameters for kernel, copy and memset
+// nodes, in the graph or in an executable made from it (cudaGraph*NodeSetParams,
+// cudaGraphExec*NodeSetParams). Each node's operation is issued through the same code as the stream
+// call it stands for, captured into the graph (Runtime::addGraphNode), so a launch runs it exactly
+// like a captured one: after its dependencies, independent nodes concurrently.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
@@ -189,6 +189,38 @@ cudaError_t addDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
     }
   });
   return known ? result : cudaErrorInvalidValue;
+}
+
+// Every edge named must exist; none is removed otherwise.
+cudaError_t removeDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                               const cudaGraphNode_t* to, std::size_t count) {
+  const auto sources = dependencyList(from, count);
+  const auto targets = dependencyList(to, count);
+  if (!sources || !targets) {
+    return cudaErrorInvalidValue;
+  }
+  bool allExist = true;
+  const bool known = Runtime::instance().changeGraph(graph, [&](Graph& found) {
+    auto edgeOf = [&found](const GraphNode* source, const GraphNode* target)
+        -> std::pair<GraphNode*, std::vector<const GraphNode*>::iterator> {
+      for (const auto& candidate : found.nodes) {
+        if (candidate.get() == target) {
+          auto& dependencies = candidate->dependencies;
+          return {candidate.get(), std::find(dependencies.begin(), dependencies.end(), source)};
+        }
+      }
+      return {nullptr, {}};
+    };
+    for (std::size_t index = 0; index < count && allExist; ++index) {
+      const auto [node, edge] = edgeOf((*sources)[index], (*targets)[index]);
+      allExist = node != nullptr && edge != node->dependencies.end();
+    }
+    for (std::size_t index = 0; index < count && allExist; ++index) {
+      const auto [node, edge] = edgeOf((*sources)[index], (*targets)[index]);
+      node->dependencies.erase(edge);
+    }
+  });
+  return known && allExist ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {
@@ -477,6 +509,23 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
   STREAMRACE_EMU_TRACED(cudaGraphAddDependencies, v12030,
                         addDependencies(graph, from, to, numDependencies), graph, from, to,
                         edgeData, numDependencies);
+}
+
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                        const cudaGraphNode_t* to,
+                                        const cudaGraphEdgeData* edgeData, size_t numDependencies) {
+  STREAMRACE_EMU_TRACED(cudaGraphRemoveDependencies, v12030,
+                        removeDependencies(graph, from, to, numDependencies), graph, from, to,
+                        edgeData, numDependencies);
+}
+
+cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
+  STREAMRACE_EMU_TRACED(cudaGraphDestroyNode, v10000,
+                        node != nullptr && Runtime::instance().destroyGraphNode(
+                                               reinterpret_cast<const GraphNode*>(node))
+                            ? cudaSuccess
+                            : cudaErrorInvalidValue,
+                        node);
 }
 
 cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,

@@ -328,6 +328,8 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::GraphCreate:
   case ApiRole::GraphAddNode:
   case ApiRole::GraphAddDependencies:
+  case ApiRole::GraphRemoveDependencies:
+  case ApiRole::GraphDestroyNode:
   case ApiRole::GraphClone:
   case ApiRole::GraphDestroy:
   case ApiRole::GraphSetNode:

@@ -44,6 +44,25 @@ HandBuiltGraphs::apply(const GraphBuildCall& call, std::string_view api, const R
     }
     return {};
   }
+  case GraphBuildCall::Kind::RemoveEdges: {
+    const auto graph = graphs_.find(call.graph);
+    if (graph == graphs_.end()) return {};
+    for (std::size_t i = 0; i < call.dependencies.size() && i < call.dependents.size(); ++i)
+      for (Node& node : graph->second->nodes)
+        if (node.handle == call.dependents[i]) std::erase(node.dependencies, call.dependencies[i]);
+    return {};
+  }
+  case GraphBuildCall::Kind::DestroyNode:
+    // The call names no graph: the node's is the one that holds it. Its edges go with it.
+    for (auto& [handle, graph] : graphs_) {
+      auto& nodes = graph->nodes;
+      if (std::erase_if(nodes, [&](const Node& node) { return node.handle == call.node; }) == 0)
+        continue;
+      for (Node& node : nodes)
+        std::erase(node.dependencies, call.node);
+      return {};
+    }
+    return {};
   case GraphBuildCall::Kind::SetNode:
     if (call.exec != 0) return set_in_executable(call, api, stack);
     // A node of a graph (the call names no graph): what instantiations, updates and clones of

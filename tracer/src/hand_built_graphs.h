@@ -25,14 +25,24 @@ namespace streamrace::tracer {
 
 // One graph-building call as the calling thread read it.
 struct GraphBuildCall {
-  enum class Kind { Create, AddNode, AddEdges, Clone, Destroy, SetNode, ExecUpdate };
+  enum class Kind {
+    Create,
+    AddNode,
+    AddEdges,
+    RemoveEdges,
+    DestroyNode,
+    Clone,
+    Destroy,
+    SetNode,
+    ExecUpdate
+  };
   Kind kind = Kind::Create;
   GraphHandle graph = 0;  // the graph made, added to, cloned into, destroyed or updated from
   GraphHandle source = 0; // Clone: the original; a child graph node: the child
   GraphHandle exec = 0;   // SetNode in an executable, ExecUpdate: the executable changed
-  std::uint64_t node = 0; // AddNode: the node made; SetNode: the node changed
-  std::vector<std::uint64_t> dependencies; // AddNode: what it follows; AddEdges: edge sources
-  std::vector<std::uint64_t> dependents;   // AddEdges: edge targets
+  std::uint64_t node = 0; // AddNode: the node made; SetNode, DestroyNode: the node named
+  std::vector<std::uint64_t> dependencies; // AddNode: what it follows; Add/RemoveEdges: sources
+  std::vector<std::uint64_t> dependents;   // Add/RemoveEdges: edge targets
   std::optional<Payload> operation;        // AddNode, SetNode: what the node does, on no stream yet
 };
 

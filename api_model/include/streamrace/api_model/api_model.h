@@ -51,10 +51,12 @@ enum class ApiRole : std::uint8_t {
   GraphLaunch,
   // Graphs built node by node: the graph, its nodes (each doing what its `nodeRole` says: a
   // copy, a set, a kernel, a host function, an event record or wait, a child graph launch, or
-  // nothing), edges added afterwards, copies and destruction.
+  // nothing), edges added or removed afterwards, nodes destroyed, copies and destruction.
   GraphCreate,
   GraphAddNode,
   GraphAddDependencies,
+  GraphRemoveDependencies,
+  GraphDestroyNode,
   GraphClone,
   GraphDestroy,
   // A node's parameters changed after it was added: in its graph (which later instantiations

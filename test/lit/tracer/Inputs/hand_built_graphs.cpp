@@ -10,6 +10,12 @@
 //   launch-race    the graph (memset only) launched on one stream, a copy on another reads
 //   launch-event   the same, the reader stream waits on an event recorded after the launch
 //   record-node    the same, the event recorded by an event record node after the memset node
+//   removed-edge   `edge`, then the edge removed (cudaGraphRemoveDependencies)
+//   removed-other  the copy node after the memset node and an empty node; the empty node's edge
+//                  removed
+//   destroyed-node the copy node after an empty node after the memset node; the empty node
+//                  destroyed (cudaGraphDestroyNode), its edges with it
+//   destroyed-other the same, with an edge from the memset node to the copy node as well
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -70,9 +76,30 @@ int main(int argc, char** argv) {
   } else {
     before = add_memset(graph, buffer);
   }
+  const bool removal = scenario == "removed-edge" || scenario == "removed-other" ||
+                       scenario == "destroyed-node" || scenario == "destroyed-other";
   const bool in_graph = scenario == "no-edge" || scenario == "edge" || scenario == "added-edge" ||
-                        scenario == "child";
-  if (in_graph) {
+                        scenario == "child" || removal;
+  if (removal) {
+    cudaGraphNode_t empty = nullptr;
+    const bool chained = scenario.starts_with("destroyed");
+    CHECK(cudaGraphAddEmptyNode(&empty, graph, chained ? &before : nullptr, chained ? 1 : 0));
+    const cudaGraphNode_t both[] = {before, empty};
+    const bool direct = scenario != "destroyed-node";
+    cudaGraphNode_t reading = nullptr;
+    CHECK(cudaGraphAddMemcpyNode1D(&reading, graph, direct ? both : both + 1, direct ? 2 : 1, copy,
+                                   buffer, kBytes, cudaMemcpyDeviceToDevice));
+    if (scenario == "removed-edge")
+      CHECK(cudaGraphRemoveDependencies(graph, &before, &reading, nullptr, 1));
+    if (scenario == "removed-other")
+      CHECK(cudaGraphRemoveDependencies(graph, &empty, &reading, nullptr, 1));
+    if (chained) CHECK(cudaGraphDestroyNode(empty));
+    size_t nodes = 0;
+    size_t copy_dependencies = 0;
+    CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+    CHECK(cudaGraphNodeGetDependencies(reading, nullptr, nullptr, &copy_dependencies));
+    std::printf("graph: %zu nodes, the copy after %zu\n", nodes, copy_dependencies);
+  } else if (in_graph) {
     const bool edge = scenario == "edge" || scenario == "child";
     cudaGraphNode_t reading = nullptr;
     CHECK(cudaGraphAddMemcpyNode1D(&reading, graph, edge ? &before : nullptr, edge ? 1 : 0, copy,
