@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Graphs built node by node: cudaGraphCreate, the typed cudaGraphAdd*Node calls, edges added
-// or removed afterwards, nodes destroyed, cloning, and new parameters for kernel, copy and memset
-// nodes, in the graph or in an executable made from it (cudaGraph*NodeSetParams,
-// cudaGraphExec*NodeSetParams). Each node's operation is issued through the same code as the stream
-// call it stands for, captured into the graph (Runtime::addGraphNode), so a launch runs it exactly
-// like a captured one: after its dependencies, independent nodes concurrently.
+// or removed afterwards, nodes destroyed, cloning (and finding a node's copy in a clone), and new
+// parameters for kernel, copy and memset nodes, in the graph or in an executable made from it
+// (cudaGraph*NodeSetParams, cudaGraphExec*NodeSetParams). Each node's operation is issued through
+// the same code as the stream call it stands for, captured into the graph (Runtime::addGraphNode),
+// so a launch runs it exactly like a captured one: after its dependencies, independent nodes
+// concurrently.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
@@ -231,7 +232,7 @@ cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {
   const bool known = Runtime::instance().changeGraph(original, [&](Graph& found) {
     std::map<const GraphNode*, const GraphNode*> copyOf;
     for (const auto& node : found.nodes) {
-      copy->nodes.push_back(std::make_unique<GraphNode>(GraphNode{node->work, {}}));
+      copy->nodes.push_back(std::make_unique<GraphNode>(GraphNode{node->work, {}, node.get()}));
       copyOf.emplace(node.get(), copy->nodes.back().get());
     }
     for (std::size_t index = 0; index < found.nodes.size(); ++index) {
@@ -248,6 +249,25 @@ cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {
     return cudaErrorInvalidValue;
   }
   *clone = Runtime::instance().adoptGraph(std::move(copy));
+  return cudaSuccess;
+}
+
+cudaError_t findInClone(cudaGraphNode_t* cloneNode, cudaGraphNode_t original, cudaGraph_t clone) {
+  if (cloneNode == nullptr || original == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  const GraphNode* found = nullptr;
+  Runtime::instance().changeGraph(clone, [&](Graph& graph) {
+    for (const auto& node : graph.nodes) {
+      if (node->clonedFrom == reinterpret_cast<const GraphNode*>(original)) {
+        found = node.get();
+      }
+    }
+  });
+  if (found == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  *cloneNode = reinterpret_cast<cudaGraphNode_t>(const_cast<GraphNode*>(found));
   return cudaSuccess;
 }
 
@@ -509,6 +529,13 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
   STREAMRACE_EMU_TRACED(cudaGraphAddDependencies, v12030,
                         addDependencies(graph, from, to, numDependencies), graph, from, to,
                         edgeData, numDependencies);
+}
+
+cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t* pNode, cudaGraphNode_t originalNode,
+                                     cudaGraph_t clonedGraph) {
+  STREAMRACE_EMU_TRACED(cudaGraphNodeFindInClone, v10000,
+                        findInClone(pNode, originalNode, clonedGraph), pNode, originalNode,
+                        clonedGraph);
 }
 
 cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,

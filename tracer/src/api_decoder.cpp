@@ -331,6 +331,7 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::GraphRemoveDependencies:
   case ApiRole::GraphDestroyNode:
   case ApiRole::GraphClone:
+  case ApiRole::GraphFindInClone:
   case ApiRole::GraphDestroy:
   case ApiRole::GraphSetNode:
   case ApiRole::GraphExecUpdate:

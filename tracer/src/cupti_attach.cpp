@@ -90,6 +90,12 @@ void record_graph_build(Tracer& tracer, const api_model::ApiFunction& function,
     build.graph = arguments.get_or(function, ArgMeaning::GraphOut, 0);
     build.source = arguments.get_or(function, ArgMeaning::Graph, 0);
     break;
+  case ApiRole::GraphFindInClone:
+    build.kind = GraphBuildCall::Kind::FindInClone;
+    build.graph = arguments.get_or(function, ArgMeaning::Graph, 0);
+    build.node = arguments.get_or(function, ArgMeaning::GraphNodeOut, 0);
+    build.original = arguments.get_or(function, ArgMeaning::GraphNode, 0);
+    break;
   case ApiRole::GraphDestroy:
     build.kind = GraphBuildCall::Kind::Destroy;
     build.graph = arguments.get_or(function, ArgMeaning::Graph, 0);
@@ -146,6 +152,7 @@ void on_api_exit(Tracer& tracer, const CudaCallShape* shape, const CUpti_Callbac
   case api_model::ApiRole::GraphRemoveDependencies:
   case api_model::ApiRole::GraphDestroyNode:
   case api_model::ApiRole::GraphClone:
+  case api_model::ApiRole::GraphFindInClone:
   case api_model::ApiRole::GraphDestroy:
   case api_model::ApiRole::GraphSetNode:
   case api_model::ApiRole::GraphExecUpdate:

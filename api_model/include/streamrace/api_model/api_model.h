@@ -58,6 +58,8 @@ enum class ApiRole : std::uint8_t {
   GraphRemoveDependencies,
   GraphDestroyNode,
   GraphClone,
+  // The handle of a node's copy in a clone (cudaGraphNodeFindInClone): the program's name for it.
+  GraphFindInClone,
   GraphDestroy,
   // A node's parameters changed after it was added: in its graph (which later instantiations
   // copy), or in one executable made from it (the function names the executable), as in

@@ -16,6 +16,9 @@
 //   destroyed-node the copy node after an empty node after the memset node; the empty node
 //                  destroyed (cudaGraphDestroyNode), its edges with it
 //   destroyed-other the same, with an edge from the memset node to the copy node as well
+//   clone-set      a copy node reading other bytes, no edge; in a clone of the graph, the copy
+//                  node (cudaGraphNodeFindInClone) set to read the memset's; the clone launched
+//   clone-set-edge the same, the copy node after the memset node
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -78,8 +81,9 @@ int main(int argc, char** argv) {
   }
   const bool removal = scenario == "removed-edge" || scenario == "removed-other" ||
                        scenario == "destroyed-node" || scenario == "destroyed-other";
+  const bool cloned = scenario.starts_with("clone-set");
   const bool in_graph = scenario == "no-edge" || scenario == "edge" || scenario == "added-edge" ||
-                        scenario == "child" || removal;
+                        scenario == "child" || removal || cloned;
   if (removal) {
     cudaGraphNode_t empty = nullptr;
     const bool chained = scenario.starts_with("destroyed");
@@ -99,7 +103,7 @@ int main(int argc, char** argv) {
     CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
     CHECK(cudaGraphNodeGetDependencies(reading, nullptr, nullptr, &copy_dependencies));
     std::printf("graph: %zu nodes, the copy after %zu\n", nodes, copy_dependencies);
-  } else if (in_graph) {
+  } else if (in_graph && !cloned) {
     const bool edge = scenario == "edge" || scenario == "child";
     cudaGraphNode_t reading = nullptr;
     CHECK(cudaGraphAddMemcpyNode1D(&reading, graph, edge ? &before : nullptr, edge ? 1 : 0, copy,
@@ -110,8 +114,22 @@ int main(int argc, char** argv) {
     cudaGraphNode_t record = nullptr;
     CHECK(cudaGraphAddEventRecordNode(&record, graph, &before, 1, written));
   }
+  cudaGraph_t clone = nullptr;
+  if (cloned) {
+    void* other = nullptr;
+    CHECK(cudaMalloc(&other, kBytes));
+    const bool edge = scenario == "clone-set-edge";
+    cudaGraphNode_t reading = nullptr;
+    CHECK(cudaGraphAddMemcpyNode1D(&reading, graph, edge ? &before : nullptr, edge ? 1 : 0, copy,
+                                   other, kBytes, cudaMemcpyDeviceToDevice));
+    CHECK(cudaGraphClone(&clone, graph));
+    cudaGraphNode_t reading_in_clone = nullptr;
+    CHECK(cudaGraphNodeFindInClone(&reading_in_clone, reading, clone));
+    CHECK(cudaGraphMemcpyNodeSetParams1D(reading_in_clone, copy, buffer, kBytes,
+                                         cudaMemcpyDeviceToDevice));
+  }
   cudaGraphExec_t executable = nullptr;
-  CHECK(cudaGraphInstantiate(&executable, graph, 0));
+  CHECK(cudaGraphInstantiate(&executable, clone != nullptr ? clone : graph, 0));
   CHECK(cudaGraphLaunch(executable, launcher));
   if (!in_graph) {
     if (scenario == "launch-event") CHECK(cudaEventRecord(written, launcher));
@@ -121,9 +139,10 @@ int main(int argc, char** argv) {
   CHECK(cudaDeviceSynchronize());
   unsigned first = 0;
   CHECK(cudaMemcpy(&first, copy, sizeof first, cudaMemcpyDeviceToHost));
-  std::printf("scenario %s: done\n", argv[1]);
+  std::printf("scenario %s: done, the copy's first word %u\n", argv[1], first);
   CHECK(cudaGraphExecDestroy(executable));
   CHECK(cudaGraphDestroy(graph));
   if (child != nullptr) CHECK(cudaGraphDestroy(child));
+  if (clone != nullptr) CHECK(cudaGraphDestroy(clone));
   return 0;
 }
