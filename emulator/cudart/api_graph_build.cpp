@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -159,69 +160,75 @@ bool dependsOn(const GraphNode* node, const GraphNode* ancestor) {
   return joinedInto({ancestor}, {node});
 }
 
-cudaError_t addDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
-                            const cudaGraphNode_t* to, std::size_t count) {
+// `graph`'s own node behind a handle, or null.
+GraphNode* ownedNode(Graph& graph, const GraphNode* node) {
+  for (const auto& candidate : graph.nodes) {
+    if (candidate.get() == node) {
+      return candidate.get();
+    }
+  }
+  return nullptr;
+}
+
+using EdgeChange = std::function<bool(Graph&, const std::vector<const GraphNode*>& sources,
+                                      const std::vector<const GraphNode*>& targets)>;
+
+// The edges from[i] -> to[i] of `graph`, changed by `change`, which says whether it could.
+cudaError_t changeEdges(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                        std::size_t count, const EdgeChange& change) {
   const auto sources = dependencyList(from, count);
   const auto targets = dependencyList(to, count);
   if (!sources || !targets) {
     return cudaErrorInvalidValue;
   }
-  cudaError_t result = cudaSuccess;
-  const bool known = Runtime::instance().changeGraph(graph, [&](Graph& found) {
-    auto owned = [&found](const GraphNode* node) -> GraphNode* {
-      for (const auto& candidate : found.nodes) {
-        if (candidate.get() == node) {
-          return candidate.get();
-        }
-      }
-      return nullptr;
-    };
-    for (std::size_t index = 0; index < count; ++index) {
-      GraphNode* target = owned((*targets)[index]);
-      const GraphNode* source = owned((*sources)[index]);
-      // Both ends in this graph, no edge twice, none that closes a cycle.
-      if (target == nullptr || source == nullptr || source == target || dependsOn(source, target) ||
-          std::find(target->dependencies.begin(), target->dependencies.end(), source) !=
-              target->dependencies.end()) {
-        result = cudaErrorInvalidValue;
-        return;
-      }
-      target->dependencies.push_back(source);
-    }
-  });
-  return known ? result : cudaErrorInvalidValue;
+  bool changed = false;
+  const bool known = Runtime::instance().changeGraph(
+      graph, [&](Graph& found) { changed = change(found, *sources, *targets); });
+  return known && changed ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+cudaError_t addDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                            const cudaGraphNode_t* to, std::size_t count) {
+  return changeEdges(graph, from, to, count,
+                     [](Graph& found, const auto& sources, const auto& targets) {
+                       for (std::size_t index = 0; index < sources.size(); ++index) {
+                         GraphNode* target = ownedNode(found, targets[index]);
+                         const GraphNode* source = ownedNode(found, sources[index]);
+                         // Both ends in this graph, no edge twice, none that closes a cycle.
+                         if (target == nullptr || source == nullptr || source == target ||
+                             dependsOn(source, target) ||
+                             std::find(target->dependencies.begin(), target->dependencies.end(),
+                                       source) != target->dependencies.end()) {
+                           return false;
+                         }
+                         target->dependencies.push_back(source);
+                       }
+                       return true;
+                     });
 }
 
 // Every edge named must exist; none is removed otherwise.
 cudaError_t removeDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
                                const cudaGraphNode_t* to, std::size_t count) {
-  const auto sources = dependencyList(from, count);
-  const auto targets = dependencyList(to, count);
-  if (!sources || !targets) {
-    return cudaErrorInvalidValue;
-  }
-  bool allExist = true;
-  const bool known = Runtime::instance().changeGraph(graph, [&](Graph& found) {
-    auto edgeOf = [&found](const GraphNode* source, const GraphNode* target)
-        -> std::pair<GraphNode*, std::vector<const GraphNode*>::iterator> {
-      for (const auto& candidate : found.nodes) {
-        if (candidate.get() == target) {
-          auto& dependencies = candidate->dependencies;
-          return {candidate.get(), std::find(dependencies.begin(), dependencies.end(), source)};
+  return changeEdges(
+      graph, from, to, count, [](Graph& found, const auto& sources, const auto& targets) {
+        auto exists = [&](std::size_t index) {
+          const GraphNode* target = ownedNode(found, targets[index]);
+          return target != nullptr &&
+                 std::find(target->dependencies.begin(), target->dependencies.end(),
+                           sources[index]) != target->dependencies.end();
+        };
+        for (std::size_t index = 0; index < sources.size(); ++index) {
+          if (!exists(index)) {
+            return false;
+          }
         }
-      }
-      return {nullptr, {}};
-    };
-    for (std::size_t index = 0; index < count && allExist; ++index) {
-      const auto [node, edge] = edgeOf((*sources)[index], (*targets)[index]);
-      allExist = node != nullptr && edge != node->dependencies.end();
-    }
-    for (std::size_t index = 0; index < count && allExist; ++index) {
-      const auto [node, edge] = edgeOf((*sources)[index], (*targets)[index]);
-      node->dependencies.erase(edge);
-    }
-  });
-  return known && allExist ? cudaSuccess : cudaErrorInvalidValue;
+        for (std::size_t index = 0; index < sources.size(); ++index) {
+          auto& dependencies = ownedNode(found, targets[index])->dependencies;
+          dependencies.erase(std::find(dependencies.begin(), dependencies.end(), sources[index]));
+        }
+        return true;
+      });
 }
 
 cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {

@@ -11,12 +11,7 @@ constexpr std::size_t kBytes = 64;
 
 cudaGraphNode_t addSet(cudaGraph_t graph, void* destination, unsigned value,
                        const cudaGraphNode_t* after, std::size_t count) {
-  cudaMemsetParams params{};
-  params.dst = destination;
-  params.value = value;
-  params.elementSize = 1;
-  params.width = kBytes;
-  params.height = 1;
+  const cudaMemsetParams params = byteSetParams(destination, value, kBytes);
   cudaGraphNode_t node = nullptr;
   EXPECT_EQ(cudaGraphAddMemsetNode(&node, graph, after, count, &params), cudaSuccess);
   return node;
