@@ -3,8 +3,8 @@
 // 3 the AccessChecks payload, a window in which the tracer fell behind and checked no accesses,
 // after every older payload: a version 2 file reads as it did; version 4 AccessChecks'
 // caller_wait_ns; version 5 the HostNodeAccess payload, after the others, and a HostFunction's
-// graph node, after its other fields; version 6 GraphInstantiate's update flag; version 7 the RankDevice payload, after the others;
-// a record of an older version leaves the newer fields out).
+// graph node, after its other fields; version 6 GraphInstantiate's update flag; version 7 the
+// RankDevice payload, after the others; a record of an older version leaves the newer fields out).
 // One file per process (its ranks share an address space):
 //
 //   file header (32 bytes): magic "SRTRACE1", u32 version, u32 reserved, u64 pid,
