@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Graphs built node by node: cudaGraphCreate, the typed cudaGraphAdd*Node calls, edges added
-// afterwards, cloning, and new parameters for kernel, copy and memset nodes, in the graph or in
-// an executable made from it (cudaGraph*NodeSetParams, cudaGraphExec*NodeSetParams). Each node's
-// operation is issued through the same code as the stream call it stands for, captured into the
-// graph (Runtime::addGraphNode), so a launch runs it exactly like a captured one: after its
-// dependencies, independent nodes concurrently.
+// or removed afterwards, nodes destroyed, cloning (and finding a node's copy in a clone), and new
+// parameters for kernel, copy and memset nodes, in the graph or in an executable made from it
+// (cudaGraph*NodeSetParams, cudaGraphExec*NodeSetParams). Each node's operation is issued through
+// the same code as the stream call it stands for, captured into the graph (Runtime::addGraphNode),
+// so a launch runs it exactly like a captured one: after its dependencies, independent nodes
+// concurrently.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -158,37 +160,75 @@ bool dependsOn(const GraphNode* node, const GraphNode* ancestor) {
   return joinedInto({ancestor}, {node});
 }
 
-cudaError_t addDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
-                            const cudaGraphNode_t* to, std::size_t count) {
+// `graph`'s own node behind a handle, or null.
+GraphNode* ownedNode(Graph& graph, const GraphNode* node) {
+  for (const auto& candidate : graph.nodes) {
+    if (candidate.get() == node) {
+      return candidate.get();
+    }
+  }
+  return nullptr;
+}
+
+using EdgeChange = std::function<bool(Graph&, const std::vector<const GraphNode*>& sources,
+                                      const std::vector<const GraphNode*>& targets)>;
+
+// The edges from[i] -> to[i] of `graph`, changed by `change`, which says whether it could.
+cudaError_t changeEdges(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                        std::size_t count, const EdgeChange& change) {
   const auto sources = dependencyList(from, count);
   const auto targets = dependencyList(to, count);
   if (!sources || !targets) {
     return cudaErrorInvalidValue;
   }
-  cudaError_t result = cudaSuccess;
-  const bool known = Runtime::instance().changeGraph(graph, [&](Graph& found) {
-    auto owned = [&found](const GraphNode* node) -> GraphNode* {
-      for (const auto& candidate : found.nodes) {
-        if (candidate.get() == node) {
-          return candidate.get();
+  bool changed = false;
+  const bool known = Runtime::instance().changeGraph(
+      graph, [&](Graph& found) { changed = change(found, *sources, *targets); });
+  return known && changed ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+cudaError_t addDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                            const cudaGraphNode_t* to, std::size_t count) {
+  return changeEdges(graph, from, to, count,
+                     [](Graph& found, const auto& sources, const auto& targets) {
+                       for (std::size_t index = 0; index < sources.size(); ++index) {
+                         GraphNode* target = ownedNode(found, targets[index]);
+                         const GraphNode* source = ownedNode(found, sources[index]);
+                         // Both ends in this graph, no edge twice, none that closes a cycle.
+                         if (target == nullptr || source == nullptr || source == target ||
+                             dependsOn(source, target) ||
+                             std::find(target->dependencies.begin(), target->dependencies.end(),
+                                       source) != target->dependencies.end()) {
+                           return false;
+                         }
+                         target->dependencies.push_back(source);
+                       }
+                       return true;
+                     });
+}
+
+// Every edge named must exist; none is removed otherwise.
+cudaError_t removeDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                               const cudaGraphNode_t* to, std::size_t count) {
+  return changeEdges(
+      graph, from, to, count, [](Graph& found, const auto& sources, const auto& targets) {
+        auto exists = [&](std::size_t index) {
+          const GraphNode* target = ownedNode(found, targets[index]);
+          return target != nullptr &&
+                 std::find(target->dependencies.begin(), target->dependencies.end(),
+                           sources[index]) != target->dependencies.end();
+        };
+        for (std::size_t index = 0; index < sources.size(); ++index) {
+          if (!exists(index)) {
+            return false;
+          }
         }
-      }
-      return nullptr;
-    };
-    for (std::size_t index = 0; index < count; ++index) {
-      GraphNode* target = owned((*targets)[index]);
-      const GraphNode* source = owned((*sources)[index]);
-      // Both ends in this graph, no edge twice, none that closes a cycle.
-      if (target == nullptr || source == nullptr || source == target || dependsOn(source, target) ||
-          std::find(target->dependencies.begin(), target->dependencies.end(), source) !=
-              target->dependencies.end()) {
-        result = cudaErrorInvalidValue;
-        return;
-      }
-      target->dependencies.push_back(source);
-    }
-  });
-  return known ? result : cudaErrorInvalidValue;
+        for (std::size_t index = 0; index < sources.size(); ++index) {
+          auto& dependencies = ownedNode(found, targets[index])->dependencies;
+          dependencies.erase(std::find(dependencies.begin(), dependencies.end(), sources[index]));
+        }
+        return true;
+      });
 }
 
 cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {
@@ -199,7 +239,7 @@ cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {
   const bool known = Runtime::instance().changeGraph(original, [&](Graph& found) {
     std::map<const GraphNode*, const GraphNode*> copyOf;
     for (const auto& node : found.nodes) {
-      copy->nodes.push_back(std::make_unique<GraphNode>(GraphNode{node->work, {}}));
+      copy->nodes.push_back(std::make_unique<GraphNode>(GraphNode{node->work, {}, node.get()}));
       copyOf.emplace(node.get(), copy->nodes.back().get());
     }
     for (std::size_t index = 0; index < found.nodes.size(); ++index) {
@@ -216,6 +256,25 @@ cudaError_t cloneGraph(cudaGraph_t* clone, cudaGraph_t original) {
     return cudaErrorInvalidValue;
   }
   *clone = Runtime::instance().adoptGraph(std::move(copy));
+  return cudaSuccess;
+}
+
+cudaError_t findInClone(cudaGraphNode_t* cloneNode, cudaGraphNode_t original, cudaGraph_t clone) {
+  if (cloneNode == nullptr || original == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  const GraphNode* found = nullptr;
+  Runtime::instance().changeGraph(clone, [&](Graph& graph) {
+    for (const auto& node : graph.nodes) {
+      if (node->clonedFrom == reinterpret_cast<const GraphNode*>(original)) {
+        found = node.get();
+      }
+    }
+  });
+  if (found == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  *cloneNode = reinterpret_cast<cudaGraphNode_t>(const_cast<GraphNode*>(found));
   return cudaSuccess;
 }
 
@@ -477,6 +536,30 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
   STREAMRACE_EMU_TRACED(cudaGraphAddDependencies, v12030,
                         addDependencies(graph, from, to, numDependencies), graph, from, to,
                         edgeData, numDependencies);
+}
+
+cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t* pNode, cudaGraphNode_t originalNode,
+                                     cudaGraph_t clonedGraph) {
+  STREAMRACE_EMU_TRACED(cudaGraphNodeFindInClone, v10000,
+                        findInClone(pNode, originalNode, clonedGraph), pNode, originalNode,
+                        clonedGraph);
+}
+
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                        const cudaGraphNode_t* to,
+                                        const cudaGraphEdgeData* edgeData, size_t numDependencies) {
+  STREAMRACE_EMU_TRACED(cudaGraphRemoveDependencies, v12030,
+                        removeDependencies(graph, from, to, numDependencies), graph, from, to,
+                        edgeData, numDependencies);
+}
+
+cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
+  STREAMRACE_EMU_TRACED(cudaGraphDestroyNode, v10000,
+                        node != nullptr && Runtime::instance().destroyGraphNode(
+                                               reinterpret_cast<const GraphNode*>(node))
+                            ? cudaSuccess
+                            : cudaErrorInvalidValue,
+                        node);
 }
 
 cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,

@@ -19,6 +19,8 @@ namespace streamrace::emu {
 struct GraphNode {
   Work work;
   std::vector<const GraphNode*> dependencies;
+  // In a clone, the node it copies (cudaGraphNodeFindInClone); never dereferenced.
+  const GraphNode* clonedFrom = nullptr;
 };
 
 struct Graph {

@@ -370,6 +370,28 @@ bool Runtime::knownGraph(cudaGraph_t graph) {
   return resolveGraph(graph) != nullptr;
 }
 
+bool Runtime::destroyGraphNode(const GraphNode* node) {
+  std::lock_guard submitLock(submitMutex_);
+  std::unique_lock lock(handlesMutex_);
+  for (const auto& [handle, graph] : graphs_) {
+    if (!graph) {
+      continue;
+    }
+    const auto erased =
+        std::erase_if(graph->nodes, [node](const std::unique_ptr<GraphNode>& owned) {
+          return owned.get() == node;
+        });
+    if (erased == 0) {
+      continue;
+    }
+    for (const auto& owned : graph->nodes) {
+      std::erase(owned->dependencies, node);
+    }
+    return true;
+  }
+  return false;
+}
+
 bool Runtime::destroyGraph(cudaGraph_t graph) {
   std::unique_lock lock(handlesMutex_);
   return graphs_.erase(reinterpret_cast<Graph*>(graph)) == 1;

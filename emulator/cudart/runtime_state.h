@@ -130,6 +130,8 @@ public:
   // Runs `change` on `node` if a graph the program made (not one being captured) holds it; false
   // when none does or `change` refused.
   bool changeGraphNode(const GraphNode* node, const std::function<bool(GraphNode&)>& change);
+  // Removes the node, and every edge to it, from the graph that holds it (cudaGraphDestroyNode).
+  bool destroyGraphNode(const GraphNode* node);
   bool destroyGraph(cudaGraph_t graph);
   bool knownGraph(cudaGraph_t graph);
   Graph* resolveGraph(cudaGraph_t graph);

@@ -328,7 +328,10 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::GraphCreate:
   case ApiRole::GraphAddNode:
   case ApiRole::GraphAddDependencies:
+  case ApiRole::GraphRemoveDependencies:
+  case ApiRole::GraphDestroyNode:
   case ApiRole::GraphClone:
+  case ApiRole::GraphFindInClone:
   case ApiRole::GraphDestroy:
   case ApiRole::GraphSetNode:
   case ApiRole::GraphExecUpdate:

@@ -90,15 +90,27 @@ void record_graph_build(Tracer& tracer, const api_model::ApiFunction& function,
     build.graph = arguments.get_or(function, ArgMeaning::GraphOut, 0);
     build.source = arguments.get_or(function, ArgMeaning::Graph, 0);
     break;
+  case ApiRole::GraphFindInClone:
+    build.kind = GraphBuildCall::Kind::FindInClone;
+    build.graph = arguments.get_or(function, ArgMeaning::Graph, 0);
+    build.node = arguments.get_or(function, ArgMeaning::GraphNodeOut, 0);
+    build.original = arguments.get_or(function, ArgMeaning::GraphNode, 0);
+    break;
   case ApiRole::GraphDestroy:
     build.kind = GraphBuildCall::Kind::Destroy;
     build.graph = arguments.get_or(function, ArgMeaning::Graph, 0);
     break;
   case ApiRole::GraphAddDependencies:
-    build.kind = GraphBuildCall::Kind::AddEdges;
+  case ApiRole::GraphRemoveDependencies:
+    build.kind = function.role == ApiRole::GraphAddDependencies ? GraphBuildCall::Kind::AddEdges
+                                                                : GraphBuildCall::Kind::RemoveEdges;
     build.graph = arguments.get_or(function, ArgMeaning::Graph, 0);
     build.dependents =
         node_handles(arguments.get_or(function, ArgMeaning::NodeDependents, 0), count);
+    break;
+  case ApiRole::GraphDestroyNode:
+    build.kind = GraphBuildCall::Kind::DestroyNode;
+    build.node = arguments.get_or(function, ArgMeaning::GraphNode, 0);
     break;
   case ApiRole::GraphExecUpdate:
     build.kind = GraphBuildCall::Kind::ExecUpdate;
@@ -137,7 +149,10 @@ void on_api_exit(Tracer& tracer, const CudaCallShape* shape, const CUpti_Callbac
   case api_model::ApiRole::GraphCreate:
   case api_model::ApiRole::GraphAddNode:
   case api_model::ApiRole::GraphAddDependencies:
+  case api_model::ApiRole::GraphRemoveDependencies:
+  case api_model::ApiRole::GraphDestroyNode:
   case api_model::ApiRole::GraphClone:
+  case api_model::ApiRole::GraphFindInClone:
   case api_model::ApiRole::GraphDestroy:
   case api_model::ApiRole::GraphSetNode:
   case api_model::ApiRole::GraphExecUpdate:

@@ -18,7 +18,23 @@ HandBuiltGraphs::apply(const GraphBuildCall& call, std::string_view api, const R
   case GraphBuildCall::Kind::Clone: {
     const auto original = graphs_.find(call.source);
     // A clone of a captured graph is a graph the engine does not know: opaque, like before.
-    if (original != graphs_.end()) graphs_[call.graph] = std::make_shared<Graph>(*original->second);
+    if (original == graphs_.end()) return {};
+    auto clone = std::make_shared<Graph>(*original->second);
+    for (Node& node : clone->nodes)
+      node.handle_of_original = true;
+    graphs_[call.graph] = std::move(clone);
+    return {};
+  }
+  case GraphBuildCall::Kind::FindInClone: {
+    const auto clone = graphs_.find(call.graph);
+    if (clone == graphs_.end()) return {};
+    for (Node& node : clone->second->nodes) {
+      if (node.handle_of_original && node.handle == call.original) {
+        node.handle = call.node;
+        node.handle_of_original = false;
+      }
+      std::replace(node.dependencies.begin(), node.dependencies.end(), call.original, call.node);
+    }
     return {};
   }
   case GraphBuildCall::Kind::AddNode: {
@@ -44,13 +60,32 @@ HandBuiltGraphs::apply(const GraphBuildCall& call, std::string_view api, const R
     }
     return {};
   }
+  case GraphBuildCall::Kind::RemoveEdges: {
+    const auto graph = graphs_.find(call.graph);
+    if (graph == graphs_.end()) return {};
+    for (std::size_t i = 0; i < call.dependencies.size() && i < call.dependents.size(); ++i)
+      for (Node& node : graph->second->nodes)
+        if (node.handle == call.dependents[i]) std::erase(node.dependencies, call.dependencies[i]);
+    return {};
+  }
+  case GraphBuildCall::Kind::DestroyNode:
+    // The call names no graph: the node's is the one that holds it. Its edges go with it.
+    for (auto& [handle, graph] : graphs_) {
+      auto& nodes = graph->nodes;
+      if (std::erase_if(nodes, [&](const Node& node) { return node.answers_to(call.node); }) == 0)
+        continue;
+      for (Node& node : nodes)
+        std::erase(node.dependencies, call.node);
+      return {};
+    }
+    return {};
   case GraphBuildCall::Kind::SetNode:
     if (call.exec != 0) return set_in_executable(call, api, stack);
     // A node of a graph (the call names no graph): what instantiations, updates and clones of
     // the graph copy from now on. Executables made before keep their copies.
     for (auto& [handle, graph] : graphs_)
       for (Node& node : graph->nodes)
-        if (node.handle == call.node) {
+        if (node.answers_to(call.node)) {
           set_operation(node, call, api, stack);
           return {};
         }
@@ -103,7 +138,7 @@ std::vector<HandBuiltGraphs::Step> HandBuiltGraphs::update_executable(const Grap
   if (!executable.graph || executable.graph->nodes.size() != update.nodes.size())
     executable.node_index.clear();
   for (std::size_t i = 0; i < update.nodes.size(); ++i)
-    executable.node_index[update.nodes[i].handle] = i;
+    if (!update.nodes[i].handle_of_original) executable.node_index[update.nodes[i].handle] = i;
   executable.graph = std::make_shared<const Graph>(update);
   return re_describe(call.exec, *executable.graph, api, stack);
 }
@@ -220,7 +255,8 @@ std::vector<HandBuiltGraphs::Step> HandBuiltGraphs::instantiate(GraphHandle grap
   executable.graph = std::make_shared<const Graph>(*found->second);
   executable.node_index.clear();
   for (std::size_t i = 0; i < executable.graph->nodes.size(); ++i)
-    executable.node_index[executable.graph->nodes[i].handle] = i;
+    if (!executable.graph->nodes[i].handle_of_original)
+      executable.node_index[executable.graph->nodes[i].handle] = i;
   Emitter(api, stack, steps).capture(*executable.graph, graph);
   return steps;
 }

@@ -25,14 +25,27 @@ namespace streamrace::tracer {
 
 // One graph-building call as the calling thread read it.
 struct GraphBuildCall {
-  enum class Kind { Create, AddNode, AddEdges, Clone, Destroy, SetNode, ExecUpdate };
+  enum class Kind {
+    Create,
+    AddNode,
+    AddEdges,
+    RemoveEdges,
+    DestroyNode,
+    Clone,
+    FindInClone,
+    Destroy,
+    SetNode,
+    ExecUpdate
+  };
   Kind kind = Kind::Create;
-  GraphHandle graph = 0;  // the graph made, added to, cloned into, destroyed or updated from
-  GraphHandle source = 0; // Clone: the original; a child graph node: the child
-  GraphHandle exec = 0;   // SetNode in an executable, ExecUpdate: the executable changed
-  std::uint64_t node = 0; // AddNode: the node made; SetNode: the node changed
-  std::vector<std::uint64_t> dependencies; // AddNode: what it follows; AddEdges: edge sources
-  std::vector<std::uint64_t> dependents;   // AddEdges: edge targets
+  GraphHandle graph = 0;      // the graph made, added to, cloned into, destroyed or updated from
+  GraphHandle source = 0;     // Clone: the original; a child graph node: the child
+  GraphHandle exec = 0;       // SetNode in an executable, ExecUpdate: the executable changed
+  std::uint64_t node = 0;     // AddNode: the node made; SetNode, DestroyNode: the node named;
+                              // FindInClone: the copy's handle
+  std::uint64_t original = 0; // FindInClone: the node of the original graph
+  std::vector<std::uint64_t> dependencies; // AddNode: what it follows; Add/RemoveEdges: sources
+  std::vector<std::uint64_t> dependents;   // Add/RemoveEdges: edge targets
   std::optional<Payload> operation;        // AddNode, SetNode: what the node does, on no stream yet
 };
 
@@ -64,6 +77,10 @@ private:
     std::shared_ptr<const Graph> child; // a child graph node's copy of the child
     std::string_view api;
     RawStack stack;
+    // A clone's node keeps its original's handle, for its edges, until the program asks for its
+    // own (cudaGraphNodeFindInClone); meanwhile no call names it.
+    bool handle_of_original = false;
+    bool answers_to(std::uint64_t name) const { return !handle_of_original && handle == name; }
   };
   struct Graph {
     std::vector<Node> nodes;

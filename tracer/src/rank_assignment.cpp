@@ -85,8 +85,9 @@ DeviceId RankAssignment::device_of(ThreadId thread, const Payload& payload) {
       payload);
 }
 
-RankId RankAssignment::rank_of_device(DeviceId device) {
+RankId RankAssignment::rank_of_device(DeviceId device, bool& new_rank) {
   if (const auto it = device_ranks_.find(device); it != device_ranks_.end()) return it->second;
+  new_rank = true;
   const RankId rank = process_rank_ + static_cast<RankId>(device_ranks_.size());
   device_ranks_.emplace(device, rank);
   ranks_.push_back(rank);
@@ -113,7 +114,11 @@ bool uses_device(const Payload& payload) {
 
 RankAssignment::Placement RankAssignment::place(ThreadId thread, const Payload& payload) {
   const DeviceId device = device_of(thread, payload);
-  if (uses_device(payload)) return {rank_of_device(device), device};
+  if (uses_device(payload)) {
+    bool new_rank = false;
+    const RankId rank = rank_of_device(device, new_rank);
+    return {rank, device, new_rank};
+  }
   if (const auto it = device_ranks_.find(device); it != device_ranks_.end())
     return {it->second, device};
   return {ranks_.empty() ? process_rank_ : ranks_.front(), device};

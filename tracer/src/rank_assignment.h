@@ -27,10 +27,12 @@ public:
   struct Placement {
     RankId rank = 0;
     DeviceId device = 0;
+    bool new_rank = false; // the event is the first on its device: the rank was given out now
   };
   // The rank and device of `payload` called on `thread`; learns the devices of what it creates.
   Placement place(ThreadId thread, const Payload& payload);
   RankId rank_of(ThreadId thread, const Payload& payload) { return place(thread, payload).rank; }
+  RankId process_rank() const { return process_rank_; }
   // Every rank given out so far, in order.
   const std::vector<RankId>& ranks() const { return ranks_; }
 
@@ -38,7 +40,7 @@ private:
   DeviceId device_of_stream(ThreadId thread, StreamHandle stream) const;
   DeviceId current_device(ThreadId thread) const;
   DeviceId device_of(ThreadId thread, const Payload& payload);
-  RankId rank_of_device(DeviceId device);
+  RankId rank_of_device(DeviceId device, bool& new_rank);
 
   RankId process_rank_;
   std::unordered_map<ThreadId, DeviceId> current_devices_;

@@ -361,6 +361,11 @@ void Tracer::process(CapturedCall& call) {
     }
     return;
   }
+  if (placement.new_rank) {
+    // Reports name the rank by the device it stands for (docs/report-formats.md).
+    Event identity{event.header, RankDevice{ranks_->process_rank(), placement.device}};
+    process_event(identity, std::exchange(new_site, false));
+  }
   if (const auto* selection = std::get_if<SetDevice>(&event.payload))
     selected_devices_[{event.header.rank, event.header.thread}] = selection->device;
   else

@@ -367,6 +367,8 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     launch_graph(event, p);
   } else if constexpr (std::is_same_v<Payload, HostNodeAccess>) {
     host_node_accesses_[RankHandleKey{h.address_space, p.exec}].push_back(event);
+  } else if constexpr (std::is_same_v<Payload, RankDevice>) {
+    rank_identities_[h.rank] = RankIdentity{h.address_space, p.process_rank, p.device};
   } else if constexpr (std::is_same_v<Payload, NvtxRangePush>) {
     thread.nvtx_stack.push_back(p.name);
     set_nvtx_path(thread);

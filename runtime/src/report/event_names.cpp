@@ -96,6 +96,8 @@ template <typename Payload> std::string payload_api(const Payload& p, const Symb
     return p.paused ? "access checking paused" : "access checking resumed";
   else if constexpr (std::is_same_v<Payload, HostNodeAccess>)
     return "graph host node access";
+  else if constexpr (std::is_same_v<Payload, RankDevice>)
+    return "rank device";
   else
     static_assert(sizeof(Payload) == 0, "every payload needs a name");
 }
@@ -134,7 +136,8 @@ bool names_only(const Event& event) {
          std::holds_alternative<NvtxRangePop>(event.payload) ||
          std::holds_alternative<NameStream>(event.payload) ||
          std::holds_alternative<NameEvent>(event.payload) ||
-         std::holds_alternative<NameMemory>(event.payload);
+         std::holds_alternative<NameMemory>(event.payload) ||
+         std::holds_alternative<RankDevice>(event.payload);
 }
 
 } // namespace

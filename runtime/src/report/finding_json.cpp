@@ -5,6 +5,7 @@
 #include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_names.h"
 #include "streamrace/report/json_text.h"
+#include "streamrace/report/rank_names.h"
 
 #include <sstream>
 
@@ -46,8 +47,9 @@ std::string access_json(const AccessSide& side, const Engine& engine, const Symb
   out << "{\"mode\":\"" << mode << "\",\"bytes\":" << a.size << ",\"address\":" << hex(a.begin)
       << ",\"exact\":" << (a.extent == Extent::Exact ? "true" : "false")
       << ",\"api\":" << quote(op_name(a, symbols)) << ",\"op\":" << a.op
-      << ",\"rank\":" << side.rank << ",\"thread\":" << a.thread
-      << ",\"on_host\":" << (side.on_host ? "true" : "false") << ",\"stream\":" << hex(side.stream)
+      << ",\"rank\":" << side.rank << ",\"rank_name\":" << quote(RankNames(engine).name(side.rank))
+      << ",\"thread\":" << a.thread << ",\"on_host\":" << (side.on_host ? "true" : "false")
+      << ",\"stream\":" << hex(side.stream)
       << ",\"stream_name\":" << quote(actor_text(engine, symbols, a.actor))
       << ",\"device\":" << side.device << ",\"nvtx\":[" << nvtx << "]"
       << ",\"stack\":" << frames(a.site, symbols) << "}";

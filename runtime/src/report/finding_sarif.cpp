@@ -193,7 +193,7 @@ private:
                        : a.mode == AccessMode::Write  ? "write"
                                                       : "read-write";
     return std::string(mode) + " of " + std::to_string(a.size) + " bytes by " +
-           actor_text(engine_, symbols_, a.actor) + " (rank " + std::to_string(side.rank) +
+           actor_text(engine_, symbols_, a.actor) + " (" + RankNames(engine_).name(side.rank) +
            ") in " + op_name(a, symbols_);
   }
 

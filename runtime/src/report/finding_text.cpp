@@ -3,6 +3,7 @@
 
 #include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_names.h"
+#include "streamrace/report/rank_names.h"
 
 #include "streamrace/engine/collective_extents.h"
 
@@ -62,13 +63,13 @@ std::string nvtx_text(const Engine& engine, const SymbolTable& symbols, std::uin
 }
 
 void access_block(std::ostringstream& out, bool previous, const AccessSide& side,
-                  const Engine& engine, const SymbolTable& symbols) {
+                  const Engine& engine, const SymbolTable& symbols, const RankNames& rank_names) {
   const AccessRecord& a = side.access;
   std::string word = mode_word(a);
   if (!previous) word[0] = static_cast<char>(word[0] - 'a' + 'A');
   out << "  " << (previous ? "Previous " : "") << word << " of " << a.size << " bytes at "
-      << hex_text(a.begin) << " by " << actor_text(engine, symbols, a.actor) << " (rank "
-      << side.rank << ", thread " << a.thread << ") in " << op_name(a, symbols)
+      << hex_text(a.begin) << " by " << actor_text(engine, symbols, a.actor) << " ("
+      << rank_names.name(side.rank) << ", thread " << a.thread << ") in " << op_name(a, symbols)
       << (a.extent == Extent::Exact ? " [exact]" : " [approximate extent]") << "\n";
   stack(out, a.site, symbols, "    ");
   if (std::string nvtx = nvtx_text(engine, symbols, a.nvtx); !nvtx.empty())
@@ -93,7 +94,8 @@ const char* memory_kind_text(MemoryKind kind) {
   return "";
 }
 
-void collective_block(std::ostringstream& out, const Finding& finding) {
+void collective_block(std::ostringstream& out, const Finding& finding,
+                      const RankNames& rank_names) {
   const CollectiveDisagreement& c = *finding.collective;
   if (finding.kind == FindingKind::CollectiveCountMismatch) {
     out << "  Communicator " << hex_text(c.comm)
@@ -105,7 +107,7 @@ void collective_block(std::ostringstream& out, const Finding& finding) {
   }
   auto call = [&](const CollectiveCall& k) {
     out << collective_name(k.kind) << "(count=" << k.count << ", datatype=" << int(k.datatype)
-        << ", op=" << int(k.reduce_op) << ", root=" << k.root << ") on rank " << k.rank;
+        << ", op=" << int(k.reduce_op) << ", root=" << k.root << ") on " << rank_names.name(k.rank);
   };
   out << "  Call #" << c.sequence << " on communicator " << hex_text(c.comm) << ": ";
   call(c.first);
@@ -116,37 +118,21 @@ void collective_block(std::ostringstream& out, const Finding& finding) {
 
 } // namespace
 
-std::string ranks_text(std::span<const RankId> ranks) {
-  std::string text = ranks.size() == 1 ? "rank " : "ranks ";
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t last = i; // of the run of consecutive ranks from i
-    while (last + 1 < ranks.size() && ranks[last + 1] == ranks[last] + 1)
-      ++last;
-    text += (i ? "," : "") + std::to_string(ranks[i]);
-    if (last - i >= 2) {
-      text += "-" + std::to_string(ranks[last]);
-      i = last + 1;
-    } else {
-      ++i;
-    }
-  }
-  return text;
-}
-
 std::string describe_finding(const Finding& finding, const Engine& engine,
                              const SymbolTable& symbols) {
   std::ostringstream out;
   out << kRule << "\nWARNING: streamrace: " << finding_kind_name(finding.kind);
-  if (!finding.ranks.empty()) out << " on " << ranks_text(finding.ranks);
+  const RankNames rank_names(engine);
+  if (!finding.ranks.empty()) out << " on " << rank_names.names(finding.ranks);
   if (finding.count > 1) out << " (" << finding.count << " occurrences)";
   out << " [" << finding_id(finding, engine, symbols) << "]\n";
   if (finding.collective) {
-    collective_block(out, finding);
+    collective_block(out, finding, rank_names);
     out << kRule << "\n";
     return out.str();
   }
-  access_block(out, false, finding.second, engine, symbols);
-  access_block(out, true, finding.first, engine, symbols);
+  access_block(out, false, finding.second, engine, symbols, rank_names);
+  access_block(out, true, finding.first, engine, symbols, rank_names);
 
   const MemoryContext& memory = finding.memory;
   out << "  Memory: " << memory.overlap_size << " bytes at " << hex_text(memory.overlap_begin);
@@ -213,7 +199,7 @@ std::string fix_text(const Finding& finding, const Engine& engine, const SymbolT
   return "";
 }
 
-std::string summary_line(std::span<const Finding> findings) {
+std::string summary_line(std::span<const Finding> findings, const Engine& engine) {
   std::map<std::string, std::size_t> kinds;
   std::vector<RankId> ranks;
   for (const Finding& finding : findings) {
@@ -233,7 +219,7 @@ std::string summary_line(std::span<const Finding> findings) {
       out << (first ? "" : ", ") << n << " " << kind << (n > 1 && kind == "race" ? "s" : "");
       first = false;
     }
-    out << ") on " << ranks_text(ranks);
+    out << ") on " << RankNames(engine).names(ranks);
   }
   return out.str();
 }
@@ -243,7 +229,7 @@ std::string findings_text(std::span<const Finding> findings, const Engine& engin
   std::string text;
   for (const Finding& finding : findings)
     text += describe_finding(finding, engine, symbols);
-  return text + summary_line(findings) + "\n";
+  return text + summary_line(findings, engine) + "\n";
 }
 
 } // namespace streamrace

@@ -207,9 +207,10 @@ private:
     std::map<int, RankId> ranks;
     for (const auto& [key, index] : track_index_)
       ranks[tracks_[index].pid] = std::get<0>(key);
+    const RankNames rank_names(run_.engine);
     for (const auto& [pid, rank] : ranks) {
       out_ << sep() << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid
-           << ",\"tid\":0,\"args\":{\"name\":\"rank " << rank << "\"}}";
+           << ",\"tid\":0,\"args\":{\"name\":" << json_quote(rank_names.name(rank)) << "}}";
       out_ << sep() << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
            << ",\"tid\":0,\"args\":{\"sort_index\":" << rank << "}}";
     }

@@ -2,12 +2,13 @@
 #include "streamrace/report/recorded_replay.h"
 
 #include "streamrace/report/finding_names.h"
+#include "streamrace/report/rank_names.h"
 
 namespace streamrace {
 
 std::string actor_on_rank(const RecordedReplay& run, ActorId actor) {
-  return actor_text(run.engine, run.symbols, actor) + " (rank " +
-         std::to_string(run.engine.ordering().actor(actor).rank) + ")";
+  return actor_text(run.engine, run.symbols, actor) + " (" +
+         RankNames(run.engine).name(run.engine.ordering().actor(actor).rank) + ")";
 }
 
 HappensBeforeGraph::NodeId op_node(const RecordedReplay& run, const AccessSide& side) {

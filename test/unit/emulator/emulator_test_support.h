@@ -26,6 +26,17 @@ struct Flag {
 };
 
 // Sleeps, then sets the flag: stands for slow device work.
+// A memset node's parameters: `bytes` bytes of `value` from `destination`.
+inline cudaMemsetParams byteSetParams(void* destination, unsigned value, std::size_t bytes) {
+  cudaMemsetParams params{};
+  params.dst = destination;
+  params.value = value;
+  params.elementSize = 1;
+  params.width = bytes;
+  params.height = 1;
+  return params;
+}
+
 inline void CUDART_CB sleepThenSet(void* flag) {
   std::this_thread::sleep_for(slowOperation);
   static_cast<Flag*>(flag)->set = true;

@@ -12,13 +12,7 @@ namespace {
 constexpr std::size_t kBytes = 64;
 
 cudaMemsetParams setParams(void* destination, unsigned value, std::size_t bytes = kBytes) {
-  cudaMemsetParams params{};
-  params.dst = destination;
-  params.value = value;
-  params.elementSize = 1;
-  params.width = bytes;
-  params.height = 1;
-  return params;
+  return byteSetParams(destination, value, bytes);
 }
 
 // The first byte of each buffer, after the device is done.

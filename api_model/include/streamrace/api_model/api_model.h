@@ -51,11 +51,15 @@ enum class ApiRole : std::uint8_t {
   GraphLaunch,
   // Graphs built node by node: the graph, its nodes (each doing what its `nodeRole` says: a
   // copy, a set, a kernel, a host function, an event record or wait, a child graph launch, or
-  // nothing), edges added afterwards, copies and destruction.
+  // nothing), edges added or removed afterwards, nodes destroyed, copies and destruction.
   GraphCreate,
   GraphAddNode,
   GraphAddDependencies,
+  GraphRemoveDependencies,
+  GraphDestroyNode,
   GraphClone,
+  // The handle of a node's copy in a clone (cudaGraphNodeFindInClone): the program's name for it.
+  GraphFindInClone,
   GraphDestroy,
   // A node's parameters changed after it was added: in its graph (which later instantiations
   // copy), or in one executable made from it (the function names the executable), as in

@@ -41,6 +41,13 @@ struct CheckingPause {
   bool resumed = false;
 };
 
+// Which process and CUDA device a rank stands for (RankDevice); ranks of older traces have none.
+struct RankIdentity {
+  std::uint32_t address_space = 0;
+  RankId process_rank = 0;
+  DeviceId device = 0;
+};
+
 class Engine {
 public:
   using WarningSink = std::function<void(std::string_view)>;
@@ -71,6 +78,7 @@ public:
   const EngineStats& stats() const { return stats_; }
   const std::vector<CheckingPause>& checking_pauses() const { return checking_pauses_; }
   const Options& options() const { return options_; }
+  const std::map<RankId, RankIdentity>& rank_identities() const { return rank_identities_; }
 
 private:
   // A finding whose current access ran under a clock that still waits for a meeting with
@@ -180,6 +188,7 @@ private:
   bool history_warned_ = false;
   EngineStats stats_;
   std::vector<CheckingPause> checking_pauses_;
+  std::map<RankId, RankIdentity> rank_identities_;
   // Address spaces whose checks are paused, with their pause's index in checking_pauses_.
   std::unordered_map<std::uint32_t, std::size_t> open_pauses_;
 

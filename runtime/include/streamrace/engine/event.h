@@ -370,6 +370,15 @@ struct AccessChecks {
   STREAMRACE_FIELDS(paused, caller_wait_ns)
 };
 
+// The device a rank stands for: a front end gives each device a process uses a rank of its own,
+// and says so once, before the rank's first event, so that reports can name the device by the
+// CUDA ordinal the program used rather than by a rank number it never chose.
+struct RankDevice {
+  RankId process_rank = 0; // the process's own rank (its launcher's), whatever its devices
+  DeviceId device = 0;
+  STREAMRACE_FIELDS(process_rank, device)
+};
+
 using Payload =
     std::variant<StreamCreate, StreamDestroy, EventCreate, EventDestroy, EventRecord,
                  StreamWaitEvent, StreamSynchronize, EventSynchronize, DeviceSynchronize, SetDevice,
@@ -377,7 +386,7 @@ using Payload =
                  CommDestroy, Collective, PointToPoint, GroupStart, GroupEnd, CaptureBegin,
                  CaptureEnd, GraphInstantiate, GraphLaunch, NvtxRangePush, NvtxRangePop, NameStream,
                  NameEvent, NameMemory, BlockAlloc, BlockStreamUse, BlockFree, HostRelease,
-                 HostAcquire, AccessChecks, HostNodeAccess>;
+                 HostAcquire, AccessChecks, HostNodeAccess, RankDevice>;
 
 // Who did it, where in the program, and when. Ranks that share a process share an address
 // space: `address_space` tells the engine which accesses can touch the same bytes.

@@ -5,6 +5,7 @@
 
 #include "streamrace/engine/engine.h"
 #include "streamrace/engine/symbols.h"
+#include "streamrace/report/rank_names.h"
 
 #include <span>
 #include <string>
@@ -12,18 +13,15 @@
 
 namespace streamrace {
 
-// "rank 3", "ranks 0,1", "ranks 0-3,5,7-9": sorted ranks, each run of three or more
-// consecutive ones as a range, so that a finding on a thousand ranks stays one short line.
-std::string ranks_text(std::span<const RankId> ranks);
-
 std::string describe_finding(const Finding& finding, const Engine& engine,
                              const SymbolTable& symbols);
 
 // The "To fix:" advice without its label; empty when no ordering helps.
 std::string fix_text(const Finding& finding, const Engine& engine, const SymbolTable& symbols);
 
-// "SUMMARY: streamrace: 2 findings (1 race, 1 use-after-free) on ranks 0,1"
-std::string summary_line(std::span<const Finding> findings);
+// "SUMMARY: streamrace: 2 findings (1 race, 1 use-after-free) on ranks 0,1" (ranks named as
+// rank_names.h says)
+std::string summary_line(std::span<const Finding> findings, const Engine& engine);
 
 // The text report's findings: each as describe_finding writes it, then the SUMMARY line.
 std::string findings_text(std::span<const Finding> findings, const Engine& engine,

@@ -10,6 +10,15 @@
 //   launch-race    the graph (memset only) launched on one stream, a copy on another reads
 //   launch-event   the same, the reader stream waits on an event recorded after the launch
 //   record-node    the same, the event recorded by an event record node after the memset node
+//   removed-edge   `edge`, then the edge removed (cudaGraphRemoveDependencies)
+//   removed-other  the copy node after the memset node and an empty node; the empty node's edge
+//                  removed
+//   destroyed-node the copy node after an empty node after the memset node; the empty node
+//                  destroyed (cudaGraphDestroyNode), its edges with it
+//   destroyed-other the same, with an edge from the memset node to the copy node as well
+//   clone-set      a copy node reading other bytes, no edge; in a clone of the graph, the copy
+//                  node (cudaGraphNodeFindInClone) set to read the memset's; the clone launched
+//   clone-set-edge the same, the copy node after the memset node
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -70,9 +79,31 @@ int main(int argc, char** argv) {
   } else {
     before = add_memset(graph, buffer);
   }
+  const bool removal = scenario == "removed-edge" || scenario == "removed-other" ||
+                       scenario == "destroyed-node" || scenario == "destroyed-other";
+  const bool cloned = scenario.starts_with("clone-set");
   const bool in_graph = scenario == "no-edge" || scenario == "edge" || scenario == "added-edge" ||
-                        scenario == "child";
-  if (in_graph) {
+                        scenario == "child" || removal || cloned;
+  if (removal) {
+    cudaGraphNode_t empty = nullptr;
+    const bool chained = scenario.starts_with("destroyed");
+    CHECK(cudaGraphAddEmptyNode(&empty, graph, chained ? &before : nullptr, chained ? 1 : 0));
+    const cudaGraphNode_t both[] = {before, empty};
+    const bool direct = scenario != "destroyed-node";
+    cudaGraphNode_t reading = nullptr;
+    CHECK(cudaGraphAddMemcpyNode1D(&reading, graph, direct ? both : both + 1, direct ? 2 : 1, copy,
+                                   buffer, kBytes, cudaMemcpyDeviceToDevice));
+    if (scenario == "removed-edge")
+      CHECK(cudaGraphRemoveDependencies(graph, &before, &reading, nullptr, 1));
+    if (scenario == "removed-other")
+      CHECK(cudaGraphRemoveDependencies(graph, &empty, &reading, nullptr, 1));
+    if (chained) CHECK(cudaGraphDestroyNode(empty));
+    size_t nodes = 0;
+    size_t copy_dependencies = 0;
+    CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+    CHECK(cudaGraphNodeGetDependencies(reading, nullptr, nullptr, &copy_dependencies));
+    std::printf("graph: %zu nodes, the copy after %zu\n", nodes, copy_dependencies);
+  } else if (in_graph && !cloned) {
     const bool edge = scenario == "edge" || scenario == "child";
     cudaGraphNode_t reading = nullptr;
     CHECK(cudaGraphAddMemcpyNode1D(&reading, graph, edge ? &before : nullptr, edge ? 1 : 0, copy,
@@ -83,8 +114,22 @@ int main(int argc, char** argv) {
     cudaGraphNode_t record = nullptr;
     CHECK(cudaGraphAddEventRecordNode(&record, graph, &before, 1, written));
   }
+  cudaGraph_t clone = nullptr;
+  if (cloned) {
+    void* other = nullptr;
+    CHECK(cudaMalloc(&other, kBytes));
+    const bool edge = scenario == "clone-set-edge";
+    cudaGraphNode_t reading = nullptr;
+    CHECK(cudaGraphAddMemcpyNode1D(&reading, graph, edge ? &before : nullptr, edge ? 1 : 0, copy,
+                                   other, kBytes, cudaMemcpyDeviceToDevice));
+    CHECK(cudaGraphClone(&clone, graph));
+    cudaGraphNode_t reading_in_clone = nullptr;
+    CHECK(cudaGraphNodeFindInClone(&reading_in_clone, reading, clone));
+    CHECK(cudaGraphMemcpyNodeSetParams1D(reading_in_clone, copy, buffer, kBytes,
+                                         cudaMemcpyDeviceToDevice));
+  }
   cudaGraphExec_t executable = nullptr;
-  CHECK(cudaGraphInstantiate(&executable, graph, 0));
+  CHECK(cudaGraphInstantiate(&executable, clone != nullptr ? clone : graph, 0));
   CHECK(cudaGraphLaunch(executable, launcher));
   if (!in_graph) {
     if (scenario == "launch-event") CHECK(cudaEventRecord(written, launcher));
@@ -94,9 +139,10 @@ int main(int argc, char** argv) {
   CHECK(cudaDeviceSynchronize());
   unsigned first = 0;
   CHECK(cudaMemcpy(&first, copy, sizeof first, cudaMemcpyDeviceToHost));
-  std::printf("scenario %s: done\n", argv[1]);
+  std::printf("scenario %s: done, the copy's first word %u\n", argv[1], first);
   CHECK(cudaGraphExecDestroy(executable));
   CHECK(cudaGraphDestroy(graph));
   if (child != nullptr) CHECK(cudaGraphDestroy(child));
+  if (clone != nullptr) CHECK(cudaGraphDestroy(clone));
   return 0;
 }

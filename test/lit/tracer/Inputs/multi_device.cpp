@@ -1,19 +1,20 @@
 // One process drives two devices, one NCCL communicator rank each (ncclCommInitAll), for the
 // tracer's lit tests. On each device a copy on the compute stream fills `shard` and an
 // all-reduce on the communication stream reads it. Device 0's all-reduce always waits for its
-// copy through an event; device 1's waits only in the `fixed` scenario.
+// copy through an event; device 1's waits only in the `fixed` scenarios. The `-reversed` ones
+// set device 1 up before device 0, so the order of first use is not the devices' order.
 //
 // The peer scenarios cross devices on one thread: device 0's stream copies into device 1's
 // `shard`, and device 1's stream then reads it. `peer-synced` synchronizes device 0's stream
 // in between; `peer-racy` does not; `peer-stale` synchronizes it only before the copy, after
 // an earlier copy on the same stream.
 //
-//   multi_device racy|fixed|peer-racy|peer-synced|peer-stale
+//   multi_device racy|fixed|racy-reversed|fixed-reversed|peer-racy|peer-synced|peer-stale
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
 #include <cstdio>
-#include <cstring>
+#include <string_view>
 
 #include "../../Inputs/check_call.h"
 #include "../../Inputs/check_nccl_call.h"
@@ -33,9 +34,10 @@ struct Device {
   cudaEvent_t filled = nullptr;
 };
 
-int run(bool fixed) {
+int run(bool fixed, bool reversed) {
   Device devices[kDevices];
-  for (int d = 0; d < kDevices; ++d) {
+  for (int i = 0; i < kDevices; ++i) {
+    const int d = reversed ? kDevices - 1 - i : i;
     Device& device = devices[d];
     CHECK(cudaSetDevice(d));
     CHECK(cudaMalloc(&device.source, kBytes));
@@ -104,12 +106,14 @@ int run_peer(PeerSync sync) {
 } // namespace
 
 int main(int argc, char** argv) {
-  const char* scenario = argc == 2 ? argv[1] : "";
-  if (std::strcmp(scenario, "racy") == 0 || std::strcmp(scenario, "fixed") == 0)
-    return run(std::strcmp(scenario, "fixed") == 0);
-  if (std::strcmp(scenario, "peer-racy") == 0) return run_peer(PeerSync::None);
-  if (std::strcmp(scenario, "peer-synced") == 0) return run_peer(PeerSync::After);
-  if (std::strcmp(scenario, "peer-stale") == 0) return run_peer(PeerSync::Before);
-  std::fprintf(stderr, "usage: multi_device racy|fixed|peer-racy|peer-synced|peer-stale\n");
+  const std::string_view scenario = argc == 2 ? argv[1] : "";
+  if (scenario == "racy" || scenario == "fixed") return run(scenario == "fixed", false);
+  if (scenario == "racy-reversed" || scenario == "fixed-reversed")
+    return run(scenario == "fixed-reversed", true);
+  if (scenario == "peer-racy") return run_peer(PeerSync::None);
+  if (scenario == "peer-synced") return run_peer(PeerSync::After);
+  if (scenario == "peer-stale") return run_peer(PeerSync::Before);
+  std::fprintf(stderr, "usage: multi_device racy|fixed|racy-reversed|fixed-reversed|peer-racy|"
+                       "peer-synced|peer-stale\n");
   return 2;
 }
