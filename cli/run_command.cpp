@@ -4,7 +4,7 @@
 #include "arguments.h"
 #include "usage_error.h"
 
-#include "streamrace/replay/replay.h"
+#include "streamrace/replay/settle.h"
 #include "streamrace/report/exec_arguments.h"
 
 #include <algorithm>
@@ -294,7 +294,7 @@ int run_command(const std::vector<std::string>& args) {
                  output.c_str());
     return status;
   }
-  Replay replay = replay_traces({output.string()}, request.settings);
+  Replay replay = replay_for_report({output.string()}, request.settings);
   const ReportedFindings reported = unsuppressed_findings(replay, suppressions);
   std::fputs(report_text(replay, reported, suppressions).c_str(), stderr);
   // A failed command keeps its own status, so a crash is never mistaken for a finished run

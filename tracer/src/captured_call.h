@@ -23,6 +23,7 @@ struct CapturedCall {
   std::string_view api; // outlives the tracer: an API-model name or an interned op name
   Payload payload;
   RawStack stack;
+  bool native_frames = true; // false: `stack` stays empty (Tracer::record_from_framework)
   ThreadId thread = 0;
   std::uint64_t time_ns = 0;
   // A kernel launch's pointer arguments, which become accesses once allocations are known.

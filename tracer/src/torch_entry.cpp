@@ -92,7 +92,7 @@ STREAMRACE_TORCH_ENTRY streamraceTorchBlockStreamUse(uint64_t base, uint64_t str
 // lock: never waits for anything.
 STREAMRACE_TORCH_ENTRY streamraceTorchBlockAlloc(uint64_t base, uint64_t stream, int device) {
   return run_entry_point("streamraceTorchBlockAlloc", [&](Tracer& tracer) {
-    tracer.record("caching allocator block", BlockAlloc{base, 0, device, stream});
+    tracer.record_from_framework("caching allocator block", BlockAlloc{base, 0, device, stream});
     return true;
   });
 }

@@ -169,6 +169,13 @@ void Tracer::record(std::string_view api, Payload payload,
   record_here(api, std::move(call), std::move(kernel_pointers));
 }
 
+void Tracer::record_from_framework(std::string_view api, Payload payload) {
+  CapturedCall call;
+  call.payload = std::move(payload);
+  call.native_frames = false;
+  record_here(api, std::move(call), {});
+}
+
 void Tracer::record_graph_build(std::string_view api, GraphBuildCall build,
                                 std::vector<KernelPointer> kernel_pointers) {
   CapturedCall call;
@@ -185,7 +192,7 @@ void Tracer::record_here(std::string_view api, CapturedCall call,
   call.thread = current_thread();
   call.time_ns = clock_();
   call.kernel_pointers = std::move(kernel_pointers);
-  capture_stack(call.stack);
+  if (call.native_frames) capture_stack(call.stack);
   if (WatchedMemory::enabled()) {
     WatchedMemory::instance().observe(call.payload, call.kernel_pointers);
     if (std::holds_alternative<HostFunction>(call.payload)) {

@@ -72,6 +72,10 @@ public:
   // its arguments, which become accesses once the tracer thread knows the allocations.
   void record(std::string_view api, Payload payload,
               std::vector<KernelPointer> kernel_pointers = {});
+  // An event a framework reports from inside its own machinery (PyTorch's caching allocator
+  // calling back its trace tracker): the native stack is the framework's, so the call site is
+  // only the Python lines of the op it happens in (op_scopes.h), and no stack is walked.
+  void record_from_framework(std::string_view api, Payload payload);
   // Queues a call that builds a graph node by node (hand_built_graphs.h); a kernel node passes
   // the pointers among its arguments, as a launch does.
   void record_graph_build(std::string_view api, GraphBuildCall call,

@@ -16,7 +16,7 @@
 
 namespace streamrace {
 
-// What `streamrace report` replays: the whole job through one engine, or, from
+// What `streamrace report` and `run` replay: the whole job through one engine, or, from
 // `settings.report.settle_from` processes on, settled.
 Replay replay_for_report(const std::vector<std::string>& paths, const Settings& settings);
 
