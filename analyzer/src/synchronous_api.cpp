@@ -1,45 +1,38 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "synchronous_api.h"
 
+#include "streamrace/api_model/host_wait.h"
+
 namespace streamrace::analyzer {
 namespace {
 
-using api_model::CopyKind;
+using api_model::MemorySpace;
 
-bool isHostMemory(MemoryKind kind) {
-  return kind == MemoryKind::Pageable || kind == MemoryKind::Pinned || kind == MemoryKind::Unknown;
-}
-
-// cudaMemcpyDefault: the direction the pointers' memory gives.
-CopyKind resolvedDirection(CopyKind kind, MemoryKind source, MemoryKind destination) {
-  if (kind != CopyKind::Default) return kind;
-  const bool fromHost = isHostMemory(source);
-  const bool toHost = isHostMemory(destination);
-  if (fromHost) return toHost ? CopyKind::HostToHost : CopyKind::HostToDevice;
-  return toHost ? CopyKind::DeviceToHost : CopyKind::DeviceToDevice;
+// Memory the analysis never saw allocated is pageable host memory, as the tracer takes it.
+MemorySpace memorySpace(MemoryKind kind) {
+  switch (kind) {
+  case MemoryKind::Unknown:
+  case MemoryKind::Pageable:
+    return MemorySpace::Pageable;
+  case MemoryKind::Pinned:
+    return MemorySpace::Pinned;
+  case MemoryKind::Device:
+    return MemorySpace::Device;
+  case MemoryKind::Managed:
+    return MemorySpace::Managed;
+  }
+  return MemorySpace::Pageable;
 }
 
 } // namespace
 
 bool hostWaitsOnReturn(const CallEffect& effect, MemoryKind source, MemoryKind destination) {
   if (!effect.synchronousApi) return false;
-  if (!effect.isCopy)
-    return destination == MemoryKind::Pinned || destination == MemoryKind::Managed;
-  if (source == MemoryKind::Managed || destination == MemoryKind::Managed) return true;
+  if (!effect.isCopy) return api_model::synchronousSetHoldsHost(memorySpace(destination));
   // A kind the analysis cannot evaluate: any of them may hold the host, so assume the wait.
   if (!effect.copyKind) return true;
-  switch (resolvedDirection(*effect.copyKind, source, destination)) {
-  case CopyKind::DeviceToHost:
-  case CopyKind::HostToHost:
-    return true;
-  case CopyKind::HostToDevice:
-    // From pageable memory the call returns once the data is staged; the device write is pending.
-    return source == MemoryKind::Pinned;
-  case CopyKind::DeviceToDevice:
-  case CopyKind::Default:
-    return false;
-  }
-  return true;
+  return api_model::synchronousCopyHoldsHost(*effect.copyKind, memorySpace(source),
+                                             memorySpace(destination));
 }
 
 } // namespace streamrace::analyzer

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // docs/semantics.md rule 7: whether the host waits for a synchronous copy or set, by direction and
-// by the memory on each side, as the tracer's engine decides it (runtime/src/engine/engine.cpp).
+// by the memory on each side: the API model's table (streamrace/api_model/host_wait.h), which the
+// tracer's engine reads too.
 #pragma once
 
 #include "call_model.h"

@@ -4,6 +4,8 @@
 // files of their own (engine_graphs.cpp, engine_nccl.cpp, engine_findings.cpp).
 #include "streamrace/engine/engine.h"
 
+#include "streamrace/api_model/host_wait.h"
+
 #include <cstdio>
 #include <string>
 #include <type_traits>
@@ -16,6 +18,38 @@ constexpr std::uint64_t kHistoryCheckInterval = 4096;
 
 bool is_host_memory(MemoryKind kind) {
   return kind == MemoryKind::Pageable || kind == MemoryKind::PinnedHost;
+}
+
+api_model::MemorySpace memory_space(MemoryKind kind) {
+  switch (kind) {
+  case MemoryKind::Pageable:
+    return api_model::MemorySpace::Pageable;
+  case MemoryKind::PinnedHost:
+    return api_model::MemorySpace::Pinned;
+  case MemoryKind::Managed:
+    return api_model::MemorySpace::Managed;
+  case MemoryKind::Device:
+  case MemoryKind::StreamOrdered:
+  case MemoryKind::CachingBlock:
+    return api_model::MemorySpace::Device;
+  }
+  return api_model::MemorySpace::Pageable;
+}
+
+api_model::CopyKind copy_kind(CopyDirection direction) {
+  switch (direction) {
+  case CopyDirection::HostToHost:
+    return api_model::CopyKind::HostToHost;
+  case CopyDirection::HostToDevice:
+    return api_model::CopyKind::HostToDevice;
+  case CopyDirection::DeviceToHost:
+    return api_model::CopyKind::DeviceToHost;
+  case CopyDirection::DeviceToDevice:
+    return api_model::CopyKind::DeviceToDevice;
+  case CopyDirection::Default:
+    return api_model::CopyKind::Default;
+  }
+  return api_model::CopyKind::Default;
 }
 
 void default_warning(std::string_view text) {
@@ -179,37 +213,21 @@ void Engine::copy_accesses(const Copy& copy, std::vector<Access>& accesses) cons
               AccessMode::Write);
 }
 
-// Rule 7: which copies the host waits for.
+// Rule 7: which copies the host waits for (the synchronous APIs' table is the API model's).
 bool Engine::copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const {
   // An asynchronous copy that does not land in host memory never holds the host: no need to
   // look up what memory it touches.
   if (!copy.synchronous_api && copy.direction != CopyDirection::Default &&
       copy.direction != CopyDirection::DeviceToHost)
     return false;
-  const MemoryKind src = allocations_.kind_of(address_space, copy.src);
   const MemoryKind dst = allocations_.kind_of(address_space, copy.dst);
-  CopyDirection direction = copy.direction;
-  if (direction == CopyDirection::Default) {
-    const bool from_host = is_host_memory(src);
-    const bool to_host = is_host_memory(dst);
-    direction = from_host ? (to_host ? CopyDirection::HostToHost : CopyDirection::HostToDevice)
-                          : (to_host ? CopyDirection::DeviceToHost : CopyDirection::DeviceToDevice);
-  }
-  if (copy.synchronous_api) {
-    if (src == MemoryKind::Managed || dst == MemoryKind::Managed) return true;
-    switch (direction) {
-    case CopyDirection::DeviceToHost:
-    case CopyDirection::HostToHost:
-      return true;
-    case CopyDirection::HostToDevice:
-      return src == MemoryKind::PinnedHost;
-    case CopyDirection::DeviceToDevice:
-    case CopyDirection::Default:
-      return false;
-    }
-  }
-  return direction == CopyDirection::DeviceToHost && dst == MemoryKind::Pageable &&
-         !options_.strict_pageable_copy;
+  const api_model::MemorySpace source = memory_space(allocations_.kind_of(address_space, copy.src));
+  const api_model::MemorySpace destination = memory_space(dst);
+  const api_model::CopyKind kind = copy_kind(copy.direction);
+  if (copy.synchronous_api) return api_model::synchronousCopyHoldsHost(kind, source, destination);
+  return api_model::resolvedCopyKind(kind, source, destination) ==
+             api_model::CopyKind::DeviceToHost &&
+         dst == MemoryKind::Pageable && !options_.strict_pageable_copy;
 }
 
 void Engine::set_nvtx_path(ThreadState& thread) {
@@ -325,7 +343,7 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     const Epoch epoch = ordering_.enqueue(stream, thread);
     run_accesses(h, thread, stream.actor, epoch, stream.clock, OpKind::Set, 0, accesses_);
     const MemoryKind kind = allocations_.kind_of(h.address_space, p.dst);
-    if (p.synchronous_api && (kind == MemoryKind::PinnedHost || kind == MemoryKind::Managed))
+    if (p.synchronous_api && api_model::synchronousSetHoldsHost(memory_space(kind)))
       ordering_.host_waits_for(thread, stream);
   } else if constexpr (std::is_same_v<Payload, KernelLaunch> ||
                        std::is_same_v<Payload, HostFunction>) {
