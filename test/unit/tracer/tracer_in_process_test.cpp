@@ -171,14 +171,19 @@ protected:
 
   struct TraceReadBack {
     std::uint64_t start_time_ns = 0;
-    std::vector<Event> events;
+    std::vector<Event> events;            // the program's calls
+    std::vector<RankDevice> rank_devices; // what the tracer wrote to name each rank's device
   };
   // The trace the tracer has written so far, read back from memory.
   TraceReadBack read_trace() {
     trace::TraceReader reader("in-memory trace", trace_bytes_.snapshot(), 0, trace_symbols_);
-    TraceReadBack trace{reader.start_time_ns(), {}};
-    for (Event event; reader.next(event);)
-      trace.events.push_back(event);
+    TraceReadBack trace{reader.start_time_ns(), {}, {}};
+    for (Event event; reader.next(event);) {
+      if (const auto* named = std::get_if<RankDevice>(&event.payload))
+        trace.rank_devices.push_back(*named);
+      else
+        trace.events.push_back(event);
+    }
     EXPECT_EQ(reader.problem(), "");
     return trace;
   }
@@ -241,7 +246,10 @@ TEST_F(TracerInProcess, UnorderedCopiesOnTwoStreamsAreOneRaceInTheEngineAndTheTr
   expect_race_between_copies(tracer->engine().findings());
   EXPECT_EQ(halts_, 0); // halt_on_error is off
 
-  const std::vector<Event> events = read_trace().events;
+  const TraceReadBack trace = read_trace();
+  ASSERT_EQ(trace.rank_devices.size(), 1u); // the one device, named before the first call
+  EXPECT_EQ(trace.rank_devices[0].device, 0);
+  const std::vector<Event>& events = trace.events;
   ASSERT_EQ(events.size(), calls.size());
   Engine replay;
   for (std::size_t i = 0; i < events.size(); ++i) {
