@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 namespace streamrace {
 
@@ -135,8 +136,10 @@ Replay settle_traces(const std::vector<std::string>& paths, const Settings& sett
   auto lowest_rank = [&](std::size_t file) {
     return alone[file].ranks.empty() ? ~RankId{0} : alone[file].ranks.front();
   };
-  std::stable_sort(by_rank.begin(), by_rank.end(),
-                   [&](std::size_t a, std::size_t b) { return lowest_rank(a) < lowest_rank(b); });
+  // Ties (files without events) keep the files' order.
+  std::sort(by_rank.begin(), by_rank.end(), [&](std::size_t a, std::size_t b) {
+    return std::pair(lowest_rank(a), a) < std::pair(lowest_rank(b), b);
+  });
   std::map<std::string, Group> groups;
   std::vector<bool> settled(files.size(), false);
   for (std::size_t file : by_rank) {
