@@ -107,7 +107,6 @@ Engine::WarmedAccesses Engine::warm_accesses(const Event& event) const {
 void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, ActorId actor,
                           Epoch epoch, const VectorClock& clock, OpKind kind, std::uint8_t detail,
                           std::span<const Access> accesses) {
-  if (!ordering_.is_local(header.rank)) return; // settling: another process's accesses
   if (!open_pauses_.empty())
     if (const auto open = open_pauses_.find(header.address_space); open != open_pauses_.end()) {
       CheckingPause& pause = checking_pauses_[open->second];
@@ -115,6 +114,8 @@ void Engine::run_accesses(const EventHeader& header, const ThreadState& thread, 
       pause.end_ns = std::max(pause.end_ns, header.time_ns);
       return;
     }
+  // Settling checks other processes' accesses elsewhere, but the report's pauses come from here.
+  if (!ordering_.is_local(header.rank)) return;
   ++stats_.ops;
   const std::uint64_t op = ++op_counter_;
   ShadowSpace& space = shadow_.space(header.address_space);

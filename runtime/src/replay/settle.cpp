@@ -40,7 +40,7 @@ struct LocalFinding {
   std::vector<RankId> ranks;
 };
 
-// One process replayed by itself. A process whose replay failed has every finding to settle.
+// One process replayed by itself.
 struct AloneReplay {
   std::vector<RankId> ranks; // the ranks its events belong to
   std::vector<LocalFinding> findings;
@@ -87,7 +87,6 @@ std::vector<AloneReplay> replay_each_alone(const std::vector<std::string>& files
       try {
         results[i] = replay_alone(files[i], static_cast<std::uint32_t>(i), settings);
       } catch (const std::exception&) {
-        // The whole job's pass reads the file again and says what is wrong with it.
         results[i].failed = true;
       }
     }
@@ -126,6 +125,10 @@ Replay settle_traces(const std::vector<std::string>& paths, const Settings& sett
   for (const trace::TraceReader& reader : set.readers)
     files.push_back(reader.path());
   const std::vector<AloneReplay> alone = replay_each_alone(files, settings);
+  // A file that could not be replayed alone names no ranks to check, so nothing of it would be:
+  // the whole job's replay checks everything, or says what is wrong with the file.
+  if (std::any_of(alone.begin(), alone.end(), [](const AloneReplay& one) { return one.failed; }))
+    return replay_traces(paths, settings);
 
   SettleSummary summary;
   summary.processes = files.size();
@@ -143,9 +146,9 @@ Replay settle_traces(const std::vector<std::string>& paths, const Settings& sett
   std::map<std::string, Group> groups;
   std::vector<bool> settled(files.size(), false);
   for (std::size_t file : by_rank) {
-    const bool candidate = alone[file].failed || !alone[file].findings.empty();
+    const bool candidate = !alone[file].findings.empty();
     if (candidate) ++summary.with_candidates;
-    if (alone[file].failed || (candidate && settings.report.settle_every)) settled[file] = true;
+    if (candidate && settings.report.settle_every) settled[file] = true;
     for (const LocalFinding& finding : alone[file].findings) {
       auto [it, first] = groups.try_emplace(finding.key);
       if (first) {

@@ -70,6 +70,24 @@ TEST_P(Projection, OnlyTheCheckedRanksAccessesAreChecked) {
   EXPECT_EQ(races(), GetParam() ? 0u : 1u);
 }
 
+// Settling takes the report's pauses from the projected pass, so another rank's paused accesses
+// still count as unchecked there.
+TEST_P(Projection, AnotherRanksPausedAccessesStillCountAsUnchecked) {
+  project_on_rank_0();
+  rank = 1;
+  thread = 2;
+  address_space = 1;
+  stream(S1, StreamKind::NonBlocking, 1);
+  malloc(X, 64);
+  emit(AccessChecks{true});
+  write(S1, X, 64);
+  emit(AccessChecks{false});
+  finish();
+  ASSERT_EQ(engine_.checking_pauses().size(), 1u);
+  EXPECT_EQ(engine_.checking_pauses()[0].rank, 1u);
+  EXPECT_EQ(engine_.checking_pauses()[0].unchecked_accesses, 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engine, Projection, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? "projected" : "whole"; });
 
