@@ -8,38 +8,28 @@
 //   hpz_shape racy|fixed
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+
+#include "../../Inputs/check_call.h"
+#include "../../Inputs/check_nccl_call.h"
+#include "../../Inputs/launcher_environment.h"
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <string_view>
 
 namespace {
 
 constexpr std::size_t kElements = 1 << 12;
 
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    if (auto status = (call); static_cast<int>(status) != 0) {                                     \
-      std::printf("FAILED %s: %d\n", #call, static_cast<int>(status));                             \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-int environment_number(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::atoi(value) : fallback;
-}
-
 int run(bool fixed) {
   const int rank = environment_number("RANK", 0);
   const int ranks = environment_number("WORLD_SIZE", 1);
   CHECK(cudaSetDevice(environment_number("LOCAL_RANK", 0)));
   ncclUniqueId id;
-  CHECK(ncclGetUniqueId(&id));
+  NCCL_CHECK(ncclGetUniqueId(&id));
   ncclComm_t comm = nullptr;
-  CHECK(ncclCommInitRank(&comm, ranks, id, rank));
+  NCCL_CHECK(ncclCommInitRank(&comm, ranks, id, rank));
 
   float* weights = nullptr;
   float* secondary_partition = nullptr;
@@ -66,7 +56,8 @@ int run(bool fixed) {
     CHECK(cudaEventRecord(partition_ready, compute));
     CHECK(cudaStreamWaitEvent(communication, partition_ready, 0));
   }
-  CHECK(ncclAllGather(secondary_partition, gathered, kElements, ncclFloat, comm, communication));
+  NCCL_CHECK(
+      ncclAllGather(secondary_partition, gathered, kElements, ncclFloat, comm, communication));
   nvtxRangePop();
   CHECK(cudaStreamSynchronize(communication));
   CHECK(cudaStreamSynchronize(compute));
@@ -78,7 +69,7 @@ int run(bool fixed) {
   CHECK(cudaFree(weights));
   CHECK(cudaFree(secondary_partition));
   CHECK(cudaFree(gathered));
-  CHECK(ncclCommDestroy(comm));
+  NCCL_CHECK(ncclCommDestroy(comm));
   return 0;
 }
 

@@ -12,8 +12,11 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "../../Inputs/check_call.h"
+#include "../../Inputs/check_nccl_call.h"
+#include "../../Inputs/launcher_environment.h"
+
 #include <cstdio>
-#include <cstdlib>
 #include <string_view>
 
 namespace {
@@ -21,19 +24,6 @@ namespace {
 constexpr std::size_t kElements = 1 << 10;
 constexpr std::size_t kBytes = kElements * sizeof(float);
 constexpr int kRelay = 2;
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    if (auto status = (call); static_cast<int>(status) != 0) {                                     \
-      std::printf("FAILED %s: %d\n", #call, static_cast<int>(status));                             \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-int environment_number(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::atoi(value) : fallback;
-}
 
 cudaError_t copy_out(float* sink, const float* staged, cudaStream_t stream) {
   return cudaMemcpyAsync(sink, staged, kBytes, cudaMemcpyDeviceToDevice, stream);
@@ -49,12 +39,12 @@ int run(bool racy) {
   CHECK(cudaSetDevice(environment_number("LOCAL_RANK", 0)));
   ncclUniqueId id_a;
   ncclUniqueId id_b;
-  CHECK(ncclGetUniqueId(&id_a));
-  CHECK(ncclGetUniqueId(&id_b));
+  NCCL_CHECK(ncclGetUniqueId(&id_a));
+  NCCL_CHECK(ncclGetUniqueId(&id_b));
   ncclComm_t comm_a = nullptr;
   ncclComm_t comm_b = nullptr;
-  CHECK(ncclCommInitRank(&comm_a, ranks, id_a, rank));
-  CHECK(ncclCommInitRank(&comm_b, ranks, id_b, rank));
+  NCCL_CHECK(ncclCommInitRank(&comm_a, ranks, id_a, rank));
+  NCCL_CHECK(ncclCommInitRank(&comm_b, ranks, id_b, rank));
 
   float* staged = nullptr;
   float* sink = nullptr;
@@ -71,16 +61,16 @@ int run(bool racy) {
   CHECK(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
 
   if (rank == kRelay) {
-    CHECK(ncclAllGather(staged, gathered_a, kElements, ncclFloat, comm_a, producer));
-    CHECK(ncclAllGather(sink, gathered_b, kElements, ncclFloat, comm_b, producer));
+    NCCL_CHECK(ncclAllGather(staged, gathered_a, kElements, ncclFloat, comm_a, producer));
+    NCCL_CHECK(ncclAllGather(sink, gathered_b, kElements, ncclFloat, comm_b, producer));
   } else {
     CHECK(cudaMemsetAsync(staged, rank, kBytes, producer));
-    CHECK(ncclAllGather(staged, gathered_a, kElements, ncclFloat, comm_a, producer));
+    NCCL_CHECK(ncclAllGather(staged, gathered_a, kElements, ncclFloat, comm_a, producer));
     const bool copy_first = racy && rank == 1;
     for (int phase = 0; phase < 2; ++phase) {
       if ((phase == 0) == copy_first) CHECK(copy_out(sink, staged, consumer));
       if (phase == 0)
-        CHECK(ncclAllGather(sink, gathered_b, kElements, ncclFloat, comm_b, consumer));
+        NCCL_CHECK(ncclAllGather(sink, gathered_b, kElements, ncclFloat, comm_b, consumer));
     }
   }
   CHECK(cudaDeviceSynchronize());
@@ -90,8 +80,8 @@ int run(bool racy) {
   CHECK(cudaStreamDestroy(consumer));
   for (float* buffer : {staged, sink, gathered_a, gathered_b})
     CHECK(cudaFree(buffer));
-  CHECK(ncclCommDestroy(comm_a));
-  CHECK(ncclCommDestroy(comm_b));
+  NCCL_CHECK(ncclCommDestroy(comm_a));
+  NCCL_CHECK(ncclCommDestroy(comm_b));
   return 0;
 }
 

@@ -7,26 +7,16 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "../../Inputs/check_call.h"
+#include "../../Inputs/check_nccl_call.h"
+#include "../../Inputs/launcher_environment.h"
+
 #include <cstdio>
-#include <cstdlib>
 #include <string_view>
 
 namespace {
 
 constexpr std::size_t kElements = 1 << 12;
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    if (auto status = (call); static_cast<int>(status) != 0) {                                     \
-      std::printf("FAILED %s: %d\n", #call, static_cast<int>(status));                             \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-int environment_number(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::atoi(value) : fallback;
-}
 
 int run(bool fixed) {
   const int rank = environment_number("RANK", 0);
@@ -34,9 +24,9 @@ int run(bool fixed) {
   const int peer = (rank + 1) % ranks;
   CHECK(cudaSetDevice(environment_number("LOCAL_RANK", 0)));
   ncclUniqueId id;
-  CHECK(ncclGetUniqueId(&id));
+  NCCL_CHECK(ncclGetUniqueId(&id));
   ncclComm_t comm = nullptr;
-  CHECK(ncclCommInitRank(&comm, ranks, id, rank));
+  NCCL_CHECK(ncclCommInitRank(&comm, ranks, id, rank));
 
   float* outgoing = nullptr;
   float* incoming = nullptr;
@@ -55,10 +45,10 @@ int run(bool fixed) {
   cudaEvent_t exchanged = nullptr;
   CHECK(cudaEventCreateWithFlags(&exchanged, cudaEventDisableTiming));
 
-  CHECK(ncclGroupStart());
-  CHECK(ncclSend(outgoing, kElements, ncclFloat, peer, comm, communication));
-  CHECK(ncclRecv(incoming, kElements, ncclFloat, peer, comm, communication));
-  CHECK(ncclGroupEnd());
+  NCCL_CHECK(ncclGroupStart());
+  NCCL_CHECK(ncclSend(outgoing, kElements, ncclFloat, peer, comm, communication));
+  NCCL_CHECK(ncclRecv(incoming, kElements, ncclFloat, peer, comm, communication));
+  NCCL_CHECK(ncclGroupEnd());
   if (fixed) {
     CHECK(cudaEventRecord(exchanged, communication));
     CHECK(cudaStreamWaitEvent(compute, exchanged, 0));
@@ -75,7 +65,7 @@ int run(bool fixed) {
   CHECK(cudaFree(outgoing));
   CHECK(cudaFree(incoming));
   CHECK(cudaFree(fresh));
-  CHECK(ncclCommDestroy(comm));
+  NCCL_CHECK(ncclCommDestroy(comm));
   return 0;
 }
 
