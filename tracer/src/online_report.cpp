@@ -58,7 +58,7 @@ std::size_t Tracer::report_findings(const Engine& engine, bool final) {
   findings_reported_ = engine.findings().size();
   // As `streamrace report` prints them, without its replay line; a process with nothing to
   // report stays silent.
-  if (final) std::fputs(checking_pauses_text(engine.checking_pauses()).c_str(), stderr);
+  if (final) std::fputs(checking_pauses_text(engine).c_str(), stderr);
   const ReportedFindings reported = unsuppressed_findings(fresh, engine, symbols, suppressions_);
   if (!reported.findings.empty())
     std::fputs(findings_text(reported.findings, engine, symbols).c_str(), stderr);

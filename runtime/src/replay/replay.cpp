@@ -80,7 +80,7 @@ std::string report_text(const Replay& replay, const ReportedFindings& reported,
         " findings of processes not replayed against the whole job are counted on their "
         "representative's word (settle_every=1 replays each)\n";
   return "streamrace: replayed " + std::to_string(replay.events) + " events from " + files + "\n" +
-         settled + checking_pauses_text(replay.engine->checking_pauses()) +
+         settled + checking_pauses_text(*replay.engine) +
          findings_text(reported.findings, *replay.engine, replay.symbols) +
          suppressed_line(reported, suppressions);
 }

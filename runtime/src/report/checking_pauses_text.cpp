@@ -32,13 +32,13 @@ std::vector<RankCheckingPauses> checking_pauses_by_rank(std::span<const Checking
   return ranks;
 }
 
-std::string checking_pauses_sentence(const RankCheckingPauses& rank) {
+std::string checking_pauses_sentence(const RankCheckingPauses& rank, const RankNames& names) {
   char text[512];
   std::snprintf(text, sizeof text,
-                "rank %u: access checking paused %zu time%s for %.1f ms in all%s, the tracer "
+                "%s: access checking paused %zu time%s for %.1f ms in all%s, the tracer "
                 "behind the program (block_on_full=1 makes the program wait for it instead): %llu "
                 "accesses went unchecked, and races they took part in may be missed",
-                rank.rank, rank.windows, rank.windows == 1 ? "" : "s",
+                names.name(rank.rank).c_str(), rank.windows, rank.windows == 1 ? "" : "s",
                 milliseconds(rank.duration_ns),
                 rank.last_open ? " (the last until the trace ends)" : "",
                 static_cast<unsigned long long>(rank.unchecked_accesses));
@@ -53,10 +53,11 @@ std::string checking_pauses_sentence(const RankCheckingPauses& rank) {
   return sentence;
 }
 
-std::string checking_pauses_text(std::span<const CheckingPause> pauses) {
+std::string checking_pauses_text(const Engine& engine) {
+  const RankNames names(engine);
   std::string text;
-  for (const RankCheckingPauses& rank : checking_pauses_by_rank(pauses))
-    text += "streamrace: warning: " + checking_pauses_sentence(rank) + "\n";
+  for (const RankCheckingPauses& rank : checking_pauses_by_rank(engine.checking_pauses()))
+    text += "streamrace: warning: " + checking_pauses_sentence(rank, names) + "\n";
   return text;
 }
 

@@ -139,11 +139,12 @@ private:
     const std::vector<RankCheckingPauses> ranks =
         checking_pauses_by_rank(engine_.checking_pauses());
     if (ranks.empty()) return;
+    const RankNames names(engine_);
     out_ << ",\"invocations\":[{\"executionSuccessful\":true,\"toolExecutionNotifications\":[";
     for (std::size_t i = 0; i < ranks.size(); ++i) {
       const RankCheckingPauses& rank = ranks[i];
       out_ << (i ? "," : "") << "{\"level\":\"warning\",\"message\":{\"text\":"
-           << json_quote(checking_pauses_sentence(rank))
+           << json_quote(checking_pauses_sentence(rank, names))
            << "},\"descriptor\":{\"id\":\"streamrace-access-checking-paused\"}"
            << ",\"properties\":{\"rank\":" << rank.rank << ",\"windows\":" << rank.windows
            << ",\"durationNs\":" << rank.duration_ns

@@ -401,7 +401,7 @@ TEST(EngineChecks, PausedAccessesAreNeitherCheckedNorKept) {
   const CheckingPause& pause = engine.checking_pauses()[0];
   EXPECT_EQ(pause.unchecked_accesses, 1u);
   EXPECT_TRUE(pause.resumed);
-  EXPECT_EQ(checking_pauses_text(engine.checking_pauses()),
+  EXPECT_EQ(checking_pauses_text(engine),
             "streamrace: warning: rank 0: access checking paused 1 time for 2.5 ms in all, the "
             "tracer behind the program (block_on_full=1 makes the program wait for it instead): 1 "
             "accesses went unchecked, and races they took part in may be missed\n");
@@ -418,7 +418,7 @@ TEST(EngineChecks, TheResumeSaysHowLongCallsWaitedForTheFrontEnd) {
   }
   ASSERT_EQ(engine.checking_pauses().size(), 2u);
   EXPECT_EQ(engine.checking_pauses()[1].caller_wait_ns, 1'500'000u);
-  EXPECT_EQ(checking_pauses_text(engine.checking_pauses()),
+  EXPECT_EQ(checking_pauses_text(engine),
             "streamrace: warning: rank 1: access checking paused 2 times for 2.0 ms in all, the "
             "tracer behind the program (block_on_full=1 makes the program wait for it instead): 0 "
             "accesses went unchecked, and races they took part in may be missed; the paused calls "
@@ -435,10 +435,28 @@ TEST(EngineChecks, AWindowTheTraceNeverClosedLastsToItsLastUncheckedAccess) {
   emit(AccessChecks{true}, 1'000'000);
   emit(KernelLaunch{0x100, 0, {{0x1000, 64, AccessMode::Write, Extent::Exact}}}, 2'000'000);
   engine.finish();
-  EXPECT_NE(checking_pauses_text(engine.checking_pauses())
-                .find("rank 2: access checking paused 1 time for 1.0 ms in all (the last until "
-                      "the trace ends)"),
+  EXPECT_NE(checking_pauses_text(engine).find(
+                "rank 2: access checking paused 1 time for 1.0 ms in all (the last until "
+                "the trace ends)"),
             std::string::npos);
+}
+
+// A process that drives two devices has a rank per device; the warning names the device, as
+// findings do.
+TEST(EngineChecks, APauseOfOneOfAProcesssDevicesNamesTheDevice) {
+  Engine engine;
+  auto emit = [&](RankId rank, Payload p, std::uint64_t at) {
+    engine.process(Event{EventHeader{rank, 1, 0, 0, at}, std::move(p)});
+  };
+  emit(0, RankDevice{0, 0}, 1);
+  emit(1, RankDevice{0, 1}, 2);
+  emit(1, AccessChecks{true}, 1'000'000);
+  emit(1, AccessChecks{false}, 2'000'000);
+  EXPECT_EQ(checking_pauses_text(engine).rfind("streamrace: warning: device 1: access checking "
+                                               "paused 1 time for 1.0 ms in all",
+                                               0),
+            0u)
+      << checking_pauses_text(engine);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "streamrace/engine/engine.h"
+#include "streamrace/report/rank_names.h"
 
 #include <span>
 #include <string>
@@ -27,10 +28,10 @@ struct RankCheckingPauses {
 std::vector<RankCheckingPauses> checking_pauses_by_rank(std::span<const CheckingPause> pauses);
 
 // "rank 0: access checking paused 1 time for 81.3 ms in all, ...": what went unchecked and why,
-// without a prefix or a line end.
-std::string checking_pauses_sentence(const RankCheckingPauses& rank);
+// without a prefix or a line end. The rank is named as findings name it ("device 1").
+std::string checking_pauses_sentence(const RankCheckingPauses& rank, const RankNames& names);
 
-// One warning line per rank that had a pause; empty when checking never paused.
-std::string checking_pauses_text(std::span<const CheckingPause> pauses);
+// One warning line per rank of `engine` that had a pause; empty when checking never paused.
+std::string checking_pauses_text(const Engine& engine);
 
 } // namespace streamrace
