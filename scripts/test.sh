@@ -32,5 +32,14 @@ count() {
 passed=$(($(count Passed) + $(count "Expectedly Failed")))
 failed=$(($(count Failed) + $(count "Unexpectedly Passed") + $(count Unresolved) + $(count "Timed Out")))
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+# A CI log that is cut keeps its head and its tail: repeat, last, the first FileCheck error of
+# each failed test with the input around it, so a failure that does not reproduce is still seen.
+if [ "$failed" -ne 0 ]; then
+  echo "where the failed tests' checks went wrong:"
+  awk '/^\*+ TEST .* FAILED \*+$/ { name = $0; shown = 0; left = 0 }
+    name != "" && !shown && /\.test:[0-9]+:[0-9]+: error:/ { print name; shown = 1; left = 48 }
+    left > 0 { print; left-- }
+    /^# error: command failed/ { left = 0 }' "$log" | head -n 200
+fi
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
