@@ -34,6 +34,8 @@ const PythonApi* PythonApi::get() {
         find(found.long_as_unsigned_long_long, "PyLong_AsUnsignedLongLong");
     // Frames know their last instruction through the API from Python 3.11 on.
     find(found.frame_get_lasti, "PyFrame_GetLasti");
+    if (!find(found.is_finalizing, "Py_IsFinalizing"))
+      find(found.is_finalizing, "_Py_IsFinalizing");
     return complete ? &found : nullptr;
   }();
   return api;

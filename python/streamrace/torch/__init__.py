@@ -12,8 +12,10 @@ first use and cached (observer.py); without a C++ compiler, by a Python dispatch
 that costs several times more per operator and applies to the thread that enabled it and to the
 autograd engine's threads only.
 """
+import atexit
 import os
 import sys
+import time
 
 from .. import _native
 
@@ -47,6 +49,7 @@ def enable():
     if native is not None:
         follow_backward_calls(tracer, native.streamraceObserverNoteBackward)
         _follow_caching_allocator_natively(tracer, native)
+        atexit.register(_stop_following_frees, native)
         _mode = native
     else:
         _follow_caching_allocator(tracer)
@@ -88,6 +91,13 @@ def _follow_caching_allocator_natively(tracer, native):
             _follow_freed_blocks(tracer)
 
     torch.cuda._lazy_call(follow)
+
+
+def _stop_following_frees(native):
+    """At exit, before the interpreter finalizes: frees stop calling into Python (observer.cpp
+    says why). A thread already inside the hook waits for the GIL; the sleep lets it through."""
+    native.streamraceObserverStopFollowingFrees()
+    time.sleep(0.01)
 
 
 def _follow_caching_allocator(tracer):

@@ -18,6 +18,7 @@
 #include <ATen/core/ivalue.h>
 #include <ATen/record_function.h>
 #include <c10/core/Stream.h>
+#include <c10/core/impl/GPUTrace.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 
 #include "streamrace/op_extents.h"
@@ -324,4 +325,14 @@ extern "C" __attribute__((visibility("default"))) int streamraceObserverFollowAl
   } catch (const std::exception&) {
     return 0;
   }
+}
+
+// Called when the interpreter exits, before it starts finalizing: PyTorch calls the GPU trace
+// hook that notes frees from whichever thread frees a block, and takes the GIL first. Once the
+// interpreter finalizes, CPython ends a thread that waits for the GIL by unwinding it, which
+// aborts the process inside PyTorch's noexcept frames ("terminate called without an active
+// exception"). The autograd engine's threads free the last graph's buffers after backward() has
+// returned, so at exit they can. Blocks freed from here on are not followed.
+extern "C" __attribute__((visibility("default"))) void streamraceObserverStopFollowingFrees() {
+  c10::impl::GPUTrace::gpuTraceState.store(nullptr, std::memory_order_release);
 }
