@@ -5,7 +5,10 @@
 signal=$1 traces=$2 program=$3 scenario=$4
 ready=$traces.ready
 rm -f "$ready"
-streamrace run --output="$traces" -- sh -c "$program $scenario && touch $ready && exec sleep 60" &
+# The signal's default action is restored first: a suite run under nohup ignores SIGHUP, the
+# program would inherit that, and no shell can undo it.
+env --default-signal="$signal" \
+  streamrace run --output="$traces" -- sh -c "$program $scenario && touch $ready && exec sleep 60" &
 run=$!
 tries=0
 while [ ! -e "$ready" ] && [ $tries -lt 600 ]; do
