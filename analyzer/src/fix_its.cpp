@@ -90,10 +90,11 @@ clang::SourceLocation locationAfterStatement(const clang::Stmt* statement,
                                              const clang::ASTContext& context) {
   const clang::SourceManager& sources = context.getSourceManager();
   const clang::SourceLocation end = sources.getExpansionRange(statement->getEndLoc()).getEnd();
-  // A block, or a loop or branch whose body is one, ends at its brace, not at a semicolon.
+  // A block, or a loop or branch whose body is one, ends at its brace; a declaration at its own
+  // semicolon; an expression before the semicolon that follows it.
   clang::Token last;
   if (!clang::Lexer::getRawToken(end, last, sources, context.getLangOpts()) &&
-      last.is(clang::tok::r_brace))
+      last.isOneOf(clang::tok::r_brace, clang::tok::semi))
     return clang::Lexer::getLocForEndOfToken(end, 0, sources, context.getLangOpts());
   return clang::Lexer::findLocationAfterToken(end, clang::tok::semi, sources, context.getLangOpts(),
                                               false);
@@ -104,7 +105,8 @@ std::vector<clang::FixItHint> orderStreamsFix(const clang::Stmt* first, const cl
                                               llvm::StringRef consumerStream,
                                               const clang::ParentMap& parents,
                                               const clang::ASTContext& context, bool hostMayWait) {
-  if (!isUsableStreamText(producerStream)) return {};
+  // A destructor run where a block ends comes after every statement of the block.
+  if (!isUsableStreamText(producerStream) || llvm::isa<clang::CompoundStmt>(second)) return {};
   const PlacedStatement consumer = place(second, parents);
   if (!consumer.statement) return {};
   const clang::SourceLocation consumerBegin = statementBegin(consumer.statement, context);
@@ -166,7 +168,7 @@ std::vector<clang::FixItHint> orderStreamsFix(const clang::Stmt* first, const cl
 std::vector<clang::FixItHint> synchronizeBeforeFix(const clang::Stmt* site, llvm::StringRef stream,
                                                    const clang::ParentMap& parents,
                                                    const clang::ASTContext& context) {
-  if (!isUsableStreamText(stream)) return {};
+  if (!isUsableStreamText(stream) || llvm::isa<clang::CompoundStmt>(site)) return {};
   const clang::Stmt* statement = enclosingStatement(site, parents);
   if (!statement) return {};
   const clang::SourceLocation begin = statementBegin(statement, context);

@@ -69,8 +69,12 @@ private:
     clang::CFG::BuildOptions options;
     options.setAllAlwaysAdd();
     options.AddCXXDefaultInitExprInCtors = false;
+    // A constructor's `stream_(stream)` binds the field to what the caller passed.
+    options.AddInitializers = true;
     // A variable's death ends what its value said about elements (element_index.h).
     options.AddLifetime = true;
+    // A local object's destructor runs where its scope ends (an RAII buffer's stream-ordered free).
+    options.AddImplicitDtors = true;
     slot->second.cfg = clang::CFG::buildCFG(&function, body, &context_, options);
     if (!slot->second.cfg) return nullptr;
     slot->second.parents = std::make_unique<clang::ParentMap>(body);
@@ -150,9 +154,9 @@ private:
     const clang::SourceManager& sources = context_.getSourceManager();
     const clang::SourceLocation loopEnd = sources.getExpansionLoc(branch.loop->getEndLoc());
     const clang::SourceLocation guardEnd = sources.getExpansionLoc(branch.guardEnd);
-    auto afterGuard = [&](const clang::Expr* call) {
+    auto afterGuard = [&](const clang::Stmt* call) {
       if (!call) return false;
-      const clang::SourceLocation at = sources.getExpansionLoc(call->getBeginLoc());
+      const clang::SourceLocation at = sources.getExpansionLoc(callLocation(*call));
       return sources.isBeforeInTranslationUnit(guardEnd, at) &&
              !sources.isBeforeInTranslationUnit(loopEnd, at);
     };
@@ -190,6 +194,12 @@ private:
       if (state.unreachable) return;
       if (std::optional<clang::CFGStmt> statement = element.getAs<clang::CFGStmt>())
         transferStatement(statement->getStmt(), state, frame);
+      else if (std::optional<clang::CFGInitializer> initializer =
+                   element.getAs<clang::CFGInitializer>())
+        initializeField(*initializer->getInitializer(), state, frame);
+      else if (std::optional<clang::CFGAutomaticObjDtor> destructor =
+                   element.getAs<clang::CFGAutomaticObjDtor>())
+        runDestructor(*destructor->getVarDecl(), *destructor->getTriggerStmt(), state, frame);
       else if (std::optional<clang::CFGLifetimeEnds> ends = element.getAs<clang::CFGLifetimeEnds>())
         endLifetime(ends->getVarDecl(), state);
     }
@@ -206,7 +216,10 @@ private:
                 loop && var->getInit())
               rebaseIndexVariable(var, var->getInit(), *loop, state, frame);
           }
-          if (const clang::Expr* init = var->getInit()) bindVariable(var, init, state, frame);
+          if (const clang::Expr* init = var->getInit()) {
+            bindVariable(var, init, state, frame);
+            runConstructor(*var, *init, state, frame);
+          }
         }
       return;
     }
@@ -225,11 +238,15 @@ private:
           rebaseIndexVariable(index, binary->getRHS(), *loop, state, frame);
         return;
       }
-      if (binary->getOpcode() == clang::BO_Assign)
-        if (const auto* target =
-                llvm::dyn_cast<clang::DeclRefExpr>(binary->getLHS()->IgnoreParenImpCasts()))
-          if (const auto* var = llvm::dyn_cast<clang::VarDecl>(target->getDecl()))
-            bindVariable(var, binary->getRHS(), state, frame);
+      if (binary->getOpcode() != clang::BO_Assign) return;
+      const clang::Expr* target = binary->getLHS()->IgnoreParenImpCasts();
+      if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(target))
+        if (const auto* var = llvm::dyn_cast<clang::VarDecl>(reference->getDecl()))
+          bindVariable(var, binary->getRHS(), state, frame);
+      if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(target);
+          member && member->getType()->isPointerType())
+        if (std::optional<std::string> field = keys_.fieldKeyOf(*member, state, frame.thisKey))
+          bindField(*field, binary->getRHS(), state, frame);
       return;
     }
     if (const auto* call = llvm::dyn_cast<clang::CallExpr>(stmt)) {
@@ -277,6 +294,8 @@ private:
       if (rooted(target)) return;
     eraseIf(state.pending, [&](const auto& entry) { return rooted(entry.first.buffer); });
     eraseIf(state.memory, [&](const auto& entry) { return rooted(entry.first); });
+    eraseIf(state.fieldAliases,
+            [&](const auto& entry) { return rooted(entry.first) || rooted(entry.second); });
   }
 
   // --- Index variables (element_index.h) --------------------------------------------------
@@ -376,6 +395,9 @@ private:
     bool memoryMentioned = false;
     for (const auto& [buffer, kind] : *state.memory)
       memoryMentioned = memoryMentioned || mentioned(buffer);
+    bool fieldsMentioned = false;
+    for (const auto& [field, target] : *state.fieldAliases)
+      fieldsMentioned = fieldsMentioned || mentioned(field) || mentioned(target);
     // Only the parts that name the storage are rebuilt; the others stay shared.
     auto renameRecord = [&](const AccessRecord& record) {
       AccessRecord renamed = record;
@@ -421,6 +443,13 @@ private:
             !inserted && slot->second != kind)
           slot->second = MemoryKind::Unknown;
       state.memory.assign(std::move(memory));
+    }
+    if (fieldsMentioned) {
+      std::map<std::string, std::string> fields;
+      for (const auto& [field, target] : *state.fieldAliases)
+        fields.emplace(mentioned(field) ? rename(field) : field,
+                       mentioned(target) ? rename(target) : target);
+      state.fieldAliases.assign(std::move(fields));
     }
   }
 
@@ -543,7 +572,33 @@ private:
         eraseEntry(state.aliasOffsets, reference->getDecl());
         return variableKey(reference->getDecl());
       }
+    if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(target)) {
+      std::optional<std::string> field = keys_.fieldKeyOf(*member, state, frame.thisKey);
+      if (field) eraseEntry(state.fieldAliases, *field);
+      return field;
+    }
     return keyOf(target, state, frame);
+  }
+
+  // A member initializer of the constructor being run: a pointer or handle field bound.
+  void initializeField(const clang::CXXCtorInitializer& initializer, FlowState& state,
+                       const Frame& frame) {
+    const clang::FieldDecl* field = initializer.getMember();
+    if (field && field->getType()->isPointerType() && initializer.getInit())
+      bindField(frame.thisKey + "." + field->getNameAsString(), initializer.getInit(), state,
+                frame);
+  }
+
+  // `field` holds what `value` names, when that is a whole storage (an offset into one stays the
+  // field's own name: its bytes are not known).
+  void bindField(const std::string& field, const clang::Expr* value, FlowState& state,
+                 const Frame& frame) const {
+    std::optional<std::string> target = keyOf(value, state, frame);
+    const std::optional<Polynomial> offset = keys_.byteOffsetOf(value, state, frame.thisKey);
+    if (target && *target != field && offset && *offset == Polynomial())
+      setEntry(state.fieldAliases, field, std::move(*target));
+    else
+      eraseEntry(state.fieldAliases, field);
   }
 
   void dropRecordsOf(const std::string& buffer, FlowState& state) const {
@@ -586,6 +641,45 @@ private:
 
   bool inlineCall(const clang::CallExpr& call, const clang::FunctionDecl& callee, FlowState& state,
                   const Frame& frame) {
+    std::optional<std::string> object;
+    unsigned firstArgument = 0;
+    if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(&call)) {
+      object = keyOf(memberCall->getImplicitObjectArgument(), state, frame);
+    } else if (llvm::isa<clang::CXXOperatorCallExpr>(call) &&
+               llvm::isa<clang::CXXMethodDecl>(callee)) {
+      object = keyOf(call.getArg(0), state, frame);
+      firstArgument = 1;
+    }
+    const std::vector<const clang::Expr*> arguments(call.arg_begin() + firstArgument,
+                                                    call.arg_end());
+    return inlineFunction(call, callee, object, arguments, state, frame);
+  }
+
+  // `Type name(arguments)`: the constructor's body runs in place on `name`.
+  void runConstructor(const clang::VarDecl& var, const clang::Expr& init, FlowState& state,
+                      const Frame& frame) {
+    const auto* construction = llvm::dyn_cast<clang::CXXConstructExpr>(init.IgnoreImplicit());
+    if (!construction) return;
+    const std::vector<const clang::Expr*> arguments(construction->arg_begin(),
+                                                    construction->arg_end());
+    inlineFunction(*construction, *construction->getConstructor(), variableKey(&var), arguments,
+                   state, frame);
+  }
+
+  // A local object's destructor, where `scopeEnd` ends its scope.
+  void runDestructor(const clang::VarDecl& var, const clang::Stmt& scopeEnd, FlowState& state,
+                     const Frame& frame) {
+    const clang::CXXRecordDecl* type = var.getType()->getAsCXXRecordDecl();
+    if (const clang::CXXDestructorDecl* destructor = type ? type->getDestructor() : nullptr)
+      inlineFunction(scopeEnd, *destructor, variableKey(&var), {}, state, frame);
+  }
+
+  // Runs `callee`'s body in place with its parameters bound to `arguments` and, for a method,
+  // `this` naming `object` (unnamed: as "this"). False when it cannot be analyzed.
+  bool inlineFunction(const clang::Stmt& call, const clang::FunctionDecl& callee,
+                      const std::optional<std::string>& object,
+                      const std::vector<const clang::Expr*>& arguments, FlowState& state,
+                      const Frame& frame) {
     const clang::FunctionDecl* definition =
         analyzableDefinition(callee, context_.getSourceManager());
     if (!definition || frame.depth >= kMaxInlineDepth) return false;
@@ -600,16 +694,8 @@ private:
     inner.depth = frame.depth + 1;
     inner.rootParents = frame.rootParents;
     inner.reporting = frame.reporting;
+    if (object) inner.thisKey = *object;
 
-    unsigned firstArgument = 0;
-    if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(&call)) {
-      if (auto object = keyOf(memberCall->getImplicitObjectArgument(), state, frame))
-        inner.thisKey = *object;
-    } else if (llvm::isa<clang::CXXOperatorCallExpr>(call) &&
-               llvm::isa<clang::CXXMethodDecl>(definition)) {
-      if (auto object = keyOf(call.getArg(0), state, frame)) inner.thisKey = *object;
-      firstArgument = 1;
-    }
     std::vector<std::pair<const clang::ParmVarDecl*, std::optional<std::string>>> bindings;
     // The byte offsets pointer arguments carry, and what integer arguments are in the caller's
     // terms (an index as indexKey spells it, a value for byte ranges).
@@ -618,8 +704,8 @@ private:
     for (unsigned i = 0; i < definition->getNumParams(); ++i) {
       const clang::ParmVarDecl* parameter = definition->getParamDecl(i);
       std::optional<std::string> value;
-      if (i + firstArgument < call.getNumArgs()) {
-        const clang::Expr* argument = call.getArg(i + firstArgument);
+      if (i < arguments.size()) {
+        const clang::Expr* argument = arguments[i];
         if (isIndexVariable(parameter))
           integers[parameter] = {keys_.indexKeyOf(argument, state),
                                  keys_.valueOf(argument, state, frame.thisKey)};

@@ -87,6 +87,10 @@ FlowState join(const FlowState& a, const FlowState& b) {
   joined.aliases = joinPart(a.aliases, b.aliases, [](const auto& aliasesA, const auto& aliasesB) {
     return joinEqualEntries(aliasesA, aliasesB);
   });
+  joined.fieldAliases =
+      joinPart(a.fieldAliases, b.fieldAliases, [](const auto& aliasesA, const auto& aliasesB) {
+        return joinEqualEntries(aliasesA, aliasesB);
+      });
   // An offset the paths disagree on (or that only one path has) is unknown.
   joined.aliasOffsets =
       joinPart(a.aliasOffsets, b.aliasOffsets, [](const auto& offsetsA, const auto& offsetsB) {

@@ -80,6 +80,9 @@ struct FlowState {
   // For an alias bound to `p + n`: the byte offset from what it names (absent: none; nullopt:
   // unknown).
   CopyOnWrite<std::map<const clang::ValueDecl*, std::optional<Polynomial>>> aliasOffsets;
+  // Fields holding a pointer or handle bound to what the code that set them named (a
+  // constructor's `stream_(stream)`, `buffer_ = buffer;`): the field's key -> that key.
+  CopyOnWrite<std::map<std::string, std::string>> fieldAliases;
   CopyOnWrite<std::set<std::string>> nonBlockingStreams;
   CopyOnWrite<std::set<std::string>> capturingStreams;
   // Streams running a kernel that waits for a handshake flag (call_model.h BufferUse) the host

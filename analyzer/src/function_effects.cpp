@@ -89,10 +89,19 @@ private:
         touchesStreams = true;
         return;
       }
-      if (const clang::FunctionDecl* callee = call->getDirectCallee())
-        if (const clang::FunctionDecl* definition =
-                analyzableDefinition(*callee, context_.getSourceManager()))
-          callees.push_back(definition);
+      if (const clang::FunctionDecl* callee = call->getDirectCallee()) addCallee(*callee);
+      return;
+    }
+    if (const auto* construction = llvm::dyn_cast<clang::CXXConstructExpr>(stmt)) {
+      addCallee(*construction->getConstructor());
+      return;
+    }
+    if (const auto* declaration = llvm::dyn_cast<clang::DeclStmt>(stmt)) {
+      for (const clang::Decl* decl : declaration->decls())
+        if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl))
+          if (const clang::CXXRecordDecl* type = var->getType()->getAsCXXRecordDecl())
+            if (const clang::CXXDestructorDecl* destructor = type->getDestructor())
+              addCallee(*destructor);
       return;
     }
     if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(stmt)) {
@@ -110,6 +119,12 @@ private:
       return;
     }
     if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(stmt)) inspectLoopStart(*loop);
+  }
+
+  void addCallee(const clang::FunctionDecl& callee) {
+    if (const clang::FunctionDecl* definition =
+            analyzableDefinition(callee, context_.getSourceManager()))
+      callees.push_back(definition);
   }
 
   // What the flow analysis renames when the loop starts (rebaseIndexVariable).

@@ -28,9 +28,11 @@ std::optional<std::string> StorageKeys::keyOf(const clang::Expr* expr, const Flo
   }
   if (llvm::isa<clang::CXXThisExpr>(expr)) return thisKey.str();
   if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
-    std::optional<std::string> base = keyOf(member->getBase(), state, thisKey);
-    if (!base) return std::nullopt;
-    return *base + (member->isArrow() ? "->" : ".") + member->getMemberDecl()->getNameAsString();
+    std::optional<std::string> field = fieldKeyOf(*member, state, thisKey);
+    if (!field) return std::nullopt;
+    if (auto alias = state.fieldAliases->find(*field); alias != state.fieldAliases->end())
+      return alias->second;
+    return field;
   }
   if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
     if (unary->getOpcode() == clang::UO_AddrOf) {
@@ -68,9 +70,20 @@ std::optional<std::string> StorageKeys::keyOf(const clang::Expr* expr, const Flo
     if (!method || !object || memberCall->getNumArgs() != 0) return std::nullopt;
     // A wrapper used as the handle it converts to is that handle.
     if (llvm::isa<clang::CXXConversionDecl>(method)) return object;
+    if (const clang::Expr* field = fieldReturnedBy(*method)) return keyOf(field, state, *object);
     return *object + "." + method->getNameAsString() + "()";
   }
   return std::nullopt;
+}
+
+std::optional<std::string> StorageKeys::fieldKeyOf(const clang::MemberExpr& member,
+                                                   const FlowState& state,
+                                                   llvm::StringRef thisKey) const {
+  std::optional<std::string> base = keyOf(member.getBase(), state, thisKey);
+  if (!base) return std::nullopt;
+  // A key names what a pointer points to, so `p->f` and `(*p).f` are one field, as are
+  // `this->f` in a method and `object.f` where it is called.
+  return *base + "." + member.getMemberDecl()->getNameAsString();
 }
 
 std::optional<std::string> StorageKeys::smartPointerKey(const clang::Expr* object,
@@ -81,13 +94,34 @@ std::optional<std::string> StorageKeys::smartPointerKey(const clang::Expr* objec
   // `p->` is what `p.get()` returns wherever the class has one (std::unique_ptr,
   // std::shared_ptr, RAII wrappers), so both spellings name one pointer.
   const clang::CXXRecordDecl* record = object->getType()->getAsCXXRecordDecl();
-  const bool hasGet = record && std::any_of(record->method_begin(), record->method_end(),
-                                            [](const clang::CXXMethodDecl* method) {
-                                              return method->getDeclName().isIdentifier() &&
-                                                     method->getName() == "get" &&
-                                                     method->getNumParams() == 0;
-                                            });
-  return *key + (hasGet ? ".get()" : ".operator->()");
+  if (!record) return *key + ".operator->()";
+  const auto get = std::find_if(record->method_begin(), record->method_end(),
+                                [](const clang::CXXMethodDecl* method) {
+                                  return method->getDeclName().isIdentifier() &&
+                                         method->getName() == "get" && method->getNumParams() == 0;
+                                });
+  if (get == record->method_end()) return *key + ".operator->()";
+  if (const clang::Expr* field = fieldReturnedBy(**get)) return keyOf(field, state, *key);
+  return *key + ".get()";
+}
+
+const clang::Expr* returnedBy(const clang::CXXMethodDecl& method) {
+  const clang::FunctionDecl* definition = nullptr;
+  if (method.getNumParams() != 0 || !method.hasBody(definition)) return nullptr;
+  const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(definition->getBody());
+  if (!body || body->size() != 1) return nullptr;
+  const auto* returned = llvm::dyn_cast<clang::ReturnStmt>(body->body_front());
+  return returned ? returned->getRetValue() : nullptr;
+}
+
+const clang::MemberExpr* fieldReturnedBy(const clang::CXXMethodDecl& method) {
+  const clang::Expr* returned = returnedBy(method);
+  if (!returned) return nullptr;
+  const auto* member = llvm::dyn_cast<clang::MemberExpr>(returned->IgnoreParenCasts());
+  return member && llvm::isa<clang::FieldDecl>(member->getMemberDecl()) &&
+                 llvm::isa<clang::CXXThisExpr>(member->getBase()->IgnoreParenImpCasts())
+             ? member
+             : nullptr;
 }
 
 std::optional<std::string> StorageKeys::elementKey(const clang::Expr* base,
@@ -235,6 +269,7 @@ std::optional<Polynomial> StorageKeys::byteOffsetOf(const clang::Expr* pointer,
 
 std::string displayName(llvm::StringRef key) {
   std::string shown;
+  if (key.consume_front("this.")) shown = "this->";
   for (std::size_t i = 0; i < key.size(); ++i) {
     if (key[i] != '@') {
       shown += key[i];
@@ -252,10 +287,164 @@ std::string streamDisplayName(llvm::StringRef key) {
   return "stream '" + displayName(key) + "'";
 }
 
-std::string streamSpelling(llvm::StringRef key) {
+namespace {
+
+// The variable a key's root names as `function` sees it: one of its parameters or locals, or a
+// global it can name.
+const clang::VarDecl* visibleVariable(llvm::StringRef root, const clang::FunctionDecl& function) {
+  auto named = [&](const clang::Decl* decl) -> const clang::VarDecl* {
+    const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
+    return var && variableKey(var) == root ? var : nullptr;
+  };
+  for (const clang::ParmVarDecl* parameter : function.parameters())
+    if (named(parameter)) return parameter;
+  std::vector<const clang::Stmt*> statements{function.getBody()};
+  while (!statements.empty()) {
+    const clang::Stmt* statement = statements.back();
+    statements.pop_back();
+    if (!statement) continue;
+    if (const auto* declaration = llvm::dyn_cast<clang::DeclStmt>(statement))
+      for (const clang::Decl* decl : declaration->decls())
+        if (const clang::VarDecl* var = named(decl)) return var;
+    statements.insert(statements.end(), statement->child_begin(), statement->child_end());
+  }
+  const llvm::StringRef name = root.take_until([](char c) { return c == '@'; });
+  clang::IdentifierInfo& identifier = function.getASTContext().Idents.get(name);
+  for (const clang::DeclContext* scope = function.getDeclContext(); scope;
+       scope = scope->getParent())
+    for (const clang::NamedDecl* decl : scope->lookup(&identifier))
+      if (const clang::VarDecl* var = named(decl); var && var->hasGlobalStorage()) return var;
+  return nullptr;
+}
+
+// Whether code in `function` may name `member` of `record`.
+bool accessible(const clang::NamedDecl& member, const clang::CXXRecordDecl& record,
+                const clang::FunctionDecl& function) {
+  if (member.getAccess() == clang::AS_public || member.getAccess() == clang::AS_none) return true;
+  const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function);
+  return method && method->getParent()->getCanonicalDecl() == record.getCanonicalDecl();
+}
+
+} // namespace
+
+namespace {
+
+// The member `name` (a field, or with `called` a method without parameters) of `record` as code
+// in `function` may name it: a getter returning the field (what such code calls), or else the
+// field itself; null if neither.
+const clang::ValueDecl* accessibleMember(const clang::CXXRecordDecl& record, llvm::StringRef name,
+                                         bool called, const clang::FunctionDecl& function) {
+  if (called) {
+    for (const clang::CXXMethodDecl* method : record.methods())
+      if (method->getDeclName().isIdentifier() && method->getName() == name &&
+          method->getNumParams() == 0 && accessible(*method, record, function))
+        return method;
+    return nullptr;
+  }
+  const clang::FieldDecl* field = nullptr;
+  for (const clang::FieldDecl* candidate : record.fields())
+    if (candidate->getName() == name) field = candidate;
+  if (!field) return nullptr;
+  for (const clang::CXXMethodDecl* method : record.methods())
+    if (const clang::MemberExpr* returned = fieldReturnedBy(*method);
+        returned && returned->getMemberDecl() == field && accessible(*method, record, function))
+      return method;
+  return accessible(*field, record, function) ? field : nullptr;
+}
+
+// The type of an element of `type`: of a pointer or array, or what a class's `operator[]`
+// returns (a vector); null when unknown.
+clang::QualType elementType(clang::QualType type) {
+  if (type.isNull()) return type;
+  if (type->isPointerType() || type->isArrayType())
+    return clang::QualType(type->getPointeeOrArrayElementType(), 0);
+  if (const clang::CXXRecordDecl* record = type->getAsCXXRecordDecl();
+      record && record->hasDefinition())
+    for (const clang::CXXMethodDecl* method : record->methods())
+      if (method->getOverloadedOperator() == clang::OO_Subscript)
+        return method->getReturnType().getNonReferenceType();
+  return clang::QualType();
+}
+
+// `key` written in `function`'s terms: its root as a variable there, `->` after pointers, a
+// private field through its public getter. Strict: nullopt wherever the text would not compile
+// there. Otherwise what cannot be written so is shown as displayName shows it.
+std::optional<std::string> spell(llvm::StringRef key, const clang::FunctionDecl& function,
+                                 bool strict) {
+  auto isSeparator = [](char c) { return c == '.' || c == '['; };
+  const llvm::StringRef root = key.take_until(isSeparator);
+  llvm::StringRef rest = key.drop_front(root.size());
+  std::string text;
+  clang::QualType type; // null once the walk no longer knows the type
+  const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function);
+  if (root == "this" && method && !method->isStatic()) {
+    text = "this";
+    type = method->getThisType();
+  } else if (const clang::VarDecl* var = visibleVariable(root, function)) {
+    text = var->getNameAsString();
+    type = var->getType().getNonReferenceType();
+  } else if (strict) {
+    return std::nullopt;
+  } else {
+    text = displayName(root);
+  }
+  while (!rest.empty()) {
+    if (rest.front() == '[') {
+      // An index may be a callee's variable: never spelled in a fix-it.
+      if (strict) return std::nullopt;
+      const std::size_t close = rest.find(']');
+      if (close == llvm::StringRef::npos) return text + displayName(rest);
+      text += displayName(rest.take_front(close + 1));
+      rest = rest.drop_front(close + 1);
+      type = elementType(type);
+      continue;
+    }
+    if (!rest.consume_front(".")) {
+      if (strict) return std::nullopt;
+      return text + displayName(rest);
+    }
+    llvm::StringRef name = rest.take_until(isSeparator);
+    rest = rest.drop_front(name.size());
+    const bool called = name.consume_back("()");
+    const bool pointer = !type.isNull() && type->isPointerType();
+    const clang::CXXRecordDecl* record =
+        type.isNull() ? nullptr
+                      : (pointer ? type->getPointeeCXXRecordDecl() : type->getAsCXXRecordDecl());
+    const clang::ValueDecl* member = record && record->hasDefinition()
+                                         ? accessibleMember(*record, name, called, function)
+                                         : nullptr;
+    if (!member) {
+      if (strict) return std::nullopt;
+      text += (pointer ? "->" : ".") + name.str() + (called ? "()" : "");
+      type = clang::QualType();
+      continue;
+    }
+    const auto* getter = llvm::dyn_cast<clang::CXXMethodDecl>(member);
+    text += (pointer ? "->" : ".") + member->getNameAsString() + (getter ? "()" : "");
+    type = (getter ? getter->getReturnType() : member->getType()).getNonReferenceType();
+  }
+  return text;
+}
+
+} // namespace
+
+std::optional<std::string> spellingIn(llvm::StringRef key, const clang::FunctionDecl& function) {
+  return spell(key, function, true);
+}
+
+std::string displayNameIn(llvm::StringRef key, const clang::FunctionDecl& function) {
+  return *spell(key, function, false);
+}
+
+std::string streamDisplayNameIn(llvm::StringRef key, const clang::FunctionDecl& function) {
+  if (key == kLegacyStream || key == kPerThreadStream) return streamDisplayName(key);
+  return "stream '" + displayNameIn(key, function) + "'";
+}
+
+std::string streamSpelling(llvm::StringRef key, const clang::FunctionDecl& function) {
   if (key == kLegacyStream) return "cudaStreamLegacy";
   if (key == kPerThreadStream) return "cudaStreamPerThread";
-  return displayName(key);
+  return spellingIn(key, function).value_or("");
 }
 
 } // namespace streamrace::analyzer

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Keys name storage: "name@id" for a variable (element_index.h variableKey), then ".field",
-// "->field", "[3]", "[*]", ".m()" for what is reached from it. Buffers, streams and events are
-// all named this way; the flow state maps keys to what the analysis knows about them.
+// "[3]", "[*]", ".m()" for what is reached from it; a pointer's key names what it points to.
+// Buffers, streams and events are all named this way; the flow state maps keys to what the analysis
+// knows about them.
 #pragma once
 
 #include "byte_range.h"
@@ -16,7 +17,10 @@
 
 namespace clang {
 class ASTContext;
+class CXXMethodDecl;
 class Expr;
+class FunctionDecl;
+class MemberExpr;
 } // namespace clang
 
 namespace streamrace::analyzer {
@@ -28,6 +32,10 @@ public:
   // The storage `expr` names, through the aliases of `state`; `thisKey` names `this`.
   std::optional<std::string> keyOf(const clang::Expr* expr, const FlowState& state,
                                    llvm::StringRef thisKey) const;
+
+  // The field `member` names itself, not what fieldAliases bind it to.
+  std::optional<std::string> fieldKeyOf(const clang::MemberExpr& member, const FlowState& state,
+                                        llvm::StringRef thisKey) const;
 
   // The stream `expr` is: null or 0 the default stream (per-thread for _ptsz calls), 1 and 2 the
   // legacy and per-thread handles, anything else its storage with indices collapsed.
@@ -70,13 +78,29 @@ private:
   clang::ASTContext& context_;
 };
 
-// A key as code spells it: "buf@1f2e->data[i@3a]" is "buf->data[i]".
+// What a method without parameters whose body is one `return` returns (a getter), or null.
+const clang::Expr* returnedBy(const clang::CXXMethodDecl& method);
+
+// The field of its object a getter returns (`return data_;`), or null: the getter names it.
+const clang::MemberExpr* fieldReturnedBy(const clang::CXXMethodDecl& method);
+
+// A key for people to read: "buf@1f2e.data[i@3a]" is "buf.data[i]", "this.data" "this->data".
 std::string displayName(llvm::StringRef key);
 
 // "stream 's'", or the default stream's name.
 std::string streamDisplayName(llvm::StringRef key);
 
-// The stream as code can name it in a fix-it.
-std::string streamSpelling(llvm::StringRef key);
+// How code in `function` writes what `key` names, or nullopt where it cannot: a callee's local,
+// another class's private field, an element.
+std::optional<std::string> spellingIn(llvm::StringRef key, const clang::FunctionDecl& function);
+
+// A key as code in `function` would name it (spellingIn), shown as displayName where it cannot.
+std::string displayNameIn(llvm::StringRef key, const clang::FunctionDecl& function);
+
+// streamDisplayName with the stream named as displayNameIn does.
+std::string streamDisplayNameIn(llvm::StringRef key, const clang::FunctionDecl& function);
+
+// The stream as a fix-it in `function` names it; empty where it cannot (spellingIn).
+std::string streamSpelling(llvm::StringRef key, const clang::FunctionDecl& function);
 
 } // namespace streamrace::analyzer

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "stream_storage.h"
 
+#include "storage_keys.h"
+
 #include "streamrace/api_model/api_model.h"
 
 #include "clang/AST/ASTContext.h"
@@ -38,16 +40,10 @@ const clang::ValueDecl* storageOf(const clang::Expr* expr, unsigned depth = 0) {
                ? storageOf(operatorCall->getArg(0), depth)
                : nullptr;
   if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(expr)) {
-    // A getter whose body is `return field;`.
     const clang::CXXMethodDecl* method = memberCall->getMethodDecl();
-    const clang::FunctionDecl* definition = nullptr;
-    if (!method || memberCall->getNumArgs() != 0 || depth >= kMaxGetterDepth ||
-        !method->hasBody(definition))
-      return nullptr;
-    const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(definition->getBody());
-    if (!body || body->size() != 1) return nullptr;
-    const auto* returned = llvm::dyn_cast<clang::ReturnStmt>(body->body_front());
-    return returned ? storageOf(returned->getRetValue(), depth + 1) : nullptr;
+    if (!method || depth >= kMaxGetterDepth) return nullptr;
+    const clang::Expr* returned = returnedBy(*method);
+    return returned ? storageOf(returned, depth + 1) : nullptr;
   }
   return nullptr;
 }

@@ -18,43 +18,47 @@ std::string accessVerb(bool read, bool write) {
 std::string describeFunction(const clang::FunctionDecl& function) {
   if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function))
     if (method->getParent()->isLambda()) return "the lambda";
-  return "'" + function.getNameAsString() + "'";
+  const std::string name = "'" + function.getNameAsString() + "'";
+  if (llvm::isa<clang::CXXConstructorDecl>(function)) return "the constructor " + name;
+  if (llvm::isa<clang::CXXDestructorDecl>(function)) return "the destructor " + name;
+  return name;
 }
 
 void addCallNotes(Finding& finding, const std::vector<CallStep>& chain) {
   for (const CallStep& step : chain)
     if (step.call && step.callee)
       finding.notes.push_back(
-          {step.call->getBeginLoc(), describeFunction(*step.callee) + " is called here"});
+          {callLocation(*step.call), describeFunction(*step.callee) + " is called here"});
 }
 
 void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
                            const AccessDetail& earlier, const std::string& buffer,
-                           const clang::ASTContext& context) {
+                           const clang::FunctionDecl& where, const clang::ASTContext& context) {
   const clang::SourceLocation at =
       earlier.call ? earlier.call->getBeginLoc() : record.site->getBeginLoc();
   finding.notes.push_back({at, earlier.operation + " " +
                                    (earlier.read && earlier.write ? "reads and writes"
                                     : earlier.write               ? "writes"
                                                                   : "reads") +
-                                   " '" + displayName(buffer) + "' on " +
-                                   streamDisplayName(record.stream) + " here"});
+                                   " '" + displayNameIn(buffer, where) + "' on " +
+                                   streamDisplayNameIn(record.stream, where) + " here"});
   addCallNotes(finding, earlier.chain);
   const clang::SourceLocation eventPoint = locationAfterStatement(record.site, context);
   if (eventPoint.isValid())
     finding.notes.push_back({eventPoint, "an event recorded on " +
-                                             streamDisplayName(record.stream) +
+                                             streamDisplayNameIn(record.stream, where) +
                                              " here, and waited on before the later access, "
                                              "would order the two"});
 }
 
 bool withholdHostWait(Finding& finding, const UnorderedAccess& pair) {
   if (!pair.hostWaitMayHang) return false;
-  finding.notes.push_back({finding.location, "no fix-it: a kernel on " +
-                                                 streamDisplayName(pair.earlier.stream) +
-                                                 " waits for a flag, and synchronizing with the "
-                                                 "stream before the flag is set would never "
-                                                 "return"});
+  finding.notes.push_back(
+      {finding.location, "no fix-it: a kernel on " +
+                             streamDisplayNameIn(pair.earlier.stream, rootFunction(pair.frame)) +
+                             " waits for a flag, and synchronizing with the "
+                             "stream before the flag is set would never "
+                             "return"});
   return true;
 }
 

@@ -23,17 +23,18 @@ namespace streamrace::analyzer {
 // "read", "written", "read and written".
 std::string accessVerb(bool read, bool write);
 
-// How notes name a function: lambdas have no useful name of their own.
+// How notes name a function: lambdas have no useful name of their own, constructors and
+// destructors are said to be.
 std::string describeFunction(const clang::FunctionDecl& function);
 
 // "'f' is called here" at each call of `chain`, innermost first.
 void addCallNotes(Finding& finding, const std::vector<CallStep>& chain);
 
 // Notes at the earlier access and the calls that lead to it, and where an event recorded after
-// it would go.
+// it would go; names as code in `where` (the root function) writes them.
 void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
                            const AccessDetail& earlier, const std::string& buffer,
-                           const clang::ASTContext& context);
+                           const clang::FunctionDecl& where, const clang::ASTContext& context);
 
 // When a host wait for the earlier access's stream could hang (a kernel there waits for the
 // host), says so in a note and returns true: the check then offers no fix-it.

@@ -26,21 +26,26 @@ public:
     finding.check = kFreeWhilePendingCheck;
     const clang::Stmt* site = siteOf(pair.at, pair.frame);
     finding.location = pair.at.getBeginLoc();
-    const std::string freedBy = pair.kind == LaterAccess::StreamFree
-                                    ? pair.operation + " on " + streamDisplayName(pair.stream)
-                                    : "the host (" + pair.operation + ")";
-    finding.message = "'" + displayName(pair.buffer) + "' is freed by " + freedBy + " while " +
-                      earlier.operation + " on " + streamDisplayName(record.stream) +
+    const std::string freedBy =
+        pair.kind == LaterAccess::StreamFree
+            ? pair.operation + " on " + streamDisplayNameIn(pair.stream, rootFunction(pair.frame))
+            : "the host (" + pair.operation + ")";
+    finding.message = "'" + displayNameIn(pair.buffer, rootFunction(pair.frame)) +
+                      "' is freed by " + freedBy + " while " + earlier.operation + " on " +
+                      streamDisplayNameIn(record.stream, rootFunction(pair.frame)) +
                       " may still be " + (record.write ? "writing" : "reading") + " it";
     addCallNotes(finding, callChain(pair.frame));
-    addEarlierAccessNotes(finding, record, earlier, pair.buffer, context_);
+    addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame),
+                          context_);
     if (pair.kind == LaterAccess::StreamFree) {
-      finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
-                                      streamSpelling(pair.stream), *pair.frame.rootParents,
-                                      context_, !pair.hostWaitMayHang);
+      finding.fixes = orderStreamsFix(record.site, site,
+                                      streamSpelling(record.stream, rootFunction(pair.frame)),
+                                      streamSpelling(pair.stream, rootFunction(pair.frame)),
+                                      *pair.frame.rootParents, context_, !pair.hostWaitMayHang);
     } else if (!withholdHostWait(finding, pair)) {
-      finding.fixes = synchronizeBeforeFix(site, streamSpelling(record.stream),
-                                           *pair.frame.rootParents, context_);
+      finding.fixes =
+          synchronizeBeforeFix(site, streamSpelling(record.stream, rootFunction(pair.frame)),
+                               *pair.frame.rootParents, context_);
     }
     sink_.report(std::move(finding), pair.buffer);
   }

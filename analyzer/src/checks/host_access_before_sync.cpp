@@ -27,15 +27,18 @@ public:
     const clang::Stmt* site = siteOf(pair.at, pair.frame);
     finding.location = pair.at.getBeginLoc();
     finding.message = std::string("the host ") + (pair.write ? "writes" : "reads") + " '" +
-                      displayName(pair.buffer) + "' while " + earlier.operation + " on " +
-                      streamDisplayName(record.stream) + " may still be " +
-                      (record.write ? "writing" : "reading") +
+                      displayNameIn(pair.buffer, rootFunction(pair.frame)) + "' while " +
+                      earlier.operation + " on " +
+                      streamDisplayNameIn(record.stream, rootFunction(pair.frame)) +
+                      " may still be " + (record.write ? "writing" : "reading") +
                       " it; synchronize the stream before touching the buffer";
     addCallNotes(finding, callChain(pair.frame));
-    addEarlierAccessNotes(finding, record, earlier, pair.buffer, context_);
+    addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame),
+                          context_);
     if (!withholdHostWait(finding, pair))
-      finding.fixes = synchronizeBeforeFix(site, streamSpelling(record.stream),
-                                           *pair.frame.rootParents, context_);
+      finding.fixes =
+          synchronizeBeforeFix(site, streamSpelling(record.stream, rootFunction(pair.frame)),
+                               *pair.frame.rootParents, context_);
     sink_.report(std::move(finding), pair.buffer);
   }
 };

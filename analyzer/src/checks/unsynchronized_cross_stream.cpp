@@ -27,16 +27,20 @@ public:
     finding.check = kCrossStreamCheck;
     const clang::Stmt* site = siteOf(pair.at, pair.frame);
     finding.location = pair.at.getBeginLoc();
-    finding.message = "'" + displayName(pair.buffer) + "' is " + accessVerb(pair.read, pair.write) +
-                      " by " + pair.operation + " on " + streamDisplayName(pair.stream) +
-                      " while " + earlier.operation + " on " + streamDisplayName(record.stream) +
+    finding.message = "'" + displayNameIn(pair.buffer, rootFunction(pair.frame)) + "' is " +
+                      accessVerb(pair.read, pair.write) + " by " + pair.operation + " on " +
+                      streamDisplayNameIn(pair.stream, rootFunction(pair.frame)) + " while " +
+                      earlier.operation + " on " +
+                      streamDisplayNameIn(record.stream, rootFunction(pair.frame)) +
                       " may still be " + (record.write ? "writing" : "reading") +
                       " it; no event or synchronization orders the two streams";
     addCallNotes(finding, callChain(pair.frame));
-    addEarlierAccessNotes(finding, record, earlier, pair.buffer, context_);
-    finding.fixes = orderStreamsFix(record.site, site, streamSpelling(record.stream),
-                                    streamSpelling(pair.stream), *pair.frame.rootParents, context_,
-                                    !pair.hostWaitMayHang);
+    addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame),
+                          context_);
+    finding.fixes =
+        orderStreamsFix(record.site, site, streamSpelling(record.stream, rootFunction(pair.frame)),
+                        streamSpelling(pair.stream, rootFunction(pair.frame)),
+                        *pair.frame.rootParents, context_, !pair.hostWaitMayHang);
     sink_.reportFirstConsumer(std::move(finding), pair.buffer,
                               {record.site, record.stream, pair.stream}, site->getBeginLoc());
   }

@@ -20,12 +20,13 @@ public:
     Finding finding;
     finding.check = kUnrecordedEventCheck;
     finding.location = wait.call.getBeginLoc();
-    finding.message = streamDisplayName(wait.stream) + " waits on event '" +
-                      displayName(wait.event) +
+    finding.message = streamDisplayNameIn(wait.stream, rootFunction(wait.frame)) +
+                      " waits on event '" + displayNameIn(wait.event, rootFunction(wait.frame)) +
                       "', which is not recorded on any path to this wait; the wait orders nothing";
     if (wait.waited.created.isValid())
       finding.notes.push_back(
-          {wait.waited.created, "event '" + displayName(wait.event) + "' is created here"});
+          {wait.waited.created,
+           "event '" + displayNameIn(wait.event, rootFunction(wait.frame)) + "' is created here"});
     addCallNotes(finding, callChain(wait.frame));
     sink_.report(std::move(finding), wait.event);
   }

@@ -16,8 +16,8 @@ struct Tensor {
 void racy(std::unique_ptr<Tensor>& tensor, cudaStream_t a, cudaStream_t b) {
   fill<<<1, 32, 0, a>>>(tensor->data());
   scale<<<1, 32, 0, b>>>(tensor.get()->data());
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'tensor.get().data()' is read and written by kernel 'scale' on stream 'b' while kernel 'fill' on stream 'a' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: kernel 'fill' writes 'tensor.get().data()' on stream 'a' here
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'tensor.get()->data()' is read and written by kernel 'scale' on stream 'b' while kernel 'fill' on stream 'a' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: kernel 'fill' writes 'tensor.get()->data()' on stream 'a' here
 }
 
 void ordered(std::shared_ptr<Tensor> tensor, cudaStream_t a, cudaStream_t b) {
