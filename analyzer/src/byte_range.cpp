@@ -83,6 +83,17 @@ bool Polynomial::mentionsOpaquely(const std::string& text) const {
   return false;
 }
 
+bool Polynomial::plainlyPositive() const {
+  return !terms_.empty() && std::all_of(terms_.begin(), terms_.end(),
+                                        [](const auto& term) { return term.second > 0; });
+}
+
+bool Polynomial::linearIn(const std::string& atom) const {
+  return std::all_of(terms_.begin(), terms_.end(), [&](const auto& term) {
+    return std::count(term.first.begin(), term.first.end(), atom) <= 1;
+  });
+}
+
 bool ByteRange::mentions(const std::string& variable) const {
   return (offset && offset->mentions(variable)) || (length && length->mentions(variable));
 }
@@ -120,8 +131,10 @@ bool mayOverlap(const ByteRange& a, const ByteRange& b) {
   if (endsBefore(a, b) || endsBefore(b, a)) return false;
   const Polynomial distance = *a.offset - *b.offset;
   // Slices of one shape at different symbolic places: the different slices they are computed to
-  // be (halo rows, chunks indexed by unrelated values).
-  if (a.length && b.length && *a.length == *b.length && !distance.isConstant()) return false;
+  // be (halo rows, chunks indexed by unrelated values), unless the distance is plainly shorter
+  // than the slice (a window moved by half its length: `2n` long, `n` apart).
+  if (a.length && b.length && *a.length == *b.length && !distance.isConstant())
+    return (*a.length - distance).plainlyPositive() && (*a.length + distance).plainlyPositive();
   return true;
 }
 

@@ -57,6 +57,11 @@ public:
   // Whether `text` appears inside an opaque term ("(i/2)": termText's spelling, which no
   // renaming reaches).
   bool mentionsOpaquely(const std::string& text) const;
+  // Whether it is above zero for any values of its atoms that are sizes and counts (not
+  // negative): every coefficient positive.
+  bool plainlyPositive() const;
+  // Whether no monomial has `atom` more than once (c·n, not c·c).
+  bool linearIn(const std::string& atom) const;
 
   auto operator<=>(const Polynomial&) const = default;
 
@@ -69,7 +74,9 @@ struct ByteRange {
   std::optional<Polynomial> offset = Polynomial(); // nullopt: anywhere in the buffer
   std::optional<Polynomial> length;                // nullopt: to the end of the allocation
   // How far each index variable moved since the range was taken (element_index.h kExactOffset
-  // bounds it, so loops reach a fixpoint): past the bound the offset becomes unknown.
+  // bounds it, so loops reach a fixpoint): one past the bound the range stays where it is, and
+  // stands for every iteration that far back or farther. Its offset and length being linear in
+  // the variable, earlier iterations' bytes are no nearer the current ones than it is.
   std::map<std::string, std::int64_t> shifts;
 
   auto operator<=>(const ByteRange&) const = default;
@@ -83,10 +90,15 @@ struct ByteRange {
   template <class RenameKey>
   ByteRange shifted(const std::string& variable, std::int64_t delta, RenameKey renameKey) const {
     if (!mentions(variable)) return *this;
-    ByteRange range = *this;
-    const std::int64_t moved = (range.shifts[variable] += delta);
-    if (std::abs(moved) > kExactOffset || (offset && offset->mentionsOpaquely(variable)) ||
+    if ((offset && offset->mentionsOpaquely(variable)) ||
         (length && length->mentionsOpaquely(variable)))
+      return unknown();
+    ByteRange range = *this;
+    std::int64_t& moved = range.shifts[variable];
+    if (std::abs(moved) > kExactOffset) return *this;
+    moved += delta;
+    if (std::abs(moved) > kExactOffset && !((!offset || offset->linearIn(variable)) &&
+                                            (!length || length->linearIn(variable))))
       return unknown();
     auto rename = [&](const ByteRange& from, auto&& change) {
       ByteRange to = from;

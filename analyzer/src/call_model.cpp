@@ -28,29 +28,34 @@ const KernelSummary* summaryOf(const clang::FunctionDecl* kernel, const KernelSu
   return found == kernels.end() ? nullptr : &found->second;
 }
 
-// Pointer argument `index` of a kernel launch, accessed as the kernel's summary says (read and
-// write when the kernel's body is not in this translation unit).
-void addKernelArgument(const clang::Expr* argument, const clang::FunctionDecl* kernel,
-                       const KernelSummary* summary, unsigned index, CallEffect& effect) {
-  if (!isPointerLike(argument)) return;
-  ParamAccess access = ParamAccess::ReadWrite;
-  if (summary && index < summary->paramAccess.size()) access = summary->paramAccess[index];
-  if (access == ParamAccess::None) return;
-  BufferUse use{argument, access != ParamAccess::Write, access != ParamAccess::Read, {}};
-  use.atomic = access == ParamAccess::Atomic;
-  if (kernel && index < kernel->getNumParams()) {
-    const clang::QualType type = kernel->getParamDecl(index)->getType();
-    use.handshake = type->isPointerType() && type->getPointeeType().isVolatileQualified();
-  }
-  effect.buffers.push_back(use);
-}
-
-// Pointer arguments of a kernel launch (addKernelArgument).
-void addKernelArguments(const clang::CallExpr& launch, const clang::FunctionDecl* kernel,
-                        const KernelSummaries& kernels, CallEffect& effect) {
+// The pointer arguments of a kernel launch (null where an argument is not known), accessed as
+// the kernel's summary says: its mode, and its extent where its indexing bounds one (else to the
+// end of the allocation); read and written when the kernel's body is not in this translation
+// unit.
+void addKernelArguments(const std::vector<const clang::Expr*>& arguments,
+                        const clang::FunctionDecl* kernel, const KernelSummaries& kernels,
+                        CallEffect& effect) {
   const KernelSummary* summary = summaryOf(kernel, kernels);
-  for (unsigned i = 0; i < launch.getNumArgs(); ++i)
-    addKernelArgument(launch.getArg(i), kernel, summary, i, effect);
+  for (unsigned index = 0; index < arguments.size(); ++index) {
+    const clang::Expr* argument = arguments[index];
+    if (!argument || !isPointerLike(argument)) continue;
+    ParamAccess access = ParamAccess::ReadWrite;
+    if (summary && index < summary->paramAccess.size()) access = summary->paramAccess[index];
+    if (access == ParamAccess::None) continue;
+    BufferUse use{argument, access != ParamAccess::Write, access != ParamAccess::Read, {}};
+    use.atomic = access == ParamAccess::Atomic;
+    if (kernel && index < kernel->getNumParams()) {
+      const clang::QualType type = kernel->getParamDecl(index)->getType();
+      use.handshake = type->isPointerType() && type->getPointeeType().isVolatileQualified();
+    }
+    if (summary && index < summary->paramExtent.size())
+      if (const std::optional<ParamExtent>& extent = summary->paramExtent[index];
+          extent && extent->countParam < arguments.size()) {
+        use.extent.bytes = arguments[extent->countParam];
+        use.extent.unitBytes = extent->elementBytes;
+      }
+    effect.buffers.push_back(use);
+  }
 }
 
 std::optional<CallEffect> kernelLaunchEffect(const clang::CUDAKernelCallExpr& launch,
@@ -60,7 +65,7 @@ std::optional<CallEffect> kernelLaunchEffect(const clang::CUDAKernelCallExpr& la
   effect.operation = kernel ? "kernel '" + kernel->getNameAsString() + "'" : "kernel launch";
   const clang::CallExpr* config = launch.getConfig();
   if (config && config->getNumArgs() > 3) effect.stream = config->getArg(3);
-  addKernelArguments(launch, kernel, kernels, effect);
+  addKernelArguments({launch.arg_begin(), launch.arg_end()}, kernel, kernels, effect);
   return effect;
 }
 
@@ -277,13 +282,14 @@ void addLaunchKernelArguments(const clang::CallExpr& call, const KernelSummaries
   const auto* init =
       argsVar ? llvm::dyn_cast_or_null<clang::InitListExpr>(argsVar->getInit()) : nullptr;
   if (!init) return;
-  const KernelSummary* summary = summaryOf(kernel, kernels);
+  std::vector<const clang::Expr*> arguments;
   for (unsigned i = 0; i < init->getNumInits(); ++i) {
     const auto* address =
         llvm::dyn_cast<clang::UnaryOperator>(init->getInit(i)->IgnoreParenCasts());
-    if (!address || address->getOpcode() != clang::UO_AddrOf) continue;
-    addKernelArgument(address->getSubExpr(), kernel, summary, i, effect);
+    const bool isAddress = address && address->getOpcode() == clang::UO_AddrOf;
+    arguments.push_back(isAddress ? address->getSubExpr() : nullptr);
   }
+  addKernelArguments(arguments, kernel, kernels, effect);
 }
 
 } // namespace

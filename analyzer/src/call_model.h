@@ -43,7 +43,8 @@ enum class MemoryKind { Unknown, Device, Pinned, Pageable, Managed };
 // How many bytes a buffer argument's access spans, as the call says it; nothing known: to the end
 // of the allocation (a kernel's pointer argument).
 struct Extent {
-  const clang::Expr* bytes = nullptr;    // a byte count (copies, sets)
+  const clang::Expr* bytes = nullptr;    // a byte count (copies, sets), in units of unitBytes
+  std::int64_t unitBytes = 1;            // a kernel's count of elements (kernel_summary.h)
   const clang::Expr* elements = nullptr; // an element count of `datatype` (NCCL)
   const clang::Expr* datatype = nullptr;
   const clang::Expr* width = nullptr; // rows (2D copies and sets): (height - 1) * pitch + width

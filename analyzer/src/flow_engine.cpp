@@ -480,7 +480,8 @@ private:
     range.offset = keys_.byteOffsetOf(use.expr, state, frame.thisKey);
     const Extent& extent = use.extent;
     if (extent.bytes) {
-      range.length = keys_.valueOf(extent.bytes, state, frame.thisKey);
+      if (std::optional<Polynomial> count = keys_.valueOf(extent.bytes, state, frame.thisKey))
+        range.length = count->scaled(extent.unitBytes);
     } else if (extent.elements) {
       const std::optional<int64_t> datatype = constantValue(extent.datatype, context_);
       const std::optional<std::size_t> size =

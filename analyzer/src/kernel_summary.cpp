@@ -37,12 +37,15 @@ bool isAtomicFunction(const clang::FunctionDecl* function) {
 // How the memory a pointer-valued expression points to is used by its surroundings.
 class KernelBodyScanner : public clang::RecursiveASTVisitor<KernelBodyScanner> {
 public:
-  explicit KernelBodyScanner(const clang::FunctionDecl& kernel) : parents_(kernel.getBody()) {
+  KernelBodyScanner(const clang::FunctionDecl& kernel, const clang::ASTContext& context)
+      : kernel_(kernel), context_(context), parents_(kernel.getBody()) {
     for (unsigned i = 0; i < kernel.getNumParams(); ++i) {
       const clang::ParmVarDecl* param = kernel.getParamDecl(i);
       if (param->getType()->isPointerType()) origin_[param] = i;
     }
     access_.assign(kernel.getNumParams(), ParamAccess::None);
+    extent_.assign(kernel.getNumParams(), std::nullopt);
+    unbounded_.assign(kernel.getNumParams(), false);
   }
 
   // Pointers derived from a parameter (`float* row = x + offset;`) stand for that parameter.
@@ -55,11 +58,25 @@ public:
   bool VisitDeclRefExpr(clang::DeclRefExpr* reference) {
     auto found = origin_.find(reference->getDecl());
     if (found == origin_.end()) return true;
-    access_[found->second] = merge(access_[found->second], useOf(reference));
+    const unsigned param = found->second;
+    const ParamAccess use = useOf(reference);
+    access_[param] = merge(access_[param], use);
+    if (use == ParamAccess::None) return true;
+    // Every access must be bounded by the same count for the parameter to have an extent.
+    std::optional<ParamExtent> extent;
+    if (reference->getDecl() == kernel_.getParamDecl(param)) extent = guardedElement(*reference);
+    if (!extent || (extent_[param] && *extent_[param] != *extent)) unbounded_[param] = true;
+    extent_[param] = extent;
     return true;
   }
 
   std::vector<ParamAccess> takeAccess() { return std::move(access_); }
+
+  std::vector<std::optional<ParamExtent>> takeExtents() {
+    for (std::size_t i = 0; i < extent_.size(); ++i)
+      if (unbounded_[i]) extent_[i] = std::nullopt;
+    return std::move(extent_);
+  }
 
 private:
   std::optional<unsigned> derivedParameter(const clang::Expr* expr) {
@@ -158,9 +175,110 @@ private:
     return parents_.getParent(const_cast<clang::Stmt*>(stmt));
   }
 
+  // `p[i]` with `i < n` guarding it, n an integer parameter: the extent n elements of *p.
+  std::optional<ParamExtent> guardedElement(const clang::DeclRefExpr& pointer) {
+    const clang::Stmt* current = &pointer;
+    const clang::Stmt* parent = parentOf(current);
+    while (parent && llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr>(parent)) {
+      current = parent;
+      parent = parentOf(current);
+    }
+    const auto* subscript = llvm::dyn_cast_or_null<clang::ArraySubscriptExpr>(parent);
+    if (!subscript || subscript->getBase() != current) return std::nullopt;
+    const clang::QualType element = subscript->getType();
+    if (element->isIncompleteType() || element->isDependentType()) return std::nullopt;
+    const auto* index =
+        llvm::dyn_cast<clang::DeclRefExpr>(subscript->getIdx()->IgnoreParenImpCasts());
+    const auto* variable = index ? llvm::dyn_cast<clang::VarDecl>(index->getDecl()) : nullptr;
+    if (!variable || !variable->getType()->isIntegerType()) return std::nullopt;
+    const std::optional<unsigned> count = guardOf(*subscript, *variable);
+    if (!count) return std::nullopt;
+    return ParamExtent{*count, context_.getTypeSizeInChars(element).getQuantity()};
+  }
+
+  // The integer parameter n of a guard `variable < n` that every execution of `stmt` passes.
+  std::optional<unsigned> guardOf(const clang::Stmt& stmt, const clang::VarDecl& variable) {
+    const clang::Stmt* child = &stmt;
+    for (const clang::Stmt* ancestor = parentOf(child); ancestor;
+         child = ancestor, ancestor = parentOf(child)) {
+      std::optional<unsigned> bound;
+      if (const auto* branch = llvm::dyn_cast<clang::IfStmt>(ancestor);
+          branch && branch->getThen() == child)
+        bound = boundIn(branch->getCond(), variable, clang::BO_LAnd);
+      else if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(ancestor);
+               loop && loop->getBody() == child)
+        bound = boundIn(loop->getCond(), variable, clang::BO_LAnd);
+      else if (const auto* loop = llvm::dyn_cast<clang::WhileStmt>(ancestor);
+               loop && loop->getBody() == child)
+        bound = boundIn(loop->getCond(), variable, clang::BO_LAnd);
+      else if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(ancestor))
+        bound = earlyReturnBound(*block, *child, variable);
+      if (bound) return bound;
+    }
+    return std::nullopt;
+  }
+
+  // An `if (variable >= n) return;` (or `|| ...`) among the statements of `block` before `child`.
+  std::optional<unsigned> earlyReturnBound(const clang::CompoundStmt& block,
+                                           const clang::Stmt& child,
+                                           const clang::VarDecl& variable) {
+    for (const clang::Stmt* statement : block.body()) {
+      if (statement == &child) return std::nullopt;
+      const auto* branch = llvm::dyn_cast<clang::IfStmt>(statement);
+      if (!branch || branch->getElse()) continue;
+      const clang::Stmt* then = branch->getThen();
+      if (const auto* inner = llvm::dyn_cast<clang::CompoundStmt>(then);
+          inner && inner->size() == 1)
+        then = inner->body_front();
+      if (!llvm::isa<clang::ReturnStmt>(then)) continue;
+      if (auto bound = boundIn(branch->getCond(), variable, clang::BO_LOr, true)) return bound;
+    }
+    return std::nullopt;
+  }
+
+  // In `condition`, a comparison that bounds `variable` below an integer parameter n: `i < n`
+  // (`!exits`) or `i >= n` (`exits`), or either side of the `junction` (&& to pass, || to exit).
+  std::optional<unsigned> boundIn(const clang::Expr* condition, const clang::VarDecl& variable,
+                                  clang::BinaryOperatorKind junction, bool exits = false) {
+    const auto* binary =
+        condition ? llvm::dyn_cast<clang::BinaryOperator>(condition->IgnoreParenImpCasts())
+                  : nullptr;
+    if (!binary) return std::nullopt;
+    if (binary->getOpcode() == junction) {
+      if (auto bound = boundIn(binary->getLHS(), variable, junction, exits)) return bound;
+      return boundIn(binary->getRHS(), variable, junction, exits);
+    }
+    const clang::BinaryOperatorKind below = exits ? clang::BO_GE : clang::BO_LT;
+    const clang::BinaryOperatorKind above = exits ? clang::BO_LE : clang::BO_GT;
+    if (binary->getOpcode() == below && names(binary->getLHS(), variable))
+      return countParameter(binary->getRHS());
+    if (binary->getOpcode() == above && names(binary->getRHS(), variable))
+      return countParameter(binary->getLHS());
+    return std::nullopt;
+  }
+
+  static bool names(const clang::Expr* expr, const clang::VarDecl& variable) {
+    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
+    return reference && reference->getDecl() == &variable;
+  }
+
+  std::optional<unsigned> countParameter(const clang::Expr* expr) const {
+    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
+    if (!reference) return std::nullopt;
+    for (unsigned i = 0; i < kernel_.getNumParams(); ++i)
+      if (reference->getDecl() == kernel_.getParamDecl(i) &&
+          kernel_.getParamDecl(i)->getType()->isIntegerType())
+        return i;
+    return std::nullopt;
+  }
+
+  const clang::FunctionDecl& kernel_;
+  const clang::ASTContext& context_;
   clang::ParentMap parents_;
   std::map<const clang::Decl*, unsigned> origin_;
   std::vector<ParamAccess> access_;
+  std::vector<std::optional<ParamExtent>> extent_;
+  std::vector<bool> unbounded_;
 };
 
 class KernelCollector : public clang::RecursiveASTVisitor<KernelCollector> {
@@ -188,9 +306,10 @@ public:
     summary.mangledName = mangledName(*function);
     for (const clang::ParmVarDecl* param : function->parameters())
       summary.paramNames.push_back(param->getNameAsString());
-    KernelBodyScanner scanner(*function);
+    KernelBodyScanner scanner(*function, context_);
     scanner.TraverseStmt(function->getBody());
     summary.paramAccess = scanner.takeAccess();
+    summary.paramExtent = scanner.takeExtents();
     summaries_[function->getCanonicalDecl()] = std::move(summary);
     return true;
   }
@@ -247,6 +366,10 @@ llvm::json::Value kernelSummariesToJson(const std::vector<KernelSummary>& kernel
                                {ka::kParamNameKey, kernel.paramNames[i]},
                                {ka::kParamAccessKey, paramAccessName(kernel.paramAccess[i])}};
       if (kernel.paramAccess[i] == ParamAccess::Atomic) param[ka::kParamAtomicKey] = true;
+      if (i < kernel.paramExtent.size() && kernel.paramExtent[i]) {
+        param[ka::kParamCountParamKey] = static_cast<int64_t>(kernel.paramExtent[i]->countParam);
+        param[ka::kParamElementBytesKey] = kernel.paramExtent[i]->elementBytes;
+      }
       params.push_back(std::move(param));
     }
     array.push_back(llvm::json::Object{{ka::kKernelNameKey, kernel.name},

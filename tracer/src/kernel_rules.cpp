@@ -158,6 +158,17 @@ std::string KernelSummaries::parse(std::string_view json) {
                "' is not none, read, write or read_write";
       rule.accessed = *mode != ParameterAccess::None;
       rule.mode = access_mode(*mode);
+      const JsonValue* count = param.member(ka::kParamCountParamKey);
+      const JsonValue* element = param.member(ka::kParamElementBytesKey);
+      if (count == nullptr && element == nullptr) continue;
+      if (count == nullptr || element == nullptr || count->kind != Kind::Number ||
+          element->kind != Kind::Number || count->number < 0 ||
+          count->number >= static_cast<double>(rules.parameters.size()) || element->number < 1)
+        return "kernel " + name->string + ": an extent without a valid " + ka::kParamCountParamKey +
+               " and " + ka::kParamElementBytesKey;
+      rule.extent = ExtentRule::ParameterTimes;
+      rule.parameter = static_cast<std::size_t>(count->number);
+      rule.bytes = static_cast<std::uint64_t>(element->number);
     }
     kernels_[name->string] = std::move(rules);
   }
@@ -179,7 +190,9 @@ void kernel_pointers(std::span<const std::uint32_t> sizes, std::span<const std::
       const ParameterRule& rule = rules->parameters[i];
       if (!rule.accessed) continue;
       pointer.mode = rule.mode;
-      pointer.extent = Extent::Exact;
+      // The mode is known; the bytes only where a length is.
+      pointer.extent =
+          rule.extent == ExtentRule::ToAllocationEnd ? Extent::Approximate : Extent::Exact;
       if (rule.extent == ExtentRule::Bytes) {
         pointer.bytes = rule.bytes;
       } else if (rule.extent == ExtentRule::ParameterTimes && rule.parameter < count) {

@@ -6,7 +6,9 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,11 +23,22 @@ namespace streamrace::analyzer {
 // which do not race with each other.
 enum class ParamAccess { None, Read, Write, ReadWrite, Atomic };
 
+// How far past a pointer parameter the kernel reaches: it indexes the parameter only as `p[i]`
+// with `i < n` guarding each access (an enclosing `if` or loop condition, or an earlier
+// `if (i >= n) return;`), `n` being integer parameter `countParam`: below n elements.
+struct ParamExtent {
+  unsigned countParam = 0;
+  std::int64_t elementBytes = 1;
+  bool operator==(const ParamExtent&) const = default;
+};
+
 struct KernelSummary {
   std::string name;        // as written
   std::string mangledName; // the device symbol (what __cudaRegisterFunction names)
   std::vector<std::string> paramNames;
   std::vector<ParamAccess> paramAccess; // per parameter; None for non-pointers
+  // Per parameter; none where the kernel's indexing bounds nothing (to the allocation's end).
+  std::vector<std::optional<ParamExtent>> paramExtent;
 };
 
 using KernelSummaries = std::map<const clang::FunctionDecl*, KernelSummary>;

@@ -41,6 +41,11 @@ inline constexpr const char* kParamAccessKey = "access";
 // Optional, true when the parameter is only the target of atomic read-modify-writes (its access
 // is then read_write): two such launches do not race with each other. Readers may ignore it.
 inline constexpr const char* kParamAtomicKey = "atomic";
+// Optional, where the kernel's indexing bounds what it touches through the parameter: integer
+// parameter `count_param`'s value times `element_bytes` bytes from the pointer (the annotation
+// extent "[pK*N]"); absent, to the end of the allocation.
+inline constexpr const char* kParamCountParamKey = "count_param";
+inline constexpr const char* kParamElementBytesKey = "element_bytes";
 
 // Each access's word in an annotation and in a summary, in ParameterAccess order.
 struct AccessWords {
