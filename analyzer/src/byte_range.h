@@ -97,8 +97,8 @@ struct ByteRange {
     std::int64_t& moved = range.shifts[variable];
     if (std::abs(moved) > kExactOffset) return *this;
     moved += delta;
-    if (std::abs(moved) > kExactOffset && !((!offset || offset->linearIn(variable)) &&
-                                            (!length || length->linearIn(variable))))
+    if (std::abs(moved) > kExactOffset &&
+        !((!offset || offset->linearIn(variable)) && (!length || length->linearIn(variable))))
       return unknown();
     auto rename = [&](const ByteRange& from, auto&& change) {
       ByteRange to = from;

@@ -170,6 +170,7 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
   case ApiRole::GraphLaunch:
   case ApiRole::AllocAsync:
     effect.kind = CallEffectKind::Enqueue;
+    effect.communicator = argumentAt(call, function.argIndex(ArgMeaning::Communicator));
     // In-place collectives name one buffer twice: the flow engine merges the two by storage.
     if (function.role == ApiRole::AllocAsync) effect.buffers.clear();
     return effect;
@@ -236,6 +237,12 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
   case ApiRole::EventCreate:
     effect.kind = CallEffectKind::EventCreate;
     effect.outPointer = argumentAt(call, function.argIndex(ArgMeaning::EventOut));
+    return effect;
+  case ApiRole::GroupStart:
+    effect.kind = CallEffectKind::GroupStart;
+    return effect;
+  case ApiRole::GroupEnd:
+    effect.kind = CallEffectKind::GroupEnd;
     return effect;
   default:
     return std::nullopt;

@@ -36,6 +36,8 @@ enum class CallEffectKind {
   CaptureEnd,   // stream: capture ends
   StreamCreate, // outPointer, flags
   EventCreate,  // outPointer
+  GroupStart,   // ncclGroupStart: NCCL calls until the outermost end form one group
+  GroupEnd,     // ncclGroupEnd
 };
 
 enum class MemoryKind { Unknown, Device, Pinned, Pageable, Managed };
@@ -70,6 +72,7 @@ struct CallEffect {
   const clang::Expr* stream = nullptr; // null: the default stream
   bool perThreadDefaultStream = false; // a _ptsz/_ptds call: stream 0 is per-thread
   const clang::Expr* event = nullptr;
+  const clang::Expr* communicator = nullptr; // an NCCL call's
   const clang::Expr* outPointer = nullptr;
   const clang::Expr* flags = nullptr;
   MemoryKind allocatedMemory = MemoryKind::Unknown;

@@ -219,6 +219,7 @@ private:
           if (const clang::Expr* init = var->getInit()) {
             bindVariable(var, init, state, frame);
             runConstructor(*var, *init, state, frame);
+            adoptReturnedLocal(*var, *init, state);
           }
         }
       return;
@@ -667,6 +668,71 @@ private:
                    state, frame);
   }
 
+  // `Work work = make_work(...)`, where make_work returns its local `Work result`: what the call
+  // did to `result` (an event recorded in it, a buffer stored in it) is `work`'s now.
+  void adoptReturnedLocal(const clang::VarDecl& var, const clang::Expr& init, FlowState& state) {
+    const auto* call = llvm::dyn_cast<clang::CallExpr>(withoutCopy(&init));
+    const clang::FunctionDecl* callee = call ? call->getDirectCallee() : nullptr;
+    const clang::FunctionDecl* definition =
+        callee ? analyzableDefinition(*callee, context_.getSourceManager()) : nullptr;
+    const clang::VarDecl* returned = definition ? returnedLocal(*definition) : nullptr;
+    if (!returned) return;
+    const std::string from = variableKey(returned);
+    const std::string to = variableKey(&var);
+    rewriteKeys(
+        state, from,
+        [&](const std::string& key) {
+          const bool rooted =
+              key.starts_with(from) &&
+              (key.size() == from.size() || key[from.size()] == '.' || key[from.size()] == '[');
+          return rooted ? to + key.substr(from.size()) : key;
+        },
+        [](const ByteRange& range) { return range; });
+    std::map<std::string, EventState> events;
+    bool renamed = false;
+    for (const auto& [name, event] : *state.events) {
+      const bool rooted = name.starts_with(from + ".");
+      renamed = renamed || rooted;
+      events.emplace(rooted ? to + name.substr(from.size()) : name, event);
+    }
+    if (renamed) state.events.assign(std::move(events));
+  }
+
+  // The object `expr` copies or moves (before C++17's elision, and `return local;`), or itself.
+  static const clang::Expr* withoutCopy(const clang::Expr* expr) {
+    if (!expr) return nullptr;
+    expr = expr->IgnoreImplicit();
+    if (const auto* copy = llvm::dyn_cast<clang::CXXConstructExpr>(expr);
+        copy && copy->getNumArgs() == 1 && copy->getConstructor()->isCopyOrMoveConstructor())
+      return copy->getArg(0)->IgnoreImplicit();
+    return expr;
+  }
+
+  // The one local object every `return` of `function` returns by value, or null.
+  const clang::VarDecl* returnedLocal(const clang::FunctionDecl& function) {
+    if (!function.getReturnType()->isRecordType()) return nullptr;
+    const clang::VarDecl* local = nullptr;
+    bool single = true;
+    std::vector<const clang::Stmt*> statements{function.getBody()};
+    while (!statements.empty() && single) {
+      const clang::Stmt* statement = statements.back();
+      statements.pop_back();
+      if (!statement || llvm::isa<clang::LambdaExpr>(statement)) continue;
+      if (const auto* returning = llvm::dyn_cast<clang::ReturnStmt>(statement)) {
+        const auto* reference =
+            llvm::dyn_cast_or_null<clang::DeclRefExpr>(withoutCopy(returning->getRetValue()));
+        const auto* var =
+            reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
+        single = var && var->hasLocalStorage() && !llvm::isa<clang::ParmVarDecl>(var) &&
+                 (!local || local == var);
+        local = var;
+        continue;
+      }
+      statements.insert(statements.end(), statement->child_begin(), statement->child_end());
+    }
+    return single ? local : nullptr;
+  }
+
   // A local object's destructor, where `scopeEnd` ends its scope.
   void runDestructor(const clang::VarDecl& var, const clang::Stmt& scopeEnd, FlowState& state,
                      const Frame& frame) {
@@ -896,6 +962,17 @@ private:
         setEntry(state.events, collapseIndices(*event),
                  EventState{RecordedStatus::Unrecorded, {}, call.getBeginLoc()});
       return;
+    case CallEffectKind::GroupStart:
+      ++state.groupDepth;
+      return;
+    case CallEffectKind::GroupEnd:
+      // An unbalanced end is refused by NCCL and changes nothing.
+      if (state.groupDepth == 0 || --state.groupDepth > 0) return;
+      // After the group, each of its streams is ordered after all of its calls.
+      for (const auto& [communicator, streams] : *state.groupStreams)
+        joinStreams(streams, state);
+      if (!state.groupStreams->empty()) state.groupStreams.edit().clear();
+      return;
     }
   }
 
@@ -963,6 +1040,7 @@ private:
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
     // Work enqueued on a capturing stream goes into a graph; it runs when the graph is launched.
     if (!stream || state.capturingStreams->contains(*stream)) return;
+    if (state.groupDepth > 0 && effect.communicator) joinGroup(effect, *stream, state, frame);
     const std::vector<ResolvedUse> buffers = resolveBuffers(effect, state, frame);
     for (const ResolvedUse& access : buffers)
       checkCrossStream(access.buffer, access.range, *stream, access.use, effect, call, state,
@@ -990,6 +1068,39 @@ private:
     }
     if (effect.synchronousApi && waitsOnReturn(effect, buffers, state))
       completeStream(*stream, state);
+  }
+
+  // An NCCL call on `stream` inside a group (docs/semantics.md rule 13): the streams the group
+  // uses on the call's communicator join each other's earlier work. Only the calls made so far
+  // are known here, so an earlier call of the group is not ordered after a stream only a later
+  // one brings in.
+  void joinGroup(const CallEffect& effect, const std::string& stream, FlowState& state,
+                 const Frame& frame) const {
+    const std::string communicator =
+        handleKeyOf(effect.communicator, state, frame).value_or("<communicator>");
+    std::set<std::string> streams;
+    if (auto found = state.groupStreams->find(communicator); found != state.groupStreams->end())
+      streams = found->second;
+    streams.insert(stream);
+    joinStreams(streams, state);
+    setEntry(state.groupStreams, communicator, std::move(streams));
+  }
+
+  // Work ordered before any of `streams` becomes ordered before all of them.
+  void joinStreams(const std::set<std::string>& streams, FlowState& state) const {
+    auto beforeAny = [&](const AccessRecord& record, const std::set<std::string>& orderedAfter) {
+      return std::any_of(streams.begin(), streams.end(), [&](const std::string& stream) {
+        return orderedBefore(record, orderedAfter, stream, state);
+      });
+    };
+    bool changes = false;
+    for (const auto& [record, orderedAfter] : *state.pending)
+      changes = changes || (beforeAny(record, orderedAfter) &&
+                            !std::includes(orderedAfter.begin(), orderedAfter.end(),
+                                           streams.begin(), streams.end()));
+    if (!changes) return;
+    for (auto& [record, orderedAfter] : state.pending.edit())
+      if (beforeAny(record, orderedAfter)) orderedAfter.insert(streams.begin(), streams.end());
   }
 
   // Rule 7 (synchronous_api.h) with the memory of the call's source and destination.

@@ -87,6 +87,14 @@ FlowState join(const FlowState& a, const FlowState& b) {
   joined.aliases = joinPart(a.aliases, b.aliases, [](const auto& aliasesA, const auto& aliasesB) {
     return joinEqualEntries(aliasesA, aliasesB);
   });
+  joined.groupDepth = std::max(a.groupDepth, b.groupDepth);
+  joined.groupStreams =
+      joinPart(a.groupStreams, b.groupStreams, [](const auto& groupsA, const auto& groupsB) {
+        auto groups = groupsA;
+        for (const auto& [communicator, streams] : groupsB)
+          groups[communicator].insert(streams.begin(), streams.end());
+        return groups;
+      });
   joined.fieldAliases =
       joinPart(a.fieldAliases, b.fieldAliases, [](const auto& aliasesA, const auto& aliasesB) {
         return joinEqualEntries(aliasesA, aliasesB);

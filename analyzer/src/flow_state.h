@@ -92,6 +92,10 @@ struct FlowState {
   // Integer parameters of a call analyzed in place, bound to the caller's argument: as an index
   // (indexKey's spelling, in the caller's variables) and as a value (byte ranges).
   CopyOnWrite<std::map<const clang::ValueDecl*, IntegerBinding>> integers;
+  // Inside ncclGroupStart/End (docs/semantics.md rule 13): how deep, and per communicator the
+  // streams the group's calls used so far.
+  int groupDepth = 0;
+  CopyOnWrite<std::map<std::string, std::set<std::string>>> groupStreams;
   // No path reaches here: a call on the way never returns (exit, abort, an error helper that
   // always ends in one). The join's neutral element.
   bool unreachable = false;
