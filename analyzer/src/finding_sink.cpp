@@ -23,15 +23,24 @@ void FindingSink::reportFirstConsumer(Finding finding, const std::string& subjec
                                       clang::SourceLocation order) {
   auto [slot, inserted] = firstConsumers_.try_emplace(streams);
   FirstConsumer& first = slot->second;
-  if (!inserted && first.order != order) {
-    if (!sources_.isBeforeInTranslationUnit(order, first.order)) return;
+  const clang::SourceLocation at = finding.location;
+  if (!inserted && (first.order != order || first.at != at)) {
+    if (!comesBefore(order, at, first)) return;
     superseded_.insert(first.findings.begin(), first.findings.end());
     first.findings.clear();
   }
   first.order = order;
+  first.at = at;
   const std::size_t index = findings_.size();
   report(std::move(finding), subject);
   if (findings_.size() > index) first.findings.push_back(index);
+}
+
+bool FindingSink::comesBefore(clang::SourceLocation order, clang::SourceLocation at,
+                              const FirstConsumer& first) const {
+  if (order != first.order) return sources_.isBeforeInTranslationUnit(order, first.order);
+  // Both inside one call of the analyzed function: the callee's first access.
+  return sources_.isBeforeInTranslationUnit(at, first.at);
 }
 
 std::vector<Finding> FindingSink::takeFindings() {

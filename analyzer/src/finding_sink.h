@@ -46,8 +46,13 @@ public:
 private:
   struct FirstConsumer {
     clang::SourceLocation order;
+    clang::SourceLocation at; // the finding's own place, which orders accesses in one call
     std::vector<std::size_t> findings;
   };
+
+  // Whether a consumer at (`order`, `at`) comes before `first`.
+  bool comesBefore(clang::SourceLocation order, clang::SourceLocation at,
+                   const FirstConsumer& first) const;
 
   const clang::SourceManager& sources_;
   std::set<std::tuple<std::string, clang::SourceLocation::UIntTy, std::string>> reported_;

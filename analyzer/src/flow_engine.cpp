@@ -219,6 +219,7 @@ private:
           if (const clang::Expr* init = var->getInit()) {
             bindVariable(var, init, state, frame);
             runConstructor(*var, *init, state, frame);
+            initializeFields(*var, *init, state, frame);
             adoptReturnedLocal(*var, *init, state);
           }
         }
@@ -580,6 +581,21 @@ private:
       return field;
     }
     return keyOf(target, state, frame);
+  }
+
+  // `Entry entry{buffer, n, event}`: the aggregate's pointer and handle fields bound.
+  void initializeFields(const clang::VarDecl& var, const clang::Expr& init, FlowState& state,
+                        const Frame& frame) {
+    const auto* list = llvm::dyn_cast<clang::InitListExpr>(init.IgnoreImplicit());
+    const clang::RecordDecl* record = var.getType()->getAsRecordDecl();
+    if (!list || !record || var.getType()->isReferenceType()) return;
+    unsigned index = 0;
+    for (const clang::FieldDecl* field : record->fields()) {
+      if (index >= list->getNumInits()) break;
+      const clang::Expr* value = list->getInit(index++);
+      if (field->getType()->isPointerType())
+        bindField(variableKey(&var) + "." + field->getNameAsString(), value, state, frame);
+    }
   }
 
   // A member initializer of the constructor being run: a pointer or handle field bound.

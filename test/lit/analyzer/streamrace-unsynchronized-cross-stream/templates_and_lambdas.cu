@@ -15,6 +15,8 @@ void copy_then_gather(T* buf, const T* src, T* out, size_t n, cudaStream_t a, cu
 template <class T> struct Holder {
   T* data;
   template <class Stream> void clear(Stream s) { cudaMemsetAsync(data, 0, sizeof(T), s); }
+  // `holder{f}` makes `data` the caller's `f`, which the gather on b still reads.
+  // CHECK-MESSAGES: :[[@LINE-2]]:50: warning: 'f' is written by cudaMemsetAsync on stream 'a' while ncclAllGather on stream 'b' may still be reading it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
 };
 
 template <class T> void never_instantiated(T* p, cudaStream_t s) {
