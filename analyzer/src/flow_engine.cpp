@@ -4,6 +4,7 @@
 #include "byte_range.h"
 #include "call_model.h"
 #include "element_index.h"
+#include "field_memory.h"
 #include "first_iteration.h"
 #include "flow_state.h"
 #include "frame.h"
@@ -45,7 +46,7 @@ public:
       : context_(context), options_(options), keys_(context), kernels_(summarizeKernels(context)),
         effects_(context, options.userModel, kernels_),
         streamStorage_(functions, options.userModel, kernels_, context),
-        checks_(std::move(checks)) {}
+        fieldMemory_(functions, options.userModel, kernels_, context), checks_(std::move(checks)) {}
 
   void analyzeFunction(const clang::FunctionDecl& function) {
     // Starting from nothing, a function that does no stream work has nothing to report.
@@ -57,7 +58,13 @@ public:
     frame.parents = cfg->parents.get();
     frame.rootParents = cfg->parents.get();
     frame.reporting = true;
-    run(function, FlowState{}, frame);
+    FlowState entry;
+    // What the class's other functions allocated into its fields (field_memory.h).
+    if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function);
+        method && method->isInstance())
+      for (const clang::FieldDecl* field : fieldMemory_.pinnedFields(*method->getParent()))
+        setEntry(entry.memory, frame.thisKey + "." + field->getNameAsString(), MemoryKind::Pinned);
+    run(function, std::move(entry), frame);
   }
 
 private:
@@ -1270,6 +1277,7 @@ private:
   KernelSummaries kernels_;
   FunctionEffects effects_;
   StreamStorage streamStorage_;
+  FieldMemory fieldMemory_;
   std::map<const clang::FunctionDecl*, FunctionCfg> cfgs_;
   std::map<const clang::FunctionDecl*, bool> neverReturns_;
   std::vector<std::unique_ptr<Check>> checks_;

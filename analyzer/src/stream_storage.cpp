@@ -16,17 +16,15 @@ namespace {
 // How many getters deep a stream expression is followed (`pool.current().get()`).
 constexpr unsigned kMaxGetterDepth = 3;
 
-// The field or global a stream expression reads (an element of an array or vector field counts
-// as the field), through getters that return one; null for anything else (locals, parameters:
-// the flow analysis follows those itself).
-const clang::ValueDecl* storageOf(const clang::Expr* expr, unsigned depth = 0) {
+const clang::ValueDecl* storageThroughGetters(const clang::Expr* expr, unsigned depth) {
   if (!expr) return nullptr;
   expr = expr->IgnoreParenImpCasts();
   if (const auto* address = llvm::dyn_cast<clang::UnaryOperator>(expr))
-    return address->getOpcode() == clang::UO_AddrOf ? storageOf(address->getSubExpr(), depth)
-                                                    : nullptr;
+    return address->getOpcode() == clang::UO_AddrOf
+               ? storageThroughGetters(address->getSubExpr(), depth)
+               : nullptr;
   if (const auto* cast = llvm::dyn_cast<clang::ExplicitCastExpr>(expr))
-    return storageOf(cast->getSubExpr(), depth);
+    return storageThroughGetters(cast->getSubExpr(), depth);
   if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr))
     return llvm::dyn_cast<clang::FieldDecl>(member->getMemberDecl());
   if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
@@ -34,19 +32,27 @@ const clang::ValueDecl* storageOf(const clang::Expr* expr, unsigned depth = 0) {
     return var && var->hasGlobalStorage() && !var->isStaticLocal() ? var : nullptr;
   }
   if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(expr))
-    return storageOf(subscript->getBase(), depth);
+    return storageThroughGetters(subscript->getBase(), depth);
   if (const auto* operatorCall = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr))
     return operatorCall->getOperator() == clang::OO_Subscript && operatorCall->getNumArgs() == 2
-               ? storageOf(operatorCall->getArg(0), depth)
+               ? storageThroughGetters(operatorCall->getArg(0), depth)
                : nullptr;
   if (const auto* memberCall = llvm::dyn_cast<clang::CXXMemberCallExpr>(expr)) {
     const clang::CXXMethodDecl* method = memberCall->getMethodDecl();
     if (!method || depth >= kMaxGetterDepth) return nullptr;
     const clang::Expr* returned = returnedBy(*method);
-    return returned ? storageOf(returned, depth + 1) : nullptr;
+    return returned ? storageThroughGetters(returned, depth + 1) : nullptr;
   }
   return nullptr;
 }
+
+} // namespace
+
+const clang::ValueDecl* storageOf(const clang::Expr* expr) {
+  return storageThroughGetters(expr, 0);
+}
+
+namespace {
 
 class CreationCollector : public clang::RecursiveASTVisitor<CreationCollector> {
 public:

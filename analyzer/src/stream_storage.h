@@ -22,6 +22,11 @@ class ValueDecl;
 
 namespace streamrace::analyzer {
 
+// The field or global `expr` reads (an element of an array or vector field counts as the field;
+// `&field` names the field), through getters that return one; null for anything else (locals,
+// parameters: the flow analysis follows those itself).
+const clang::ValueDecl* storageOf(const clang::Expr* expr);
+
 class StreamStorage {
 public:
   // Learns from the stream creations in `functions`' bodies.

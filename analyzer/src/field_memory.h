@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Whole-translation-unit facts about the memory fields point to: a loss scaler allocates its
+// pinned flag in its constructor (`cudaMallocHost(&found_inf_host_, ...)`) and reads it in a
+// method analyzed on its own, where the flow state knows nothing of the allocation. A field every
+// allocation in the translation unit makes pinned is pinned in its class's methods.
+#pragma once
+
+#include "call_model.h"
+
+#include <map>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class CXXRecordDecl;
+class FieldDecl;
+class FunctionDecl;
+} // namespace clang
+
+namespace streamrace::analyzer {
+
+class FieldMemory {
+public:
+  // Learns from the allocations in `functions`' bodies.
+  FieldMemory(const std::vector<const clang::FunctionDecl*>& functions, const UserModel* userModel,
+              const KernelSummaries& kernels, clang::ASTContext& context);
+
+  // The fields of `record` whose every allocation makes them pinned host memory.
+  std::vector<const clang::FieldDecl*> pinnedFields(const clang::CXXRecordDecl& record) const;
+
+private:
+  std::map<const clang::FieldDecl*, MemoryKind> kinds_; // Unknown: allocated as several kinds
+};
+
+} // namespace streamrace::analyzer

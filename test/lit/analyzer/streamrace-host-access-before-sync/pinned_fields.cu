@@ -1,0 +1,50 @@
+// A class that allocates pinned host memory into a field in one function (its constructor) and
+// reads it in a method analyzed on its own: every allocation of the field in the translation
+// unit is pinned, so the method knows an async copy into it does not make the host wait.
+// RUN: %check_streamrace %s %t -- %mock_cuda
+#include "cuda_runtime.h"
+
+__global__ void check(const float* grads, int* flag) {
+  if (grads[threadIdx.x] != grads[threadIdx.x]) flag[0] = 1;
+}
+
+class LossScaler {
+public:
+  LossScaler() {
+    cudaMallocHost((void**)&flag_host_, sizeof(int));
+    cudaMalloc((void**)&flag_, sizeof(int));
+  }
+
+  bool skip_without_sync(const float* grads, cudaStream_t stream) {
+    check<<<1, 32, 0, stream>>>(grads, flag_);
+    cudaMemcpyAsync(flag_host_, flag_, sizeof(int), cudaMemcpyDeviceToHost, stream);
+    return *flag_host_ != 0;
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: the host reads 'this->flag_host_' while cudaMemcpyAsync on stream 'stream' may still be writing it; synchronize the stream before touching the buffer [streamrace-host-access-before-sync]
+  }
+
+  bool skip_after_sync(const float* grads, cudaStream_t stream) {
+    check<<<1, 32, 0, stream>>>(grads, flag_);
+    cudaMemcpyAsync(flag_host_, flag_, sizeof(int), cudaMemcpyDeviceToHost, stream);
+    cudaStreamSynchronize(stream);
+    return *flag_host_ != 0;
+  }
+
+private:
+  int* flag_host_;
+  int* flag_;
+};
+
+// Allocated pinned in one place and on the device in another: its kind is not known, and a copy
+// whose host side may be pageable makes the host wait, so nothing is reported.
+class Staging {
+public:
+  void pinned() { cudaMallocHost((void**)&host_, 64); }
+  void on_the_device() { cudaMalloc((void**)&host_, 64); }
+  float first(const float* device, cudaStream_t stream) {
+    cudaMemcpyAsync(host_, device, 64, cudaMemcpyDeviceToHost, stream);
+    return host_[0];
+  }
+
+private:
+  float* host_;
+};
