@@ -172,7 +172,13 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
     effect.kind = CallEffectKind::Enqueue;
     effect.communicator = argumentAt(call, function.argIndex(ArgMeaning::Communicator));
     // In-place collectives name one buffer twice: the flow engine merges the two by storage.
-    if (function.role == ApiRole::AllocAsync) effect.buffers.clear();
+    // A stream-ordered allocation is work on its stream that makes the memory exist: until a
+    // stream is ordered after it, using the memory there is a use before the allocation.
+    if (function.role == ApiRole::AllocAsync) {
+      effect.buffers.clear();
+      effect.outPointer = argumentAt(call, function.argIndex(ArgMeaning::AllocatedPointerOut));
+      effect.allocatedMemory = MemoryKind::Device;
+    }
     return effect;
   case ApiRole::KernelLaunch: {
     effect.buffers.clear();

@@ -1064,6 +1064,10 @@ private:
     // Work enqueued on a capturing stream goes into a graph; it runs when the graph is launched.
     if (!stream || state.capturingStreams->contains(*stream)) return;
     if (state.groupDepth > 0 && effect.communicator) joinGroup(effect, *stream, state, frame);
+    if (effect.outPointer) {
+      allocateInStreamOrder(effect, call, *stream, state, frame);
+      return;
+    }
     const std::vector<ResolvedUse> buffers = resolveBuffers(effect, state, frame);
     for (const ResolvedUse& access : buffers)
       checkCrossStream(access.buffer, access.range, *stream, access.use, effect, call, state,
@@ -1076,6 +1080,16 @@ private:
       for (auto& [record, orderedAfter] : state.pending.edit())
         if (orderedBefore(record, orderedAfter, *stream, state))
           orderedAfter.insert(kEveryBlockingStream.str());
+    // Later work on the allocating stream stands for the allocation: what is ordered after it
+    // is ordered after the allocation (and the finding names the work, not the allocation).
+    eraseIf(state.pending, [&](const auto& entry) {
+      const AccessRecord& record = entry.first;
+      if (record.stream != *stream) return false;
+      auto detail = details_.find(record);
+      return detail != details_.end() && detail->second.allocates &&
+             std::any_of(buffers.begin(), buffers.end(),
+                         [&](const ResolvedUse& access) { return access.buffer == record.buffer; });
+    });
     for (const ResolvedUse& access : buffers) {
       AccessRecord record{access.buffer,       *stream,      access.use.write,
                           siteOf(call, frame), access.range, access.use.atomic};
@@ -1091,6 +1105,24 @@ private:
     }
     if (effect.synchronousApi && waitsOnReturn(effect, buffers, state))
       completeStream(*stream, state);
+  }
+
+  // cudaMallocAsync on `stream`: the pointer names new memory, pending as if `stream` wrote all
+  // of it, so work on another stream not ordered after the allocation is reported.
+  void allocateInStreamOrder(const CallEffect& effect, const clang::CallExpr& call,
+                             const std::string& stream, FlowState& state, const Frame& frame) {
+    std::optional<std::string> buffer = outParameterKey(effect.outPointer, state, frame);
+    if (!buffer) return;
+    dropRecordsOf(*buffer, state);
+    setEntry(state.memory, *buffer, effect.allocatedMemory);
+    const AccessRecord record{*buffer, stream, true, siteOf(call, frame), ByteRange{}, false};
+    setEntry(state.pending, record, std::set<std::string>{stream});
+    AccessDetail& detail = details_[record];
+    detail.operation = effect.operation;
+    detail.write = true;
+    detail.allocates = true;
+    detail.call = &call;
+    detail.chain = callChain(frame);
   }
 
   // An NCCL call on `stream` inside a group (docs/semantics.md rule 13): the streams the group

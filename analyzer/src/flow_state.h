@@ -51,6 +51,7 @@ struct AccessDetail {
   std::string operation;
   bool read = false;
   bool write = false;
+  bool allocates = false;            // cudaMallocAsync: the memory exists once it has run
   const clang::Expr* call = nullptr; // where the access is, possibly inside an inlined callee
   std::vector<CallStep> chain;       // the calls from the root down to it, innermost first
 };

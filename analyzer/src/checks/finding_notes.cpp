@@ -15,6 +15,11 @@ std::string accessVerb(bool read, bool write) {
   return write ? "written" : "read";
 }
 
+std::string stillPending(const AccessRecord& record, const AccessDetail& earlier) {
+  if (earlier.allocates) return "may not have allocated it yet";
+  return std::string("may still be ") + (record.write ? "writing" : "reading") + " it";
+}
+
 std::string describeFunction(const clang::FunctionDecl& function) {
   if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function))
     if (method->getParent()->isLambda()) return "the lambda";
@@ -37,9 +42,10 @@ void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
   const clang::SourceLocation at =
       earlier.call ? earlier.call->getBeginLoc() : record.site->getBeginLoc();
   finding.notes.push_back({at, earlier.operation + " " +
-                                   (earlier.read && earlier.write ? "reads and writes"
-                                    : earlier.write               ? "writes"
-                                                                  : "reads") +
+                                   (earlier.allocates               ? "allocates"
+                                    : earlier.read && earlier.write ? "reads and writes"
+                                    : earlier.write                 ? "writes"
+                                                                    : "reads") +
                                    " '" + displayNameIn(buffer, where) + "' on " +
                                    streamDisplayNameIn(record.stream, where) + " here"});
   addCallNotes(finding, earlier.chain);

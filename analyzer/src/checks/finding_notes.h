@@ -23,6 +23,10 @@ namespace streamrace::analyzer {
 // "read", "written", "read and written".
 std::string accessVerb(bool read, bool write);
 
+// What the earlier access may still be doing: "may still be writing it", "... reading it", "may
+// not have allocated it yet".
+std::string stillPending(const AccessRecord& record, const AccessDetail& earlier);
+
 // How notes name a function: lambdas have no useful name of their own, constructors and
 // destructors are said to be.
 std::string describeFunction(const clang::FunctionDecl& function);

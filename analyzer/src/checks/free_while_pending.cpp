@@ -32,8 +32,8 @@ public:
             : "the host (" + pair.operation + ")";
     finding.message = "'" + displayNameIn(pair.buffer, rootFunction(pair.frame)) +
                       "' is freed by " + freedBy + " while " + earlier.operation + " on " +
-                      streamDisplayNameIn(record.stream, rootFunction(pair.frame)) +
-                      " may still be " + (record.write ? "writing" : "reading") + " it";
+                      streamDisplayNameIn(record.stream, rootFunction(pair.frame)) + " " +
+                      stillPending(record, earlier);
     addCallNotes(finding, callChain(pair.frame));
     addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame),
                           context_);

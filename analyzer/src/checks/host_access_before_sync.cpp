@@ -26,12 +26,11 @@ public:
     finding.check = kHostAccessCheck;
     const clang::Stmt* site = siteOf(pair.at, pair.frame);
     finding.location = pair.at.getBeginLoc();
-    finding.message = std::string("the host ") + (pair.write ? "writes" : "reads") + " '" +
-                      displayNameIn(pair.buffer, rootFunction(pair.frame)) + "' while " +
-                      earlier.operation + " on " +
-                      streamDisplayNameIn(record.stream, rootFunction(pair.frame)) +
-                      " may still be " + (record.write ? "writing" : "reading") +
-                      " it; synchronize the stream before touching the buffer";
+    finding.message =
+        std::string("the host ") + (pair.write ? "writes" : "reads") + " '" +
+        displayNameIn(pair.buffer, rootFunction(pair.frame)) + "' while " + earlier.operation +
+        " on " + streamDisplayNameIn(record.stream, rootFunction(pair.frame)) + " " +
+        stillPending(record, earlier) + "; synchronize the stream before touching the buffer";
     addCallNotes(finding, callChain(pair.frame));
     addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame),
                           context_);

@@ -27,13 +27,12 @@ public:
     finding.check = kCrossStreamCheck;
     const clang::Stmt* site = siteOf(pair.at, pair.frame);
     finding.location = pair.at.getBeginLoc();
-    finding.message = "'" + displayNameIn(pair.buffer, rootFunction(pair.frame)) + "' is " +
-                      accessVerb(pair.read, pair.write) + " by " + pair.operation + " on " +
-                      streamDisplayNameIn(pair.stream, rootFunction(pair.frame)) + " while " +
-                      earlier.operation + " on " +
-                      streamDisplayNameIn(record.stream, rootFunction(pair.frame)) +
-                      " may still be " + (record.write ? "writing" : "reading") +
-                      " it; no event or synchronization orders the two streams";
+    finding.message =
+        "'" + displayNameIn(pair.buffer, rootFunction(pair.frame)) + "' is " +
+        accessVerb(pair.read, pair.write) + " by " + pair.operation + " on " +
+        streamDisplayNameIn(pair.stream, rootFunction(pair.frame)) + " while " + earlier.operation +
+        " on " + streamDisplayNameIn(record.stream, rootFunction(pair.frame)) + " " +
+        stillPending(record, earlier) + "; no event or synchronization orders the two streams";
     addCallNotes(finding, callChain(pair.frame));
     addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame),
                           context_);

@@ -14,7 +14,7 @@ public:
   // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'scratch.data()' is freed by cudaFreeAsync on stream 'alloc' while kernel 'produce' on stream 'worker' may still be writing it [streamrace-free-while-pending]
   // CHECK-MESSAGES: :[[@LINE+19]]:1: note: the destructor '~DeviceBuffer' is called here
   // CHECK-MESSAGES: :[[@LINE-3]]:21: warning: 'early.data()' is freed by cudaFreeAsync on stream 'alloc' while kernel 'produce' on stream 'worker' may still be writing it [streamrace-free-while-pending]
-  // CHECK-MESSAGES: :[[@LINE+33]]:18: note: the destructor '~DeviceBuffer' is called here
+  // CHECK-MESSAGES: :[[@LINE+37]]:18: note: the destructor '~DeviceBuffer' is called here
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   float* data() const { return data_; }
@@ -46,6 +46,10 @@ void freed_after_the_worker_is_done(cudaStream_t alloc, cudaStream_t worker) {
 
 void freed_at_an_early_return(bool skip_sync, cudaStream_t alloc, cudaStream_t worker) {
   DeviceBuffer early(1024, alloc);
+  cudaEvent_t allocated;
+  cudaEventCreateWithFlags(&allocated, cudaEventDisableTiming);
+  cudaEventRecord(allocated, alloc);
+  cudaStreamWaitEvent(worker, allocated, 0);
   produce<<<1, 32, 0, worker>>>(early.data());
   if (skip_sync) return;
   cudaStreamSynchronize(worker);
