@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "call_model.h"
 
+#include "host_callback.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -121,6 +123,29 @@ Extent extentOf(const clang::CallExpr& call, const ApiFunction& function, ArgMea
   return extent;
 }
 
+// cudaLaunchHostFunc(stream, fn, data): what fn's body does through data, in stream order.
+void addCallbackAccesses(const clang::CallExpr& call, const ApiFunction& function,
+                         CallEffect& effect) {
+  const clang::Expr* callback = argumentAt(call, function.argIndex(ArgMeaning::HostFunction));
+  const clang::Expr* userData = argumentAt(call, function.argIndex(ArgMeaning::UserData));
+  if (!callback || !userData) return;
+  const clang::Expr* named = callback->IgnoreParenCasts();
+  if (const auto* address = llvm::dyn_cast<clang::UnaryOperator>(named);
+      address && address->getOpcode() == clang::UO_AddrOf)
+    named = address->getSubExpr()->IgnoreParenCasts();
+  const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(named);
+  const auto* declared =
+      reference ? llvm::dyn_cast<clang::FunctionDecl>(reference->getDecl()) : nullptr;
+  const clang::FunctionDecl* definition = declared ? declared->getDefinition() : nullptr;
+  if (!definition) return;
+  effect.operation = "host function '" + definition->getNameAsString() + "'";
+  for (CallbackAccess& access : callbackAccesses(*definition)) {
+    BufferUse use{userData, access.read, access.write, {}};
+    use.field = std::move(access.field);
+    effect.buffers.push_back(std::move(use));
+  }
+}
+
 std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFunction& function,
                                     clang::ASTContext& context) {
   CallEffect effect;
@@ -163,10 +188,12 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
   case ApiRole::Set2D:
     effect.synchronousApi = !function.has(ArgMeaning::Stream);
     return effect;
+  case ApiRole::HostFunc:
+    addCallbackAccesses(call, function, effect);
+    return effect;
   case ApiRole::Collective:
   case ApiRole::Send:
   case ApiRole::Recv:
-  case ApiRole::HostFunc:
   case ApiRole::GraphLaunch:
   case ApiRole::AllocAsync:
     effect.kind = CallEffectKind::Enqueue;

@@ -63,6 +63,9 @@ struct BufferUse {
   // A kernel's `volatile` pointer parameter: a flag it polls or raises to hand over to the host
   // or another stream (p2pBandwidthLatencyTest's delay kernel), synchronization rather than data.
   bool handshake = false;
+  // The memory a pointer field of the struct `expr` points to (".name"): a host function's
+  // accesses through its user data (host_callback.h).
+  std::string field{};
 };
 
 struct CallEffect {

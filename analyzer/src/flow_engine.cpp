@@ -1042,6 +1042,14 @@ private:
       std::optional<std::string> buffer = keyOf(use.expr, state, frame);
       if (!buffer) continue;
       ByteRange range = rangeOf(use, state, frame);
+      if (!use.field.empty()) {
+        // What the field points to, from its start: its own key, or what it is bound to.
+        *buffer += use.field;
+        if (auto alias = state.fieldAliases->find(*buffer); alias != state.fieldAliases->end())
+          *buffer = alias->second;
+        range = ByteRange{};
+        range.length = std::nullopt;
+      }
       auto same = std::find_if(resolved.begin(), resolved.end(), [&](const ResolvedUse& other) {
         return other.buffer == *buffer && mayOverlap(other.range, range);
       });
