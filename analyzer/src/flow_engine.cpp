@@ -113,6 +113,7 @@ private:
       const std::optional<FirstIterationBranch> firstIteration =
           firstIterationBranch(*block, *functionCfg->parents, context_);
       if (firstIteration) firstIterationGuards[firstIteration->loop].insert(block);
+      const std::optional<BooleanBranch> branch = booleanBranch(*block);
       unsigned edge = 0;
       for (const clang::CFGBlock::AdjacentBlock& successor : block->succs()) {
         const clang::CFGBlock* next = successor.getReachableBlock();
@@ -128,9 +129,11 @@ private:
               worklist.push_back(guard);
           }
         }
-        const FlowState& leaving = firstIteration && firstIteration->successor == index
-                                       ? withoutLaterIterations(state, *firstIteration, loopEntries)
-                                       : state;
+        FlowState leaving = firstIteration && firstIteration->successor == index
+                                ? withoutLaterIterations(state, *firstIteration, loopEntries)
+                                : state;
+        if (branch && index < 2)
+          assume(*branch->variable, (index == 0) != branch->negated, leaving);
         std::optional<FlowState>& target = in[next->getBlockID()];
         FlowState updated = target ? join(*target, leaving) : leaving;
         if (target && *target == updated) continue;
@@ -150,6 +153,67 @@ private:
     FlowState never;
     never.unreachable = true;
     return never;
+  }
+
+  // A two-way branch on a boolean variable (`if (overlap)`, `if (!profiling)`, each operand of
+  // `a && b`): its first successor is where the variable is true, unless negated.
+  struct BooleanBranch {
+    const clang::VarDecl* variable = nullptr;
+    bool negated = false;
+  };
+
+  static std::optional<BooleanBranch> booleanBranch(const clang::CFGBlock& block) {
+    if (block.succ_size() != 2) return std::nullopt;
+    const clang::Expr* condition = block.getLastCondition();
+    if (!condition) return std::nullopt;
+    BooleanBranch branch;
+    condition = condition->IgnoreParenImpCasts();
+    while (const auto* negation = llvm::dyn_cast<clang::UnaryOperator>(condition)) {
+      if (negation->getOpcode() != clang::UO_LNot) return std::nullopt;
+      branch.negated = !branch.negated;
+      condition = negation->getSubExpr()->IgnoreParenImpCasts();
+    }
+    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(condition);
+    branch.variable = reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
+    if (!branch.variable || !branch.variable->hasLocalStorage() ||
+        !branch.variable->getType()->isBooleanType())
+      return std::nullopt;
+    return branch;
+  }
+
+  // The path goes on knowing `variable` is `value`: work made knowing the opposite is not
+  // pending on it, and a path that knew the opposite is no path.
+  static void assume(const clang::VarDecl& variable, bool value, FlowState& state) {
+    if (auto known = state.conditions->find(&variable); known != state.conditions->end()) {
+      if (known->second != value) state.unreachable = true;
+      return;
+    }
+    setEntry(state.conditions, &variable, value);
+    std::vector<AccessRecord> impossible;
+    for (const auto& [record, conditions] : *state.recordConditions)
+      if (auto made = conditions.find(&variable); made != conditions.end() && made->second != value)
+        impossible.push_back(record);
+    for (const AccessRecord& record : impossible)
+      eraseEntry(state.pending, record);
+  }
+
+  // `variable` changed: what the path knew of it is gone.
+  static void forgetCondition(const clang::ValueDecl* variable, FlowState& state) {
+    eraseEntry(state.conditions, variable);
+    const bool mentioned =
+        std::any_of(state.recordConditions->begin(), state.recordConditions->end(),
+                    [&](const auto& entry) { return entry.second.contains(variable); });
+    if (!mentioned) return;
+    for (auto& [record, conditions] : state.recordConditions.edit())
+      conditions.erase(variable);
+  }
+
+  // A record made now carries what the path knows.
+  static void noteConditions(const AccessRecord& record, FlowState& state) {
+    if (state.conditions->empty())
+      eraseEntry(state.recordConditions, record);
+    else
+      setEntry(state.recordConditions, record, *state.conditions);
   }
 
   // `state` on a branch only the loop's first iteration takes (first_iteration.h): what the loop
@@ -216,6 +280,7 @@ private:
     if (const auto* declaration = llvm::dyn_cast<clang::DeclStmt>(stmt)) {
       for (const clang::Decl* decl : declaration->decls())
         if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl)) {
+          forgetCondition(var, state);
           // A loop body's declaration runs again each iteration: the old value is gone.
           if (isIndexVariable(var)) {
             forgetIndexVariable(var, state);
@@ -233,6 +298,10 @@ private:
       return;
     }
     if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(stmt)) {
+      if (const auto* reference =
+              llvm::dyn_cast<clang::DeclRefExpr>(binary->getLHS()->IgnoreParenImpCasts());
+          reference && binary->isAssignmentOp())
+        forgetCondition(reference->getDecl(), state);
       if (const clang::ValueDecl* index = indexVariable(binary->getLHS());
           index && binary->isAssignmentOp()) {
         const std::optional<int64_t> step = constantValue(binary->getRHS(), context_);
@@ -247,8 +316,8 @@ private:
           rebaseIndexVariable(index, binary->getRHS(), *loop, state, frame);
         return;
       }
-      if (binary->getOpcode() != clang::BO_Assign) return;
       const clang::Expr* target = binary->getLHS()->IgnoreParenImpCasts();
+      if (binary->getOpcode() != clang::BO_Assign) return;
       if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(target))
         if (const auto* var = llvm::dyn_cast<clang::VarDecl>(reference->getDecl()))
           bindVariable(var, binary->getRHS(), state, frame);
@@ -822,6 +891,8 @@ private:
     for (const auto& [parameter, argument] : integers)
       setEntry(state.integers, parameter, IntegerBinding{argument.first, argument.second});
     for (auto& [parameter, value] : bindings) {
+      // Another call of the same function: what an earlier one's branches knew is gone.
+      forgetCondition(parameter, state);
       eraseEntry(state.aliases, parameter);
       eraseEntry(state.aliasOffsets, parameter);
       if (isIndexVariable(parameter)) forgetIndexVariable(parameter, state);
@@ -1104,6 +1175,7 @@ private:
       std::set<std::string> orderedAfter{*stream};
       if (*stream == kLegacyStream) orderedAfter.insert(kEveryBlockingStream.str());
       state.pending.edit()[record] = std::move(orderedAfter);
+      noteConditions(record, state);
       AccessDetail& detail = details_[record];
       detail.operation = effect.operation;
       detail.read |= access.use.read;
@@ -1125,6 +1197,7 @@ private:
     setEntry(state.memory, *buffer, effect.allocatedMemory);
     const AccessRecord record{*buffer, stream, true, siteOf(call, frame), ByteRange{}, false};
     setEntry(state.pending, record, std::set<std::string>{stream});
+    noteConditions(record, state);
     AccessDetail& detail = details_[record];
     detail.operation = effect.operation;
     detail.write = true;

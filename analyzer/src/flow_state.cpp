@@ -87,6 +87,31 @@ FlowState join(const FlowState& a, const FlowState& b) {
   joined.aliases = joinPart(a.aliases, b.aliases, [](const auto& aliasesA, const auto& aliasesB) {
     return joinEqualEntries(aliasesA, aliasesB);
   });
+  joined.conditions =
+      joinPart(a.conditions, b.conditions, [](const auto& knownA, const auto& knownB) {
+        return joinEqualEntries(knownA, knownB);
+      });
+  // A record pending on both paths holds what both knew when they made it (nothing, where one
+  // made it knowing nothing).
+  joined.recordConditions = joinPart(
+      a.recordConditions, b.recordConditions, [&](const auto& recordsA, const auto& recordsB) {
+        std::map<AccessRecord, FlowState::Conditions> records;
+        auto add = [&](const auto& mine, const auto& theirs, const PendingAccesses& theirPending) {
+          for (const auto& [record, conditions] : mine) {
+            if (!theirPending.contains(record)) {
+              records.emplace(record, conditions);
+              continue;
+            }
+            auto other = theirs.find(record);
+            if (other == theirs.end()) continue;
+            if (auto common = joinEqualEntries(conditions, other->second); !common.empty())
+              records.emplace(record, std::move(common));
+          }
+        };
+        add(recordsA, recordsB, *b.pending);
+        add(recordsB, recordsA, *a.pending);
+        return records;
+      });
   joined.groupDepth = std::max(a.groupDepth, b.groupDepth);
   joined.groupStreams =
       joinPart(a.groupStreams, b.groupStreams, [](const auto& groupsA, const auto& groupsB) {

@@ -93,6 +93,12 @@ struct FlowState {
   // Integer parameters of a call analyzed in place, bound to the caller's argument: as an index
   // (indexKey's spelling, in the caller's variables) and as a value (byte ranges).
   CopyOnWrite<std::map<const clang::ValueDecl*, IntegerBinding>> integers;
+  // Correlated conditions: what this path knows of boolean variables it branched on, and the
+  // pending records made while the path knew some (a record made under `overlap` is not pending
+  // on a path where `overlap` is false).
+  using Conditions = std::map<const clang::ValueDecl*, bool>;
+  CopyOnWrite<Conditions> conditions;
+  CopyOnWrite<std::map<AccessRecord, Conditions>> recordConditions;
   // Inside ncclGroupStart/End (docs/semantics.md rule 13): how deep, and per communicator the
   // streams the group's calls used so far.
   int groupDepth = 0;
