@@ -3,6 +3,7 @@
 
 #include "byte_range.h"
 #include "call_model.h"
+#include "callable_targets.h"
 #include "element_index.h"
 #include "field_memory.h"
 #include "first_iteration.h"
@@ -44,7 +45,7 @@ public:
        std::vector<std::unique_ptr<Check>> checks,
        const std::vector<const clang::FunctionDecl*>& functions)
       : context_(context), options_(options), keys_(context), kernels_(summarizeKernels(context)),
-        effects_(context, options.userModel, kernels_),
+        callables_(functions), effects_(context, options.userModel, kernels_, callables_),
         streamStorage_(functions, options.userModel, kernels_, context),
         fieldMemory_(functions, options.userModel, kernels_, context), checks_(std::move(checks)) {}
 
@@ -708,6 +709,9 @@ private:
       return;
     }
     const clang::FunctionDecl* callee = call.getDirectCallee();
+    if (const auto* operatorCall = llvm::dyn_cast<clang::CXXOperatorCallExpr>(&call);
+        operatorCall && runCallableTargets(*operatorCall, state, frame))
+      return;
     if (callee && inlineCall(call, *callee, state, frame)) return;
     if (const clang::FunctionDecl* definition =
             callee ? analyzableDefinition(*callee, context_.getSourceManager()) : nullptr;
@@ -747,6 +751,33 @@ private:
     const std::vector<const clang::Expr*> arguments(call.arg_begin() + firstArgument,
                                                     call.arg_end());
     return inlineFunction(call, callee, object, arguments, state, frame);
+  }
+
+  // A call through a `std::function` (callable_targets.h): each lambda the translation unit
+  // stores in that type runs in place, and the paths join. Only lambdas made by a function being
+  // analyzed run: the variables they capture are that function's, named as it names them (from
+  // any other root they would be strangers). False when none can run.
+  bool runCallableTargets(const clang::CXXOperatorCallExpr& call, FlowState& state,
+                          const Frame& frame) {
+    const std::vector<const clang::CXXMethodDecl*>& targets = callables_.targetsOf(call);
+    if (targets.empty()) return false;
+    const std::vector<const clang::Expr*> arguments(call.arg_begin() + 1, call.arg_end());
+    auto madeHere = [&](const clang::CXXMethodDecl& target) {
+      const clang::DeclContext* maker = target.getParent()->getParentFunctionOrMethod();
+      for (const Frame* active = &frame; active; active = active->caller)
+        if (active->function == maker) return true;
+      return false;
+    };
+    std::optional<FlowState> joined;
+    for (const clang::CXXMethodDecl* target : targets) {
+      if (!madeHere(*target)) continue;
+      FlowState ran = state;
+      if (!inlineFunction(call, *target, std::nullopt, arguments, ran, frame, true)) continue;
+      joined = joined ? join(*joined, ran) : std::move(ran);
+    }
+    if (!joined) return false;
+    state = std::move(*joined);
+    return true;
   }
 
   // `Type name(arguments)`: the constructor's body runs in place on `name`.
@@ -838,7 +869,7 @@ private:
   bool inlineFunction(const clang::Stmt& call, const clang::FunctionDecl& callee,
                       const std::optional<std::string>& object,
                       const std::vector<const clang::Expr*>& arguments, FlowState& state,
-                      const Frame& frame) {
+                      const Frame& frame, bool callableTarget = false) {
     const clang::FunctionDecl* definition =
         analyzableDefinition(callee, context_.getSourceManager());
     if (!definition || frame.depth >= kMaxInlineDepth) return false;
@@ -853,6 +884,7 @@ private:
     inner.depth = frame.depth + 1;
     inner.rootParents = frame.rootParents;
     inner.reporting = frame.reporting;
+    inner.throughCallable = frame.throughCallable || callableTarget;
     if (object) inner.thisKey = *object;
 
     std::vector<std::pair<const clang::ParmVarDecl*, std::optional<std::string>>> bindings;
@@ -1261,7 +1293,7 @@ private:
           orderedBefore(record, orderedAfter, stream, state))
         continue;
       // Both accesses inside one call: the callee's own analysis reports it, once.
-      if (frame.site && record.site == frame.site) continue;
+      if (frame.site && record.site == frame.site && !frame.throughCallable) continue;
       notify({LaterAccess::StreamWork, record, details_[record], buffer, stream, use.read,
               use.write, effect.operation, call, frame, hostWaitMayHang(record, state)});
       return;
@@ -1306,7 +1338,7 @@ private:
         if (!mayAlias(record.buffer, *buffer) ||
             orderedBefore(record, orderedAfter, *stream, state))
           continue;
-        if (frame.site && record.site == frame.site) continue;
+        if (frame.site && record.site == frame.site && !frame.throughCallable) continue;
         notify({LaterAccess::StreamFree, record, details_[record], *buffer, *stream, false, true,
                 effect.operation, call, frame, hostWaitMayHang(record, state)});
         break;
@@ -1388,6 +1420,7 @@ private:
   const AnalysisOptions& options_;
   StorageKeys keys_;
   KernelSummaries kernels_;
+  CallableTargets callables_;
   FunctionEffects effects_;
   StreamStorage streamStorage_;
   FieldMemory fieldMemory_;

@@ -27,6 +27,9 @@ struct Frame {
   const clang::ParentMap* parents = nullptr;
   const clang::ParentMap* rootParents = nullptr;
   bool reporting = false; // the final pass over a fixpoint: checks see its events
+  // Entered through a `std::function` call that runs only where its lambda was made: the
+  // callee's own analysis does not see what the lambda does.
+  bool throughCallable = false;
 };
 
 // Where in the root function `stmt` (of this frame) happens: the call it is inside, or itself.

@@ -28,8 +28,10 @@ const clang::VarDecl* trackedVariable(const clang::Expr* target) {
 class BodyScanner {
 public:
   BodyScanner(const clang::FunctionDecl& function, clang::ASTContext& context,
-              const UserModel* userModel, const KernelSummaries& kernels)
-      : function_(function), context_(context), userModel_(userModel), kernels_(kernels) {}
+              const UserModel* userModel, const KernelSummaries& kernels,
+              const CallableTargets& callables)
+      : function_(function), context_(context), userModel_(userModel), kernels_(kernels),
+        callables_(callables) {}
 
   bool touchesStreams = false;
   std::vector<const clang::FunctionDecl*> callees;
@@ -90,6 +92,9 @@ private:
         return;
       }
       if (const clang::FunctionDecl* callee = call->getDirectCallee()) addCallee(*callee);
+      if (const auto* operatorCall = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call))
+        for (const clang::CXXMethodDecl* target : callables_.targetsOf(*operatorCall))
+          addCallee(*target);
       return;
     }
     if (const auto* construction = llvm::dyn_cast<clang::CXXConstructExpr>(stmt)) {
@@ -161,6 +166,7 @@ private:
   clang::ASTContext& context_;
   const UserModel* userModel_;
   const KernelSummaries& kernels_;
+  const CallableTargets& callables_;
   std::set<const clang::VarDecl*> assigned_;
 };
 
@@ -178,7 +184,7 @@ const clang::FunctionDecl* analyzableDefinition(const clang::FunctionDecl& calle
 const FunctionEffects::Scan& FunctionEffects::scan(const clang::FunctionDecl& definition) {
   auto [slot, inserted] = scans_.try_emplace(&definition);
   if (!inserted) return slot->second;
-  BodyScanner scanner(definition, context_, userModel_, kernels_);
+  BodyScanner scanner(definition, context_, userModel_, kernels_, callables_);
   scanner.scanBody(definition.getBody());
   Scan& result = slot->second;
   result.touchesStreams = scanner.touchesStreams;

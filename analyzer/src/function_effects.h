@@ -19,6 +19,7 @@
 #pragma once
 
 #include "call_model.h"
+#include "callable_targets.h"
 
 #include <map>
 #include <vector>
@@ -54,8 +55,8 @@ struct LoopRenames {
 class FunctionEffects {
 public:
   FunctionEffects(clang::ASTContext& context, const UserModel* userModel,
-                  const KernelSummaries& kernels)
-      : context_(context), userModel_(userModel), kernels_(kernels) {}
+                  const KernelSummaries& kernels, const CallableTargets& callables)
+      : context_(context), userModel_(userModel), kernels_(kernels), callables_(callables) {}
 
   // Whether running `definition` may do stream work or change state beyond its own locals (see
   // above); false means stream-inert.
@@ -76,6 +77,7 @@ private:
   clang::ASTContext& context_;
   const UserModel* userModel_;
   const KernelSummaries& kernels_;
+  const CallableTargets& callables_;
   std::map<const clang::FunctionDecl*, Scan> scans_;
   std::map<const clang::FunctionDecl*, bool> touches_;
   std::map<const clang::FunctionDecl*, LoopRenames> renames_;
