@@ -123,19 +123,23 @@ Extent extentOf(const clang::CallExpr& call, const ApiFunction& function, ArgMea
   return extent;
 }
 
+// The function a function-pointer argument names (`fn`, `&fn`, `(void*)fn`), or null.
+const clang::FunctionDecl* functionNamedBy(const clang::Expr* argument) {
+  const clang::Expr* named = argument->IgnoreParenCasts();
+  if (const auto* address = llvm::dyn_cast<clang::UnaryOperator>(named);
+      address && address->getOpcode() == clang::UO_AddrOf)
+    named = address->getSubExpr()->IgnoreParenCasts();
+  const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(named);
+  return reference ? llvm::dyn_cast<clang::FunctionDecl>(reference->getDecl()) : nullptr;
+}
+
 // cudaLaunchHostFunc(stream, fn, data): what fn's body does through data, in stream order.
 void addCallbackAccesses(const clang::CallExpr& call, const ApiFunction& function,
                          CallEffect& effect) {
   const clang::Expr* callback = argumentAt(call, function.argIndex(ArgMeaning::HostFunction));
   const clang::Expr* userData = argumentAt(call, function.argIndex(ArgMeaning::UserData));
   if (!callback || !userData) return;
-  const clang::Expr* named = callback->IgnoreParenCasts();
-  if (const auto* address = llvm::dyn_cast<clang::UnaryOperator>(named);
-      address && address->getOpcode() == clang::UO_AddrOf)
-    named = address->getSubExpr()->IgnoreParenCasts();
-  const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(named);
-  const auto* declared =
-      reference ? llvm::dyn_cast<clang::FunctionDecl>(reference->getDecl()) : nullptr;
+  const clang::FunctionDecl* declared = functionNamedBy(callback);
   const clang::FunctionDecl* definition = declared ? declared->getDefinition() : nullptr;
   if (!definition) return;
   effect.operation = "host function '" + definition->getNameAsString() + "'";
@@ -310,12 +314,7 @@ std::optional<CallEffect> wrapperEffect(const clang::CallExpr& call, llvm::Strin
 void addLaunchKernelArguments(const clang::CallExpr& call, const KernelSummaries& kernels,
                               CallEffect& effect) {
   if (call.getNumArgs() < 4) return;
-  const clang::FunctionDecl* kernel = nullptr;
-  const clang::Expr* function = call.getArg(0)->IgnoreParenCasts();
-  if (const auto* address = llvm::dyn_cast<clang::UnaryOperator>(function))
-    function = address->getSubExpr()->IgnoreParenCasts();
-  if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(function))
-    kernel = llvm::dyn_cast<clang::FunctionDecl>(reference->getDecl());
+  const clang::FunctionDecl* kernel = functionNamedBy(call.getArg(0));
   if (kernel) effect.operation = "kernel '" + kernel->getNameAsString() + "'";
   const auto* argsRef = llvm::dyn_cast<clang::DeclRefExpr>(call.getArg(3)->IgnoreParenCasts());
   const auto* argsVar = argsRef ? llvm::dyn_cast<clang::VarDecl>(argsRef->getDecl()) : nullptr;
