@@ -833,6 +833,12 @@ private:
 
   // The one local object every `return` of `function` returns by value, or null.
   const clang::VarDecl* returnedLocal(const clang::FunctionDecl& function) {
+    auto [slot, inserted] = returnedLocals_.try_emplace(&function, nullptr);
+    if (inserted) slot->second = findReturnedLocal(function);
+    return slot->second;
+  }
+
+  static const clang::VarDecl* findReturnedLocal(const clang::FunctionDecl& function) {
     if (!function.getReturnType()->isRecordType()) return nullptr;
     const clang::VarDecl* local = nullptr;
     bool single = true;
@@ -1195,11 +1201,13 @@ private:
     // is ordered after the allocation (and the finding names the work, not the allocation).
     eraseIf(state.pending, [&](const auto& entry) {
       const AccessRecord& record = entry.first;
-      if (record.stream != *stream) return false;
+      // Cheap tests first: this runs for every pending record at every enqueue.
+      if (record.stream != *stream || !record.write ||
+          std::none_of(buffers.begin(), buffers.end(),
+                       [&](const ResolvedUse& access) { return access.buffer == record.buffer; }))
+        return false;
       auto detail = details_.find(record);
-      return detail != details_.end() && detail->second.allocates &&
-             std::any_of(buffers.begin(), buffers.end(),
-                         [&](const ResolvedUse& access) { return access.buffer == record.buffer; });
+      return detail != details_.end() && detail->second.allocates;
     });
     for (const ResolvedUse& access : buffers) {
       AccessRecord record{access.buffer,       *stream,      access.use.write,
@@ -1426,6 +1434,7 @@ private:
   FieldMemory fieldMemory_;
   std::map<const clang::FunctionDecl*, FunctionCfg> cfgs_;
   std::map<const clang::FunctionDecl*, bool> neverReturns_;
+  std::map<const clang::FunctionDecl*, const clang::VarDecl*> returnedLocals_;
   std::vector<std::unique_ptr<Check>> checks_;
   std::map<AccessRecord, AccessDetail> details_;
 };
