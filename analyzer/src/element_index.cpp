@@ -131,10 +131,7 @@ bool distinct(const Index& a, const Index& b) {
                                          : exact.value <= kExactOffset;
 }
 
-struct AffineIndex {
-  const clang::ValueDecl* variable = nullptr;
-  std::int64_t offset = 0;
-};
+} // namespace
 
 std::optional<AffineIndex> affineIndex(const clang::Expr* expr, const clang::ASTContext& context) {
   expr = expr->IgnoreParenCasts();
@@ -155,8 +152,6 @@ std::optional<AffineIndex> affineIndex(const clang::Expr* expr, const clang::AST
       }
   return std::nullopt;
 }
-
-} // namespace
 
 std::string variableKey(const clang::ValueDecl* decl) {
   return decl->getNameAsString() + "@" +

@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -73,6 +74,13 @@ struct Subscript {
   const clang::Expr* index = nullptr;
 };
 Subscript subscriptOf(const clang::Stmt* stmt);
+
+// An index variable plus a constant: `i`, `i + 1`, `2 + i`, `n - 1`.
+struct AffineIndex {
+  const clang::ValueDecl* variable = nullptr;
+  std::int64_t offset = 0;
+};
+std::optional<AffineIndex> affineIndex(const clang::Expr* expr, const clang::ASTContext& context);
 
 // The variable subscript `index` is a constant away from, or null.
 const clang::ValueDecl* offsetVariable(const clang::Expr* index, const clang::ASTContext& context);

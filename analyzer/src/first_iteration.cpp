@@ -2,6 +2,7 @@
 #include "first_iteration.h"
 
 #include "call_model.h"
+#include "loop_counter.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMap.h"
@@ -10,71 +11,6 @@
 
 namespace streamrace::analyzer {
 namespace {
-
-// The counter of a `for` loop and its start: `int i = start` or `i = start`.
-struct Counter {
-  const clang::VarDecl* variable = nullptr;
-  const clang::Expr* start = nullptr;
-  int direction = 0; // +1 counting up, -1 counting down
-};
-
-const clang::VarDecl* variableOf(const clang::Expr* expr) {
-  const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
-  return reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
-}
-
-// +1 or -1 for `++i`, `i--`, `i += 2`, `i -= 1`; 0 for anything else.
-int stepDirection(const clang::Expr* increment, const clang::VarDecl* variable,
-                  const clang::ASTContext& context) {
-  if (!increment) return 0;
-  increment = increment->IgnoreParens();
-  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(increment))
-    if (variableOf(unary->getSubExpr()) == variable && unary->isIncrementDecrementOp())
-      return unary->isIncrementOp() ? 1 : -1;
-  if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(increment))
-    if (variableOf(binary->getLHS()) == variable) {
-      const std::optional<int64_t> step = constantValue(binary->getRHS(), context);
-      if (!step || *step <= 0) return 0;
-      if (binary->getOpcode() == clang::BO_AddAssign) return 1;
-      if (binary->getOpcode() == clang::BO_SubAssign) return -1;
-    }
-  return 0;
-}
-
-std::optional<Counter> counterOf(const clang::ForStmt& loop, const clang::ASTContext& context) {
-  Counter counter;
-  if (const auto* declaration = llvm::dyn_cast_or_null<clang::DeclStmt>(loop.getInit())) {
-    if (!declaration->isSingleDecl()) return std::nullopt;
-    counter.variable = llvm::dyn_cast<clang::VarDecl>(declaration->getSingleDecl());
-    if (counter.variable) counter.start = counter.variable->getInit();
-  } else if (const auto* assignment =
-                 llvm::dyn_cast_or_null<clang::BinaryOperator>(loop.getInit())) {
-    if (assignment->getOpcode() != clang::BO_Assign) return std::nullopt;
-    counter.variable = variableOf(assignment->getLHS());
-    counter.start = assignment->getRHS();
-  }
-  if (!counter.variable || !counter.start || !counter.variable->getType()->isIntegerType())
-    return std::nullopt;
-  counter.direction = stepDirection(loop.getInc(), counter.variable, context);
-  if (counter.direction == 0) return std::nullopt;
-  return counter;
-}
-
-// Whether `stmt` only reads `variable` (every use is loaded, never assigned, stepped, bound to a
-// reference or has its address taken).
-bool onlyReads(const clang::Stmt* stmt, const clang::VarDecl* variable,
-               const clang::ParentMap& parents) {
-  if (!stmt) return true;
-  if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(stmt);
-      reference && reference->getDecl() == variable) {
-    const auto* load = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(
-        parents.getParentIgnoreParens(const_cast<clang::DeclRefExpr*>(reference)));
-    return load && load->getCastKind() == clang::CK_LValueToRValue;
-  }
-  for (const clang::Stmt* child : stmt->children())
-    if (!onlyReads(child, variable, parents)) return false;
-  return true;
-}
 
 // The innermost loop `stmt` is in, if it is a `for` whose body holds it.
 const clang::ForStmt* enclosingFor(const clang::Stmt* stmt, const clang::ParentMap& parents) {
@@ -153,7 +89,7 @@ std::optional<FirstIterationBranch> firstIterationBranch(const clang::CFGBlock& 
     return std::nullopt;
   const clang::ForStmt* loop = enclosingFor(guard, parents);
   if (!loop) return std::nullopt;
-  const std::optional<Counter> counter = counterOf(*loop, context);
+  const std::optional<LoopCounter> counter = loopCounter(*loop, context);
   if (!counter || !onlyReads(loop->getBody(), counter->variable, parents) ||
       !onlyReads(loop->getCond(), counter->variable, parents))
     return std::nullopt;

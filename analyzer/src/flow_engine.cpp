@@ -10,6 +10,7 @@
 #include "flow_state.h"
 #include "frame.h"
 #include "function_effects.h"
+#include "loop_counter.h"
 #include "storage_keys.h"
 #include "stream_storage.h"
 #include "synchronous_api.h"
@@ -104,6 +105,9 @@ private:
     // blocks that branch on it are run again when it grows (withoutLaterIterations keeps more).
     std::map<const clang::ForStmt*, FlowState> loopEntries;
     std::map<const clang::ForStmt*, std::set<const clang::CFGBlock*>> firstIterationGuards;
+    // What flows back to each `for` loop's condition from its iterations: leaving the loop, it
+    // and loopEntries are two paths (loopExit).
+    std::map<const clang::ForStmt*, FlowState> loopIterations;
     while (!worklist.empty()) {
       const clang::CFGBlock* block = worklist.front();
       worklist.pop_front();
@@ -115,6 +119,9 @@ private:
           firstIterationBranch(*block, *functionCfg->parents, context_);
       if (firstIteration) firstIterationGuards[firstIteration->loop].insert(block);
       const std::optional<BooleanBranch> branch = booleanBranch(*block);
+      const auto* testedLoop = llvm::dyn_cast_or_null<clang::ForStmt>(block->getTerminatorStmt());
+      std::optional<LoopEntry> entryTest;
+      if (testedLoop) entryTest = loopEntry(*testedLoop, context_);
       unsigned edge = 0;
       for (const clang::CFGBlock::AdjacentBlock& successor : block->succs()) {
         const clang::CFGBlock* next = successor.getReachableBlock();
@@ -128,13 +135,29 @@ private:
             slot->second = std::move(joined);
             for (const clang::CFGBlock* guard : firstIterationGuards[loop])
               worklist.push_back(guard);
+            worklist.push_back(next);
+          }
+        } else if (loop) {
+          auto [slot, inserted] = loopIterations.try_emplace(loop, state);
+          if (FlowState joined = join(slot->second, state);
+              !inserted && !(joined == slot->second)) {
+            slot->second = std::move(joined);
+            worklist.push_back(next);
           }
         }
         FlowState leaving = firstIteration && firstIteration->successor == index
                                 ? withoutLaterIterations(state, *firstIteration, loopEntries)
                                 : state;
         if (branch && index < 2)
-          assume(*branch->variable, (index == 0) != branch->negated, leaving);
+          assume(branch->condition, (index == 0) != branch->negated, leaving);
+        if (entryTest && entryTest->variable && index == 0)
+          assume(enteredWhen(*entryTest), entryTest->above, leaving);
+        if (entryTest && index == 1) {
+          std::optional<FlowState> exit =
+              loopExit(*block, *testedLoop, *entryTest, loopEntries, loopIterations, quiet);
+          if (!exit) continue;
+          leaving = std::move(*exit);
+        }
         std::optional<FlowState>& target = in[next->getBlockID()];
         FlowState updated = target ? join(*target, leaving) : leaving;
         if (target && *target == updated) continue;
@@ -159,7 +182,7 @@ private:
   // A two-way branch on a boolean variable (`if (overlap)`, `if (!profiling)`, each operand of
   // `a && b`): its first successor is where the variable is true, unless negated.
   struct BooleanBranch {
-    const clang::VarDecl* variable = nullptr;
+    Condition condition; // the variable above 0
     bool negated = false;
   };
 
@@ -175,24 +198,25 @@ private:
       condition = negation->getSubExpr()->IgnoreParenImpCasts();
     }
     const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(condition);
-    branch.variable = reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
-    if (!branch.variable || !branch.variable->hasLocalStorage() ||
-        !branch.variable->getType()->isBooleanType())
+    const auto* variable =
+        reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
+    if (!variable || !variable->hasLocalStorage() || !variable->getType()->isBooleanType())
       return std::nullopt;
+    branch.condition.variable = variable;
     return branch;
   }
 
-  // The path goes on knowing `variable` is `value`: work made knowing the opposite is not
+  // The path goes on knowing `condition` is `value`: work made knowing the opposite is not
   // pending on it, and a path that knew the opposite is no path.
-  static void assume(const clang::VarDecl& variable, bool value, FlowState& state) {
-    if (auto known = state.conditions->find(&variable); known != state.conditions->end()) {
+  static void assume(const Condition& condition, bool value, FlowState& state) {
+    if (auto known = state.conditions->find(condition); known != state.conditions->end()) {
       if (known->second != value) state.unreachable = true;
       return;
     }
-    setEntry(state.conditions, &variable, value);
+    setEntry(state.conditions, condition, value);
     std::vector<AccessRecord> impossible;
     for (const auto& [record, conditions] : *state.recordConditions)
-      if (auto made = conditions.find(&variable); made != conditions.end() && made->second != value)
+      if (auto made = conditions.find(condition); made != conditions.end() && made->second != value)
         impossible.push_back(record);
     for (const AccessRecord& record : impossible)
       eraseEntry(state.pending, record);
@@ -200,13 +224,43 @@ private:
 
   // `variable` changed: what the path knew of it is gone.
   static void forgetCondition(const clang::ValueDecl* variable, FlowState& state) {
-    eraseEntry(state.conditions, variable);
-    const bool mentioned =
-        std::any_of(state.recordConditions->begin(), state.recordConditions->end(),
-                    [&](const auto& entry) { return entry.second.contains(variable); });
-    if (!mentioned) return;
+    auto about = [&](const auto& known) { return known.first.variable == variable; };
+    auto mentions = [&](const FlowState::Conditions& conditions) {
+      return std::any_of(conditions.begin(), conditions.end(), about);
+    };
+    if (mentions(*state.conditions)) std::erase_if(state.conditions.edit(), about);
+    if (std::none_of(state.recordConditions->begin(), state.recordConditions->end(),
+                     [&](const auto& entry) { return mentions(entry.second); }))
+      return;
     for (auto& [record, conditions] : state.recordConditions.edit())
-      conditions.erase(variable);
+      std::erase_if(conditions, about);
+  }
+
+  static Condition enteredWhen(const LoopEntry& entry) {
+    return Condition{entry.variable, entry.threshold};
+  }
+
+  // What leaves `loop` when its condition fails: what its iterations left, and, unless the loop
+  // always runs, what flowed in before it, on the path where its first test failed (so that work
+  // made in an earlier loop over the same bound is not pending there). Nullopt: no path yet.
+  std::optional<FlowState> loopExit(const clang::CFGBlock& condition, const clang::ForStmt& loop,
+                                    const LoopEntry& entry,
+                                    const std::map<const clang::ForStmt*, FlowState>& entries,
+                                    const std::map<const clang::ForStmt*, FlowState>& iterations,
+                                    const Frame& quiet) {
+    std::optional<FlowState> exit;
+    auto add = [&](FlowState state) {
+      transferBlock(condition, state, quiet);
+      if (state.unreachable) return;
+      exit = exit ? join(*exit, state) : std::move(state);
+    };
+    if (auto iterated = iterations.find(&loop); iterated != iterations.end()) add(iterated->second);
+    if (auto before = entries.find(&loop); entry.variable && before != entries.end()) {
+      FlowState skipped = before->second;
+      assume(enteredWhen(entry), !entry.above, skipped);
+      add(std::move(skipped));
+    }
+    return exit;
   }
 
   // A record made now carries what the path knows.
@@ -349,6 +403,10 @@ private:
       if (const clang::ValueDecl* index = indexVariable(unary->getSubExpr());
           index && unary->isIncrementDecrementOp())
         shiftIndexVariable(index, unary->isIncrementOp() ? 1 : -1, state);
+      if (const auto* reference =
+              llvm::dyn_cast<clang::DeclRefExpr>(unary->getSubExpr()->IgnoreParenImpCasts());
+          reference && unary->isIncrementDecrementOp())
+        forgetCondition(reference->getDecl(), state);
       if (unary->getOpcode() == clang::UO_Deref && !unary->getType()->isPointerType())
         hostElementAccess(unary, unary->getSubExpr(), state, frame);
     }
@@ -488,6 +546,30 @@ private:
           details_.try_emplace(renamed, detail->second);
       return renamed;
     };
+    if (pendingMentioned && !state.recordConditions->empty()) {
+      // A renamed record keeps what its path knew when it was made; records that become one keep
+      // what both knew (nothing, where one knew nothing).
+      std::map<AccessRecord, FlowState::Conditions> conditions;
+      std::set<AccessRecord> unconditional;
+      for (const auto& [record, orderedAfter] : *state.pending) {
+        const AccessRecord renamed = renameRecord(record);
+        auto made = state.recordConditions->find(record);
+        if (made == state.recordConditions->end()) {
+          unconditional.insert(renamed);
+          continue;
+        }
+        auto [slot, inserted] = conditions.emplace(renamed, made->second);
+        if (!inserted)
+          std::erase_if(slot->second, [&](const auto& known) {
+            auto other = made->second.find(known.first);
+            return other == made->second.end() || other->second != known.second;
+          });
+      }
+      std::erase_if(conditions, [&](const auto& entry) {
+        return entry.second.empty() || unconditional.contains(entry.first);
+      });
+      state.recordConditions.assign(std::move(conditions));
+    }
     if (pendingMentioned) {
       PendingAccesses pending;
       for (const auto& [record, orderedAfter] : *state.pending) {

@@ -73,6 +73,15 @@ struct IntegerBinding {
   bool operator==(const IntegerBinding&) const = default;
 };
 
+// What a path can know of a variable: whether it is above a threshold. A boolean is above 0
+// when true; the body of `for (int i = 0; i < n; ++i)` runs only where n is above 0
+// (loop_counter.h).
+struct Condition {
+  const clang::ValueDecl* variable = nullptr;
+  std::int64_t threshold = 0;
+  auto operator<=>(const Condition&) const = default;
+};
+
 // Each part is shared with the state it was copied from until a statement changes it.
 struct FlowState {
   CopyOnWrite<PendingAccesses> pending; // record -> streams ordered after it
@@ -93,10 +102,10 @@ struct FlowState {
   // Integer parameters of a call analyzed in place, bound to the caller's argument: as an index
   // (indexKey's spelling, in the caller's variables) and as a value (byte ranges).
   CopyOnWrite<std::map<const clang::ValueDecl*, IntegerBinding>> integers;
-  // Correlated conditions: what this path knows of boolean variables it branched on, and the
-  // pending records made while the path knew some (a record made under `overlap` is not pending
-  // on a path where `overlap` is false).
-  using Conditions = std::map<const clang::ValueDecl*, bool>;
+  // Correlated conditions: what this path knows of variables it branched on, and the pending
+  // records made while the path knew some (a record made under `overlap` is not pending on a path
+  // where `overlap` is false; one made in a loop over n devices, not where n is 0).
+  using Conditions = std::map<Condition, bool>;
   CopyOnWrite<Conditions> conditions;
   CopyOnWrite<std::map<AccessRecord, Conditions>> recordConditions;
   // Inside ncclGroupStart/End (docs/semantics.md rule 13): how deep, and per communicator the

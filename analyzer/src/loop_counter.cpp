@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "loop_counter.h"
+
+#include "call_model.h"
+#include "element_index.h"
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/Stmt.h"
+
+namespace streamrace::analyzer {
+namespace {
+
+// +1 or -1 for `++i`, `i--`, `i += 2`, `i -= 1`; 0 for anything else.
+int stepDirection(const clang::Expr* increment, const clang::VarDecl* variable,
+                  const clang::ASTContext& context) {
+  if (!increment) return 0;
+  increment = increment->IgnoreParens();
+  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(increment))
+    if (variableOf(unary->getSubExpr()) == variable && unary->isIncrementDecrementOp())
+      return unary->isIncrementOp() ? 1 : -1;
+  if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(increment))
+    if (variableOf(binary->getLHS()) == variable) {
+      const std::optional<int64_t> step = constantValue(binary->getRHS(), context);
+      if (!step || *step <= 0) return 0;
+      if (binary->getOpcode() == clang::BO_AddAssign) return 1;
+      if (binary->getOpcode() == clang::BO_SubAssign) return -1;
+    }
+  return 0;
+}
+
+} // namespace
+
+const clang::VarDecl* variableOf(const clang::Expr* expr) {
+  const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
+  return reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
+}
+
+std::optional<LoopCounter> loopCounter(const clang::ForStmt& loop,
+                                       const clang::ASTContext& context) {
+  LoopCounter counter;
+  if (const auto* declaration = llvm::dyn_cast_or_null<clang::DeclStmt>(loop.getInit())) {
+    if (!declaration->isSingleDecl()) return std::nullopt;
+    counter.variable = llvm::dyn_cast<clang::VarDecl>(declaration->getSingleDecl());
+    if (counter.variable) counter.start = counter.variable->getInit();
+  } else if (const auto* assignment =
+                 llvm::dyn_cast_or_null<clang::BinaryOperator>(loop.getInit())) {
+    if (assignment->getOpcode() != clang::BO_Assign) return std::nullopt;
+    counter.variable = variableOf(assignment->getLHS());
+    counter.start = assignment->getRHS();
+  }
+  if (!counter.variable || !counter.start || !counter.variable->getType()->isIntegerType())
+    return std::nullopt;
+  counter.direction = stepDirection(loop.getInc(), counter.variable, context);
+  if (counter.direction == 0) return std::nullopt;
+  return counter;
+}
+
+bool onlyReads(const clang::Stmt* stmt, const clang::VarDecl* variable,
+               const clang::ParentMap& parents) {
+  if (!stmt) return true;
+  if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(stmt);
+      reference && reference->getDecl() == variable) {
+    const auto* load = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(
+        parents.getParentIgnoreParens(const_cast<clang::DeclRefExpr*>(reference)));
+    return load && load->getCastKind() == clang::CK_LValueToRValue;
+  }
+  for (const clang::Stmt* child : stmt->children())
+    if (!onlyReads(child, variable, parents)) return false;
+  return true;
+}
+
+std::optional<LoopEntry> loopEntry(const clang::ForStmt& loop, const clang::ASTContext& context) {
+  const std::optional<LoopCounter> counter = loopCounter(loop, context);
+  if (!counter || !loop.getCond()) return std::nullopt;
+  const auto* condition =
+      llvm::dyn_cast<clang::BinaryOperator>(loop.getCond()->IgnoreParenImpCasts());
+  if (!condition || !condition->isComparisonOp()) return std::nullopt;
+  // `counter op bound`, the counter on the left.
+  clang::BinaryOperatorKind op = condition->getOpcode();
+  const clang::Expr* bound = condition->getRHS();
+  if (variableOf(condition->getRHS()) == counter->variable) {
+    op = clang::BinaryOperator::reverseComparisonOp(op);
+    bound = condition->getLHS();
+  } else if (variableOf(condition->getLHS()) != counter->variable) {
+    return std::nullopt;
+  }
+  // The first test is `start op bound`.
+  const std::optional<int64_t> start = constantValue(counter->start, context);
+  const std::optional<int64_t> end = constantValue(bound, context);
+  if (start && end) {
+    const bool enters = op == clang::BO_LT   ? *start < *end
+                        : op == clang::BO_LE ? *start <= *end
+                        : op == clang::BO_GT ? *start > *end
+                        : op == clang::BO_GE ? *start >= *end
+                        : op == clang::BO_NE ? *start != *end
+                                             : *start == *end;
+    if (!enters) return std::nullopt;
+    return LoopEntry{};
+  }
+  // Written as `variable + offset op threshold`.
+  std::optional<AffineIndex> variable;
+  int64_t threshold = 0;
+  if (start) {
+    variable = affineIndex(bound, context);
+    threshold = *start;
+    op = clang::BinaryOperator::reverseComparisonOp(op);
+  } else if (end) {
+    variable = affineIndex(counter->start, context);
+    threshold = *end;
+  }
+  if (!variable || variable->variable == counter->variable) return std::nullopt;
+  threshold -= variable->offset;
+  // A counter stepping toward its bound: up to a bound above the start, down to one below it.
+  if (op == clang::BO_NE)
+    op = start.has_value() == (counter->direction > 0) ? clang::BO_GT : clang::BO_LT;
+  switch (op) {
+  case clang::BO_GT:
+    return LoopEntry{variable->variable, threshold, true};
+  case clang::BO_GE:
+    return LoopEntry{variable->variable, threshold - 1, true};
+  case clang::BO_LT:
+    return LoopEntry{variable->variable, threshold - 1, false};
+  case clang::BO_LE:
+    return LoopEntry{variable->variable, threshold, false};
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace streamrace::analyzer
