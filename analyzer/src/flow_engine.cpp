@@ -339,9 +339,12 @@ private:
           // A loop body's declaration runs again each iteration: the old value is gone.
           if (isIndexVariable(var)) {
             forgetIndexVariable(var, state);
+            eraseEntry(state.integers, var);
             if (const clang::ForStmt* loop = loopStartedBy(declaration, frame);
                 loop && var->getInit())
               rebaseIndexVariable(var, var->getInit(), *loop, state, frame);
+            else if (var->getInit())
+              bindNeighbourIndex(*var, *declaration, state, frame);
           }
           if (const clang::Expr* init = var->getInit()) {
             bindVariable(var, init, state, frame);
@@ -418,6 +421,7 @@ private:
   void endLifetime(const clang::VarDecl* var, FlowState& state) {
     if (isIndexVariable(var)) {
       forgetIndexVariable(var, state);
+      eraseEntry(state.integers, var);
       return;
     }
     if (var->getType()->isReferenceType() || state.aliases->contains(var)) return;
@@ -450,6 +454,55 @@ private:
             return shiftIndices(atom, name, delta);
           });
         });
+    // A neighbour (bindNeighbourIndex) keeps its value: `top` = `dev-1` is `dev-2` after `++dev`.
+    rebindNeighbours(state, name, [&](IntegerBinding& binding) {
+      binding.index = shiftIndices("[" + binding.index + "]", name, delta);
+      binding.index = binding.index.substr(1, binding.index.size() - 2);
+      if (binding.value)
+        binding.value =
+            binding.value->substituted(name, Polynomial::atom(name) - Polynomial::constant(delta))
+                .renamed([&](const std::string& atom) {
+                  return atom == name ? atom : shiftIndices(atom, name, delta);
+                });
+      return parseableOffset(binding.index);
+    });
+  }
+
+  // A local integer variable that stays a loop counter's neighbour (loop_counter.h
+  // neighbourIndex) while it lives: it is spelled as that neighbour, so the elements it names keep
+  // their relation to the loop's after it dies (`a[top]` of one iteration is `a[dev-2]` in the
+  // next, not any element).
+  void bindNeighbourIndex(const clang::VarDecl& var, const clang::DeclStmt& declaration,
+                          FlowState& state, const Frame& frame) {
+    const clang::Expr* neighbour = neighbourIndex(var.getInit(), *frame.parents, context_);
+    if (!neighbour) return;
+    const clang::Stmt* scope = frame.parents->getParent(const_cast<clang::DeclStmt*>(&declaration));
+    if (!var.getType().isConstQualified() && (!scope || !onlyReads(scope, &var, *frame.parents)))
+      return;
+    const std::string index = keys_.indexKeyOf(neighbour, state);
+    if (!parseableOffset(index)) return;
+    setEntry(state.integers, &var,
+             IntegerBinding{index, keys_.valueOf(neighbour, state, frame.thisKey)});
+  }
+
+  // Whether `index` (indexKey's spelling) is a variable plus a constant.
+  static bool parseableOffset(llvm::StringRef index) {
+    return index.contains('@') && !index.ends_with("*");
+  }
+
+  // Changes the local bindings whose index mentions `variable`; drops those `change` says are no
+  // longer a variable plus a constant.
+  template <class Change>
+  static void rebindNeighbours(FlowState& state, const std::string& variable, Change change) {
+    auto mentions = [&](const auto& entry) {
+      const std::string element = "[" + entry.second.index + "]";
+      return !llvm::isa<clang::ParmVarDecl>(entry.first) &&
+             forgetIndices(element, variable) != element;
+    };
+    if (std::none_of(state.integers->begin(), state.integers->end(), mentions)) return;
+    auto& integers = state.integers.edit();
+    for (auto entry = integers.begin(); entry != integers.end();)
+      entry = mentions(*entry) && !change(entry->second) ? integers.erase(entry) : std::next(entry);
   }
 
   // The `for` loop whose initialization `stmt` is.
@@ -504,6 +557,7 @@ private:
     rewriteKeys(
         state, name, [&](const std::string& key) { return forgetIndices(key, name); },
         [&](const ByteRange& range) { return range.forgetting(name); });
+    rebindNeighbours(state, name, [](IntegerBinding&) { return false; });
   }
 
   // Renames storage everywhere the state names it; only keys and ranges containing `mention`

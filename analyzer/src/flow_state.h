@@ -99,8 +99,10 @@ struct FlowState {
   // may set later: a host wait for them before that could never return.
   CopyOnWrite<std::set<std::string>> spinningStreams;
   CopyOnWrite<std::map<std::string, MemoryKind>> memory;
-  // Integer parameters of a call analyzed in place, bound to the caller's argument: as an index
-  // (indexKey's spelling, in the caller's variables) and as a value (byte ranges).
+  // Integer parameters of a call analyzed in place, bound to the caller's argument, and local
+  // neighbours of a loop counter (loop_counter.h neighbourIndex), bound to that neighbour: as an
+  // index (indexKey's spelling, in the caller's or the counter's variables) and as a value (byte
+  // ranges).
   CopyOnWrite<std::map<const clang::ValueDecl*, IntegerBinding>> integers;
   // Correlated conditions: what this path knows of variables it branched on, and the pending
   // records made while the path knew some (a record made under `overlap` is not pending on a path

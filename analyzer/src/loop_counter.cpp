@@ -29,6 +29,34 @@ int stepDirection(const clang::Expr* increment, const clang::VarDecl* variable,
   return 0;
 }
 
+bool mentions(const clang::Stmt* stmt, const clang::ValueDecl* variable) {
+  if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(stmt))
+    return reference->getDecl() == variable;
+  for (const clang::Stmt* child : stmt->children())
+    if (child && mentions(child, variable)) return true;
+  return false;
+}
+
+// Whether `stmt` is inside a loop counting `counter` up to `bound` (`counter < bound`).
+bool inLoopUpTo(const clang::Stmt* stmt, const clang::ValueDecl* counter, const clang::Expr* bound,
+                const clang::ParentMap& parents, const clang::ASTContext& context) {
+  const clang::VarDecl* limit = variableOf(bound);
+  if (!limit) return false;
+  for (const clang::Stmt* parent = parents.getParent(const_cast<clang::Stmt*>(stmt)); parent;
+       parent = parents.getParent(const_cast<clang::Stmt*>(parent))) {
+    const auto* loop = llvm::dyn_cast<clang::ForStmt>(parent);
+    if (!loop || !loop->getCond()) continue;
+    const std::optional<LoopCounter> looped = loopCounter(*loop, context);
+    const auto* test =
+        llvm::dyn_cast<clang::BinaryOperator>(loop->getCond()->IgnoreParenImpCasts());
+    if (looped && looped->variable == counter && looped->direction > 0 && test &&
+        test->getOpcode() == clang::BO_LT && variableOf(test->getLHS()) == counter &&
+        variableOf(test->getRHS()) == limit)
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 const clang::VarDecl* variableOf(const clang::Expr* expr) {
@@ -126,6 +154,29 @@ std::optional<LoopEntry> loopEntry(const clang::ForStmt& loop, const clang::ASTC
   default:
     return std::nullopt;
   }
+}
+
+const clang::Expr* neighbourIndex(const clang::Expr* init, const clang::ParentMap& parents,
+                                  const clang::ASTContext& context) {
+  init = init->IgnoreParenImpCasts();
+  if (affineIndex(init, context)) return init;
+  if (const auto* choice = llvm::dyn_cast<clang::ConditionalOperator>(init)) {
+    // The arm in the variable the condition tests; the other arm, the wrap, is not in it.
+    for (const clang::Expr* arm : {choice->getTrueExpr(), choice->getFalseExpr()}) {
+      const clang::Expr* other =
+          arm == choice->getTrueExpr() ? choice->getFalseExpr() : choice->getTrueExpr();
+      const std::optional<AffineIndex> near = affineIndex(arm, context);
+      if (near && mentions(choice->getCond(), near->variable) && !mentions(other, near->variable))
+        return arm;
+    }
+    return nullptr;
+  }
+  if (const auto* remainder = llvm::dyn_cast<clang::BinaryOperator>(init);
+      remainder && remainder->getOpcode() == clang::BO_Rem)
+    if (const std::optional<AffineIndex> near = affineIndex(remainder->getLHS(), context);
+        near && inLoopUpTo(init, near->variable, remainder->getRHS(), parents, context))
+      return remainder->getLHS();
+  return nullptr;
 }
 
 } // namespace streamrace::analyzer
