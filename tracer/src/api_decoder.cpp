@@ -315,6 +315,8 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::GraphLaunch:
     return GraphLaunch{arguments.get_or(function, ArgMeaning::GraphExec, 0),
                        stream_of(function, arguments)};
+  case ApiRole::GraphExecDestroy:
+    return GraphExecDestroy{arguments.get_or(function, ArgMeaning::GraphExec, 0)};
   case ApiRole::Collective:
     return decode_collective(function, arguments);
   case ApiRole::Send:

@@ -275,4 +275,8 @@ std::vector<HandBuiltGraphs::Step> HandBuiltGraphs::re_describe(GraphHandle exec
   return steps;
 }
 
+void HandBuiltGraphs::destroy_executable(GraphHandle exec) {
+  executables_.erase(exec);
+}
+
 } // namespace streamrace::tracer

@@ -67,6 +67,8 @@ public:
   // hand. The executable keeps a copy of the graph, for the changes made to it later.
   std::vector<Step> instantiate(GraphHandle graph, GraphHandle exec, std::string_view api,
                                 const RawStack& stack);
+  // The executable is destroyed: its copy of the graph goes with it.
+  void destroy_executable(GraphHandle exec);
 
 private:
   struct Graph;

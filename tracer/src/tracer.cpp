@@ -341,6 +341,8 @@ void Tracer::process(CapturedCall& call) {
     process_steps(hand_built_graphs_.instantiate(instantiation->graph, instantiation->exec,
                                                  call.api, call.stack),
                   call);
+  if (const auto* destroyed = std::get_if<GraphExecDestroy>(&call.payload))
+    hand_built_graphs_.destroy_executable(destroyed->exec);
   if (!call.graph_host_runs.empty()) check_graph_host_nodes(call);
   Event event{EventHeader{0, call.thread, 0, 0, 0}, std::move(call.payload)};
   const RankAssignment::Placement placement = ranks_->place(call.thread, event.payload);

@@ -384,6 +384,8 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     instantiate_graph(h.address_space, p);
   } else if constexpr (std::is_same_v<Payload, GraphLaunch>) {
     launch_graph(event, p);
+  } else if constexpr (std::is_same_v<Payload, GraphExecDestroy>) {
+    destroy_executable(h.address_space, p);
   } else if constexpr (std::is_same_v<Payload, HostNodeAccess>) {
     host_node_accesses_[RankHandleKey{h.address_space, p.exec}].push_back(event);
   } else if constexpr (std::is_same_v<Payload, RankDevice>) {

@@ -55,6 +55,12 @@ void Engine::instantiate_graph(std::uint32_t address_space, const GraphInstantia
   if (!instantiate.update || executable.serial == 0) executable.serial = ++executable_serial_;
 }
 
+void Engine::destroy_executable(std::uint32_t address_space, const GraphExecDestroy& destroy) {
+  const RankHandleKey key{address_space, destroy.exec};
+  executables_.erase(key);
+  host_node_accesses_.erase(key);
+}
+
 void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
   const EventHeader& header = event.header;
   // Host node accesses given for this launch belong to it alone, even if it runs none of them.

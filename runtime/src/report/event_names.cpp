@@ -70,6 +70,8 @@ template <typename Payload> std::string payload_api(const Payload& p, const Symb
     return "cudaStreamEndCapture";
   else if constexpr (std::is_same_v<Payload, GraphInstantiate>)
     return "cudaGraphInstantiate";
+  else if constexpr (std::is_same_v<Payload, GraphExecDestroy>)
+    return "cudaGraphExecDestroy";
   else if constexpr (std::is_same_v<Payload, GraphLaunch>)
     return "cudaGraphLaunch";
   else if constexpr (std::is_same_v<Payload, NvtxRangePush>)

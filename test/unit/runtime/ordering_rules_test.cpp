@@ -512,6 +512,15 @@ TEST_F(GraphUpdates, AGraphCapturedAgainLeavesEarlierExecutablesAsTheyWere) {
   read(S3, X, N);
   EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
 }
+TEST_F(GraphUpdates, ADestroyedExecutableIsForgotten) {
+  capture_write(kOld, X);
+  emit(GraphInstantiate{kOld, kExec});
+  emit(GraphExecDestroy{kExec});
+  // A launch under the dead handle (the runtime refuses it) runs nothing the engine kept.
+  emit(GraphLaunch{kExec, S1});
+  read(S3, X, N);
+  EXPECT_TRUE(findings().empty()) << report();
+}
 TEST_F(Rules, GraphBranchesRaceWithoutAJoin) {
   emit(CaptureBegin{S2});
   record(E1, S2);

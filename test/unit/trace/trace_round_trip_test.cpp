@@ -55,6 +55,7 @@ TEST(TraceFormat, EveryPayloadSurvivesEncoding) {
       {{0, 1, 0, 0, 11}, HostFunction{0x40, 3, {}, 0xfeed}},
       {{0, 1, 0, 0, 12}, HostNodeAccess{0x50, 0xfeed, {{0xa0, 1, AccessMode::Write}}}},
       {{3, 1, 0, 0, 13}, RankDevice{2, 1}},
+      {{0, 1, 0, 0, 14}, GraphExecDestroy{0x9002}},
   };
   for (const Event& event : events) {
     const std::string bytes = encoded(event);

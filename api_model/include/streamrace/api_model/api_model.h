@@ -67,6 +67,8 @@ enum class ApiRole : std::uint8_t {
   GraphSetNode,
   // An executable takes the parameters of another graph of the same shape (cudaGraphExecUpdate).
   GraphExecUpdate,
+  // An executable is gone: what was kept to check its launches goes with it.
+  GraphExecDestroy,
   Collective,
   Send,
   Recv,

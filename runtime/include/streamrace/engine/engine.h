@@ -155,6 +155,7 @@ private:
   void end_capture(const EventHeader& header, ThreadState& thread, const CaptureEnd& end);
   void instantiate_graph(std::uint32_t address_space, const GraphInstantiate& instantiate);
   void launch_graph(const Event& event, const GraphLaunch& launch);
+  void destroy_executable(std::uint32_t address_space, const GraphExecDestroy& destroy);
   // A replayed host node's accesses in this launch, as ops of its lane right after it.
   void run_host_node(const EventHeader& launch, const HostFunction& node,
                      const std::vector<Event>& accesses);

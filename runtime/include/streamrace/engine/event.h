@@ -282,6 +282,11 @@ struct GraphInstantiate {
   bool update = false;
   STREAMRACE_FIELDS(graph, exec, update)
 };
+// The executable is destroyed: its handle launches nothing more, and may name another one later.
+struct GraphExecDestroy {
+  GraphHandle exec = 0;
+  STREAMRACE_FIELDS(exec)
+};
 struct GraphLaunch {
   GraphHandle exec = 0;
   StreamHandle stream = 0;
@@ -386,7 +391,7 @@ using Payload =
                  CommDestroy, Collective, PointToPoint, GroupStart, GroupEnd, CaptureBegin,
                  CaptureEnd, GraphInstantiate, GraphLaunch, NvtxRangePush, NvtxRangePop, NameStream,
                  NameEvent, NameMemory, BlockAlloc, BlockStreamUse, BlockFree, HostRelease,
-                 HostAcquire, AccessChecks, HostNodeAccess, RankDevice>;
+                 HostAcquire, AccessChecks, HostNodeAccess, RankDevice, GraphExecDestroy>;
 
 // Who did it, where in the program, and when. Ranks that share a process share an address
 // space: `address_space` tells the engine which accesses can touch the same bytes.

@@ -17,6 +17,9 @@
 //   graph-memset     cudaGraphMemsetNodeSetParams, before the graph is instantiated
 //   graph-after      cudaGraphMemsetNodeSetParams after the graph was instantiated: the
 //                    executable keeps writing `old_buffer`, so the old buffer's read races instead
+//   exec-destroyed   cudaGraphExecMemsetNodeSetParams, then the executable is destroyed and the
+//                    graph instantiated again: the new executable writes `old_buffer`, as the
+//                    graph says, whatever the destroyed one was changed to
 //   With `ordered`, the reading stream waits on an event recorded after the launch.
 #include <streamrace/annotations.h>
 #include <streamrace_emulator/kernel_registry.h>
@@ -157,6 +160,11 @@ int run(std::string_view scenario, bool ordered) {
   }
   if (scenario == "exec-memset")
     CHECK(cudaGraphExecMemsetNodeSetParams(executable, node, &new_set));
+  if (scenario == "exec-destroyed") {
+    CHECK(cudaGraphExecMemsetNodeSetParams(executable, node, &new_set));
+    CHECK(cudaGraphExecDestroy(executable));
+    CHECK(cudaGraphInstantiate(&executable, graph, 0));
+  }
   if (scenario == "exec-update") {
     CHECK(cudaGraphCreate(&update, 0));
     cudaGraphNode_t updated = nullptr;
