@@ -1231,7 +1231,7 @@ private:
                  EventState{RecordedStatus::Unrecorded, {}, call.getBeginLoc()});
       return;
     case CallEffectKind::GroupStart:
-      ++state.groupDepth;
+      if (state.groupDepth++ == 0) joinGroupAhead(call, state, frame);
       return;
     case CallEffectKind::GroupEnd:
       // An unbalanced end is refused by NCCL and changes nothing.
@@ -1382,10 +1382,64 @@ private:
     detail.chain = callChain(frame);
   }
 
+  // The outermost ncclGroupStart (docs/semantics.md rule 13): NCCL posts the group's calls at its
+  // end, each ordered after the earlier work of every stream the group uses on its communicator.
+  // The calls that follow in the same block up to the matching ncclGroupEnd (in loops and
+  // branches there too) are joined here, so the group's first call is ordered after a stream only
+  // a later call brings in. Calls made inside a helper the group calls join as they are met
+  // (joinGroup).
+  void joinGroupAhead(const clang::CallExpr& start, FlowState& state, const Frame& frame) {
+    const clang::Stmt* statement = &start;
+    const clang::CompoundStmt* block = nullptr;
+    for (const clang::Stmt* parent = frame.parents->getParent(const_cast<clang::CallExpr*>(&start));
+         parent; parent = frame.parents->getParent(const_cast<clang::Stmt*>(parent))) {
+      block = llvm::dyn_cast<clang::CompoundStmt>(parent);
+      // A checking macro's `do { ... } while (0)` is part of the statement.
+      const auto* loop = block ? llvm::dyn_cast_or_null<clang::DoStmt>(frame.parents->getParent(
+                                     const_cast<clang::CompoundStmt*>(block)))
+                               : nullptr;
+      if (block && !(loop && constantValue(loop->getCond(), context_) == 0)) break;
+      block = nullptr;
+      statement = parent;
+    }
+    if (!block) return;
+    std::map<std::string, std::set<std::string>> streams;
+    int depth = 1;
+    const auto* first = std::find(block->body_begin(), block->body_end(), statement);
+    for (auto next = first == block->body_end() ? first : first + 1; next != block->body_end();
+         ++next)
+      if (!collectGroupCalls(*next, depth, streams, state, frame)) break;
+    for (auto& [communicator, used] : streams) {
+      joinStreams(used, state);
+      setEntry(state.groupStreams, communicator, std::move(used));
+    }
+  }
+
+  // Adds the communicator and stream of each NCCL call in `stmt`, in the order they run, while
+  // the group `depth` counts is open; false once it has ended.
+  bool collectGroupCalls(const clang::Stmt* stmt, int& depth,
+                         std::map<std::string, std::set<std::string>>& streams, FlowState& state,
+                         const Frame& frame) const {
+    for (const clang::Stmt* child : stmt->children())
+      if (child && !collectGroupCalls(child, depth, streams, state, frame)) return false;
+    const auto* call = llvm::dyn_cast<clang::CallExpr>(stmt);
+    if (!call) return true;
+    const std::optional<CallEffect> effect =
+        classifyCall(*call, options_.userModel, kernels_, context_);
+    if (!effect) return true;
+    if (effect->kind == CallEffectKind::GroupStart) ++depth;
+    if (effect->kind == CallEffectKind::GroupEnd) return --depth > 0;
+    if (effect->kind != CallEffectKind::Enqueue || !effect->communicator) return true;
+    if (std::optional<std::string> stream =
+            streamKeyOf(effect->stream, effect->perThreadDefaultStream, state, frame))
+      streams[handleKeyOf(effect->communicator, state, frame).value_or("<communicator>")].insert(
+          *stream);
+    return true;
+  }
+
   // An NCCL call on `stream` inside a group (docs/semantics.md rule 13): the streams the group
-  // uses on the call's communicator join each other's earlier work. Only the calls made so far
-  // are known here, so an earlier call of the group is not ordered after a stream only a later
-  // one brings in.
+  // uses on the call's communicator join each other's earlier work (those joinGroupAhead found
+  // already have).
   void joinGroup(const CallEffect& effect, const std::string& stream, FlowState& state,
                  const Frame& frame) const {
     const std::string communicator =
