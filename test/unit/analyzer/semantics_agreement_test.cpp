@@ -21,7 +21,7 @@ namespace streamrace {
 namespace {
 
 // The host code's names and the events' handles for the same things.
-constexpr Address kA = 0x10000, kB = 0x20000, kScratch = 0x30000;
+constexpr Address kA = 0x10000, kB = 0x20000, kScratch = 0x30000, kMore = 0x40000;
 constexpr std::uint64_t kBytes = 256;
 constexpr StreamHandle kFirst = 0x401, kSecond = 0x402;
 constexpr EventHandle kDone = 0x501;
@@ -146,6 +146,13 @@ std::vector<Scenario> scenarios() {
           fill<<<1, 64, 0, second>>>(a);)",
        {blocking(kFirst), blocking(kSecond), fill(kFirst, kA), Free{kScratch}, fill(kSecond, kA)},
        false},
+      {"rule 8: cudaMalloc does not synchronize",
+       R"(cudaStreamCreate(&first); cudaStreamCreate(&second);
+          fill<<<1, 64, 0, first>>>(a); void* more; cudaMalloc(&more, 256);
+          fill<<<1, 64, 0, second>>>(a);)",
+       {blocking(kFirst), blocking(kSecond), fill(kFirst, kA), Alloc{kMore, kBytes},
+        fill(kSecond, kA)},
+       true},
       {"rule 13: one group on one communicator joins its streams",
        R"(cudaStreamCreate(&first); cudaStreamCreate(&second);
           ncclGroupStart();
