@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Graphs built node by node: cudaGraphCreate, the typed cudaGraphAdd*Node calls, edges added
-// or removed afterwards, nodes destroyed, cloning (and finding a node's copy in a clone), and new
-// parameters for kernel, copy and memset nodes, in the graph or in an executable made from it
-// (cudaGraph*NodeSetParams, cudaGraphExec*NodeSetParams). Each node's operation is issued through
-// the same code as the stream call it stands for, captured into the graph (Runtime::addGraphNode),
-// so a launch runs it exactly like a captured one: after its dependencies, independent nodes
-// concurrently.
+// Graphs built node by node: cudaGraphCreate, the typed cudaGraphAdd*Node calls and the generic
+// cudaGraphAddNode, edges added or removed afterwards, nodes destroyed, cloning (and finding a
+// node's copy in a clone), and new parameters for kernel, copy and memset nodes (and, through the
+// generic setters, host, event and child graph nodes), in the graph or in an executable made from
+// it (cudaGraph*NodeSetParams, cudaGraphExec*NodeSetParams). Each node's operation is issued
+// through the same code as the stream call it stands for, captured into the graph
+// (Runtime::addGraphNode), so a launch runs it exactly like a captured one: after its dependencies,
+// independent nodes concurrently.
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
@@ -396,6 +397,102 @@ NodeOperation copy1DNode(void* dst, const void* src, std::size_t count, cudaMemc
   };
 }
 
+// What a generic node's parameters (cudaGraphNodeParams) add: the operation the typed call of
+// the node's type adds, with its checks. An allocation node's address goes back in the
+// parameters. Nullopt for the types not emulated (conditional, external semaphore nodes).
+struct GenericNode {
+  OperationKind kind = OperationKind::Marker;
+  NodeOperation enqueue;
+};
+
+std::optional<GenericNode> genericNode(cudaGraphNodeParams* params) {
+  if (params == nullptr) {
+    return std::nullopt;
+  }
+  switch (params->type) {
+  case cudaGraphNodeTypeKernel: {
+    cudaKernelNodeParams kernel{};
+    kernel.func = params->kernel.func;
+    kernel.gridDim = params->kernel.gridDim;
+    kernel.blockDim = params->kernel.blockDim;
+    kernel.sharedMemBytes = params->kernel.sharedMemBytes;
+    kernel.kernelParams = params->kernel.kernelParams;
+    kernel.extra = params->kernel.extra;
+    return GenericNode{OperationKind::Kernel,
+                       [kernel](cudaStream_t builder) { return kernelNode(&kernel, builder); }};
+  }
+  case cudaGraphNodeTypeMemcpy:
+    return GenericNode{OperationKind::Memcpy, copy3DNode(&params->memcpy.copyParams)};
+  case cudaGraphNodeTypeMemset: {
+    cudaMemsetParams set{};
+    set.dst = params->memset.dst;
+    set.pitch = params->memset.pitch;
+    set.value = params->memset.value;
+    set.elementSize = params->memset.elementSize;
+    set.width = params->memset.width;
+    set.height = params->memset.height;
+    return GenericNode{OperationKind::Memset,
+                       [set](cudaStream_t builder) { return memsetNode(&set, builder); }};
+  }
+  case cudaGraphNodeTypeHost: {
+    const cudaHostNodeParams host{params->host.fn, params->host.userData};
+    return GenericNode{OperationKind::HostFunction,
+                       [host](cudaStream_t builder) { return hostNode(&host, builder); }};
+  }
+  case cudaGraphNodeTypeGraph:
+    return GenericNode{OperationKind::Graph, [child = params->graph.graph](cudaStream_t builder) {
+                         return childGraphNode(child, builder);
+                       }};
+  case cudaGraphNodeTypeEmpty:
+    return GenericNode{OperationKind::Marker, [](cudaStream_t) { return cudaSuccess; }};
+  case cudaGraphNodeTypeWaitEvent:
+  case cudaGraphNodeTypeEventRecord: {
+    const bool record = params->type == cudaGraphNodeTypeEventRecord;
+    const cudaEvent_t event = record ? params->eventRecord.event : params->eventWait.event;
+    return GenericNode{
+        record ? OperationKind::EventRecord : OperationKind::EventWait,
+        [event, record](cudaStream_t builder) { return eventNode(event, record, builder); }};
+  }
+  case cudaGraphNodeTypeMemAlloc:
+    return GenericNode{OperationKind::Allocation, [params](cudaStream_t builder) {
+                         cudaMemAllocNodeParams allocation{};
+                         allocation.poolProps = params->alloc.poolProps;
+                         allocation.accessDescs = params->alloc.accessDescs;
+                         allocation.accessDescCount = params->alloc.accessDescCount;
+                         allocation.bytesize = params->alloc.bytesize;
+                         const cudaError_t result = memAllocNode(&allocation, builder);
+                         params->alloc.dptr = allocation.dptr;
+                         return result;
+                       }};
+  case cudaGraphNodeTypeMemFree:
+    return GenericNode{OperationKind::Free, [address = params->free.dptr](cudaStream_t builder) {
+                         return freeAsync(address, builder, DefaultStream::Legacy);
+                       }};
+  default:
+    return std::nullopt;
+  }
+}
+
+cudaError_t addGenericNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                           const cudaGraphNode_t* dependencies, std::size_t count,
+                           cudaGraphNodeParams* params) {
+  const std::optional<GenericNode> generic = genericNode(params);
+  if (!generic) {
+    return params == nullptr ? cudaErrorInvalidValue : cudaErrorNotSupported;
+  }
+  return addNode(node, graph, dependencies, count, generic->enqueue);
+}
+
+// Allocation and free nodes keep their parameters (as on a GPU); the other types take new ones.
+std::optional<GenericNode> changeableNode(cudaGraphNodeParams* params) {
+  std::optional<GenericNode> generic = genericNode(params);
+  if (generic && (generic->kind == OperationKind::Allocation ||
+                  generic->kind == OperationKind::Free || generic->kind == OperationKind::Marker)) {
+    return std::nullopt;
+  }
+  return generic;
+}
+
 } // namespace
 
 extern "C" {
@@ -628,6 +725,34 @@ cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGra
       setExecNodeParams(hGraphExec, node, OperationKind::Memset,
                         [&](cudaStream_t builder) { return memsetNode(pNodeParams, builder); }),
       hGraphExec, node, pNodeParams);
+}
+
+cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                             const cudaGraphNode_t* pDependencies,
+                             const cudaGraphEdgeData* dependencyData, size_t numDependencies,
+                             struct cudaGraphNodeParams* nodeParams) {
+  STREAMRACE_EMU_TRACED(
+      cudaGraphAddNode, v12030,
+      addGenericNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams), pGraphNode,
+      graph, pDependencies, dependencyData, numDependencies, nodeParams);
+}
+
+cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams* nodeParams) {
+  const std::optional<GenericNode> generic = changeableNode(nodeParams);
+  STREAMRACE_EMU_TRACED(cudaGraphNodeSetParams, v12020,
+                        generic ? setNodeParams(node, generic->kind, generic->enqueue)
+                                : cudaErrorInvalidValue,
+                        node, nodeParams);
+}
+
+cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node,
+                                       struct cudaGraphNodeParams* nodeParams) {
+  const std::optional<GenericNode> generic = changeableNode(nodeParams);
+  STREAMRACE_EMU_TRACED(cudaGraphExecNodeSetParams, v12020,
+                        generic
+                            ? setExecNodeParams(graphExec, node, generic->kind, generic->enqueue)
+                            : cudaErrorInvalidValue,
+                        graphExec, node, nodeParams);
 }
 
 cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {

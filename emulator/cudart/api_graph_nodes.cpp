@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What programs ask of captured graphs beyond capture and launch: their nodes and edges, a node's
 // type, a host node's function (which an executable may replace), the capture's dependency set,
-// user objects that graphs keep alive, and the graph memory attributes. The generic
-// cudaGraphAddNode, conditional nodes and capture into an existing graph are not emulated: those
-// calls return cudaErrorNotSupported (the typed cudaGraphAdd*Node calls are in
-// api_graph_build.cpp).
+// user objects that graphs keep alive, and the graph memory attributes. Conditional nodes and
+// capture into an existing graph are not emulated: those calls return cudaErrorNotSupported (the
+// calls that add nodes are in api_graph_build.cpp).
 #include <cuda_runtime_api.h>
 // cupti.h brings the parameter structs and callback ids; they must not be included twice.
 #include <cupti.h>
@@ -246,14 +245,6 @@ cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraph
   STREAMRACE_EMU_TRACED(cudaGraphExecHostNodeSetParams, v10020,
                         setExecHostNodeParams(hGraphExec, node, pNodeParams), hGraphExec, node,
                         pNodeParams);
-}
-
-cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
-                             const cudaGraphNode_t* pDependencies,
-                             const cudaGraphEdgeData* dependencyData, size_t numDependencies,
-                             struct cudaGraphNodeParams* nodeParams) {
-  STREAMRACE_EMU_TRACED(cudaGraphAddNode, v12030, cudaErrorNotSupported, pGraphNode, graph,
-                        pDependencies, dependencyData, numDependencies, nodeParams);
 }
 
 cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle_out,

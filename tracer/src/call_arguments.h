@@ -44,8 +44,8 @@ struct CallArguments {
   }
 
   // Set through set_member (public only so that front ends can brace-initialize `values`).
-  static constexpr std::size_t kMeanings = 64;
-  static_assert(static_cast<std::size_t>(api_model::ArgMeaning::SrcSlicePitch) < kMeanings);
+  static constexpr std::size_t kMeanings = 80;
+  static_assert(static_cast<std::size_t>(api_model::ArgMeaning::NodeType) < kMeanings);
   std::array<std::uint64_t, kMeanings> members{};
   std::array<bool, kMeanings> member_present{};
 };

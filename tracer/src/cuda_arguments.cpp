@@ -112,32 +112,89 @@ std::uint64_t address_at(const cudaPitchedPtr& pointer, const cudaPos& position)
          position.x;
 }
 
+using api_model::ArgMeaning;
+
+// The node parameter structs, each in the typed calls' version and in the generic one's (V2),
+// whose members of these names are the same.
+void read_copy(const cudaMemcpy3DParms& copy, CallArguments& arguments) {
+  // CUDA arrays have an opaque layout: such a copy touches no bytes the tracer can name.
+  if (copy.srcArray != nullptr || copy.dstArray != nullptr) return;
+  arguments.set_member(ArgMeaning::WrittenBuffer, address_at(copy.dstPtr, copy.dstPos));
+  arguments.set_member(ArgMeaning::ReadBuffer, address_at(copy.srcPtr, copy.srcPos));
+  arguments.set_member(ArgMeaning::DstPitch, copy.dstPtr.pitch);
+  arguments.set_member(ArgMeaning::SrcPitch, copy.srcPtr.pitch);
+  arguments.set_member(ArgMeaning::DstSlicePitch, copy.dstPtr.pitch * copy.dstPtr.ysize);
+  arguments.set_member(ArgMeaning::SrcSlicePitch, copy.srcPtr.pitch * copy.srcPtr.ysize);
+  arguments.set_member(ArgMeaning::Width, copy.extent.width);
+  arguments.set_member(ArgMeaning::Height, copy.extent.height);
+  arguments.set_member(ArgMeaning::Depth, copy.extent.depth);
+  arguments.set_member(ArgMeaning::CopyKind, static_cast<std::uint64_t>(copy.kind));
+}
+
+template <typename KernelParams>
+void read_kernel(const KernelParams& node, CallArguments& arguments) {
+  arguments.set_member(ArgMeaning::KernelFunction, address_of(node.func));
+  arguments.set_member(ArgMeaning::KernelArgs, address_of(node.kernelParams));
+}
+
+template <typename SetParams> void read_set(const SetParams& set, CallArguments& arguments) {
+  const std::uint64_t row_bytes = std::uint64_t{set.width} * set.elementSize;
+  arguments.set_member(ArgMeaning::WrittenBuffer, address_of(set.dst));
+  arguments.set_member(ArgMeaning::Width, row_bytes);
+  arguments.set_member(ArgMeaning::Height, set.height);
+  arguments.set_member(ArgMeaning::DstPitch, set.height > 1 ? set.pitch : row_bytes);
+}
+
+template <typename HostParams> void read_host(const HostParams& host, CallArguments& arguments) {
+  arguments.set_member(ArgMeaning::HostFunction, address_of(reinterpret_cast<void*>(host.fn)));
+  arguments.set_member(ArgMeaning::UserData, address_of(host.userData));
+}
+
+template <typename AllocParams>
+void read_allocation(const AllocParams& allocation, CallArguments& arguments) {
+  arguments.set_member(ArgMeaning::AllocatedPointerOut, address_of(allocation.dptr));
+  arguments.set_member(ArgMeaning::ByteSize, allocation.bytesize);
+}
+
+// A generic node's parameters: its type, and the members of that type's parameters.
+void read_node(const cudaGraphNodeParams& node, CallArguments& arguments) {
+  arguments.set_member(ArgMeaning::NodeType, static_cast<std::uint64_t>(node.type));
+  switch (node.type) {
+  case cudaGraphNodeTypeKernel:
+    return read_kernel(node.kernel, arguments);
+  case cudaGraphNodeTypeMemcpy:
+    return read_copy(node.memcpy.copyParams, arguments);
+  case cudaGraphNodeTypeMemset:
+    return read_set(node.memset, arguments);
+  case cudaGraphNodeTypeHost:
+    return read_host(node.host, arguments);
+  case cudaGraphNodeTypeGraph:
+    return arguments.set_member(ArgMeaning::ChildGraph, address_of(node.graph.graph));
+  case cudaGraphNodeTypeWaitEvent:
+    return arguments.set_member(ArgMeaning::Event, address_of(node.eventWait.event));
+  case cudaGraphNodeTypeEventRecord:
+    return arguments.set_member(ArgMeaning::Event, address_of(node.eventRecord.event));
+  case cudaGraphNodeTypeMemAlloc:
+    return read_allocation(node.alloc, arguments);
+  case cudaGraphNodeTypeMemFree:
+    return arguments.set_member(ArgMeaning::FreedBuffer, address_of(node.free.dptr));
+  default:
+    return;
+  }
+}
+
 // The members of struct parameters that carry a meaning of the model (call_arguments.h).
 void read_members(api_model::ArgMeaning meaning, const unsigned char* at,
                   CallArguments& arguments) {
-  using api_model::ArgMeaning;
   switch (meaning) {
   case ArgMeaning::LaunchConfig: {
     const auto* config = read_struct<const cudaLaunchConfig_t*>(at);
     if (config != nullptr) arguments.set_member(ArgMeaning::Stream, address_of(config->stream));
     return;
   }
-  case ArgMeaning::Copy3DParams: {
-    const auto* copy = read_struct<const cudaMemcpy3DParms*>(at);
-    // CUDA arrays have an opaque layout: such a copy touches no bytes the tracer can name.
-    if (copy == nullptr || copy->srcArray != nullptr || copy->dstArray != nullptr) return;
-    arguments.set_member(ArgMeaning::WrittenBuffer, address_at(copy->dstPtr, copy->dstPos));
-    arguments.set_member(ArgMeaning::ReadBuffer, address_at(copy->srcPtr, copy->srcPos));
-    arguments.set_member(ArgMeaning::DstPitch, copy->dstPtr.pitch);
-    arguments.set_member(ArgMeaning::SrcPitch, copy->srcPtr.pitch);
-    arguments.set_member(ArgMeaning::DstSlicePitch, copy->dstPtr.pitch * copy->dstPtr.ysize);
-    arguments.set_member(ArgMeaning::SrcSlicePitch, copy->srcPtr.pitch * copy->srcPtr.ysize);
-    arguments.set_member(ArgMeaning::Width, copy->extent.width);
-    arguments.set_member(ArgMeaning::Height, copy->extent.height);
-    arguments.set_member(ArgMeaning::Depth, copy->extent.depth);
-    arguments.set_member(ArgMeaning::CopyKind, static_cast<std::uint64_t>(copy->kind));
+  case ArgMeaning::Copy3DParams:
+    if (const auto* copy = read_struct<const cudaMemcpy3DParms*>(at)) read_copy(*copy, arguments);
     return;
-  }
   case ArgMeaning::PitchedPointer: {
     const auto pointer = read_struct<cudaPitchedPtr>(at);
     arguments.set_member(ArgMeaning::WrittenBuffer, address_of(pointer.ptr));
@@ -150,37 +207,23 @@ void read_members(api_model::ArgMeaning meaning, const unsigned char* at,
     if (pointer != nullptr) arguments.set_member(ArgMeaning::DstPitch, pointer->pitch);
     return;
   }
-  case ArgMeaning::KernelNodeParams: {
-    const auto* node = read_struct<const cudaKernelNodeParams*>(at);
-    if (node == nullptr) return;
-    arguments.set_member(ArgMeaning::KernelFunction, address_of(node->func));
-    arguments.set_member(ArgMeaning::KernelArgs, address_of(node->kernelParams));
+  case ArgMeaning::KernelNodeParams:
+    if (const auto* node = read_struct<const cudaKernelNodeParams*>(at))
+      read_kernel(*node, arguments);
     return;
-  }
-  case ArgMeaning::MemsetNodeParams: {
-    const auto* set = read_struct<const cudaMemsetParams*>(at);
-    if (set == nullptr) return;
-    const std::uint64_t row_bytes = std::uint64_t{set->width} * set->elementSize;
-    arguments.set_member(ArgMeaning::WrittenBuffer, address_of(set->dst));
-    arguments.set_member(ArgMeaning::Width, row_bytes);
-    arguments.set_member(ArgMeaning::Height, set->height);
-    arguments.set_member(ArgMeaning::DstPitch, set->height > 1 ? set->pitch : row_bytes);
+  case ArgMeaning::MemsetNodeParams:
+    if (const auto* set = read_struct<const cudaMemsetParams*>(at)) read_set(*set, arguments);
     return;
-  }
-  case ArgMeaning::HostNodeParams: {
-    const auto* host = read_struct<const cudaHostNodeParams*>(at);
-    if (host == nullptr) return;
-    arguments.set_member(ArgMeaning::HostFunction, address_of(reinterpret_cast<void*>(host->fn)));
-    arguments.set_member(ArgMeaning::UserData, address_of(host->userData));
+  case ArgMeaning::HostNodeParams:
+    if (const auto* host = read_struct<const cudaHostNodeParams*>(at)) read_host(*host, arguments);
     return;
-  }
-  case ArgMeaning::MemAllocNodeParams: {
-    const auto* allocation = read_struct<const cudaMemAllocNodeParams*>(at);
-    if (allocation == nullptr) return;
-    arguments.set_member(ArgMeaning::AllocatedPointerOut, address_of(allocation->dptr));
-    arguments.set_member(ArgMeaning::ByteSize, allocation->bytesize);
+  case ArgMeaning::MemAllocNodeParams:
+    if (const auto* allocation = read_struct<const cudaMemAllocNodeParams*>(at))
+      read_allocation(*allocation, arguments);
     return;
-  }
+  case ArgMeaning::GraphNodeParams:
+    if (const auto* node = read_struct<const cudaGraphNodeParams*>(at)) read_node(*node, arguments);
+    return;
   case ArgMeaning::Extent: {
     const auto extent = read_struct<cudaExtent>(at);
     arguments.set_member(ArgMeaning::Width, extent.width);
@@ -216,6 +259,53 @@ CallArguments read_cuda_arguments(const CudaCallShape& shape, const void* params
     arguments.values[i] = value;
   }
   return arguments;
+}
+
+std::optional<TypedNodeCall> typed_node_call(const api_model::ApiFunction& generic,
+                                             const CallArguments& arguments) {
+  const std::optional<std::uint64_t> type = arguments.get(generic, ArgMeaning::NodeType);
+  if (!type) return std::nullopt;
+  std::string_view typed;
+  switch (static_cast<cudaGraphNodeType>(*type)) {
+  case cudaGraphNodeTypeKernel:
+    typed = "cudaGraphAddKernelNode";
+    break;
+  case cudaGraphNodeTypeMemcpy:
+    typed = "cudaGraphAddMemcpyNode";
+    break;
+  case cudaGraphNodeTypeMemset:
+    typed = "cudaGraphAddMemsetNode";
+    break;
+  case cudaGraphNodeTypeHost:
+    typed = "cudaGraphAddHostNode";
+    break;
+  case cudaGraphNodeTypeGraph:
+    typed = "cudaGraphAddChildGraphNode";
+    break;
+  case cudaGraphNodeTypeEmpty:
+    typed = "cudaGraphAddEmptyNode";
+    break;
+  case cudaGraphNodeTypeWaitEvent:
+    typed = "cudaGraphAddEventWaitNode";
+    break;
+  case cudaGraphNodeTypeEventRecord:
+    typed = "cudaGraphAddEventRecordNode";
+    break;
+  case cudaGraphNodeTypeMemAlloc:
+    typed = "cudaGraphAddMemAllocNode";
+    break;
+  case cudaGraphNodeTypeMemFree:
+    typed = "cudaGraphAddMemFreeNode";
+    break;
+  default:
+    return std::nullopt;
+  }
+  TypedNodeCall call{api_model::findApiFunction(typed), {}};
+  call.arguments.members = arguments.members;
+  call.arguments.member_present = arguments.member_present;
+  for (std::size_t i = 0; i < call.function->args.size() && i < kMaxArguments; ++i)
+    call.arguments.values[i] = arguments.get_or(generic, call.function->args[i].meaning, 0);
+  return call;
 }
 
 } // namespace streamrace::tracer

@@ -9,6 +9,7 @@
 
 #include "streamrace/api_model/api_model.h"
 
+#include <optional>
 #include <string_view>
 
 namespace streamrace::tracer {
@@ -30,5 +31,16 @@ const CudaCallShape* find_cuda_call(std::string_view name);
 
 // Copies the arguments out of `params`; output parameters are read through their pointers.
 CallArguments read_cuda_arguments(const CudaCallShape& shape, const void* params);
+
+// A generic graph node call (cudaGraphAddNode, cudaGraph[Exec]NodeSetParams, whose arguments hold
+// the node's type and its parameters' members) as the typed call that adds a node of that type:
+// its model entry, and the arguments numbered as it numbers them. Nullopt for a node type the
+// model has no call for (conditional and external semaphore nodes).
+struct TypedNodeCall {
+  const api_model::ApiFunction* function = nullptr;
+  CallArguments arguments;
+};
+std::optional<TypedNodeCall> typed_node_call(const api_model::ApiFunction& generic,
+                                             const CallArguments& arguments);
 
 } // namespace streamrace::tracer

@@ -125,15 +125,22 @@ void record_graph_build(Tracer& tracer, const api_model::ApiFunction& function,
     build.node =
         arguments.get_or(function, setter ? ArgMeaning::GraphNode : ArgMeaning::GraphNodeOut, 0);
     build.source = arguments.get_or(function, ArgMeaning::ChildGraph, 0);
+    // A generic node is what the typed call of its type adds; one of a type the model does not
+    // describe orders its dependents and does nothing else.
+    std::optional<TypedNodeCall> node = TypedNodeCall{&function, arguments};
+    if (function.has(ArgMeaning::GraphNodeParams)) node = typed_node_call(function, arguments);
+    if (!node) break;
     DecodeInputs inputs;
-    if (function.nodeRole == ApiRole::KernelLaunch) {
+    if (node->function->nodeRole == ApiRole::KernelLaunch) {
       const std::string name = KernelLaunchReader::instance().read_graph_node(
-          reinterpret_cast<const void*>(arguments.get_or(function, ArgMeaning::KernelFunction, 0)),
-          reinterpret_cast<void* const*>(arguments.get_or(function, ArgMeaning::KernelArgs, 0)),
+          reinterpret_cast<const void*>(
+              node->arguments.get_or(*node->function, ArgMeaning::KernelFunction, 0)),
+          reinterpret_cast<void* const*>(
+              node->arguments.get_or(*node->function, ArgMeaning::KernelArgs, 0)),
           kernel_pointers);
       if (!name.empty()) inputs.function_name = tracer.intern_name(name);
     }
-    build.operation = decode_graph_node(function, arguments, inputs);
+    build.operation = decode_graph_node(*node->function, node->arguments, inputs);
   }
   }
   tracer.record_graph_build(function.name, std::move(build), std::move(kernel_pointers));

@@ -155,10 +155,12 @@ enum class ArgMeaning : std::uint8_t {
   MemsetNodeParams,     // const cudaMemsetParams*: destination, pitch, element size, width, rows
   HostNodeParams,       // const cudaHostNodeParams*: function and user data
   MemAllocNodeParams,   // cudaMemAllocNodeParams*: size and device in, the allocation's address out
+  GraphNodeParams,      // cudaGraphNodeParams*: a node of any type, and that type's parameters
   // Meanings no parameter has, only the members of the structs above.
   Depth,
   DstSlicePitch,
   SrcSlicePitch,
+  NodeType, // a GraphNodeParams' cudaGraphNodeType
 };
 
 // cudaMemcpyKind's values.
