@@ -339,6 +339,9 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::GraphExecUpdate:
     // The front end follows graphs built by hand (hand_built_graphs.h): none is an engine event.
     return std::nullopt;
+  case ApiRole::SelectContext:
+    // The device comes from the driver after the call (context_devices.h), not the arguments.
+    return std::nullopt;
   }
   return std::nullopt;
 }

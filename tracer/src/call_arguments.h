@@ -56,7 +56,8 @@ constexpr bool is_output_parameter(api_model::ArgMeaning meaning) {
   return meaning == ArgMeaning::AllocatedPointerOut || meaning == ArgMeaning::StreamOut ||
          meaning == ArgMeaning::EventOut || meaning == ArgMeaning::GraphOut ||
          meaning == ArgMeaning::GraphExecOut || meaning == ArgMeaning::PitchOut ||
-         meaning == ArgMeaning::PitchedAllocationOut || meaning == ArgMeaning::GraphNodeOut;
+         meaning == ArgMeaning::PitchedAllocationOut || meaning == ArgMeaning::GraphNodeOut ||
+         meaning == ArgMeaning::ContextOut;
 }
 
 } // namespace streamrace::tracer

@@ -5,6 +5,7 @@
 #include "cupti_attach.h"
 
 #include "api_decoder.h"
+#include "context_devices.h"
 #include "cuda_arguments.h"
 #include "driver_launches.h"
 #include "kernel_launches.h"
@@ -164,6 +165,11 @@ void on_api_exit(Tracer& tracer, const CudaCallShape* shape, const CUpti_Callbac
   case api_model::ApiRole::GraphSetNode:
   case api_model::ApiRole::GraphExecUpdate:
     record_graph_build(tracer, function, arguments, inputs.outcome);
+    return;
+  case api_model::ApiRole::SelectContext:
+    if (inputs.outcome == CallOutcome::Succeeded)
+      if (const std::optional<DeviceId> device = current_context_device())
+        tracer.record(function.name, SetDevice{*device}, {});
     return;
   default:
     break;

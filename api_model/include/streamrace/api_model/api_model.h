@@ -45,6 +45,9 @@ enum class ApiRole : std::uint8_t {
   EventCreate,
   EventDestroy,
   SetDevice,
+  // A driver call that makes a context current: the thread's device becomes the context's, as
+  // with SetDevice, but the handle does not name it (a front end asks the driver afterwards).
+  SelectContext,
   CaptureBegin,
   CaptureEnd,
   GraphInstantiate,
@@ -142,6 +145,9 @@ enum class ArgMeaning : std::uint8_t {
   ChildGraph,          // cudaGraph_t a child graph node copies
   GraphNode,           // cudaGraphNode_t: the node whose parameters a setter changes
   UpdateResultOut,     // cudaGraphExecUpdateResultInfo*: why an update was refused
+  Context,             // CUcontext: the context a call makes current
+  ContextOut,          // CUcontext*: a context the call made, or the one it popped
+  ContextCreateParams, // CUctxCreateParams*: execution affinity and the like (nothing ordered)
   // Parameters whose meaning lies in the members of a struct (the tracer's front end reads the
   // members; see DerivedArgument below).
   PitchOut,             // size_t*: the row pitch a pitched allocation chose

@@ -9,6 +9,10 @@
 //   event-sync    the host waits for that event (cuEventSynchronize) before enqueuing the copy
 //   stream-sync   the host waits for `writer` (cuStreamSynchronize)
 //   ctx-sync      the host waits for the whole context (cuCtxSynchronize)
+//   other-ctx-sync the host makes device 1's context current (cuCtxSetCurrent) and waits for it:
+//                 the set, on device 0, is not waited for
+//   pushed-ctx-sync device 1's context pushed (cuCtxPushCurrent) and popped again
+//                 (cuCtxPopCurrent) before the host waits for the current context: device 0's
 //   upload-race   a host-to-device copy on `writer` and an 8-bit set on `reader`, both writing
 //   upload-event  the same, `reader` waiting for an event recorded after the copy
 //   peer-race     the set, then a device-to-device copy (cuMemcpyDtoDAsync) reading it on `reader`
@@ -82,6 +86,19 @@ int main(int argc, char** argv) {
     } else if (scenario == "stream-sync") {
       CHECK(cuStreamSynchronize(writer));
     } else if (scenario == "ctx-sync") {
+      CHECK(cuCtxSynchronize());
+    } else if (scenario == "other-ctx-sync" || scenario == "pushed-ctx-sync") {
+      CUdevice second_ordinal = 0;
+      CHECK(cuDeviceGet(&second_ordinal, 1));
+      CUcontext second = nullptr;
+      CHECK(cuDevicePrimaryCtxRetain(&second, second_ordinal));
+      if (scenario == "other-ctx-sync") {
+        CHECK(cuCtxSetCurrent(second));
+      } else {
+        CHECK(cuCtxPushCurrent(second));
+        CUcontext popped = nullptr;
+        CHECK(cuCtxPopCurrent(&popped));
+      }
       CHECK(cuCtxSynchronize());
     } else if (scenario != "race" && scenario != "peer-race") {
       std::fprintf(stderr, "driver_calls: unknown scenario '%s'\n", argv[1]);
