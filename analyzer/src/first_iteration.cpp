@@ -93,15 +93,10 @@ std::optional<FirstIterationBranch> firstIterationBranch(const clang::CFGBlock& 
   if (!counter || !onlyReads(loop->getBody(), counter->variable, parents) ||
       !onlyReads(loop->getCond(), counter->variable, parents))
     return std::nullopt;
-  // `counter op bound`, the counter on the left.
-  clang::BinaryOperatorKind op = condition->getOpcode();
-  const clang::Expr* bound = condition->getRHS();
-  if (variableOf(condition->getRHS()) == counter->variable) {
-    op = clang::BinaryOperator::reverseComparisonOp(op);
-    bound = condition->getLHS();
-  } else if (variableOf(condition->getLHS()) != counter->variable) {
-    return std::nullopt;
-  }
+  const std::optional<CounterTest> test = counterTest(*condition, counter->variable);
+  if (!test) return std::nullopt;
+  const clang::BinaryOperatorKind op = test->op;
+  const clang::Expr* bound = test->bound;
   // How far the bound is from the start: the start itself, or two constants.
   std::optional<int64_t> distance;
   if (sameExpression(bound, counter->start, context)) {

@@ -47,12 +47,11 @@ bool inLoopUpTo(const clang::Stmt* stmt, const clang::ValueDecl* counter, const 
     const auto* loop = llvm::dyn_cast<clang::ForStmt>(parent);
     if (!loop || !loop->getCond()) continue;
     const std::optional<LoopCounter> looped = loopCounter(*loop, context);
-    const auto* test =
+    const auto* condition =
         llvm::dyn_cast<clang::BinaryOperator>(loop->getCond()->IgnoreParenImpCasts());
-    if (looped && looped->variable == counter && looped->direction > 0 && test &&
-        test->getOpcode() == clang::BO_LT && variableOf(test->getLHS()) == counter &&
-        variableOf(test->getRHS()) == limit)
-      return true;
+    if (!looped || looped->variable != counter || looped->direction <= 0 || !condition) continue;
+    const std::optional<CounterTest> test = counterTest(*condition, looped->variable);
+    if (test && test->op == clang::BO_LT && variableOf(test->bound) == limit) return true;
   }
   return false;
 }
@@ -62,6 +61,16 @@ bool inLoopUpTo(const clang::Stmt* stmt, const clang::ValueDecl* counter, const 
 const clang::VarDecl* variableOf(const clang::Expr* expr) {
   const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
   return reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
+}
+
+std::optional<CounterTest> counterTest(const clang::BinaryOperator& comparison,
+                                       const clang::VarDecl* counter) {
+  if (variableOf(comparison.getRHS()) == counter)
+    return CounterTest{clang::BinaryOperator::reverseComparisonOp(comparison.getOpcode()),
+                       comparison.getLHS()};
+  if (variableOf(comparison.getLHS()) == counter)
+    return CounterTest{comparison.getOpcode(), comparison.getRHS()};
+  return std::nullopt;
 }
 
 std::optional<LoopCounter> loopCounter(const clang::ForStmt& loop,
@@ -104,15 +113,10 @@ std::optional<LoopEntry> loopEntry(const clang::ForStmt& loop, const clang::ASTC
   const auto* condition =
       llvm::dyn_cast<clang::BinaryOperator>(loop.getCond()->IgnoreParenImpCasts());
   if (!condition || !condition->isComparisonOp()) return std::nullopt;
-  // `counter op bound`, the counter on the left.
-  clang::BinaryOperatorKind op = condition->getOpcode();
-  const clang::Expr* bound = condition->getRHS();
-  if (variableOf(condition->getRHS()) == counter->variable) {
-    op = clang::BinaryOperator::reverseComparisonOp(op);
-    bound = condition->getLHS();
-  } else if (variableOf(condition->getLHS()) != counter->variable) {
-    return std::nullopt;
-  }
+  const std::optional<CounterTest> test = counterTest(*condition, counter->variable);
+  if (!test) return std::nullopt;
+  clang::BinaryOperatorKind op = test->op;
+  const clang::Expr* bound = test->bound;
   // The first test is `start op bound`.
   const std::optional<int64_t> start = constantValue(counter->start, context);
   const std::optional<int64_t> end = constantValue(bound, context);

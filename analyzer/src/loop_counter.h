@@ -6,11 +6,14 @@
 // not left pending on the path where the later loop, which synchronizes it, runs zero times.
 #pragma once
 
+#include "clang/AST/OperationKinds.h"
+
 #include <cstdint>
 #include <optional>
 
 namespace clang {
 class ASTContext;
+class BinaryOperator;
 class Expr;
 class ForStmt;
 class ParentMap;
@@ -31,6 +34,15 @@ struct LoopCounter {
 // sign in its increment.
 std::optional<LoopCounter> loopCounter(const clang::ForStmt& loop,
                                        const clang::ASTContext& context);
+
+// A comparison with the counter alone on one side, as `counter op bound`: `i < n` and `n > i` are
+// both (<, n). Nullopt for a comparison without the counter alone on either side.
+struct CounterTest {
+  clang::BinaryOperatorKind op;
+  const clang::Expr* bound = nullptr;
+};
+std::optional<CounterTest> counterTest(const clang::BinaryOperator& comparison,
+                                       const clang::VarDecl* counter);
 
 // The variable `expr` names, or null.
 const clang::VarDecl* variableOf(const clang::Expr* expr);
