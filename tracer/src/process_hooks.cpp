@@ -114,15 +114,16 @@ RankId rank_from_environment() {
   return rank != nullptr ? static_cast<RankId>(std::strtoul(rank, nullptr, 10)) : 0;
 }
 
-// Whether a launcher started this process as one of several (torchrun, Open MPI, PMI, Slurm):
-// then the other ranks' collectives happen elsewhere and meet only in the merged report. A
-// process on its own holds every rank of its communicators, and they meet in process.
-bool one_of_several_processes() {
+// How many processes a launcher started (torchrun, Open MPI, PMI, Slurm); 1 for a process on
+// its own. Under several, the other ranks' collectives happen elsewhere and meet only in the
+// merged report; a process on its own holds every rank of its communicators, and they meet in
+// process.
+RankId processes_from_environment() {
   for (const char* size : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
-    if (const char* value = std::getenv(size);
-        value != nullptr && std::strtoul(value, nullptr, 10) > 1)
-      return true;
-  return false;
+    if (const char* value = std::getenv(size); value != nullptr)
+      if (const unsigned long count = std::strtoul(value, nullptr, 10); count > 1)
+        return static_cast<RankId>(count);
+  return 1;
 }
 
 // The process's trace file in `directory`, named for its host and pid so that the processes of
@@ -139,7 +140,8 @@ std::unique_ptr<trace::TraceSink> open_trace_file(const std::string& directory) 
 // could not be used.
 TracerSetup setup_from_environment(std::string& problem) {
   TracerSetup setup;
-  setup.settings.engine.cross_rank_ordering = !one_of_several_processes();
+  setup.rank_stride = processes_from_environment();
+  setup.settings.engine.cross_rank_ordering = setup.rank_stride == 1;
   problem = apply_environment(setup.settings);
   setup.first_rank = rank_from_environment();
   setup.clock = wall_clock_ns;

@@ -88,7 +88,7 @@ DeviceId RankAssignment::device_of(ThreadId thread, const Payload& payload) {
 RankId RankAssignment::rank_of_device(DeviceId device, bool& new_rank) {
   if (const auto it = device_ranks_.find(device); it != device_ranks_.end()) return it->second;
   new_rank = true;
-  const RankId rank = process_rank_ + static_cast<RankId>(device_ranks_.size());
+  const RankId rank = process_rank_ + stride_ * static_cast<RankId>(device_ranks_.size());
   device_ranks_.emplace(device, rank);
   ranks_.push_back(rank);
   return rank;

@@ -5,8 +5,10 @@
 // order the process first puts work or resources on them (selecting a device is not using it),
 // starting at the process's own rank (RANK, else 0): a process with one device keeps its
 // launcher's rank; a process that drives devices 0..n-1 in order gets ranks 0..n-1, the ranks
-// ncclCommInitAll gives them. Events that use no device take the rank of the device they name
-// when it has one, else the process's first rank.
+// ncclCommInitAll gives them. Under a launcher of P processes the ranks of one process are P
+// apart (RANK, RANK + P, ...), so processes that each drive several devices give out ranks no
+// other process gives (not NCCL's numbering, which no process can know alone). Events that use no
+// device take the rank of the device they name when it has one, else the process's first rank.
 //
 // An event's device is the one its work runs on: a stream's device (the thread's current device
 // when the stream was created), a communicator's device, an event's or an allocation's device;
@@ -22,7 +24,8 @@ namespace streamrace::tracer {
 
 class RankAssignment {
 public:
-  explicit RankAssignment(RankId process_rank) : process_rank_(process_rank) {}
+  explicit RankAssignment(RankId process_rank, RankId stride = 1)
+      : process_rank_(process_rank), stride_(stride) {}
 
   struct Placement {
     RankId rank = 0;
@@ -43,6 +46,7 @@ private:
   RankId rank_of_device(DeviceId device, bool& new_rank);
 
   RankId process_rank_;
+  RankId stride_;
   std::unordered_map<ThreadId, DeviceId> current_devices_;
   std::unordered_map<StreamHandle, DeviceId> stream_devices_;
   std::unordered_map<EventHandle, DeviceId> event_devices_;

@@ -87,7 +87,7 @@ bool InsideLibraryCall::active() {
 Tracer::Tracer(TracerSetup setup)
     : settings_(std::move(setup.settings)), clock_(std::move(setup.clock)),
       open_trace_(std::move(setup.open_trace)), first_rank_(setup.first_rank),
-      halt_(std::move(setup.halt)) {}
+      rank_stride_(setup.rank_stride), halt_(std::move(setup.halt)) {}
 
 Tracer::~Tracer() {
   stopping_.store(true);
@@ -118,7 +118,7 @@ void Tracer::start() {
       else
         KernelLaunchReader::instance().use_summaries(std::move(summaries));
     }
-    ranks_ = std::make_unique<RankAssignment>(first_rank_);
+    ranks_ = std::make_unique<RankAssignment>(first_rank_, rank_stride_);
     engine_ = std::make_unique<Engine>(settings_.engine, [](std::string_view warning) {
       std::fprintf(stderr, "streamrace: warning: %.*s\n", static_cast<int>(warning.size()),
                    warning.data());

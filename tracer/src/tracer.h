@@ -45,8 +45,10 @@ struct TracerSetup {
   // Opens where the trace goes, when the tracer starts; empty: no trace. The process's is a file
   // per process under output_dir; a failure to open it disables the tracer with one line.
   std::function<std::unique_ptr<trace::TraceSink>()> open_trace;
-  // The rank of the first device the process uses (rank_assignment.h).
+  // The rank of the first device the process uses, and how far apart its devices' ranks are
+  // (rank_assignment.h).
   RankId first_rank = 0;
+  RankId rank_stride = 1;
   // Ends the program once halt_on_error printed a finding and the trace is flushed. The process's
   // exits with status 66 and runs no atexit handler; a test records that it was asked.
   std::function<void()> halt;
@@ -193,6 +195,7 @@ private:
   std::function<std::uint64_t()> clock_;
   std::function<std::unique_ptr<trace::TraceSink>()> open_trace_;
   RankId first_rank_ = 0;
+  RankId rank_stride_ = 1;
   std::function<void()> halt_;
   // The suppressions file of the settings: findings it hides are neither printed nor halted on, as
   // `streamrace report` leaves them out of its report and exit status.

@@ -27,6 +27,20 @@ TEST(RankAssignment, SelectingDevicesIsNotUsingThem) {
   EXPECT_EQ(ranks.ranks(), std::vector<RankId>{2});
 }
 
+// Two processes under a launcher (WORLD_SIZE 2), each driving two devices: their ranks are two
+// apart, so neither gives out a rank the other does.
+TEST(RankAssignment, ProcessesUnderALauncherGiveOutRanksNoOtherProcessGives) {
+  RankAssignment first(0, 2);
+  RankAssignment second(1, 2);
+  for (RankAssignment* process : {&first, &second})
+    for (DeviceId device = 0; device < 2; ++device) {
+      process->rank_of(kMain, SetDevice{device});
+      process->rank_of(kMain, StreamCreate{0xa0 + static_cast<StreamHandle>(device)});
+    }
+  EXPECT_EQ(first.ranks(), (std::vector<RankId>{0, 2}));
+  EXPECT_EQ(second.ranks(), (std::vector<RankId>{1, 3}));
+}
+
 TEST(RankAssignment, DevicesGetRanksInTheOrderTheyAreFirstUsed) {
   RankAssignment ranks(0);
   EXPECT_EQ(ranks.rank_of(kMain, SetDevice{0}), 0u);
