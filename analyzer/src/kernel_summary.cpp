@@ -6,6 +6,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Mangle.h"
 #include "clang/AST/ParentMap.h"
+#include "clang/AST/RecordLayout.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -34,63 +35,245 @@ bool isAtomicFunction(const clang::FunctionDecl* function) {
   return false;
 }
 
+// Whether a value of `type` holds a pointer anywhere (a member, an element, a base).
+bool holdsPointer(clang::QualType type) {
+  type = type.getCanonicalType();
+  if (type->isPointerType() || type->isReferenceType() || type->isMemberPointerType()) return true;
+  if (const clang::ArrayType* array = type->getAsArrayTypeUnsafe())
+    return holdsPointer(array->getElementType());
+  const clang::RecordDecl* record = type->getAsRecordDecl();
+  if (!record || !record->getDefinition()) return false;
+  record = record->getDefinition();
+  if (const auto* cxx = llvm::dyn_cast<clang::CXXRecordDecl>(record)) {
+    if (cxx->isPolymorphic()) return true;
+    for (const clang::CXXBaseSpecifier& base : cxx->bases())
+      if (holdsPointer(base.getType())) return true;
+  }
+  for (const clang::FieldDecl* field : record->fields())
+    if (holdsPointer(field->getType())) return true;
+  return false;
+}
+
+// Where a kernel's accesses come from: a pointer parameter, or (`field` set) one pointer member
+// of a struct parameter passed by value.
+struct Origin {
+  unsigned param = 0;
+  std::optional<std::size_t> field;
+};
+
+// What the kernel does through one pointer: its access, and its extent while every access is
+// bounded by the same count.
+struct PointerUse {
+  ParamAccess access = ParamAccess::None;
+  std::optional<ParamExtent> extent;
+  bool unbounded = false;
+
+  void add(ParamAccess use, const std::optional<ParamExtent>& bound) {
+    access = merge(access, use);
+    if (use == ParamAccess::None) return;
+    if (!bound || (extent && *extent != *bound)) unbounded = true;
+    extent = bound;
+  }
+  std::optional<ParamExtent> finalExtent() const { return unbounded ? std::nullopt : extent; }
+};
+
+// A pointer member of a struct parameter: the chain of fields that names it, from the parameter.
+struct PointerField {
+  std::vector<const clang::FieldDecl*> path;
+  std::string name;
+  std::int64_t offset = 0;
+  PointerUse use;
+};
+
 // How the memory a pointer-valued expression points to is used by its surroundings.
 class KernelBodyScanner : public clang::RecursiveASTVisitor<KernelBodyScanner> {
 public:
   KernelBodyScanner(const clang::FunctionDecl& kernel, const clang::ASTContext& context)
       : kernel_(kernel), context_(context), parents_(kernel.getBody()) {
-    for (unsigned i = 0; i < kernel.getNumParams(); ++i) {
+    const unsigned count = kernel.getNumParams();
+    params_.resize(count);
+    fields_.resize(count);
+    opaque_.assign(count, false);
+    for (unsigned i = 0; i < count; ++i) {
       const clang::ParmVarDecl* param = kernel.getParamDecl(i);
-      if (param->getType()->isPointerType()) origin_[param] = i;
+      const clang::QualType type = param->getType();
+      if (type->isPointerType()) {
+        origin_[param] = Origin{i, std::nullopt};
+      } else if (const clang::RecordDecl* record = type->getAsRecordDecl();
+                 record && holdsPointer(type)) {
+        std::vector<const clang::FieldDecl*> path;
+        if (!collectPointerFields(*record, 0, "", path, fields_[i])) opaque_[i] = true;
+        structParams_[param] = i;
+      }
     }
-    access_.assign(kernel.getNumParams(), ParamAccess::None);
-    extent_.assign(kernel.getNumParams(), std::nullopt);
-    unbounded_.assign(kernel.getNumParams(), false);
   }
 
-  // Pointers derived from a parameter (`float* row = x + offset;`) stand for that parameter.
+  // Pointers derived from a parameter or a member (`float* row = x + offset;`) stand for it.
   bool VisitVarDecl(clang::VarDecl* var) {
     if (!var->getType()->isPointerType() || !var->getInit()) return true;
-    if (auto param = derivedParameter(var->getInit())) origin_[var] = *param;
+    if (auto origin = derivedOrigin(var->getInit())) origin_[var] = *origin;
     return true;
   }
 
   bool VisitDeclRefExpr(clang::DeclRefExpr* reference) {
+    if (auto found = structParams_.find(reference->getDecl()); found != structParams_.end()) {
+      useOfStruct(*reference, found->second);
+      return true;
+    }
     auto found = origin_.find(reference->getDecl());
     if (found == origin_.end()) return true;
-    const unsigned param = found->second;
+    const Origin& origin = found->second;
     const ParamAccess use = useOf(reference);
-    access_[param] = merge(access_[param], use);
-    if (use == ParamAccess::None) return true;
-    // Every access must be bounded by the same count for the parameter to have an extent.
     std::optional<ParamExtent> extent;
-    if (reference->getDecl() == kernel_.getParamDecl(param)) extent = guardedElement(*reference);
-    if (!extent || (extent_[param] && *extent_[param] != *extent)) unbounded_[param] = true;
-    extent_[param] = extent;
+    if (use != ParamAccess::None && reference->getDecl() == kernel_.getParamDecl(origin.param))
+      extent = guardedElement(*reference, origin);
+    useAt(origin).add(use, extent);
     return true;
   }
 
-  std::vector<ParamAccess> takeAccess() { return std::move(access_); }
+  // Per parameter: its access; a struct used only through its members has their access merged,
+  // one used whole is read and written.
+  std::vector<ParamAccess> takeAccess() const {
+    std::vector<ParamAccess> access;
+    for (unsigned i = 0; i < params_.size(); ++i) {
+      ParamAccess merged = params_[i].access;
+      if (opaque_[i])
+        merged = ParamAccess::ReadWrite;
+      else
+        for (const PointerField& field : fields_[i])
+          merged = merge(merged, field.use.access);
+      access.push_back(merged);
+    }
+    return access;
+  }
 
-  std::vector<std::optional<ParamExtent>> takeExtents() {
-    for (std::size_t i = 0; i < extent_.size(); ++i)
-      if (unbounded_[i]) extent_[i] = std::nullopt;
-    return std::move(extent_);
+  std::vector<std::optional<ParamExtent>> takeExtents() const {
+    std::vector<std::optional<ParamExtent>> extents;
+    for (const PointerUse& use : params_)
+      extents.push_back(use.finalExtent());
+    return extents;
+  }
+
+  std::vector<std::vector<FieldSummary>> takeFields() const {
+    std::vector<std::vector<FieldSummary>> summaries(fields_.size());
+    for (unsigned i = 0; i < fields_.size(); ++i) {
+      if (opaque_[i]) continue;
+      for (const PointerField& field : fields_[i])
+        summaries[i].push_back(
+            FieldSummary{field.name, field.offset, field.use.access, field.use.finalExtent()});
+    }
+    return summaries;
   }
 
 private:
-  std::optional<unsigned> derivedParameter(const clang::Expr* expr) {
-    expr = expr->IgnoreParenCasts();
-    if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr))
-      if (binary->isAdditiveOp())
-        return derivedParameter(binary->getLHS()->getType()->isPointerType() ? binary->getLHS()
-                                                                             : binary->getRHS());
-    if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr))
-      if (auto found = origin_.find(reference->getDecl()); found != origin_.end())
-        return found->second;
+  // The pointer members of `record` (at `offset` bytes into the parameter), nested structs
+  // included; false when a pointer sits where no member path names it alone (an array, a union,
+  // a base class, a virtual table).
+  bool collectPointerFields(const clang::RecordDecl& declared, std::int64_t offset,
+                            const std::string& prefix, std::vector<const clang::FieldDecl*>& path,
+                            std::vector<PointerField>& out) const {
+    const clang::RecordDecl* record = declared.getDefinition();
+    if (!record || record->isUnion() || record->isInvalidDecl()) return false;
+    if (const auto* cxx = llvm::dyn_cast<clang::CXXRecordDecl>(record);
+        cxx && (cxx->getNumBases() > 0 || cxx->isPolymorphic()))
+      return false;
+    const clang::ASTRecordLayout& layout = context_.getASTRecordLayout(record);
+    for (const clang::FieldDecl* field : record->fields()) {
+      const clang::QualType type = field->getType().getCanonicalType();
+      if (!holdsPointer(type)) continue;
+      const std::int64_t at =
+          offset + static_cast<std::int64_t>(layout.getFieldOffset(field->getFieldIndex()) /
+                                             context_.getCharWidth());
+      const std::string name = prefix + field->getNameAsString();
+      path.push_back(field);
+      bool described = true;
+      if (type->isPointerType())
+        out.push_back(PointerField{path, name, at, {}});
+      else if (const clang::RecordDecl* nested = type->getAsRecordDecl())
+        described = collectPointerFields(*nested, at, name + ".", path, out);
+      else
+        described = false;
+      path.pop_back();
+      if (!described) return false;
+    }
+    return true;
+  }
+
+  PointerUse& useAt(const Origin& origin) {
+    return origin.field ? fields_[origin.param][*origin.field].use : params_[origin.param];
+  }
+
+  // `param.a.b`: the struct parameter and the members named, when `expr` is such a chain.
+  std::optional<std::pair<unsigned, std::vector<const clang::FieldDecl*>>>
+  memberChain(const clang::Expr* expr) const {
+    std::vector<const clang::FieldDecl*> path;
+    expr = expr->IgnoreParens();
+    while (const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
+      const auto* field = llvm::dyn_cast<clang::FieldDecl>(member->getMemberDecl());
+      if (member->isArrow() || !field) return std::nullopt;
+      path.insert(path.begin(), field);
+      expr = member->getBase()->IgnoreParens();
+    }
+    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr);
+    if (!reference) return std::nullopt;
+    const auto found = structParams_.find(reference->getDecl());
+    if (found == structParams_.end()) return std::nullopt;
+    return std::make_pair(found->second, std::move(path));
+  }
+
+  std::optional<std::size_t>
+  pointerFieldIndex(unsigned param, const std::vector<const clang::FieldDecl*>& path) const {
+    for (std::size_t i = 0; i < fields_[param].size(); ++i)
+      if (fields_[param][i].path == path) return i;
     return std::nullopt;
   }
 
+  // A use of struct parameter `param`: through a pointer member, that member's access; through
+  // a member without pointers, nothing; the struct (or a part holding pointers) used whole makes
+  // the parameter opaque.
+  void useOfStruct(const clang::DeclRefExpr& reference, unsigned param) {
+    if (opaque_[param]) return;
+    const clang::Expr* current = &reference;
+    const clang::Stmt* parent = parentOf(current);
+    while (parent) {
+      if (llvm::isa<clang::ParenExpr>(parent)) {
+        current = llvm::cast<clang::Expr>(parent);
+      } else if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(parent);
+                 member && !member->isArrow() && member->getBase()->IgnoreParens() == current) {
+        current = member;
+      } else {
+        break;
+      }
+      parent = parentOf(current);
+    }
+    if (!holdsPointer(current->getType())) return;
+    const auto chain = memberChain(current);
+    const std::optional<std::size_t> field =
+        chain ? pointerFieldIndex(param, chain->second) : std::nullopt;
+    if (!field) {
+      opaque_[param] = true;
+      return;
+    }
+    const Origin origin{param, field};
+    const ParamAccess use = useOf(current);
+    useAt(origin).add(use,
+                      use == ParamAccess::None ? std::nullopt : guardedElement(*current, origin));
+  }
+
+  std::optional<Origin> derivedOrigin(const clang::Expr* expr) {
+    expr = expr->IgnoreParenCasts();
+    if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr))
+      if (binary->isAdditiveOp())
+        return derivedOrigin(binary->getLHS()->getType()->isPointerType() ? binary->getLHS()
+                                                                          : binary->getRHS());
+    if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr))
+      if (auto found = origin_.find(reference->getDecl()); found != origin_.end())
+        return found->second;
+    if (const auto chain = memberChain(expr))
+      if (const auto field = pointerFieldIndex(chain->first, chain->second))
+        return Origin{chain->first, field};
+    return std::nullopt;
+  }
   // The pointer value flows up through casts and pointer arithmetic; the first dereference
   // decides read or write; anything else (a call, an escape into memory) counts as both.
   ParamAccess useOf(const clang::Expr* pointer) {
@@ -175,8 +358,9 @@ private:
     return parents_.getParent(const_cast<clang::Stmt*>(stmt));
   }
 
-  // `p[i]` with `i < n` guarding it, n an integer parameter: the extent n elements of *p.
-  std::optional<ParamExtent> guardedElement(const clang::DeclRefExpr& pointer) {
+  // `p[i]` with `i < n` guarding it, n an integer parameter (or, for a pointer member, an
+  // integer member of the same struct): the extent n elements of *p.
+  std::optional<ParamExtent> guardedElement(const clang::Expr& pointer, const Origin& origin) {
     const clang::Stmt* current = &pointer;
     const clang::Stmt* parent = parentOf(current);
     while (parent && llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr>(parent)) {
@@ -191,37 +375,39 @@ private:
         llvm::dyn_cast<clang::DeclRefExpr>(subscript->getIdx()->IgnoreParenImpCasts());
     const auto* variable = index ? llvm::dyn_cast<clang::VarDecl>(index->getDecl()) : nullptr;
     if (!variable || !variable->getType()->isIntegerType()) return std::nullopt;
-    const std::optional<unsigned> count = guardOf(*subscript, *variable);
-    if (!count) return std::nullopt;
-    return ParamExtent{*count, context_.getTypeSizeInChars(element).getQuantity()};
+    std::optional<ParamExtent> extent = guardOf(*subscript, *variable, origin);
+    if (extent) extent->elementBytes = context_.getTypeSizeInChars(element).getQuantity();
+    return extent;
   }
 
-  // The integer parameter n of a guard `variable < n` that every execution of `stmt` passes.
-  std::optional<unsigned> guardOf(const clang::Stmt& stmt, const clang::VarDecl& variable) {
+  // The count n of a guard `variable < n` that every execution of `stmt` passes.
+  std::optional<ParamExtent> guardOf(const clang::Stmt& stmt, const clang::VarDecl& variable,
+                                     const Origin& origin) {
     const clang::Stmt* child = &stmt;
     for (const clang::Stmt* ancestor = parentOf(child); ancestor;
          child = ancestor, ancestor = parentOf(child)) {
-      std::optional<unsigned> bound;
+      std::optional<ParamExtent> bound;
       if (const auto* branch = llvm::dyn_cast<clang::IfStmt>(ancestor);
           branch && branch->getThen() == child)
-        bound = boundIn(branch->getCond(), variable, clang::BO_LAnd);
+        bound = boundIn(branch->getCond(), variable, origin, clang::BO_LAnd);
       else if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(ancestor);
                loop && loop->getBody() == child)
-        bound = boundIn(loop->getCond(), variable, clang::BO_LAnd);
+        bound = boundIn(loop->getCond(), variable, origin, clang::BO_LAnd);
       else if (const auto* loop = llvm::dyn_cast<clang::WhileStmt>(ancestor);
                loop && loop->getBody() == child)
-        bound = boundIn(loop->getCond(), variable, clang::BO_LAnd);
+        bound = boundIn(loop->getCond(), variable, origin, clang::BO_LAnd);
       else if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(ancestor))
-        bound = earlyReturnBound(*block, *child, variable);
+        bound = earlyReturnBound(*block, *child, variable, origin);
       if (bound) return bound;
     }
     return std::nullopt;
   }
 
   // An `if (variable >= n) return;` (or `|| ...`) among the statements of `block` before `child`.
-  std::optional<unsigned> earlyReturnBound(const clang::CompoundStmt& block,
-                                           const clang::Stmt& child,
-                                           const clang::VarDecl& variable) {
+  std::optional<ParamExtent> earlyReturnBound(const clang::CompoundStmt& block,
+                                              const clang::Stmt& child,
+                                              const clang::VarDecl& variable,
+                                              const Origin& origin) {
     for (const clang::Stmt* statement : block.body()) {
       if (statement == &child) return std::nullopt;
       const auto* branch = llvm::dyn_cast<clang::IfStmt>(statement);
@@ -231,29 +417,31 @@ private:
           inner && inner->size() == 1)
         then = inner->body_front();
       if (!llvm::isa<clang::ReturnStmt>(then)) continue;
-      if (auto bound = boundIn(branch->getCond(), variable, clang::BO_LOr, true)) return bound;
+      if (auto bound = boundIn(branch->getCond(), variable, origin, clang::BO_LOr, true))
+        return bound;
     }
     return std::nullopt;
   }
 
-  // In `condition`, a comparison that bounds `variable` below an integer parameter n: `i < n`
-  // (`!exits`) or `i >= n` (`exits`), or either side of the `junction` (&& to pass, || to exit).
-  std::optional<unsigned> boundIn(const clang::Expr* condition, const clang::VarDecl& variable,
-                                  clang::BinaryOperatorKind junction, bool exits = false) {
+  // In `condition`, a comparison that bounds `variable` below a count n: `i < n` (`!exits`) or
+  // `i >= n` (`exits`), or either side of the `junction` (&& to pass, || to exit).
+  std::optional<ParamExtent> boundIn(const clang::Expr* condition, const clang::VarDecl& variable,
+                                     const Origin& origin, clang::BinaryOperatorKind junction,
+                                     bool exits = false) {
     const auto* binary =
         condition ? llvm::dyn_cast<clang::BinaryOperator>(condition->IgnoreParenImpCasts())
                   : nullptr;
     if (!binary) return std::nullopt;
     if (binary->getOpcode() == junction) {
-      if (auto bound = boundIn(binary->getLHS(), variable, junction, exits)) return bound;
-      return boundIn(binary->getRHS(), variable, junction, exits);
+      if (auto bound = boundIn(binary->getLHS(), variable, origin, junction, exits)) return bound;
+      return boundIn(binary->getRHS(), variable, origin, junction, exits);
     }
     const clang::BinaryOperatorKind below = exits ? clang::BO_GE : clang::BO_LT;
     const clang::BinaryOperatorKind above = exits ? clang::BO_LE : clang::BO_GT;
     if (binary->getOpcode() == below && names(binary->getLHS(), variable))
-      return countParameter(binary->getRHS());
+      return countOf(binary->getRHS(), origin);
     if (binary->getOpcode() == above && names(binary->getRHS(), variable))
-      return countParameter(binary->getLHS());
+      return countOf(binary->getLHS(), origin);
     return std::nullopt;
   }
 
@@ -262,23 +450,36 @@ private:
     return reference && reference->getDecl() == &variable;
   }
 
-  std::optional<unsigned> countParameter(const clang::Expr* expr) const {
-    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
-    if (!reference) return std::nullopt;
-    for (unsigned i = 0; i < kernel_.getNumParams(); ++i)
-      if (reference->getDecl() == kernel_.getParamDecl(i) &&
-          kernel_.getParamDecl(i)->getType()->isIntegerType())
-        return i;
-    return std::nullopt;
+  // A count the launch's arguments hold: an integer parameter, or an integer member of the
+  // struct parameter that holds the pointer `origin` names.
+  std::optional<ParamExtent> countOf(const clang::Expr* expr, const Origin& origin) const {
+    expr = expr->IgnoreParenImpCasts();
+    if (!expr->getType()->isIntegerType()) return std::nullopt;
+    if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
+      for (unsigned i = 0; i < kernel_.getNumParams(); ++i)
+        if (reference->getDecl() == kernel_.getParamDecl(i))
+          return ParamExtent{i, 1, std::nullopt, 0};
+      return std::nullopt;
+    }
+    const auto chain = memberChain(expr);
+    if (!origin.field || !chain || chain->first != origin.param) return std::nullopt;
+    std::int64_t offset = 0;
+    for (const clang::FieldDecl* field : chain->second)
+      offset += static_cast<std::int64_t>(
+          context_.getASTRecordLayout(field->getParent()).getFieldOffset(field->getFieldIndex()) /
+          context_.getCharWidth());
+    return ParamExtent{origin.param, 1, offset,
+                       context_.getTypeSizeInChars(expr->getType()).getQuantity()};
   }
 
   const clang::FunctionDecl& kernel_;
   const clang::ASTContext& context_;
   clang::ParentMap parents_;
-  std::map<const clang::Decl*, unsigned> origin_;
-  std::vector<ParamAccess> access_;
-  std::vector<std::optional<ParamExtent>> extent_;
-  std::vector<bool> unbounded_;
+  std::map<const clang::Decl*, Origin> origin_;         // pointers and what they stand for
+  std::map<const clang::Decl*, unsigned> structParams_; // struct parameters holding pointers
+  std::vector<PointerUse> params_;
+  std::vector<std::vector<PointerField>> fields_;
+  std::vector<bool> opaque_; // a struct parameter used whole: its members' uses are unknown
 };
 
 class KernelCollector : public clang::RecursiveASTVisitor<KernelCollector> {
@@ -310,6 +511,7 @@ public:
     scanner.TraverseStmt(function->getBody());
     summary.paramAccess = scanner.takeAccess();
     summary.paramExtent = scanner.takeExtents();
+    summary.paramFields = scanner.takeFields();
     summaries_[function->getCanonicalDecl()] = std::move(summary);
     return true;
   }
@@ -356,19 +558,44 @@ KernelSummaries summarizeKernels(clang::ASTContext& context) {
   return collector.takeSummaries();
 }
 
+namespace {
+
+namespace ka = api_model::kernel_access;
+
+// The keys an access and its extent share, on a parameter and on a struct member.
+void addAccess(llvm::json::Object& entry, ParamAccess access,
+               const std::optional<ParamExtent>& extent) {
+  entry[ka::kParamAccessKey] = paramAccessName(access);
+  if (access == ParamAccess::Atomic) entry[ka::kParamAtomicKey] = true;
+  if (!extent) return;
+  entry[ka::kParamCountParamKey] = static_cast<int64_t>(extent->countParam);
+  entry[ka::kParamElementBytesKey] = extent->elementBytes;
+  if (extent->countOffset) {
+    entry[ka::kCountOffsetKey] = *extent->countOffset;
+    entry[ka::kCountBytesKey] = extent->countBytes;
+  }
+}
+
+} // namespace
+
 llvm::json::Value kernelSummariesToJson(const std::vector<KernelSummary>& kernels) {
-  namespace ka = api_model::kernel_access;
   llvm::json::Array array;
   for (const KernelSummary& kernel : kernels) {
     llvm::json::Array params;
     for (std::size_t i = 0; i < kernel.paramAccess.size(); ++i) {
       llvm::json::Object param{{ka::kParamIndexKey, static_cast<int64_t>(i)},
-                               {ka::kParamNameKey, kernel.paramNames[i]},
-                               {ka::kParamAccessKey, paramAccessName(kernel.paramAccess[i])}};
-      if (kernel.paramAccess[i] == ParamAccess::Atomic) param[ka::kParamAtomicKey] = true;
-      if (i < kernel.paramExtent.size() && kernel.paramExtent[i]) {
-        param[ka::kParamCountParamKey] = static_cast<int64_t>(kernel.paramExtent[i]->countParam);
-        param[ka::kParamElementBytesKey] = kernel.paramExtent[i]->elementBytes;
+                               {ka::kParamNameKey, kernel.paramNames[i]}};
+      addAccess(param, kernel.paramAccess[i],
+                i < kernel.paramExtent.size() ? kernel.paramExtent[i] : std::nullopt);
+      if (i < kernel.paramFields.size() && !kernel.paramFields[i].empty()) {
+        llvm::json::Array fields;
+        for (const FieldSummary& field : kernel.paramFields[i]) {
+          llvm::json::Object entry{{ka::kFieldOffsetKey, field.offset},
+                                   {ka::kParamNameKey, field.name}};
+          addAccess(entry, field.access, field.extent);
+          fields.push_back(std::move(entry));
+        }
+        param[ka::kParamFieldsKey] = std::move(fields);
       }
       params.push_back(std::move(param));
     }

@@ -189,11 +189,10 @@ void KernelLaunchReader::read_shape(const Shape& shape, void* const* args,
   thread_local std::array<std::uint64_t, kMaxParameters> values;
   read_values(shape.sizes, args, values);
   const KernelRules* rules = shape.annotation ? shape.annotation.get() : shape.summary;
-  kernel_pointers(shape.sizes, std::span(values.data(), shape.sizes.size()), rules, out);
+  const LaunchArguments arguments{shape.sizes, std::span(values.data(), shape.sizes.size()), args};
+  kernel_pointers(arguments, rules, out);
   for (std::size_t i = 0; i < shape.sizes.size(); ++i)
-    if (shape.sizes[i] > 8 && args[i] != nullptr)
-      by_value_pointers(i, std::span(static_cast<const std::byte*>(args[i]), shape.sizes[i]), rules,
-                        out);
+    if (shape.sizes[i] > 8) by_value_pointers(i, arguments, rules, out);
 }
 
 void KernelLaunchReader::read(const void* function, const char* mangled_name, void* const* args,

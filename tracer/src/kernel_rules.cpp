@@ -73,6 +73,86 @@ std::optional<ParameterRule> parse_entry(std::string_view entry, std::string& er
   return rule;
 }
 
+// The access and extent keys a parameter and a struct member share; returns what is wrong.
+std::string parse_access(const JsonValue& entry, std::size_t parameter_count, AccessRule& rule) {
+  using Kind = JsonValue::Kind;
+  const JsonValue* access = entry.member(ka::kParamAccessKey);
+  if (access == nullptr || access->kind != Kind::String) return "an entry without an access";
+  const std::optional<ParameterAccess> mode = ka::access_of_summary(access->string);
+  if (!mode) return "access '" + access->string + "' is not none, read, write or read_write";
+  rule.accessed = *mode != ParameterAccess::None;
+  rule.mode = access_mode(*mode);
+  const JsonValue* count = entry.member(ka::kParamCountParamKey);
+  const JsonValue* element = entry.member(ka::kParamElementBytesKey);
+  const JsonValue* count_offset = entry.member(ka::kCountOffsetKey);
+  const JsonValue* count_bytes = entry.member(ka::kCountBytesKey);
+  if (count == nullptr && element == nullptr && count_offset == nullptr && count_bytes == nullptr)
+    return {};
+  if (count == nullptr || element == nullptr || count->kind != Kind::Number ||
+      element->kind != Kind::Number || count->number < 0 ||
+      count->number >= static_cast<double>(parameter_count) || element->number < 1)
+    return std::string("an extent without a valid ") + ka::kParamCountParamKey + " and " +
+           ka::kParamElementBytesKey;
+  rule.extent = ExtentRule::ParameterTimes;
+  rule.parameter = static_cast<std::size_t>(count->number);
+  rule.bytes = static_cast<std::uint64_t>(element->number);
+  if (count_offset == nullptr && count_bytes == nullptr) return {};
+  if (count_offset == nullptr || count_bytes == nullptr || count_offset->kind != Kind::Number ||
+      count_bytes->kind != Kind::Number || count_offset->number < 0 ||
+      (count_bytes->number != 1 && count_bytes->number != 2 && count_bytes->number != 4 &&
+       count_bytes->number != 8))
+    return std::string("a member count without a valid ") + ka::kCountOffsetKey + " and " +
+           ka::kCountBytesKey + " (1, 2, 4 or 8)";
+  rule.extent = ExtentRule::MemberTimes;
+  rule.count_offset = static_cast<std::size_t>(count_offset->number);
+  rule.count_bytes = static_cast<std::size_t>(count_bytes->number);
+  return {};
+}
+
+// The integer `width` bytes wide at `offset` into argument `parameter` (0 where there is none).
+std::uint64_t member_value(const LaunchArguments& arguments, std::size_t parameter,
+                           std::size_t offset, std::size_t width) {
+  if (parameter >= arguments.sizes.size() || arguments.bytes == nullptr ||
+      arguments.bytes[parameter] == nullptr || width > sizeof(std::uint64_t) ||
+      offset + width > arguments.sizes[parameter])
+    return 0;
+  std::uint64_t value = 0; // little-endian, as every target CUDA runs on
+  std::memcpy(&value, static_cast<const std::byte*>(arguments.bytes[parameter]) + offset, width);
+  return value;
+}
+
+// The pointer `address` as `rule` states it: none when the rule marks it unused or its length
+// is 0. The mode is known; the bytes only where a length is.
+std::optional<KernelPointer> stated_pointer(Address address, const AccessRule& rule,
+                                            const LaunchArguments& arguments) {
+  if (!rule.accessed) return std::nullopt;
+  KernelPointer pointer{address, 0, rule.mode, Extent::Exact};
+  switch (rule.extent) {
+  case ExtentRule::ToAllocationEnd:
+    pointer.extent = Extent::Approximate;
+    return pointer;
+  case ExtentRule::Bytes:
+    pointer.bytes = rule.bytes;
+    break;
+  case ExtentRule::ParameterTimes:
+    if (rule.parameter < arguments.values.size())
+      pointer.bytes = arguments.values[rule.parameter] * rule.bytes;
+    break;
+  case ExtentRule::MemberTimes:
+    pointer.bytes =
+        member_value(arguments, rule.parameter, rule.count_offset, rule.count_bytes) * rule.bytes;
+    break;
+  }
+  if (pointer.bytes == 0) return std::nullopt;
+  return pointer;
+}
+
+std::uint64_t word_at(std::span<const std::byte> bytes, std::size_t at) {
+  std::uint64_t word = 0;
+  std::memcpy(&word, bytes.data() + at, sizeof word);
+  return word;
+}
+
 } // namespace
 
 ParsedAnnotation parse_annotation(std::string_view specification) {
@@ -143,32 +223,36 @@ std::string KernelSummaries::parse(std::string_view json) {
         params->kind != Kind::Array)
       return "a kernel without mangled_name or params";
     KernelRules rules;
-    rules.parameters.resize(params->array.size());
+    const std::size_t count = params->array.size();
+    rules.parameters.resize(count);
     for (const JsonValue& param : params->array) {
       const JsonValue* index = param.member(ka::kParamIndexKey);
-      const JsonValue* access = param.member(ka::kParamAccessKey);
       if (index == nullptr || index->kind != Kind::Number || index->number < 0 ||
-          index->number >= static_cast<double>(rules.parameters.size()) || access == nullptr ||
-          access->kind != Kind::String)
-        return "kernel " + name->string + ": a parameter without a valid index or access";
-      ParameterRule& rule = rules.parameters[static_cast<std::size_t>(index->number)];
-      const std::optional<ParameterAccess> mode = ka::access_of_summary(access->string);
-      if (!mode)
-        return "kernel " + name->string + ": access '" + access->string +
-               "' is not none, read, write or read_write";
-      rule.accessed = *mode != ParameterAccess::None;
-      rule.mode = access_mode(*mode);
-      const JsonValue* count = param.member(ka::kParamCountParamKey);
-      const JsonValue* element = param.member(ka::kParamElementBytesKey);
-      if (count == nullptr && element == nullptr) continue;
-      if (count == nullptr || element == nullptr || count->kind != Kind::Number ||
-          element->kind != Kind::Number || count->number < 0 ||
-          count->number >= static_cast<double>(rules.parameters.size()) || element->number < 1)
-        return "kernel " + name->string + ": an extent without a valid " + ka::kParamCountParamKey +
-               " and " + ka::kParamElementBytesKey;
-      rule.extent = ExtentRule::ParameterTimes;
-      rule.parameter = static_cast<std::size_t>(count->number);
-      rule.bytes = static_cast<std::uint64_t>(element->number);
+          index->number >= static_cast<double>(count))
+        return "kernel " + name->string + ": a parameter without a valid index";
+      const auto position = static_cast<std::size_t>(index->number);
+      ParameterRule& rule = rules.parameters[position];
+      if (std::string wrong = parse_access(param, count, rule); !wrong.empty())
+        return "kernel " + name->string + ", parameter " + std::to_string(position) + ": " + wrong;
+      const JsonValue* members = param.member(ka::kParamFieldsKey);
+      if (members == nullptr) continue;
+      if (members->kind != Kind::Array)
+        return "kernel " + name->string + ", parameter " + std::to_string(position) + ": " +
+               ka::kParamFieldsKey + " is not an array";
+      for (const JsonValue& field : members->array) {
+        const JsonValue* offset = field.member(ka::kFieldOffsetKey);
+        MemberRule member;
+        std::string wrong;
+        if (offset == nullptr || offset->kind != Kind::Number || offset->number < 0)
+          wrong = std::string("a member without a valid ") + ka::kFieldOffsetKey;
+        else
+          wrong = parse_access(field, count, member.rule);
+        if (!wrong.empty())
+          return "kernel " + name->string + ", parameter " + std::to_string(position) + ": " +
+                 wrong;
+        member.offset = static_cast<std::size_t>(offset->number);
+        rule.members.push_back(member);
+      }
     }
     kernels_[name->string] = std::move(rules);
   }
@@ -180,35 +264,49 @@ const KernelRules* KernelSummaries::find(std::string_view mangled_name) const {
   return it == kernels_.end() ? nullptr : &it->second;
 }
 
-void kernel_pointers(std::span<const std::uint32_t> sizes, std::span<const std::uint64_t> values,
-                     const KernelRules* rules, std::vector<KernelPointer>& out) {
-  const std::size_t count = std::min(sizes.size(), values.size());
+void kernel_pointers(const LaunchArguments& arguments, const KernelRules* rules,
+                     std::vector<KernelPointer>& out) {
+  const std::size_t count = std::min(arguments.sizes.size(), arguments.values.size());
   for (std::size_t i = 0; i < count; ++i) {
-    if (sizes[i] != 8 || values[i] == 0) continue;
-    KernelPointer pointer{values[i], 0, AccessMode::ReadWrite, Extent::Approximate};
-    if (rules != nullptr && i < rules->parameters.size()) {
-      const ParameterRule& rule = rules->parameters[i];
-      if (!rule.accessed) continue;
-      pointer.mode = rule.mode;
-      // The mode is known; the bytes only where a length is.
-      pointer.extent =
-          rule.extent == ExtentRule::ToAllocationEnd ? Extent::Approximate : Extent::Exact;
-      if (rule.extent == ExtentRule::Bytes) {
-        pointer.bytes = rule.bytes;
-      } else if (rule.extent == ExtentRule::ParameterTimes && rule.parameter < count) {
-        pointer.bytes = values[rule.parameter] * rule.bytes;
-      }
-      if (rule.extent != ExtentRule::ToAllocationEnd && pointer.bytes == 0) continue;
+    const std::uint64_t value = arguments.values[i];
+    if (arguments.sizes[i] != 8 || value == 0) continue;
+    if (rules == nullptr || i >= rules->parameters.size()) {
+      out.push_back(KernelPointer{value, 0, AccessMode::ReadWrite, Extent::Approximate});
+      continue;
     }
-    out.push_back(pointer);
+    const ParameterRule& rule = rules->parameters[i];
+    const AccessRule* stated = &rule;
+    // An 8-byte struct holding one pointer: its member's rule.
+    if (!rule.members.empty()) {
+      const auto first = std::find_if(rule.members.begin(), rule.members.end(),
+                                      [](const MemberRule& member) { return member.offset == 0; });
+      if (first == rule.members.end()) continue;
+      stated = &first->rule;
+    }
+    if (auto pointer = stated_pointer(value, *stated, arguments)) out.push_back(*pointer);
   }
 }
 
-void by_value_pointers(std::size_t parameter, std::span<const std::byte> bytes,
+void by_value_pointers(std::size_t parameter, const LaunchArguments& arguments,
                        const KernelRules* rules, std::vector<KernelPointer>& out) {
-  if (rules != nullptr && parameter < rules->parameters.size() &&
-      !rules->parameters[parameter].accessed)
+  if (parameter >= arguments.sizes.size() || arguments.bytes == nullptr ||
+      arguments.bytes[parameter] == nullptr)
     return;
+  const std::span bytes(static_cast<const std::byte*>(arguments.bytes[parameter]),
+                        arguments.sizes[parameter]);
+  const ParameterRule* rule = rules != nullptr && parameter < rules->parameters.size()
+                                  ? &rules->parameters[parameter]
+                                  : nullptr;
+  if (rule != nullptr && !rule->accessed) return;
+  if (rule != nullptr && !rule->members.empty()) {
+    for (const MemberRule& member : rule->members) {
+      if (member.offset + sizeof(std::uint64_t) > bytes.size()) continue;
+      const std::uint64_t word = word_at(bytes, member.offset);
+      if (word == 0) continue;
+      if (auto pointer = stated_pointer(word, member.rule, arguments)) out.push_back(*pointer);
+    }
+    return;
+  }
   // Below the first 64 KiB nothing is mapped; x86-64 and AArch64 user space ends at 2^47 (2^48),
   // where unified addressing puts device memory too. Small counts, strides and floating-point
   // values fall outside.
@@ -216,8 +314,7 @@ void by_value_pointers(std::size_t parameter, std::span<const std::byte> bytes,
   constexpr std::uint64_t kBeyondUserSpace = std::uint64_t{1} << 48;
   const std::size_t scanned = std::min(bytes.size(), kMaxScannedArgumentBytes);
   for (std::size_t at = 0; at + 8 <= scanned; at += 8) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, bytes.data() + at, sizeof word);
+    const std::uint64_t word = word_at(bytes, at);
     if (word < kLowest || word >= kBeyondUserSpace) continue;
     out.push_back(KernelPointer{word, 0, AccessMode::ReadWrite, Extent::Approximate});
   }

@@ -21,14 +21,30 @@ enum class ExtentRule : std::uint8_t {
   ToAllocationEnd, // from the pointer to the end of its allocation
   Bytes,           // a fixed number of bytes
   ParameterTimes,  // another parameter's value times a number of bytes
+  MemberTimes,     // an integer member of a struct argument times a number of bytes
 };
 
-struct ParameterRule {
+// What a kernel does through one pointer, and how far.
+struct AccessRule {
   bool accessed = true;
   AccessMode mode = AccessMode::ReadWrite;
   ExtentRule extent = ExtentRule::ToAllocationEnd;
-  std::uint64_t bytes = 0;   // Bytes: the count; ParameterTimes: bytes per unit
-  std::size_t parameter = 0; // ParameterTimes: which parameter holds the count
+  std::uint64_t bytes = 0;      // Bytes: the count; ParameterTimes, MemberTimes: bytes per unit
+  std::size_t parameter = 0;    // ParameterTimes, MemberTimes: which parameter holds the count
+  std::size_t count_offset = 0; // MemberTimes: where in that argument, and how wide
+  std::size_t count_bytes = 0;
+};
+
+// A pointer a struct passed by value holds, `offset` bytes into it.
+struct MemberRule {
+  std::size_t offset = 0;
+  AccessRule rule;
+};
+
+struct ParameterRule : AccessRule {
+  // A struct passed by value, when its pointers are known (kernel summaries): only these words
+  // are pointers. Empty: every word that points into memory is taken, as `accessed` says.
+  std::vector<MemberRule> members;
 };
 
 struct KernelRules {
@@ -73,22 +89,30 @@ struct KernelPointer {
   Extent extent = Extent::Approximate;
 };
 
+// One launch's arguments: argument i's size in bytes, its value zero-extended (0 when larger
+// than 8 bytes), and its bytes.
+struct LaunchArguments {
+  std::span<const std::uint32_t> sizes;
+  std::span<const std::uint64_t> values;
+  void* const* bytes = nullptr;
+};
+
 // The pointers among one launch's arguments: every 8-byte argument (a candidate pointer) that
 // `rules` does not mark unused; exact when rules describe the parameter, approximate
-// (read and write to the allocation's end) otherwise. `values[i]` is argument i's value,
-// zero-extended (0 for arguments larger than 8 bytes); `sizes[i]` its size in bytes.
-void kernel_pointers(std::span<const std::uint32_t> sizes, std::span<const std::uint64_t> values,
-                     const KernelRules* rules, std::vector<KernelPointer>& out);
+// (read and write to the allocation's end) otherwise.
+void kernel_pointers(const LaunchArguments& arguments, const KernelRules* rules,
+                     std::vector<KernelPointer>& out);
 
 // The most bytes of one by-value argument read for pointers: parameter packs and PyTorch's
 // TensorIterator arguments put their pointers first; kernels may take up to 32 KB of arguments.
 inline constexpr std::size_t kMaxScannedArgumentBytes = 4096;
 
-// The pointers held inside argument `parameter`, a struct passed by value (`bytes`, its first
-// kMaxScannedArgumentBytes at most): every 8-byte-aligned word whose value could be a user-space
-// address is a candidate, read-write to its block's end, approximate (the resolver keeps those
-// inside a live allocation). None when `rules` mark the argument unused.
-void by_value_pointers(std::size_t parameter, std::span<const std::byte> bytes,
+// The pointers held inside argument `parameter`, a struct passed by value: the members `rules`
+// name, as they say; without members, every 8-byte-aligned word (of its first
+// kMaxScannedArgumentBytes) whose value could be a user-space address is a candidate, read-write
+// to its block's end, approximate (the resolver keeps those inside a live allocation). None when
+// `rules` mark the argument unused.
+void by_value_pointers(std::size_t parameter, const LaunchArguments& arguments,
                        const KernelRules* rules, std::vector<KernelPointer>& out);
 
 } // namespace streamrace::tracer

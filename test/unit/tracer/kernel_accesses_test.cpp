@@ -78,7 +78,7 @@ TEST(KernelPointers, WithoutRulesEveryPointerSizedArgumentIsApproximate) {
   const std::array<std::uint32_t, 3> sizes{8, 4, 8};
   const std::array<std::uint64_t, 3> values{0x1000, 7, 0};
   std::vector<KernelPointer> pointers;
-  kernel_pointers(sizes, values, nullptr, pointers);
+  kernel_pointers({sizes, values}, nullptr, pointers);
   ASSERT_EQ(pointers.size(), 1u); // the 4-byte scalar and the null pointer are no pointers
   EXPECT_EQ(pointers[0].address, 0x1000u);
   EXPECT_EQ(pointers[0].bytes, 0u);
@@ -91,23 +91,35 @@ TEST(KernelPointers, RulesGiveExactModesAndExtents) {
   const std::array<std::uint32_t, 3> sizes{8, 8, 4};
   const std::array<std::uint64_t, 3> values{0x1000, 0x2000, 16};
   std::vector<KernelPointer> pointers;
-  kernel_pointers(sizes, values, &*parsed.rules, pointers);
+  kernel_pointers({sizes, values}, &*parsed.rules, pointers);
   ASSERT_EQ(pointers.size(), 1u);
   EXPECT_EQ(pointers[0].bytes, 64u);
   EXPECT_EQ(pointers[0].mode, AccessMode::Write);
   EXPECT_EQ(pointers[0].extent, Extent::Exact);
 }
 
+struct PackedArguments {
+  float* output;
+  const float* input;
+  std::int64_t count;
+  double scale;
+};
+
+// The launch of a kernel taking `packed` by value and then an int.
+struct ByValueLaunch {
+  PackedArguments packed;
+  std::int32_t offset = 0;
+  std::array<std::uint32_t, 2> sizes{sizeof(PackedArguments), 4};
+  std::array<std::uint64_t, 2> values{0, 0};
+  std::array<void*, 2> bytes{&packed, &offset};
+  LaunchArguments arguments() const { return {sizes, values, bytes.data()}; }
+};
+
 TEST(KernelPointers, WordsOfAByValueStructThatCouldBeAddressesAreApproximateCandidates) {
-  struct Arguments {
-    float* output;
-    const float* input;
-    std::int64_t count;
-    double scale;
-  } arguments{reinterpret_cast<float*>(0x7f0000001000), reinterpret_cast<float*>(0x7f0000002000),
-              1024, 1.5};
+  const ByValueLaunch launch{{reinterpret_cast<float*>(0x7f0000001000),
+                              reinterpret_cast<float*>(0x7f0000002000), 1024, 1.5}};
   std::vector<KernelPointer> pointers;
-  by_value_pointers(0, std::as_bytes(std::span(&arguments, 1)), nullptr, pointers);
+  by_value_pointers(0, launch.arguments(), nullptr, pointers);
   ASSERT_EQ(pointers.size(), 2u); // the count and the double cannot be addresses
   EXPECT_EQ(pointers[0].address, 0x7f0000001000u);
   EXPECT_EQ(pointers[1].address, 0x7f0000002000u);
@@ -116,8 +128,80 @@ TEST(KernelPointers, WordsOfAByValueStructThatCouldBeAddressesAreApproximateCand
 
   const ParsedAnnotation unused = parse_annotation("-,rw");
   pointers.clear();
-  by_value_pointers(0, std::as_bytes(std::span(&arguments, 1)), &*unused.rules, pointers);
+  by_value_pointers(0, launch.arguments(), &*unused.rules, pointers);
   EXPECT_TRUE(pointers.empty());
+}
+
+TEST(KernelSummaries, ReadsTheMembersOfAStructPassedByValue) {
+  KernelSummaries summaries;
+  ASSERT_EQ(summaries.parse(R"({"version": 1, "kernels": [{"name": "scale",
+      "mangled_name": "_Z5scale15PackedArgumentsi", "params": [
+      {"index": 0, "name": "packed", "access": "read_write", "fields": [
+        {"offset": 0, "name": "output", "access": "write", "count_param": 0,
+         "count_offset": 16, "count_bytes": 8, "element_bytes": 4},
+        {"offset": 8, "name": "input", "access": "read"}]},
+      {"index": 1, "name": "offset", "access": "none"}]}]})"),
+            "");
+  const KernelRules* rules = summaries.find("_Z5scale15PackedArgumentsi");
+  ASSERT_NE(rules, nullptr);
+  const std::vector<MemberRule>& members = rules->parameters[0].members;
+  ASSERT_EQ(members.size(), 2u);
+  EXPECT_EQ(members[0].offset, 0u);
+  EXPECT_EQ(members[0].rule.mode, AccessMode::Write);
+  EXPECT_EQ(members[0].rule.extent, ExtentRule::MemberTimes);
+  EXPECT_EQ(members[0].rule.count_offset, 16u);
+  EXPECT_EQ(members[0].rule.count_bytes, 8u);
+  EXPECT_EQ(members[1].offset, 8u);
+  EXPECT_EQ(members[1].rule.mode, AccessMode::Read);
+  EXPECT_EQ(members[1].rule.extent, ExtentRule::ToAllocationEnd);
+
+  EXPECT_NE(summaries
+                .parse(R"({"kernels": [{"mangled_name": "k", "params": [
+      {"index": 0, "access": "read", "fields": [{"name": "p", "access": "read"}]}]}]})")
+                .find("offset"),
+            std::string::npos);
+  EXPECT_NE(summaries
+                .parse(R"({"kernels": [{"mangled_name": "k", "params": [
+      {"index": 0, "access": "read", "count_param": 0, "element_bytes": 4,
+       "count_offset": 8, "count_bytes": 3}]}]})")
+                .find("count_bytes"),
+            std::string::npos);
+}
+
+TEST(KernelPointers, StatedMembersAreTheOnlyPointersOfAStructAndTheirCountIsItsMember) {
+  KernelSummaries summaries;
+  ASSERT_EQ(summaries.parse(R"({"kernels": [{"mangled_name": "k", "params": [
+      {"index": 0, "access": "write", "fields": [
+        {"offset": 0, "access": "write", "count_param": 0, "element_bytes": 4,
+         "count_offset": 16, "count_bytes": 8},
+        {"offset": 8, "access": "none"}]},
+      {"index": 1, "access": "none"}]}]})"),
+            "");
+  const ByValueLaunch launch{{reinterpret_cast<float*>(0x7f0000001000),
+                              reinterpret_cast<float*>(0x7f0000002000), 1024, 1.5}};
+  std::vector<KernelPointer> pointers;
+  by_value_pointers(0, launch.arguments(), summaries.find("k"), pointers);
+  ASSERT_EQ(pointers.size(), 1u); // `input` is not used, the count and the double are no pointers
+  EXPECT_EQ(pointers[0].address, 0x7f0000001000u);
+  EXPECT_EQ(pointers[0].bytes, 4096u);
+  EXPECT_EQ(pointers[0].mode, AccessMode::Write);
+  EXPECT_EQ(pointers[0].extent, Extent::Exact);
+}
+
+TEST(KernelPointers, AStructOfOnePointerPassedInEightBytesTakesItsMembersRule) {
+  KernelSummaries summaries;
+  ASSERT_EQ(summaries.parse(R"({"kernels": [{"mangled_name": "k", "params": [
+      {"index": 0, "access": "read", "fields": [{"offset": 0, "access": "read"}]},
+      {"index": 1, "access": "none", "fields": [{"offset": 0, "access": "none"}]}]}]})"),
+            "");
+  const std::array<std::uint32_t, 2> sizes{8, 8};
+  const std::array<std::uint64_t, 2> values{0x1000, 0x2000};
+  std::vector<KernelPointer> pointers;
+  kernel_pointers({sizes, values}, summaries.find("k"), pointers);
+  ASSERT_EQ(pointers.size(), 1u);
+  EXPECT_EQ(pointers[0].address, 0x1000u);
+  EXPECT_EQ(pointers[0].mode, AccessMode::Read);
+  EXPECT_EQ(pointers[0].extent, Extent::Approximate);
 }
 
 TEST(KernelAccessResolver, PointersInsideLiveAllocationsRunToTheirEnd) {

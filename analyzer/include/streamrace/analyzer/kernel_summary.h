@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Kernel summaries: for each __global__ function, which pointer parameters the kernel reads,
-// writes or both. The analyzer uses them at launches; the tracer loads them as JSON so kernel
-// accesses become exact.
+// Kernel summaries: for each __global__ function, which pointer parameters (and pointers inside
+// struct parameters) the kernel reads, writes or both. The analyzer uses them at launches; the
+// tracer loads them as JSON so kernel accesses become exact.
 #pragma once
 
 #include "llvm/Support/JSON.h"
@@ -23,13 +23,25 @@ namespace streamrace::analyzer {
 // which do not race with each other.
 enum class ParamAccess { None, Read, Write, ReadWrite, Atomic };
 
-// How far past a pointer parameter the kernel reaches: it indexes the parameter only as `p[i]`
-// with `i < n` guarding each access (an enclosing `if` or loop condition, or an earlier
-// `if (i >= n) return;`), `n` being integer parameter `countParam`: below n elements.
+// How far past a pointer the kernel reaches: it indexes the pointer only as `p[i]` with `i < n`
+// guarding each access (an enclosing `if` or loop condition, or an earlier `if (i >= n) return;`),
+// `n` being integer parameter `countParam` or, for a pointer held in a struct passed by value,
+// an integer field of that struct (`countOffset` bytes into parameter `countParam`, `countBytes`
+// wide): below n elements.
 struct ParamExtent {
   unsigned countParam = 0;
   std::int64_t elementBytes = 1;
+  std::optional<std::int64_t> countOffset;
+  std::int64_t countBytes = 0;
   bool operator==(const ParamExtent&) const = default;
+};
+
+// A pointer a struct parameter passed by value holds, `offset` bytes into it.
+struct FieldSummary {
+  std::string name; // the member path as written: "inputs.data"
+  std::int64_t offset = 0;
+  ParamAccess access = ParamAccess::None;
+  std::optional<ParamExtent> extent;
 };
 
 struct KernelSummary {
@@ -39,6 +51,10 @@ struct KernelSummary {
   std::vector<ParamAccess> paramAccess; // per parameter; None for non-pointers
   // Per parameter; none where the kernel's indexing bounds nothing (to the allocation's end).
   std::vector<std::optional<ParamExtent>> paramExtent;
+  // Per parameter: for a struct passed by value that the kernel uses only through its members,
+  // every pointer it holds (the parameter's access is then theirs merged); else empty. A struct
+  // used whole (copied, passed on, its address taken) is read_write with no fields.
+  std::vector<std::vector<FieldSummary>> paramFields;
 };
 
 using KernelSummaries = std::map<const clang::FunctionDecl*, KernelSummary>;

@@ -28,7 +28,8 @@ inline constexpr char kParameterExtentPrefix = 'p';
 inline constexpr char kParameterExtentTimes = '*';
 
 // ---- Kernel summaries file: {"version": 1, "kernels": [{"name", "mangled_name",
-// "params": [{"index", "name", "access"}]}]}; keys as C strings, which JSON writers take ----
+// "params": [{"index", "name", "access", "fields"?}]}]}; keys as C strings, which JSON writers
+// take ----
 inline constexpr int kSummariesVersion = 1;
 inline constexpr const char* kVersionKey = "version";
 inline constexpr const char* kKernelsKey = "kernels";
@@ -46,6 +47,16 @@ inline constexpr const char* kParamAtomicKey = "atomic";
 // extent "[pK*N]"); absent, to the end of the allocation.
 inline constexpr const char* kParamCountParamKey = "count_param";
 inline constexpr const char* kParamElementBytesKey = "element_bytes";
+// Optional with count_param, together: the count is not parameter count_param itself but the
+// integer member `count_bytes` wide at byte `count_offset` of it (a struct passed by value).
+inline constexpr const char* kCountOffsetKey = "count_offset";
+inline constexpr const char* kCountBytesKey = "count_bytes";
+// Optional, on a struct passed by value that the kernel uses only through its members: each
+// pointer it holds, {"offset" (bytes into the argument), "name", "access"} and optionally the
+// keys above. The struct's own access is then their merge; without "fields" a struct's access
+// covers every word of it that points into memory.
+inline constexpr const char* kParamFieldsKey = "fields";
+inline constexpr const char* kFieldOffsetKey = "offset";
 
 // Each access's word in an annotation and in a summary, in ParameterAccess order.
 struct AccessWords {

@@ -26,3 +26,43 @@ __global__ void copy_strided(const double* in, double* out, unsigned long n) {
   for (unsigned long i = threadIdx.x; i < n; i += blockDim.x)
     out[i] = in[i + 1];
 }
+
+struct Span {
+  float* data;
+  int count;
+};
+struct Pair {
+  Span from;
+  Span to;
+};
+struct Pointers {
+  float* items[2];
+};
+struct Sizes {
+  int rows;
+  int columns;
+};
+
+__device__ void consume(Pair pair);
+
+// Used through its members only: each pointer member has its own mode and extent (bounded by a
+// count member of the same struct).
+__global__ void copy_pair(Pair pair) {
+  const int i = threadIdx.x;
+  if (i < pair.to.count) pair.to.data[i] = pair.from.data[i];
+}
+
+// Used whole: what the callee does with its pointers is unknown.
+__global__ void pass_pair(Pair pair) {
+  consume(pair);
+}
+
+// Pointers in an array member: no member path names one alone.
+__global__ void first_item(Pointers pointers) {
+  pointers.items[0][threadIdx.x] = 0.0f;
+}
+
+// No pointers at all.
+__global__ void fill(float* out, Sizes sizes) {
+  out[threadIdx.x] = static_cast<float>(sizes.rows * sizes.columns);
+}

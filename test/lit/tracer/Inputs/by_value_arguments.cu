@@ -8,6 +8,9 @@
 //              `reader`: nothing orders them
 //   event      the same, `reader` waits on an event recorded after the kernel
 //   elsewhere  the struct names other buffers: the copy of `middle` touches nothing it does
+//   tail       the kernel scales the first half of `middle` (its count member says so) while a
+//              copy on `reader` fills the second half: disjoint bytes, no race
+//   tail-race  the same copy fills the first half: it races with the kernel's write
 //   layout     prints each parameter's offset and size as cudaFuncGetParamInfo gives them
 #include <cstdio>
 #include <string_view>
@@ -36,7 +39,7 @@ constexpr size_t kBytes = kCount * sizeof(float);
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: by_value_arguments race|event|elsewhere|layout\n");
+    std::fprintf(stderr, "usage: by_value_arguments race|event|elsewhere|tail|tail-race|layout\n");
     return 2;
   }
   const std::string_view scenario = argv[1];
@@ -49,7 +52,8 @@ int main(int argc, char** argv) {
       std::printf("parameter %zu: offset %zu, size %zu\n", index, offset, size);
     return 0;
   }
-  if (scenario != "race" && scenario != "event" && scenario != "elsewhere") {
+  const bool tail = scenario == "tail" || scenario == "tail-race";
+  if (scenario != "race" && scenario != "event" && scenario != "elsewhere" && !tail) {
     std::fprintf(stderr, "by_value_arguments: unknown scenario '%s'\n", argv[1]);
     return 2;
   }
@@ -68,12 +72,20 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking));
   CHECK(cudaEventCreate(&written));
 
-  const Arguments arguments{scenario == "elsewhere" ? other : middle, source, kCount, 2.0};
-  scale<<<kCount / 256, 256, 0, writer>>>(arguments, 0);
-  CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(written, writer));
-  if (scenario == "event") CHECK(cudaStreamWaitEvent(reader, written, 0));
-  CHECK(cudaMemcpyAsync(target, middle, kBytes, cudaMemcpyDeviceToDevice, reader));
+  if (tail) {
+    constexpr int kHalf = kCount / 2;
+    scale<<<kHalf / 256, 256, 0, writer>>>(Arguments{middle, source, kHalf, 2.0}, 0);
+    CHECK(cudaGetLastError());
+    float* filled = scenario == "tail" ? middle + kHalf : middle;
+    CHECK(cudaMemcpyAsync(filled, target, kHalf * sizeof(float), cudaMemcpyDeviceToDevice, reader));
+  } else {
+    const Arguments arguments{scenario == "elsewhere" ? other : middle, source, kCount, 2.0};
+    scale<<<kCount / 256, 256, 0, writer>>>(arguments, 0);
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventRecord(written, writer));
+    if (scenario == "event") CHECK(cudaStreamWaitEvent(reader, written, 0));
+    CHECK(cudaMemcpyAsync(target, middle, kBytes, cudaMemcpyDeviceToDevice, reader));
+  }
   CHECK(cudaDeviceSynchronize());
   std::printf("by-value kernel and copy done\n");
   return 0;
