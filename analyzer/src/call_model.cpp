@@ -52,7 +52,8 @@ void addKernelArguments(const std::vector<const clang::Expr*>& arguments,
     }
     if (summary && index < summary->paramExtent.size())
       if (const std::optional<ParamExtent>& extent = summary->paramExtent[index];
-          extent && !extent->countOffset && extent->countParam < arguments.size()) {
+          extent && extent->kind == ParamExtent::Kind::Count && !extent->countOffset &&
+          extent->countParam < arguments.size()) {
         use.extent.bytes = arguments[extent->countParam];
         use.extent.unitBytes = extent->elementBytes;
       }

@@ -54,6 +54,14 @@ bool holdsPointer(clang::QualType type) {
   return false;
 }
 
+ParamExtent countExtent(unsigned param, std::optional<std::int64_t> offset, std::int64_t bytes) {
+  ParamExtent extent;
+  extent.countParam = param;
+  extent.countOffset = offset;
+  extent.countBytes = bytes;
+  return extent;
+}
+
 // Where a kernel's accesses come from: a pointer parameter, or (`field` set) one pointer member
 // of a struct parameter passed by value.
 struct Origin {
@@ -71,10 +79,34 @@ struct PointerUse {
   void add(ParamAccess use, const std::optional<ParamExtent>& bound) {
     access = merge(access, use);
     if (use == ParamAccess::None) return;
+    if (bound && extent && bound->kind == ParamExtent::Kind::Bytes &&
+        extent->kind == ParamExtent::Kind::Bytes) {
+      extent->elementBytes = std::max(extent->elementBytes, bound->elementBytes);
+      return;
+    }
     if (!bound || (extent && *extent != *bound)) unbounded = true;
     extent = bound;
   }
   std::optional<ParamExtent> finalExtent() const { return unbounded ? std::nullopt : extent; }
+};
+
+// What a device function does through one of its parameters.
+struct CalleeParam {
+  ParamAccess access = ParamAccess::ReadWrite;
+  std::optional<ParamExtent> extent;
+};
+
+// The device functions kernels pass pointers to, each summarized once, as a kernel is.
+class CalleeSummaries {
+public:
+  explicit CalleeSummaries(const clang::ASTContext& context) : context_(context) {}
+  // Per parameter; null for a function without a body, or one still being summarized (a
+  // recursive call, whose use stays unknown).
+  const std::vector<CalleeParam>* find(const clang::FunctionDecl& function);
+
+private:
+  const clang::ASTContext& context_;
+  std::map<const clang::FunctionDecl*, std::optional<std::vector<CalleeParam>>> summaries_;
 };
 
 // A pointer member of a struct parameter: the chain of fields that names it, from the parameter.
@@ -88,8 +120,9 @@ struct PointerField {
 // How the memory a pointer-valued expression points to is used by its surroundings.
 class KernelBodyScanner : public clang::RecursiveASTVisitor<KernelBodyScanner> {
 public:
-  KernelBodyScanner(const clang::FunctionDecl& kernel, const clang::ASTContext& context)
-      : kernel_(kernel), context_(context), parents_(kernel.getBody()) {
+  KernelBodyScanner(const clang::FunctionDecl& kernel, const clang::ASTContext& context,
+                    CalleeSummaries& callees)
+      : kernel_(kernel), context_(context), callees_(callees), parents_(kernel.getBody()) {
     const unsigned count = kernel.getNumParams();
     params_.resize(count);
     fields_.resize(count);
@@ -126,7 +159,7 @@ public:
     const ParamAccess use = useOf(reference);
     std::optional<ParamExtent> extent;
     if (use != ParamAccess::None && reference->getDecl() == kernel_.getParamDecl(origin.param))
-      extent = guardedElement(*reference, origin);
+      extent = extentOf(*reference, origin);
     useAt(origin).add(use, extent);
     return true;
   }
@@ -256,8 +289,7 @@ private:
     }
     const Origin origin{param, field};
     const ParamAccess use = useOf(current);
-    useAt(origin).add(use,
-                      use == ParamAccess::None ? std::nullopt : guardedElement(*current, origin));
+    useAt(origin).add(use, use == ParamAccess::None ? std::nullopt : extentOf(*current, origin));
   }
 
   std::optional<Origin> derivedOrigin(const clang::Expr* expr) {
@@ -305,10 +337,27 @@ private:
       if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(parent))
         if (member->isArrow()) return accessOfElement(member);
       if (isAtomicTarget(current, parent)) return ParamAccess::Atomic;
-      if (llvm::isa<clang::DeclStmt>(parent)) return ParamAccess::None;
+      if (llvm::isa<clang::DeclStmt>(parent) || isNullTest(current, parent))
+        return ParamAccess::None;
+      if (const CalleeParam* callee = calleeParam(current, parent)) return callee->access;
       return ParamAccess::ReadWrite;
     }
     return ParamAccess::None;
+  }
+
+  // `if (p)`, `p && ...`, `!p`, `p ? a : b`: the pointer is tested, its memory untouched.
+  static bool isNullTest(const clang::Stmt* pointer, const clang::Stmt* parent) {
+    if (const auto* branch = llvm::dyn_cast<clang::IfStmt>(parent))
+      return branch->getCond() == pointer;
+    if (const auto* loop = llvm::dyn_cast<clang::WhileStmt>(parent))
+      return loop->getCond() == pointer;
+    if (const auto* choice = llvm::dyn_cast<clang::ConditionalOperator>(parent))
+      return choice->getCond() == pointer;
+    if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(parent))
+      return binary->isLogicalOp();
+    if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(parent))
+      return unary->getOpcode() == clang::UO_LNot;
+    return false;
   }
 
   // An lvalue naming pointed-to memory: written when assigned, read when loaded.
@@ -358,26 +407,164 @@ private:
     return parents_.getParent(const_cast<clang::Stmt*>(stmt));
   }
 
-  // `p[i]` with `i < n` guarding it, n an integer parameter (or, for a pointer member, an
-  // integer member of the same struct): the extent n elements of *p.
-  std::optional<ParamExtent> guardedElement(const clang::Expr& pointer, const Origin& origin) {
+  // How far the kernel reaches through `pointer` at this use: `p[i]` under a guard `i < n` (n
+  // an integer parameter or, for a pointer member, an integer member of the same struct) n
+  // elements; `p[k]` (k a constant), `*p`, `p->m` k + 1 elements; `p[i]` with i the thread's
+  // 1-D grid index (`blockIdx.x * blockDim.x + threadIdx.x`, or `threadIdx.x`) one element per
+  // thread of the launch; passed to a device function, what that function's use is.
+  std::optional<ParamExtent> extentOf(const clang::Expr& pointer, const Origin& origin) {
     const clang::Stmt* current = &pointer;
     const clang::Stmt* parent = parentOf(current);
     while (parent && llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr>(parent)) {
       current = parent;
       parent = parentOf(current);
     }
-    const auto* subscript = llvm::dyn_cast_or_null<clang::ArraySubscriptExpr>(parent);
-    if (!subscript || subscript->getBase() != current) return std::nullopt;
-    const clang::QualType element = subscript->getType();
+    if (const auto* subscript = llvm::dyn_cast_or_null<clang::ArraySubscriptExpr>(parent))
+      return subscript->getBase() == current ? elementExtent(*subscript, origin) : std::nullopt;
+    if (const auto* unary = llvm::dyn_cast_or_null<clang::UnaryOperator>(parent);
+        unary && unary->getOpcode() == clang::UO_Deref)
+      return fixedBytes(unary->getType(), 1);
+    if (const auto* member = llvm::dyn_cast_or_null<clang::MemberExpr>(parent);
+        member && member->isArrow())
+      return fixedBytes(member->getBase()->getType()->getPointeeType(), 1);
+    if (const CalleeParam* callee = calleeParam(current, parent);
+        callee && callee->extent && callee->extent->kind != ParamExtent::Kind::Count)
+      return callee->extent; // a count would name the callee's parameter, not ours
+    return std::nullopt;
+  }
+
+  std::optional<ParamExtent> fixedBytes(clang::QualType element, std::int64_t elements) const {
+    if (element.isNull() || element->isIncompleteType() || element->isDependentType())
+      return std::nullopt;
+    ParamExtent extent;
+    extent.kind = ParamExtent::Kind::Bytes;
+    extent.elementBytes = elements * context_.getTypeSizeInChars(element).getQuantity();
+    return extent;
+  }
+
+  std::optional<ParamExtent> elementExtent(const clang::ArraySubscriptExpr& subscript,
+                                           const Origin& origin) {
+    const clang::QualType element = subscript.getType();
     if (element->isIncompleteType() || element->isDependentType()) return std::nullopt;
-    const auto* index =
-        llvm::dyn_cast<clang::DeclRefExpr>(subscript->getIdx()->IgnoreParenImpCasts());
-    const auto* variable = index ? llvm::dyn_cast<clang::VarDecl>(index->getDecl()) : nullptr;
-    if (!variable || !variable->getType()->isIntegerType()) return std::nullopt;
-    std::optional<ParamExtent> extent = guardOf(*subscript, *variable, origin);
+    const clang::Expr* index = subscript.getIdx()->IgnoreParenImpCasts();
+    if (clang::Expr::EvalResult constant;
+        !index->isValueDependent() && index->EvaluateAsInt(constant, context_)) {
+      const llvm::APSInt& value = constant.Val.getInt();
+      if (value.isNegative() || value.getActiveBits() > 31) return std::nullopt;
+      return fixedBytes(element, value.getExtValue() + 1);
+    }
+    std::optional<ParamExtent> extent;
+    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(index);
+    const auto* variable =
+        reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
+    if (variable && variable->getType()->isIntegerType())
+      extent = guardOf(subscript, *variable, origin);
+    if (!extent && (isGridIndex(index) || (variable && isGridIndexVariable(*variable)))) {
+      extent = ParamExtent{};
+      extent->kind = ParamExtent::Kind::Threads;
+    }
     if (extent) extent->elementBytes = context_.getTypeSizeInChars(element).getQuantity();
     return extent;
+  }
+
+  // `threadIdx.x`, or `blockIdx.x * blockDim.x + threadIdx.x` in any order: below the launch's
+  // threads in x.
+  static bool isGridIndex(const clang::Expr* expr) {
+    expr = expr->IgnoreParenCasts();
+    if (isBuiltin(expr, "threadIdx")) return true;
+    const auto* sum = llvm::dyn_cast<clang::BinaryOperator>(expr);
+    if (!sum || sum->getOpcode() != clang::BO_Add) return false;
+    const auto isBlockOffset = [](const clang::Expr* side) {
+      const auto* product = llvm::dyn_cast<clang::BinaryOperator>(side->IgnoreParenCasts());
+      return product && product->getOpcode() == clang::BO_Mul &&
+             ((isBuiltin(product->getLHS(), "blockIdx") &&
+               isBuiltin(product->getRHS(), "blockDim")) ||
+              (isBuiltin(product->getLHS(), "blockDim") &&
+               isBuiltin(product->getRHS(), "blockIdx")));
+    };
+    return (isBuiltin(sum->getLHS(), "threadIdx") && isBlockOffset(sum->getRHS())) ||
+           (isBuiltin(sum->getRHS(), "threadIdx") && isBlockOffset(sum->getLHS()));
+  }
+
+  // `variable.x` for CUDA's built-in variable `variable` (a property in clang's headers, a
+  // member of a struct in plain declarations).
+  static bool isBuiltin(const clang::Expr* expr, llvm::StringRef variable) {
+    expr = expr->IgnoreParenCasts();
+    if (const auto* pseudo = llvm::dyn_cast<clang::PseudoObjectExpr>(expr))
+      expr = pseudo->getSyntacticForm()->IgnoreParenCasts();
+    const clang::Expr* base = nullptr;
+    const clang::NamedDecl* component = nullptr;
+    if (const auto* property = llvm::dyn_cast<clang::MSPropertyRefExpr>(expr)) {
+      base = property->getBaseExpr();
+      component = property->getPropertyDecl();
+    } else if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
+      base = member->getBase();
+      component = member->getMemberDecl();
+    }
+    if (!base || !component || !component->getDeclName().isIdentifier() ||
+        component->getName() != "x")
+      return false;
+    base = base->IgnoreParenCasts();
+    if (const auto* opaque = llvm::dyn_cast<clang::OpaqueValueExpr>(base);
+        opaque && opaque->getSourceExpr())
+      base = opaque->getSourceExpr()->IgnoreParenCasts();
+    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(base);
+    const auto* declared =
+        reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
+    return declared && declared->getDeclName().isIdentifier() && declared->getName() == variable;
+  }
+
+  // A local initialized with the grid index and never changed after.
+  bool isGridIndexVariable(const clang::VarDecl& variable) {
+    if (!variable.hasLocalStorage() || !variable.getInit() || !isGridIndex(variable.getInit()))
+      return false;
+    auto known = gridIndexVariables_.find(&variable);
+    if (known != gridIndexVariables_.end()) return known->second;
+    return gridIndexVariables_[&variable] = !isChanged(variable);
+  }
+
+  bool isChanged(const clang::VarDecl& variable) {
+    class Writes : public clang::RecursiveASTVisitor<Writes> {
+    public:
+      Writes(const clang::VarDecl& variable, KernelBodyScanner& scanner)
+          : variable_(variable), scanner_(scanner) {}
+      bool VisitDeclRefExpr(clang::DeclRefExpr* reference) {
+        if (reference->getDecl() != &variable_) return true;
+        const clang::Stmt* parent = scanner_.parentOf(reference);
+        while (parent && llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr>(parent) &&
+               !(llvm::isa<clang::ImplicitCastExpr>(parent) &&
+                 llvm::cast<clang::ImplicitCastExpr>(parent)->getCastKind() ==
+                     clang::CK_LValueToRValue))
+          parent = scanner_.parentOf(parent);
+        if (const auto* binary = llvm::dyn_cast_or_null<clang::BinaryOperator>(parent))
+          changed = changed || binary->isAssignmentOp();
+        if (const auto* unary = llvm::dyn_cast_or_null<clang::UnaryOperator>(parent))
+          changed =
+              changed || unary->isIncrementDecrementOp() || unary->getOpcode() == clang::UO_AddrOf;
+        return true;
+      }
+      bool changed = false;
+
+    private:
+      const clang::VarDecl& variable_;
+      KernelBodyScanner& scanner_;
+    } writes(variable, *this);
+    writes.TraverseStmt(kernel_.getBody());
+    return writes.changed;
+  }
+
+  // For a pointer passed as argument to a device function with a body: what that function does
+  // through its parameter.
+  const CalleeParam* calleeParam(const clang::Stmt* argument, const clang::Stmt* parent) {
+    const auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(parent);
+    const clang::FunctionDecl* callee = call ? call->getDirectCallee() : nullptr;
+    if (!callee) return nullptr;
+    for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams(); ++i)
+      if (call->getArg(i) == argument) {
+        const std::vector<CalleeParam>* params = callees_.find(*callee);
+        return params && i < params->size() ? &(*params)[i] : nullptr;
+      }
+    return nullptr;
   }
 
   // The count n of a guard `variable < n` that every execution of `stmt` passes.
@@ -457,8 +644,7 @@ private:
     if (!expr->getType()->isIntegerType()) return std::nullopt;
     if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
       for (unsigned i = 0; i < kernel_.getNumParams(); ++i)
-        if (reference->getDecl() == kernel_.getParamDecl(i))
-          return ParamExtent{i, 1, std::nullopt, 0};
+        if (reference->getDecl() == kernel_.getParamDecl(i)) return countExtent(i, std::nullopt, 0);
       return std::nullopt;
     }
     const auto chain = memberChain(expr);
@@ -468,13 +654,15 @@ private:
       offset += static_cast<std::int64_t>(
           context_.getASTRecordLayout(field->getParent()).getFieldOffset(field->getFieldIndex()) /
           context_.getCharWidth());
-    return ParamExtent{origin.param, 1, offset,
-                       context_.getTypeSizeInChars(expr->getType()).getQuantity()};
+    return countExtent(origin.param, offset,
+                       context_.getTypeSizeInChars(expr->getType()).getQuantity());
   }
 
   const clang::FunctionDecl& kernel_;
   const clang::ASTContext& context_;
+  CalleeSummaries& callees_;
   clang::ParentMap parents_;
+  std::map<const clang::VarDecl*, bool> gridIndexVariables_;
   std::map<const clang::Decl*, Origin> origin_;         // pointers and what they stand for
   std::map<const clang::Decl*, unsigned> structParams_; // struct parameters holding pointers
   std::vector<PointerUse> params_;
@@ -482,10 +670,26 @@ private:
   std::vector<bool> opaque_; // a struct parameter used whole: its members' uses are unknown
 };
 
+const std::vector<CalleeParam>* CalleeSummaries::find(const clang::FunctionDecl& function) {
+  const clang::FunctionDecl* definition = function.getDefinition();
+  if (!definition || !definition->getBody() || definition->isDependentContext()) return nullptr;
+  if (auto known = summaries_.find(definition); known != summaries_.end())
+    return known->second ? &*known->second : nullptr;
+  summaries_[definition] = std::nullopt; // in progress
+  KernelBodyScanner scanner(*definition, context_, *this);
+  scanner.TraverseStmt(definition->getBody());
+  const std::vector<ParamAccess> access = scanner.takeAccess();
+  const std::vector<std::optional<ParamExtent>> extents = scanner.takeExtents();
+  std::vector<CalleeParam> params;
+  for (std::size_t i = 0; i < access.size(); ++i)
+    params.push_back(CalleeParam{access[i], extents[i]});
+  return &*(summaries_[definition] = std::move(params));
+}
+
 class KernelCollector : public clang::RecursiveASTVisitor<KernelCollector> {
 public:
   explicit KernelCollector(clang::ASTContext& context)
-      : context_(context), mangler_(context.createMangleContext()) {}
+      : context_(context), mangler_(context.createMangleContext()), callees_(context) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
@@ -507,7 +711,7 @@ public:
     summary.mangledName = mangledName(*function);
     for (const clang::ParmVarDecl* param : function->parameters())
       summary.paramNames.push_back(param->getNameAsString());
-    KernelBodyScanner scanner(*function, context_);
+    KernelBodyScanner scanner(*function, context_, callees_);
     scanner.TraverseStmt(function->getBody());
     summary.paramAccess = scanner.takeAccess();
     summary.paramExtent = scanner.takeExtents();
@@ -529,6 +733,7 @@ private:
 
   clang::ASTContext& context_;
   std::unique_ptr<clang::MangleContext> mangler_;
+  CalleeSummaries callees_;
   KernelSummaries summaries_;
 };
 
@@ -568,6 +773,17 @@ void addAccess(llvm::json::Object& entry, ParamAccess access,
   entry[ka::kParamAccessKey] = paramAccessName(access);
   if (access == ParamAccess::Atomic) entry[ka::kParamAtomicKey] = true;
   if (!extent) return;
+  switch (extent->kind) {
+  case ParamExtent::Kind::Bytes:
+    entry[ka::kParamBytesKey] = extent->elementBytes;
+    return;
+  case ParamExtent::Kind::Threads:
+    entry[ka::kParamThreadsKey] = true;
+    entry[ka::kParamElementBytesKey] = extent->elementBytes;
+    return;
+  case ParamExtent::Kind::Count:
+    break;
+  }
   entry[ka::kParamCountParamKey] = static_cast<int64_t>(extent->countParam);
   entry[ka::kParamElementBytesKey] = extent->elementBytes;
   if (extent->countOffset) {

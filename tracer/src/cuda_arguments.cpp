@@ -135,6 +135,8 @@ template <typename KernelParams>
 void read_kernel(const KernelParams& node, CallArguments& arguments) {
   arguments.set_member(ArgMeaning::KernelFunction, address_of(node.func));
   arguments.set_member(ArgMeaning::KernelArgs, address_of(node.kernelParams));
+  arguments.set_member(ArgMeaning::GridDim, node.gridDim.x);
+  arguments.set_member(ArgMeaning::BlockDim, node.blockDim.x);
 }
 
 template <typename SetParams> void read_set(const SetParams& set, CallArguments& arguments) {
@@ -189,7 +191,10 @@ void read_members(api_model::ArgMeaning meaning, const unsigned char* at,
   switch (meaning) {
   case ArgMeaning::LaunchConfig: {
     const auto* config = read_struct<const cudaLaunchConfig_t*>(at);
-    if (config != nullptr) arguments.set_member(ArgMeaning::Stream, address_of(config->stream));
+    if (config == nullptr) return;
+    arguments.set_member(ArgMeaning::Stream, address_of(config->stream));
+    arguments.set_member(ArgMeaning::GridDim, config->gridDim.x);
+    arguments.set_member(ArgMeaning::BlockDim, config->blockDim.x);
     return;
   }
   case ArgMeaning::Copy3DParams:
@@ -251,6 +256,10 @@ CallArguments read_cuda_arguments(const CudaCallShape& shape, const void* params
   for (std::size_t i = 0; i < count; ++i) {
     read_members(shape.function->args[i].meaning, bytes + shape.slots[i].offset, arguments);
     std::uint64_t value = read_slot(shape.slots[i], bytes);
+    // Only launches (a dim3 by value) have these meanings.
+    if (const ArgMeaning meaning = shape.function->args[i].meaning;
+        meaning == ArgMeaning::GridDim || meaning == ArgMeaning::BlockDim)
+      value = read_struct<dim3>(bytes + shape.slots[i].offset).x;
     if (is_output_parameter(shape.function->args[i].meaning) && value != 0) {
       std::uint64_t stored = 0;
       std::memcpy(&stored, reinterpret_cast<const void*>(value), sizeof stored);
@@ -259,6 +268,12 @@ CallArguments read_cuda_arguments(const CudaCallShape& shape, const void* params
     arguments.values[i] = value;
   }
   return arguments;
+}
+
+std::uint64_t launch_threads_x(const api_model::ApiFunction& function,
+                               const CallArguments& arguments) {
+  return arguments.get_or(function, ArgMeaning::GridDim, 0) *
+         arguments.get_or(function, ArgMeaning::BlockDim, 0);
 }
 
 std::optional<TypedNodeCall> typed_node_call(const api_model::ApiFunction& generic,

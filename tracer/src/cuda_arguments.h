@@ -29,8 +29,14 @@ struct CudaCallShape {
 // it), or null when the model does not describe the call.
 const CudaCallShape* find_cuda_call(std::string_view name);
 
-// Copies the arguments out of `params`; output parameters are read through their pointers.
+// Copies the arguments out of `params`; output parameters are read through their pointers. A
+// launch's grid and block dimensions (GridDim, BlockDim) are read as their x components.
 CallArguments read_cuda_arguments(const CudaCallShape& shape, const void* params);
+
+// A kernel launch's (or kernel node's) threads in x, gridDim.x * blockDim.x: how far an index
+// `blockIdx.x * blockDim.x + threadIdx.x` reaches. 0 when the call does not say.
+std::uint64_t launch_threads_x(const api_model::ApiFunction& function,
+                               const CallArguments& arguments);
 
 // A generic graph node call (cudaGraphAddNode, cudaGraph[Exec]NodeSetParams, whose arguments hold
 // the node's type and its parameters' members) as the typed call that adds a node of that type:

@@ -138,7 +138,7 @@ void record_graph_build(Tracer& tracer, const api_model::ApiFunction& function,
               node->arguments.get_or(*node->function, ArgMeaning::KernelFunction, 0)),
           reinterpret_cast<void* const*>(
               node->arguments.get_or(*node->function, ArgMeaning::KernelArgs, 0)),
-          kernel_pointers);
+          launch_threads_x(*node->function, node->arguments), kernel_pointers);
       if (!name.empty()) inputs.function_name = tracer.intern_name(name);
     }
     build.operation = decode_graph_node(*node->function, node->arguments, inputs);
@@ -186,7 +186,7 @@ void on_api_exit(Tracer& tracer, const CudaCallShape* shape, const CUpti_Callbac
                                           call.symbolName,
                                           reinterpret_cast<void* const*>(arguments.get_or(
                                               function, api_model::ArgMeaning::KernelArgs, 0)),
-                                          kernel_pointers);
+                                          launch_threads_x(function, arguments), kernel_pointers);
   } else {
     payload = decode_call(function, arguments, inputs);
   }

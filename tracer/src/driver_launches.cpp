@@ -22,11 +22,18 @@ struct DriverLaunch {
   void** extra = nullptr;
   bool per_thread_default = false; // the _ptsz entry points: stream 0 is the per-thread stream
   std::string_view api;            // a literal: call sites keep it for the tracer's lifetime
+  std::uint64_t threads_x = 0;     // gridDimX * blockDimX
 };
 
 template <typename Params> DriverLaunch classic(const void* params, std::string_view api) {
   const auto* launch = static_cast<const Params*>(params);
-  return {launch->f, launch->hStream, launch->kernelParams, launch->extra, false, api};
+  return {launch->f,
+          launch->hStream,
+          launch->kernelParams,
+          launch->extra,
+          false,
+          api,
+          std::uint64_t{launch->gridDimX} * launch->blockDimX};
 }
 
 template <typename Params> DriverLaunch extended(const void* params, std::string_view api) {
@@ -36,7 +43,10 @@ template <typename Params> DriverLaunch extended(const void* params, std::string
           launch->kernelParams,
           launch->extra,
           false,
-          api};
+          api,
+          launch->config != nullptr
+              ? std::uint64_t{launch->config->gridDimX} * launch->config->blockDimX
+              : 0};
 }
 
 std::optional<DriverLaunch> decode(CUpti_CallbackId id, const void* params) {
@@ -88,7 +98,7 @@ void record_driver_launch(Tracer& tracer, CUpti_CallbackId id, const CUpti_Callb
   // The argument array lives only as long as the call: its pointers are read now.
   const std::string name = KernelLaunchReader::instance().read_driver_launch(
       launch->function, call.symbolName, launch->arguments, packed_arguments(launch->extra),
-      pointers);
+      launch->threads_x, pointers);
   StreamHandle stream = reinterpret_cast<std::uintptr_t>(launch->stream);
   if (stream == kNullStream && launch->per_thread_default) stream = kPerThreadStream;
   const NameId kernel = name.empty() ? 0 : tracer.intern_name(name);

@@ -183,27 +183,29 @@ const KernelLaunchReader::Shape* KernelLaunchReader::shape_of(Api api, const voi
   return shapes_.emplace(function, std::move(shape)).first->second.get();
 }
 
-void KernelLaunchReader::read_shape(const Shape& shape, void* const* args,
+void KernelLaunchReader::read_shape(const Shape& shape, void* const* args, std::uint64_t threads_x,
                                     std::vector<KernelPointer>& out) const {
   if (shape.sizes.empty() || args == nullptr) return;
   thread_local std::array<std::uint64_t, kMaxParameters> values;
   read_values(shape.sizes, args, values);
   const KernelRules* rules = shape.annotation ? shape.annotation.get() : shape.summary;
-  const LaunchArguments arguments{shape.sizes, std::span(values.data(), shape.sizes.size()), args};
+  const LaunchArguments arguments{shape.sizes, std::span(values.data(), shape.sizes.size()), args,
+                                  threads_x};
   kernel_pointers(arguments, rules, out);
   for (std::size_t i = 0; i < shape.sizes.size(); ++i)
     if (shape.sizes[i] > 8) by_value_pointers(i, arguments, rules, out);
 }
 
 void KernelLaunchReader::read(const void* function, const char* mangled_name, void* const* args,
-                              std::vector<KernelPointer>& out) {
+                              std::uint64_t threads_x, std::vector<KernelPointer>& out) {
   if (function == nullptr || args == nullptr) return;
   std::lock_guard lock(mutex_);
   if (const Shape* shape = shape_of(Api::Runtime, function, mangled_name))
-    read_shape(*shape, args, out);
+    read_shape(*shape, args, threads_x, out);
 }
 
 std::string KernelLaunchReader::read_graph_node(const void* function, void* const* args,
+                                                std::uint64_t threads_x,
                                                 std::vector<KernelPointer>& out) {
   if (function == nullptr) return {};
   std::lock_guard lock(mutex_);
@@ -211,13 +213,14 @@ std::string KernelLaunchReader::read_graph_node(const void* function, void* cons
       shapes_.contains(function) ? std::string() : runtime_kernel_name(function);
   const Shape* shape = shape_of(Api::Runtime, function, name.empty() ? nullptr : name.c_str());
   if (shape == nullptr) return name;
-  if (args != nullptr) read_shape(*shape, args, out);
+  if (args != nullptr) read_shape(*shape, args, threads_x, out);
   return shape->name;
 }
 
 std::string KernelLaunchReader::read_driver_launch(const void* function, const char* reported_name,
                                                    void* const* args,
                                                    std::span<const std::byte> packed,
+                                                   std::uint64_t threads_x,
                                                    std::vector<KernelPointer>& out) {
   if (function == nullptr) return reported_name != nullptr ? reported_name : "";
   std::lock_guard lock(mutex_);
@@ -231,9 +234,9 @@ std::string KernelLaunchReader::read_driver_launch(const void* function, const c
       unpacked.push_back(shape->offsets[i] + shape->sizes[i] <= packed.size()
                              ? packed.data() + shape->offsets[i]
                              : nullptr);
-    read_shape(*shape, const_cast<void* const*>(unpacked.data()), out);
+    read_shape(*shape, const_cast<void* const*>(unpacked.data()), threads_x, out);
   } else {
-    read_shape(*shape, args, out);
+    read_shape(*shape, args, threads_x, out);
   }
   return shape->name;
 }

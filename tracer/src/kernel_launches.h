@@ -30,22 +30,24 @@ public:
   // malformed, or an empty string.
   std::string annotate(const void* function, std::string_view name, std::string_view specification);
 
-  // Appends the pointers among the launch's arguments. Must run on the launching thread, inside
-  // the launch's callback: `args` lives only as long as the call, and the parameter probe uses
-  // (and restores) that thread's last CUDA error.
+  // Appends the pointers among the launch's arguments; `threads_x` is the launch's
+  // gridDim.x * blockDim.x (0 when not known), the reach of a pointer indexed by the thread's
+  // grid index. Must run on the launching thread, inside the launch's callback: `args` lives
+  // only as long as the call, and the parameter probe uses (and restores) that thread's last
+  // CUDA error.
   void read(const void* function, const char* mangled_name, void* const* args,
-            std::vector<KernelPointer>& out);
+            std::uint64_t threads_x, std::vector<KernelPointer>& out);
   // The same for a kernel node's arguments (cudaGraphAddKernelNode), which no launch reports a
   // name for: the name comes from the driver (cudaGetFuncBySymbol, cuFuncGetName) or an earlier
   // launch. Returns that name (empty when neither tells).
-  std::string read_graph_node(const void* function, void* const* args,
+  std::string read_graph_node(const void* function, void* const* args, std::uint64_t threads_x,
                               std::vector<KernelPointer>& out);
   // The same for a driver-API launch of the CUfunction `function`, its layout from the driver's
   // cuFuncGetParamInfo (which keeps no last error) and its name from cuFuncGetName, else
   // `reported_name`; returns that name (empty when neither tells). Without `args`, the arguments
   // are read from `packed`, the buffer the launch packed in `extra`.
   std::string read_driver_launch(const void* function, const char* reported_name, void* const* args,
-                                 std::span<const std::byte> packed,
+                                 std::span<const std::byte> packed, std::uint64_t threads_x,
                                  std::vector<KernelPointer>& out);
 
 private:
@@ -61,7 +63,8 @@ private:
   // The shape of `function`, probing its layout if needed; null when the probe must wait for a
   // later launch (the thread holds an unread CUDA error that the probe could not restore).
   const Shape* shape_of(Api api, const void* function, const char* mangled_name);
-  void read_shape(const Shape& shape, void* const* args, std::vector<KernelPointer>& out) const;
+  void read_shape(const Shape& shape, void* const* args, std::uint64_t threads_x,
+                  std::vector<KernelPointer>& out) const;
 
   std::mutex mutex_;
   std::unordered_map<const void*, std::unique_ptr<Shape>> shapes_;

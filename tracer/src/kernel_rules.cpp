@@ -86,6 +86,22 @@ std::string parse_access(const JsonValue& entry, std::size_t parameter_count, Ac
   const JsonValue* element = entry.member(ka::kParamElementBytesKey);
   const JsonValue* count_offset = entry.member(ka::kCountOffsetKey);
   const JsonValue* count_bytes = entry.member(ka::kCountBytesKey);
+  if (const JsonValue* bytes = entry.member(ka::kParamBytesKey)) {
+    if (bytes->kind != Kind::Number || bytes->number < 1 || count != nullptr)
+      return std::string("a ") + ka::kParamBytesKey + " that is not a byte count alone";
+    rule.extent = ExtentRule::Bytes;
+    rule.bytes = static_cast<std::uint64_t>(bytes->number);
+    return {};
+  }
+  if (const JsonValue* threads = entry.member(ka::kParamThreadsKey)) {
+    if (threads->kind != Kind::Bool || threads->number != 1 || count != nullptr ||
+        element == nullptr || element->kind != Kind::Number || element->number < 1)
+      return std::string("a ") + ka::kParamThreadsKey + " without a valid " +
+             ka::kParamElementBytesKey;
+    rule.extent = ExtentRule::ThreadsTimes;
+    rule.bytes = static_cast<std::uint64_t>(element->number);
+    return {};
+  }
   if (count == nullptr && element == nullptr && count_offset == nullptr && count_bytes == nullptr)
     return {};
   if (count == nullptr || element == nullptr || count->kind != Kind::Number ||
@@ -141,6 +157,14 @@ std::optional<KernelPointer> stated_pointer(Address address, const AccessRule& r
   case ExtentRule::MemberTimes:
     pointer.bytes =
         member_value(arguments, rule.parameter, rule.count_offset, rule.count_bytes) * rule.bytes;
+    break;
+  case ExtentRule::ThreadsTimes:
+    // A launch whose configuration was not read: the mode stays, the bytes are a guess.
+    if (arguments.threads_x == 0) {
+      pointer.extent = Extent::Approximate;
+      return pointer;
+    }
+    pointer.bytes = arguments.threads_x * rule.bytes;
     break;
   }
   if (pointer.bytes == 0) return std::nullopt;

@@ -22,6 +22,7 @@ enum class ExtentRule : std::uint8_t {
   Bytes,           // a fixed number of bytes
   ParameterTimes,  // another parameter's value times a number of bytes
   MemberTimes,     // an integer member of a struct argument times a number of bytes
+  ThreadsTimes,    // the launch's threads in x (gridDim.x * blockDim.x) times a number of bytes
 };
 
 // What a kernel does through one pointer, and how far.
@@ -90,11 +91,12 @@ struct KernelPointer {
 };
 
 // One launch's arguments: argument i's size in bytes, its value zero-extended (0 when larger
-// than 8 bytes), and its bytes.
+// than 8 bytes), and its bytes; and the launch's threads in x (0 when not known).
 struct LaunchArguments {
   std::span<const std::uint32_t> sizes;
   std::span<const std::uint64_t> values;
   void* const* bytes = nullptr;
+  std::uint64_t threads_x = 0;
 };
 
 // The pointers among one launch's arguments: every 8-byte argument (a candidate pointer) that

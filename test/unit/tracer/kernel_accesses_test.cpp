@@ -204,6 +204,38 @@ TEST(KernelPointers, AStructOfOnePointerPassedInEightBytesTakesItsMembersRule) {
   EXPECT_EQ(pointers[0].extent, Extent::Approximate);
 }
 
+TEST(KernelPointers, SummaryExtentsOfConstantBytesAndOfOneElementPerThread) {
+  KernelSummaries summaries;
+  ASSERT_EQ(summaries.parse(R"({"kernels": [{"mangled_name": "k", "params": [
+      {"index": 0, "access": "write", "bytes": 8},
+      {"index": 1, "access": "read", "threads_x": true, "element_bytes": 4}]}]})"),
+            "");
+  const std::array<std::uint32_t, 2> sizes{8, 8};
+  const std::array<std::uint64_t, 2> values{0x1000, 0x2000};
+  std::vector<KernelPointer> pointers;
+  kernel_pointers({sizes, values, nullptr, 256 * 4}, summaries.find("k"), pointers);
+  ASSERT_EQ(pointers.size(), 2u);
+  EXPECT_EQ(pointers[0].bytes, 8u);
+  EXPECT_EQ(pointers[0].extent, Extent::Exact);
+  EXPECT_EQ(pointers[1].bytes, 4096u);
+  EXPECT_EQ(pointers[1].mode, AccessMode::Read);
+  EXPECT_EQ(pointers[1].extent, Extent::Exact);
+
+  // A launch whose configuration was not read keeps the mode; its bytes are a guess.
+  pointers.clear();
+  kernel_pointers({sizes, values}, summaries.find("k"), pointers);
+  ASSERT_EQ(pointers.size(), 2u);
+  EXPECT_EQ(pointers[1].bytes, 0u);
+  EXPECT_EQ(pointers[1].mode, AccessMode::Read);
+  EXPECT_EQ(pointers[1].extent, Extent::Approximate);
+
+  EXPECT_NE(summaries
+                .parse(R"({"kernels": [{"mangled_name": "k", "params": [
+      {"index": 0, "access": "read", "threads_x": true}]}]})")
+                .find("element_bytes"),
+            std::string::npos);
+}
+
 TEST(KernelAccessResolver, PointersInsideLiveAllocationsRunToTheirEnd) {
   KernelAccessResolver resolver;
   resolver.observe(Alloc{0x1000, 0x100, MemoryKind::Device, kCurrentDevice, 0});

@@ -23,12 +23,18 @@ namespace streamrace::analyzer {
 // which do not race with each other.
 enum class ParamAccess { None, Read, Write, ReadWrite, Atomic };
 
-// How far past a pointer the kernel reaches: it indexes the pointer only as `p[i]` with `i < n`
-// guarding each access (an enclosing `if` or loop condition, or an earlier `if (i >= n) return;`),
-// `n` being integer parameter `countParam` or, for a pointer held in a struct passed by value,
-// an integer field of that struct (`countOffset` bytes into parameter `countParam`, `countBytes`
-// wide): below n elements.
+// How far past a pointer the kernel reaches.
+//   Count: it indexes the pointer only as `p[i]` with `i < n` guarding each access (an enclosing
+//     `if` or loop condition, or an earlier `if (i >= n) return;`), `n` being integer parameter
+//     `countParam` or, for a pointer held in a struct passed by value, an integer member of that
+//     struct (`countOffset` bytes into parameter `countParam`, `countBytes` wide): below n
+//     elements of `elementBytes`.
+//   Bytes: only at constant indices (`*p`, `p[3]`, `p->m`): the first `elementBytes` bytes.
+//   Threads: at the thread's 1-D grid index (`blockIdx.x * blockDim.x + threadIdx.x`): one
+//     element of `elementBytes` per thread the launch has in x.
 struct ParamExtent {
+  enum class Kind { Count, Bytes, Threads };
+  Kind kind = Kind::Count;
   unsigned countParam = 0;
   std::int64_t elementBytes = 1;
   std::optional<std::int64_t> countOffset;

@@ -51,6 +51,13 @@ inline constexpr const char* kParamElementBytesKey = "element_bytes";
 // integer member `count_bytes` wide at byte `count_offset` of it (a struct passed by value).
 inline constexpr const char* kCountOffsetKey = "count_offset";
 inline constexpr const char* kCountBytesKey = "count_bytes";
+// Optional, instead of count_param: the kernel reaches the pointer only at constant indices
+// (`*p`, `p[3]`): its first `bytes` bytes (the annotation extent "[N]").
+inline constexpr const char* kParamBytesKey = "bytes";
+// Optional, instead of count_param, with element_bytes: the kernel indexes the pointer only by
+// the thread's 1-D grid index (`blockIdx.x * blockDim.x + threadIdx.x`): one element per thread
+// the launch has in x (gridDim.x * blockDim.x).
+inline constexpr const char* kParamThreadsKey = "threads_x";
 // Optional, on a struct passed by value that the kernel uses only through its members: each
 // pointer it holds, {"offset" (bytes into the argument), "name", "access"} and optionally the
 // keys above. The struct's own access is then their merge; without "fields" a struct's access

@@ -66,3 +66,28 @@ __global__ void first_item(Pointers pointers) {
 __global__ void fill(float* out, Sizes sizes) {
   out[threadIdx.x] = static_cast<float>(sizes.rows * sizes.columns);
 }
+
+__device__ void store_total(long* total, long value) {
+  *total = value;
+}
+
+// Constant indices reach their largest index; a null test touches nothing; a device function's
+// use of its parameter is the caller's use.
+__global__ void totals(const float* weights, long* total, int* status) {
+  if (status) status[0] = static_cast<int>(weights[3]);
+  store_total(total, static_cast<long>(weights[1]));
+}
+
+// One element per thread: the grid index alone, through a local or directly.
+__global__ void stamp(int* out, float* copy) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = static_cast<int>(i);
+  copy[threadIdx.x + blockDim.x * blockIdx.x] = 1.0f;
+}
+
+// A grid index that is changed afterwards bounds nothing.
+__global__ void stride(int* out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  i += 7;
+  out[i] = 0;
+}

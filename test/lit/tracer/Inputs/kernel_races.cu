@@ -9,6 +9,12 @@
 //   launch-ex   as race, fill launched with cudaLaunchKernelEx (its stream in the config)
 //   launch-ex-event   as event, launched with cudaLaunchKernelEx
 //   cooperative as race, fill launched with cudaLaunchCooperativeKernel
+//   slices      stamp<<<>>> writes the first half of one buffer on stream 1 and the second half
+//               on stream 2 (one element per thread, no guard): disjoint, no race
+//   slices-overlap  the second launch starts a quarter in: the middle quarter races
+//   slices-ex   as slices, the second launch with cudaLaunchKernelEx
+//   flags       raise() sets one flag through a device function on stream 1, and the next flag
+//               of the same array on stream 2: disjoint, no race
 //   With `annotate`, fill is annotated (streamrace/annotations.h) before it is launched.
 #include <streamrace/annotations.h>
 #include <streamrace_emulator/kernel_registry.h>
@@ -30,9 +36,65 @@ __global__ void scale(float* data, float factor, int count) {
   if (i < count) data[i] *= factor;
 }
 
+// One element per thread of the launch, indexed by the thread's grid index alone.
+__global__ void stamp(int* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = i;
+}
+
+__device__ void set_flag(int* flag) {
+  *flag = 1;
+}
+
+__global__ void raise(int* flag) {
+  if (threadIdx.x == 0) set_flag(flag);
+}
+
 namespace {
 
 constexpr int kCount = 1 << 12;
+
+enum class Slices { Disjoint, Overlapping, SecondByLaunchEx };
+
+int slices(Slices how) {
+  int* data = nullptr;
+  CHECK(cudaMalloc(&data, kCount * sizeof(int)));
+  cudaStream_t first = nullptr;
+  cudaStream_t second = nullptr;
+  CHECK(cudaStreamCreate(&first));
+  CHECK(cudaStreamCreate(&second));
+  constexpr int kHalf = kCount / 2;
+  stamp<<<kHalf / 256, 256, 0, first>>>(data);
+  CHECK(cudaGetLastError());
+  int* rest = data + (how == Slices::Overlapping ? kHalf / 2 : kHalf);
+  if (how == Slices::SecondByLaunchEx) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(kHalf / 256);
+    config.blockDim = dim3(256);
+    config.stream = second;
+    CHECK(cudaLaunchKernelEx(&config, stamp, rest));
+  } else {
+    stamp<<<kHalf / 256, 256, 0, second>>>(rest);
+    CHECK(cudaGetLastError());
+  }
+  CHECK(cudaDeviceSynchronize());
+  std::printf("slices done\n");
+  return 0;
+}
+
+int flags() {
+  int* flag = nullptr;
+  CHECK(cudaMalloc(&flag, 2 * sizeof(int)));
+  cudaStream_t first = nullptr;
+  cudaStream_t second = nullptr;
+  CHECK(cudaStreamCreate(&first));
+  CHECK(cudaStreamCreate(&second));
+  raise<<<1, 32, 0, first>>>(flag);
+  raise<<<1, 32, 0, second>>>(flag + 1);
+  CHECK(cudaDeviceSynchronize());
+  std::printf("flags done\n");
+  return 0;
+}
 
 void fillOnCpu(const StreamraceEmuLaunch&, float* out, int count) {
   for (int i = 0; i < count; ++i)
@@ -99,7 +161,7 @@ int lastError() {
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: kernel_races race|event|last-error|launch-ex|launch-ex-event|"
-                         "cooperative [annotate]\n");
+                         "cooperative|slices|slices-overlap|slices-ex|flags [annotate]\n");
     return 2;
   }
   streamrace_emulator::registerKernel<&fillOnCpu>(fill);
@@ -111,6 +173,10 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "launch-ex") == 0) return race(false, Launch::Ex);
   if (std::strcmp(argv[1], "launch-ex-event") == 0) return race(true, Launch::Ex);
   if (std::strcmp(argv[1], "cooperative") == 0) return race(false, Launch::Cooperative);
+  if (std::strcmp(argv[1], "slices") == 0) return slices(Slices::Disjoint);
+  if (std::strcmp(argv[1], "slices-overlap") == 0) return slices(Slices::Overlapping);
+  if (std::strcmp(argv[1], "slices-ex") == 0) return slices(Slices::SecondByLaunchEx);
+  if (std::strcmp(argv[1], "flags") == 0) return flags();
   std::fprintf(stderr, "unknown scenario %s\n", argv[1]);
   return 2;
 }
