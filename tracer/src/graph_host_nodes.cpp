@@ -332,6 +332,18 @@ __attribute__((visibility("default"))) cudaError_t cudaGraphExecHostNodeSetParam
   return real(hGraphExec, node, pNodeParams);
 }
 
+// The generic setter, for a host node: as cudaGraphExecHostNodeSetParams.
+__attribute__((visibility("default"))) cudaError_t cudaGraphExecNodeSetParams(
+    cudaGraphExec_t graphExec, cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) {
+  STREAMRACE_NEXT_RUNTIME(cudaGraphExecNodeSetParams, "cudaGraphExecNodeSetParams");
+  if (nodeParams != nullptr && nodeParams->type == cudaGraphNodeTypeHost &&
+      nodeParams->host.fn != nullptr && watching_here())
+    if (auto replaced = ExecHostNodes::instance().replace(
+            graphExec, node, cudaHostNodeParams{nodeParams->host.fn, nodeParams->host.userData}))
+      return *replaced;
+  return real(graphExec, node, nodeParams);
+}
+
 __attribute__((visibility("default"))) cudaError_t cudaGraphExecUpdate(
     cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo* resultInfo) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphExecUpdate, "cudaGraphExecUpdate");

@@ -16,6 +16,11 @@
 //   built-other-stream-event   the same, the launch stream waiting on an event after the copy
 //   captured-other-stream  built-other-stream with the host node captured
 //   captured-other-stream-event   the same, with the event
+//   generic-unordered      built-unordered with the host node added by cudaGraphAddNode
+//   generic-edge           the same with the edge
+//   exec-set-unordered     built-unordered, the executable's host node then given another
+//                          reader with cudaGraphExecNodeSetParams
+//   exec-set-edge          the same with the edge
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -134,6 +139,50 @@ int afterCopyOnAnotherStream(bool captured, bool event) {
   return launchAndRelease(graph, graphs, device, slot);
 }
 
+void CUDART_CB readSlotAgain(void* data) {
+  auto* slot = static_cast<Slot*>(data);
+  if (slot->pinned[1] == 0x07070707) ++slot->copies_seen; // the replacing reader's read
+}
+
+// A copy node fills the slot and a host node reads it, added with the generic cudaGraphAddNode
+// (`generic`) or replaced in the executable with cudaGraphExecNodeSetParams.
+int genericHostNode(bool edge, bool setInExecutable) {
+  int* device = nullptr;
+  Slot slot;
+  if (allocate(device, slot) != 0) return 1;
+  cudaStream_t stream = nullptr;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  CHECK(cudaGraphCreate(&graph, 0));
+  cudaGraphNode_t copy = nullptr;
+  CHECK(cudaGraphAddMemcpyNode1D(&copy, graph, nullptr, 0, slot.pinned, device, kBytes,
+                                 cudaMemcpyDeviceToHost));
+  cudaGraphNodeParams read{};
+  read.type = cudaGraphNodeTypeHost;
+  read.host.fn = readSlot;
+  read.host.userData = &slot;
+  cudaGraphNode_t host = nullptr;
+  CHECK(cudaGraphAddNode(&host, graph, edge ? &copy : nullptr, nullptr, edge ? 1 : 0, &read));
+  cudaGraphExec_t exec = nullptr;
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  if (setInExecutable) {
+    cudaGraphNodeParams again{};
+    again.type = cudaGraphNodeTypeHost;
+    again.host.fn = readSlotAgain;
+    again.host.userData = &slot;
+    CHECK(cudaGraphExecNodeSetParams(exec, host, &again));
+  }
+  for (int launch = 0; launch < kLaunches; ++launch)
+    CHECK(cudaGraphLaunch(exec, stream));
+  CHECK(cudaDeviceSynchronize());
+  std::printf("host node read the copy %d of %d times\n", slot.copies_seen, kLaunches);
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  CHECK(cudaFreeHost(slot.pinned));
+  CHECK(cudaFree(device));
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -150,6 +199,10 @@ int main(int argc, char** argv) {
   if (scenario == "built-other-stream-event") return afterCopyOnAnotherStream(false, true);
   if (scenario == "captured-other-stream") return afterCopyOnAnotherStream(true, false);
   if (scenario == "captured-other-stream-event") return afterCopyOnAnotherStream(true, true);
+  if (scenario == "generic-unordered") return genericHostNode(false, false);
+  if (scenario == "generic-edge") return genericHostNode(true, false);
+  if (scenario == "exec-set-unordered") return genericHostNode(false, true);
+  if (scenario == "exec-set-edge") return genericHostNode(true, true);
   std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
   return 2;
 }
