@@ -141,6 +141,11 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   STREAMRACE_EMU_TRACED(cudaDeviceSetLimit, v3020, setLimit(limit, value), limit, value);
 }
 
+// The emulated devices have no cache: resetting its persisting lines to normal has nothing to do.
+cudaError_t cudaCtxResetPersistingL2Cache(void) {
+  STREAMRACE_EMU_TRACED_WITHOUT_PARAMS(cudaCtxResetPersistingL2Cache, v11000, cudaSuccess);
+}
+
 cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit) {
   STREAMRACE_EMU_TRACED(cudaDeviceGetLimit, v3020, getLimit(pValue, limit), pValue, limit);
 }

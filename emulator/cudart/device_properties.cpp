@@ -14,6 +14,12 @@ namespace {
 constexpr int emulatedMajor = 9;
 constexpr int emulatedMinor = 0;
 constexpr int emulatedMultiprocessors = 132;
+// A part of that class sets aside up to three quarters of its L2 for persisting accesses and
+// takes access-policy windows up to 128 MiB less a page, so programs that tune L2 persistence
+// run their tuned path instead of waiving it.
+constexpr int emulatedL2Bytes = 50 << 20;
+constexpr int emulatedPersistingL2Bytes = emulatedL2Bytes / 4 * 3;
+constexpr int emulatedAccessPolicyWindowBytes = (128 << 20) - 4096;
 
 } // namespace
 
@@ -55,7 +61,9 @@ cudaError_t fillProperties(cudaDeviceProp* prop, int device) {
   prop->asyncEngineCount = 2;
   prop->unifiedAddressing = 1;
   prop->memoryBusWidth = 5120;
-  prop->l2CacheSize = 50 << 20;
+  prop->l2CacheSize = emulatedL2Bytes;
+  prop->persistingL2CacheMaxSize = emulatedPersistingL2Bytes;
+  prop->accessPolicyMaxWindowSize = emulatedAccessPolicyWindowBytes;
   prop->maxThreadsPerMultiProcessor = 2048;
   prop->streamPrioritiesSupported = 1;
   prop->managedMemory = 1;
@@ -138,6 +146,12 @@ cudaError_t deviceAttribute(int* value, cudaDeviceAttr attr, int device) {
     break;
   case cudaDevAttrL2CacheSize:
     *value = prop.l2CacheSize;
+    break;
+  case cudaDevAttrMaxPersistingL2CacheSize:
+    *value = prop.persistingL2CacheMaxSize;
+    break;
+  case cudaDevAttrMaxAccessPolicyWindowSize:
+    *value = prop.accessPolicyMaxWindowSize;
     break;
   case cudaDevAttrCanMapHostMemory:
     *value = prop.canMapHostMemory;

@@ -74,6 +74,16 @@ int settings() {
   std::printf("limit unknown: %s\n",
               cudaGetErrorName(cudaDeviceSetLimit(static_cast<cudaLimit>(99), 1)));
   cudaGetLastError();
+  // L2 persistence, as programs that tune it use it (cuda-samples' simpleAttributes).
+  cudaDeviceProp properties{};
+  CHECK(cudaGetDeviceProperties(&properties, 0));
+  int windowBytes = 0;
+  CHECK(cudaDeviceGetAttribute(&windowBytes, cudaDevAttrMaxAccessPolicyWindowSize, 0));
+  std::printf("persisting L2: %s of %d bytes, windows up to %d bytes\n",
+              properties.persistingL2CacheMaxSize > 0 ? "some" : "NONE", properties.l2CacheSize,
+              windowBytes);
+  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, properties.persistingL2CacheMaxSize));
+  CHECK(cudaCtxResetPersistingL2Cache());
 
   cudaStream_t stream = nullptr;
   CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, -1));
