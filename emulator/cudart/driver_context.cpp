@@ -3,11 +3,17 @@
 // and its NVRTC stub, NCCL): each device has one primary context, the one the runtime uses,
 // created by the first runtime call that needs the device. A thread's current context is its
 // current device's primary context once that exists; making a context current selects its
-// device, and push and pop save and restore the previous one.
+// device, and push and pop save and restore the previous one. A context a program creates
+// (cuCtxCreate) is its device's too: the emulator keeps one set of streams and memory per
+// device, so such a context shares them with the primary one; it has a handle of its own, is
+// current until popped, made current elsewhere or destroyed.
 #include "driver_entry.h"
 
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "device_properties.h"
@@ -20,11 +26,30 @@ namespace {
 
 constexpr int driverVersion = CUDA_VERSION;
 
-// What cuCtxPushCurrent saved on this thread: the device current before each push, or -1 when
-// no context was. cuCtxSetCurrent(NULL) leaves the thread without a current context until it
-// makes one current again.
-thread_local std::vector<int> pushedDevices;
+// What cuCtxPushCurrent saved on this thread: the context current before each push (null when
+// none was). cuCtxSetCurrent(NULL) leaves the thread without a current context until it makes
+// one current again.
+thread_local std::vector<CUcontext> pushedContexts;
 thread_local bool unbound = false;
+// The created context current on this thread, if one is (else the current device's primary).
+thread_local CUcontext createdCurrent = nullptr;
+
+// The contexts cuCtxCreate made and cuCtxDestroy has not destroyed, each with its device; a
+// handle is the address of its entry.
+struct CreatedContext {
+  int device = 0;
+};
+std::mutex createdMutex;
+std::map<CUcontext, std::unique_ptr<CreatedContext>>& createdContexts() {
+  static std::map<CUcontext, std::unique_ptr<CreatedContext>> contexts;
+  return contexts;
+}
+
+int deviceOfCreated(CUcontext context) {
+  const std::lock_guard lock(createdMutex);
+  const auto found = createdContexts().find(context);
+  return found == createdContexts().end() ? -1 : found->second->device;
+}
 
 bool validDevice(CUdevice device) {
   return Runtime::instance().validDevice(device);
@@ -42,12 +67,19 @@ int deviceOfContext(CUcontext context) {
       return ordinal;
     }
   }
-  return -1;
+  return deviceOfCreated(context);
 }
 
 CUcontext currentContext() {
+  if (unbound) {
+    return nullptr;
+  }
+  if (createdCurrent != nullptr) {
+    // Destroyed on another thread: this thread is left without a current context.
+    return deviceOfCreated(createdCurrent) >= 0 ? createdCurrent : nullptr;
+  }
   const int device = Runtime::instance().currentDevice();
-  return !unbound && primaryContextActive(device) ? contextOf(device) : nullptr;
+  return primaryContextActive(device) ? contextOf(device) : nullptr;
 }
 
 // Making a context current selects its device for the runtime too, which then uses it.
@@ -61,6 +93,7 @@ CUresult makeCurrent(CUcontext context) {
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   unbound = false;
+  createdCurrent = deviceOfCreated(context) >= 0 ? context : nullptr;
   Runtime::instance().setCurrentDevice(device);
   ensureContext(device);
   return CUDA_SUCCESS;
@@ -70,24 +103,68 @@ CUresult pushContext(CUcontext context) {
   if (context == nullptr) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  const int previous = currentContext() != nullptr ? Runtime::instance().currentDevice() : -1;
+  const CUcontext previous = currentContext();
   const CUresult result = makeCurrent(context);
   if (result == CUDA_SUCCESS) {
-    pushedDevices.push_back(previous);
+    pushedContexts.push_back(previous);
   }
   return result;
 }
 
 CUresult popContext(CUcontext* popped) {
-  if (pushedDevices.empty()) {
+  if (pushedContexts.empty()) {
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   if (popped != nullptr) {
     *popped = currentContext();
   }
-  const int previous = pushedDevices.back();
-  pushedDevices.pop_back();
-  return makeCurrent(previous >= 0 ? contextOf(previous) : nullptr);
+  const CUcontext previous = pushedContexts.back();
+  pushedContexts.pop_back();
+  // A context destroyed since it was pushed leaves the thread without one.
+  return makeCurrent(previous != nullptr && deviceOfContext(previous) >= 0 ? previous : nullptr);
+}
+
+// A new context on `device`, pushed as the thread's current one (the creation parameters'
+// execution-affinity and CIG settings have nothing to act on here).
+CUresult createContext(CUcontext* context, CUdevice device) {
+  if (context == nullptr) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (!validDevice(device)) {
+    return CUDA_ERROR_INVALID_DEVICE;
+  }
+  ensureContext(device);
+  auto created = std::make_unique<CreatedContext>(CreatedContext{device});
+  const auto handle = reinterpret_cast<CUcontext>(created.get());
+  {
+    const std::lock_guard lock(createdMutex);
+    createdContexts().emplace(handle, std::move(created));
+  }
+  *context = handle;
+  return pushContext(handle);
+}
+
+// Destroying a context waits for its work; current on this thread, it is popped as well.
+CUresult destroyContext(CUcontext context) {
+  const int device = deviceOfCreated(context);
+  if (device < 0) {
+    return deviceOfContext(context) >= 0 ? CUDA_ERROR_INVALID_CONTEXT // a primary context
+                                         : CUDA_ERROR_INVALID_VALUE;
+  }
+  Runtime::instance().synchronizeDevice(device);
+  const bool current = currentContext() == context;
+  {
+    const std::lock_guard lock(createdMutex);
+    createdContexts().erase(context);
+  }
+  if (current) {
+    if (!pushedContexts.empty()) {
+      return popContext(nullptr);
+    }
+    createdCurrent = nullptr;
+    unbound = true;
+  }
+  return CUDA_SUCCESS;
 }
 
 template <typename T> CUresult store(T* destination, T value) {
@@ -254,6 +331,16 @@ CUresult streamraceEmuDriverCtxPushCurrent(CUcontext context) {
 
 CUresult streamraceEmuDriverCtxPopCurrent(CUcontext* context) {
   STREAMRACE_EMU_DRIVER_TRACED(cuCtxPopCurrent_v2, popContext(context), context);
+}
+
+CUresult streamraceEmuDriverCtxCreate(CUcontext* context, CUctxCreateParams* params,
+                                      unsigned int flags, CUdevice device) {
+  STREAMRACE_EMU_DRIVER_TRACED(cuCtxCreate_v4, createContext(context, device), context, params,
+                               flags, device);
+}
+
+CUresult streamraceEmuDriverCtxDestroy(CUcontext context) {
+  STREAMRACE_EMU_DRIVER_TRACED(cuCtxDestroy_v2, destroyContext(context), context);
 }
 
 CUresult streamraceEmuDriverCtxGetDevice(CUdevice* device) {

@@ -31,6 +31,9 @@ CUresult streamraceEmuDriverCtxGetCurrent(CUcontext* context);
 CUresult streamraceEmuDriverCtxSetCurrent(CUcontext context);
 CUresult streamraceEmuDriverCtxPushCurrent(CUcontext context);
 CUresult streamraceEmuDriverCtxPopCurrent(CUcontext* context);
+CUresult streamraceEmuDriverCtxCreate(CUcontext* context, CUctxCreateParams* params,
+                                      unsigned int flags, CUdevice device);
+CUresult streamraceEmuDriverCtxDestroy(CUcontext context);
 CUresult streamraceEmuDriverCtxGetDevice(CUdevice* device);
 CUresult streamraceEmuDriverCtxSynchronize(void);
 CUresult streamraceEmuDriverStreamGetCtx(CUstream stream, CUcontext* context);

@@ -163,6 +163,15 @@ CUresult cuCtxPopCurrent(CUcontext* pctx) {
   return streamraceEmuDriverCtxPopCurrent(pctx);
 }
 
+CUresult cuCtxCreate_v4(CUcontext* pctx, CUctxCreateParams* ctxCreateParams, unsigned int flags,
+                        CUdevice dev) {
+  return streamraceEmuDriverCtxCreate(pctx, ctxCreateParams, flags, dev);
+}
+
+CUresult cuCtxDestroy_v2(CUcontext ctx) {
+  return streamraceEmuDriverCtxDestroy(ctx);
+}
+
 CUresult cuCtxGetDevice(CUdevice* device) {
   return streamraceEmuDriverCtxGetDevice(device);
 }

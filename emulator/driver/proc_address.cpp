@@ -39,6 +39,8 @@ const Entry entries[] = {
     {"cuCtxSetCurrent", address(&cuCtxSetCurrent)},
     {"cuCtxPushCurrent", address(&cuCtxPushCurrent)},
     {"cuCtxPopCurrent", address(&cuCtxPopCurrent)},
+    {"cuCtxCreate", address(&cuCtxCreate_v4)},
+    {"cuCtxDestroy", address(&cuCtxDestroy_v2)},
     {"cuCtxGetDevice", address(&cuCtxGetDevice)},
     {"cuCtxSynchronize", address(&cuCtxSynchronize)},
     {"cuStreamGetCtx", address(&cuStreamGetCtx)},

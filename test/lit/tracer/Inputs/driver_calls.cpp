@@ -13,6 +13,10 @@
 //                 the set, on device 0, is not waited for
 //   pushed-ctx-sync device 1's context pushed (cuCtxPushCurrent) and popped again
 //                 (cuCtxPopCurrent) before the host waits for the current context: device 0's
+//   created-ctx-sync a context created on device 1 (cuCtxCreate, current from then on) is
+//                 waited for: the set, on device 0, is not waited for
+//   destroyed-ctx-sync the same context destroyed (which pops it) before the host waits for the
+//                 current context: device 0's again
 //   upload-race   a host-to-device copy on `writer` and an 8-bit set on `reader`, both writing
 //   upload-event  the same, `reader` waiting for an event recorded after the copy
 //   peer-race     the set, then a device-to-device copy (cuMemcpyDtoDAsync) reading it on `reader`
@@ -100,6 +104,20 @@ int main(int argc, char** argv) {
         CHECK(cuCtxPopCurrent(&popped));
       }
       CHECK(cuCtxSynchronize());
+    } else if (scenario == "created-ctx-sync" || scenario == "destroyed-ctx-sync") {
+      CUdevice second_ordinal = 0;
+      CHECK(cuDeviceGet(&second_ordinal, 1));
+      CUcontext created = nullptr;
+      CHECK(cuCtxCreate(&created, nullptr, 0, second_ordinal));
+      if (scenario == "destroyed-ctx-sync") CHECK(cuCtxDestroy(created));
+      CHECK(cuCtxSynchronize());
+      if (scenario == "created-ctx-sync") {
+        CHECK(cuCtxDestroy(created));
+        CUcontext current = nullptr;
+        CHECK(cuCtxGetCurrent(&current));
+        std::printf("after destroying the created context, one is current: %s\n",
+                    current == context ? "the primary" : "ANOTHER");
+      }
     } else if (scenario != "race" && scenario != "peer-race") {
       std::fprintf(stderr, "driver_calls: unknown scenario '%s'\n", argv[1]);
       return 2;
