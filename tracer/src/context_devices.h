@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A driver call that makes a context current (cuCtxSetCurrent, cuCtxPushCurrent,
-// cuCtxPopCurrent, cuCtxCreate, cuCtxDestroy of the current one) selects that context's device for the calling thread, as
-// cudaSetDevice does. A context handle does not name its device, so after such a call the driver
-// is asked which device the thread's current context stands for.
+// cuCtxPopCurrent, cuCtxCreate, cuCtxDestroy of the current one) selects that context's device for
+// the calling thread, as cudaSetDevice does. A context handle does not name its device, so after
+// such a call the driver is asked which device the thread's current context stands for.
 #pragma once
 
 #include "streamrace/engine/event.h"

@@ -227,9 +227,24 @@ std::string summary_line(std::span<const Finding> findings, const Engine& engine
 std::string findings_text(std::span<const Finding> findings, const Engine& engine,
                           const SymbolTable& symbols) {
   std::string text;
-  for (const Finding& finding : findings)
+  std::size_t guessed = 0;
+  const auto guessed_kernel_side = [](const AccessSide& side) {
+    return side.access.kind == OpKind::Kernel && side.access.extent == Extent::Approximate;
+  };
+  for (const Finding& finding : findings) {
     text += describe_finding(finding, engine, symbols);
-  return text + summary_line(findings, engine) + "\n";
+    if (guessed_kernel_side(finding.first) || guessed_kernel_side(finding.second)) ++guessed;
+  }
+  text += summary_line(findings, engine) + "\n";
+  // Where a kernel's extent is a guess, the finding may be one only because of the guess (two
+  // kernels on disjoint slices of one allocation): say how to replace the guess.
+  if (guessed != 0)
+    text += "streamrace: " + std::to_string(guessed) + " of these rest on a kernel's " +
+            "[approximate extent] (its pointer taken to reach the end of its allocation); " +
+            "kernel summaries (streamrace-check --kernel-summaries=FILE on the kernels' sources, " +
+            "then the kernel_summaries=FILE option) or annotations (streamrace/annotations.h) " +
+            "state what each kernel touches\n";
+  return text;
 }
 
 } // namespace streamrace
