@@ -5,8 +5,12 @@
 // size) and its payload. A cubin is an ELF64 file; in its `.nv.info.<kernel>` section attributes
 // follow each other as (format, attribute) byte pairs, then a 16-bit value, or for the sized
 // format a 16-bit size and that many bytes. A KPARAM_INFO value is a 32-bit index, a 16-bit
-// ordinal, a 16-bit offset, and 32 bits whose top 14 are the parameter's size.
+// ordinal, a 16-bit offset, and 32 bits whose top 14 are the parameter's size. An entry header
+// of 64 bytes or more also gives, at byte 16, the payload's compressed size, at 28 the target
+// architecture, at 40 flags (the codec, fatbinary_compression.h) and at 56 the original size.
 #include "fatbinary_layouts.h"
+
+#include "fatbinary_compression.h"
 
 #include <cstdint>
 #include <cstring>
@@ -137,7 +141,6 @@ void addLayoutsOfCubin(std::span<const std::byte> elf,
       continue;
     }
     if (auto layout = layoutOf(section.contents)) {
-      // Cubins for several architectures state the same layouts: the first one stands.
       layouts.emplace(std::string(section.name.substr(kInfoPrefix.size())), std::move(*layout));
     }
   }
@@ -174,6 +177,9 @@ std::map<std::string, std::vector<ParameterSlot>> parameterLayoutsIn(const void*
   }
   const std::span<const std::byte> entries(static_cast<const std::byte*>(data) + header.headerSize,
                                            header.entriesSize);
+  // Cubins for several architectures state the same kernels' layouts: those of the first
+  // architecture are read, which spares decompressing the others.
+  std::optional<std::uint32_t> readArchitecture;
   std::uint64_t at = 0;
   while (at < entries.size()) {
     const auto kind = read<std::uint16_t>(entries, at);
@@ -186,8 +192,27 @@ std::map<std::string, std::vector<ParameterSlot>> parameterLayoutsIn(const void*
     if (payload.size() != *payloadSize) {
       break;
     }
-    if (*kind == kCubinEntry) {
-      addLayoutsOfCubin(payload, layouts);
+    const std::span<const std::byte> entryHeader = slice(entries, at, *entryHeaderSize);
+    const auto architecture = read<std::uint32_t>(entryHeader, 28);
+    if (*kind == kCubinEntry && (!readArchitecture || readArchitecture == architecture)) {
+      readArchitecture = architecture;
+      const auto flags = read<std::uint64_t>(entryHeader, 40);
+      const EntryCompression compression = flags ? compressionOf(*flags) : EntryCompression::None;
+      if (compression == EntryCompression::None) {
+        addLayoutsOfCubin(payload, layouts);
+      } else {
+        const auto compressedSize = read<std::uint32_t>(entryHeader, 16);
+        const auto originalSize = read<std::uint64_t>(entryHeader, 56);
+        const std::span<const std::byte> compressed =
+            compressedSize && *compressedSize != 0 && *compressedSize <= payload.size()
+                ? payload.first(*compressedSize)
+                : payload;
+        if (originalSize) {
+          if (auto cubin = decompressEntry(compression, compressed, *originalSize)) {
+            addLayoutsOfCubin(*cubin, layouts);
+          }
+        }
+      }
     }
     at += *entryHeaderSize + *payloadSize;
   }

@@ -15,9 +15,10 @@
 namespace streamrace::emu {
 
 // The layouts stated by the fat binary behind `fatCubin` (the __fatBinC_Wrapper_t nvcc passes
-// to __cudaRegisterFatBinary), by device (mangled) name. Entries the reader cannot take apart
-// (compressed cubins, PTX, a malformed or foreign structure) state nothing: their kernels keep
-// the layouts their names or CPU registrations give.
+// to __cudaRegisterFatBinary), by device (mangled) name; compressed cubins are decompressed
+// first (fatbinary_compression.h). Entries the reader cannot take apart (PTX, a codec whose
+// library is missing, a malformed or foreign structure) state nothing: their kernels keep the
+// layouts their names or CPU registrations give.
 std::map<std::string, std::vector<ParameterSlot>> parameterLayoutsIn(const void* fatCubin);
 
 } // namespace streamrace::emu
