@@ -69,6 +69,9 @@ public:
                                 const RawStack& stack);
   // The executable is destroyed: its copy of the graph goes with it.
   void destroy_executable(GraphHandle exec);
+  // Whether the node-by-node changes of `exec` are followed: it was instantiated from (or last
+  // updated from) a graph built by hand. One made from a captured graph keeps what was captured.
+  bool follows(GraphHandle exec) const { return executables_.contains(exec); }
 
 private:
   struct Graph;

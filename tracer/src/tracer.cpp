@@ -310,6 +310,16 @@ void Tracer::process_taken(CapturedCall& call) {
   process(call);
 }
 
+void Tracer::warn_unfollowed_setter(std::string_view api) {
+  if (warned_unfollowed_setter_) return;
+  warned_unfollowed_setter_ = true;
+  std::fprintf(stderr,
+               "streamrace: warning: %.*s changed a node of an executable instantiated from a "
+               "captured graph; that change is not followed, so the executable's later launches "
+               "are checked as captured\n",
+               static_cast<int>(api.size()), api.data());
+}
+
 void Tracer::process_steps(std::vector<HandBuiltGraphs::Step> steps, const CapturedCall& call) {
   for (HandBuiltGraphs::Step& step : steps) {
     CapturedCall described;
@@ -333,7 +343,11 @@ void Tracer::process(CapturedCall& call) {
     // Graph memory is known from its allocation node on, for kernel nodes added later.
     if (call.graph_build->operation && std::holds_alternative<Alloc>(*call.graph_build->operation))
       kernel_accesses_.observe(*call.graph_build->operation);
-    process_steps(hand_built_graphs_.apply(*call.graph_build, call.api, call.stack), call);
+    const GraphBuildCall& build = *call.graph_build;
+    if (build.kind == GraphBuildCall::Kind::SetNode && build.exec != 0 &&
+        !hand_built_graphs_.follows(build.exec))
+      warn_unfollowed_setter(call.api);
+    process_steps(hand_built_graphs_.apply(build, call.api, call.stack), call);
     return;
   }
   if (const auto* instantiation = std::get_if<GraphInstantiate>(&call.payload);

@@ -159,6 +159,8 @@ private:
   // Processes what describes a hand-built graph (hand_built_graphs.h) to the engine, as calls of
   // `call`'s thread at its time.
   void process_steps(std::vector<HandBuiltGraphs::Step> steps, const CapturedCall& call);
+  // A node of an executable made from a captured graph was given new parameters: said once.
+  void warn_unfollowed_setter(std::string_view api);
   // Stamps `call` with the calling thread, time and stack, then queues it.
   void record_here(std::string_view api, CapturedCall call,
                    std::vector<KernelPointer> kernel_pointers);
@@ -239,6 +241,7 @@ private:
   KernelAccessResolver kernel_accesses_;
   std::unique_ptr<RankAssignment> ranks_;
   HandBuiltGraphs hand_built_graphs_;
+  bool warned_unfollowed_setter_ = false; // tracer thread only
   // The device the engine believes each (rank, host thread) has selected (0 until told).
   std::map<std::pair<RankId, ThreadId>, DeviceId> selected_devices_;
   std::vector<Access> scratch_accesses_;

@@ -12,6 +12,8 @@
 //   exec-memset      cudaGraphExecMemsetNodeSetParams on a memset node
 //   exec-update      cudaGraphExecUpdate from a second hand-built graph of the same shape
 //   exec-update-captured   cudaGraphExecUpdate between two captured graphs (memsets)
+//   exec-captured-memset   cudaGraphExecMemsetNodeSetParams on the node of a captured graph
+//                    (found with cudaGraphGetNodes): not followed by the tracer, which says so
 //   graph-kernel     cudaGraphKernelNodeSetParams, before the graph is instantiated
 //   graph-copy       cudaGraphMemcpyNodeSetParams1D, before the graph is instantiated
 //   graph-memset     cudaGraphMemsetNodeSetParams, before the graph is instantiated
@@ -126,8 +128,10 @@ int run(std::string_view scenario, bool ordered) {
 
   cudaGraph_t graph = nullptr;
   cudaGraphNode_t node = nullptr;
-  if (scenario == "exec-update-captured") {
+  if (scenario == "exec-update-captured" || scenario == "exec-captured-memset") {
     if (capture_memset(launcher, buffers.old_buffer, graph) != 0) return 1;
+    std::size_t count = 1;
+    CHECK(cudaGraphGetNodes(graph, &node, &count));
   } else {
     CHECK(cudaGraphCreate(&graph, 0));
     if (kernel)
@@ -158,7 +162,7 @@ int run(std::string_view scenario, bool ordered) {
     const cudaMemcpy3DParms params = copy_params(buffers.new_buffer, buffers.source);
     CHECK(cudaGraphExecMemcpyNodeSetParams(executable, node, &params));
   }
-  if (scenario == "exec-memset")
+  if (scenario == "exec-memset" || scenario == "exec-captured-memset")
     CHECK(cudaGraphExecMemsetNodeSetParams(executable, node, &new_set));
   if (scenario == "exec-destroyed") {
     CHECK(cudaGraphExecMemsetNodeSetParams(executable, node, &new_set));
