@@ -22,6 +22,7 @@
 #include "copy_operations.h"
 #include "kernel_launch.h"
 #include "kernel_table.h"
+#include "not_emulated.h"
 #include "runtime_operations.h"
 #include "runtime_state.h"
 
@@ -478,7 +479,15 @@ cudaError_t addGenericNode(cudaGraphNode_t* node, cudaGraph_t graph,
                            cudaGraphNodeParams* params) {
   const std::optional<GenericNode> generic = genericNode(params);
   if (!generic) {
-    return params == nullptr ? cudaErrorInvalidValue : cudaErrorNotSupported;
+    if (params == nullptr) {
+      return cudaErrorInvalidValue;
+    }
+    // Said once per type, as a function not emulated is: conditional nodes branch on values
+    // device code sets, which the emulator does not run.
+    return static_cast<cudaError_t>(reportNotEmulated(
+        params->type == cudaGraphNodeTypeConditional ? "cudaGraphAddNode of a conditional node"
+                                                     : "cudaGraphAddNode of this node type",
+        cudaErrorNotSupported, "cudaErrorNotSupported"));
   }
   return addNode(node, graph, dependencies, count, generic->enqueue);
 }

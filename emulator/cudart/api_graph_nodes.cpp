@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "api_tracing.h"
+#include "not_emulated.h"
 #include "runtime_state.h"
 
 using namespace streamrace::emu;
@@ -250,8 +251,12 @@ cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraph
 cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle_out,
                                              cudaGraph_t graph, unsigned int defaultLaunchValue,
                                              unsigned int flags) {
-  STREAMRACE_EMU_TRACED(cudaGraphConditionalHandleCreate, v12030, cudaErrorNotSupported,
-                        pHandle_out, graph, defaultLaunchValue, flags);
+  // Conditional nodes branch on values device code sets, which the emulator does not run.
+  STREAMRACE_EMU_TRACED(
+      cudaGraphConditionalHandleCreate, v12030,
+      static_cast<cudaError_t>(reportNotEmulated("cudaGraphConditionalHandleCreate",
+                                                 cudaErrorNotSupported, "cudaErrorNotSupported")),
+      pHandle_out, graph, defaultLaunchValue, flags);
 }
 
 cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,

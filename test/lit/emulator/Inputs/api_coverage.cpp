@@ -151,5 +151,21 @@ int main() {
   missing += not_emulated("libcuda.so.1", "cuArrayCreate_v2");
   missing += not_emulated("libnccl.so.2", "ncclLLA2ACalcSlots");
   missing += not_emulated("libcupti.so.13", "cuptiPCSamplingEnable");
+  // Conditional graph nodes: their conditions are set by device code, which does not run here.
+  cudaGraph_t graph = nullptr;
+  CHECK(cudaGraphCreate(&graph, 0));
+  cudaGraphConditionalHandle handle{};
+  std::printf("conditional handle: %s\n",
+              cudaGetErrorName(cudaGraphConditionalHandleCreate(&handle, graph, 1, 0)));
+  cudaGraphNodeParams conditional{};
+  conditional.type = cudaGraphNodeTypeConditional;
+  conditional.conditional.handle = handle;
+  conditional.conditional.type = cudaGraphCondTypeIf;
+  conditional.conditional.size = 1;
+  cudaGraphNode_t node = nullptr;
+  std::printf("conditional node: %s\n",
+              cudaGetErrorName(cudaGraphAddNode(&node, graph, nullptr, nullptr, 0, &conditional)));
+  cudaGetLastError();
+  CHECK(cudaGraphDestroy(graph));
   return missing == 0 ? 0 : 1;
 }

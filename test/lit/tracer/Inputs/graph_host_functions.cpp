@@ -44,6 +44,11 @@ void CUDART_CB readSlot(void* data) {
   if (slot->pinned[0] == 0x07070707) ++slot->copies_seen; // the host node's read
 }
 
+void CUDART_CB readSlotAgain(void* data) {
+  auto* slot = static_cast<Slot*>(data);
+  if (slot->pinned[1] == 0x07070707) ++slot->copies_seen; // the replacing reader's read
+}
+
 // The slot, and a device buffer of sevens the copies fill it from.
 int allocate(int*& device, Slot& slot) {
   CHECK(cudaMalloc(&device, kBytes));
@@ -53,9 +58,19 @@ int allocate(int*& device, Slot& slot) {
   return 0;
 }
 
-int launchAndRelease(cudaGraph_t graph, cudaStream_t stream, int* device, Slot& slot) {
+// With `replaced`, the executable's copy of that host node gets readSlotAgain instead, through
+// the generic cudaGraphExecNodeSetParams.
+int launchAndRelease(cudaGraph_t graph, cudaStream_t stream, int* device, Slot& slot,
+                     cudaGraphNode_t replaced = nullptr) {
   cudaGraphExec_t exec = nullptr;
   CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  if (replaced != nullptr) {
+    cudaGraphNodeParams again{};
+    again.type = cudaGraphNodeTypeHost;
+    again.host.fn = readSlotAgain;
+    again.host.userData = &slot;
+    CHECK(cudaGraphExecNodeSetParams(exec, replaced, &again));
+  }
   for (int launch = 0; launch < kLaunches; ++launch)
     CHECK(cudaGraphLaunch(exec, stream));
   CHECK(cudaDeviceSynchronize());
@@ -67,7 +82,11 @@ int launchAndRelease(cudaGraph_t graph, cudaStream_t stream, int* device, Slot& 
   return 0;
 }
 
-int builtInGraph(bool edge) {
+// How the graph's host node is added: the typed call, the generic cudaGraphAddNode, or the
+// generic call and then replaced in the executable.
+enum class HostNode { Typed, Generic, ReplacedInExecutable };
+
+int builtInGraph(bool edge, HostNode how = HostNode::Typed) {
   int* device = nullptr;
   Slot slot;
   if (allocate(device, slot) != 0) return 1;
@@ -78,10 +97,19 @@ int builtInGraph(bool edge) {
   cudaGraphNode_t copy = nullptr;
   CHECK(cudaGraphAddMemcpyNode1D(&copy, graph, nullptr, 0, slot.pinned, device, kBytes,
                                  cudaMemcpyDeviceToHost));
-  const cudaHostNodeParams read{readSlot, &slot};
   cudaGraphNode_t host = nullptr;
-  CHECK(cudaGraphAddHostNode(&host, graph, edge ? &copy : nullptr, edge ? 1 : 0, &read));
-  return launchAndRelease(graph, stream, device, slot);
+  if (how == HostNode::Typed) {
+    const cudaHostNodeParams read{readSlot, &slot};
+    CHECK(cudaGraphAddHostNode(&host, graph, edge ? &copy : nullptr, edge ? 1 : 0, &read));
+  } else {
+    cudaGraphNodeParams read{};
+    read.type = cudaGraphNodeTypeHost;
+    read.host.fn = readSlot;
+    read.host.userData = &slot;
+    CHECK(cudaGraphAddNode(&host, graph, edge ? &copy : nullptr, nullptr, edge ? 1 : 0, &read));
+  }
+  return launchAndRelease(graph, stream, device, slot,
+                          how == HostNode::ReplacedInExecutable ? host : nullptr);
 }
 
 int capturedInGraph(bool forkAfterCopy) {
@@ -139,50 +167,6 @@ int afterCopyOnAnotherStream(bool captured, bool event) {
   return launchAndRelease(graph, graphs, device, slot);
 }
 
-void CUDART_CB readSlotAgain(void* data) {
-  auto* slot = static_cast<Slot*>(data);
-  if (slot->pinned[1] == 0x07070707) ++slot->copies_seen; // the replacing reader's read
-}
-
-// A copy node fills the slot and a host node reads it, added with the generic cudaGraphAddNode
-// (`generic`) or replaced in the executable with cudaGraphExecNodeSetParams.
-int genericHostNode(bool edge, bool setInExecutable) {
-  int* device = nullptr;
-  Slot slot;
-  if (allocate(device, slot) != 0) return 1;
-  cudaStream_t stream = nullptr;
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaGraph_t graph = nullptr;
-  CHECK(cudaGraphCreate(&graph, 0));
-  cudaGraphNode_t copy = nullptr;
-  CHECK(cudaGraphAddMemcpyNode1D(&copy, graph, nullptr, 0, slot.pinned, device, kBytes,
-                                 cudaMemcpyDeviceToHost));
-  cudaGraphNodeParams read{};
-  read.type = cudaGraphNodeTypeHost;
-  read.host.fn = readSlot;
-  read.host.userData = &slot;
-  cudaGraphNode_t host = nullptr;
-  CHECK(cudaGraphAddNode(&host, graph, edge ? &copy : nullptr, nullptr, edge ? 1 : 0, &read));
-  cudaGraphExec_t exec = nullptr;
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  if (setInExecutable) {
-    cudaGraphNodeParams again{};
-    again.type = cudaGraphNodeTypeHost;
-    again.host.fn = readSlotAgain;
-    again.host.userData = &slot;
-    CHECK(cudaGraphExecNodeSetParams(exec, host, &again));
-  }
-  for (int launch = 0; launch < kLaunches; ++launch)
-    CHECK(cudaGraphLaunch(exec, stream));
-  CHECK(cudaDeviceSynchronize());
-  std::printf("host node read the copy %d of %d times\n", slot.copies_seen, kLaunches);
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  CHECK(cudaFreeHost(slot.pinned));
-  CHECK(cudaFree(device));
-  return 0;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -199,10 +183,10 @@ int main(int argc, char** argv) {
   if (scenario == "built-other-stream-event") return afterCopyOnAnotherStream(false, true);
   if (scenario == "captured-other-stream") return afterCopyOnAnotherStream(true, false);
   if (scenario == "captured-other-stream-event") return afterCopyOnAnotherStream(true, true);
-  if (scenario == "generic-unordered") return genericHostNode(false, false);
-  if (scenario == "generic-edge") return genericHostNode(true, false);
-  if (scenario == "exec-set-unordered") return genericHostNode(false, true);
-  if (scenario == "exec-set-edge") return genericHostNode(true, true);
+  if (scenario == "generic-unordered") return builtInGraph(false, HostNode::Generic);
+  if (scenario == "generic-edge") return builtInGraph(true, HostNode::Generic);
+  if (scenario == "exec-set-unordered") return builtInGraph(false, HostNode::ReplacedInExecutable);
+  if (scenario == "exec-set-edge") return builtInGraph(true, HostNode::ReplacedInExecutable);
   std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
   return 2;
 }
