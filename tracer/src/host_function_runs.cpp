@@ -119,6 +119,12 @@ void HostFunctionRun::record(Address address, std::uint64_t size, bool write,
   ++count_;
 }
 
+void HostFunctionRun::record_hand_off(std::uint64_t object, bool release) {
+  if (hand_off_count_ == kHandOffs) return;
+  hand_offs_[hand_off_count_] = HostFunctionHandOff{object, release};
+  ++hand_off_count_;
+}
+
 bool HostFunctionRun::begin(ThreadId thread) {
   State expected = State::Enqueued;
   if (!state_.compare_exchange_strong(expected, State::Running, std::memory_order_acq_rel))

@@ -32,12 +32,21 @@ struct HostFunctionFault {
   RawStack stack;
 };
 
+// A synchronization object the function released or acquired (docs/semantics.md rule 16).
+struct HostFunctionHandOff {
+  std::uint64_t object = 0;
+  bool release = false;
+};
+
 // One launch of a host function, shared by the trampoline that runs it and the launch's event.
 class HostFunctionRun {
 public:
   // On the thread running the function, from the fault handler: no lock, no allocation. Faults
   // past the capacity go unrecorded (one fault per page and direction is all a run can take).
   void record(Address address, std::uint64_t size, bool write, const RawStack& stack);
+  // On the thread running the function, from the interposed synchronization calls (host_threads):
+  // hand-offs past the capacity go unrecorded.
+  void record_hand_off(std::uint64_t object, bool release);
 
   // The trampoline's side: whether this run may be recorded (the tracer has not given up on it).
   bool begin(ThreadId thread);
@@ -48,16 +57,22 @@ public:
   // Gives up on a run that did not end in time; returns whether it ended after all.
   bool abandon();
   std::span<const HostFunctionFault> faults() const { return {faults_.data(), count_}; }
+  std::span<const HostFunctionHandOff> hand_offs() const {
+    return {hand_offs_.data(), hand_off_count_};
+  }
   ThreadId thread() const { return thread_; }
 
 private:
   enum class State : std::uint8_t { Enqueued, Running, Finished, Abandoned };
   static constexpr std::size_t kFaults = 16;
+  static constexpr std::size_t kHandOffs = 16;
 
   std::atomic<State> state_{State::Enqueued};
   ThreadId thread_ = 0;
   std::size_t count_ = 0;
   std::array<HostFunctionFault, kFaults> faults_{};
+  std::size_t hand_off_count_ = 0;
+  std::array<HostFunctionHandOff, kHandOffs> hand_offs_{};
 };
 
 // Marks the calling thread as running `run` (null: an unwatched run) for the mark's lifetime.

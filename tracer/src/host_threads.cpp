@@ -102,13 +102,26 @@ Tracer* hand_off_tracer(const void* caller) {
   return tracer != nullptr && !in_runtime_library(caller) ? tracer : nullptr;
 }
 
+// Inside a watched host function (host_function_runs.h), the program's hand-off is the function's
+// stream's: it is kept with the run, and the tracer places it at the function's place.
+bool kept_by_host_function(const void* caller, std::uint64_t object, bool release) {
+  HostFunctionRun* run = running_host_function();
+  if (run == nullptr || tracer_code_depth > 0 || InsideLibraryCall::active() ||
+      in_runtime_library(caller))
+    return false;
+  run->record_hand_off(object, release);
+  return true;
+}
+
 void release(const void* caller, const char* api, std::uint64_t object) {
+  if (kept_by_host_function(caller, object, true)) return;
   Tracer* tracer = hand_off_tracer(caller);
   if (tracer != nullptr && hand_off_filter.release_carries_news(object, filter_thread))
     tracer->record_hand_off(api, HostRelease{object});
 }
 
 void acquire(const void* caller, const char* api, std::uint64_t object) {
+  if (kept_by_host_function(caller, object, false)) return;
   Tracer* tracer = hand_off_tracer(caller);
   if (tracer == nullptr || !hand_off_filter.acquire_carries_news(object, filter_thread)) return;
   ++filter_thread.clock_changes;

@@ -66,6 +66,8 @@ DeviceId RankAssignment::device_of(ThreadId thread, const Payload& payload) {
           [&](const Set& p) { return on_stream(p.stream); },
           [&](const KernelLaunch& p) { return on_stream(p.stream); },
           [&](const HostFunction& p) { return on_stream(p.stream); },
+          [&](const HostRelease& p) { return p.host_function ? on_stream(p.stream) : current; },
+          [&](const HostAcquire& p) { return p.host_function ? on_stream(p.stream) : current; },
           [&](const CommInit& p) {
             const DeviceId device = explicit_or_current(p.device);
             comm_devices_[p.comm] = device;

@@ -401,11 +401,29 @@ void Tracer::process(CapturedCall& call) {
 
 void Tracer::check_host_function(HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns) {
   if (!await_host_function(run)) return;
+  // What the function acquired comes before what it touched, what it released after: a
+  // function waits, then works, then signals.
+  const auto hand_offs = [&](bool releases) {
+    for (const HostFunctionHandOff& hand_off : run.hand_offs()) {
+      if (hand_off.release != releases) continue;
+      CapturedCall call;
+      call.api = releases ? "host function release" : "host function acquire";
+      call.thread = run.thread();
+      call.time_ns = time_ns;
+      if (releases)
+        call.payload = HostRelease{hand_off.object, true, stream};
+      else
+        call.payload = HostAcquire{hand_off.object, true, stream};
+      process(call);
+    }
+  };
+  hand_offs(false);
   for (const HostFunctionFault& fault : run.faults()) {
     CapturedCall access = host_function_access(run, fault, time_ns);
     access.payload = HostFunction{stream, 0, {accessed(fault)}, 0};
     process(access);
   }
+  hand_offs(true);
 }
 
 void Tracer::check_graph_host_nodes(const CapturedCall& launch) {

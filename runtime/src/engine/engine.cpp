@@ -404,9 +404,15 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
   } else if constexpr (std::is_same_v<Payload, NameMemory>) {
     allocations_.name(h.address_space, p.base, p.name);
   } else if constexpr (std::is_same_v<Payload, HostRelease>) {
-    ordering_.release(thread, h.address_space, p.object);
+    if (p.host_function)
+      ordering_.release(ordering_.stream(thread, p.stream), h.address_space, p.object);
+    else
+      ordering_.release(thread, h.address_space, p.object);
   } else if constexpr (std::is_same_v<Payload, HostAcquire>) {
-    ordering_.acquire(thread, h.address_space, p.object);
+    if (p.host_function)
+      ordering_.acquire(ordering_.stream(thread, p.stream), h.address_space, p.object);
+    else
+      ordering_.acquire(thread, h.address_space, p.object);
   } else if constexpr (std::is_same_v<Payload, AccessChecks>) {
     pause_checks(h, p);
   } else if constexpr (std::is_same_v<Payload, BlockAlloc> ||

@@ -324,6 +324,25 @@ void Ordering::acquire(ThreadState& thread, std::uint32_t address_space, std::ui
     notify(JoinKind::HostHandOff, hand_off.releaser, hand_off.epoch, false, thread.actor, object);
 }
 
+void Ordering::release(StreamState& stream, std::uint32_t address_space, std::uint64_t object) {
+  if (!stream.clock.pending().empty()) settle_owned(stream.clock, stream.actor);
+  HandOff& hand_off = hand_offs_[RankHandleKey{address_space, object}];
+  hand_off.clock.join(stream.clock);
+  hand_off.releaser = stream.actor;
+  hand_off.epoch = stream.clock.get(stream.actor);
+}
+
+void Ordering::acquire(StreamState& stream, std::uint32_t address_space, std::uint64_t object) {
+  const auto found = hand_offs_.find(RankHandleKey{address_space, object});
+  if (found == hand_offs_.end()) return;
+  const HandOff& hand_off = found->second;
+  stream.clock.join(hand_off.clock);
+  settle_owned(stream.clock, stream.actor);
+  ++stream.version;
+  if (observer_) [[unlikely]]
+    notify(JoinKind::HostHandOff, hand_off.releaser, hand_off.epoch, true, stream.actor, object);
+}
+
 void Ordering::host_waits_for(ThreadState& thread, StreamState& stream) {
   settle_owned(stream.clock, stream.actor);
   thread.clock.join(stream.clock);

@@ -639,6 +639,27 @@ TEST_F(Rules, AnAcquireOfAnotherObjectOrdersNothing) {
   write(S2, X, N);
   EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
 }
+// A host function's hand-off is its stream's: the stream that posts (after a write) and the
+// stream that waits (before a write) are ordered; a function that waits for another object is not.
+TEST_F(Rules, AHostFunctionsHandOffOrdersTheStreams) {
+  constexpr std::uint64_t kSemaphore = 0x5000;
+  write(S1, X, N);
+  thread = 3; // the runtime's thread that runs host functions
+  emit(HostRelease{kSemaphore, true, S1});
+  emit(HostAcquire{kSemaphore, true, S2});
+  thread = 1;
+  write(S2, X, N);
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, WithoutTheHostFunctionsHandOffTheStreamsRace) {
+  write(S1, X, N);
+  thread = 3;
+  emit(HostRelease{0x5000, true, S1});
+  emit(HostAcquire{0x6000, true, S2});
+  thread = 1;
+  write(S2, X, N);
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
 
 // Rule 15: devices.
 // A process that drives two devices is two ranks in one address space: an event recorded on one

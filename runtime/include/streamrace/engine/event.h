@@ -308,14 +308,21 @@ struct HostNodeAccess {
 // creates a thread, ends) and another acquires it (locks the mutex, returns from the wait or the
 // semaphore, starts, joins the ended thread). What the first did before the release is ordered
 // before what the second does after the acquire. `object` is the object's address (a thread's
-// id for creation and joining), unique within the process.
+// id for creation and joining), unique within the process. Made by a host function
+// (`host_function`), the release or acquire is its stream's, at the function's place in it: what
+// the stream did before a releasing function is ordered before what another stream does after
+// the acquiring one.
 struct HostRelease {
   std::uint64_t object = 0;
-  STREAMRACE_FIELDS(object)
+  bool host_function = false;
+  StreamHandle stream = 0;
+  STREAMRACE_FIELDS(object, host_function, stream)
 };
 struct HostAcquire {
   std::uint64_t object = 0;
-  STREAMRACE_FIELDS(object)
+  bool host_function = false;
+  StreamHandle stream = 0;
+  STREAMRACE_FIELDS(object, host_function, stream)
 };
 
 struct NvtxRangePush {

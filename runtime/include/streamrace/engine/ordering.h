@@ -222,6 +222,9 @@ public:
   // never reports more).
   void release(ThreadState& thread, std::uint32_t address_space, std::uint64_t object);
   void acquire(ThreadState& thread, std::uint32_t address_space, std::uint64_t object);
+  // The same by a host function of `stream`, at its place in the stream.
+  void release(StreamState& stream, std::uint32_t address_space, std::uint64_t object);
+  void acquire(StreamState& stream, std::uint32_t address_space, std::uint64_t object);
 
   // Rules 3 and 4.
   void record(EventHandle handle, EventState& event, StreamState& stream, ThreadState& thread);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The on-disk trace format, version 8 (version 2 added the slices of 3D copies and sets; version
+// The on-disk trace format, version 9 (version 2 added the slices of 3D copies and sets; version
 // 3 the AccessChecks payload, a window in which the tracer fell behind and checked no accesses,
 // after every older payload: a version 2 file reads as it did; version 4 AccessChecks'
 // caller_wait_ns; version 5 the HostNodeAccess payload, after the others, and a HostFunction's
 // graph node, after its other fields; version 6 GraphInstantiate's update flag; version 7 the
 // RankDevice payload, after the others; version 8 the GraphExecDestroy payload, after the others;
+// version 9 HostRelease's and HostAcquire's host function stream, after their object;
 // a record of an older version leaves the newer fields out).
 // One file per process (its ranks share an address space):
 //
@@ -30,7 +31,7 @@
 namespace streamrace::trace {
 
 inline constexpr char kMagic[8] = {'S', 'R', 'T', 'R', 'A', 'C', 'E', '1'};
-inline constexpr std::uint32_t kVersion = 8;
+inline constexpr std::uint32_t kVersion = 9;
 // Every version from this one on reads: later versions only add payloads, after the older ones,
 // and fields, after a payload's older ones (a record of an older version ends before them).
 inline constexpr std::uint32_t kOldestReadableVersion = 2;

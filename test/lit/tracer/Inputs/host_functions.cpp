@@ -16,7 +16,12 @@
 //                       same stream writes it, and a second copy on that stream reads it
 //   write-then-other    the same, but the reading copy runs on a third stream with nothing
 //                       ordering it after the function
+//   hand-off            a memset on one stream, then a host function posting a semaphore; on
+//                       another stream a host function waiting for it, then a copy reading the
+//                       memset bytes: ordered through the semaphore
+//   no-hand-off         the same, the second function waiting for nothing
 #include <cuda_runtime.h>
+#include <semaphore.h>
 
 #include <cstdio>
 #include <cstring>
@@ -107,6 +112,40 @@ int writeThenCopy(bool same_stream) {
   return 0;
 }
 
+// Two streams ordered only through their host functions: one posts a semaphore after a memset
+// on its stream, the other's waits for it before a copy reads the memset bytes (`wait`); or the
+// waiting function waits for nothing (no hand-off) and the copy races with the memset.
+sem_t handed_over;
+
+void CUDART_CB postHandOff(void*) {
+  sem_post(&handed_over);
+}
+
+void CUDART_CB waitHandOff(void*) {
+  sem_wait(&handed_over);
+}
+
+void CUDART_CB waitForNothing(void*) {}
+
+int handOffBetweenStreams(bool wait) {
+  int* device = nullptr;
+  int* copy = nullptr;
+  cudaStream_t producer = nullptr;
+  cudaStream_t consumer = nullptr;
+  sem_init(&handed_over, 0, 0);
+  CHECK(cudaMalloc(&device, kCount * sizeof(int)));
+  CHECK(cudaMalloc(&copy, kCount * sizeof(int)));
+  CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
+  CHECK(cudaMemsetAsync(device, 7, kCount * sizeof(int), producer));
+  CHECK(cudaLaunchHostFunc(producer, postHandOff, nullptr));
+  CHECK(cudaLaunchHostFunc(consumer, wait ? waitHandOff : waitForNothing, nullptr));
+  CHECK(cudaMemcpyAsync(copy, device, kCount * sizeof(int), cudaMemcpyDeviceToDevice, consumer));
+  CHECK(cudaDeviceSynchronize());
+  std::printf("hand-off done\n");
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -122,6 +161,8 @@ int main(int argc, char** argv) {
   if (scenario == "callback-event") return readAfterCopy(Order::Event, true);
   if (scenario == "write-then-own") return writeThenCopy(true);
   if (scenario == "write-then-other") return writeThenCopy(false);
+  if (scenario == "hand-off") return handOffBetweenStreams(true);
+  if (scenario == "no-hand-off") return handOffBetweenStreams(false);
   std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
   return 2;
 }
