@@ -305,42 +305,45 @@ void Ordering::wait(StreamState& stream, const EventState& event, ThreadState& t
   }
 }
 
-void Ordering::release(ThreadState& thread, std::uint32_t address_space, std::uint64_t object) {
-  if (!thread.clock.pending().empty()) settle_owned(thread.clock, thread.actor);
+// A host thread and a stream (for its host functions) release and acquire alike: `holder` is
+// either (`is_stream` tells the observer which).
+template <typename Holder>
+void Ordering::release_by(Holder& holder, std::uint32_t address_space, std::uint64_t object) {
+  if (!holder.clock.pending().empty()) settle_owned(holder.clock, holder.actor);
   HandOff& hand_off = hand_offs_[RankHandleKey{address_space, object}];
-  hand_off.clock.join(thread.clock);
-  hand_off.releaser = thread.actor;
-  hand_off.epoch = thread.clock.get(thread.actor);
+  hand_off.clock.join(holder.clock);
+  hand_off.releaser = holder.actor;
+  hand_off.epoch = holder.clock.get(holder.actor);
+}
+
+template <typename Holder>
+void Ordering::acquire_by(Holder& holder, bool is_stream, std::uint32_t address_space,
+                          std::uint64_t object) {
+  const auto found = hand_offs_.find(RankHandleKey{address_space, object});
+  if (found == hand_offs_.end()) return;
+  const HandOff& hand_off = found->second;
+  holder.clock.join(hand_off.clock);
+  settle_owned(holder.clock, holder.actor);
+  ++holder.version;
+  if (observer_) [[unlikely]]
+    notify(JoinKind::HostHandOff, hand_off.releaser, hand_off.epoch, is_stream, holder.actor,
+           object);
+}
+
+void Ordering::release(ThreadState& thread, std::uint32_t address_space, std::uint64_t object) {
+  release_by(thread, address_space, object);
 }
 
 void Ordering::acquire(ThreadState& thread, std::uint32_t address_space, std::uint64_t object) {
-  const auto found = hand_offs_.find(RankHandleKey{address_space, object});
-  if (found == hand_offs_.end()) return;
-  const HandOff& hand_off = found->second;
-  thread.clock.join(hand_off.clock);
-  settle_owned(thread.clock, thread.actor);
-  ++thread.version;
-  if (observer_) [[unlikely]]
-    notify(JoinKind::HostHandOff, hand_off.releaser, hand_off.epoch, false, thread.actor, object);
+  acquire_by(thread, false, address_space, object);
 }
 
 void Ordering::release(StreamState& stream, std::uint32_t address_space, std::uint64_t object) {
-  if (!stream.clock.pending().empty()) settle_owned(stream.clock, stream.actor);
-  HandOff& hand_off = hand_offs_[RankHandleKey{address_space, object}];
-  hand_off.clock.join(stream.clock);
-  hand_off.releaser = stream.actor;
-  hand_off.epoch = stream.clock.get(stream.actor);
+  release_by(stream, address_space, object);
 }
 
 void Ordering::acquire(StreamState& stream, std::uint32_t address_space, std::uint64_t object) {
-  const auto found = hand_offs_.find(RankHandleKey{address_space, object});
-  if (found == hand_offs_.end()) return;
-  const HandOff& hand_off = found->second;
-  stream.clock.join(hand_off.clock);
-  settle_owned(stream.clock, stream.actor);
-  ++stream.version;
-  if (observer_) [[unlikely]]
-    notify(JoinKind::HostHandOff, hand_off.releaser, hand_off.epoch, true, stream.actor, object);
+  acquire_by(stream, true, address_space, object);
 }
 
 void Ordering::host_waits_for(ThreadState& thread, StreamState& stream) {

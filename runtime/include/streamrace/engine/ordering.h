@@ -272,6 +272,11 @@ public:
   void name_stream(ThreadState& thread, StreamHandle handle, NameId name);
 
 private:
+  template <typename Holder>
+  void release_by(Holder& holder, std::uint32_t address_space, std::uint64_t object);
+  template <typename Holder>
+  void acquire_by(Holder& holder, bool is_stream, std::uint32_t address_space,
+                  std::uint64_t object);
   struct MeetingKey {
     CommKey comm = 0;
     std::uint64_t sequence = 0;
