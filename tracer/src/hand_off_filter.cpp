@@ -65,4 +65,21 @@ bool HandOffFilter::acquire_carries_news(std::uint64_t object, HandOffThread thr
   return seen == 0 || releaser(seen) != thread.index || (seen & kShared) != 0;
 }
 
+std::uint64_t HandOffFilter::number_release(std::uint64_t object) {
+  const std::uint64_t number = releases_.fetch_add(1, std::memory_order_relaxed) + 1;
+  const std::size_t slot = slot_of(object, true);
+  if (slot == kSlots) return number;
+  // Two threads releasing at once may store out of order: the later number stays.
+  std::uint64_t kept = last_releases_[slot].load(std::memory_order_relaxed);
+  while (kept < number &&
+         !last_releases_[slot].compare_exchange_weak(kept, number, std::memory_order_release)) {
+  }
+  return number;
+}
+
+std::uint64_t HandOffFilter::last_release(std::uint64_t object) {
+  const std::size_t slot = slot_of(object, false);
+  return slot == kSlots ? 0 : last_releases_[slot].load(std::memory_order_acquire);
+}
+
 } // namespace streamrace::tracer

@@ -11,6 +11,9 @@
 // allocates nothing: a fixed open-addressed table whose keys, once claimed, never change (an
 // address reused by a new object keeps its slot, as the engine keys hand-offs by address too).
 // When the table is full or a thread has no index, everything is recorded.
+// The same table numbers the releases recorded: a host function's hand-offs reach the engine at
+// the function's place, after what the program did meanwhile, so an acquire names the release it
+// followed and the engine pairs them whatever order they arrive in.
 #pragma once
 
 #include <array>
@@ -34,6 +37,12 @@ public:
   // Whether to record `thread` acquiring `object`.
   bool acquire_carries_news(std::uint64_t object, HandOffThread thread);
 
+  // Numbers a recorded release of `object`, before the release itself, in the order the process
+  // makes them (from 1), and keeps it as the object's last.
+  std::uint64_t number_release(std::uint64_t object);
+  // The number of the last recorded release of `object`, 0 when none is known.
+  std::uint64_t last_release(std::uint64_t object);
+
 private:
   static constexpr std::size_t kSlots = std::size_t{1} << 14;
   static constexpr std::size_t kProbes = 16;
@@ -44,6 +53,8 @@ private:
   // Per slot: the last releaser's index, whether any other thread ever released the object, and
   // the last releaser's clock changes at that release (0: no release seen).
   std::array<std::atomic<std::uint64_t>, kSlots> stamps_{};
+  std::array<std::atomic<std::uint64_t>, kSlots> last_releases_{};
+  std::atomic<std::uint64_t> releases_{0};
 };
 
 } // namespace streamrace::tracer

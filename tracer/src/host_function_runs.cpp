@@ -119,9 +119,9 @@ void HostFunctionRun::record(Address address, std::uint64_t size, bool write,
   ++count_;
 }
 
-void HostFunctionRun::record_hand_off(std::uint64_t object, bool release) {
+void HostFunctionRun::record_hand_off(std::uint64_t object, bool release, std::uint64_t sequence) {
   if (hand_off_count_ == kHandOffs) return;
-  hand_offs_[hand_off_count_] = HostFunctionHandOff{object, release};
+  hand_offs_[hand_off_count_] = HostFunctionHandOff{object, release, sequence};
   ++hand_off_count_;
 }
 

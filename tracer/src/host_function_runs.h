@@ -36,6 +36,7 @@ struct HostFunctionFault {
 struct HostFunctionHandOff {
   std::uint64_t object = 0;
   bool release = false;
+  std::uint64_t sequence = 0; // HostRelease::sequence, HostAcquire::sequence
 };
 
 // One launch of a host function, shared by the trampoline that runs it and the launch's event.
@@ -46,7 +47,7 @@ public:
   void record(Address address, std::uint64_t size, bool write, const RawStack& stack);
   // On the thread running the function, from the interposed synchronization calls (host_threads):
   // hand-offs past the capacity go unrecorded.
-  void record_hand_off(std::uint64_t object, bool release);
+  void record_hand_off(std::uint64_t object, bool release, std::uint64_t sequence);
 
   // The trampoline's side: whether this run may be recorded (the tracer has not given up on it).
   bool begin(ThreadId thread);

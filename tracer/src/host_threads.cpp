@@ -109,7 +109,9 @@ bool kept_by_host_function(const void* caller, std::uint64_t object, bool releas
   if (run == nullptr || tracer_code_depth > 0 || InsideLibraryCall::active() ||
       in_runtime_library(caller))
     return false;
-  run->record_hand_off(object, release);
+  run->record_hand_off(object, release,
+                       release ? hand_off_filter.number_release(object)
+                               : hand_off_filter.last_release(object));
   return true;
 }
 
@@ -117,7 +119,8 @@ void release(const void* caller, const char* api, std::uint64_t object) {
   if (kept_by_host_function(caller, object, true)) return;
   Tracer* tracer = hand_off_tracer(caller);
   if (tracer != nullptr && hand_off_filter.release_carries_news(object, filter_thread))
-    tracer->record_hand_off(api, HostRelease{object});
+    tracer->record_hand_off(api,
+                            HostRelease{object, false, 0, hand_off_filter.number_release(object)});
 }
 
 void acquire(const void* caller, const char* api, std::uint64_t object) {
@@ -125,7 +128,7 @@ void acquire(const void* caller, const char* api, std::uint64_t object) {
   Tracer* tracer = hand_off_tracer(caller);
   if (tracer == nullptr || !hand_off_filter.acquire_carries_news(object, filter_thread)) return;
   ++filter_thread.clock_changes;
-  tracer->record_hand_off(api, HostAcquire{object});
+  tracer->record_hand_off(api, HostAcquire{object, false, 0, hand_off_filter.last_release(object)});
 }
 
 struct StartRoutine {
@@ -187,7 +190,9 @@ void note_gpu_thread(Tracer& tracer) {
   filter_thread.index = index;
   if (start_hand_off != 0) {
     ++filter_thread.clock_changes;
-    tracer.record_hand_off("pthread_create", HostAcquire{std::exchange(start_hand_off, 0)});
+    const std::uint64_t started = std::exchange(start_hand_off, 0);
+    tracer.record_hand_off("pthread_create",
+                           HostAcquire{started, false, 0, hand_off_filter.last_release(started)});
   }
 }
 

@@ -411,9 +411,9 @@ void Tracer::check_host_function(HostFunctionRun& run, StreamHandle stream, std:
       call.thread = run.thread();
       call.time_ns = time_ns;
       if (releases)
-        call.payload = HostRelease{hand_off.object, true, stream};
+        call.payload = HostRelease{hand_off.object, true, stream, hand_off.sequence};
       else
-        call.payload = HostAcquire{hand_off.object, true, stream};
+        call.payload = HostAcquire{hand_off.object, true, stream, hand_off.sequence};
       process(call);
     }
   };

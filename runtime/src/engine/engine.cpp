@@ -404,15 +404,17 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
   } else if constexpr (std::is_same_v<Payload, NameMemory>) {
     allocations_.name(h.address_space, p.base, p.name);
   } else if constexpr (std::is_same_v<Payload, HostRelease>) {
-    if (p.host_function)
-      ordering_.release(ordering_.stream(thread, p.stream), h.address_space, p.object);
-    else
-      ordering_.release(thread, h.address_space, p.object);
+    const HostHandOff release{h.address_space, p.object, p.sequence};
+    const bool awaited = p.host_function
+                             ? ordering_.release(ordering_.stream(thread, p.stream), release)
+                             : ordering_.release(thread, release);
+    if (awaited) recheck_pending();
   } else if constexpr (std::is_same_v<Payload, HostAcquire>) {
+    const HostHandOff acquire{h.address_space, p.object, p.sequence};
     if (p.host_function)
-      ordering_.acquire(ordering_.stream(thread, p.stream), h.address_space, p.object);
+      ordering_.acquire(ordering_.stream(thread, p.stream), acquire);
     else
-      ordering_.acquire(thread, h.address_space, p.object);
+      ordering_.acquire(thread, acquire);
   } else if constexpr (std::is_same_v<Payload, AccessChecks>) {
     pause_checks(h, p);
   } else if constexpr (std::is_same_v<Payload, BlockAlloc> ||

@@ -67,7 +67,7 @@ void Engine::report(const EventHeader& header, const AccessRecord& current,
       stream && stream->unrecorded_wait && kind <= FindingKind::RaceReadWrite;
   if (unrecorded_wait) kind = FindingKind::UnrecordedEventWait;
   // A racy loop repeats its race every iteration: count it without describing it again.
-  if (clock.pending().empty() &&
+  if (clock.pending().empty() && !ordering_.awaits_hand_off(previous.actor, previous.epoch) &&
       findings_.count_again(kind, identity_of(previous), identity_of(current)))
     return;
   Finding finding;
@@ -84,24 +84,35 @@ void Engine::report(const EventHeader& header, const AccessRecord& current,
                allocations_.find(header.address_space, conflict.overlap_begin))
     finding.memory.allocation = *allocation;
   finding.fix = suggest_fix(previous, current);
-  add_finding(std::move(finding), previous, clock);
+  add_finding(std::move(finding), previous, current, clock);
 }
 
-void Engine::add_finding(Finding finding, const AccessRecord& previous, const VectorClock& clock) {
-  if (clock.pending().empty()) {
-    findings_.add(std::move(finding));
-    return;
-  }
+void Engine::add_finding(Finding finding, const AccessRecord& previous, const AccessRecord& current,
+                         const VectorClock& clock) {
   PendingFinding pending{std::move(finding), previous.actor, previous.epoch, {}};
-  for (const auto& meeting : clock.pending())
-    pending.waiting.add_pending(meeting);
-  pending_.push_back(std::move(pending));
+  if (!clock.pending().empty()) {
+    for (const auto& meeting : clock.pending())
+      pending.waiting.add_pending(meeting);
+  } else {
+    for (const auto& meeting : ordering_.awaited_hand_offs(previous.actor, previous.epoch))
+      pending.waiting.add_pending(meeting);
+    pending.previous_waits = true;
+    pending.current_actor = current.actor;
+    pending.current_epoch = current.epoch;
+  }
+  if (pending.waiting.pending().empty())
+    findings_.add(std::move(pending.finding));
+  else
+    pending_.push_back(std::move(pending));
 }
 
 void Engine::recheck_pending() {
   for (auto it = pending_.begin(); it != pending_.end();) {
     Ordering::settle(it->waiting);
-    if (it->waiting.covers(it->previous_actor, it->previous_epoch)) {
+    const bool ordered = it->previous_waits
+                             ? it->waiting.covers(it->current_actor, it->current_epoch)
+                             : it->waiting.covers(it->previous_actor, it->previous_epoch);
+    if (ordered) {
       it = pending_.erase(it); // the meeting ordered them after all
     } else if (it->waiting.pending().empty()) {
       findings_.add(std::move(it->finding));

@@ -305,45 +305,96 @@ void Ordering::wait(StreamState& stream, const EventState& event, ThreadState& t
   }
 }
 
+bool Ordering::HandOff::has_arrived(std::uint64_t sequence) const {
+  if (sequence == 0) return true;
+  const std::size_t kept = std::min(release_count, recent_releases.size());
+  const auto last = recent_releases.begin() + static_cast<std::ptrdiff_t>(kept);
+  if (std::find(recent_releases.begin(), last, sequence) != last) return true;
+  // Older than every release kept: it arrived long ago (releases arrive nearly in order).
+  return kept == recent_releases.size() &&
+         sequence < *std::min_element(recent_releases.begin(), recent_releases.end());
+}
+
+void Ordering::HandOff::note_arrival(std::uint64_t sequence) {
+  if (sequence == 0) return;
+  recent_releases[release_count % recent_releases.size()] = sequence;
+  ++release_count;
+}
+
 // A host thread and a stream (for its host functions) release and acquire alike: `holder` is
 // either (`is_stream` tells the observer which).
-template <typename Holder>
-void Ordering::release_by(Holder& holder, std::uint32_t address_space, std::uint64_t object) {
+template <typename Holder> bool Ordering::release_by(Holder& holder, const HostHandOff& release) {
   if (!holder.clock.pending().empty()) settle_owned(holder.clock, holder.actor);
-  HandOff& hand_off = hand_offs_[RankHandleKey{address_space, object}];
+  HandOff& hand_off = hand_offs_[RankHandleKey{release.address_space, release.object}];
   hand_off.clock.join(holder.clock);
   hand_off.releaser = holder.actor;
   hand_off.epoch = holder.clock.get(holder.actor);
+  hand_off.released = true;
+  hand_off.note_arrival(release.sequence);
+  const auto awaited = hand_off.awaited.find(release.sequence);
+  if (awaited == hand_off.awaited.end()) return false;
+  const std::shared_ptr<Rendezvous> meeting = std::move(awaited->second);
+  hand_off.awaited.erase(awaited);
+  meeting->outcome = hand_off.clock;
+  if (observer_) [[unlikely]]
+    meeting->contributors.emplace_back(hand_off.releaser, hand_off.epoch);
+  settle_acquirers(*meeting);
+  return true;
 }
 
 template <typename Holder>
-void Ordering::acquire_by(Holder& holder, bool is_stream, std::uint32_t address_space,
-                          std::uint64_t object) {
-  const auto found = hand_offs_.find(RankHandleKey{address_space, object});
-  if (found == hand_offs_.end()) return;
-  const HandOff& hand_off = found->second;
+void Ordering::acquire_by(Holder& holder, bool is_stream, const HostHandOff& acquire) {
+  HandOff& hand_off = hand_offs_[RankHandleKey{acquire.address_space, acquire.object}];
+  if (!hand_off.has_arrived(acquire.sequence)) {
+    std::shared_ptr<Rendezvous>& meeting = hand_off.awaited[acquire.sequence];
+    if (!meeting) {
+      meeting = std::make_shared<Rendezvous>();
+      meeting->expected_contributions = 1;
+      meeting->hand_off = acquire.object;
+    }
+    meeting->acquirers.push_back(holder.actor);
+    meeting->acquired_at.push_back(holder.clock.get(holder.actor));
+    holder.clock.add_pending(meeting);
+  }
+  if (!hand_off.released) return;
   holder.clock.join(hand_off.clock);
   settle_owned(holder.clock, holder.actor);
   ++holder.version;
   if (observer_) [[unlikely]]
     notify(JoinKind::HostHandOff, hand_off.releaser, hand_off.epoch, is_stream, holder.actor,
-           object);
+           acquire.object);
 }
 
-void Ordering::release(ThreadState& thread, std::uint32_t address_space, std::uint64_t object) {
-  release_by(thread, address_space, object);
+std::vector<std::shared_ptr<Rendezvous>> Ordering::awaited_hand_offs(ActorId actor,
+                                                                     Epoch epoch) const {
+  std::vector<std::shared_ptr<Rendezvous>> awaited;
+  const StreamState* stream = stream_of(actor);
+  if (stream == nullptr) return awaited;
+  for (const auto& meeting : stream->clock.pending()) {
+    if (meeting->hand_off == 0 || meeting->complete) continue;
+    for (std::size_t i = 0; i < meeting->acquirers.size(); ++i)
+      if (meeting->acquirers[i] == actor && meeting->acquired_at[i] < epoch) {
+        awaited.push_back(meeting);
+        break;
+      }
+  }
+  return awaited;
 }
 
-void Ordering::acquire(ThreadState& thread, std::uint32_t address_space, std::uint64_t object) {
-  acquire_by(thread, false, address_space, object);
+bool Ordering::release(ThreadState& thread, const HostHandOff& hand_off) {
+  return release_by(thread, hand_off);
 }
 
-void Ordering::release(StreamState& stream, std::uint32_t address_space, std::uint64_t object) {
-  release_by(stream, address_space, object);
+void Ordering::acquire(ThreadState& thread, const HostHandOff& hand_off) {
+  acquire_by(thread, false, hand_off);
 }
 
-void Ordering::acquire(StreamState& stream, std::uint32_t address_space, std::uint64_t object) {
-  acquire_by(stream, true, address_space, object);
+bool Ordering::release(StreamState& stream, const HostHandOff& hand_off) {
+  return release_by(stream, hand_off);
+}
+
+void Ordering::acquire(StreamState& stream, const HostHandOff& hand_off) {
+  acquire_by(stream, true, hand_off);
 }
 
 void Ordering::host_waits_for(ThreadState& thread, StreamState& stream) {

@@ -32,9 +32,12 @@ template <typename OnSettled> void settle_meetings(VectorClock& clock, OnSettled
 } // namespace
 
 void Ordering::notify_meeting(const Rendezvous& meeting, ActorId to) const {
-  const JoinKind kind = meeting.send_receive ? JoinKind::SendReceive : JoinKind::Collective;
+  const JoinKind kind = meeting.hand_off != 0  ? JoinKind::HostHandOff
+                        : meeting.send_receive ? JoinKind::SendReceive
+                                               : JoinKind::Collective;
+  const std::uint64_t handle = meeting.hand_off != 0 ? meeting.hand_off : meeting.comm;
   for (const auto& [actor, epoch] : meeting.contributors)
-    if (actor != to) notify(kind, actor, epoch, true, to, meeting.comm);
+    if (actor != to) notify(kind, actor, epoch, true, to, handle);
 }
 
 void Ordering::settle_owned(VectorClock& clock, ActorId owner) {
@@ -81,23 +84,28 @@ void Ordering::acquire(const std::shared_ptr<Rendezvous>& meeting, StreamState& 
 }
 
 void Ordering::complete(const MeetingKey& key, const std::shared_ptr<Rendezvous>& meeting) {
-  meeting->complete = true;
+  settle_acquirers(*meeting);
+  forget_if_done(key, *meeting);
+}
+
+void Ordering::settle_acquirers(Rendezvous& meeting) {
+  meeting.complete = true;
   // A participant's clock may already depend on this very meeting (through events between
-  // ranks that share a process); the meeting cannot wait for itself.
-  meeting->outcome.remove_pending(meeting.get());
+  // ranks that share a process, or a host thread's releases); the meeting cannot wait for
+  // itself.
+  meeting.outcome.remove_pending(&meeting);
   // The outcome gathered what its contributors still waited for; what of it has completed since
   // is folded once here rather than by every acquirer (on a wide job, a collective of every rank
   // carries each node's pending meetings). Exports watch each acquirer fold them.
-  if (!observer_) settle(meeting->outcome);
-  for (ActorId actor : meeting->acquirers) {
+  if (!observer_) settle(meeting.outcome);
+  for (ActorId actor : meeting.acquirers) {
     if (StreamState* stream = stream_slot(actor)) {
-      stream->clock.remove_pending(meeting.get());
-      join_clock(*stream, meeting->outcome);
+      stream->clock.remove_pending(&meeting);
+      join_clock(*stream, meeting.outcome);
       if (observer_) [[unlikely]]
-        notify_meeting(*meeting, actor);
+        notify_meeting(meeting, actor);
     }
   }
-  forget_if_done(key, *meeting);
 }
 
 void Ordering::forget_if_done(const MeetingKey& key, const Rendezvous& meeting) {

@@ -661,6 +661,57 @@ TEST_F(Rules, WithoutTheHostFunctionsHandOffTheStreamsRace) {
   EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
 }
 
+// A host function's hand-off reaches the engine at the function's place: an acquire may come
+// before the release it followed (named by its sequence number), and waits for it.
+TEST_F(Rules, AnAcquireWaitsForItsReleaseToArrive) {
+  constexpr std::uint64_t kSemaphore = 0x5000;
+  write(S1, X, N);
+  thread = 3;
+  emit(HostAcquire{kSemaphore, true, S2, 1});
+  thread = 1;
+  write(S2, X, N); // after the acquire: waits for the release
+  thread = 3;
+  emit(HostRelease{kSemaphore, true, S1, 1});
+  finish();
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, WorkBeforeALateReleaseIsOrderedBeforeTheAcquirersLaterWork) {
+  constexpr std::uint64_t kSemaphore = 0x5000;
+  thread = 3;
+  emit(HostAcquire{kSemaphore, true, S2, 1});
+  thread = 1;
+  write(S2, X, N);
+  write(S1, X, N); // processed after the S2 write, yet before the release that orders it first
+  thread = 3;
+  emit(HostRelease{kSemaphore, true, S1, 1});
+  finish();
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, WorkAfterALateReleaseStillRaces) {
+  constexpr std::uint64_t kSemaphore = 0x5000;
+  thread = 3;
+  emit(HostAcquire{kSemaphore, true, S2, 1});
+  thread = 1;
+  write(S2, X, N);
+  thread = 3;
+  emit(HostRelease{kSemaphore, true, S1, 1});
+  thread = 1;
+  write(S1, X, N);
+  finish();
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+TEST_F(Rules, AnAcquireWhoseReleaseNeverArrivesOrdersNothing) {
+  constexpr std::uint64_t kSemaphore = 0x5000;
+  write(S1, X, N);
+  thread = 3;
+  emit(HostAcquire{kSemaphore, true, S2, 1});
+  emit(HostRelease{kSemaphore, true, S1, 2}); // another release: not the one awaited
+  thread = 1;
+  write(S2, X, N);
+  finish();
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+
 // Rule 15: devices.
 // A process that drives two devices is two ranks in one address space: an event recorded on one
 // device's stream orders the other's wait (nccl-tests, streamOrderedAllocationP2P).

@@ -82,12 +82,17 @@ public:
 
 private:
   // A finding whose current access ran under a clock that still waits for a meeting with
-  // another rank: the meeting's outcome may yet order the two accesses.
+  // another rank: the meeting's outcome may yet order the two accesses. Or whose previous access
+  // ran after a host acquire whose release has not arrived (rule 16): the release may yet order
+  // the current access before it.
   struct PendingFinding {
     Finding finding;
     ActorId previous_actor = 0;
     Epoch previous_epoch = 0;
     VectorClock waiting; // only its pending meetings matter
+    bool previous_waits = false;
+    ActorId current_actor = 0;
+    Epoch current_epoch = 0;
   };
   struct CapturedGraph {
     RankId rank = 0;
@@ -138,7 +143,8 @@ private:
   // engine_findings.cpp
   void report(const EventHeader& header, const AccessRecord& current, const Conflict& conflict,
               const VectorClock& clock);
-  void add_finding(Finding finding, const AccessRecord& previous, const VectorClock& clock);
+  void add_finding(Finding finding, const AccessRecord& previous, const AccessRecord& current,
+                   const VectorClock& clock);
   void recheck_pending();
   AccessSide side_of(const AccessRecord& access) const;
   SideIdentity identity_of(const AccessRecord& access) const; // side_of's, without the copy

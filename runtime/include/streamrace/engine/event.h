@@ -312,17 +312,24 @@ struct HostNodeAccess {
 // (`host_function`), the release or acquire is its stream's, at the function's place in it: what
 // the stream did before a releasing function is ordered before what another stream does after
 // the acquiring one.
+// A host function's hand-off reaches the engine at the function's place, not when it ran, so a
+// release can arrive after the acquire it enabled. `sequence` pairs them: each release is
+// numbered in the order the process made it (0: unnumbered), and an acquire names the last
+// release of its object it followed. An acquire that arrives before that release waits for it
+// as a stream waits for a collective's meeting (rule 14).
 struct HostRelease {
   std::uint64_t object = 0;
   bool host_function = false;
   StreamHandle stream = 0;
-  STREAMRACE_FIELDS(object, host_function, stream)
+  std::uint64_t sequence = 0;
+  STREAMRACE_FIELDS(object, host_function, stream, sequence)
 };
 struct HostAcquire {
   std::uint64_t object = 0;
   bool host_function = false;
   StreamHandle stream = 0;
-  STREAMRACE_FIELDS(object, host_function, stream)
+  std::uint64_t sequence = 0; // the release it followed
+  STREAMRACE_FIELDS(object, host_function, stream, sequence)
 };
 
 struct NvtxRangePush {

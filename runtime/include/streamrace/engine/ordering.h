@@ -132,8 +132,19 @@ struct Rendezvous {
   bool disagreement_reported = false;
   CommKey comm = 0;
   bool send_receive = false;
+  // A host release an acquire arrived before (rule 16): the object, else 0; and each
+  // acquirer's step when it began waiting.
+  std::uint64_t hand_off = 0;
+  std::vector<Epoch> acquired_at;
   // Filled only while an observer watches: the steps whose clocks make up `outcome`.
   std::vector<std::pair<ActorId, Epoch>> contributors;
+};
+
+// A host release or acquire of a synchronization object of a process (rule 16).
+struct HostHandOff {
+  std::uint32_t address_space = 0;
+  std::uint64_t object = 0;
+  std::uint64_t sequence = 0;
 };
 
 // What a collective's arrival at its meeting found.
@@ -219,12 +230,23 @@ public:
   // Rule 16: a host thread releases a synchronization object of its process (its clock goes
   // into the object's) and another acquires it (joins the object's clock). Objects are named by
   // address; a new object at the address of a destroyed one inherits its releases (orders more,
-  // never reports more).
-  void release(ThreadState& thread, std::uint32_t address_space, std::uint64_t object);
-  void acquire(ThreadState& thread, std::uint32_t address_space, std::uint64_t object);
+  // never reports more). `sequence` numbers the release, and names the release the acquire
+  // followed (0: none named); an acquire of a release still to come waits for it as for a
+  // meeting. A release returns whether it completed such a wait.
+  bool release(ThreadState& thread, const HostHandOff& hand_off);
+  void acquire(ThreadState& thread, const HostHandOff& hand_off);
   // The same by a host function of `stream`, at its place in the stream.
-  void release(StreamState& stream, std::uint32_t address_space, std::uint64_t object);
-  void acquire(StreamState& stream, std::uint32_t address_space, std::uint64_t object);
+  bool release(StreamState& stream, const HostHandOff& hand_off);
+  void acquire(StreamState& stream, const HostHandOff& hand_off);
+
+  // The host releases a step of `actor` came after without them having arrived: what they
+  // carry may order other work before the step. awaits_hand_off: whether there are any.
+  std::vector<std::shared_ptr<Rendezvous>> awaited_hand_offs(ActorId actor, Epoch epoch) const;
+  bool awaits_hand_off(ActorId actor, Epoch epoch) const {
+    const StreamState* stream = stream_of(actor);
+    return stream != nullptr && !stream->clock.pending().empty() &&
+           !awaited_hand_offs(actor, epoch).empty();
+  }
 
   // Rules 3 and 4.
   void record(EventHandle handle, EventState& event, StreamState& stream, ThreadState& thread);
@@ -272,11 +294,9 @@ public:
   void name_stream(ThreadState& thread, StreamHandle handle, NameId name);
 
 private:
+  template <typename Holder> bool release_by(Holder& holder, const HostHandOff& hand_off);
   template <typename Holder>
-  void release_by(Holder& holder, std::uint32_t address_space, std::uint64_t object);
-  template <typename Holder>
-  void acquire_by(Holder& holder, bool is_stream, std::uint32_t address_space,
-                  std::uint64_t object);
+  void acquire_by(Holder& holder, bool is_stream, const HostHandOff& hand_off);
   struct MeetingKey {
     CommKey comm = 0;
     std::uint64_t sequence = 0;
@@ -340,6 +360,8 @@ private:
   void contribute(Rendezvous& meeting, StreamState& stream);
   void acquire(const std::shared_ptr<Rendezvous>& meeting, StreamState& stream);
   void complete(const MeetingKey& key, const std::shared_ptr<Rendezvous>& meeting);
+  // Marks the meeting complete and folds its outcome into the streams that wait for it.
+  void settle_acquirers(Rendezvous& meeting);
   void forget_if_done(const MeetingKey& key, const Rendezvous& meeting);
   // settle() for a clock `owner` holds, telling the observer which meetings it folded in.
   void settle_owned(VectorClock& clock, ActorId owner);
@@ -363,11 +385,18 @@ private:
   std::unordered_map<RankHandleKey, StreamState*, RankHandleHash> per_thread_streams_;
   std::unordered_map<RankHandleKey, EventState, RankHandleHash> events_;
   // What released each synchronization object, by (address space, object): the join of every
-  // release so far, and the last releaser's step for explanations.
+  // release so far, and the last releaser's step for explanations. Releases arrive nearly in
+  // the order they were made: the latest numbers tell whether an acquire's release has come.
   struct HandOff {
     VectorClock clock;
     ActorId releaser = 0;
     Epoch epoch = 0;
+    bool released = false;
+    std::array<std::uint64_t, 16> recent_releases{};
+    std::size_t release_count = 0;
+    std::unordered_map<std::uint64_t, std::shared_ptr<Rendezvous>> awaited; // by sequence
+    bool has_arrived(std::uint64_t sequence) const;
+    void note_arrival(std::uint64_t sequence);
   };
   std::unordered_map<RankHandleKey, HandOff, RankHandleHash> hand_offs_;
   std::unordered_map<RankHandleKey, DeviceState, RankHandleHash> devices_;

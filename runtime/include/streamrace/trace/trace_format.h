@@ -31,7 +31,7 @@
 namespace streamrace::trace {
 
 inline constexpr char kMagic[8] = {'S', 'R', 'T', 'R', 'A', 'C', 'E', '1'};
-inline constexpr std::uint32_t kVersion = 9;
+inline constexpr std::uint32_t kVersion = 10;
 // Every version from this one on reads: later versions only add payloads, after the older ones,
 // and fields, after a payload's older ones (a record of an older version ends before them).
 inline constexpr std::uint32_t kOldestReadableVersion = 2;

@@ -20,6 +20,12 @@
 //                       another stream a host function waiting for it, then a copy reading the
 //                       memset bytes: ordered through the semaphore
 //   no-hand-off         the same, the second function waiting for nothing
+//   waiter-first        hand-off, the waiting function and the copy enqueued before the memset
+//                       and the posting function
+//   waiter-first-none   the same, the second function waiting for nothing
+//   host-gate           a host function waits for the host thread, which posts once the memset
+//                       on another stream has finished; the copy after the function reads it
+//   host-gate-early     the same, the host thread posting before it synchronized the memset
 #include <cuda_runtime.h>
 #include <semaphore.h>
 
@@ -127,7 +133,15 @@ void CUDART_CB waitHandOff(void*) {
 
 void CUDART_CB waitForNothing(void*) {}
 
-int handOffBetweenStreams(bool wait) {
+// Who posts the semaphore the consumer's host function waits for, and when.
+enum class Poster {
+  ProducerFunction,     // a host function after the memset, enqueued before the consumer's
+  ProducerFunctionLast, // the same, enqueued after the consumer's function and copy
+  HostAfterSync,        // the host thread, once the memset finished
+  HostBeforeSync,       // the host thread, before it waited for the memset
+};
+
+int handOffBetweenStreams(bool wait, Poster poster) {
   int* device = nullptr;
   int* copy = nullptr;
   cudaStream_t producer = nullptr;
@@ -137,10 +151,19 @@ int handOffBetweenStreams(bool wait) {
   CHECK(cudaMalloc(&copy, kCount * sizeof(int)));
   CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
   CHECK(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
-  CHECK(cudaMemsetAsync(device, 7, kCount * sizeof(int), producer));
-  CHECK(cudaLaunchHostFunc(producer, postHandOff, nullptr));
+  const auto produce = [&] {
+    CHECK(cudaMemsetAsync(device, 7, kCount * sizeof(int), producer));
+    if (poster == Poster::ProducerFunction || poster == Poster::ProducerFunctionLast)
+      CHECK(cudaLaunchHostFunc(producer, postHandOff, nullptr));
+    return 0;
+  };
+  if (poster != Poster::ProducerFunctionLast && produce() != 0) return 1;
   CHECK(cudaLaunchHostFunc(consumer, wait ? waitHandOff : waitForNothing, nullptr));
   CHECK(cudaMemcpyAsync(copy, device, kCount * sizeof(int), cudaMemcpyDeviceToDevice, consumer));
+  if (poster == Poster::ProducerFunctionLast && produce() != 0) return 1;
+  if (poster == Poster::HostBeforeSync) sem_post(&handed_over);
+  CHECK(cudaStreamSynchronize(producer));
+  if (poster == Poster::HostAfterSync) sem_post(&handed_over);
   CHECK(cudaDeviceSynchronize());
   std::printf("hand-off done\n");
   return 0;
@@ -161,8 +184,13 @@ int main(int argc, char** argv) {
   if (scenario == "callback-event") return readAfterCopy(Order::Event, true);
   if (scenario == "write-then-own") return writeThenCopy(true);
   if (scenario == "write-then-other") return writeThenCopy(false);
-  if (scenario == "hand-off") return handOffBetweenStreams(true);
-  if (scenario == "no-hand-off") return handOffBetweenStreams(false);
+  if (scenario == "hand-off") return handOffBetweenStreams(true, Poster::ProducerFunction);
+  if (scenario == "no-hand-off") return handOffBetweenStreams(false, Poster::ProducerFunction);
+  if (scenario == "waiter-first") return handOffBetweenStreams(true, Poster::ProducerFunctionLast);
+  if (scenario == "waiter-first-none")
+    return handOffBetweenStreams(false, Poster::ProducerFunctionLast);
+  if (scenario == "host-gate") return handOffBetweenStreams(true, Poster::HostAfterSync);
+  if (scenario == "host-gate-early") return handOffBetweenStreams(true, Poster::HostBeforeSync);
   std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
   return 2;
 }
