@@ -27,7 +27,7 @@ ThreadId this_thread() {
 }
 
 bool watching_launches() {
-  return !InsideLibraryCall::active() && WatchedMemory::enabled() && Tracer::get() != nullptr;
+  return !InsideLibraryCall::active() && Tracer::get() != nullptr;
 }
 
 // What the trampoline runs: the program's function and argument, and the run they make.
@@ -60,6 +60,7 @@ cudaError_t launch_watched(cudaStream_t stream, bool per_thread, Function functi
                            Function trampoline, Launch&& launch) {
   if (function == nullptr || !watching_launches()) return launch(function, argument);
   if (may_be_capturing(stream, per_thread)) {
+    if (!WatchedMemory::enabled()) return launch(function, argument);
     const CapturedHostLaunch naming_its_node(stream, per_thread);
     return launch(function, argument);
   }

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// What host functions touch (the `watch_host_accesses` setting). A function the runtime runs for
-// cudaLaunchHostFunc or cudaStreamAddCallback is an op of its stream: its loads and stores come
-// after the stream's earlier work and before its later work. It runs on a thread of the runtime's,
-// at a time only the runtime knows, so the preloaded tracer defines those entry points (and their
-// _ptsz forms): while watching, the runtime is handed a trampoline that runs the program's
-// function with its run marked on the running thread, and a fault there (host_fault_handler.cpp)
-// is kept in the run instead of being queued. The tracer thread, right after the launch's event,
-// waits for the run to end and checks what it touched as ops of the stream at that very point
-// (tracer.cpp), before any later event: nothing processed later can be ordered before the
-// function, and what is ordered after it is then checked against its accesses.
+// What host functions touch and hand off. A function the runtime runs for cudaLaunchHostFunc or
+// cudaStreamAddCallback is an op of its stream: its loads, stores and hand-offs come after the
+// stream's earlier work and before its later work. It runs on a thread of the runtime's, at a
+// time only the runtime knows, so the preloaded tracer defines those entry points (and their _ptsz
+// forms): the runtime is handed a trampoline that runs the program's function with its run marked
+// on the running thread. The mutexes, condition variables and semaphores it releases and acquires
+// (host_threads.cpp) are kept in the run; with `watch_host_accesses`, so is a fault there
+// (host_fault_handler.cpp), instead of being queued. Watching, the tracer thread waits right after
+// the launch's event for the run to end and checks what it touched as ops of the stream at that
+// very point (tracer.cpp), before any later event: nothing processed later can be ordered before
+// the function, and what is ordered after it is then checked against its accesses. Not watching,
+// it does not wait: a run that has not ended yet is named in the launch's event, and its hand-offs
+// follow when it ends, placed by the engine where the function was launched.
 #pragma once
 
 #include "call_sites.h"

@@ -68,6 +68,7 @@ DeviceId RankAssignment::device_of(ThreadId thread, const Payload& payload) {
           [&](const HostFunction& p) { return on_stream(p.stream); },
           [&](const HostRelease& p) { return p.host_function ? on_stream(p.stream) : current; },
           [&](const HostAcquire& p) { return p.host_function ? on_stream(p.stream) : current; },
+          [&](const HostFunctionEnd& p) { return on_stream(p.stream); },
           [&](const CommInit& p) {
             const DeviceId device = explicit_or_current(p.device);
             comm_devices_[p.comm] = device;

@@ -193,10 +193,11 @@ void Tracer::record_here(std::string_view api, CapturedCall call,
   call.time_ns = clock_();
   call.kernel_pointers = std::move(kernel_pointers);
   if (call.native_frames) capture_stack(call.stack);
+  if (std::holds_alternative<HostFunction>(call.payload))
+    call.host_function_run = take_launched_run();
   if (WatchedMemory::enabled()) {
     WatchedMemory::instance().observe(call.payload, call.kernel_pointers);
     if (std::holds_alternative<HostFunction>(call.payload)) {
-      call.host_function_run = take_launched_run();
       if (CapturedHostLaunch::hold(call)) return;
     } else if (std::holds_alternative<GraphLaunch>(call.payload)) {
       call.graph_host_runs = take_launched_graph_runs();
@@ -269,6 +270,7 @@ void Tracer::run_tracer_thread() {
         std::lock_guard lock(engine_mutex_);
         if (finished_) return;
         processed = drain(kBatch);
+        collect_late_runs(false);
       }
       if (processed > 0) {
         pause = kShortestPause;
@@ -298,6 +300,7 @@ std::size_t Tracer::drain(std::size_t limit) {
     }
     ++processed;
     process_taken(*call);
+    collect_late_runs(false);
   }
   return processed;
 }
@@ -393,37 +396,82 @@ void Tracer::process(CapturedCall& call) {
     selected_devices_[{event.header.rank, event.header.thread}] = selection->device;
   else
     select_device(event, placement.device, new_site);
+  // Unwatched, a host function is not waited for: one that has not run yet hands its
+  // hand-offs to the engine when it ends, placed here (HostFunction::run).
+  const bool watched = WatchedMemory::enabled();
+  std::uint64_t late_run = 0;
+  if (call.host_function_run && !watched && !call.host_function_run->finished()) {
+    late_run = ++late_run_count_;
+    std::get<HostFunction>(event.payload).run = late_run;
+  }
   process_event(event, new_site);
-  if (call.host_function_run)
-    check_host_function(*call.host_function_run, std::get<HostFunction>(event.payload).stream,
-                        call.time_ns);
+  if (!call.host_function_run) return;
+  const StreamHandle stream = std::get<HostFunction>(event.payload).stream;
+  if (watched) {
+    check_host_function(*call.host_function_run, stream, call.time_ns);
+  } else if (late_run != 0) {
+    late_runs_.push_back(LateRun{late_run, stream, call.thread, std::move(call.host_function_run)});
+  } else {
+    place_hand_offs(*call.host_function_run, stream, call.time_ns, false, 0);
+    place_hand_offs(*call.host_function_run, stream, call.time_ns, true, 0);
+  }
 }
 
 void Tracer::check_host_function(HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns) {
   if (!await_host_function(run)) return;
   // What the function acquired comes before what it touched, what it released after: a
   // function waits, then works, then signals.
-  const auto hand_offs = [&](bool releases) {
-    for (const HostFunctionHandOff& hand_off : run.hand_offs()) {
-      if (hand_off.release != releases) continue;
-      CapturedCall call;
-      call.api = releases ? "host function release" : "host function acquire";
-      call.thread = run.thread();
-      call.time_ns = time_ns;
-      if (releases)
-        call.payload = HostRelease{hand_off.object, true, stream, hand_off.sequence};
-      else
-        call.payload = HostAcquire{hand_off.object, true, stream, hand_off.sequence};
-      process(call);
-    }
-  };
-  hand_offs(false);
+  place_hand_offs(run, stream, time_ns, false, 0);
   for (const HostFunctionFault& fault : run.faults()) {
     CapturedCall access = host_function_access(run, fault, time_ns);
     access.payload = HostFunction{stream, 0, {accessed(fault)}, 0};
     process(access);
   }
-  hand_offs(true);
+  place_hand_offs(run, stream, time_ns, true, 0);
+}
+
+void Tracer::place_hand_offs(const HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns,
+                             bool releases, std::uint64_t late_run) {
+  for (const HostFunctionHandOff& hand_off : run.hand_offs()) {
+    if (hand_off.release != releases) continue;
+    CapturedCall call;
+    call.api = releases ? "host function release" : "host function acquire";
+    call.thread = run.thread();
+    call.time_ns = time_ns;
+    if (releases)
+      call.payload = HostRelease{hand_off.object, true, stream, hand_off.sequence, late_run};
+    else
+      call.payload = HostAcquire{hand_off.object, true, stream, hand_off.sequence, late_run};
+    process(call);
+  }
+}
+
+void Tracer::collect_late_runs(bool ending) {
+  if (late_runs_.empty()) return;
+  // At the end the program has normally waited for its host functions; one still running or
+  // never started is given a bounded wait, then ended without hand-offs.
+  const auto deadline = std::chrono::steady_clock::now() + kHostFunctionWait;
+  std::erase_if(late_runs_, [&](LateRun& late) {
+    bool ended = late.run->finished();
+    while (!ended && ending && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(kShortestPause);
+      ended = late.run->finished();
+    }
+    if (!ended && !ending) return false;
+    if (!ended) ended = late.run->abandon();
+    const std::uint64_t time_ns = clock_();
+    if (ended) {
+      place_hand_offs(*late.run, late.stream, time_ns, false, late.id);
+      place_hand_offs(*late.run, late.stream, time_ns, true, late.id);
+    }
+    CapturedCall end;
+    end.api = "host function end";
+    end.thread = ended ? late.run->thread() : late.launcher;
+    end.time_ns = time_ns;
+    end.payload = HostFunctionEnd{late.stream, late.id};
+    process(end);
+    return true;
+  });
 }
 
 void Tracer::check_graph_host_nodes(const CapturedCall& launch) {
@@ -512,6 +560,7 @@ void Tracer::finish() {
 void Tracer::finish_locked() {
   if (finished_) return;
   drain();
+  collect_late_runs(true);
   finished_ = true;
   // Names interned since the last event still belong in the trace (reports may use them).
   if (writer_) {

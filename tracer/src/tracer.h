@@ -173,6 +173,13 @@ private:
   void check_graph_host_nodes(const CapturedCall& launch);
   // Whether the run ended in time; else it is given up on, with one warning per process.
   bool await_host_function(HostFunctionRun& run);
+  // Gives the engine the run's releases (or acquires) as its stream's at the function's place,
+  // or, for a late run (HostFunction::run), at the place the engine kept for it.
+  void place_hand_offs(const HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns,
+                       bool releases, std::uint64_t late_run);
+  // Gives the engine the hand-offs of the late runs that ended; `ending`: of every one, after a
+  // bounded wait.
+  void collect_late_runs(bool ending);
   // Tells the engine, before `event`, that its thread works on `device` in its rank when the
   // engine believes otherwise: a thread driving several devices selects them in one rank's view
   // only, and the other ranks' default streams and device-wide waits must name the right device.
@@ -248,6 +255,16 @@ private:
   std::uint64_t last_time_ns_ = 0;
   bool finished_ = false;
   bool late_host_function_reported_ = false;
+  // Unwatched host functions that had not run when their launch was processed (tracer thread
+  // only).
+  struct LateRun {
+    std::uint64_t id = 0;
+    StreamHandle stream = 0;
+    ThreadId launcher = 0;
+    std::shared_ptr<HostFunctionRun> run;
+  };
+  std::vector<LateRun> late_runs_;
+  std::uint64_t late_run_count_ = 0;
   std::size_t findings_reported_ = 0;
 
   // Names (kernels, NVTX ranges) are interned on the calling threads; call sites live in

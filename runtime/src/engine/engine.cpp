@@ -354,6 +354,9 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     constexpr OpKind kind =
         std::is_same_v<Payload, KernelLaunch> ? OpKind::Kernel : OpKind::HostFunction;
     run_accesses(h, thread, stream.actor, epoch, stream.clock, kind, 0, p.accesses);
+    if constexpr (std::is_same_v<Payload, HostFunction>) {
+      if (p.run != 0) ordering_.begin_late_run(stream, h.address_space, p.run);
+    }
   } else if constexpr (std::is_same_v<Payload, HostAccess>) {
     const Epoch epoch = ordering_.host_action(thread);
     run_accesses(h, thread, thread.actor, epoch, thread.clock, OpKind::HostAccess, 0, p.accesses);
@@ -404,17 +407,25 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
   } else if constexpr (std::is_same_v<Payload, NameMemory>) {
     allocations_.name(h.address_space, p.base, p.name);
   } else if constexpr (std::is_same_v<Payload, HostRelease>) {
-    const HostHandOff release{h.address_space, p.object, p.sequence};
-    const bool awaited = p.host_function
-                             ? ordering_.release(ordering_.stream(thread, p.stream), release)
-                             : ordering_.release(thread, release);
+    const HostHandOff release{h.address_space, p.object, p.sequence, p.run};
+    bool awaited = false;
+    if (p.run != 0)
+      awaited = ordering_.release_in_run(release);
+    else if (p.host_function)
+      awaited = ordering_.release(ordering_.stream(thread, p.stream), release);
+    else
+      awaited = ordering_.release(thread, release);
     if (awaited) recheck_pending();
   } else if constexpr (std::is_same_v<Payload, HostAcquire>) {
-    const HostHandOff acquire{h.address_space, p.object, p.sequence};
-    if (p.host_function)
+    const HostHandOff acquire{h.address_space, p.object, p.sequence, p.run};
+    if (p.run != 0)
+      ordering_.acquire_in_run(acquire);
+    else if (p.host_function)
       ordering_.acquire(ordering_.stream(thread, p.stream), acquire);
     else
       ordering_.acquire(thread, acquire);
+  } else if constexpr (std::is_same_v<Payload, HostFunctionEnd>) {
+    if (ordering_.end_late_run(h.address_space, p.run)) recheck_pending();
   } else if constexpr (std::is_same_v<Payload, AccessChecks>) {
     pause_checks(h, p);
   } else if constexpr (std::is_same_v<Payload, BlockAlloc> ||

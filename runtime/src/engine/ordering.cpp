@@ -325,10 +325,15 @@ void Ordering::HandOff::note_arrival(std::uint64_t sequence) {
 // either (`is_stream` tells the observer which).
 template <typename Holder> bool Ordering::release_by(Holder& holder, const HostHandOff& release) {
   if (!holder.clock.pending().empty()) settle_owned(holder.clock, holder.actor);
+  return release_clock(holder.clock, holder.actor, holder.clock.get(holder.actor), release);
+}
+
+bool Ordering::release_clock(const VectorClock& clock, ActorId releaser, Epoch epoch,
+                             const HostHandOff& release) {
   HandOff& hand_off = hand_offs_[RankHandleKey{release.address_space, release.object}];
-  hand_off.clock.join(holder.clock);
-  hand_off.releaser = holder.actor;
-  hand_off.epoch = holder.clock.get(holder.actor);
+  hand_off.clock.join(clock);
+  hand_off.releaser = releaser;
+  hand_off.epoch = epoch;
   hand_off.released = true;
   hand_off.note_arrival(release.sequence);
   const auto awaited = hand_off.awaited.find(release.sequence);
@@ -342,20 +347,26 @@ template <typename Holder> bool Ordering::release_by(Holder& holder, const HostH
   return true;
 }
 
+std::shared_ptr<Rendezvous>& Ordering::awaited_release(HandOff& hand_off,
+                                                       const HostHandOff& acquire, ActorId actor,
+                                                       Epoch since) {
+  std::shared_ptr<Rendezvous>& meeting = hand_off.awaited[acquire.sequence];
+  if (!meeting) {
+    meeting = std::make_shared<Rendezvous>();
+    meeting->expected_contributions = 1;
+    meeting->hand_off = acquire.object;
+  }
+  meeting->acquirers.push_back(actor);
+  meeting->acquired_at.push_back(since);
+  return meeting;
+}
+
 template <typename Holder>
 void Ordering::acquire_by(Holder& holder, bool is_stream, const HostHandOff& acquire) {
   HandOff& hand_off = hand_offs_[RankHandleKey{acquire.address_space, acquire.object}];
-  if (!hand_off.has_arrived(acquire.sequence)) {
-    std::shared_ptr<Rendezvous>& meeting = hand_off.awaited[acquire.sequence];
-    if (!meeting) {
-      meeting = std::make_shared<Rendezvous>();
-      meeting->expected_contributions = 1;
-      meeting->hand_off = acquire.object;
-    }
-    meeting->acquirers.push_back(holder.actor);
-    meeting->acquired_at.push_back(holder.clock.get(holder.actor));
-    holder.clock.add_pending(meeting);
-  }
+  if (!hand_off.has_arrived(acquire.sequence))
+    holder.clock.add_pending(
+        awaited_release(hand_off, acquire, holder.actor, holder.clock.get(holder.actor)));
   if (!hand_off.released) return;
   holder.clock.join(hand_off.clock);
   settle_owned(holder.clock, holder.actor);
@@ -363,6 +374,58 @@ void Ordering::acquire_by(Holder& holder, bool is_stream, const HostHandOff& acq
   if (observer_) [[unlikely]]
     notify(JoinKind::HostHandOff, hand_off.releaser, hand_off.epoch, is_stream, holder.actor,
            acquire.object);
+}
+
+void Ordering::begin_late_run(StreamState& stream, std::uint32_t address_space, std::uint64_t run) {
+  LateRun& late = late_runs_[RankHandleKey{address_space, run}];
+  late.meeting = std::make_shared<Rendezvous>();
+  late.meeting->expected_contributions = 1;
+  late.meeting->hand_off = run;
+  late.place = stream.clock.get(stream.actor);
+  late.meeting->acquirers.push_back(stream.actor);
+  late.meeting->acquired_at.push_back(late.place);
+  late.at_place = stream.clock;
+  late.stream = &stream;
+  stream.clock.add_pending(late.meeting);
+}
+
+// What the run acquired is what the stream's work after it learns when the run ends; until
+// then that work waits for the run (and, through it, for any release still to come).
+void Ordering::acquire_in_run(const HostHandOff& acquire) {
+  const auto found = late_runs_.find(RankHandleKey{acquire.address_space, acquire.run});
+  if (found == late_runs_.end()) return;
+  LateRun& late = found->second;
+  HandOff& hand_off = hand_offs_[RankHandleKey{acquire.address_space, acquire.object}];
+  if (!hand_off.has_arrived(acquire.sequence)) {
+    const std::shared_ptr<Rendezvous> awaited =
+        awaited_release(hand_off, acquire, late.stream->actor, late.place);
+    late.meeting->outcome.add_pending(awaited);
+    late.stream->clock.add_pending(awaited);
+  }
+  if (!hand_off.released) return;
+  late.meeting->outcome.join(hand_off.clock);
+  if (observer_) [[unlikely]]
+    late.meeting->contributors.emplace_back(hand_off.releaser, hand_off.epoch);
+}
+
+// A function acquires, then works, then releases: what it releases is the stream at its place
+// and what it acquired.
+bool Ordering::release_in_run(const HostHandOff& release) {
+  const auto found = late_runs_.find(RankHandleKey{release.address_space, release.run});
+  if (found == late_runs_.end()) return false;
+  const LateRun& late = found->second;
+  VectorClock released = late.at_place;
+  released.join(late.meeting->outcome);
+  return release_clock(released, late.stream->actor, late.place, release);
+}
+
+bool Ordering::end_late_run(std::uint32_t address_space, std::uint64_t run) {
+  const auto found = late_runs_.find(RankHandleKey{address_space, run});
+  if (found == late_runs_.end()) return false;
+  const std::shared_ptr<Rendezvous> meeting = std::move(found->second.meeting);
+  late_runs_.erase(found);
+  settle_acquirers(*meeting);
+  return true;
 }
 
 std::vector<std::shared_ptr<Rendezvous>> Ordering::awaited_hand_offs(ActorId actor,

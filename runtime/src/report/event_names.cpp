@@ -94,6 +94,8 @@ template <typename Payload> std::string payload_api(const Payload& p, const Symb
     return "host release";
   else if constexpr (std::is_same_v<Payload, HostAcquire>)
     return "host acquire";
+  else if constexpr (std::is_same_v<Payload, HostFunctionEnd>)
+    return "host function end";
   else if constexpr (std::is_same_v<Payload, AccessChecks>)
     return p.paused ? "access checking paused" : "access checking resumed";
   else if constexpr (std::is_same_v<Payload, HostNodeAccess>)

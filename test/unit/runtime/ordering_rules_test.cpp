@@ -712,6 +712,48 @@ TEST_F(Rules, AnAcquireWhoseReleaseNeverArrivesOrdersNothing) {
   EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
 }
 
+// A host function that had not run when its launch was taken: its hand-offs come later, placed
+// where it was launched, and its stream's later work waits for them.
+TEST_F(Rules, ALateRunsAcquireOrdersTheStreamsLaterWork) {
+  constexpr std::uint64_t kGate = 0x5000;
+  write(S1, X, N);
+  emit(HostFunction{S2, 0, {}, 0, 7});
+  read(S2, X, N); // enqueued before the host thread opens the gate
+  sync(S1);
+  emit(HostRelease{kGate, false, 0, 1});
+  thread = 3;
+  emit(HostAcquire{kGate, true, S2, 1, 7});
+  emit(HostFunctionEnd{S2, 7});
+  finish();
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, ALateRunThatAcquiresNothingOrdersNothing) {
+  write(S1, X, N);
+  emit(HostFunction{S2, 0, {}, 0, 7});
+  read(S2, X, N);
+  sync(S1);
+  emit(HostRelease{0x5000, false, 0, 1});
+  thread = 3;
+  emit(HostFunctionEnd{S2, 7});
+  finish();
+  EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
+}
+TEST_F(Rules, ALateRunReleasesItsStreamAsItWasAtItsPlace) {
+  constexpr std::uint64_t kSemaphore = 0x5000;
+  write(S1, X, N);
+  emit(HostFunction{S1, 0, {}, 0, 8});
+  write(S1, Y, N); // after the function: not released by it
+  thread = 3;
+  emit(HostRelease{kSemaphore, true, S1, 1, 8});
+  emit(HostFunctionEnd{S1, 8});
+  thread = 2;
+  emit(HostAcquire{kSemaphore, false, 0, 1});
+  write(S2, X, N);
+  write(S2, Y, N);
+  finish();
+  EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
+}
+
 // Rule 15: devices.
 // A process that drives two devices is two ranks in one address space: an event recorded on one
 // device's stream orders the other's wait (nccl-tests, streamOrderedAllocationP2P).

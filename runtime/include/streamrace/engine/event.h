@@ -209,12 +209,17 @@ struct KernelLaunch {
 // cudaLaunchHostFunc / cudaStreamAddCallback. Accesses are what the function is known (by
 // annotation) to touch; usually none. `node`: a graph's host node (captured or added by hand), as
 // the runtime names it, when a front end watches what its runs touch (HostNodeAccess); else 0.
+// `run`: when not 0, the function had not run when its launch was taken, and what it released
+// and acquired comes later, in HostRelease and HostAcquire events naming this run, then a
+// HostFunctionEnd (unique within the process). Until then the stream's later work waits for the
+// run as for a meeting (rule 14).
 struct HostFunction {
   StreamHandle stream = 0;
   NameId function = 0;
   std::vector<Access> accesses;
   std::uint64_t node = 0;
-  STREAMRACE_FIELDS(stream, function, accesses, node)
+  std::uint64_t run = 0;
+  STREAMRACE_FIELDS(stream, function, accesses, node, run)
 };
 // The host thread itself touches memory (annotations, or a front end that sees host code).
 struct HostAccess {
@@ -317,19 +322,30 @@ struct HostNodeAccess {
 // numbered in the order the process made it (0: unnumbered), and an acquire names the last
 // release of its object it followed. An acquire that arrives before that release waits for it
 // as a stream waits for a collective's meeting (rule 14).
+// `run`: the host function run (HostFunction::run) whose hand-off this is, placed where the
+// function was launched; 0: at the stream's current place.
 struct HostRelease {
   std::uint64_t object = 0;
   bool host_function = false;
   StreamHandle stream = 0;
   std::uint64_t sequence = 0;
-  STREAMRACE_FIELDS(object, host_function, stream, sequence)
+  std::uint64_t run = 0;
+  STREAMRACE_FIELDS(object, host_function, stream, sequence, run)
 };
 struct HostAcquire {
   std::uint64_t object = 0;
   bool host_function = false;
   StreamHandle stream = 0;
   std::uint64_t sequence = 0; // the release it followed
-  STREAMRACE_FIELDS(object, host_function, stream, sequence)
+  std::uint64_t run = 0;
+  STREAMRACE_FIELDS(object, host_function, stream, sequence, run)
+};
+// Every hand-off of a host function run that came after its launch (HostFunction::run) is in:
+// the stream's work after the function waits no longer.
+struct HostFunctionEnd {
+  StreamHandle stream = 0;
+  std::uint64_t run = 0;
+  STREAMRACE_FIELDS(stream, run)
 };
 
 struct NvtxRangePush {
@@ -405,7 +421,8 @@ using Payload =
                  CommDestroy, Collective, PointToPoint, GroupStart, GroupEnd, CaptureBegin,
                  CaptureEnd, GraphInstantiate, GraphLaunch, NvtxRangePush, NvtxRangePop, NameStream,
                  NameEvent, NameMemory, BlockAlloc, BlockStreamUse, BlockFree, HostRelease,
-                 HostAcquire, AccessChecks, HostNodeAccess, RankDevice, GraphExecDestroy>;
+                 HostAcquire, AccessChecks, HostNodeAccess, RankDevice, GraphExecDestroy,
+                 HostFunctionEnd>;
 
 // Who did it, where in the program, and when. Ranks that share a process share an address
 // space: `address_space` tells the engine which accesses can touch the same bytes.

@@ -132,8 +132,9 @@ struct Rendezvous {
   bool disagreement_reported = false;
   CommKey comm = 0;
   bool send_receive = false;
-  // A host release an acquire arrived before (rule 16): the object, else 0; and each
-  // acquirer's step when it began waiting.
+  // A host hand-off still to come (rule 16): the object whose release an acquire arrived
+  // before, or the host function run whose hand-offs come after its launch; 0 for a collective
+  // or a send. And each acquirer's step when it began waiting.
   std::uint64_t hand_off = 0;
   std::vector<Epoch> acquired_at;
   // Filled only while an observer watches: the steps whose clocks make up `outcome`.
@@ -145,6 +146,7 @@ struct HostHandOff {
   std::uint32_t address_space = 0;
   std::uint64_t object = 0;
   std::uint64_t sequence = 0;
+  std::uint64_t run = 0; // a late host function run's (HostFunction::run)
 };
 
 // What a collective's arrival at its meeting found.
@@ -238,6 +240,14 @@ public:
   // The same by a host function of `stream`, at its place in the stream.
   bool release(StreamState& stream, const HostHandOff& hand_off);
   void acquire(StreamState& stream, const HostHandOff& hand_off);
+  // A host function of `stream` whose hand-offs come after its launch, at its place in the
+  // stream (`run`: HostFunction::run): the stream's later work waits for the run's end as for a
+  // meeting, and its hand-offs are placed where it was launched. end_late_run returns whether
+  // the run was known (what waited for it may now be ordered).
+  void begin_late_run(StreamState& stream, std::uint32_t address_space, std::uint64_t run);
+  bool release_in_run(const HostHandOff& hand_off);
+  void acquire_in_run(const HostHandOff& hand_off);
+  bool end_late_run(std::uint32_t address_space, std::uint64_t run);
 
   // The host releases a step of `actor` came after without them having arrived: what they
   // carry may order other work before the step. awaits_hand_off: whether there are any.
@@ -297,6 +307,15 @@ private:
   template <typename Holder> bool release_by(Holder& holder, const HostHandOff& hand_off);
   template <typename Holder>
   void acquire_by(Holder& holder, bool is_stream, const HostHandOff& hand_off);
+  // Joins `clock`, `releaser`'s at `epoch`, into the object; completes the acquires that waited
+  // for this release, returning whether there were any.
+  bool release_clock(const VectorClock& clock, ActorId releaser, Epoch epoch,
+                     const HostHandOff& release);
+  struct HandOff;
+  // The meeting an acquire of a release that has not arrived waits for; `actor` waits from
+  // `since`.
+  std::shared_ptr<Rendezvous>& awaited_release(HandOff& hand_off, const HostHandOff& acquire,
+                                               ActorId actor, Epoch since);
   struct MeetingKey {
     CommKey comm = 0;
     std::uint64_t sequence = 0;
@@ -399,6 +418,15 @@ private:
     void note_arrival(std::uint64_t sequence);
   };
   std::unordered_map<RankHandleKey, HandOff, RankHandleHash> hand_offs_;
+  // Host function runs whose hand-offs are still to come, by (address space, run): the meeting
+  // the stream's later work waits for, and the stream's clock at the function's place.
+  struct LateRun {
+    std::shared_ptr<Rendezvous> meeting;
+    VectorClock at_place;
+    StreamState* stream = nullptr;
+    Epoch place = 0;
+  };
+  std::unordered_map<RankHandleKey, LateRun, RankHandleHash> late_runs_;
   std::unordered_map<RankHandleKey, DeviceState, RankHandleHash> devices_;
   std::unordered_map<RankHandleKey, CommState, RankHandleHash> comms_;
   std::unordered_map<CommKey, CommRanks> comm_ranks_;
