@@ -64,7 +64,7 @@ cudaError_t launch_watched(cudaStream_t stream, bool per_thread, Function functi
     const CapturedHostLaunch naming_its_node(stream, per_thread);
     return launch(function, argument);
   }
-  auto run = std::make_shared<HostFunctionRun>();
+  auto run = std::make_shared<HostFunctionRun>(WatchedMemory::enabled());
   auto wrapped = std::make_unique<Wrapped<Function>>(Wrapped<Function>{function, argument, run});
   launched_run = std::move(run);
   const cudaError_t result = launch(trampoline, wrapped.get());
@@ -113,10 +113,14 @@ HostFunctionRunMark::~HostFunctionRunMark() {
   if (run_ != nullptr) run_->end();
 }
 
+HostFunctionRun::HostFunctionRun(bool keeps_faults)
+    : faults_(keeps_faults ? std::make_unique<std::array<HostFunctionFault, kFaults>>() : nullptr) {
+}
+
 void HostFunctionRun::record(Address address, std::uint64_t size, bool write,
                              const RawStack& stack) {
-  if (count_ == kFaults) return;
-  faults_[count_] = HostFunctionFault{address, size, write, stack};
+  if (!faults_ || count_ == kFaults) return;
+  (*faults_)[count_] = HostFunctionFault{address, size, write, stack};
   ++count_;
 }
 

@@ -45,6 +45,9 @@ struct HostFunctionHandOff {
 // One launch of a host function, shared by the trampoline that runs it and the launch's event.
 class HostFunctionRun {
 public:
+  // `keeps_faults`: room for faults, needed only while watching host accesses.
+  explicit HostFunctionRun(bool keeps_faults);
+
   // On the thread running the function, from the fault handler: no lock, no allocation. Faults
   // past the capacity go unrecorded (one fault per page and direction is all a run can take).
   void record(Address address, std::uint64_t size, bool write, const RawStack& stack);
@@ -60,7 +63,10 @@ public:
   bool finished() const { return state_.load(std::memory_order_acquire) == State::Finished; }
   // Gives up on a run that did not end in time; returns whether it ended after all.
   bool abandon();
-  std::span<const HostFunctionFault> faults() const { return {faults_.data(), count_}; }
+  std::span<const HostFunctionFault> faults() const {
+    return faults_ ? std::span<const HostFunctionFault>(faults_->data(), count_)
+                   : std::span<const HostFunctionFault>();
+  }
   std::span<const HostFunctionHandOff> hand_offs() const {
     return {hand_offs_.data(), hand_off_count_};
   }
@@ -74,7 +80,7 @@ private:
   std::atomic<State> state_{State::Enqueued};
   ThreadId thread_ = 0;
   std::size_t count_ = 0;
-  std::array<HostFunctionFault, kFaults> faults_{};
+  std::unique_ptr<std::array<HostFunctionFault, kFaults>> faults_;
   std::size_t hand_off_count_ = 0;
   std::array<HostFunctionHandOff, kHandOffs> hand_offs_{};
 };

@@ -270,7 +270,7 @@ void Tracer::run_tracer_thread() {
         std::lock_guard lock(engine_mutex_);
         if (finished_) return;
         processed = drain(kBatch);
-        collect_late_runs(false);
+        collect_late_runs(LateRunCollection::Ended);
       }
       if (processed > 0) {
         pause = kShortestPause;
@@ -300,7 +300,7 @@ std::size_t Tracer::drain(std::size_t limit) {
     }
     ++processed;
     process_taken(*call);
-    collect_late_runs(false);
+    collect_late_runs(LateRunCollection::Oldest);
   }
   return processed;
 }
@@ -446,18 +446,24 @@ void Tracer::place_hand_offs(const HostFunctionRun& run, StreamHandle stream, st
   }
 }
 
-void Tracer::collect_late_runs(bool ending) {
+void Tracer::collect_late_runs(LateRunCollection which) {
   if (late_runs_.empty()) return;
   // At the end the program has normally waited for its host functions; one still running or
   // never started is given a bounded wait, then ended without hand-offs.
+  const bool ending = which == LateRunCollection::All;
   const auto deadline = std::chrono::steady_clock::now() + kHostFunctionWait;
+  bool older_out = false;
   std::erase_if(late_runs_, [&](LateRun& late) {
+    if (older_out) return false;
     bool ended = late.run->finished();
     while (!ended && ending && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(kShortestPause);
       ended = late.run->finished();
     }
-    if (!ended && !ending) return false;
+    if (!ended && !ending) {
+      older_out = which == LateRunCollection::Oldest;
+      return false;
+    }
     if (!ended) ended = late.run->abandon();
     const std::uint64_t time_ns = clock_();
     if (ended) {
@@ -560,7 +566,7 @@ void Tracer::finish() {
 void Tracer::finish_locked() {
   if (finished_) return;
   drain();
-  collect_late_runs(true);
+  collect_late_runs(LateRunCollection::All);
   finished_ = true;
   // Names interned since the last event still belong in the trace (reports may use them).
   if (writer_) {

@@ -177,9 +177,10 @@ private:
   // or, for a late run (HostFunction::run), at the place the engine kept for it.
   void place_hand_offs(const HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns,
                        bool releases, std::uint64_t late_run);
-  // Gives the engine the hand-offs of the late runs that ended; `ending`: of every one, after a
-  // bounded wait.
-  void collect_late_runs(bool ending);
+  // Gives the engine the hand-offs of late runs that ended: of the oldest ones (cheap, after
+  // each call), of every one, or, at the end, of every one after a bounded wait.
+  enum class LateRunCollection { Oldest, Ended, All };
+  void collect_late_runs(LateRunCollection which);
   // Tells the engine, before `event`, that its thread works on `device` in its rank when the
   // engine believes otherwise: a thread driving several devices selects them in one rank's view
   // only, and the other ranks' default streams and device-wide waits must name the right device.

@@ -4,6 +4,7 @@
 // ordering_rendezvous.cpp.
 #include "streamrace/engine/ordering.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace streamrace {
@@ -386,6 +387,14 @@ void Ordering::begin_late_run(StreamState& stream, std::uint32_t address_space, 
   late.meeting->acquired_at.push_back(late.place);
   late.at_place = stream.clock;
   late.stream = &stream;
+  // A stream's host functions run in its order, so its runs end in that order: the stream waits
+  // for its latest run only, which waits for the one before. Clocks stay short while many runs
+  // are out (a loop enqueueing callbacks).
+  if (stream.late_run && !stream.late_run->complete) {
+    late.meeting->outcome.add_pending(stream.late_run);
+    stream.clock.remove_pending(stream.late_run.get());
+  }
+  stream.late_run = late.meeting;
   stream.clock.add_pending(late.meeting);
 }
 
@@ -423,8 +432,10 @@ bool Ordering::end_late_run(std::uint32_t address_space, std::uint64_t run) {
   const auto found = late_runs_.find(RankHandleKey{address_space, run});
   if (found == late_runs_.end()) return false;
   const std::shared_ptr<Rendezvous> meeting = std::move(found->second.meeting);
+  StreamState& stream = *found->second.stream;
   late_runs_.erase(found);
   settle_acquirers(*meeting);
+  if (stream.late_run == meeting) stream.late_run.reset();
   return true;
 }
 
@@ -433,13 +444,24 @@ std::vector<std::shared_ptr<Rendezvous>> Ordering::awaited_hand_offs(ActorId act
   std::vector<std::shared_ptr<Rendezvous>> awaited;
   const StreamState* stream = stream_of(actor);
   if (stream == nullptr) return awaited;
-  for (const auto& meeting : stream->clock.pending()) {
-    if (meeting->hand_off == 0 || meeting->complete) continue;
-    for (std::size_t i = 0; i < meeting->acquirers.size(); ++i)
-      if (meeting->acquirers[i] == actor && meeting->acquired_at[i] < epoch) {
-        awaited.push_back(meeting);
-        break;
-      }
+  // A stream's earlier late runs wait behind its latest one (begin_late_run).
+  std::vector<const VectorClock*> clocks{&stream->clock};
+  std::vector<const Rendezvous*> seen;
+  while (!clocks.empty()) {
+    const VectorClock* clock = clocks.back();
+    clocks.pop_back();
+    for (const auto& meeting : clock->pending()) {
+      if (meeting->hand_off == 0 || meeting->complete ||
+          std::find(seen.begin(), seen.end(), meeting.get()) != seen.end())
+        continue;
+      seen.push_back(meeting.get());
+      clocks.push_back(&meeting->outcome);
+      for (std::size_t i = 0; i < meeting->acquirers.size(); ++i)
+        if (meeting->acquirers[i] == actor && meeting->acquired_at[i] < epoch) {
+          awaited.push_back(meeting);
+          break;
+        }
+    }
   }
   return awaited;
 }

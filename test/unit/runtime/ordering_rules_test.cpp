@@ -754,6 +754,43 @@ TEST_F(Rules, ALateRunReleasesItsStreamAsItWasAtItsPlace) {
   EXPECT_EQ(count(FindingKind::RaceWriteWrite), 1u) << report();
 }
 
+// A stream's late runs end in its order: work between two of them waits for the first, work
+// after both for both, and work processed earlier elsewhere is checked against either.
+TEST_F(Rules, LateRunsOfOneStreamOrderTheWorkAfterEach) {
+  constexpr std::uint64_t kFirst = 0x5000, kSecond = 0x6000;
+  write(S1, X, N);
+  emit(HostFunction{S2, 0, {}, 0, 7});
+  read(S2, X, N); // after the first run
+  emit(HostFunction{S2, 0, {}, 0, 8});
+  read(S2, Y, N);  // after both
+  write(S1, Y, N); // processed late, released by the second run's gate below
+  sync(S1);
+  emit(HostRelease{kFirst, false, 0, 1});
+  emit(HostRelease{kSecond, false, 0, 2});
+  thread = 3;
+  emit(HostAcquire{kFirst, true, S2, 1, 7});
+  emit(HostFunctionEnd{S2, 7});
+  emit(HostAcquire{kSecond, true, S2, 2, 8});
+  emit(HostFunctionEnd{S2, 8});
+  finish();
+  EXPECT_EQ(races(), 0u) << report();
+}
+TEST_F(Rules, WorkBeforeTheSecondLateRunDoesNotLearnItsAcquire) {
+  constexpr std::uint64_t kSecond = 0x6000;
+  emit(HostFunction{S2, 0, {}, 0, 7});
+  read(S2, Y, N); // between the runs: the second run's gate is not before it
+  emit(HostFunction{S2, 0, {}, 0, 8});
+  write(S1, Y, N);
+  sync(S1);
+  emit(HostRelease{kSecond, false, 0, 1});
+  thread = 3;
+  emit(HostFunctionEnd{S2, 7});
+  emit(HostAcquire{kSecond, true, S2, 1, 8});
+  emit(HostFunctionEnd{S2, 8});
+  finish();
+  EXPECT_EQ(count(FindingKind::RaceReadWrite), 1u) << report();
+}
+
 // Rule 15: devices.
 // A process that drives two devices is two ranks in one address space: an event recorded on one
 // device's stream orders the other's wait (nccl-tests, streamOrderedAllocationP2P).

@@ -51,6 +51,8 @@ struct StreamState {
   EventHandle last_event = 0;         // the event recorded on this stream most recently
   std::uint32_t last_event_space = 0; // the address space (process) whose handle it is
   std::optional<UnrecordedWait> unrecorded_wait;
+  // The latest of its host functions whose hand-offs are still to come (Ordering::begin_late_run).
+  std::shared_ptr<Rendezvous> late_run;
 
   bool takes_part_in_legacy_sync() const {
     return kind == StreamKind::Blocking || kind == StreamKind::PerThreadDefault;
