@@ -147,11 +147,28 @@ void record_graph_build(Tracer& tracer, const api_model::ApiFunction& function,
   tracer.record_graph_build(function.name, std::move(build), std::move(kernel_pointers));
 }
 
-void on_api_exit(Tracer& tracer, const CudaCallShape* shape, const CUpti_CallbackData& call) {
+// Whether the call gives memory back. Such a call is recorded as it begins, taken to succeed:
+// once the memory is back, another thread may be handed the same addresses and record their
+// allocation before this call returns, and the engine must see the free first.
+bool releases_memory(const CudaCallShape* shape) {
+  if (shape == nullptr) return false;
+  switch (shape->function->role) {
+  case api_model::ApiRole::Free:
+  case api_model::ApiRole::FreeHost:
+  case api_model::ApiRole::FreeAsync:
+  case api_model::ApiRole::HostUnregister:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// A modeled call as it returns, or, for one that releases memory, as it begins.
+void on_api_call(Tracer& tracer, const CudaCallShape* shape, const CUpti_CallbackData& call) {
   if (shape == nullptr) return;
   const api_model::ApiFunction& function = *shape->function;
   DecodeInputs inputs;
-  inputs.outcome = outcome_of(call);
+  inputs.outcome = call.callbackSite == CUPTI_API_ENTER ? CallOutcome::Succeeded : outcome_of(call);
   const CallArguments arguments = read_cuda_arguments(*shape, call.functionParams);
   switch (function.role) {
   case api_model::ApiRole::GraphCreate:
@@ -197,27 +214,28 @@ void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Cal
                           const void* data) {
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  const bool entering = call->callbackSite == CUPTI_API_ENTER;
   if (runtime) {
     // Counted whatever else happens, so enter and exit stay paired. A call in progress when the
     // tracer subscribed (the driver loads it during the first runtime call) exits unentered.
-    if (call->callbackSite == CUPTI_API_ENTER) {
+    if (entering)
       ++runtime_call_depth;
-      return;
-    }
-    if (runtime_call_depth > 0) --runtime_call_depth;
+    else if (runtime_call_depth > 0)
+      --runtime_call_depth;
   } else if (domain != CUPTI_CB_DOMAIN_DRIVER_API || runtime_call_depth > 0) {
     return;
   }
-  if (call->callbackSite != CUPTI_API_EXIT || InsideLibraryCall::active()) return;
+  if (InsideLibraryCall::active()) return;
   Tracer* tracer = (*static_cast<const TracerLookup*>(userdata))();
   if (tracer == nullptr) return;
   try {
-    if (runtime)
-      on_api_exit(*tracer, shape_for(runtime_shapes, id, call->functionName), *call);
-    else if (is_driver_launch(id))
-      record_driver_launch(*tracer, id, *call);
-    else
-      on_api_exit(*tracer, shape_for(driver_shapes, id, call->functionName), *call);
+    if (!runtime && is_driver_launch(id)) {
+      if (!entering) record_driver_launch(*tracer, id, *call);
+      return;
+    }
+    const CudaCallShape* shape =
+        shape_for(runtime ? runtime_shapes : driver_shapes, id, call->functionName);
+    if (entering == releases_memory(shape)) on_api_call(*tracer, shape, *call);
   } catch (const std::exception& error) {
     tracer->disable(error.what());
   } catch (...) {

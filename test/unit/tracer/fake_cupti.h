@@ -8,6 +8,7 @@
 
 #include <cupti.h>
 
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
@@ -45,21 +46,25 @@ public:
   }
 
   // One runtime API call named `name` (CUPTI's functionName) with the runtime's parameter struct
-  // `params`, returning `result`; nothing when its callback is not enabled.
+  // `params`, returning `result`; nothing when its callback is not enabled. `body`, when given,
+  // is what happens between the call's enter and exit callbacks (the runtime's work, or another
+  // thread's calls landing meanwhile).
   template <typename Params>
-  void call_runtime(CUpti_CallbackId id, const char* name, Params& params, int result = 0) {
-    deliver(CUPTI_CB_DOMAIN_RUNTIME_API, id, name, &params, result);
+  void call_runtime(CUpti_CallbackId id, const char* name, Params& params, int result = 0,
+                    const std::function<void()>& body = {}) {
+    deliver(CUPTI_CB_DOMAIN_RUNTIME_API, id, name, &params, result, body);
   }
 
 private:
   void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId id, const char* name, void* params,
-               int result) {
+               int result, const std::function<void()>& body) {
     if (callback_ == nullptr || !enabled(domain, id)) return;
     CUpti_CallbackData data{};
     data.functionName = name;
     data.functionParams = params;
     data.callbackSite = CUPTI_API_ENTER;
     callback_(userdata_, domain, id, &data);
+    if (body) body();
     data.functionReturnValue = &result;
     data.callbackSite = CUPTI_API_EXIT;
     callback_(userdata_, domain, id, &data);

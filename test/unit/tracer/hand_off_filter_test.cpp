@@ -85,5 +85,18 @@ TEST_F(HandOffFilterTest, AFullTableRecordsEverything) {
   EXPECT_GE(unfiltered, 40000 - 16384);
 }
 
+// Releases are numbered in the order they are made, across objects; an acquire names its
+// object's last one, and an object never released names none.
+TEST_F(HandOffFilterTest, AnAcquireNamesItsObjectsLastRelease) {
+  EXPECT_EQ(filter->last_release(kMutex), 0u);
+  const std::uint64_t first = filter->number_release(kMutex);
+  const std::uint64_t other = filter->number_release(kOtherMutex);
+  const std::uint64_t second = filter->number_release(kMutex);
+  EXPECT_LT(first, other);
+  EXPECT_LT(other, second);
+  EXPECT_EQ(filter->last_release(kMutex), second);
+  EXPECT_EQ(filter->last_release(kOtherMutex), other);
+}
+
 } // namespace
 } // namespace streamrace::tracer

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <unistd.h>
@@ -53,6 +54,11 @@ public:
     void* allocated = handle<void*>(address);
     cudaMalloc_v3020_params params{&allocated, kBytes};
     cupti_.call_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc", params);
+  }
+  // `meanwhile`: what happens after the memory is given back, before cudaFree returns.
+  void free(std::uintptr_t address, const std::function<void()>& meanwhile) {
+    cudaFree_v3020_params params{handle<void*>(address)};
+    cupti_.call_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, "cudaFree", params, 0, meanwhile);
   }
   void copy(std::uintptr_t destination, std::uintptr_t source, std::uintptr_t stream) {
     cudaMemcpyAsync_v3020_params params{handle<void*>(destination), handle<const void*>(source),
@@ -268,6 +274,34 @@ TEST_F(TracerInProcess, CopiesOrderedByAnEventAreSilent) {
   tracer->finish();
   EXPECT_EQ(tracer->engine().findings().size(), 0u);
 
+  const std::vector<Event> events = read_trace().events;
+  ASSERT_EQ(events.size(), calls.size());
+  for (std::size_t i = 0; i < events.size(); ++i)
+    EXPECT_EQ(encoded_payload(events[i].payload), encoded_payload(calls[i])) << "event " << i;
+}
+
+// Once cudaFree has given the memory back, another thread may be handed the same addresses and
+// record the allocation and a copy before cudaFree returns: the free is recorded as it begins,
+// so the engine sees it first and the copy uses the new allocation.
+TEST_F(TracerInProcess, AFreeIsRecordedBeforeAnAllocationOfItsAddressesThatEndsFirst) {
+  std::unique_ptr<Tracer> tracer = start_tracer("report_at_exit=0");
+  program_.create_stream(kStreamA);
+  program_.malloc(kSource);
+  program_.malloc(kBuffer);
+  program_.free(kBuffer, [&] {
+    program_.malloc(kBuffer);
+    program_.copy(kBuffer, kSource, kStreamA);
+  });
+  const std::vector<Payload> calls = {
+      StreamCreate{kStreamA, kCurrentDevice, StreamKind::NonBlocking, 0},
+      Alloc{kSource, kBytes, MemoryKind::Device, kCurrentDevice, 0},
+      Alloc{kBuffer, kBytes, MemoryKind::Device, kCurrentDevice, 0},
+      Free{kBuffer, FreeApi::Free, 0},
+      Alloc{kBuffer, kBytes, MemoryKind::Device, kCurrentDevice, 0},
+      Copy{kStreamA, kBuffer, kSource, kBytes, 1, kBytes, kBytes, CopyDirection::DeviceToDevice}};
+  EXPECT_TRUE(drained(*tracer, calls.size()));
+  tracer->finish();
+  EXPECT_TRUE(tracer->engine().findings().empty());
   const std::vector<Event> events = read_trace().events;
   ASSERT_EQ(events.size(), calls.size());
   for (std::size_t i = 0; i < events.size(); ++i)
