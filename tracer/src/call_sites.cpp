@@ -88,12 +88,13 @@ CallSiteId CallSiteTable::intern(std::string_view api, const RawStack& stack,
 std::vector<CallSiteTable::Frame> CallSiteTable::program_frames(const RawStack& stack) const {
   std::vector<Frame> frames;
   for (int i = 0; i < stack.depth && frames.size() < kKeptFrames; ++i) {
-    Dl_info info{};
-    link_map* map = nullptr;
-    if (dladdr1(stack.frames[i], &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 ||
-        map == nullptr)
-      continue;
-    std::string module = info.dli_fname != nullptr ? info.dli_fname : "";
+    // Only the module is wanted. dladdr also looks for the nearest symbol, a scan of the
+    // module's symbol table: with PyTorch's libraries loaded that took the tracer thread about
+    // 130 ms over a job's first new call sites, long enough for the ring to fill.
+    dl_find_object found{};
+    if (_dl_find_object(stack.frames[i], &found) != 0 || found.dlfo_link_map == nullptr) continue;
+    const link_map* map = found.dlfo_link_map;
+    std::string module = map->l_name != nullptr ? map->l_name : "";
     if (frames.empty() && is_cuda_stack_module(module)) continue;
     // The main program has no name in its link map entry.
     if (module.empty() || map->l_name == nullptr || map->l_name[0] == '\0')
