@@ -447,7 +447,7 @@ void Tracer::place_hand_offs(const HostFunctionRun& run, StreamHandle stream, st
 }
 
 void Tracer::collect_late_runs(LateRunCollection which) {
-  if (late_runs_.empty()) return;
+  if (late_runs_.empty() || finished_ || !enabled()) return;
   // At the end the program has normally waited for its host functions; one still running or
   // never started is given a bounded wait, then ended without hand-offs.
   const bool ending = which == LateRunCollection::All;

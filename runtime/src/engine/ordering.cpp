@@ -364,7 +364,10 @@ std::shared_ptr<Rendezvous>& Ordering::awaited_release(HandOff& hand_off,
 
 template <typename Holder>
 void Ordering::acquire_by(Holder& holder, bool is_stream, const HostHandOff& acquire) {
-  HandOff& hand_off = hand_offs_[RankHandleKey{acquire.address_space, acquire.object}];
+  const RankHandleKey key{acquire.address_space, acquire.object};
+  // An object nothing released, nor is awaited to, orders nothing and needs no entry.
+  if (acquire.sequence == 0 && !hand_offs_.contains(key)) return;
+  HandOff& hand_off = hand_offs_[key];
   if (!hand_off.has_arrived(acquire.sequence))
     holder.clock.add_pending(
         awaited_release(hand_off, acquire, holder.actor, holder.clock.get(holder.actor)));
@@ -386,7 +389,7 @@ void Ordering::begin_late_run(StreamState& stream, std::uint32_t address_space, 
   late.meeting->acquirers.push_back(stream.actor);
   late.meeting->acquired_at.push_back(late.place);
   late.at_place = stream.clock;
-  late.stream = &stream;
+  late.stream = stream.actor;
   // A stream's host functions run in its order, so its runs end in that order: the stream waits
   // for its latest run only, which waits for the one before. Clocks stay short while many runs
   // are out (a loop enqueueing callbacks).
@@ -407,9 +410,9 @@ void Ordering::acquire_in_run(const HostHandOff& acquire) {
   HandOff& hand_off = hand_offs_[RankHandleKey{acquire.address_space, acquire.object}];
   if (!hand_off.has_arrived(acquire.sequence)) {
     const std::shared_ptr<Rendezvous> awaited =
-        awaited_release(hand_off, acquire, late.stream->actor, late.place);
+        awaited_release(hand_off, acquire, late.stream, late.place);
     late.meeting->outcome.add_pending(awaited);
-    late.stream->clock.add_pending(awaited);
+    if (StreamState* stream = stream_slot(late.stream)) stream->clock.add_pending(awaited);
   }
   if (!hand_off.released) return;
   late.meeting->outcome.join(hand_off.clock);
@@ -425,17 +428,17 @@ bool Ordering::release_in_run(const HostHandOff& release) {
   const LateRun& late = found->second;
   VectorClock released = late.at_place;
   released.join(late.meeting->outcome);
-  return release_clock(released, late.stream->actor, late.place, release);
+  return release_clock(released, late.stream, late.place, release);
 }
 
 bool Ordering::end_late_run(std::uint32_t address_space, std::uint64_t run) {
   const auto found = late_runs_.find(RankHandleKey{address_space, run});
   if (found == late_runs_.end()) return false;
   const std::shared_ptr<Rendezvous> meeting = std::move(found->second.meeting);
-  StreamState& stream = *found->second.stream;
+  StreamState* stream = stream_slot(found->second.stream);
   late_runs_.erase(found);
   settle_acquirers(*meeting);
-  if (stream.late_run == meeting) stream.late_run.reset();
+  if (stream != nullptr && stream->late_run == meeting) stream->late_run.reset();
   return true;
 }
 

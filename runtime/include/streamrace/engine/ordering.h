@@ -421,11 +421,12 @@ private:
   };
   std::unordered_map<RankHandleKey, HandOff, RankHandleHash> hand_offs_;
   // Host function runs whose hand-offs are still to come, by (address space, run): the meeting
-  // the stream's later work waits for, and the stream's clock at the function's place.
+  // the stream's later work waits for, and the stream (its actor: a handle reused meanwhile
+  // names another) and its clock at the function's place.
   struct LateRun {
     std::shared_ptr<Rendezvous> meeting;
     VectorClock at_place;
-    StreamState* stream = nullptr;
+    ActorId stream = 0;
     Epoch place = 0;
   };
   std::unordered_map<RankHandleKey, LateRun, RankHandleHash> late_runs_;
