@@ -27,7 +27,7 @@ public:
   std::shared_ptr<HostFunctionRun> launch() {
     std::lock_guard lock(mutex_);
     if (!watched_) return nullptr;
-    return launched_.emplace_back(std::make_shared<HostFunctionRun>(true));
+    return launched_.emplace_back(std::make_shared<HostFunctionRun>(true, true));
   }
   // A launch that failed takes its run back.
   void withdraw(const HostFunctionRun* run) {

@@ -2,6 +2,7 @@
 #include "host_function_runs.h"
 
 #include "graph_host_nodes.h"
+#include "host_threads.h"
 #include "next_definition.h"
 #include "tracer.h"
 #include "watched_memory.h"
@@ -59,12 +60,16 @@ template <typename Function, typename Launch>
 cudaError_t launch_watched(cudaStream_t stream, bool per_thread, Function function, void* argument,
                            Function trampoline, Launch&& launch) {
   if (function == nullptr || !watching_launches()) return launch(function, argument);
+  // NCCL's own host functions (the emulator's collectives are some) hand off to the library's
+  // threads: unwatched, there is nothing of theirs to follow.
+  const bool library = in_runtime_library(reinterpret_cast<const void*>(function));
+  if (library && !WatchedMemory::enabled()) return launch(function, argument);
   if (may_be_capturing(stream, per_thread)) {
     if (!WatchedMemory::enabled()) return launch(function, argument);
     const CapturedHostLaunch naming_its_node(stream, per_thread);
     return launch(function, argument);
   }
-  auto run = std::make_shared<HostFunctionRun>(WatchedMemory::enabled());
+  auto run = std::make_shared<HostFunctionRun>(WatchedMemory::enabled(), !library);
   auto wrapped = std::make_unique<Wrapped<Function>>(Wrapped<Function>{function, argument, run});
   launched_run = std::move(run);
   const cudaError_t result = launch(trampoline, wrapped.get());
@@ -113,9 +118,9 @@ HostFunctionRunMark::~HostFunctionRunMark() {
   if (run_ != nullptr) run_->end();
 }
 
-HostFunctionRun::HostFunctionRun(bool keeps_faults)
-    : faults_(keeps_faults ? std::make_unique<std::array<HostFunctionFault, kFaults>>() : nullptr) {
-}
+HostFunctionRun::HostFunctionRun(bool keeps_faults, bool keeps_hand_offs)
+    : faults_(keeps_faults ? std::make_unique<std::array<HostFunctionFault, kFaults>>() : nullptr),
+      keeps_hand_offs_(keeps_hand_offs) {}
 
 void HostFunctionRun::record(Address address, std::uint64_t size, bool write,
                              const RawStack& stack) {
@@ -125,7 +130,7 @@ void HostFunctionRun::record(Address address, std::uint64_t size, bool write,
 }
 
 void HostFunctionRun::record_hand_off(std::uint64_t object, bool release, std::uint64_t sequence) {
-  if (hand_off_count_ == kHandOffs) return;
+  if (!keeps_hand_offs_ || hand_off_count_ == kHandOffs) return;
   hand_offs_[hand_off_count_] = HostFunctionHandOff{object, release, sequence};
   ++hand_off_count_;
 }

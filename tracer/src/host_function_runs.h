@@ -46,7 +46,9 @@ struct HostFunctionHandOff {
 class HostFunctionRun {
 public:
   // `keeps_faults`: room for faults, needed only while watching host accesses.
-  explicit HostFunctionRun(bool keeps_faults);
+  // `keeps_hand_offs`: false for a function of the CUDA or NCCL libraries or a framework's
+  // runtime, whose hand-offs are theirs (docs/semantics.md rule 16).
+  HostFunctionRun(bool keeps_faults, bool keeps_hand_offs);
 
   // On the thread running the function, from the fault handler: no lock, no allocation. Faults
   // past the capacity go unrecorded (one fault per page and direction is all a run can take).
@@ -81,6 +83,7 @@ private:
   ThreadId thread_ = 0;
   std::size_t count_ = 0;
   std::unique_ptr<std::array<HostFunctionFault, kFaults>> faults_;
+  bool keeps_hand_offs_ = true;
   std::size_t hand_off_count_ = 0;
   std::array<HostFunctionHandOff, kHandOffs> hand_offs_{};
 };
