@@ -2,6 +2,7 @@
 #include "cupti_api.h"
 
 #include <dlfcn.h>
+#include <linux/limits.h>
 
 namespace streamrace::tracer {
 
@@ -45,14 +46,35 @@ private:
   ResultString result_string_; // optional: only for messages
 };
 
+// The libcupti that belongs to the program's CUDA: one already loaded (PyTorch loads its wheel's
+// copy), else the one beside the runtime the program runs on (CUDA 13 keeps them in one folder,
+// in the toolkit and in the nvidia-cu13 wheel; a program carrying its CUDA by RPATH on a machine
+// without a system CUDA has no other), else whichever the library path finds.
+void* open_cupti() {
+  constexpr const char* soname = "libcupti.so.13";
+  if (void* loaded = dlopen(soname, RTLD_NOW | RTLD_NOLOAD)) return loaded;
+  if (void* runtime = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD)) {
+    char folder[PATH_MAX] = {};
+    const bool found = dlinfo(runtime, RTLD_DI_ORIGIN, folder) == 0;
+    dlclose(runtime);
+    if (found)
+      if (void* beside =
+              dlopen((std::string(folder) + "/" + soname).c_str(), RTLD_NOW | RTLD_GLOBAL))
+        return beside;
+  }
+  if (void* found = dlopen(soname, RTLD_NOW | RTLD_GLOBAL)) return found;
+  return dlopen("libcupti.so", RTLD_NOW | RTLD_GLOBAL);
+}
+
 } // namespace
 
 std::unique_ptr<CuptiApi> load_cupti(std::string& problem) {
   // Never closed: the callbacks stay subscribed for the life of the process.
-  void* cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_GLOBAL);
-  if (cupti == nullptr) cupti = dlopen("libcupti.so", RTLD_NOW | RTLD_GLOBAL);
+  void* cupti = open_cupti();
   if (cupti == nullptr) {
-    problem = std::string("cannot load libcupti: ") + dlerror();
+    problem = std::string("cannot load libcupti (looked beside libcudart.so.13 and on the library "
+                          "path): ") +
+              dlerror();
     return nullptr;
   }
   auto subscribe = reinterpret_cast<LoadedCupti::Subscribe>(dlsym(cupti, "cuptiSubscribe"));
