@@ -111,6 +111,27 @@ std::string python_path(const fs::path& library) {
   return path;
 }
 
+// The CUDA libraries of `folder` the job preloads (the cuda_libraries setting): the runtime and
+// what PyTorch's wheels carry beside it. Preloaded, a library answers for its soname before any
+// DT_RPATH is searched.
+std::string cuda_library_preload(const std::string& folder) {
+  static constexpr const char* sonames[] = {"libcudart.so.13", "libcupti.so.13",
+                                            "libnccl.so.2",    "libcuda.so.1",
+                                            "libcublas.so.13", "libcublasLt.so.13"};
+  std::error_code error;
+  const fs::path root = fs::absolute(folder, error);
+  if (!fs::is_directory(root, error))
+    throw std::runtime_error("cuda_libraries=" + folder + ": not a folder");
+  std::string preload;
+  for (const char* soname : sonames)
+    if (fs::exists(root / soname, error)) preload += ":" + (root / soname).string();
+  if (preload.empty())
+    throw std::runtime_error("cuda_libraries=" + folder + ": holds none of libcudart.so.13, " +
+                             "libcupti.so.13, libnccl.so.2, libcuda.so.1, libcublas.so.13, " +
+                             "libcublasLt.so.13");
+  return preload;
+}
+
 // The processes get the settings this command resolved (its environment's, then --options), with
 // its own on top: the trace folder (also as STREAMRACE_OUTPUT_DIR, the variable launchers are
 // told to pass on), and no report at exit, since this command prints the report merged from
@@ -120,7 +141,10 @@ std::vector<std::string> traced_environment(const RunRequest& request, const fs:
   Settings traced = request.settings;
   traced.tracer.output_dir = output.string();
   traced.tracer.report_at_exit = false;
+  // The tracer comes first, so that its NCCL entry points stand before the library's.
   std::string preload = library.string();
+  if (!traced.run.cuda_libraries.empty())
+    preload += cuda_library_preload(traced.run.cuda_libraries);
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string variable(*entry);

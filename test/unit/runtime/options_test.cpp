@@ -106,11 +106,12 @@ TEST(Settings, TheTextOfSettingsParsesBackToThem) {
 
 TEST(Settings, HelpListsEverySettingAndItsAlias) {
   const std::string help = options_help();
-  for (const char* name : {"strict_pageable_copy", "strict_free", "cross_rank_ordering",
-                           "history_limit_mb", "max_expanded_rows", "strict_legacy_sync",
-                           "suppressions", "halt_on_error", "report_at_exit", "kernel_summaries",
-                           "watchdog_seconds", "output_dir", "symbolizer", "launcher", "torch_ops",
-                           "STREAMRACE_OUTPUT_DIR", "STREAMRACE_SYMBOLIZER", "STREAMRACE_LAUNCHER"})
+  for (const char* name :
+       {"strict_pageable_copy", "strict_free", "cross_rank_ordering", "history_limit_mb",
+        "max_expanded_rows", "strict_legacy_sync", "suppressions", "halt_on_error",
+        "report_at_exit", "kernel_summaries", "watchdog_seconds", "output_dir", "symbolizer",
+        "launcher", "torch_ops", "cuda_libraries", "STREAMRACE_OUTPUT_DIR", "STREAMRACE_SYMBOLIZER",
+        "STREAMRACE_LAUNCHER"})
     EXPECT_NE(help.find(name), std::string::npos) << name;
 }
 
