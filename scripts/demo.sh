@@ -288,11 +288,9 @@ deepspeed_run() { # name, script arguments...
     "$bin/streamrace" run --output="$out/traces-$name" -- "$build/venv/bin/torchrun" --standalone \
       --nproc-per-node="$gpu_count" "$script" "$@" > "$out/run-$name.out" 2> "$out/report-$name.txt" || code=$?
   else
-    # The wheel's libraries carry DT_RPATH to their own CUDA copies: the emulator is preloaded.
-    local emulator=$build/emulator/lib preload
-    preload=$(printf '%s:' "$emulator"/{libcudart.so.13,libcupti.so.13,libnccl.so.2,libcuda.so.1,libcublas.so.13,libcublasLt.so.13})
-    env LD_PRELOAD="${preload%:}" LD_LIBRARY_PATH="$emulator" \
-      "$bin/streamrace" run --output="$out/traces-$name" \
+    # The wheel's libraries carry DT_RPATH to their own CUDA copies: streamrace run preloads the
+    # emulator's in their place (cuda_libraries).
+    "$bin/streamrace" run --output="$out/traces-$name" --options="cuda_libraries=$build/emulator/lib" \
       "--launcher=$bin/streamrace-emu-launch --nodes 2 --gpus-per-node 2" -- \
       "$build/venv/bin/python" "$script" "$@" > "$out/run-$name.out" 2> "$out/report-$name.txt" || code=$?
   fi
