@@ -18,6 +18,7 @@ const PythonApi* PythonApi::get() {
   static const PythonApi* const api = []() -> const PythonApi* {
     static PythonApi found{};
     const bool complete =
+        find(found.is_initialized, "Py_IsInitialized") &&
         find(found.gil_state_check, "PyGILState_Check") &&
         find(found.gil_state_get_this_thread_state, "PyGILState_GetThisThreadState") &&
         find(found.gil_state_ensure, "PyGILState_Ensure") &&
@@ -34,8 +35,6 @@ const PythonApi* PythonApi::get() {
         find(found.long_as_unsigned_long_long, "PyLong_AsUnsignedLongLong");
     // Frames know their last instruction through the API from Python 3.11 on.
     find(found.frame_get_lasti, "PyFrame_GetLasti");
-    if (!find(found.is_finalizing, "Py_IsFinalizing"))
-      find(found.is_finalizing, "_Py_IsFinalizing");
     return complete ? &found : nullptr;
   }();
   return api;

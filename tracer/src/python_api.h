@@ -12,15 +12,16 @@ namespace streamrace::tracer {
 using PyObjectPtr = void*;
 
 struct PythonApi {
+  // 0 before the interpreter starts and from the moment it begins to finalize; nothing else here
+  // may be called then: PyGILState_Check answers 1 once the interpreter is gone, and a thread
+  // that takes the GIL while it finalizes is ended by CPython (unwound, which aborts through
+  // noexcept frames).
+  int (*is_initialized)();
   int (*gil_state_check)();
   // For a thread that released the GIL inside a call from Python (PyTorch's operator bindings
   // do): take it back to read its frames. The state is PyGILState_STATE, an int enum.
   PyObjectPtr (*gil_state_get_this_thread_state)(); // null for a thread that never ran Python
   int (*gil_state_ensure)();
-  // Whether the interpreter is finalizing: a thread that takes the GIL then is ended by CPython
-  // (unwound, which aborts through noexcept frames). Py_IsFinalizing from 3.13, _Py_IsFinalizing
-  // before; null if neither.
-  int (*is_finalizing)();
   void (*gil_state_release)(int);
   PyObjectPtr (*eval_get_frame)();            // borrowed
   PyObjectPtr (*frame_get_back)(PyObjectPtr); // new reference

@@ -70,7 +70,8 @@ StackFrame PythonStacks::frame_of(const FrameKey& key) {
 std::vector<PythonStacks::FrameKey> PythonStacks::walk(int skip) const {
   const PythonApi* python = PythonApi::get();
   std::vector<FrameKey> key;
-  if (python == nullptr || python->gil_state_check() != 1) return key;
+  if (python == nullptr || python->is_initialized() == 0 || python->gil_state_check() != 1)
+    return key;
   PyObjectPtr frame = python->eval_get_frame();
   if (frame != nullptr) python->inc_ref(frame);
   for (int depth = 0; frame != nullptr && key.size() < kWalkedFrames; ++depth) {

@@ -22,10 +22,9 @@ namespace {
 // on a thread that never ran Python (the autograd engine's, unless a Python hook runs there).
 std::uint32_t python_lines(std::uint32_t caller) {
   const PythonApi* python = PythonApi::get();
-  if (python == nullptr) return caller;
+  if (python == nullptr || python->is_initialized() == 0) return caller;
   if (python->gil_state_check() == 1) return PythonStacks::instance().capture_continuing(0, caller);
   if (python->gil_state_get_this_thread_state() == nullptr) return caller;
-  if (python->is_finalizing != nullptr && python->is_finalizing() != 0) return caller;
   const int state = python->gil_state_ensure();
   const std::uint32_t stack = PythonStacks::instance().capture_continuing(0, caller);
   python->gil_state_release(state);
