@@ -30,7 +30,7 @@ void capture_stack(RawStack& stack);
 class CallSiteTable {
 public:
   // `api` must outlive the table (the API model's names do). `python_stack` names the Python
-  // frames of the call's op (python_stacks.h), reported before the native ones; 0 for none.
+  // frames of the call or its op (python_stacks.h), reported before the native ones; 0 for none.
   // `is_new` tells the caller to describe the new site in its trace.
   CallSiteId intern(std::string_view api, const RawStack& stack, std::uint32_t python_stack,
                     bool& is_new);

@@ -33,7 +33,8 @@ struct CapturedCall {
   // A call that builds a graph node by node: followed by the front end, not the engine (`payload`
   // is then unused).
   std::optional<GraphBuildCall> graph_build;
-  // The Python frames of the op's caller (python_stacks.h), 0 for none.
+  // The Python frames of the op's caller, or of the call itself outside any op
+  // (python_stacks.h); 0 for none.
   std::uint32_t python_stack = 0;
   // A HostAccess's faulting load or store (host_fault_handler.cpp), kept out of the payload's
   // vector so that the fault handler allocates nothing; size 0: none.

@@ -10,6 +10,7 @@
 #include "host_threads.h"
 #include "kernel_launches.h"
 #include "op_scopes.h"
+#include "python_stacks.h"
 #include "stall_watch.h"
 #include "watched_memory.h"
 
@@ -192,7 +193,14 @@ void Tracer::record_here(std::string_view api, CapturedCall call,
   call.thread = current_thread();
   call.time_ns = clock_();
   call.kernel_pointers = std::move(kernel_pointers);
-  if (call.native_frames) capture_stack(call.stack);
+  if (call.native_frames) {
+    capture_stack(call.stack);
+    // A call a Python thread makes outside any operator (a C++ extension's kernel, torch.cuda's
+    // stream and event calls) starts at the Python lines that made it. They are read only while
+    // the thread holds the GIL: taking it inside a CUDA call could wait for a thread that waits
+    // for the runtime.
+    if (!OpScopes::inside_op()) call.python_stack = PythonStacks::instance().capture(0);
+  }
   if (std::holds_alternative<HostFunction>(call.payload))
     call.host_function_run = take_launched_run();
   if (WatchedMemory::enabled()) {
