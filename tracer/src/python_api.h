@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The few CPython functions the tracer calls to read Python lines, found at run time in the
-// interpreter of the process (the tracer links no Python and loads anywhere). Every one of them
-// but the first three needs the GIL: the Python package's entry points hold it (the package
-// calls them through ctypes.PyDLL), and elsewhere the tracer reads lines only on a thread that
-// holds it.
+// interpreter of the process (the tracer links no Python and loads anywhere). All but those that
+// ask about the interpreter or take the GIL need the GIL: the Python package's entry points hold
+// it (the package calls them through ctypes.PyDLL), and elsewhere the tracer reads lines only on
+// a thread that holds it.
 #pragma once
 
 #include <cstddef>
