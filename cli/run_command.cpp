@@ -122,13 +122,13 @@ std::string cuda_library_preload(const std::string& folder) {
   const fs::path root = fs::absolute(folder, error);
   if (!fs::is_directory(root, error))
     throw std::runtime_error("cuda_libraries=" + folder + ": not a folder");
-  std::string preload;
-  for (const char* soname : sonames)
+  std::string preload, looked_for;
+  for (const char* soname : sonames) {
     if (fs::exists(root / soname, error)) preload += ":" + (root / soname).string();
+    looked_for += (looked_for.empty() ? "" : ", ") + std::string(soname);
+  }
   if (preload.empty())
-    throw std::runtime_error("cuda_libraries=" + folder + ": holds none of libcudart.so.13, " +
-                             "libcupti.so.13, libnccl.so.2, libcuda.so.1, libcublas.so.13, " +
-                             "libcublasLt.so.13");
+    throw std::runtime_error("cuda_libraries=" + folder + ": holds none of " + looked_for);
   return preload;
 }
 
