@@ -100,11 +100,11 @@ std::vector<std::string> words(const std::string& text) {
 
 // The Python package sits next to the tracer (<prefix>/lib/streamrace/python); its
 // sitecustomize enables streamrace.torch in every Python process of the job that imports torch.
-std::string python_path(const fs::path& library) {
+// Without it the job still runs: a process that then runs PyTorch says so itself (the tracer
+// notices torch without the package), and one that never imports torch loses nothing.
+std::optional<std::string> python_path(const fs::path& library) {
   const fs::path package = library.parent_path() / "streamrace" / "python";
-  if (!fs::exists(package / "sitecustomize.py"))
-    throw std::runtime_error("the Python package is missing: expected " + package.string() +
-                             " (or run with --options=torch_ops=0)");
+  if (!fs::exists(package / "sitecustomize.py")) return std::nullopt;
   std::string path = package.string();
   if (const char* existing = std::getenv("PYTHONPATH"); existing != nullptr && *existing != '\0')
     path += std::string(":") + existing;
@@ -139,6 +139,8 @@ std::string cuda_library_preload(const std::string& folder) {
 std::vector<std::string> traced_environment(const RunRequest& request, const fs::path& library,
                                             const fs::path& output) {
   Settings traced = request.settings;
+  const std::optional<std::string> package_path =
+      traced.run.torch_ops ? python_path(library) : std::nullopt;
   traced.tracer.output_dir = output.string();
   traced.tracer.report_at_exit = false;
   // The tracer comes first, so that its NCCL entry points stand before the library's.
@@ -156,11 +158,11 @@ std::vector<std::string> traced_environment(const RunRequest& request, const fs:
         variable.rfind("NVTX_INJECTION64_PATH=", 0) == 0 ||
         variable.rfind("STREAMRACE_OUTPUT_DIR=", 0) == 0 ||
         variable.rfind(std::string(kOptionsVariable) + "=", 0) == 0 ||
-        (traced.run.torch_ops && variable.rfind("PYTHONPATH=", 0) == 0))
+        (package_path && variable.rfind("PYTHONPATH=", 0) == 0))
       continue;
     environment.push_back(variable);
   }
-  if (traced.run.torch_ops) environment.push_back("PYTHONPATH=" + python_path(library));
+  if (package_path) environment.push_back("PYTHONPATH=" + *package_path);
   environment.push_back("LD_PRELOAD=" + preload);
   environment.push_back("CUDA_INJECTION64_PATH=" + library.string());
   environment.push_back("NVTX_INJECTION64_PATH=" + library.string());

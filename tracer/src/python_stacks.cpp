@@ -42,6 +42,11 @@ void PythonStacks::add_library_prefix(std::string prefix) {
     info.library = info.library || info.file.starts_with(library_prefixes_.back());
 }
 
+bool PythonStacks::package_attached() const {
+  std::lock_guard lock(mutex_);
+  return !library_prefixes_.empty();
+}
+
 const PythonStacks::CodeInfo& PythonStacks::code_info(const void* code) {
   auto [it, inserted] = codes_.try_emplace(code);
   if (inserted) {

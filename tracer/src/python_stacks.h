@@ -24,6 +24,8 @@ public:
 
   // Frames whose file starts with `prefix` are library frames.
   void add_library_prefix(std::string prefix);
+  // Whether the Python package attached (streamrace.torch gives its prefixes first of all).
+  bool package_attached() const;
   // The calling thread's stack below its `skip` innermost frames; 0 when there is none (no
   // interpreter, or the thread does not hold the GIL). Must be called holding the GIL.
   std::uint32_t capture(int skip);

@@ -12,6 +12,7 @@
 #include "op_scopes.h"
 #include "python_stacks.h"
 #include "stall_watch.h"
+#include "torch_presence.h"
 #include "watched_memory.h"
 
 #include <chrono>
@@ -582,6 +583,7 @@ void Tracer::finish_locked() {
     writer_->define_symbols(names_);
   }
   engine_->finish();
+  warn_if_torch_ran_unobserved(settings_);
   report_findings(*engine_, true);
   if (writer_) writer_->flush();
 }
