@@ -6,6 +6,7 @@
 #include "cuda_host_pass.h"
 #include "host_pass_diagnostics.h"
 #include "launch_config_braces.h"
+#include "python_sources.h"
 #include "report_formats.h"
 #include "streamrace/analyzer/analysis.h"
 #include "streamrace/analyzer/kernel_summary.h"
@@ -217,9 +218,54 @@ bool applyFixes(const std::vector<ResolvedFinding>& findings) {
   return ok;
 }
 
+// Options whose value may be the next argument: that argument is no input file.
+bool takesValue(llvm::StringRef argument) {
+  static constexpr llvm::StringLiteral options[] = {"-p",
+                                                    "--output",
+                                                    "-output",
+                                                    "--checks",
+                                                    "-checks",
+                                                    "--model",
+                                                    "-model",
+                                                    "--format",
+                                                    "-format",
+                                                    "--kernel-summaries",
+                                                    "--export-fixes",
+                                                    "--findings-exit-code",
+                                                    "--cuda-path",
+                                                    "--extra-arg",
+                                                    "--extra-arg-before"};
+  return llvm::is_contained(options, argument);
+}
+
+// The Python inputs (.py files, folders) among the arguments before `--`, taken out of `argv`:
+// the rest is LibTooling's command line.
+std::vector<std::string> takePythonInputs(std::vector<const char*>& argv) {
+  std::vector<std::string> inputs;
+  std::vector<const char*> rest;
+  bool afterDashes = false;
+  for (size_t index = 0; index < argv.size(); ++index) {
+    const llvm::StringRef argument(argv[index]);
+    if (argument == "--") afterDashes = true;
+    const bool valueOfOption = index > 0 && takesValue(argv[index - 1]);
+    if (index > 0 && !afterDashes && !valueOfOption && !argument.starts_with("-") &&
+        isPythonInput(argument))
+      inputs.push_back(argument.str());
+    else
+      rest.push_back(argv[index]);
+  }
+  argv = std::move(rest);
+  return inputs;
+}
+
 int run(int argc, const char** argv) {
+  std::vector<const char*> arguments(argv, argv + argc);
+  const std::vector<std::string> pythonInputs = takePythonInputs(arguments);
+  int toolArgc = static_cast<int>(arguments.size());
   llvm::Expected<clang::tooling::CommonOptionsParser> parser =
-      clang::tooling::CommonOptionsParser::create(argc, argv, category, llvm::cl::OneOrMore);
+      clang::tooling::CommonOptionsParser::create(toolArgc, arguments.data(), category,
+                                                  pythonInputs.empty() ? llvm::cl::OneOrMore
+                                                                       : llvm::cl::ZeroOrMore);
   if (!parser) {
     llvm::errs() << llvm::toString(parser.takeError());
     return 2;
@@ -251,7 +297,21 @@ int run(int argc, const char** argv) {
   tool.mapVirtualFile(kHostPassPreludePath, kHostPassPrelude);
   RunResults results;
   AnalysisActionFactory factory(options, filter, results);
-  const int toolStatus = tool.run(&factory);
+  const int toolStatus = parser->getSourcePathList().empty() ? 0 : tool.run(&factory);
+  bool pythonOk = true;
+  if (!pythonInputs.empty()) {
+    PythonCheckResult python = checkPythonInputs(
+        pythonInputs, checksOption, llvm::sys::fs::getMainExecutable(argv[0], (void*)&run));
+    if (!python.failure.empty()) {
+      llvm::errs() << "streamrace-check: " << python.failure << "\n";
+      pythonOk = false;
+    }
+    for (const std::string& error : python.errors)
+      llvm::errs() << error << "\n";
+    pythonOk &= python.errors.empty();
+    if (formatOption == OutputFormat::Text) printPythonFindings(python.findings, llvm::errs());
+    results.findings.insert(results.findings.end(), python.findings.begin(), python.findings.end());
+  }
 
   bool ok = true;
   if (formatOption != OutputFormat::Text) {
@@ -279,7 +339,7 @@ int run(int argc, const char** argv) {
   }
   if (fixOption) ok &= applyFixes(results.findings);
 
-  if (toolStatus != 0 || !ok) return 2;
+  if (toolStatus != 0 || !ok || !pythonOk) return 2;
   return results.findings.empty() ? 0 : findingsExitCodeOption.getValue();
 }
 

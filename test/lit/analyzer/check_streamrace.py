@@ -5,8 +5,8 @@ FileChecks the result, like LLVM's check_clang_tidy.py, which Debian does not sh
 
   check_streamrace.py [--tool=cli|tidy] [--fix-prefix=P] SOURCE TEMP [TOOL ARGS...] -- FLAGS...
 
-The source's CHECK-MESSAGES lines must match the diagnostics; without any, the run must be
-silent. CHECK-FIXES lines must match the file after --fix. The CLI must exit 1 on findings and 0
+The source's CHECK-MESSAGES lines (in `//` comments, or `#` comments of a .py file) must match
+the diagnostics; without any, the run must be silent. CHECK-FIXES lines must match the file after --fix. The CLI must exit 1 on findings and 0
 without; clang-tidy's exit status is not about findings.
 """
 import argparse
@@ -41,8 +41,9 @@ def main():
     with open(args.source) as f:
         text = f.read()
     # Keep line numbers, drop the expectations so the tool sees plain code.
-    cleaned = re.sub(r"// *CHECK-[A-Z0-9\-]*:[^\r\n]*", "//", text)
     extension = os.path.splitext(args.source)[1]
+    comment = "#" if extension == ".py" else "//"
+    cleaned = re.sub(re.escape(comment) + r" *CHECK-[A-Z0-9\-]*:[^\r\n]*", comment, text)
     work_dir = args.temp + ".dir"
     shutil.rmtree(work_dir, ignore_errors=True)
     os.makedirs(work_dir)
@@ -52,7 +53,7 @@ def main():
 
     if args.tool == "cli":
         command = [os.path.join(args.bin_dir, "streamrace-check"), "--fix", work_file] + \
-            tool_args + ["--"] + flags
+            tool_args + (["--"] + flags if extension != ".py" else [])
     else:
         command = [os.path.join(args.llvm_bin_dir, "clang-tidy"),
                    "--load=" + os.path.join(args.lib_dir, "libstreamrace-tidy.so"),

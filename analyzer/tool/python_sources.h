@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Python inputs of streamrace-check: .py files and folders (searched recursively) are checked by
+// the Python package's static check (streamrace.check, next to the tracer in
+// <prefix>/lib/streamrace/python), whose findings come back as the analyzer's own, so that every
+// output format, fix-it and exit status is the one C++ findings get.
+#pragma once
+
+#include "report_formats.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace streamrace::analyzer {
+
+// A command-line input the Python check reads: a .py file or a folder.
+bool isPythonInput(llvm::StringRef path);
+
+struct PythonCheckResult {
+  std::vector<ResolvedFinding> findings;
+  // Files that could not be checked (a syntax error, an undecodable file), one message each as
+  // "path:line:col: error: ..."; the others are checked.
+  std::vector<std::string> errors;
+  // The check itself could not run (no python3, the package missing): why.
+  std::string failure;
+};
+
+// Runs the Python check over `inputs` with the checks `checks` (clang-tidy glob syntax).
+// `executable` locates the package: <prefix>/bin/streamrace-check ->
+// <prefix>/lib/streamrace/python.
+PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs, llvm::StringRef checks,
+                                    llvm::StringRef executable);
+
+// Prints findings of files clang did not read the way clang prints diagnostics: location,
+// severity, message, then the source line with a caret under the column.
+void printPythonFindings(const std::vector<ResolvedFinding>& findings, llvm::raw_ostream& out);
+
+} // namespace streamrace::analyzer

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""python -m streamrace.check [--format=text|findings-json] [--checks=GLOBS] [--stats] PATH...
+
+Text prints each finding as a compiler does (PATH:LINE:COL: warning: ... [check], then its
+notes); findings-json is the document streamrace-check reads. Exit status: 0 without findings,
+1 with findings, 2 when a file could not be checked (the others are)."""
+import argparse
+import json
+import sys
+
+from . import check_paths
+from .findings import findings_document
+
+
+def text_report(result, out):
+    for error in result.errors:
+        out.write("%s:%d:%d: error: %s\n" % (error.path, error.line, error.column, error.message))
+    for finding in result.findings:
+        location = finding.location
+        out.write("%s:%d:%d: warning: %s [%s]\n" % (location.path, location.line,
+                                                     location.column, finding.message,
+                                                     finding.check))
+        for note_location, text in finding.notes:
+            out.write("%s:%d:%d: note: %s\n" % (note_location.path, note_location.line,
+                                                note_location.column, text))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m streamrace.check",
+                                     description="Static check of stream races in Python.")
+    parser.add_argument("paths", nargs="+", help=".py files, or folders checked recursively")
+    parser.add_argument("--format", choices=["text", "findings-json"], default="text")
+    parser.add_argument("--checks", default="streamrace-*",
+                        help="comma-separated globs of checks; a leading '-' removes")
+    parser.add_argument("--stats", action="store_true",
+                        help="print what was analyzed and how long it took on standard error")
+    args = parser.parse_args(argv)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    result = check_paths(args.paths, args.checks)
+    if args.format == "findings-json":
+        json.dump(findings_document(result.findings, result.sources, result.errors), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        text_report(result, sys.stdout)
+    if args.stats:
+        for name, value in result.statistics.items():
+            sys.stderr.write("streamrace-check: %s: %s\n" % (name, value))
+    if result.errors:
+        return 2
+    return 1 if result.findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

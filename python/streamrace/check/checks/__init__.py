@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The checks: the engine tells them what it found unordered (two accesses, a release of
+storage still in use, a wait on an event not recorded); each decides whether that is a finding
+of its own and says it. One class per check, named as the C++ checks are."""
+from .cross_stream import UnsynchronizedCrossStream
+from .free_while_pending import FreeWhilePending
+from .host_access import HostAccessBeforeSync
+from .wait_unrecorded_event import WaitUnrecordedEvent
+
+ALL = (UnsynchronizedCrossStream, HostAccessBeforeSync, WaitUnrecordedEvent, FreeWhilePending)
+NAMES = tuple(check.name for check in ALL)
+
+
+class Checks:
+    def __init__(self, sources, enabled):
+        self.sources = sources          # path -> SourceFile
+        self.enabled = enabled          # check name -> bool
+        self.reporting = False
+        self.findings = []
+        self._identities = set()
+        self.cross_stream = UnsynchronizedCrossStream()
+        self.host_access = HostAccessBeforeSync()
+        self.wait_unrecorded = WaitUnrecordedEvent()
+        self.free_while_pending = FreeWhilePending()
+
+    def add(self, finding):
+        if finding is None or not self.reporting or not self.enabled(finding.check):
+            return
+        source = self.sources.get(finding.location.path)
+        if source is not None and source.ignores(finding.location.line, finding.check):
+            return
+        identities = finding.identity
+        if any(identity in self._identities for identity in identities):
+            return
+        self._identities.update(identities)
+        self.findings.append(finding)
+
+    # ---- what the engine reports --------------------------------------------------------------
+
+    def unordered(self, earlier, later, state, frame, walker, across_calls=False):
+        if not self.reporting:
+            return
+        check = self.host_access if later.stream.kind == "host" else self.cross_stream
+        self.add(check.finding(earlier, later, state, frame, walker, across_calls))
+
+    def released(self, tensor, node, state, frame, walker):
+        if self.reporting:
+            self.add(self.free_while_pending.released(tensor, node, state, frame, walker))
+
+    def handed_over(self, value, node, state, frame, walker):
+        if self.reporting:
+            self.add(self.free_while_pending.handed_over(value, node, state, frame, walker))
+
+    def wait_unrecorded_event(self, event, waiter, node, state, frame):
+        if self.reporting:
+            self.add(self.wait_unrecorded.finding(event, waiter, node, state, frame))

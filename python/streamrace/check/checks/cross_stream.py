@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""streamrace-unsynchronized-cross-stream: a tensor used by work on one stream, then on another,
+at least one of them writing, with no event or wait ordering the two."""
+from ..findings import Finding
+from .wording import (chain_notes, describe_access, device_spelling, insertion_fix, location,
+                      stream_name, stream_spelling, verb)
+
+
+class UnsynchronizedCrossStream:
+    name = "streamrace-unsynchronized-cross-stream"
+
+    def finding(self, earlier, later, state, frame, walker, across_calls):
+        source = walker.analysis.checks.sources.get(later.site.path)
+        ongoing = {"read": "reading", "write": "writing", "read_write": "writing"}[earlier.mode]
+        if earlier.api.endswith(" (allocation)"):
+            message = "'%s' is %s by %s on %s, which has not waited for %s since '%s' was " \
+                      "allocated there (%s): its block may still be in use by earlier work" % (
+                          later.key.text(), verb(later.mode, present=False), later.api,
+                          stream_name(later.stream), stream_name(earlier.stream),
+                          earlier.key.text(), earlier.api[:-len(" (allocation)")])
+        else:
+            message = "'%s' is %s by %s on %s while %s on %s may still be %s it; no event or " \
+                      "synchronization orders the two streams" % (
+                          later.key.text(), verb(later.mode, present=False), later.api,
+                          stream_name(later.stream), earlier.api, stream_name(earlier.stream),
+                          ongoing)
+        if across_calls:
+            message += " (the earlier work is left pending when '%s' returns)" % \
+                earlier.site.function.rsplit(".", 1)[-1]
+        notes = chain_notes(later.site)
+        notes.append((location(earlier.site), describe_access(earlier) + " here"))
+        notes += chain_notes(earlier.site, shared=later.site.chain)
+        fixes = []
+        fix_note = self.fix(earlier, later, state, frame, source, fixes)
+        if fix_note:
+            notes.append((location(later.site), fix_note))
+        return Finding(self.name, message, location(later.site), notes, fixes,
+                       identity=((self.name, earlier.site.path, earlier.site.line,
+                                  earlier.site.column),
+                                 (self.name, later.site.path, later.site.line, later.site.column,
+                                  earlier.stream.key, earlier.key.field_name())))
+
+    def fix(self, earlier, later, state, frame, source, fixes):
+        waiter = stream_spelling(later.stream, state, frame, source)
+        if earlier.stream.kind == "collective":
+            return "wait for the collective's work handle (`work.wait()`, or pass " \
+                   "async_op=False) before this"
+        waited = stream_spelling(earlier.stream, state, frame, source)
+        statement = later.statement
+        if waited is None and earlier.stream.kind == "ambient" and state.contexts:
+            # Inside `with stream(s):` the stream current before it has no name: the wait goes
+            # before the `with`.
+            outer_stream, outer_statement = state.contexts[0]
+            outside = stream_spelling(outer_stream, _Outside(state), frame, source)
+            if outside is not None and outer_stream.key == later.stream.key:
+                text = "%s.wait_stream(%s.current_stream())" % (outside, device_spelling(frame))
+                made = insertion_fix(source, outer_statement, text)
+                if made is not None:
+                    fixes.append(made)
+                    return "make %s wait for the current stream before entering it: `%s`" % (
+                        stream_name(later.stream), text)
+        if waiter is None or waited is None:
+            return "make %s wait for %s between the two (wait_stream, or an event recorded " \
+                   "after the first and waited on before the second)" % (
+                       stream_name(later.stream), stream_name(earlier.stream))
+        text = "%s.wait_stream(%s)" % (waiter, waited)
+        made = insertion_fix(source, statement, text)
+        if made is not None:
+            fixes.append(made)
+        return "make %s wait for %s before this: `%s`" % (
+            stream_name(later.stream), stream_name(earlier.stream), text)
+
+
+class _Outside:
+    """The state as seen before the outermost `with stream(...)`: its current stream is the
+    ambient one."""
+
+    def __init__(self, state):
+        from ..state import AMBIENT
+        self.current = AMBIENT
+        self.locals = state.locals

@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""streamrace-free-while-pending: a tensor's storage goes back to the caching allocator while
+work on another stream may still use it, so the allocator can hand the block to new work on
+the stream it was allocated on at once.
+
+Two forms: the storage is released while such work is pending (`t.data = torch.empty(0)`,
+`t.untyped_storage().resize_(0)`, `t.resize_(0)`) with no `record_stream` for that stream; or a
+tensor allocated on a side stream is handed to the current stream (returned after the current
+stream waited for the side stream) without `t.record_stream(current stream)`, so that when the
+receiver drops it the block returns to the side stream's pool while the receiver's work may
+still read it (PyTorch's documentation of record_stream).
+"""
+from ..findings import Finding
+from ..values import Tensor, Container
+from .wording import (chain_notes, describe_access, insertion_fix, location, stream_name,
+                      stream_spelling)
+
+
+class FreeWhilePending:
+    name = "streamrace-free-while-pending"
+
+    def released(self, tensor, node, state, frame, walker):
+        key = getattr(tensor, "key", None)
+        if key is None:
+            return None
+        allocation = tensor.alloc_stream if isinstance(tensor, Tensor) and \
+            tensor.alloc_stream is not None else state.current
+        accesses = walker.accesses
+        for ident, ordered in state.pending.items():
+            access = accesses[ident]
+            if not access.key.overlaps(key) or access.key.root[0] == "field":
+                continue
+            if access.stream.key == allocation.key or allocation.key in ordered:
+                continue
+            if (access.key, access.stream.key) in state.recorded or \
+                    (key, access.stream.key) in state.recorded:
+                continue
+            site = walker.site(node, frame)
+            source = walker.analysis.checks.sources.get(site.path)
+            message = "the storage of '%s' is released while %s may still use it; the caching " \
+                      "allocator can give its block to new work on %s at once" % (
+                          key.text(), describe_access(access), stream_name(allocation))
+            notes = chain_notes(site)
+            notes.append((location(access.site), describe_access(access) + " here"))
+            notes += chain_notes(access.site, shared=site.chain)
+            fixes = []
+            fix_text = self._record_stream_text(key, access.stream, state, frame, source)
+            if fix_text is not None:
+                made = insertion_fix(source, getattr(node, "_statement", None), fix_text)
+                if made is not None:
+                    fixes.append(made)
+                notes.append((location(site), "tell the allocator about that use before this: "
+                              "`%s`" % fix_text))
+            elif access.stream.kind == "collective":
+                notes.append((location(site), "wait for the collective's work handle "
+                              "(`work.wait()`) before releasing the storage"))
+            return Finding(self.name, message, location(site), notes, fixes,
+                           identity=((self.name, site.path, site.line, access.site.line),))
+        return None
+
+    def handed_over(self, value, node, state, frame, walker):
+        items = value.items if isinstance(value, Container) and value.key is None else (value,)
+        for item in items:
+            if not isinstance(item, Tensor) or item.alloc_stream is None:
+                continue
+            allocation = item.alloc_stream
+            receiver = state.current
+            if allocation.kind not in ("created", "named") or receiver.key == allocation.key:
+                continue
+            if (receiver.key, allocation.key) not in state.waited:
+                continue
+            if (item.key, receiver.key) in state.recorded:
+                continue
+            site = walker.site(node, frame)
+            source = walker.analysis.checks.sources.get(site.path)
+            message = "'%s' was allocated on %s and is handed to %s without record_stream; " \
+                      "once it is dropped, the caching allocator can give its block to new " \
+                      "work on %s while %s may still use it" % (
+                          item.key.text(), stream_name(allocation), stream_name(receiver),
+                          stream_name(allocation), stream_name(receiver))
+            notes = chain_notes(site)
+            fixes = []
+            fix_text = self._record_stream_text(item.key, receiver, state, frame, source,
+                                                spelled=walker.spelling(node))
+            if fix_text is not None:
+                made = insertion_fix(source, getattr(node, "_statement", None), fix_text)
+                if made is not None:
+                    fixes.append(made)
+                notes.append((location(site), "record the use on %s before handing it over: "
+                              "`%s`" % (stream_name(receiver), fix_text)))
+            return Finding(self.name, message, location(site), notes, fixes,
+                           identity=((self.name, site.path, site.line, item.key),))
+        return None
+
+    def _record_stream_text(self, key, stream, state, frame, source, spelled=None):
+        stream_text = stream_spelling(stream, state, frame, source)
+        if stream_text is None:
+            return None
+        tensor_text = spelled if spelled and "," not in spelled and "(" not in spelled \
+            else key.text()
+        if tensor_text.startswith("*") or "[" in tensor_text:
+            return None
+        return "%s.record_stream(%s)" % (tensor_text, stream_text)

@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""How findings name streams and accesses, the notes that lead to each access, and the fix-its:
+shared by the checks so every message reads alike."""
+from ..findings import Fix, Location
+
+
+def stream_name(stream):
+    if stream.kind == "ambient":
+        return "the current stream"
+    if stream.kind == "default":
+        return "the default stream"
+    if stream.kind == "host":
+        return "the host"
+    if stream.kind == "collective":
+        group = stream.spelling
+        return "the process group's stream (%s)" % (
+            "the default group" if group in ("default", "") else "group=" + group)
+    return "stream '%s'" % (stream.spelling or stream.key)
+
+
+def verb(mode, present=True):
+    return {"read": "reads", "write": "writes", "read_write": "reads and writes"}[mode] \
+        if present else {"read": "read", "write": "written", "read_write": "read and written"}[mode]
+
+
+def location(site):
+    return Location(site.path, site.line, site.column)
+
+
+def chain_notes(site, shared=()):
+    notes = []
+    for index, call in enumerate(site.chain):
+        if call in shared:
+            continue
+        callee = site.chain[index + 1].function if index + 1 < len(site.chain) else site.function
+        notes.append((location(call), "'%s' is called here" % callee.rsplit(".", 1)[-1]))
+    return notes
+
+
+def device_spelling(frame):
+    """How the function names the device module: DeepSpeed code through get_accelerator(),
+    device-generic code through torch.accelerator."""
+    names = frame.function.names if frame is not None else ()
+    if "get_accelerator" in names:
+        return "get_accelerator()"
+    if "accelerator" in names and "cuda" not in names:
+        return "torch.accelerator"
+    return "torch.cuda"
+
+
+def stream_spelling(stream, state, frame, source):
+    """An expression naming `stream` at the later access, or None when none is sure to."""
+    if stream.key == state.current.key:
+        return device_spelling(frame) + ".current_stream()"
+    if stream.kind == "default":
+        return device_spelling(frame) + ".default_stream()"
+    if stream.kind in ("created", "named"):
+        text = stream.spelling
+        if not text or "(" in text:
+            return None
+        if text.startswith("self.") and frame.class_info is not None:
+            return text
+        head = text.split(".")[0].split("[")[0]
+        value = state.locals.get((frame.ident, head))
+        if value is not None and "." not in text and "[" not in text:
+            return text if getattr(value, "key", None) == stream.key else None
+        return None
+    return None
+
+
+def insertion_fix(source, statement, text):
+    """A line inserted before `statement` (line, column), with its indentation."""
+    if source is None or not statement:
+        return None
+    line = statement[0]
+    if line < 1 or line > len(source.lines):
+        return None
+    current = source.lines[line - 1]
+    indentation = current[:len(current) - len(current.lstrip())]
+    return Fix(Location(source.path, line, 1), 0, indentation + text + "\n")
+
+
+def statement_of(node):
+    return getattr(node, "_statement", None)
+
+
+def describe_access(access):
+    return "%s %s '%s' on %s" % (access.api, verb(access.mode), access.key.text(),
+                                 stream_name(access.stream))

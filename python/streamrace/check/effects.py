@@ -1,0 +1,584 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Calls: what a call of the torch API does to streams, events and tensors, read from the one
+model (`streamrace.torch_model`); calls of the package's own functions are followed into their
+bodies; any other call reads the tensors it is given, on the current stream."""
+import ast
+
+from .. import torch_model as model
+from .package import ClassInfo, FunctionInfo
+from .state import DEFAULT, HOST_STREAM
+from .values import (Constant, Container, DeviceModule, Event, Function, Integer, Key, Module,
+                     Stream, StreamContext, Symbol, Tensor, Work)
+
+_BUILTIN_NO_ACCESS = frozenset({
+    "len", "isinstance", "issubclass", "hasattr", "getattr", "setattr", "id", "type", "callable",
+    "super", "iter", "next", "reversed", "sorted", "dict", "set", "frozenset", "map", "filter",
+    "any", "all", "hash", "vars", "dir", "object", "property", "staticmethod", "classmethod",
+    "NotImplementedError", "ValueError", "RuntimeError", "TypeError", "AssertionError",
+    "KeyError", "Exception", "partial", "functools.partial", "tuple", "list", "range",
+    "enumerate", "zip", "min", "max", "sum", "abs", "round", "divmod", "chr", "ord",
+    "logger.info", "logger.debug", "logger.warning", "log_dist", "print_rank_0", "debug_rank0",
+    "see_memory_usage", "dist.get_rank", "dist.get_world_size",
+})
+_LOGGING_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "exception",
+                              "critical", "log", "append", "extend", "add", "pop", "popleft",
+                              "insert", "remove", "clear", "get", "items", "keys", "values",
+                              "update", "setdefault", "format", "join", "startswith",
+                              "endswith", "replace", "split_string", "discard", "index",
+                              "count", "copy_dict", "__enter__", "__exit__", "start_event",
+                              "stop_event", "start", "stop", "is_completed"})
+
+
+def _device_module_call(name):
+    """(device module spelling, call) for a name like `torch.cuda.current_stream`."""
+    head, _, call = name.rpartition(".")
+    if head in model.DEVICE_MODULES or head.endswith("_device_handle") \
+            or head.endswith("device_handle") or head.endswith("get_accelerator()") \
+            or head.endswith("get_device_module()"):
+        return head, call
+    return None, None
+
+
+def _collective_name(name):
+    head, _, call = name.rpartition(".")
+    if call in model.COLLECTIVES and (head in model.COLLECTIVE_MODULES or
+                                      head.split(".")[-1] in model.COLLECTIVE_MODULES):
+        return call
+    return None
+
+
+class CallEffects:
+    # ---- entry ------------------------------------------------------------------------------
+
+    def call(self, node, state, frame):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            receiver = self.evaluate(func.value, state, frame)
+            args, kwargs = self.arguments(node, state, frame)
+            return self.method_call(receiver, func.attr, args, kwargs, node, state, frame)
+        callee = self.evaluate(func, state, frame)
+        args, kwargs = self.arguments(node, state, frame)
+        return self.function_call(callee, args, kwargs, node, state, frame)
+
+    def arguments(self, node, state, frame):
+        args = []
+        for argument in node.args:
+            value = self.evaluate(argument, state, frame)
+            if isinstance(argument, ast.Starred) and isinstance(value, Container):
+                args.extend((item, argument.value) for item in value.items)
+            else:
+                args.append((value, argument))
+        kwargs = {}
+        for keyword in node.keywords:
+            value = self.evaluate(keyword.value, state, frame)
+            if keyword.arg is not None:
+                kwargs[keyword.arg] = (value, keyword.value)
+        return args, kwargs
+
+    # ---- functions --------------------------------------------------------------------------
+
+    def function_call(self, callee, args, kwargs, node, state, frame):
+        if isinstance(callee, Function):
+            return self.inline(callee.definition, args, kwargs, node, state, frame,
+                               callee.bound_self)
+        if isinstance(callee, ClassInfo):
+            init = self.package.method(callee, "__init__")
+            instance = Symbol(Key(("self", callee.name)), callee.name)
+            if init is not None:
+                self.inline(init, args, kwargs, node, state, frame, instance)
+            return instance
+        if isinstance(callee, Module):
+            return self.module_call(callee.name, args, kwargs, node, state, frame)
+        if isinstance(callee, Stream):
+            return None
+        name = self.spelling(node.func)
+        if name in _BUILTIN_NO_ACCESS:
+            return self.builtin(name, args, node, state, frame)
+        if name in model.HOST_READING_FUNCTIONS:
+            for value, argument in args:
+                if self.is_tensor(value, argument, frame):
+                    self.host_blocking_read(value, name, argument, state, frame)
+            return None
+        self.unknown_call(args, kwargs, name, node, state, frame)
+        return None
+
+    def builtin(self, name, args, node, state, frame):
+        if name == "enumerate" and args:
+            element = self.element_of(args[0][0], args[0][1], state, frame)
+            return Container((Container((None, element)),))
+        if name == "zip" and args:
+            return Container((Container(tuple(self.element_of(v, n, state, frame)
+                                               for v, n in args)),))
+        if name == "range":
+            return Container((Integer("range@%d:%d" % (node.lineno, node.col_offset), 1,
+                                      self.iteration),))
+        if name in ("list", "tuple", "reversed", "sorted", "iter") and args:
+            value = args[0][0]
+            if isinstance(value, Container) or isinstance(value, (Symbol, Tensor)):
+                return value
+        if name == "next" and args:
+            return self.element_of(args[0][0], args[0][1], state, frame)
+        return None
+
+    def module_call(self, name, args, kwargs, node, state, frame):
+        last = name.rsplit(".", 1)[-1]
+        if last == "get_accelerator":
+            return DeviceModule("get_accelerator()")
+        if last == "get_device_module":
+            return DeviceModule("torch.get_device_module()")
+        device, call = _device_module_call(name)
+        if device is not None:
+            return self.device_call(DeviceModule(device), call, args, kwargs, node, state, frame)
+        if name in ("torch.Stream", "torch.Event"):
+            return self.device_call(DeviceModule("torch"), last, args, kwargs, node, state, frame)
+        collective = _collective_name(name)
+        if collective is not None:
+            return self.collective(collective, args, kwargs, node, state, frame)
+        if last == model.BATCH_P2P:
+            return self.batch_p2p(args, node, state, frame)
+        if last == "P2POp" and len(args) >= 2:
+            operation = self.spelling(args[0][1]).rsplit(".", 1)[-1]
+            return Container((Constant(model.P2P_OPS.get(operation, "read")), args[1][0]))
+        if last == model.COALESCING_MANAGER:
+            return ("coalescing", self.group_stream(kwargs, args, 0),
+                    self.keyword_true(kwargs, "async_ops"))
+        if name.rpartition(".")[0] in model.TENSOR_FUNCTION_MODULES:
+            return self.torch_function(last, args, kwargs, node, state, frame)
+        if last in _BUILTIN_NO_ACCESS or name in _BUILTIN_NO_ACCESS:
+            return None
+        self.unknown_call(args, kwargs, name, node, state, frame)
+        return None
+
+    # ---- the device: streams, events, synchronization ------------------------------------
+
+    def device_call(self, device, call, args, kwargs, node, state, frame):
+        kind = model.DEVICE_CALLS.get(call) or model.TORCH_CONSTRUCTORS.get(call)
+        spelling = self.spelling(node)
+        if kind == "new_stream":
+            return Stream("stream@%s:%d:%d" % (frame.module.path, node.lineno, node.col_offset),
+                          "created", spelling)
+        if kind == "new_event":
+            return Event("event@%s:%d:%d#%d" % (frame.module.path, node.lineno, node.col_offset,
+                                                frame.ident), spelling)
+        if kind == "current_stream":
+            current = state.current
+            return Stream(current.key, current.kind, spelling if current.kind == "ambient"
+                          else current.spelling or spelling)
+        if kind == "default_stream":
+            return Stream(DEFAULT.key, DEFAULT.kind, spelling)
+        if kind == "stream_context":
+            stream = args[0][0] if args else kwargs.get("stream", (None, None))[0]
+            stream = self.as_stream(stream, args[0][1] if args else None)
+            return StreamContext(stream) if stream is not None else None
+        if kind == "set_stream":
+            stream = self.as_stream(args[0][0], args[0][1]) if args else None
+            if stream is not None:
+                state.current = stream
+            return None
+        if kind == "device_synchronize":
+            state.host_waits_for_device()
+            return None
+        if call in model.ACCELERATOR_FACTS and device.spelling.endswith("get_accelerator()"):
+            return Constant(model.ACCELERATOR_FACTS[call])
+        return None
+
+    def as_stream(self, value, node):
+        """A value given where a stream goes: a symbol becomes the stream it names (an
+        attribute's stream is a side stream of the program; a parameter's may be any)."""
+        if isinstance(value, Stream):
+            return value
+        if isinstance(value, Symbol):
+            kind = "opaque" if value.key.root[0] == "param" and not value.key.path else "named"
+            return Stream("named:" + value.key.text() + repr(value.key.root[:2])
+                          if kind == "named" else "opaque:" + repr(value.key), kind,
+                          value.spelling or (self.spelling(node) if node is not None else ""),
+                          value.key)
+        if isinstance(value, Constant) and value.value is None:
+            return None
+        return None
+
+    def stream_method(self, stream, name, args, kwargs, node, state, frame):
+        kind = model.STREAM_METHODS.get(name)
+        if kind == "wait_stream" and args:
+            other = self.as_stream(args[0][0], args[0][1])
+            if other is not None:
+                state.stream_waits(self.accesses, stream, other)
+                self.facts.waited(stream, other)
+            return None
+        if kind == "wait_event" and args:
+            event = self.as_event(args[0][0], args[0][1], state, frame)
+            if event is not None:
+                self.event_wait(event, stream, node, state, frame)
+            return None
+        if kind == "record_event":
+            event = self.as_event(args[0][0], args[0][1], state, frame) if args else \
+                Event("event@%s:%d:%d#%d" % (frame.module.path, node.lineno, node.col_offset,
+                                             frame.ident), self.spelling(node))
+            state.record_event(self.accesses, event.key, stream)
+            return event
+        if kind == "stream_synchronize":
+            state.host_waits_for_stream(self.accesses, stream)
+            self.facts.host_waited(stream)
+            return None
+        return None
+
+    def as_event(self, value, node, state, frame):
+        if isinstance(value, Event):
+            return value
+        if isinstance(value, Symbol):
+            return Event("named:" + value.key.text() + repr(value.key.root[:2]),
+                         value.spelling or self.spelling(node))
+        return None
+
+    def event_method(self, event, name, args, kwargs, node, state, frame):
+        kind = model.EVENT_METHODS.get(name)
+        given = args[0] if args else kwargs.get("stream")
+        stream = self.as_stream(given[0], given[1]) if given else None
+        if kind == "event_record":
+            state.record_event(self.accesses, event.key, stream or state.current)
+        elif kind == "event_wait":
+            self.event_wait(event, stream or state.current, node, state, frame)
+        elif kind == "event_synchronize":
+            state.host_waits_for_event(event.key)
+        return None
+
+    def event_wait(self, event, waiter, node, state, frame):
+        recorded = state.wait_event(event.key, waiter)
+        captured = state.events.get(event.key)
+        if captured is not None and captured[2] is not None:
+            self.facts.waited(waiter, Stream(captured[2], "named"))
+        if not recorded and event.key.startswith("event@") and \
+                event.key.endswith("#%d" % frame.ident):
+            self.checks.wait_unrecorded_event(event, waiter, node, state, frame)
+
+    # ---- collectives ------------------------------------------------------------------------
+
+    def group_stream(self, kwargs, args, group_position):
+        group = kwargs.get("group") or kwargs.get("process_group")
+        text = self.spelling(group[1]) if group else "default"
+        return Stream("collective:" + text, "collective", text)
+
+    def keyword_true(self, kwargs, name):
+        value = kwargs.get(name)
+        return value is not None and isinstance(value[0], Constant) and bool(value[0].value)
+
+    def collective(self, name, args, kwargs, node, state, frame):
+        spec = model.COLLECTIVES[name]
+        stream = self.group_stream(kwargs, args, None)
+        # The process group's stream runs after the current stream's earlier work.
+        state.stream_waits(self.accesses, stream, state.current)
+        self.facts.waited(stream, state.current)
+        made = []
+        for role, mode in (("read", "read"), ("write", "write"), ("read_write", "read_write")):
+            if role not in spec:
+                continue
+            position, keyword = spec[role]
+            given = args[position] if position < len(args) else kwargs.get(keyword)
+            if given is None:
+                continue
+            made += self.access(given[0], mode, name, given[1], state, frame, stream=stream,
+                                tensor=True)
+        coalescing = self.coalescing_context(state)
+        if spec.get("always_async") or self.keyword_true(kwargs, "async_op") or coalescing:
+            return Work(stream.key, frozenset(a.ident for a in made))
+        state.stream_waits(self.accesses, state.current, stream)
+        self.facts.waited(state.current, stream)
+        return None
+
+    def batch_p2p(self, args, node, state, frame):
+        stream = Stream("collective:p2p", "collective", "p2p")
+        state.stream_waits(self.accesses, stream, state.current)
+        made = []
+        operations = args[0][0] if args else None
+        items = operations.items if isinstance(operations, Container) else ()
+        for item in items:
+            if isinstance(item, Container) and len(item.items) == 2:
+                mode = item.items[0].value if isinstance(item.items[0], Constant) else "read"
+                made += self.access(item.items[1], mode, "batch_isend_irecv", node, state, frame,
+                                    stream=stream, tensor=True)
+        return Container((Work(stream.key, frozenset(a.ident for a in made)),))
+
+    def coalescing_context(self, state):
+        return any(isinstance(v, tuple) and v and v[0] == "coalescing"
+                   for v in state.works.values())
+
+    def work_wait(self, work, state):
+        waiter = state.current
+        for ident in work.accesses:
+            if ident in state.pending:
+                state.pending[ident] = state.pending[ident] | {waiter.key}
+        state.waited = state.waited | {(waiter.key, work.stream)}
+        self.facts.waited(waiter, Stream(work.stream, "collective"))
+
+    def wait_outstanding_work(self, state):
+        """`handle.wait()` on a handle the analysis lost track of (kept in a dict or a list):
+        the current stream waits for every collective still pending."""
+        waiter = state.current
+        for ident in list(state.pending):
+            access = self.accesses[ident]
+            if access.stream.kind == "collective":
+                state.pending[ident] = state.pending[ident] | {waiter.key}
+                state.waited = state.waited | {(waiter.key, access.stream.key)}
+                self.facts.waited(waiter, access.stream)
+        # Handles kept in attributes are waited on in another method than the one that made
+        # them: that method's waits order every collective stream of the package.
+        self.facts.waits_for_all_collectives(waiter)
+
+    # ---- methods ------------------------------------------------------------------------------
+
+    def method_call(self, receiver, name, args, kwargs, node, state, frame):
+        if isinstance(receiver, DeviceModule):
+            return self.device_call(receiver, name, args, kwargs, node, state, frame)
+        if isinstance(receiver, Module):
+            return self.module_call(receiver.name + "." + name, args, kwargs, node, state, frame)
+        if isinstance(receiver, Stream):
+            if name in model.STREAM_METHODS:
+                return self.stream_method(receiver, name, args, kwargs, node, state, frame)
+            return None
+        if isinstance(receiver, Event):
+            return self.event_method(receiver, name, args, kwargs, node, state, frame)
+        if isinstance(receiver, Work):
+            if name in ("wait", "synchronize"):
+                self.work_wait(receiver, state)
+            return None
+        if isinstance(receiver, Container) and receiver.key is None:
+            if name == "wait" and any(isinstance(i, Work) for i in receiver.items):
+                for item in receiver.items:
+                    if isinstance(item, Work):
+                        self.work_wait(item, state)
+                return None
+            if name in ("append", "extend", "insert", "add"):
+                return None
+            if name == "pop":
+                return _first_work(receiver.items)
+        if isinstance(receiver, tuple) and receiver and receiver[0] == "coalescing":
+            if name == "wait":
+                self.wait_outstanding_work(state)
+            return None
+        if isinstance(receiver, Symbol) and name in _LOGGING_METHODS and \
+                name not in model.VIEW_METHODS:
+            # A container's or a logger's method on an object of unknown kind.
+            return None
+        if isinstance(receiver, (Symbol, Tensor)):
+            function = self.resolve_method(receiver, name, frame)
+            if function is not None:
+                return self.inline(function, args, kwargs, node, state, frame, receiver)
+            if name == "wait" and not args:
+                self.wait_outstanding_work(state)
+                return None
+            if name in ("synchronize",) and not args:
+                state.host_waits_for_device()
+                return None
+            if name in ("current_stream", "default_stream", "Stream", "Event", "stream",
+                        "set_stream") and name in model.DEVICE_CALLS:
+                # A device module the analysis did not recognize by name (an accelerator
+                # object held in an attribute).
+                return self.device_call(DeviceModule(self.spelling(node.func.value)), name, args,
+                                        kwargs, node, state, frame)
+            if self.is_tensor(receiver, node.func.value, frame, method=name):
+                return self.tensor_method(receiver, name, args, kwargs, node, state, frame)
+        if name in _LOGGING_METHODS:
+            return None
+        if isinstance(receiver, Function):
+            return None
+        self.unknown_call(args, kwargs, name, node, state, frame)
+        return None
+
+    def resolve_method(self, receiver, name, frame):
+        key = receiver.key
+        if key is not None and key.root[0] == "self" and not key.path:
+            class_info = self.package.class_named(key.root[1], frame.module)
+            found = self.package.method(class_info, name)
+            if found is not None:
+                return found
+        if name in model.METADATA_METHODS or name in model.VIEW_METHODS or \
+                name.endswith("_") or name in model.COPY_METHODS or \
+                name in model.HOST_BLOCKING_METHODS or name in _LOGGING_METHODS or \
+                name in model.STREAM_METHODS or name in model.EVENT_METHODS or \
+                name in model.WORK_METHODS:
+            # The torch API's own names: a package function of the same name is more likely a
+            # wrapper of it than the method this object has.
+            return None
+        return self.package.unique_method(name)
+
+    # ---- tensors ----------------------------------------------------------------------------
+
+    def tensor_method(self, tensor, name, args, kwargs, node, state, frame):
+        if name == model.RECORD_STREAM:
+            stream = self.as_stream(args[0][0], args[0][1]) if args else None
+            if stream is not None and tensor.key is not None:
+                state.recorded = state.recorded | {(tensor.key, stream.key)}
+            return None
+        if name in model.METADATA_METHODS:
+            if name == "untyped_storage" or name == "storage":
+                return tensor
+            return None
+        if name in model.VIEW_METHODS:
+            return _part_of(tensor) if name in model.PARTIAL_VIEWS else tensor
+        if name == model.STORAGE_RESIZE:
+            if args and isinstance(args[0][0], Constant) and args[0][0].value == 0:
+                self.storage_released(tensor, node, state, frame)
+            return None
+        on_host = isinstance(tensor, Tensor) and tensor.on_host
+        if name in model.HOST_BLOCKING_METHODS:
+            if on_host:
+                self.access(tensor, "read", name, node.func.value, state, frame,
+                            stream=HOST_STREAM)
+                return None
+            self.host_blocking_read(tensor, name, node.func.value, state, frame)
+            return self.fresh_tensor(node, state, frame, on_host=True) if name == "cpu" else None
+        if name in ("to", "cuda", "pin_memory"):
+            return self.device_copy(tensor, name, args, kwargs, node, state, frame)
+        if name == "copy_":
+            return self.copy_into(tensor, args, kwargs, node, state, frame)
+        if name.endswith("_") and not name.startswith("_") and \
+                name not in model.NOT_WRITING_IN_PLACE:
+            self.read_tensor_arguments(args, kwargs, node, state, frame)
+            self.access(tensor, "read_write", name, node.func.value, state, frame,
+                        stream=HOST_STREAM if on_host else None)
+            return tensor
+        self.read_tensor_arguments(args, kwargs, node, state, frame)
+        self.access(tensor, "read", name, node.func.value, state, frame,
+                    stream=HOST_STREAM if on_host else None)
+        out = kwargs.get("out")
+        if out is not None:
+            self.access(out[0], "write", name, out[1], state, frame, tensor=True)
+            return out[0]
+        return self.fresh_tensor(node, state, frame, on_host=on_host)
+
+    def host_blocking_read(self, tensor, name, node, state, frame):
+        """`x.item()`, `print(x)`: a copy to the host on the current stream, which the host
+        waits for."""
+        self.access(tensor, "read", name, node, state, frame)
+        state.host_waits_for_stream(self.accesses, state.current)
+        self.facts.host_waited(state.current)
+
+    def to_host(self, args, kwargs):
+        for value, node in list(args) + list(kwargs.values()):
+            text = self.spelling(node)
+            if isinstance(value, Constant) and isinstance(value.value, str):
+                return value.value.startswith("cpu")
+            if "cpu" in text and "cuda" not in text:
+                return True
+        return False
+
+    def device_copy(self, tensor, name, args, kwargs, node, state, frame):
+        non_blocking = self.keyword_true(kwargs, "non_blocking") or (
+            name == "cuda" and args and isinstance(args[-1][0], Constant) and
+            args[-1][0].value is True)
+        if name == "pin_memory":
+            self.access(tensor, "read", name, node.func.value, state, frame,
+                        stream=HOST_STREAM)
+            return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True)
+        host_source = isinstance(tensor, Tensor) and tensor.on_host
+        if name == "to" and self.to_host(args, kwargs):
+            if host_source:
+                return tensor
+            self.access(tensor, "read", name, node.func.value, state, frame)
+            if non_blocking:
+                return self.fresh_tensor(node, state, frame, on_host=True)
+            state.host_waits_for_stream(self.accesses, state.current)
+            self.facts.host_waited(state.current)
+            return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True)
+        # A copy to the device: its stream reads the source (host memory too, until it is
+        # done when non_blocking).
+        self.access(tensor, "read", name, node.func.value, state, frame)
+        if host_source and not non_blocking:
+            # PyTorch's blocking copy from the host synchronizes the stream it ran on.
+            state.host_waits_for_stream(self.accesses, state.current)
+            return self.fresh_tensor(node, state, frame, complete=True)
+        return self.fresh_tensor(node, state, frame)
+
+    def copy_into(self, target, args, kwargs, node, state, frame):
+        if not args:
+            return target
+        source, source_node = args[0]
+        non_blocking = self.keyword_true(kwargs, "non_blocking") or (
+            len(args) > 1 and isinstance(args[1][0], Constant) and args[1][0].value is True)
+        target_host = isinstance(target, Tensor) and target.on_host
+        source_host = isinstance(source, Tensor) and source.on_host
+        if target_host and source_host:
+            self.access(source, "read", "copy_", source_node, state, frame, stream=HOST_STREAM)
+            self.access(target, "write", "copy_", node.func.value, state, frame,
+                        stream=HOST_STREAM)
+            return target
+        self.access(source, "read", "copy_", source_node, state, frame, tensor=True)
+        self.access(target, "write", "copy_", node.func.value, state, frame, tensor=True)
+        if (target_host or source_host) and not non_blocking:
+            # A blocking copy between host and device: the host waits for it.
+            state.host_waits_for_stream(self.accesses, state.current)
+            self.facts.host_waited(state.current)
+        return target
+
+    def torch_function(self, name, args, kwargs, node, state, frame):
+        if name in model.NON_ACCESSING_FUNCTIONS:
+            return None
+        if name in ("Stream", "Event"):
+            return self.device_call(DeviceModule("torch"), name, args, kwargs, node, state,
+                                    frame)
+        out = kwargs.get("out")
+        if name in model.FACTORY_FUNCTIONS:
+            if name.endswith("_like") and args:
+                pass
+            device = kwargs.get("device")
+            pinned = self.keyword_true(kwargs, "pin_memory")
+            on_host = pinned or (device is not None and self.to_host([device], {}))
+            if name in ("tensor", "as_tensor", "from_numpy") and device is None:
+                on_host = True
+            return self.fresh_tensor(node, state, frame, on_host=on_host,
+                                     on_host_stream=on_host)
+        if name in model.VIEW_FUNCTIONS and args:
+            self.read_tensor_arguments(args[1:], kwargs, node, state, frame)
+            base = args[0][0]
+            if not isinstance(base, (Tensor, Symbol)):
+                return None
+            return _part_of(base) if name in model.PARTIAL_VIEWS else base
+        self.read_tensor_arguments(args, {k: v for k, v in kwargs.items() if k != "out"}, node,
+                                   state, frame, api="torch." + name)
+        if out is not None:
+            self.access(out[0], "write", "torch." + name, out[1], state, frame, tensor=True)
+            return out[0]
+        return self.fresh_tensor(node, state, frame)
+
+    def read_tensor_arguments(self, args, kwargs, node, state, frame, api=None):
+        api = api or self.spelling(node.func).rsplit(".", 1)[-1] if isinstance(node, ast.Call) \
+            else api
+        for value, argument in list(args) + list(kwargs.values()):
+            if isinstance(value, Container) and value.key is None:
+                for item in value.items:
+                    if self.is_tensor(item, argument, frame, strong=False):
+                        self.access(item, "read", api, argument, state, frame)
+            elif self.is_tensor(value, argument, frame, strong=False):
+                self.access(value, "read", api, argument, state, frame)
+
+    def unknown_call(self, args, kwargs, name, node, state, frame):
+        """A function the analysis cannot see into reads the tensors it is given on the current
+        stream (a module's forward, a kernel launcher), and may keep them."""
+        for value, argument in list(args) + list(kwargs.values()):
+            self.escape(value, state)
+            if isinstance(value, Container) and value.key is None:
+                for item in value.items:
+                    if isinstance(item, Tensor) and item.key.root[0] != "temporary":
+                        self.access(item, "read", name or "call", argument, state, frame)
+            elif isinstance(value, Tensor) and value.key.root[0] != "temporary":
+                self.access(value, "read", name or "call", argument, state, frame)
+            elif isinstance(value, Symbol) and self.is_tensor(value, argument, frame):
+                self.access(value, "read", name or "call", argument, state, frame)
+
+
+def _first_work(items):
+    for item in items:
+        if isinstance(item, Work):
+            return item
+    return None
+
+
+__all__ = ["CallEffects", "FunctionInfo"]
+
+
+def _part_of(value):
+    if isinstance(value, Tensor):
+        return Tensor(value.key, value.alloc_stream, value.on_host, partial=True)
+    if isinstance(value, Symbol):
+        return Symbol(value.key, value.spelling, partial=True)
+    return value

@@ -1,0 +1,337 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The analysis of one package: every function that may touch streams is a starting point,
+analyzed with the stream current on entry unknown ("the current stream"); calls of the package's
+functions are followed into their bodies (MAX_DEPTH deep), so a race between a caller's work and
+a callee's is seen where it happens.
+
+It runs twice. The first pass learns what the methods of each class store in its attributes
+(streams made in `__init__`, buffers made in a prefetch) and what each function leaves pending
+when it returns; the second reports, with that knowledge (`facts.py`, `escapes.py`).
+"""
+import ast
+import itertools
+
+from .effects import CallEffects
+from .expressions import ExpressionEvaluator
+from .facts import ClassFacts
+from .escapes import Escapes
+from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all
+from .statements import Frame, StatementWalker
+from .usage import TensorUsage
+from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor)
+
+MAX_DEPTH = 4
+# Statements one starting function may walk, calls followed included: past it, calls are no
+# longer followed (the run's statistics count the functions it happened in).
+STATEMENT_BUDGET = 6000
+
+# Names whose presence makes a function a starting point: it uses streams, events, collectives,
+# host copies, or hooks.
+_RELEVANT_NAMES = frozenset({
+    "stream", "Stream", "current_stream", "default_stream", "wait_stream", "wait_event",
+    "record_event", "record_stream", "Event", "synchronize", "non_blocking", "async_op",
+    "isend", "irecv", "batch_isend_irecv", "_coalescing_manager", "set_stream",
+    "register_hook", "register_post_accumulate_grad_hook", "wait", "all_reduce",
+    "reduce_scatter_tensor", "all_gather_into_tensor", "_stream_context",
+})
+
+
+class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
+    def __init__(self, analysis):
+        self.analysis = analysis
+        self.package = analysis.package
+        self.facts = analysis.facts
+        self.usage = analysis.usage
+        self.accesses = analysis.accesses
+        self.checks = analysis.checks
+        self.spent = 0
+        self.iteration = 0
+        self.frame_ids = analysis.frame_ids
+        self.root = None
+        self.temporaries = {}
+
+    # ---- starting points and calls -------------------------------------------------------
+
+    def run_root(self, function, hook):
+        self.root = function
+        self.spent = 0
+        state = State()
+        frame = self.new_frame(function, 0, ())
+        if hook is not None:
+            kind, path, line = hook
+            # Autograd wrote the gradients on the stream current when the hook fires, just
+            # before it runs.
+            if kind == "gradient":
+                self.access(Tensor(Key(("field", "grad"))), "write", "autograd", function.node,
+                            state, frame, site=Site(path, line, 1, "autograd", ()))
+        paths = self.block(function.node.body, [state], frame)
+        exits = paths + [s for s, _ in frame.returns]
+        return join_all(exits)
+
+    def new_frame(self, function, depth, chain, bound_self=None):
+        class_info = None
+        if function.class_name:
+            class_info = self.package.class_named(function.class_name, function.module)
+        frame = Frame(next(self.frame_ids), function, class_info, depth, chain)
+        if bound_self is not None and getattr(bound_self, "key", None) is not None:
+            frame.self_key = bound_self.key
+        elif function.class_name:
+            frame.self_key = Key(("self", function.class_name))
+        return frame
+
+    def inline(self, function, args, kwargs, node, state, frame, bound_self=None):
+        site = self.site(node, frame)
+        if frame.depth + 1 >= MAX_DEPTH or any(s[1] is function for s in frame.chain) or \
+                self.spent > STATEMENT_BUDGET or function.node is self.root.node or \
+                isinstance(function.node, ast.Lambda):
+            if self.spent > STATEMENT_BUDGET:
+                self.analysis.over_budget.add(self.root.qualified_name)
+            self.unknown_call(args, kwargs, function.name, node, state, frame)
+            return None
+        self.analysis.called.add(function)
+        callee = self.new_frame(function, frame.depth + 1, frame.chain + ((site, function),),
+                                bound_self)
+        if function.parent is not None and function.parent is frame.function:
+            callee.enclosing = frame
+        self.bind_parameters(function, callee, args, kwargs, bound_self, state)
+        paths = self.block(function.node.body, [state.copy()], callee)
+        exits = paths + [s for s, _ in callee.returns]
+        if not exits:
+            return None   # every path raises: nothing comes back to the caller
+        joined = join_all(exits)
+        for slot in State.__slots__:
+            setattr(state, slot, getattr(joined, slot))
+        for name in [k for k in state.locals if k[0] == callee.ident]:
+            del state.locals[name]
+        values = [v for _, v in callee.returns]
+        if not values:
+            return None
+        first = values[0]
+        if all(v == first for v in values):
+            return first
+        if all(isinstance(v, StreamContext) for v in values):
+            return values[0] if len({v.stream.key for v in values}) == 1 else None
+        return None
+
+    def bind_parameters(self, function, frame, args, kwargs, bound_self, state):
+        positional, vararg, keyword_only, kwarg = function.parameters()
+        values = list(args)
+        if function.is_method() and positional and not _is_static(function):
+            positional = positional[1:]
+        defaults = function.node.args.defaults
+        default_start = len(positional) - len(defaults)
+        for index, name in enumerate(positional):
+            if index < len(values):
+                value = values[index][0]
+            elif name in kwargs:
+                value = kwargs[name][0]
+            elif index >= default_start and index - default_start < len(defaults):
+                value = self.evaluate(defaults[index - default_start], state, frame)
+            else:
+                value = None
+            state.locals[(frame.ident, name)] = value if value is not None else \
+                Symbol(Key(("param", frame.ident, name)), name)
+        for name in keyword_only:
+            given = kwargs.get(name, (None, None))[0]
+            state.locals[(frame.ident, name)] = given if given is not None else \
+                Symbol(Key(("param", frame.ident, name)), name)
+
+    def site(self, node, frame):
+        line = getattr(node, "lineno", 0)
+        column = getattr(node, "col_offset", 0) + 1
+        return Site(frame.module.path, line, column, frame.function.qualified_name,
+                    tuple(s for s, _ in frame.chain))
+
+    # ---- accesses --------------------------------------------------------------------------
+
+    def is_tensor(self, value, node, frame, method=None, strong=True):
+        if isinstance(value, Tensor):
+            return True
+        if not isinstance(value, Symbol) or value.key is None:
+            return False
+        if method is not None:
+            from .usage import TENSOR_ONLY_METHODS
+            from .. import torch_model as model
+            if method in TENSOR_ONLY_METHODS or method in model.VIEW_METHODS or \
+                    method in model.HOST_BLOCKING_METHODS or method == "record_stream" or \
+                    (method.endswith("_") and not method.startswith("_")):
+                return True
+        if not strong and not value.key.path and value.key.root[0] in ("local", "param"):
+            return True
+        return self.usage.holds_tensor(value.key, frame.function.node)
+
+    def access(self, value, mode, api, node, state, frame, stream=None, tensor=False,
+               site=None, creation=False):
+        """The access of `value`'s bytes by `stream` (the current one by default); checks it
+        against what is pending, then leaves it pending."""
+        if isinstance(value, Container) and value.key is None:
+            made = []
+            for item in value.items:
+                made += self.access(item, mode, api, node, state, frame, stream, tensor, site,
+                                    creation)
+            return made
+        if not isinstance(value, (Tensor, Symbol)) or value.key is None:
+            return []
+        if value.key.root[0] == "temporary":
+            return []
+        stream = stream or state.current
+        if isinstance(value, Tensor) and value.on_host and stream is not HOST_STREAM and \
+                mode != "read" and stream.kind != "collective":
+            pass
+        site = site or self.site(node, frame)
+        statement = getattr(node, "_statement", None)
+        access = self.analysis.make_access(value.key, stream, mode, api, site, statement,
+                                           frozenset(state.conditions.items()), creation,
+                                           getattr(value, "partial", False))
+        for earlier in state.conflicts(self.accesses, access):
+            self.checks.unordered(earlier, access, state, frame, self)
+        if self.analysis.reporting:
+            self.analysis.escapes.check(access, state, frame, self)
+        else:
+            self.analysis.escapes.note_access(access)
+        if stream is HOST_STREAM:
+            return [access]
+        state.pending[access.ident] = frozenset()
+        return [access]
+
+    def fresh_tensor(self, node, state, frame, on_host=False, on_host_stream=False,
+                     complete=False):
+        """A tensor the expression makes. `complete`: the host waited for its making (a
+        blocking copy from the host)."""
+        key = Key(("temporary", node.lineno, node.col_offset, frame.ident))
+        stream = HOST_STREAM if on_host_stream else state.current
+        api = self.spelling(node.func) if isinstance(node, ast.Call) else _operator_of(node)
+        if isinstance(node, ast.Call) and api.rsplit(".", 1)[-1] in _FACTORIES:
+            api += " (allocation)"
+        self.temporaries[key] = (api, node, frame, complete)
+        return Tensor(key, stream, on_host)
+
+    def bind_new_tensor(self, value, key, state):
+        """A new tensor bound to a name or an attribute: a new object there, whose making is a
+        write of its bytes by the stream that made it. Returns the bound value."""
+        state.objects += 1
+        bound = Tensor(key.made(state.objects), value.alloc_stream, value.on_host)
+        made = self.temporaries.get(value.key)
+        if made is not None and value.alloc_stream is not None and \
+                value.alloc_stream is not HOST_STREAM and not made[3]:
+            api, node, frame, _ = made
+            self.access(bound, "write", api, node, state, frame, stream=value.alloc_stream,
+                        creation=True)
+        return bound
+
+    def storage_released(self, tensor, node, state, frame, rebinding=None):
+        self.checks.released(tensor, node, state, frame, self)
+
+    def returned(self, value_node, value, state, frame):
+        self.checks.handed_over(value, value_node, state, frame, self)
+        self.escape(value, state)
+
+    # ---- contexts ----------------------------------------------------------------------------
+
+    def enter_context(self, value, node, state, frame):
+        if isinstance(value, Stream):
+            value = StreamContext(value)
+        if isinstance(value, StreamContext):
+            state.contexts = state.contexts + ((value.stream, getattr(node, "_statement", None)),)
+            state.current = value.stream
+            return value
+        if isinstance(value, tuple) and value and value[0] == "coalescing":
+            state.works["<coalescing>"] = value
+            return value
+        return None
+
+    def exit_context(self, context, state, frame):
+        if isinstance(context, tuple) and context and context[0] == "coalescing":
+            state.works.pop("<coalescing>", None)
+            _, stream, async_ops = context
+            if not async_ops:
+                state.stream_waits(self.accesses, state.current, stream)
+
+
+_FACTORIES = frozenset({"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones",
+                        "ones_like", "full", "full_like", "new_empty", "new_zeros"})
+
+
+def _operator_of(node):
+    return type(node).__name__
+
+
+def _is_static(function):
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod"
+               for d in function.node.decorator_list)
+
+
+def _mark_statements(tree):
+    """Every expression node learns the innermost statement that holds it (fix-its go before
+    it): statements are visited outside in, so an inner one overrides."""
+    for statement in ast.walk(tree):
+        if isinstance(statement, ast.stmt):
+            for child in ast.walk(statement):
+                if isinstance(child, ast.expr):
+                    child._statement = (statement.lineno, statement.col_offset)
+
+
+class Analysis:
+    def __init__(self, package, checks):
+        self.package = package
+        self.checks = checks
+        self.usage = TensorUsage(package)
+        self.facts = ClassFacts(package)
+        self.escapes = Escapes(self)
+        self.accesses = []
+        self.access_ids = {}
+        self.frame_ids = itertools.count(1)
+        self.reporting = False
+        self.over_budget = set()
+        self.called = set()   # functions some analyzed function calls
+        self.roots_analyzed = 0
+        for module in package.modules:
+            _mark_statements(module.source.tree)
+
+    def make_access(self, key, stream, mode, api, site, statement, conditions, creation,
+                    partial):
+        identity = (key, stream.key, mode, api, site, conditions, creation, partial)
+        ident = self.access_ids.get(identity)
+        if ident is None:
+            ident = len(self.accesses)
+            self.accesses.append(Access(ident, key, stream, mode, api, site, statement or (),
+                                        conditions, creation, partial))
+            self.access_ids[identity] = ident
+        return self.accesses[ident]
+
+    def roots(self, extra=False):
+        """Functions that use streams, events, collectives or host copies, those registered as
+        hooks, and constructors (which make the streams the others use), constructors first;
+        with `extra`, those that touch an attribute the first ones used on a side stream."""
+        chosen = []
+        for function in self.package.all_functions():
+            relevant = bool(function.names & _RELEVANT_NAMES) or \
+                function in self.package.hooks or function.name == "__init__"
+            if relevant != extra and (not extra or self.escapes.writes_escaping_field(function)):
+                chosen.append(function)
+        chosen.sort(key=lambda f: (f.name != "__init__", f.module.path, f.node.lineno))
+        return chosen
+
+    def walk(self, functions):
+        exits = []
+        for function in functions:
+            walker = Walker(self)
+            exit_state = walker.run_root(function, self.package.hooks.get(function))
+            if exit_state is not None:
+                exits.append((function, exit_state))
+            self.roots_analyzed += 1
+        return exits
+
+    def learn_escapes(self, exits):
+        for function, exit_state in exits:
+            self.escapes.left_pending(function, exit_state)
+
+    def run(self):
+        relevant = self.roots()
+        exits = self.walk(relevant)
+        self.learn_escapes(exits)
+        extra = self.roots(extra=True)
+        self.learn_escapes(self.walk(extra))
+        self.facts.settle()
+        self.reporting = self.checks.reporting = True
+        self.walk(relevant + extra)

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Races between two calls: work a function leaves pending on an object's attribute when it
+returns, met by another function's access of the same attribute on another stream.
+
+A training step is many calls from outside the package (hooks, the engine's step, a prefetch):
+no path the analysis follows holds both the copy into `param.ds_secondary_tensor` and the
+all-gather that reads it on the all-gather stream. So the first pass keeps, per attribute name,
+the accesses each function leaves pending at its return; the second reports a later access of
+that attribute on a stream that is different for sure, one that nothing in the whole package
+orders after the earlier access's stream (no wait_stream or event between the two streams in
+that direction, anywhere), when the path to it has not made the host wait for that stream
+either. A program that orders the two streams somewhere is taken at its word.
+"""
+from .state import HOST, contradict, may_be_same_stream
+
+
+class Escapes:
+    def __init__(self, analysis):
+        self.analysis = analysis
+        self.by_field = {}        # attribute name -> {access ident: streams ordered after it}
+        self.side_fields = set()  # attributes accessed on a stream other than the current one
+
+    def left_pending(self, function, exit_state):
+        """What `function` leaves pending, when nothing in the package calls it (what a
+        function its callers call is left pending in their state, with their streams)."""
+        if function in self.analysis.called:
+            return
+        accesses = self.analysis.accesses
+        for ident, ordered in exit_state.pending.items():
+            access = accesses[ident]
+            field = access.key.field_name()
+            if field is None or access.key.root[0] == "temporary" or access.creation:
+                continue
+            if access.stream.kind not in ("ambient", "default"):
+                self.side_fields.add(field)
+            entries = self.by_field.setdefault(field, {})
+            entries[ident] = entries.get(ident, ordered) & ordered
+
+    def note_access(self, access):
+        field = access.key.field_name()
+        if field is not None and access.stream.kind not in ("ambient", "default", "host"):
+            self.side_fields.add(field)
+
+    def writes_escaping_field(self, function):
+        return bool(function.names & self.side_fields)
+
+    def check(self, access, state, frame, walker):
+        field = access.key.field_name()
+        if field is None or access.creation:
+            return
+        entries = self.by_field.get(field)
+        if not entries:
+            return
+        facts = self.analysis.facts
+        for ident, ordered in entries.items():
+            if ident in state.pending or ident == access.ident:
+                continue
+            earlier = self.analysis.accesses[ident]
+            if (earlier.site.path, earlier.site.line, earlier.site.column) == \
+                    (access.site.path, access.site.line, access.site.column):
+                continue
+            if not (earlier.writes() or access.writes()):
+                continue
+            if contradict(earlier.conditions, access.conditions):
+                continue
+            if earlier.partial and access.partial:
+                continue   # two parts of one buffer, in two calls: nothing says they meet
+            if access.stream.key == HOST:
+                seen_by = {earlier.stream.key} | ordered
+                if seen_by & state.host_synced or "*" in state.host_synced:
+                    continue
+            else:
+                if may_be_same_stream(earlier.stream, access.stream):
+                    continue
+                seen_by = {earlier.stream.key} | ordered
+                if access.stream.key in seen_by:
+                    continue
+                if _reaches(access.stream.key, seen_by, facts.waits | state.waited):
+                    continue
+                if seen_by & state.host_synced or "*" in state.host_synced:
+                    continue
+            walker.checks.unordered(earlier, access, state, frame, walker, across_calls=True)
+
+
+def _reaches(stream, targets, waits):
+    """Whether `stream` waited, directly or through streams it waited for, for one of
+    `targets` ("collective:*": every process group's stream)."""
+    targets = set(targets) | {"collective:*" for t in targets if t.startswith("collective:")}
+    waited_by = {}
+    for waiter, waited in waits:
+        waited_by.setdefault(waiter, set()).add(waited)
+    seen, frontier = {stream}, [stream]
+    while frontier:
+        for waited in waited_by.get(frontier.pop(), ()):
+            if waited in targets:
+                return True
+            if waited not in seen:
+                seen.add(waited)
+                frontier.append(waited)
+    return False

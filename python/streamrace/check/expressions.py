@@ -1,0 +1,514 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Expressions: what each stands for, and the accesses evaluating it makes.
+
+A name or attribute is a reference to storage (no access by itself); using it in an operation
+is the access: an operand of arithmetic or a comparison, an argument of a torch function, the
+receiver of a tensor method. Whether a name holds a tensor at all is decided from how the code
+uses it (`usage.py`): `n += 1` on a counter is no device write.
+"""
+import ast
+import re
+
+from .. import torch_model
+from .package import ClassInfo, FunctionInfo, condition_text, expression_name
+from .state import AMBIENT
+from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Integer,
+                     Key, Module, Stream, StreamContext, Symbol, Tensor, Work, affine_index,
+                     constant_index)
+
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
+               ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+
+
+class ExpressionEvaluator:
+    # ---- names ----------------------------------------------------------------------------
+
+    def local_key(self, frame, name, node=None):
+        """A local's storage: each assignment of a new object gives the name a new one (`x =
+        x.to(dtype)` does not touch the old x's bytes); aliases keep the object's key."""
+        if node is None:
+            return Key(("local", frame.ident, name))
+        return Key(("local", frame.ident, name, "%d:%d" % (node.lineno, node.col_offset)))
+
+    def lookup_name(self, name, state, frame):
+        value = state.locals.get((frame.ident, name), _UNSET)
+        if value is not _UNSET:
+            return value
+        # A closure called from the function that defined it reads that function's locals.
+        outer = frame.enclosing
+        while outer is not None:
+            value = state.locals.get((outer.ident, name), _UNSET)
+            if value is not _UNSET:
+                return value
+            outer = outer.enclosing
+        if name == "self" and frame.self_key is not None:
+            return Symbol(frame.self_key, "self")
+        positional, vararg, keyword_only, kwarg = frame.function.parameters()
+        if name in positional or name in keyword_only:
+            return Symbol(Key(("param", frame.ident, name)), name)
+        resolved = self.package.resolve_name(frame.module, frame.function, name)
+        if isinstance(resolved, FunctionInfo):
+            return Function(resolved)
+        if isinstance(resolved, ClassInfo):
+            return resolved
+        imported = frame.module.imports.get(name)
+        if imported is not None:
+            return Module(imported)
+        if name in ("torch", "get_accelerator"):
+            return Module(name)
+        if name in ("True", "False", "None"):
+            return Constant({"True": True, "False": False, "None": None}[name])
+        return Symbol(Key(("global", frame.module.dotted, name)), name)
+
+    # ---- evaluation -----------------------------------------------------------------------
+
+    def evaluate(self, node, state, frame):
+        handler = getattr(self, "expr_" + type(node).__name__, None)
+        if handler is None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.evaluate(child, state, frame)
+            return None
+        return handler(node, state, frame)
+
+    def expr_Constant(self, node, state, frame):
+        return Constant(node.value)
+
+    def expr_Name(self, node, state, frame):
+        return self.lookup_name(node.id, state, frame)
+
+    def expr_Attribute(self, node, state, frame):
+        base = self.evaluate(node.value, state, frame)
+        return self.attribute_of(base, node.attr, node, state, frame)
+
+    def attribute_of(self, base, attribute, node, state, frame):
+        if isinstance(base, Module):
+            dotted = base.name + "." + attribute
+            if dotted in torch_model.DEVICE_MODULES:
+                return DeviceModule(dotted)
+            found = self.package.module_attribute(base.name, attribute)
+            if isinstance(found, FunctionInfo):
+                return Function(found)
+            if isinstance(found, ClassInfo):
+                return found
+            return Module(dotted)
+        if isinstance(base, DeviceModule):
+            return Module(base.spelling + "." + attribute)
+        if isinstance(base, (Tensor, Symbol)):
+            if attribute in torch_model.VIEW_ATTRIBUTES and isinstance(base, Tensor):
+                return base
+            if attribute in torch_model.VIEW_ATTRIBUTES:
+                return base
+            if attribute in torch_model.METADATA_ATTRIBUTES:
+                return None
+            if attribute.endswith("_device_handle") or attribute == "device_handle":
+                return DeviceModule(attribute)
+            key = base.key.attribute(attribute)
+            return self.stored_value(key, state, frame,
+                                     spelling=self.spelling(node) if node is not None else "")
+        if isinstance(base, Container) and base.key is not None:
+            return Symbol(base.key.attribute(attribute))
+        return None
+
+    def stored_value(self, key, state, frame, spelling=""):
+        """What an attribute holds: what this path stored there, else what the class's methods
+        store there (streams made in __init__, buffers made in a prefetch), else a symbol."""
+        if key in state.attributes:
+            value = state.attributes[key]
+            if value is not None:
+                return value
+        fact = self.facts.attribute(key)
+        if fact is not None:
+            return fact
+        return Symbol(key, spelling)
+
+    def expr_Subscript(self, node, state, frame):
+        base = self.evaluate(node.value, state, frame)
+        index = self.evaluate(node.slice, state, frame)
+        return self.element(base, index, node, state, frame)
+
+    def element(self, base, index, node, state, frame):
+        if isinstance(base, Container):
+            if isinstance(index, Constant) and isinstance(index.value, int) and \
+                    -len(base.items) <= index.value < len(base.items) and base.key is None:
+                return base.items[index.value]
+            if base.key is None:
+                return _join_items(base.items)
+        if isinstance(base, Stream):
+            return base
+        if isinstance(base, (Tensor, Symbol, Container)) and getattr(base, "key", None):
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+                # A slice is a view of part of the base's bytes.
+                if isinstance(base, Tensor):
+                    return Tensor(base.key, base.alloc_stream, base.on_host, partial=True)
+                return Symbol(base.key, base.spelling, partial=True)
+            key = base.key.element(self.index_part(index))
+            stored = self.stored_value(key, state, frame, self.spelling(node))
+            if isinstance(base, Tensor) and isinstance(stored, Symbol):
+                return Tensor(key, base.alloc_stream, base.on_host)
+            return stored
+        return None
+
+    def index_part(self, index):
+        if isinstance(index, Constant) and isinstance(index.value, int) \
+                and not isinstance(index.value, bool):
+            return constant_index(index.value)
+        if isinstance(index, Integer):
+            return affine_index(index.scale, index.offset, index.symbol)
+        if isinstance(index, Symbol):
+            return affine_index(1, 0, symbol_name(index.key))
+        return ANY_INDEX
+
+    def expr_Slice(self, node, state, frame):
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                self.evaluate(part, state, frame)
+        return None
+
+    def expr_Tuple(self, node, state, frame):
+        items = tuple(self.evaluate(e, state, frame) for e in node.elts)
+        for item in items:
+            self.escape(item, state)
+        return Container(items)
+
+    expr_List = expr_Tuple
+    expr_Set = expr_Tuple
+
+    def expr_Dict(self, node, state, frame):
+        for key in node.keys:
+            if key is not None:
+                self.evaluate(key, state, frame)
+        return Container(tuple(self.evaluate(v, state, frame) for v in node.values))
+
+    def expr_Starred(self, node, state, frame):
+        return self.evaluate(node.value, state, frame)
+
+    def expr_Await(self, node, state, frame):
+        return self.evaluate(node.value, state, frame)
+
+    def expr_NamedExpr(self, node, state, frame):
+        value = self.evaluate(node.value, state, frame)
+        self.assign(node.target, value, node.value, state, frame)
+        return value
+
+    def expr_IfExp(self, node, state, frame):
+        outcome, _ = self.condition(node.test, state, frame)
+        if outcome is True:
+            return self.evaluate(node.body, state, frame)
+        if outcome is False:
+            return self.evaluate(node.orelse, state, frame)
+        first = self.evaluate(node.body, state, frame)
+        second = self.evaluate(node.orelse, state, frame)
+        return first if first == second else _either(first, second)
+
+    def expr_BoolOp(self, node, state, frame):
+        values = [self.evaluate(v, state, frame) for v in node.values]
+        if isinstance(node.op, ast.Or):
+            # `stream or torch.cuda.current_stream()`: either one.
+            known = [v for v in values if not (isinstance(v, Constant) and not v.value)]
+            if len(known) == 1:
+                return known[0]
+            return _either(*known) if known else None
+        return None
+
+    def expr_UnaryOp(self, node, state, frame):
+        value = self.evaluate(node.operand, state, frame)
+        if isinstance(node.op, ast.Not):
+            truth = self.constant_truth(value)
+            return Constant(not truth) if truth is not None else None
+        if isinstance(node.op, ast.USub) and isinstance(value, Integer):
+            return Integer(value.symbol, -value.scale, -value.offset)
+        if self.is_tensor(value, node.operand, frame):
+            self.access(value, "read", _operator_name(node.op), node, state, frame)
+            return self.fresh_tensor(node, state, frame)
+        return None
+
+    def expr_BinOp(self, node, state, frame):
+        left = self.evaluate(node.left, state, frame)
+        right = self.evaluate(node.right, state, frame)
+        integer = _integer_arithmetic(node.op, left, right)
+        if integer is not None:
+            return integer
+        tensors = [(v, n) for v, n in ((left, node.left), (right, node.right))
+                   if self.is_tensor(v, n, frame)]
+        if not tensors:
+            return None
+        for value, operand in tensors:
+            self.access(value, "read", _operator_name(node.op), operand, state, frame)
+        return self.fresh_tensor(node, state, frame)
+
+    def expr_Compare(self, node, state, frame):
+        values = [self.evaluate(node.left, state, frame)]
+        values += [self.evaluate(c, state, frame) for c in node.comparators]
+        if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+            if len(values) == 2 and isinstance(values[1], Constant) and values[1].value is None \
+                    and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+                # A tensor made here is not None; a stream either.
+                if isinstance(values[0], (Tensor, Stream, Event)) and \
+                        getattr(values[0], "alloc_stream", "x") is not None:
+                    return Constant(isinstance(node.ops[0], ast.IsNot))
+            return None
+        operands = [node.left] + list(node.comparators)
+        for value, operand in zip(values, operands):
+            if self.is_tensor(value, operand, frame):
+                self.access(value, "read", "comparison", operand, state, frame)
+        return None
+
+    def expr_JoinedStr(self, node, state, frame):
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                self.evaluate(value.value, state, frame)
+        return None
+
+    def expr_Lambda(self, node, state, frame):
+        return None
+
+    def comprehension(self, node, state, frame, elements):
+        for generator in node.generators:
+            iterable = self.evaluate(generator.iter, state, frame)
+            self.assign(generator.target, self.element_of(iterable, generator.iter, state, frame),
+                        None, state, frame)
+            for test in generator.ifs:
+                self.evaluate(test, state, frame)
+        return Container(tuple(self.evaluate(e, state, frame) for e in elements))
+
+    def expr_ListComp(self, node, state, frame):
+        return self.comprehension(node, state, frame, [node.elt])
+
+    expr_SetComp = expr_ListComp
+    expr_GeneratorExp = expr_ListComp
+
+    def expr_DictComp(self, node, state, frame):
+        return self.comprehension(node, state, frame, [node.key, node.value])
+
+    def expr_Call(self, node, state, frame):
+        return self.call(node, state, frame)
+
+    # ---- binding --------------------------------------------------------------------------
+
+    def element_of(self, iterable, node, state, frame):
+        """What a loop over `iterable` binds its variable to."""
+        if isinstance(iterable, Container):
+            if iterable.key is not None:
+                return Symbol(iterable.key.element(ANY_INDEX))
+            return _join_items(iterable.items)
+        if isinstance(iterable, (Tensor, Symbol)) and iterable.key is not None:
+            element = self.stored_value(iterable.key.element(ANY_INDEX), state, frame)
+            if isinstance(iterable, Tensor) and isinstance(element, Symbol):
+                return Tensor(element.key, iterable.alloc_stream, iterable.on_host)
+            return element
+        return None
+
+    def assign(self, target, value, value_node, state, frame):
+        if isinstance(target, ast.Name):
+            self.bind_local(target.id, value, value_node, state, frame)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = value.items if isinstance(value, Container) and value.key is None else None
+            for position, element in enumerate(target.elts):
+                if isinstance(element, ast.Starred):
+                    element = element.value
+                    part = None
+                elif items is not None and position < len(items):
+                    part = items[position]
+                else:
+                    part = self.element(value, Constant(position), None, state, frame) \
+                        if isinstance(value, (Tensor, Symbol)) else None
+                self.assign(element, part, None, state, frame)
+        elif isinstance(target, ast.Attribute):
+            base = self.evaluate(target.value, state, frame)
+            if isinstance(base, (Symbol, Tensor)) and base.key is not None:
+                key = base.key.attribute(target.attr)
+                if target.attr == "data":
+                    # `t.data = torch.empty(0)`: t's old storage is released (deallocation
+                    # helpers do this); pointing t at a view of other bytes keeps them alive.
+                    if isinstance(value, Tensor) and value.key.root[0] == "temporary" and \
+                            value_node is not None:
+                        self.storage_released(base, target, state, frame)
+                    return
+                self.store_attribute(key, value, value_node, target, state, frame)
+        elif isinstance(target, ast.Subscript):
+            base = self.evaluate(target.value, state, frame)
+            index = self.evaluate(target.slice, state, frame)
+            if self.is_tensor(base, target.value, frame):
+                # `x[i] = v` writes x's bytes on the current stream (a host tensor on the host).
+                self.access(base, "write", "__setitem__", target, state, frame)
+            elif isinstance(base, (Symbol, Container)) and getattr(base, "key", None) is not None:
+                key = base.key.element(self.index_part(index))
+                self.store_attribute(key, value, value_node, target, state, frame)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, None, None, state, frame)
+
+    def bind_local(self, name, value, value_node, state, frame):
+        previous = state.locals.get((frame.ident, name))
+        if isinstance(previous, Tensor) and previous.alloc_stream is not None and \
+                previous.key.root == ("local", frame.ident, name) and \
+                previous.key not in state.escaped and value_node is not None:
+            # The name held the only reference to a tensor made here: rebinding releases it.
+            self.storage_released(previous, value_node, state, frame)
+        if value is None or isinstance(value, Constant) and isinstance(value_node, ast.Call):
+            value = Symbol(self.local_key(frame, name, value_node), name)
+        elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
+            value = self.bind_new_tensor(value, self.local_key(frame, name), state)
+        elif isinstance(value, Stream) and "(" in value.spelling:
+            value = Stream(value.key, value.kind, name)
+        state.locals[(frame.ident, name)] = value
+        # Conditions that mention the name may not hold any more.
+        if state.conditions:
+            for text in [t for t in state.conditions if _mentions(t, name)]:
+                del state.conditions[text]
+
+    def store_attribute(self, key, value, value_node, node, state, frame):
+        self.escape(value, state)
+        if isinstance(value, Tensor) and value.key.root[0] == "temporary":
+            value = self.bind_new_tensor(value, key, state)
+        elif isinstance(value, Stream) and "(" in value.spelling:
+            value = Stream(value.key, value.kind, self.spelling(node))
+        state.attributes[key] = value if value is not None else Symbol(key)
+        self.facts.stored(key, value, frame)
+
+    def augmented_assign(self, node, state, frame):
+        value = self.evaluate(node.value, state, frame)
+        current = self.evaluate(node.target, state, frame)
+        integer = _integer_arithmetic(node.op, current, value)
+        if integer is not None:
+            self.assign(node.target, integer, None, state, frame)
+            return
+        if self.is_tensor(current, node.target, frame):
+            if self.is_tensor(value, node.value, frame):
+                self.access(value, "read", _operator_name(node.op), node.value, state, frame)
+            self.access(current, "read_write", _operator_name(node.op) + "=", node.target, state,
+                        frame)
+
+    def escape(self, value, state):
+        """The value is kept somewhere else now (an attribute, a container, a callee, the
+        caller): dropping a name of it no longer frees it."""
+        if isinstance(value, Container):
+            for item in value.items:
+                self.escape(item, state)
+        elif isinstance(value, Tensor) and value.key.is_local():
+            state.escaped = state.escaped | {value.key}
+
+    def delete(self, target, state, frame):
+        if isinstance(target, ast.Name):
+            previous = state.locals.get((frame.ident, target.id))
+            if isinstance(previous, Tensor) and previous.alloc_stream is not None and \
+                    previous.key.root[:2] == ("local", frame.ident) and \
+                    previous.key not in state.escaped:
+                self.storage_released(previous, target, state, frame)
+            state.locals.pop((frame.ident, target.id), None)
+        elif isinstance(target, ast.Attribute):
+            base = self.evaluate(target.value, state, frame)
+            if isinstance(base, (Symbol, Tensor)) and base.key is not None:
+                state.attributes.pop(base.key.attribute(target.attr), None)
+
+    # ---- helpers --------------------------------------------------------------------------
+
+    def constant_truth(self, value):
+        if isinstance(value, Constant):
+            try:
+                return bool(value.value)
+            except Exception:  # noqa: BLE001 - any object's truth may raise
+                return None
+        return None
+
+    def condition_text(self, test, frame):
+        return condition_text(test, frame.class_info.name if frame.class_info else None)
+
+    def spelling(self, node):
+        try:
+            return ast.unparse(node)
+        except Exception:  # noqa: BLE001 - unparse of any expression may fail on odd trees
+            return ""
+
+
+_UNSET = object()
+
+
+def _mentions(text, name):
+    return re.search(r"(?<![\w.])%s\b" % re.escape(name), text) is not None
+
+
+def _join_items(items):
+    values = [v for v in items if v is not None]
+    if not values:
+        return None
+    first = values[0]
+    return first if all(v == first for v in values) else _either(*values)
+
+
+def _either(*values):
+    """One of several values: a stream chosen at run time is none we can name; tensors that
+    share their storage key keep it."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    if all(isinstance(v, Stream) for v in values):
+        if len({v.key for v in values}) == 1:
+            return values[0]
+        return Stream("<either>", "opaque", "")
+    if all(isinstance(v, Tensor) for v in values) and len({v.key for v in values}) == 1:
+        return Tensor(values[0].key)
+    if all(isinstance(v, (Tensor, Symbol)) for v in values) and \
+            len({v.key for v in values}) == 1:
+        return values[0]
+    return None
+
+
+def _integer_arithmetic(op, left, right):
+    """Affine integers of one symbol (`1 - i`, `i + 1`, `2 * i`): element indices that can be
+    told apart."""
+    def as_affine(value):
+        if isinstance(value, Integer):
+            return value.symbol, value.scale, value.offset
+        if isinstance(value, Symbol) and value.key is not None:
+            return symbol_name(value.key), 1, 0
+        return None
+
+    def as_int(value):
+        if isinstance(value, Constant) and isinstance(value.value, int) and \
+                not isinstance(value.value, bool):
+            return value.value
+        return None
+
+    if isinstance(op, (ast.Add, ast.Sub)):
+        a, b = as_affine(left), as_int(right)
+        if a is not None and b is not None and isinstance(left, Integer):
+            return Integer(a[0], a[1], a[2] + (b if isinstance(op, ast.Add) else -b))
+        a, b = as_int(left), as_affine(right)
+        if a is not None and b is not None and (isinstance(right, (Integer, Symbol))):
+            if isinstance(op, ast.Add):
+                return Integer(b[0], b[1], b[2] + a)
+            return Integer(b[0], -b[1], a - b[2])
+        a, b = as_affine(left), as_int(right)
+        if a is not None and b is not None and isinstance(left, Symbol) and \
+                isinstance(op, (ast.Add, ast.Sub)):
+            return Integer(a[0], 1, b if isinstance(op, ast.Add) else -b)
+    if isinstance(op, ast.Mult):
+        a, b = as_affine(left), as_int(right)
+        if a is not None and b is not None and isinstance(left, Integer):
+            return Integer(a[0], a[1] * b, a[2] * b)
+    if isinstance(left, Constant) and isinstance(right, Constant):
+        try:
+            if isinstance(op, ast.Add):
+                return Constant(left.value + right.value)
+            if isinstance(op, ast.Sub):
+                return Constant(left.value - right.value)
+        except TypeError:
+            return None
+    return None
+
+
+def symbol_name(key):
+    """An integer symbol's name: the key it was read from (same key, same unknown value)."""
+    return key.text() + "@" + repr(key.root)
+
+
+def _operator_name(op):
+    return {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+            ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
+            ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.USub: "-", ast.UAdd: "+",
+            ast.Invert: "~", ast.Not: "not"}.get(type(op), "operator")
+
+
+__all__ = ["ExpressionEvaluator", "expression_name", "AMBIENT", "Work", "StreamContext",
+           "DeviceModule"]

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""What the package's functions store in objects' attributes, over all of them: a stream made in
+`__init__` and used in `step`, a buffer a prefetch makes on its side stream and another method
+hands out. Also the orderings the package makes anywhere, which the cross-function rule
+(`escapes.py`) takes as the program's intent.
+"""
+from .values import Stream, Symbol, Tensor
+
+
+class ClassFacts:
+    def __init__(self, package):
+        self.package = package
+        self.values = {}           # Key -> value, joined over every store
+        self.waits = set()         # (waiter stream key, waited stream key), anywhere
+        self.host_waits = set()    # stream keys the host waits for somewhere
+        self.settled = False
+
+    def stored(self, key, value, frame):
+        if self.settled or key.root[0] not in ("self", "global"):
+            return
+        if isinstance(value, Tensor):
+            # Other methods see the attribute's object, whichever one a path made.
+            value = Tensor(value.key.unversioned(), value.alloc_stream, value.on_host)
+        if isinstance(value, Symbol) and value.key.root[0] == "param" and not value.key.path:
+            # A stream or buffer handed to the constructor: named by the attribute it is kept in.
+            value = Symbol(key, value.spelling)
+        if isinstance(value, Stream) and value.kind == "created":
+            value = Stream(value.key, value.kind, key.text())
+        if key not in self.values:
+            self.values[key] = value
+            return
+        previous = self.values[key]
+        if previous == value:
+            return
+        self.values[key] = _join(previous, value, key)
+
+    def attribute(self, key):
+        value = self.values.get(key)
+        if value is None and key.path and key.path[-1].startswith("["):
+            # One element of a container of streams: a stream of that container.
+            container = self.values.get(key.__class__(key.root, key.path[:-1]))
+            if isinstance(container, Stream):
+                return container
+        return value
+
+    def waited(self, waiter, waited):
+        if not self.settled:
+            self.waits.add((waiter.key, waited.key))
+
+    def waits_for_all_collectives(self, waiter):
+        if not self.settled:
+            self.waits.add((waiter.key, "collective:*"))
+
+    def host_waited(self, stream):
+        if not self.settled:
+            self.host_waits.add(stream.key)
+
+    def settle(self):
+        self.settled = True
+
+
+def _join(previous, value, key):
+    if isinstance(previous, Stream) and isinstance(value, Stream):
+        if previous.kind in ("created", "named") and value.kind in ("created", "named"):
+            # Streams made in different places for one attribute: the attribute's stream.
+            return Stream("named:" + key.text() + repr(key.root[:2]), "named", key.text())
+        return Stream("<either>", "opaque", key.text())
+    if isinstance(previous, Tensor) and isinstance(value, Tensor):
+        return Tensor(key, previous.alloc_stream if previous.alloc_stream == value.alloc_stream
+                      else None, previous.on_host and value.on_host)
+    if isinstance(previous, Tensor) or isinstance(value, Tensor):
+        tensor = previous if isinstance(previous, Tensor) else value
+        return Tensor(key, None, tensor.on_host)
+    if isinstance(previous, Stream) or isinstance(value, Stream):
+        stream = previous if isinstance(previous, Stream) else value
+        other = value if stream is previous else previous
+        if other is None or isinstance(other, Symbol):
+            return stream
+        return Stream("<either>", "opaque", key.text())
+    return Symbol(key)

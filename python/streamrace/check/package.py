@@ -1,0 +1,413 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The files checked together, as one program: their modules, classes and functions, what each
+module imported, and the functions that run later as hooks. Calls resolve through it: a name to
+the function of the module or closure that defines it, `self.m` to the class's method (or its
+bases'), `obj.m` on an object of unknown class to the one function of that name in the package.
+"""
+import ast
+import os
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from .. import torch_model
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    name: str
+    qualified_name: str
+    node: ast.AST
+    module: "ModuleInfo"
+    class_name: Optional[str] = None
+    parent: Optional["FunctionInfo"] = None
+    nested: Dict[str, "FunctionInfo"] = field(default_factory=dict)
+    # Names used in the body (attributes and variables): a quick test of what it may do.
+    names: frozenset = frozenset()
+    is_property: bool = False
+
+    def parameters(self):
+        args = self.node.args
+        positional = [a.arg for a in args.posonlyargs + args.args]
+        return positional, args.vararg, [a.arg for a in args.kwonlyargs], args.kwarg
+
+    def is_method(self):
+        return self.class_name is not None and self.parent is None
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    module: "ModuleInfo"
+    node: ast.ClassDef
+    bases: List[str]
+    methods: Dict[str, FunctionInfo] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class ModuleInfo:
+    source: object  # SourceFile
+    dotted: str
+    functions: Dict[str, FunctionInfo] = field(default_factory=dict)
+    classes: Dict[str, ClassInfo] = field(default_factory=dict)
+    # local name -> dotted name it stands for ("dist" -> "torch.distributed",
+    # "flatten" -> "deepspeed.runtime.utils.flatten")
+    imports: Dict[str, str] = field(default_factory=dict)
+
+    @property
+    def path(self):
+        return self.source.path
+
+
+def _dotted_name(path):
+    """The module's dotted name from the packages (folders with __init__.py) around it."""
+    path = os.path.abspath(path)
+    folder, name = os.path.split(path)
+    parts = [os.path.splitext(name)[0]]
+    if parts[0] == "__init__":
+        parts = []
+    while os.path.exists(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+    return ".".join(parts)
+
+
+class Package:
+    def __init__(self, sources):
+        self.modules = []
+        self.by_dotted = {}
+        self.classes_by_name = {}
+        self.functions_by_name = {}   # plain name -> [FunctionInfo] (methods and nested too)
+        self.attribute_functions = {}  # attribute name -> [FunctionInfo] assigned to it
+        self.hooks = {}               # FunctionInfo -> "gradient" or "module"
+        for source in sources:
+            module = ModuleInfo(source, _dotted_name(source.path))
+            self.modules.append(module)
+            self.by_dotted.setdefault(module.dotted, module)
+            _Indexer(self, module).visit(source.tree)
+        for module in self.modules:
+            _find_hooks(self, module)
+        # Conditions tested more than once: the paths that decide them differently are kept
+        # apart, so that the second test takes the branch the first one took.
+        self.correlated = _repeated_conditions(self.modules)
+        # Conditions that decide stream work (a branch that picks a stream, waits, or launches
+        # a collective): paths that decide them differently are the last to be joined.
+        self.stream_conditions = _stream_conditions(self.modules)
+
+    def all_functions(self):
+        for functions in self.functions_by_name.values():
+            yield from functions
+
+    def add_function(self, info):
+        self.functions_by_name.setdefault(info.name, []).append(info)
+
+    def class_named(self, name, module=None):
+        if module is not None:
+            if name in module.classes:
+                return module.classes[name]
+            target = module.imports.get(name)
+            if target:
+                found = self._imported(target)
+                if isinstance(found, ClassInfo):
+                    return found
+        candidates = self.classes_by_name.get(name, [])
+        return candidates[0] if len(candidates) == 1 else None
+
+    def method(self, class_info, name, seen=None):
+        """The method `name` of the class or of its bases in the package."""
+        if class_info is None:
+            return None
+        if name in class_info.methods:
+            return class_info.methods[name]
+        seen = seen or set()
+        seen.add(class_info.name)
+        for base in class_info.bases:
+            base_info = self.class_named(base.split(".")[-1], class_info.module)
+            if base_info is not None and base_info.name not in seen:
+                found = self.method(base_info, name, seen)
+                if found is not None:
+                    return found
+        return None
+
+    def resolve_name(self, module, function, name):
+        """A plain name called in `function` of `module`: a closure's nested function, a function
+        or class of the module, or an imported one of the package."""
+        scope = function
+        while scope is not None:
+            if name in scope.nested:
+                return scope.nested[name]
+            scope = scope.parent
+        if name in module.functions:
+            return module.functions[name]
+        if name in module.classes:
+            return module.classes[name]
+        target = module.imports.get(name)
+        if target:
+            return self._imported(target)
+        return None
+
+    def _imported(self, dotted):
+        module_name, _, attribute = dotted.rpartition(".")
+        module = self.by_dotted.get(module_name)
+        if module is not None:
+            if attribute in module.functions:
+                return module.functions[attribute]
+            if attribute in module.classes:
+                return module.classes[attribute]
+            target = module.imports.get(attribute)
+            if target and target != dotted:
+                return self._imported(target)
+        return None
+
+    def module_attribute(self, dotted_module, attribute):
+        module = self.by_dotted.get(dotted_module)
+        if module is None:
+            return None
+        return module.functions.get(attribute) or module.classes.get(attribute)
+
+    def unique_method(self, name):
+        """The one function the package defines under this name for objects of unknown class:
+        methods of that name, and nested functions assigned to attributes of that name."""
+        candidates = [f for f in self.functions_by_name.get(name, []) if f.is_method()]
+        candidates += self.attribute_functions.get(name, [])
+        unique = {id(c): c for c in candidates}
+        return next(iter(unique.values())) if len(unique) == 1 else None
+
+
+class _Indexer(ast.NodeVisitor):
+    def __init__(self, package, module):
+        self.package = package
+        self.module = module
+        self.scopes = []  # ClassInfo and FunctionInfo, innermost last
+
+    def _in_function(self):
+        return any(isinstance(s, FunctionInfo) for s in self.scopes)
+
+    def visit_Import(self, node):
+        if self._in_function():
+            return
+        for alias in node.names:
+            if alias.asname:
+                self.module.imports[alias.asname] = alias.name
+            else:
+                self.module.imports.setdefault(alias.name.split(".")[0], alias.name.split(".")[0])
+
+    def visit_ImportFrom(self, node):
+        if self._in_function():
+            return
+        base = node.module or ""
+        if node.level:
+            package = self.module.dotted.split(".")
+            if not os.path.basename(self.module.path).startswith("__init__"):
+                package = package[:-1]
+            if node.level > 1:
+                package = package[:len(package) - (node.level - 1)]
+            base = ".".join(package + ([base] if base else []))
+        for alias in node.names:
+            self.module.imports[alias.asname or alias.name] = base + "." + alias.name
+
+    def visit_ClassDef(self, node):
+        info = ClassInfo(node.name, self.module, node,
+                         [_expression_name(b) for b in node.bases if _expression_name(b)])
+        if not self.scopes:
+            self.module.classes[node.name] = info
+        self.package.classes_by_name.setdefault(node.name, []).append(info)
+        self.scopes.append(info)
+        for statement in node.body:
+            self.visit(statement)
+        self.scopes.pop()
+
+    def visit_FunctionDef(self, node):
+        enclosing = self.scopes[-1] if self.scopes else None
+        if isinstance(enclosing, ClassInfo):
+            parent, class_name = None, enclosing.name
+            qualified = enclosing.name + "." + node.name
+        elif isinstance(enclosing, FunctionInfo):
+            parent, class_name = enclosing, enclosing.class_name
+            qualified = enclosing.qualified_name + "." + node.name
+        else:
+            parent, class_name, qualified = None, None, node.name
+        info = FunctionInfo(node.name, qualified, node, self.module, class_name, parent,
+                            names=frozenset(_names_in(node)))
+        info.is_property = any(_expression_name(d) in ("property", "cached_property",
+                                                       "functools.cached_property")
+                               for d in node.decorator_list)
+        if isinstance(enclosing, ClassInfo):
+            enclosing.methods.setdefault(node.name, info)
+        elif parent is not None:
+            parent.nested[node.name] = info
+        else:
+            self.module.functions[node.name] = info
+        self.package.add_function(info)
+        self.scopes.append(info)
+        for statement in node.body:
+            self.visit(statement)
+        self.scopes.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Assign(self, node):
+        # obj.name = nested_function: calls of obj.name() reach it.
+        enclosing = self.scopes[-1] if self.scopes else None
+        if isinstance(enclosing, FunctionInfo) and isinstance(node.value, ast.Name):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute):
+                    found = enclosing.nested.get(node.value.id)
+                    if found is not None:
+                        self.package.attribute_functions.setdefault(target.attr, []).append(found)
+        self.generic_visit(node)
+
+
+def _names_in(node):
+    names = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute):
+            names.add(child.attr)
+        elif isinstance(child, ast.Name):
+            names.add(child.id)
+        elif isinstance(child, ast.keyword) and child.arg:
+            names.add(child.arg)
+    return names
+
+
+def _expression_name(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _expression_name(node.value)
+        return base + "." + node.attr if base else node.attr
+    if isinstance(node, ast.Call):
+        base = _expression_name(node.func)
+        return base + "()" if base else None
+    return None
+
+
+expression_name = _expression_name
+
+
+def _find_hooks(package, module):
+    """Functions given to register_hook and its kin run later, on the stream current when the
+    hook fires."""
+    for function in _module_functions(module):
+        for node in ast.walk(function.node):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            method = node.func.attr
+            if method in torch_model.GRADIENT_HOOKS:
+                kind = "gradient"
+            elif method in torch_model.MODULE_HOOKS:
+                kind = "module"
+            else:
+                continue
+            if not node.args:
+                continue
+            for target in _hook_targets(package, module, function, node.args[0]):
+                package.hooks.setdefault(target, (kind, module.path, node.lineno))
+
+
+def _module_functions(module):
+    seen = []
+
+    def walk(info):
+        seen.append(info)
+        for nested in info.nested.values():
+            walk(nested)
+
+    for info in module.functions.values():
+        walk(info)
+    for class_info in module.classes.values():
+        for info in class_info.methods.values():
+            walk(info)
+    return seen
+
+
+def _hook_targets(package, module, function, argument):
+    """The functions a hook argument names: a function, a bound method, functools.partial of
+    one, or a function that a call returns (a hook factory's nested function)."""
+    if isinstance(argument, ast.Call):
+        name = _expression_name(argument.func) or ""
+        if name.split(".")[-1] == "partial" and argument.args:
+            return _hook_targets(package, module, function, argument.args[0])
+        made_by = _hook_targets(package, module, function, argument.func)
+        returned = []
+        for factory in made_by:
+            for node in ast.walk(factory.node):
+                if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+                    nested = factory.nested.get(node.value.id)
+                    if nested is not None:
+                        returned.append(nested)
+        return returned
+    if isinstance(argument, ast.Name):
+        found = package.resolve_name(module, function, argument.id)
+        return [found] if isinstance(found, FunctionInfo) else []
+    if isinstance(argument, ast.Attribute):
+        if isinstance(argument.value, ast.Name) and argument.value.id == "self" \
+                and function.class_name:
+            found = package.method(package.class_named(function.class_name, module), argument.attr)
+            return [found] if found is not None else []
+        found = package.unique_method(argument.attr)
+        return [found] if found is not None else []
+    return []
+
+
+def condition_text(test, class_name):
+    """A condition's identity: its text with `self` named by the class, when it reads only
+    attributes and names (a flag, `self.overlap_comm`, `x is None`); None otherwise."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda)):
+            return None
+    text = ast.unparse(test)
+    if class_name:
+        text = text.replace("self.", class_name + ".")
+    return text
+
+
+def _repeated_conditions(modules):
+    counts = {}
+
+    def visit(node, class_name):
+        for child in ast.iter_child_nodes(node):
+            inner = child.name if isinstance(child, ast.ClassDef) else class_name
+            test = getattr(child, "test", None) if isinstance(
+                child, (ast.If, ast.IfExp, ast.While)) else None
+            if test is not None:
+                parts = test.values if isinstance(test, ast.BoolOp) else [test]
+                for part in parts:
+                    text = condition_text(part, class_name)
+                    if text is not None:
+                        counts[text] = counts.get(text, 0) + 1
+            if isinstance(child, (ast.For, ast.AsyncFor)):
+                text = "for:" + (condition_text(child.iter, class_name) or "")
+                counts[text] = counts.get(text, 0) + 1
+            visit(child, inner)
+
+    for module in modules:
+        visit(module.source.tree, None)
+    return frozenset(text for text, count in counts.items() if count > 1)
+
+
+_STREAM_WORDS = frozenset({"stream", "Stream", "current_stream", "default_stream", "wait_stream",
+                           "wait_event", "record_event", "record", "synchronize", "async_op",
+                           "non_blocking", "record_stream", "wait"})
+
+
+def _stream_conditions(modules):
+    found = set()
+
+    def visit(node, class_name):
+        for child in ast.iter_child_nodes(node):
+            inner = child.name if isinstance(child, ast.ClassDef) else class_name
+            if isinstance(child, ast.If):
+                names = set()
+                for statement in child.body + child.orelse:
+                    names |= _names_in(statement)
+                if names & _STREAM_WORDS:
+                    text = condition_text(child.test, class_name)
+                    if text is not None:
+                        found.add(text)
+            visit(child, inner)
+
+    for module in modules:
+        visit(module.source.tree, None)
+    return frozenset(found)

@@ -1,0 +1,272 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The abstract state at one point of one path, and the orderings that change it.
+
+The state keeps, as the C++ analyzer's does, the accesses that may still be pending on the device
+and, for each, the streams already ordered after it (docs/semantics.md): a stream that waits for
+another (`wait_stream`, an event recorded on one and waited on by the other) joins what the other
+had done; a host wait (`synchronize`, a blocking copy to the host) takes what it waited for out
+of the state, since everything enqueued after it comes later on every stream. Host accesses are
+never pending: the host acts at once, and later device work is enqueued after it.
+"""
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from .values import Key, Stream
+
+HOST = "<host>"
+AMBIENT = Stream("<current>", "ambient", "")
+DEFAULT = Stream("<default>", "default", "")
+
+
+@dataclass(frozen=True)
+class Site:
+    path: str
+    line: int
+    column: int
+    function: str
+    # The outermost call first: how the analysis got from its starting function to the access.
+    chain: Tuple = ()
+
+
+@dataclass(frozen=True)
+class Access:
+    ident: int
+    key: Key
+    stream: Stream          # HOST's Stream for host accesses
+    mode: str               # "read", "write", "read_write"
+    api: str                # what made it: "copy_", "all_reduce", "torch.cat", "+"
+    site: Site
+    # The statement holding the access, for fix-its: (line, column of the statement).
+    statement: Tuple = ()
+    # The conditions of the path it was made on ((condition text, value) pairs): an access made
+    # where `self.overlap_comm` is false never meets one made where it is true.
+    conditions: frozenset = frozenset()
+    # The write that makes a new tensor: it races with later work on other streams (the block
+    # may still be in use), never with earlier work, which touched other objects.
+    creation: bool = False
+    # Made through a view of part of the key's bytes.
+    partial: bool = False
+
+    def writes(self):
+        return self.mode != "read"
+
+
+HOST_STREAM = Stream(HOST, "host", "the host")
+
+
+def may_be_same_stream(a, b):
+    """Whether two streams might be one at run time, so that reporting them as unordered could
+    be false: a parameter may be any stream, and the current stream where a function starts is
+    usually the default one."""
+    if a.key == b.key:
+        return True
+    if a.kind == "opaque" or b.kind == "opaque":
+        return True
+    if a.storage is not None and b.storage is not None and a.storage.overlaps(b.storage):
+        return True
+    return {a.kind, b.kind} == {"ambient", "default"}
+
+
+class State:
+    __slots__ = ("current", "pending", "events", "locals", "attributes", "conditions",
+                 "recorded", "waited", "host_synced", "works", "contexts", "escaped",
+                 "objects")
+
+    def __init__(self):
+        self.current = AMBIENT
+        # access ident -> frozenset of stream keys ordered after it
+        self.pending = {}
+        # event key -> (frozenset of captured access idents, recorded on every path)
+        self.events = {}
+        self.locals = {}       # (frame ident, name) -> value
+        self.attributes = {}   # Key -> value stored in an attribute on this path
+        self.conditions = {}   # condition text -> bool
+        self.recorded = frozenset()   # (Key, stream key) pairs given to record_stream
+        # (waiter, waited) stream pairs since the analysis started, for the cross-function rule
+        self.waited = frozenset()
+        self.host_synced = frozenset()  # stream keys the host waited for since the start
+        self.works = {}
+        # The stream contexts entered on this path, outermost first: (stream, statement).
+        self.contexts = ()
+        self.escaped = frozenset()   # keys of local tensors kept elsewhere too
+        self.objects = 0             # tensors made on this path, numbering their keys
+
+    def copy(self):
+        other = State.__new__(State)
+        other.current = self.current
+        other.pending = dict(self.pending)
+        other.events = dict(self.events)
+        other.locals = dict(self.locals)
+        other.attributes = dict(self.attributes)
+        other.conditions = dict(self.conditions)
+        other.recorded = self.recorded
+        other.waited = self.waited
+        other.host_synced = self.host_synced
+        other.works = dict(self.works)
+        other.contexts = self.contexts
+        other.escaped = self.escaped
+        other.objects = self.objects
+        return other
+
+    # ---- ordering -------------------------------------------------------------------------
+
+    def covered_by(self, accesses, stream_key):
+        """Idents of pending accesses a stream has seen: its own, and those ordered before it."""
+        return [ident for ident, ordered in self.pending.items()
+                if accesses[ident].stream.key == stream_key or stream_key in ordered]
+
+    def stream_waits(self, accesses, waiter, waited):
+        if waiter.key == waited.key:
+            return
+        for ident in self.covered_by(accesses, waited.key):
+            self.pending[ident] = self.pending[ident] | {waiter.key}
+        self.waited = self.waited | {(waiter.key, waited.key)}
+
+    def record_event(self, accesses, event_key, stream):
+        self.events[event_key] = (frozenset(self.covered_by(accesses, stream.key)), True,
+                                  stream.key)
+
+    def wait_event(self, event_key, waiter):
+        """True when the event was recorded on every path to here."""
+        captured, recorded, recorded_on = self.events.get(event_key, (frozenset(), False, None))
+        for ident in captured:
+            if ident in self.pending:
+                self.pending[ident] = self.pending[ident] | {waiter.key}
+        if recorded_on is not None:
+            self.waited = self.waited | {(waiter.key, recorded_on)}
+        return recorded
+
+    def host_waits_for_stream(self, accesses, stream):
+        for ident in self.covered_by(accesses, stream.key):
+            del self.pending[ident]
+        self.host_synced = self.host_synced | {stream.key}
+
+    def host_waits_for_event(self, event_key):
+        captured, recorded, recorded_on = self.events.get(event_key, (frozenset(), False, None))
+        for ident in captured:
+            self.pending.pop(ident, None)
+        if recorded_on is not None:
+            self.host_synced = self.host_synced | {recorded_on}
+        return recorded
+
+    def host_waits_for_device(self):
+        self.pending.clear()
+        self.host_synced = self.host_synced | {"*"}
+
+    def conflicts(self, accesses, access):
+        """Pending accesses the new one races with: same bytes, at least one writing, on streams
+        that are different for sure, with nothing ordering the earlier one before the new one's
+        stream."""
+        found = []
+        if access.creation:
+            return found
+        for ident, ordered in self.pending.items():
+            earlier = accesses[ident]
+            if not (earlier.writes() or access.writes()):
+                continue
+            if contradict(earlier.conditions, access.conditions):
+                continue
+            if not earlier.key.overlaps(access.key):
+                continue
+            if access.stream.key == HOST and earlier.api.endswith("(allocation)"):
+                continue   # an allocation writes no bytes the host could see
+            if access.stream.key != HOST:
+                if access.stream.key in ordered or may_be_same_stream(earlier.stream, access.stream):
+                    continue
+            found.append(earlier)
+        return found
+
+    # ---- joining paths --------------------------------------------------------------------
+
+    def join(self, other):
+        joined = self.copy()
+        if self.current != other.current:
+            joined.current = Stream("<joined>", "opaque", "")
+        for ident, ordered in other.pending.items():
+            mine = joined.pending.get(ident)
+            joined.pending[ident] = ordered if mine is None else mine & ordered
+        for key, (captured, recorded, on) in other.events.items():
+            mine = joined.events.get(key)
+            if mine is None:
+                joined.events[key] = (captured, False, on)
+            else:
+                joined.events[key] = (mine[0] | captured, mine[1] and recorded,
+                                      mine[2] if mine[2] == on else None)
+        for key in list(joined.events):
+            if key not in other.events:
+                captured, _, on = joined.events[key]
+                joined.events[key] = (captured, False, on)
+        joined.locals = _join_values(self.locals, other.locals)
+        joined.attributes = _join_values(self.attributes, other.attributes)
+        joined.works = _join_values(self.works, other.works)
+        joined.conditions = {k: v for k, v in self.conditions.items()
+                             if other.conditions.get(k) == v}
+        joined.recorded = self.recorded & other.recorded
+        joined.waited = self.waited & other.waited
+        joined.host_synced = self.host_synced & other.host_synced
+        joined.escaped = self.escaped | other.escaped
+        joined.objects = max(self.objects, other.objects)
+        if self.contexts != other.contexts:
+            joined.contexts = ()
+        return joined
+
+    def same_as(self, other):
+        return (self.current == other.current and self.pending == other.pending
+                and self.events == other.events and self.locals == other.locals
+                and self.attributes == other.attributes and self.conditions == other.conditions
+                and self.recorded == other.recorded and self.works == other.works)
+
+
+def contradict(first, second):
+    if not first or not second:
+        return False
+    values = dict(first)
+    return any(text in values and values[text] != value for text, value in second)
+
+
+def _join_values(mine, theirs):
+    out = {}
+    for name, value in mine.items():
+        other = theirs.get(name, _MISSING)
+        if other is _MISSING:
+            out[name] = value
+        elif other == value:
+            out[name] = value
+        else:
+            out[name] = _join_value(value, other)
+    for name, value in theirs.items():
+        if name not in mine:
+            out[name] = value
+    return out
+
+
+def _join_value(a, b):
+    from .values import Constant, Tensor
+    # A name that is None on one path cannot be used on it: the other path's value is the one.
+    if isinstance(a, Constant) and a.value is None:
+        return b
+    if isinstance(b, Constant) and b.value is None:
+        return a
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.key == b.key:
+        return Tensor(a.key, a.alloc_stream if a.alloc_stream == b.alloc_stream else None,
+                      a.on_host and b.on_host)
+    if isinstance(a, Stream) and isinstance(b, Stream):
+        return Stream("<joined>", "opaque", "")
+    return None
+
+
+_MISSING = object()
+
+
+def join_all(states):
+    states = [s for s in states if s is not None]
+    if not states:
+        return None
+    joined = states[0]
+    for other in states[1:]:
+        joined = joined.join(other)
+    return joined
+
+
+def optional_first(states) -> Optional[State]:
+    return states[0] if states else None

@@ -1,0 +1,315 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Statements: how each moves the set of paths the analysis follows through a function.
+
+Paths stay apart through branches (a stream chosen in one `if` and used under the same condition
+later stays that stream) until there are more than MAX_PATHS, when they are joined. A loop's body
+runs twice, so that what one iteration leaves pending meets the next iteration's accesses. `raise`
+ends a path without returning; `return` hands its state to the caller.
+"""
+import ast
+
+from .state import join_all
+from .values import Container, Function, StreamContext, CoalescingContext
+
+MAX_PATHS = 8
+
+
+class Frame:
+    """One function's activation: its locals live in each path's state under this frame's
+    ident; `returns` collects the states and values its `return` statements hand back."""
+    __slots__ = ("ident", "function", "class_info", "module", "returns", "loops", "depth",
+                 "chain", "self_key", "enclosing")
+
+    def __init__(self, ident, function, class_info, depth, chain):
+        self.ident = ident
+        self.function = function
+        self.class_info = class_info
+        self.module = function.module
+        self.returns = []
+        self.loops = []      # per enclosing loop: [break states, continue states]
+        self.depth = depth
+        self.chain = chain   # call sites from the analysis's starting function to here
+        self.self_key = None
+        self.enclosing = None  # the frame of the function a closure was defined in
+
+def merge_paths(paths, stream_conditions=frozenset()):
+    """The paths, identical ones once; past MAX_PATHS, those that agree on the conditions that
+    decide stream work are joined (their other differences are lost), then all of them."""
+    unique = []
+    for state in paths:
+        if not any(state.same_as(other) for other in unique):
+            unique.append(state)
+    if len(unique) <= MAX_PATHS:
+        return unique
+    groups = {}
+    for state in unique:
+        signature = (state.current.key, tuple(sorted(
+            (text, value) for text, value in state.conditions.items()
+            if text in stream_conditions)))
+        groups.setdefault(signature, []).append(state)
+    if len(groups) <= MAX_PATHS:
+        return [join_all(group) for group in groups.values()]
+    return [join_all(unique)]
+
+
+class StatementWalker:
+    def block(self, statements, paths, frame):
+        for statement in statements:
+            if not paths:
+                break
+            paths = self.merge(self.statement(statement, paths, frame))
+            self.spent += 1
+        return paths
+
+    def merge(self, paths):
+        return merge_paths(paths, self.package.stream_conditions)
+
+    def statement(self, node, paths, frame):
+        handler = getattr(self, "stmt_" + type(node).__name__, None)
+        if handler is None:
+            return paths
+        return handler(node, paths, frame)
+
+    def each(self, paths, action):
+        for state in paths:
+            action(state)
+        return paths
+
+    # ---- simple statements ----------------------------------------------------------------
+
+    def stmt_Expr(self, node, paths, frame):
+        return self.each(paths, lambda state: self.evaluate(node.value, state, frame))
+
+    def stmt_Assign(self, node, paths, frame):
+        def assign(state):
+            value = self.evaluate(node.value, state, frame)
+            for target in node.targets:
+                self.assign(target, value, node.value, state, frame)
+        return self.each(paths, assign)
+
+    def stmt_AnnAssign(self, node, paths, frame):
+        if node.value is None:
+            return paths
+
+        def assign(state):
+            value = self.evaluate(node.value, state, frame)
+            self.assign(node.target, value, node.value, state, frame)
+        return self.each(paths, assign)
+
+    def stmt_AugAssign(self, node, paths, frame):
+        return self.each(paths, lambda state: self.augmented_assign(node, state, frame))
+
+    def stmt_Assert(self, node, paths, frame):
+        return self.each(paths, lambda state: self.evaluate(node.test, state, frame))
+
+    def stmt_Delete(self, node, paths, frame):
+        def delete(state):
+            for target in node.targets:
+                self.delete(target, state, frame)
+        return self.each(paths, delete)
+
+    def stmt_Return(self, node, paths, frame):
+        for state in paths:
+            value = self.evaluate(node.value, state, frame) if node.value is not None else None
+            if node.value is not None:
+                self.returned(node.value, value, state, frame)
+            frame.returns.append((state, value))
+        return []
+
+    def stmt_Raise(self, node, paths, frame):
+        return []
+
+    def stmt_Break(self, node, paths, frame):
+        if frame.loops:
+            frame.loops[-1][0].extend(paths)
+        return []
+
+    def stmt_Continue(self, node, paths, frame):
+        if frame.loops:
+            frame.loops[-1][1].extend(paths)
+        return []
+
+    def stmt_FunctionDef(self, node, paths, frame):
+        nested = frame.function.nested.get(node.name)
+        if nested is not None:
+            for state in paths:
+                state.locals[(frame.ident, node.name)] = Function(nested)
+        return paths
+
+    stmt_AsyncFunctionDef = stmt_FunctionDef
+
+    # ---- control flow ---------------------------------------------------------------------
+
+    def stmt_If(self, node, paths, frame):
+        after = []
+        for state in paths:
+            outcome, condition = self.condition(node.test, state, frame)
+            taken = skipped = None
+            if outcome is not False:
+                taken = state if outcome is True else state.copy()
+                if outcome is None and condition:
+                    taken.conditions.update(condition)
+            if outcome is not True:
+                skipped = state
+                if outcome is None and condition:
+                    skipped = state.copy()
+                    skipped.conditions.update({k: not v for k, v in condition.items()})
+            out = self.block(node.body, [taken], frame) if taken is not None else []
+            out += self.block(node.orelse, [skipped], frame) if skipped is not None else []
+            if outcome is None and not condition and len(out) > 1:
+                # Nothing tests this again: the branches need not stay apart.
+                out = [join_all(out)]
+            after += out
+        return after
+
+    def stmt_For(self, node, paths, frame):
+        # Loops over one collection run together: both at least once, or neither (a loop that
+        # enqueues work per parameter and one that waits per parameter). A literal or a
+        # comprehension runs at least once if it made anything to wait for.
+        entered, skipped = [], []
+        for state in paths:
+            iterable = self.evaluate(node.iter, state, frame)
+            state.locals[(frame.ident, _ITERABLE)] = iterable
+            emptiness = _emptiness_condition(iterable) if "for:" + (
+                self.condition_text(node.iter, frame) or "") in self.package.correlated else None
+            known = state.conditions.get(emptiness) if emptiness else None
+            if isinstance(iterable, Container) and not iterable.items:
+                skipped.append(state)
+                continue
+            if known is False or isinstance(iterable, Container) and iterable.key is None:
+                entered.append(state)
+                continue
+            if known is True:
+                skipped.append(state)
+                continue
+            if emptiness:
+                other = state.copy()
+                other.conditions[emptiness] = True
+                state.conditions[emptiness] = False
+                skipped.append(other)
+            else:
+                skipped.append(state.copy())
+            entered.append(state)
+
+        def bind(state):
+            iterable = state.locals.get((frame.ident, _ITERABLE))
+            self.assign(node.target, self.element_of(iterable, node.iter, state, frame), None,
+                        state, frame)
+        return self.loop(node, entered, frame, bind, skipped)
+
+    stmt_AsyncFor = stmt_For
+
+    def stmt_While(self, node, paths, frame):
+        def test(state):
+            self.evaluate(node.test, state, frame)
+        return self.loop(node, paths, frame, test, list(paths))
+
+    def loop(self, node, paths, frame, enter, not_entered):
+        exits = []
+        current = paths
+        finished = []
+        for iteration in range(2):
+            self.iteration = iteration
+            entering = [state.copy() for state in current]
+            for state in entering:
+                enter(state)
+            frame.loops.append(([], []))
+            after = self.block(node.body, entering, frame)
+            breaks, continues = frame.loops.pop()
+            exits.extend(breaks)
+            current = self.merge(after + continues)
+            finished.extend(current if iteration == 0 else [])
+            if not current:
+                break
+        self.iteration = 0
+        # Left after one iteration, or two (what the second adds), or never entered; `else`
+        # runs when the loop was not broken out of.
+        finished = self.merge(not_entered + finished + current)
+        if node.orelse:
+            finished = self.block(node.orelse, finished, frame)
+        return self.merge(finished + exits)
+
+    def stmt_With(self, node, paths, frame):
+        out = []
+        for state in paths:
+            saved_stream = state.current
+            contexts = []
+            for item in node.items:
+                value = self.evaluate(item.context_expr, state, frame)
+                context = self.enter_context(value, item.context_expr, state, frame)
+                contexts.append(context)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, context if context is not None else value,
+                                None, state, frame)
+            inner = self.block(node.body, [state], frame)
+            for after in inner:
+                for context in reversed(contexts):
+                    self.exit_context(context, after, frame)
+                if any(isinstance(c, StreamContext) for c in contexts):
+                    after.current = saved_stream
+                    after.contexts = after.contexts[:len(after.contexts) - sum(
+                        isinstance(c, StreamContext) for c in contexts)]
+            out.extend(inner)
+        return out
+
+    stmt_AsyncWith = stmt_With
+
+    def stmt_Try(self, node, paths, frame):
+        body = self.block(node.body, [s.copy() for s in paths], frame)
+        # A handler may start anywhere in the body: from the state before it or after it.
+        handler_start = self.merge([s.copy() for s in paths] + [s.copy() for s in body])
+        handled = []
+        for handler in node.handlers:
+            handled += self.block(handler.body, [s.copy() for s in handler_start], frame)
+        after = self.block(node.orelse, body, frame) if node.orelse else body
+        after = self.merge(after + handled)
+        if node.finalbody:
+            after = self.block(node.finalbody, after, frame)
+        return after
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_Match(self, node, paths, frame):
+        for state in paths:
+            self.evaluate(node.subject, state, frame)
+        out = []
+        for case in node.cases:
+            out += self.block(case.body, [s.copy() for s in paths], frame)
+        return self.merge(out + paths)
+
+    # ---- conditions -----------------------------------------------------------------------
+
+    def condition(self, test, state, frame):
+        """(True/False/None, {condition text: value when taken}) for an `if` test: constants
+        the model knows (`get_accelerator().resolves_data_dependency()` is False on CUDA), and
+        conditions already decided on this path (`if self.overlap_comm:` twice)."""
+        negate = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            negate = not negate
+            test = test.operand
+        value = self.evaluate(test, state, frame)
+        outcome = None
+        known = self.constant_truth(value)
+        text = self.condition_text(test, frame)
+        if known is not None:
+            outcome = known
+        elif text is not None and text in state.conditions:
+            outcome = state.conditions[text]
+        if outcome is not None:
+            return (not outcome if negate else outcome), {}
+        if text is None or text not in self.package.correlated:
+            return None, {}
+        return None, {text: not negate}
+
+
+_ITERABLE = "<iterable>"
+
+
+def _emptiness_condition(iterable):
+    key = getattr(iterable, "key", None)
+    if key is None:
+        return None
+    return "empty:" + key.text() + repr(key.root)
+
+
+__all__ = ["StatementWalker", "Frame", "merge_paths", "CoalescingContext"]

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Which names hold tensors, from how the package uses them: a name that is the receiver of a
+tensor-only method (`x.copy_`, `x.narrow`, `x.numel()`), that has a tensor's attributes read
+(`x.dtype`), or that is given to a collective is a tensor wherever it appears. Python has no
+types to read; this is how `n += 1` on a counter stays no device write while `flat /= world`
+on a gradient buffer is one.
+"""
+import ast
+
+from .. import torch_model as model
+
+TENSOR_ONLY_METHODS = frozenset({
+    "copy_", "narrow", "view", "view_as", "numel", "element_size", "data_ptr", "record_stream",
+    "zero_", "fill_", "add_", "mul_", "div_", "sub_", "clamp_", "masked_fill_", "index_select",
+    "item", "tolist", "float", "half", "bfloat16", "contiguous", "flatten", "norm", "clone",
+    "detach", "split", "chunk", "untyped_storage", "resize_", "is_pinned", "pin_memory",
+    "unsqueeze", "squeeze", "reshape", "permute", "transpose", "expand", "expand_as", "sum",
+    "mean", "abs", "sqrt", "addcmul_", "addcdiv_", "lerp_", "copy", "nelement", "storage",
+    "storage_offset", "stride", "is_contiguous", "as_strided", "numpy", "unbind", "scatter_",
+    "index_add_", "index_copy_", "normal_", "uniform_", "baddbmm", "matmul", "mm", "bmm",
+    "floor_divide", "max", "min", "argmax", "cumsum", "to_dense", "type_as", "new_empty",
+    "new_zeros", "new_ones", "new_full", "new_tensor", "sign", "exp", "log", "pow", "sqrt_",
+    "div", "mul", "add", "sub",
+})
+TENSOR_ATTRIBUTES = frozenset({"dtype", "shape", "is_cuda", "grad_fn", "ndim", "data",
+                               "requires_grad", "grad", "is_leaf"})
+
+
+class TensorUsage:
+    def __init__(self, package):
+        self.attributes = set()     # attribute names that hold tensors somewhere
+        self.locals = {}            # function node -> names of its locals that hold tensors
+        for module in package.modules:
+            self._scan(module.source.tree)
+
+    def _scan(self, tree):
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.locals[node] = self._function_names(node)
+
+    def _function_names(self, function):
+        names = set()
+        for node in ast.walk(function):
+            target = None
+            if isinstance(node, ast.Attribute):
+                if node.attr in TENSOR_ONLY_METHODS or node.attr in TENSOR_ATTRIBUTES:
+                    target = node.value
+            elif isinstance(node, ast.Call):
+                name = _called_name(node.func)
+                last = name.rsplit(".", 1)[-1] if name else ""
+                module = (name or "").rpartition(".")[0]
+                if last in model.COLLECTIVES or module in model.TENSOR_FUNCTION_MODULES and \
+                        last not in model.FACTORY_FUNCTIONS and \
+                        last not in model.NON_ACCESSING_FUNCTIONS:
+                    for argument in node.args:
+                        self._note(argument, names)
+                    for keyword in node.keywords:
+                        if keyword.arg in ("out", "tensor", "output", "input", "input_tensor",
+                                           "output_tensor"):
+                            self._note(keyword.value, names)
+            if target is not None:
+                self._note(target, names)
+        return frozenset(names)
+
+    def _note(self, node, names):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            if node.attr not in TENSOR_ATTRIBUTES or node.attr == "grad":
+                self.attributes.add(node.attr)
+        elif isinstance(node, ast.Subscript):
+            self._note(node.value, names)
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            for element in node.elts:
+                self._note(element, names)
+        elif isinstance(node, ast.Starred):
+            self._note(node.value, names)
+
+    def holds_tensor(self, key, function_node):
+        """Whether a key names a tensor by the package's use of its name."""
+        if key.path:
+            for part in reversed(key.path):
+                if not part.startswith("["):
+                    return part in self.attributes or part == "grad"
+            # An element of a container: the container's name decides.
+        name = key.root[-1] if key.root[0] in ("local", "param", "global") else None
+        if name is None:
+            return False
+        return name in self.locals.get(function_node, ())
+
+
+def _called_name(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _called_name(node.value)
+        return base + "." + node.attr if base else node.attr
+    return None

@@ -1,0 +1,242 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""What an expression may stand for: a tensor's bytes, a stream, an event, a collective's work,
+a device module, a function of the package, or nothing the check follows.
+
+Storage is named by a `Key`: where the object lives (a local of one call's frame, an attribute of
+a class's instances, a module global) and the path of attributes and elements below it. Two keys
+name overlapping bytes when one is a prefix of the other (a tensor and its views share the key of
+their base), unless an element index tells them apart (`bufs[0]` and `bufs[1]`).
+"""
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+ANY_INDEX = "[*]"
+
+
+@dataclass(frozen=True)
+class Key:
+    # ("local", frame, name) / ("self", class) / ("global", module, name) / ("param", frame, name)
+    root: Tuple
+    path: Tuple[str, ...] = ()
+
+    def attribute(self, name):
+        return Key(self.root, self.path + (name,))
+
+    def made(self, number):
+        """The key of the object made `number`th on a path and bound here: it shares no bytes
+        with another object bound to the same name."""
+        return Key(self.root, self.path + ("@%d" % number,))
+
+    def unversioned(self):
+        return Key(self.root, tuple(p for p in self.path if not p.startswith("@")))
+
+    def element(self, index):
+        return Key(self.root, self.path + (index,))
+
+    def field_name(self):
+        """The last attribute of the path (`param.ds_secondary_tensor` -> its name), the name
+        objects of many kinds share across functions; None for a plain variable."""
+        for part in reversed(self.path):
+            if not part.startswith("[") and not part.startswith("@"):
+                return part
+        if self.root[0] in ("self",):
+            return None
+        return None
+
+    def overlaps(self, other):
+        if self.root[0] == "field" or other.root[0] == "field":
+            return self._field_overlaps(other)
+        if self.root != other.root:
+            return False
+        for mine, theirs in zip(self.path, other.path):
+            if mine == theirs:
+                continue
+            if mine.startswith("@") and theirs.startswith("@"):
+                return False   # two objects the analysis saw made
+            if mine.startswith("[") and theirs.startswith("["):
+                if not indices_differ(mine, theirs):
+                    continue
+            return False
+        return True
+
+    def _field_overlaps(self, other):
+        """A ("field", name) key stands for that attribute of any object (what autograd writes
+        before a gradient hook runs: every `.grad`)."""
+        mine = self.root[1] if self.root[0] == "field" else self.field_name()
+        theirs = other.root[1] if other.root[0] == "field" else other.field_name()
+        return mine is not None and mine == theirs
+
+    def is_local(self):
+        return self.root[0] in ("local", "param")
+
+    def without_indices(self):
+        """The key with every element index made unknown: what another call of the function
+        may touch through it."""
+        return Key(self.root, tuple(ANY_INDEX if p.startswith("[") else p for p in self.path
+                                    if not p.startswith("@")))
+
+    def text(self):
+        """How the source spells it, for messages: `self.buf`, `x`, `params[*].grad`."""
+        kind = self.root[0]
+        if kind == "self":
+            head = "self"
+        elif kind == "field":
+            head = "*"
+        elif kind in ("local", "param"):
+            head = self.root[2]
+        else:
+            head = self.root[-1]
+        out = head
+        for part in self.path:
+            if part.startswith("@"):
+                continue
+            out += index_text(part) if part.startswith("[") else "." + part
+        return out
+
+
+def constant_index(value):
+    return "[c:%d]" % value
+
+
+def affine_index(scale, offset, symbol):
+    return "[s:%s:%d:%d]" % (symbol, scale, offset)
+
+
+def indices_differ(a, b):
+    """Whether two element indices are different for sure: two constants that differ, or two
+    affine forms of one symbol that no integer makes equal (`i` and `1 - i`, `i` and `i + 1`)."""
+    if ANY_INDEX in (a, b):
+        return False
+    if a.startswith("[c:") and b.startswith("[c:"):
+        return a != b
+    if a.startswith("[s:") and b.startswith("[s:"):
+        sym_a, scale_a, offset_a = _affine_parts(a)
+        sym_b, scale_b, offset_b = _affine_parts(b)
+        if sym_a != sym_b:
+            return False
+        if scale_a == scale_b:
+            return offset_a != offset_b
+        solution, remainder = divmod(offset_b - offset_a, scale_a - scale_b)
+        return remainder != 0
+    return False
+
+
+def _affine_parts(index):
+    body = index[3:-1]
+    symbol, scale, offset = body.rsplit(":", 2)
+    return symbol, int(scale), int(offset)
+
+
+def index_text(index):
+    if index == ANY_INDEX:
+        return "[*]"
+    if index.startswith("[c:"):
+        return "[%s]" % index[3:-1]
+    symbol, scale, offset = _affine_parts(index)
+    name = symbol.split("@")[0]
+    term = name if scale == 1 else "-" + name if scale == -1 else "%d*%s" % (scale, name)
+    if offset == 0:
+        return "[%s]" % term
+    if scale == -1:
+        return "[%d - %s]" % (offset, name)
+    return "[%s %s %d]" % (term, "+" if offset > 0 else "-", abs(offset))
+
+
+@dataclass(frozen=True)
+class Tensor:
+    key: Key
+    # The stream whose pool the storage came from, when this run of the analysis made it.
+    alloc_stream: Optional["Stream"] = None
+    on_host: bool = False
+    # A view of part of the key's bytes (a slice, `narrow`, a chunk): two parts of one buffer
+    # may be disjoint.
+    partial: bool = False
+
+
+@dataclass(frozen=True)
+class Stream:
+    key: str
+    # "ambient": the current stream where the analysis started; "default"; "created": made by a
+    # Stream() constructor here; "named": held in an attribute, a global or a container (a side
+    # stream of the program); "opaque": a parameter, which may be any stream, the current one too.
+    kind: str
+    # How the source spells it where it was obtained, for messages and fix-its.
+    spelling: str = field(default="", compare=False)
+    # Where the program keeps it (`self.streams[i]`): two elements of one container whose
+    # indices may be equal may be one stream.
+    storage: Optional[Key] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Event:
+    key: str
+    spelling: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class Work:
+    """A collective's handle: its accesses on the process group's stream, pending until
+    `wait()` orders them before the current stream."""
+    stream: str
+    accesses: frozenset = frozenset()
+
+
+@dataclass(frozen=True)
+class StreamContext:
+    stream: Stream
+
+
+@dataclass(frozen=True)
+class CoalescingContext:
+    group_stream: str
+
+
+@dataclass(frozen=True)
+class DeviceModule:
+    """`torch.cuda`, `get_accelerator()`, a device handle: its spelling makes the fix-its'."""
+    spelling: str
+
+
+@dataclass(frozen=True)
+class Module:
+    """A module or package name the code imported (`torch`, `torch.distributed`)."""
+    name: str
+
+
+@dataclass(frozen=True)
+class Function:
+    definition: object            # the package's FunctionInfo
+    bound_self: object = None     # the receiver of a bound method
+
+
+@dataclass(frozen=True)
+class Container:
+    """A list, tuple or dict the code built, with what its elements may be."""
+    items: Tuple = ()
+    key: Optional[Key] = None
+
+
+@dataclass(frozen=True)
+class Constant:
+    value: object
+
+
+@dataclass(frozen=True)
+class Integer:
+    """An integer the code computes from one unknown one: scale * symbol + offset. Indices of
+    this form into one container name elements that may be told apart."""
+    symbol: str
+    scale: int = 1
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A name the analysis has no value for: what it is decides itself by use (a tensor when
+    used as one, a stream when given where a stream goes)."""
+    key: Key
+    spelling: str = field(default="", compare=False)
+    partial: bool = False
+
+
+UNKNOWN = None
