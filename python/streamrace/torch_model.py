@@ -61,14 +61,20 @@ EVENT_METHODS = {
 # A collective's Work handle: `wait()` makes the current stream wait for the collective.
 WORK_METHODS = frozenset({"wait", "is_completed", "get_future", "synchronize", "result"})
 
-# DeepSpeed accelerator predicates whose answer on CUDA decides whether an ordering runs:
-# `if not get_accelerator().resolves_data_dependency(): ... synchronize()` runs on CUDA.
-ACCELERATOR_FACTS = {
+# Calls whose answer is known for eager CUDA code and decides whether an ordering runs: DeepSpeed's
+# accelerator predicates (`if not get_accelerator().resolves_data_dependency(): synchronize()`
+# runs on CUDA), and the compile-mode tests (the check reads the eager program).
+KNOWN_RESULTS = {
     "resolves_data_dependency": False,
     "handles_memory_backpressure": False,
     "is_synchronized_device": False,
     "use_host_timers": False,
     "is_available": True,
+    "is_torchdynamo_compiling": False,
+    "is_compiling": False,
+    "is_dynamo_compiling": False,
+    "is_tracing": False,
+    "is_scripting": False,
 }
 
 # Tensor methods that read or change metadata only: no device work, no host read of the data.
@@ -123,6 +129,13 @@ COPY_METHODS = frozenset({"to", "cuda", "cpu", "copy_", "pin_memory"})
 RECORD_STREAM = "record_stream"
 # `t.resize_(0)` and `t.untyped_storage().resize_(0)` free the storage's block.
 STORAGE_RESIZE = "resize_"
+
+# Helpers PyTorch's own distributed code calls on storages: what each does to a tensor's life.
+LIFETIME_FUNCTIONS = {
+    "_free_storage": "release",                 # torch.distributed.utils: storage resized to 0
+    "_alloc_storage": "allocate",               # storage resized back: new bytes, no access
+    "_no_dispatch_record_stream": "record_stream",
+}
 
 # In-place tensor methods write their receiver: the name ends with one underscore. These end so
 # but do not write the data.

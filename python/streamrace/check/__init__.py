@@ -64,6 +64,7 @@ def check_paths(paths, checks="streamrace-*"):
         "lines": sum(len(s.lines) for s in sources),
         "functions analyzed": analysis.roots_analyzed,
         "functions over the statement budget": sorted(analysis.over_budget),
+        "functions given up": sorted(analysis.given_up),
         "seconds": round(time.perf_counter() - started, 3),
     }
     return result

@@ -83,7 +83,9 @@ class CallEffects:
                                callee.bound_self)
         if isinstance(callee, ClassInfo):
             init = self.package.method(callee, "__init__")
-            instance = Symbol(Key(("self", callee.name)), callee.name)
+            # A new object of its own: its fields are not another instance's.
+            instance = Symbol(Key(("object", callee.name, node.lineno, node.col_offset)),
+                              callee.name)
             if init is not None:
                 self.inline(init, args, kwargs, node, state, frame, instance)
             return instance
@@ -142,11 +144,27 @@ class CallEffects:
         if last == model.COALESCING_MANAGER:
             return ("coalescing", self.group_stream(kwargs, args, 0),
                     self.keyword_true(kwargs, "async_ops"))
+        if last in model.KNOWN_RESULTS:
+            return Constant(model.KNOWN_RESULTS[last])
+        if last in model.LIFETIME_FUNCTIONS and args:
+            return self.lifetime_call(model.LIFETIME_FUNCTIONS[last], args, node, state, frame)
         if name.rpartition(".")[0] in model.TENSOR_FUNCTION_MODULES:
             return self.torch_function(last, args, kwargs, node, state, frame)
         if last in _BUILTIN_NO_ACCESS or name in _BUILTIN_NO_ACCESS:
             return None
         self.unknown_call(args, kwargs, name, node, state, frame)
+        return None
+
+    def lifetime_call(self, kind, args, node, state, frame):
+        """PyTorch's storage helpers (FSDP's `_free_storage`, `_alloc_storage`,
+        `_no_dispatch_record_stream`): what they do to a tensor's storage, not accesses."""
+        tensor = args[0][0]
+        if kind == "record_stream" and len(args) > 1:
+            stream = self.as_stream(args[1][0], args[1][1])
+            if stream is not None and getattr(tensor, "key", None) is not None:
+                state.recorded = state.recorded | {(tensor.key, stream.key)}
+        elif kind == "release" and isinstance(tensor, (Tensor, Symbol)):
+            self.storage_released(tensor, node, state, frame)
         return None
 
     # ---- the device: streams, events, synchronization ------------------------------------
@@ -178,8 +196,8 @@ class CallEffects:
         if kind == "device_synchronize":
             state.host_waits_for_device()
             return None
-        if call in model.ACCELERATOR_FACTS and device.spelling.endswith("get_accelerator()"):
-            return Constant(model.ACCELERATOR_FACTS[call])
+        if call in model.KNOWN_RESULTS:
+            return Constant(model.KNOWN_RESULTS[call])
         return None
 
     def as_stream(self, value, node):
@@ -286,7 +304,7 @@ class CallEffects:
         return None
 
     def batch_p2p(self, args, node, state, frame):
-        stream = Stream("collective:p2p", "collective", "p2p")
+        stream = Stream("collective:p2p", "collective", "point-to-point")
         state.stream_waits(self.accesses, stream, state.current)
         made = []
         operations = args[0][0] if args else None
@@ -357,8 +375,13 @@ class CallEffects:
             return None
         if isinstance(receiver, Symbol) and name in _LOGGING_METHODS and \
                 name not in model.VIEW_METHODS:
-            # A container's or a logger's method on an object of unknown kind.
+            # A container's or a logger's method on an object of unknown kind: what it is given
+            # may be kept there.
+            for value, _ in list(args) + list(kwargs.values()):
+                self.escape(value, state)
             return None
+        if name in model.KNOWN_RESULTS and not args:
+            return Constant(model.KNOWN_RESULTS[name])
         if isinstance(receiver, (Symbol, Tensor)):
             function = self.resolve_method(receiver, name, frame)
             if function is not None:
@@ -386,7 +409,7 @@ class CallEffects:
 
     def resolve_method(self, receiver, name, frame):
         key = receiver.key
-        if key is not None and key.root[0] == "self" and not key.path:
+        if key is not None and key.root[0] in ("self", "object") and not key.path:
             class_info = self.package.class_named(key.root[1], frame.module)
             found = self.package.method(class_info, name)
             if found is not None:
@@ -424,9 +447,10 @@ class CallEffects:
             if on_host:
                 self.access(tensor, "read", name, node.func.value, state, frame,
                             stream=HOST_STREAM)
-                return None
+                return tensor if name == "cpu" else None
             self.host_blocking_read(tensor, name, node.func.value, state, frame)
-            return self.fresh_tensor(node, state, frame, on_host=True) if name == "cpu" else None
+            return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True) \
+                if name == "cpu" else None
         if name in ("to", "cuda", "pin_memory"):
             return self.device_copy(tensor, name, args, kwargs, node, state, frame)
         if name == "copy_":

@@ -10,6 +10,7 @@ when it returns; the second reports, with that knowledge (`facts.py`, `escapes.p
 """
 import ast
 import itertools
+import os
 
 from .effects import CallEffects
 from .expressions import ExpressionEvaluator
@@ -23,7 +24,7 @@ from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor)
 MAX_DEPTH = 4
 # Statements one starting function may walk, calls followed included: past it, calls are no
 # longer followed (the run's statistics count the functions it happened in).
-STATEMENT_BUDGET = 6000
+STATEMENT_BUDGET = 2500
 
 # Names whose presence makes a function a starting point: it uses streams, events, collectives,
 # host copies, or hooks.
@@ -58,12 +59,12 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         state = State()
         frame = self.new_frame(function, 0, ())
         if hook is not None:
-            kind, path, line = hook
+            kind, path, line, column = hook
             # Autograd wrote the gradients on the stream current when the hook fires, just
-            # before it runs.
+            # before it runs (the site named is where the hook was registered).
             if kind == "gradient":
                 self.access(Tensor(Key(("field", "grad"))), "write", "autograd", function.node,
-                            state, frame, site=Site(path, line, 1, "autograd", ()))
+                            state, frame, site=Site(path, line, column, "autograd", ()))
         paths = self.block(function.node.body, [state], frame)
         exits = paths + [s for s, _ in frame.returns]
         return join_all(exits)
@@ -83,7 +84,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         site = self.site(node, frame)
         if frame.depth + 1 >= MAX_DEPTH or any(s[1] is function for s in frame.chain) or \
                 self.spent > STATEMENT_BUDGET or function.node is self.root.node or \
-                isinstance(function.node, ast.Lambda):
+                not self.package.does_stream_work(function):
             if self.spent > STATEMENT_BUDGET:
                 self.analysis.over_budget.add(self.root.qualified_name)
             self.unknown_call(args, kwargs, function.name, node, state, frame)
@@ -153,7 +154,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             from .usage import TENSOR_ONLY_METHODS
             from .. import torch_model as model
             if method in TENSOR_ONLY_METHODS or method in model.VIEW_METHODS or \
-                    method in model.HOST_BLOCKING_METHODS or method == "record_stream" or \
+                    method in model.HOST_BLOCKING_METHODS or method in model.COPY_METHODS or \
+                    method == "record_stream" or \
                     (method.endswith("_") and not method.startswith("_")):
                 return True
         if not strong and not value.key.path and value.key.root[0] in ("local", "param"):
@@ -263,12 +265,16 @@ def _is_static(function):
 
 def _mark_statements(tree):
     """Every expression node learns the innermost statement that holds it (fix-its go before
-    it): statements are visited outside in, so an inner one overrides."""
-    for statement in ast.walk(tree):
-        if isinstance(statement, ast.stmt):
-            for child in ast.walk(statement):
-                if isinstance(child, ast.expr):
-                    child._statement = (statement.lineno, statement.col_offset)
+    it)."""
+    stack = [(tree, None)]
+    while stack:
+        node, statement = stack.pop()
+        if isinstance(node, ast.stmt):
+            statement = (node.lineno, node.col_offset)
+        elif isinstance(node, ast.expr) and statement is not None:
+            node._statement = statement
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, statement))
 
 
 class Analysis:
@@ -284,6 +290,7 @@ class Analysis:
         self.reporting = False
         self.over_budget = set()
         self.called = set()   # functions some analyzed function calls
+        self.given_up = set()  # functions whose analysis stopped, and why
         self.roots_analyzed = 0
         for module in package.modules:
             _mark_statements(module.source.tree)
@@ -316,7 +323,19 @@ class Analysis:
         exits = []
         for function in functions:
             walker = Walker(self)
-            exit_state = walker.run_root(function, self.package.hooks.get(function))
+            try:
+                exit_state = walker.run_root(function, self.package.hooks.get(function))
+            except RecursionError:
+                self.given_up.add("%s:%d %s (nested too deeply)" % (
+                    function.module.path, function.node.lineno, function.qualified_name))
+                continue
+            except Exception as error:  # noqa: BLE001 - one function must not cost the others
+                if os.environ.get("STREAMRACE_CHECK_DEBUG"):
+                    raise
+                self.given_up.add("%s:%d %s (internal error: %s: %s)" % (
+                    function.module.path, function.node.lineno, function.qualified_name,
+                    type(error).__name__, error))
+                continue
             if exit_state is not None:
                 exits.append((function, exit_state))
             self.roots_analyzed += 1

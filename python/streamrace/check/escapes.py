@@ -21,10 +21,7 @@ class Escapes:
         self.side_fields = set()  # attributes accessed on a stream other than the current one
 
     def left_pending(self, function, exit_state):
-        """What `function` leaves pending, when nothing in the package calls it (what a
-        function its callers call is left pending in their state, with their streams)."""
-        if function in self.analysis.called:
-            return
+        """What `function` leaves pending when it returns."""
         accesses = self.analysis.accesses
         for ident, ordered in exit_state.pending.items():
             access = accesses[ident]
@@ -52,10 +49,11 @@ class Escapes:
         if not entries:
             return
         facts = self.analysis.facts
+        accesses = self.analysis.accesses
         for ident, ordered in entries.items():
-            if ident in state.pending or ident == access.ident:
+            earlier = accesses[ident]
+            if earlier.stream.key == access.stream.key or ident in state.pending:
                 continue
-            earlier = self.analysis.accesses[ident]
             if (earlier.site.path, earlier.site.line, earlier.site.column) == \
                     (access.site.path, access.site.line, access.site.column):
                 continue

@@ -208,6 +208,11 @@ class ExpressionEvaluator:
             known = [v for v in values if not (isinstance(v, Constant) and not v.value)]
             if len(known) == 1:
                 return known[0]
+            # `given or {torch.cuda.current_stream()}`: what the fallback is, when the first is
+            # something the analysis cannot tell the truth of.
+            concrete = [v for v in known if v is not None and not isinstance(v, Symbol)]
+            if len(concrete) == 1:
+                return concrete[0]
             return _either(*known) if known else None
         return None
 
@@ -287,16 +292,23 @@ class ExpressionEvaluator:
     # ---- binding --------------------------------------------------------------------------
 
     def element_of(self, iterable, node, state, frame):
-        """What a loop over `iterable` binds its variable to."""
+        """What a loop over `iterable` binds its variable to: in the analysis's first and second
+        iteration, two elements that are not the same (`[it:0]`, `[it:1]`), each possibly the
+        one another loop or index names."""
+        index = "[it:%d]" % self.iteration
         if isinstance(iterable, Container):
             if iterable.key is not None:
-                return Symbol(iterable.key.element(ANY_INDEX))
+                return Symbol(iterable.key.element(index))
             return _join_items(iterable.items)
         if isinstance(iterable, (Tensor, Symbol)) and iterable.key is not None:
-            element = self.stored_value(iterable.key.element(ANY_INDEX), state, frame)
+            element = self.stored_value(iterable.key.element(index), state, frame)
             if isinstance(iterable, Tensor) and isinstance(element, Symbol):
                 return Tensor(element.key, iterable.alloc_stream, iterable.on_host)
             return element
+        if node is not None:
+            # A collection the analysis has no name for (`d.values()`): its elements, named by
+            # how the loop spells it.
+            return Symbol(Key(("global", frame.module.dotted, self.spelling(node)), (index,)))
         return None
 
     def assign(self, target, value, value_node, state, frame):
@@ -351,6 +363,8 @@ class ExpressionEvaluator:
             value = self.bind_new_tensor(value, self.local_key(frame, name), state)
         elif isinstance(value, Stream) and "(" in value.spelling:
             value = Stream(value.key, value.kind, name)
+        elif isinstance(value, Event) and "(" in value.spelling:
+            value = Event(value.key, name)
         state.locals[(frame.ident, name)] = value
         # Conditions that mention the name may not hold any more.
         if state.conditions:
@@ -363,6 +377,8 @@ class ExpressionEvaluator:
             value = self.bind_new_tensor(value, key, state)
         elif isinstance(value, Stream) and "(" in value.spelling:
             value = Stream(value.key, value.kind, self.spelling(node))
+        elif isinstance(value, Event) and "(" in value.spelling:
+            value = Event(value.key, self.spelling(node))
         state.attributes[key] = value if value is not None else Symbol(key)
         self.facts.stored(key, value, frame)
 
@@ -412,20 +428,43 @@ class ExpressionEvaluator:
         return None
 
     def condition_text(self, test, frame):
-        return condition_text(test, frame.class_info.name if frame.class_info else None)
+        class_name = frame.class_info.name if frame.class_info else None
+        cached = getattr(test, "_condition", None)
+        if cached is not None and cached[0] == class_name:
+            return cached[1]
+        text = condition_text(test, class_name)
+        test._condition = (class_name, text)
+        return text
 
     def spelling(self, node):
+        """The source text of an expression, computed once per node."""
+        cached = getattr(node, "_spelling", None)
+        if cached is not None:
+            return cached
         try:
-            return ast.unparse(node)
+            text = ast.unparse(node)
         except Exception:  # noqa: BLE001 - unparse of any expression may fail on odd trees
-            return ""
+            text = ""
+        try:
+            node._spelling = text
+        except AttributeError:
+            pass
+        return text
 
 
 _UNSET = object()
 
 
+_NAMES_OF_CONDITION = {}
+
+
 def _mentions(text, name):
-    return re.search(r"(?<![\w.])%s\b" % re.escape(name), text) is not None
+    """Whether a condition's text reads the variable `name` (not an attribute of that name)."""
+    names = _NAMES_OF_CONDITION.get(text)
+    if names is None:
+        names = _NAMES_OF_CONDITION[text] = frozenset(re.findall(r"(?<![\w.])([A-Za-z_]\w*)",
+                                                                   text))
+    return name in names
 
 
 def _join_items(items):
@@ -439,12 +478,18 @@ def _join_items(items):
 def _either(*values):
     """One of several values: a stream chosen at run time is none we can name; tensors that
     share their storage key keep it."""
-    values = [v for v in values if v is not None]
+    values = [v for v in values if v is not None and
+              not (isinstance(v, Constant) and v.value is None)]
     if not values:
         return None
     if all(isinstance(v, Stream) for v in values):
         if len({v.key for v in values}) == 1:
             return values[0]
+        # `Stream() if overlap_comm else default_stream()`: the configuration with the side
+        # stream is the one whose ordering matters (with one stream, everything is ordered).
+        side = {v.key: v for v in values if v.kind in ("created", "named")}
+        if len(side) == 1:
+            return next(iter(side.values()))
         return Stream("<either>", "opaque", "")
     if all(isinstance(v, Tensor) for v in values) and len({v.key for v in values}) == 1:
         return Tensor(values[0].key)

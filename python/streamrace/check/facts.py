@@ -16,8 +16,10 @@ class ClassFacts:
         self.settled = False
 
     def stored(self, key, value, frame):
-        if self.settled or key.root[0] not in ("self", "global"):
+        if self.settled or key.root[0] not in ("self", "global", "object"):
             return
+        if key.root[0] == "object":
+            key = key.__class__(("self", key.root[1]), key.path)
         if isinstance(value, Tensor):
             # Other methods see the attribute's object, whichever one a path made.
             value = Tensor(value.key.unversioned(), value.alloc_stream, value.on_host)
@@ -35,6 +37,9 @@ class ClassFacts:
         self.values[key] = _join(previous, value, key)
 
     def attribute(self, key):
+        if key.root[0] == "object":
+            # What the class's methods store applies to each of its objects.
+            key = key.__class__(("self", key.root[1]), key.path)
         value = self.values.get(key)
         if value is None and key.path and key.path[-1].startswith("["):
             # One element of a container of streams: a stream of that container.
@@ -61,9 +66,14 @@ class ClassFacts:
 
 def _join(previous, value, key):
     if isinstance(previous, Stream) and isinstance(value, Stream):
-        if previous.kind in ("created", "named") and value.kind in ("created", "named"):
+        side = [s for s in (previous, value) if s.kind in ("created", "named")]
+        if len(side) == 2:
             # Streams made in different places for one attribute: the attribute's stream.
-            return Stream("named:" + key.text() + repr(key.root[:2]), "named", key.text())
+            return Stream("named:" + key.text() + repr(key.root[:2]), "named", key.text(), key)
+        if len(side) == 1:
+            # A side stream, or the current one where overlap is off: the side stream's
+            # configuration is the one whose ordering matters.
+            return side[0]
         return Stream("<either>", "opaque", key.text())
     if isinstance(previous, Tensor) and isinstance(value, Tensor):
         return Tensor(key, previous.alloc_stream if previous.alloc_stream == value.alloc_stream

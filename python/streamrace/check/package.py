@@ -92,6 +92,14 @@ class Package:
         # Conditions that decide stream work (a branch that picks a stream, waits, or launches
         # a collective): paths that decide them differently are the last to be joined.
         self.stream_conditions = _stream_conditions(self.modules)
+        self._stream_work = None
+
+    def does_stream_work(self, function):
+        """Whether a function, or one it calls by name, touches streams, events, collectives or
+        host copies: only those are followed into from their callers."""
+        if self._stream_work is None:
+            self._stream_work = _stream_work(self)
+        return function in self._stream_work
 
     def all_functions(self):
         for functions in self.functions_by_name.values():
@@ -301,7 +309,8 @@ def _find_hooks(package, module):
             if not node.args:
                 continue
             for target in _hook_targets(package, module, function, node.args[0]):
-                package.hooks.setdefault(target, (kind, module.path, node.lineno))
+                package.hooks.setdefault(target, (kind, module.path, node.lineno,
+                                                  node.col_offset + 1))
 
 
 def _module_functions(module):
@@ -411,3 +420,44 @@ def _stream_conditions(modules):
     for module in modules:
         visit(module.source.tree, None)
     return frozenset(found)
+
+
+_STREAM_WORK_NAMES = _STREAM_WORDS | frozenset({
+    "wait_event", "record_event", "Event", "set_stream", "record_stream", "isend", "irecv",
+    "batch_isend_irecv", "_coalescing_manager", "all_reduce", "all_gather", "broadcast",
+    "reduce_scatter", "reduce_scatter_tensor", "all_gather_into_tensor", "_all_gather_base",
+    "_reduce_scatter_base", "all_to_all", "all_to_all_single", "allgather_fn",
+    "reduce_scatter_fn", "send", "recv", "get_accelerator", "register_hook",
+    "register_post_accumulate_grad_hook", "pin_memory",
+})
+
+
+def _stream_work(package):
+    """The functions that do stream work themselves or through the package's functions they
+    call (by name, as calls resolve)."""
+    calls = {}
+    working = set()
+    for function in package.all_functions():
+        if function.names & _STREAM_WORK_NAMES:
+            working.add(function)
+        called = set()
+        for node in ast.walk(function.node):
+            if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Name):
+                    called.add(node.func.id)
+                elif isinstance(node.func, ast.Attribute):
+                    called.add(node.func.attr)
+        calls[function] = called
+    by_name = {}
+    for function in package.all_functions():
+        by_name.setdefault(function.name, []).append(function)
+    changed = True
+    while changed:
+        changed = False
+        for function, called in calls.items():
+            if function in working:
+                continue
+            if any(callee in working for name in called for callee in by_name.get(name, ())):
+                working.add(function)
+                changed = True
+    return working

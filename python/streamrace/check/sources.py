@@ -64,11 +64,23 @@ def read_source(path) -> "tuple[Optional[SourceFile], Optional[SourceError]]":
         return None, SourceError(path, 0, 0, "cannot read the file: %s" % error.strerror)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        text = data.decode(encoding)
-    except (SyntaxError, LookupError, UnicodeDecodeError) as error:
-        line = data[:getattr(error, "start", 0)].count(b"\n") + 1
-        return None, SourceError(path, line, 1, "the file is not valid text in its encoding (%s)"
-                                 % _reason(error))
+    except (SyntaxError, LookupError) as error:
+        encoding = None
+        reason = _reason(error)
+    if encoding is None or encoding == "utf-8" and data.startswith(b"\xef\xbb\xbf"):
+        encoding = encoding or "utf-8"
+    try:
+        text = data.decode("utf-8-sig" if encoding == "utf-8" else encoding)
+    except (LookupError, UnicodeDecodeError) as error:
+        start = getattr(error, "start", 0)
+        line = data[:start].count(b"\n") + 1
+        column = start - (data.rfind(b"\n", 0, start) + 1) + 1
+        if isinstance(error, UnicodeDecodeError):
+            message = "the file is not valid %s (byte 0x%02x) and declares no other encoding; " \
+                      "it is not checked" % (error.encoding.upper(), data[start])
+        else:
+            message = "the file declares an unknown encoding '%s'; it is not checked" % encoding
+        return None, SourceError(path, line, column, message)
     if text.startswith("\ufeff"):
         text = text[1:]
     try:

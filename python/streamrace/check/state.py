@@ -70,7 +70,7 @@ def may_be_same_stream(a, b):
 class State:
     __slots__ = ("current", "pending", "events", "locals", "attributes", "conditions",
                  "recorded", "waited", "host_synced", "works", "contexts", "escaped",
-                 "objects")
+                 "objects", "streams")
 
     def __init__(self):
         self.current = AMBIENT
@@ -90,6 +90,7 @@ class State:
         self.contexts = ()
         self.escaped = frozenset()   # keys of local tensors kept elsewhere too
         self.objects = 0             # tensors made on this path, numbering their keys
+        self.streams = {}            # stream key -> a Stream of that key seen on this path
 
     def copy(self):
         other = State.__new__(State)
@@ -106,6 +107,7 @@ class State:
         other.contexts = self.contexts
         other.escaped = self.escaped
         other.objects = self.objects
+        other.streams = self.streams
         return other
 
     # ---- ordering -------------------------------------------------------------------------
@@ -118,6 +120,9 @@ class State:
     def stream_waits(self, accesses, waiter, waited):
         if waiter.key == waited.key:
             return
+        if waiter.key not in self.streams:
+            self.streams = dict(self.streams)
+            self.streams[waiter.key] = waiter
         for ident in self.covered_by(accesses, waited.key):
             self.pending[ident] = self.pending[ident] | {waiter.key}
         self.waited = self.waited | {(waiter.key, waited.key)}
@@ -160,13 +165,17 @@ class State:
         found = []
         if access.creation:
             return found
+        stream_key = access.stream.key
+        writes = access.writes()
         for ident, ordered in self.pending.items():
             earlier = accesses[ident]
-            if not (earlier.writes() or access.writes()):
+            if earlier.stream.key == stream_key or stream_key in ordered:
                 continue
-            if contradict(earlier.conditions, access.conditions):
+            if not (writes or earlier.writes()):
                 continue
             if not earlier.key.overlaps(access.key):
+                continue
+            if contradict(earlier.conditions, access.conditions):
                 continue
             if access.stream.key == HOST and earlier.api.endswith("(allocation)"):
                 continue   # an allocation writes no bytes the host could see
@@ -182,30 +191,38 @@ class State:
         joined = self.copy()
         if self.current != other.current:
             joined.current = Stream("<joined>", "opaque", "")
-        for ident, ordered in other.pending.items():
-            mine = joined.pending.get(ident)
-            joined.pending[ident] = ordered if mine is None else mine & ordered
-        for key, (captured, recorded, on) in other.events.items():
-            mine = joined.events.get(key)
-            if mine is None:
-                joined.events[key] = (captured, False, on)
-            else:
-                joined.events[key] = (mine[0] | captured, mine[1] and recorded,
-                                      mine[2] if mine[2] == on else None)
-        for key in list(joined.events):
-            if key not in other.events:
-                captured, _, on = joined.events[key]
-                joined.events[key] = (captured, False, on)
-        joined.locals = _join_values(self.locals, other.locals)
-        joined.attributes = _join_values(self.attributes, other.attributes)
-        joined.works = _join_values(self.works, other.works)
-        joined.conditions = {k: v for k, v in self.conditions.items()
-                             if other.conditions.get(k) == v}
+        if other.pending != self.pending:
+            for ident, ordered in other.pending.items():
+                mine = joined.pending.get(ident)
+                joined.pending[ident] = ordered if mine is None else mine & ordered
+        if other.events != self.events:
+            for key, (captured, recorded, on) in other.events.items():
+                mine = joined.events.get(key)
+                if mine is None:
+                    joined.events[key] = (captured, False, on)
+                else:
+                    joined.events[key] = (mine[0] | captured, mine[1] and recorded,
+                                          mine[2] if mine[2] == on else None)
+            for key in list(joined.events):
+                if key not in other.events:
+                    captured, _, on = joined.events[key]
+                    joined.events[key] = (captured, False, on)
+        if other.locals != self.locals:
+            joined.locals = _join_values(self.locals, other.locals)
+        if other.attributes != self.attributes:
+            joined.attributes = _join_values(self.attributes, other.attributes)
+        if other.works != self.works:
+            joined.works = _join_values(self.works, other.works)
+        if other.conditions != self.conditions:
+            joined.conditions = {k: v for k, v in self.conditions.items()
+                                 if other.conditions.get(k) == v}
         joined.recorded = self.recorded & other.recorded
         joined.waited = self.waited & other.waited
         joined.host_synced = self.host_synced & other.host_synced
         joined.escaped = self.escaped | other.escaped
         joined.objects = max(self.objects, other.objects)
+        if other.streams is not self.streams:
+            joined.streams = {**other.streams, **self.streams}
         if self.contexts != other.contexts:
             joined.contexts = ()
         return joined

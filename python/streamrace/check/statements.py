@@ -158,7 +158,9 @@ class StatementWalker:
             out += self.block(node.orelse, [skipped], frame) if skipped is not None else []
             if outcome is None and not condition and len(out) > 1:
                 # Nothing tests this again: the branches need not stay apart.
-                out = [join_all(out)]
+                out = self.merge(out)
+                if len(out) > 1:
+                    out = [join_all(out)]
             after += out
         return after
 

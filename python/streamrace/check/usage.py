@@ -68,7 +68,9 @@ class TensorUsage:
         elif isinstance(node, ast.Attribute):
             if node.attr not in TENSOR_ATTRIBUTES or node.attr == "grad":
                 self.attributes.add(node.attr)
-        elif isinstance(node, ast.Subscript):
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            # A slice of it is a tensor (an element of a dict or a list may be one without the
+            # container being one).
             self._note(node.value, names)
         elif isinstance(node, (ast.List, ast.Tuple)):
             for element in node.elts:

@@ -75,17 +75,26 @@ class Key:
         return Key(self.root, tuple(ANY_INDEX if p.startswith("[") else p for p in self.path
                                     if not p.startswith("@")))
 
+    def loop_elements_merged(self):
+        """The key with loop iterations' elements made one (what a later loop may touch)."""
+        return Key(self.root, tuple(ANY_INDEX if p.startswith("[it:") else p
+                                    for p in self.path))
+
     def text(self):
         """How the source spells it, for messages: `self.buf`, `x`, `params[*].grad`."""
         kind = self.root[0]
         if kind == "self":
             head = "self"
+        elif kind == "object":
+            head = "<%s object>" % self.root[1]
         elif kind == "field":
-            head = "*"
+            head = "*." + self.root[1]
         elif kind in ("local", "param"):
-            head = self.root[2]
+            head = str(self.root[2])
+        elif kind == "temporary":
+            head = "<temporary>"
         else:
-            head = self.root[-1]
+            head = str(self.root[-1])
         out = head
         for part in self.path:
             if part.startswith("@"):
@@ -109,6 +118,8 @@ def indices_differ(a, b):
         return False
     if a.startswith("[c:") and b.startswith("[c:"):
         return a != b
+    if a.startswith("[it:") and b.startswith("[it:"):
+        return a != b   # one loop's element in two of its iterations
     if a.startswith("[s:") and b.startswith("[s:"):
         sym_a, scale_a, offset_a = _affine_parts(a)
         sym_b, scale_b, offset_b = _affine_parts(b)
@@ -128,7 +139,7 @@ def _affine_parts(index):
 
 
 def index_text(index):
-    if index == ANY_INDEX:
+    if index == ANY_INDEX or index.startswith("[it:"):
         return "[*]"
     if index.startswith("[c:"):
         return "[%s]" % index[3:-1]

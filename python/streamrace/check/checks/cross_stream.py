@@ -41,34 +41,53 @@ class UnsynchronizedCrossStream:
                                   earlier.stream.key, earlier.key.field_name())))
 
     def fix(self, earlier, later, state, frame, source, fixes):
-        waiter = stream_spelling(later.stream, state, frame, source)
-        if earlier.stream.kind == "collective":
+        # A collective runs after the stream current when it is called: that stream must wait.
+        waiting = state.current if later.stream.kind == "collective" else later.stream
+        waiter = stream_spelling(waiting, state, frame, source)
+        # The stream to wait for: the earlier access's own, or one that has waited for it (the
+        # stream a synchronous collective was called on).
+        seen_by = [earlier.stream] + [stream for key, stream in sorted(state_streams(
+            state, earlier).items()) if key != earlier.stream.key]
+        candidates = [s for s in seen_by if s.kind != "collective"]
+        if not candidates:
             return "wait for the collective's work handle (`work.wait()`, or pass " \
                    "async_op=False) before this"
-        waited = stream_spelling(earlier.stream, state, frame, source)
+        waited_stream = candidates[0]
+        waited = None
+        for candidate in candidates:
+            waited = stream_spelling(candidate, state, frame, source)
+            if waited is not None:
+                waited_stream = candidate
+                break
         statement = later.statement
-        if waited is None and earlier.stream.kind == "ambient" and state.contexts:
+        if waited is None and waited_stream.kind == "ambient" and state.contexts:
             # Inside `with stream(s):` the stream current before it has no name: the wait goes
             # before the `with`.
             outer_stream, outer_statement = state.contexts[0]
             outside = stream_spelling(outer_stream, _Outside(state), frame, source)
-            if outside is not None and outer_stream.key == later.stream.key:
+            if outside is not None and outer_stream.key == waiting.key:
                 text = "%s.wait_stream(%s.current_stream())" % (outside, device_spelling(frame))
                 made = insertion_fix(source, outer_statement, text)
                 if made is not None:
                     fixes.append(made)
                     return "make %s wait for the current stream before entering it: `%s`" % (
-                        stream_name(later.stream), text)
+                        stream_name(waiting), text)
         if waiter is None or waited is None:
             return "make %s wait for %s between the two (wait_stream, or an event recorded " \
                    "after the first and waited on before the second)" % (
-                       stream_name(later.stream), stream_name(earlier.stream))
+                       stream_name(waiting), stream_name(waited_stream))
         text = "%s.wait_stream(%s)" % (waiter, waited)
         made = insertion_fix(source, statement, text)
         if made is not None:
             fixes.append(made)
         return "make %s wait for %s before this: `%s`" % (
-            stream_name(later.stream), stream_name(earlier.stream), text)
+            stream_name(waiting), stream_name(waited_stream), text)
+
+
+def state_streams(state, earlier):
+    """The streams the state knows to have waited for the earlier access, by key."""
+    ordered = state.pending.get(earlier.ident, frozenset())
+    return {key: stream for key, stream in state.streams.items() if key in ordered}
 
 
 class _Outside:

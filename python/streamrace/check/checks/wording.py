@@ -13,6 +13,8 @@ def stream_name(stream):
         return "the host"
     if stream.kind == "collective":
         group = stream.spelling
+        if group == "point-to-point":
+            return "the process group's point-to-point stream"
         return "the process group's stream (%s)" % (
             "the default group" if group in ("default", "") else "group=" + group)
     return "stream '%s'" % (stream.spelling or stream.key)

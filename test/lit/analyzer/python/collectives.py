@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# torch.distributed with the NCCL process group: a collective runs on the group's stream after
+# the current stream's earlier work; without async_op the current stream waits for it at once,
+# with async_op only at work.wait(). Each racy function has an ordered twin.
+# RUN: %check_streamrace %s %t
+import torch
+import torch.distributed as dist
+
+
+def overwrite_before_the_reduction_ends(grads, incoming):
+    work = dist.all_reduce(grads, async_op=True)
+    grads.copy_(incoming)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'grads' is written by copy_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:28: note: all_reduce reads and writes 'grads' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:5: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    work.wait()
+
+
+def overwrite_after_waiting(grads, incoming):
+    work = dist.all_reduce(grads, async_op=True)
+    work.wait()
+    grads.copy_(incoming)
+
+
+def synchronous_collectives_need_no_wait(grads, incoming):
+    dist.all_reduce(grads)
+    grads.copy_(incoming)
+
+
+def gather_on_a_side_stream_read_on_the_current_one(shard, full, group):
+    comm = torch.cuda.Stream()
+    comm.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(comm):
+        dist.all_gather_into_tensor(full, shard, group=group)
+    return full.sum()
+    # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'full' is read by sum on the current stream while all_gather_into_tensor on the process group's stream (group=group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:37: note: all_gather_into_tensor writes 'full' on the process group's stream (group=group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:12: note: make the current stream wait for stream 'comm' before this: `torch.cuda.current_stream().wait_stream(comm)`
+
+
+def gather_on_a_side_stream_waited_for(shard, full, group):
+    comm = torch.cuda.Stream()
+    comm.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(comm):
+        dist.all_gather_into_tensor(full, shard, group=group)
+    torch.cuda.current_stream().wait_stream(comm)
+    return full.sum()
+
+
+def receive_read_before_waiting(buffer, peer):
+    request = dist.irecv(buffer, src=peer)
+    total = buffer.sum()
+    # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'buffer' is read by sum on the current stream while irecv on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:26: note: irecv writes 'buffer' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    request.wait()
+    return total
+
+
+def receive_read_after_waiting(buffer, peer):
+    request = dist.irecv(buffer, src=peer)
+    request.wait()
+    return buffer.sum()
+
+
+def batched_send_overwritten_before_waiting(outgoing, incoming, peer, update):
+    operations = [dist.P2POp(dist.isend, outgoing, peer), dist.P2POp(dist.irecv, incoming, peer)]
+    requests = dist.batch_isend_irecv(operations)
+    outgoing.add_(update)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'outgoing' is read and written by add_ on the current stream while batch_isend_irecv on the process group's point-to-point stream may still be reading it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:16: note: batch_isend_irecv reads 'outgoing' on the process group's point-to-point stream here
+    # CHECK-MESSAGES: :[[@LINE-3]]:5: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    for request in requests:
+        request.wait()
+
+
+def batched_send_overwritten_after_waiting(outgoing, incoming, peer, update):
+    operations = [dist.P2POp(dist.isend, outgoing, peer), dist.P2POp(dist.irecv, incoming, peer)]
+    requests = dist.batch_isend_irecv(operations)
+    for request in requests:
+        request.wait()
+    outgoing.add_(update)

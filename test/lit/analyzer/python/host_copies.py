@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Copies between the device and pinned host memory: `non_blocking=True` makes the host go on
+# before the copy ran, so the host must not read the destination (nor overwrite the source of an
+# upload) until it waited for the stream. Blocking copies (`.cpu()`, `.item()`, `.tolist()`)
+# make the host wait by themselves. Each racy function has an ordered twin.
+# RUN: %check_streamrace %s %t
+import torch
+
+
+def read_before_the_download_lands(logits):
+    host = logits.to("cpu", non_blocking=True)
+    return host.numpy()
+    # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: the host reads 'host' (numpy) while logits.to on the current stream may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
+    # CHECK-MESSAGES: :[[@LINE-3]]:12: note: logits.to writes 'host' on the current stream here
+    # CHECK-MESSAGES: :[[@LINE-3]]:12: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
+    # CHECK-FIXES: torch.cuda.current_stream().synchronize()
+    # CHECK-FIXES-NEXT: return host.numpy()
+
+
+def read_after_synchronizing(logits):
+    host = logits.to("cpu", non_blocking=True)
+    torch.cuda.current_stream().synchronize()
+    return host.numpy()
+
+
+def blocking_copies_need_no_wait(logits):
+    host = logits.cpu()
+    total = logits.sum().item()
+    return host.numpy(), total
+
+
+def pinned_staging_buffer_refilled_too_early(indices):
+    staging = torch.empty(1024, dtype=torch.int64, pin_memory=True)
+    staging.copy_(indices)
+    device = torch.empty(1024, dtype=torch.int64, device="cuda")
+    device.copy_(staging, non_blocking=True)
+    staging.zero_()
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the host writes 'staging' (zero_) while copy_ on the current stream may still be reading it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
+    # CHECK-MESSAGES: :[[@LINE-3]]:18: note: copy_ reads 'staging' on the current stream here
+    # CHECK-MESSAGES: :[[@LINE-3]]:5: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
+    return device
+
+
+def pinned_staging_buffer_refilled_after_the_upload(indices):
+    staging = torch.empty(1024, dtype=torch.int64, pin_memory=True)
+    staging.copy_(indices)
+    device = torch.empty(1024, dtype=torch.int64, device="cuda")
+    device.copy_(staging, non_blocking=True)
+    torch.cuda.current_stream().synchronize()
+    staging.zero_()
+    return device

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# The caching allocator gives a freed block to new work on the stream it was allocated on at
+# once: storage released while another stream may still use it, and a tensor handed from a side
+# stream to the current one without record_stream. Each racy function has an ordered twin.
+# RUN: %check_streamrace %s %t
+import torch
+import torch.distributed as dist
+
+
+def output_freed_while_it_is_sent(output, peer):
+    request = dist.isend(output, dst=peer)
+    output.data = torch.empty((1,), device=output.device, dtype=output.dtype)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the storage of 'output' is released while isend reads 'output' on the process group's stream (the default group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+    # CHECK-MESSAGES: :[[@LINE-3]]:26: note: isend reads 'output' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:5: note: wait for the collective's work handle (`work.wait()`) before releasing the storage
+    return request
+
+
+def output_freed_after_the_send(output, peer):
+    request = dist.isend(output, dst=peer)
+    request.wait()
+    output.data = torch.empty((1,), device=output.device, dtype=output.dtype)
+
+
+def shard_storage_freed_while_gathered(shard, full, group):
+    work = dist.all_gather_into_tensor(full, shard, group=group, async_op=True)
+    shard.untyped_storage().resize_(0)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the storage of 'shard' is released while all_gather_into_tensor reads 'shard' on the process group's stream (group=group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+    # CHECK-MESSAGES: :[[@LINE-3]]:46: note: all_gather_into_tensor reads 'shard' on the process group's stream (group=group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:5: note: wait for the collective's work handle (`work.wait()`) before releasing the storage
+    return work
+
+
+def shard_storage_freed_after_the_gather(shard, full, group):
+    work = dist.all_gather_into_tensor(full, shard, group=group, async_op=True)
+    work.wait()
+    shard.untyped_storage().resize_(0)
+
+
+class Prefetcher:
+    """A batch made on a side stream and handed to the current stream (apex's imagenet
+    data_prefetcher): record_stream keeps its block from the side stream's next batches."""
+
+    def __init__(self, loader):
+        self.loader = iter(loader)
+        self.stream = torch.cuda.Stream()
+        self.preload()
+
+    def preload(self):
+        batch = next(self.loader)
+        with torch.cuda.stream(self.stream):
+            self.next_input = batch.cuda(non_blocking=True)
+
+    def next_without_record_stream(self):
+        torch.cuda.current_stream().wait_stream(self.stream)
+        batch = self.next_input
+        self.preload()
+        return batch
+        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'self.next_input' was allocated on stream 'self.stream' and is handed to the current stream without record_stream; once it is dropped, the caching allocator can give its block to new work on stream 'self.stream' while the current stream may still use it [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-2]]:16: note: record the use on the current stream before handing it over: `batch.record_stream(torch.cuda.current_stream())`
+        # CHECK-FIXES: batch.record_stream(torch.cuda.current_stream())
+        # CHECK-FIXES-NEXT: return batch
+
+    def next_with_record_stream(self):
+        torch.cuda.current_stream().wait_stream(self.stream)
+        batch = self.next_input
+        batch.record_stream(torch.cuda.current_stream())
+        self.preload()
+        return batch

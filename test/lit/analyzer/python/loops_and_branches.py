@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Streams and buffers kept in an object across its methods, loops whose next iteration overwrites
+# what the previous iteration's collective still reads, and a stream chosen by a flag that a
+# later branch tests again. Each racy function has an ordered twin.
+# RUN: %check_streamrace %s %t
+import torch
+import torch.distributed as dist
+
+
+class Reducer:
+    def __init__(self, overlap):
+        self.overlap = overlap
+        self.comm_stream = torch.cuda.Stream()
+        self.buffer = torch.empty(1 << 20, device="cuda")
+
+    def reduce_every_bucket_racy(self, buckets):
+        for bucket in buckets:
+            self.buffer.copy_(bucket)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'self.buffer' is written by copy_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE+4]]:33: note: all_reduce reads and writes 'self.buffer' on the process group's stream (the default group) here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make the current stream wait for stream 'self.comm_stream' before this: `torch.cuda.current_stream().wait_stream(self.comm_stream)`
+            self.comm_stream.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(self.comm_stream):
+                dist.all_reduce(self.buffer)
+
+    def reduce_every_bucket_ordered(self, buckets):
+        for bucket in buckets:
+            torch.cuda.current_stream().wait_stream(self.comm_stream)
+            self.buffer.copy_(bucket)
+            self.comm_stream.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(self.comm_stream):
+                dist.all_reduce(self.buffer)
+
+    def ping_pong(self, buckets):
+        # Two buffers used in turn: bucket i+1 fills the other one while bucket i's reduction
+        # reads this one.
+        buffers = [torch.empty(1 << 20, device="cuda"), torch.empty(1 << 20, device="cuda")]
+        index = 0
+        for bucket in buckets:
+            buffers[index].copy_(bucket)
+            self.comm_stream.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(self.comm_stream):
+                dist.all_reduce(buffers[index])
+            torch.cuda.current_stream().wait_stream(self.comm_stream)
+            index = 1 - index
+
+    def flag_chosen_stream_racy(self, grads):
+        if self.overlap:
+            stream = self.comm_stream
+        else:
+            stream = torch.cuda.current_stream()
+        grads.div_(8)
+        with torch.cuda.stream(stream):
+            dist.all_reduce(grads)
+            # CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'grads' is read and written by all_reduce on the process group's stream (the default group) while div_ on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-4]]:9: note: div_ reads and writes 'grads' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:29: note: make stream 'self.comm_stream' wait for the current stream before entering it: `self.comm_stream.wait_stream(torch.cuda.current_stream())`
+        if self.overlap:
+            torch.cuda.current_stream().wait_stream(stream)
+
+    def flag_chosen_stream_ordered(self, grads):
+        grads.div_(8)
+        if self.overlap:
+            stream = self.comm_stream
+            stream.wait_stream(torch.cuda.current_stream())
+        else:
+            stream = torch.cuda.current_stream()
+        with torch.cuda.stream(stream):
+            dist.all_reduce(grads)
+        if self.overlap:
+            torch.cuda.current_stream().wait_stream(stream)
