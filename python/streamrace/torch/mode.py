@@ -14,6 +14,7 @@ that called it. View operators launch nothing and pass straight through.
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from .. import torch_model
 from .extents import READ, READ_WRITE, WRITE, add_value
 
 _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
@@ -95,8 +96,10 @@ class _Operator:
             self.arguments.append((index, argument.name, mode))
         # Positions of the returns that are new tensors (not views or the arguments written).
         self.returns = [i for i, ret in enumerate(schema.returns) if ret.alias_info is None]
-        self.passes_through = bool(schema.returns) and all(
-            ret.alias_info is not None and not ret.alias_info.is_write for ret in schema.returns)
+        # Views launch nothing; metadata queries (`is_pinned`, `size`) touch no bytes.
+        self.passes_through = schema.name in torch_model.METADATA_OPERATORS or (
+            bool(schema.returns) and all(ret.alias_info is not None and not ret.alias_info.is_write
+                                         for ret in schema.returns))
 
 
 class StreamraceMode(TorchDispatchMode):

@@ -34,6 +34,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace {
@@ -56,6 +57,10 @@ std::atomic<bool> failed{false};
 // The Python lines of the latest backward() or autograd.grad() call (a stack id of the
 // tracer's), for the operators the autograd engine runs for it on its own threads.
 std::atomic<unsigned> backward_call{0};
+
+// Operators that read or change metadata only (streamrace/torch_model.py, METADATA_OPERATORS),
+// given before the callbacks are installed and read-only after: they touch no tensor's bytes.
+std::unordered_set<std::string> metadata_operators;
 
 struct Operator {
   std::string name; // with its overload: "aten::add_.Tensor"
@@ -88,9 +93,10 @@ const Operator* operator_of(const at::RecordFunction& function) {
   for (std::size_t i = 0; i < returns.size(); ++i)
     if (returns[i].alias_info() == nullptr) op->new_returns.push_back(i);
   op->passes_through =
-      !returns.empty() && std::all_of(returns.begin(), returns.end(), [](const c10::Argument& r) {
-        return r.alias_info() != nullptr && !r.alias_info()->isWrite();
-      });
+      metadata_operators.contains(schema->name()) ||
+      (!returns.empty() && std::all_of(returns.begin(), returns.end(), [](const c10::Argument& r) {
+         return r.alias_info() != nullptr && !r.alias_info()->isWrite();
+       }));
   op->record_stream = schema->name() == "aten::record_stream";
   return known.emplace(key, std::move(op)).first->second.get();
 }
@@ -287,6 +293,11 @@ template <typename Function> bool find(Function& function, const char* name) {
 } // namespace
 
 // 1 when the tracer is in the process and the callbacks are installed, 0 otherwise.
+extern "C" __attribute__((visibility("default"))) void
+streamraceObserverMetadataOperator(const char* name) {
+  metadata_operators.emplace(name);
+}
+
 extern "C" __attribute__((visibility("default"))) int streamraceObserverEnable() {
   if (callbacks != 0) return 1;
   if (!find(tracer.begin_op, "streamraceTorchBeginOp") ||

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+from .. import torch_model
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _SOURCE = os.path.join(_HERE, "observer.cpp")
 _INCLUDE = os.path.join(_HERE, "include")
@@ -103,6 +105,10 @@ def load(torch):
     library.streamraceObserverNoteBackward.argtypes = [ctypes.c_uint]
     library.streamraceObserverNoteBackward.restype = None
     library.streamraceObserverFollowAllocator.restype = ctypes.c_int
+    library.streamraceObserverMetadataOperator.argtypes = [ctypes.c_char_p]
+    library.streamraceObserverMetadataOperator.restype = None
+    for name in torch_model.METADATA_OPERATORS:
+        library.streamraceObserverMetadataOperator(name.encode())
     if library.streamraceObserverEnable() != 1:
         raise Unavailable("the tracer's entry points are missing from the process")
     return library
