@@ -24,7 +24,7 @@ from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor)
 MAX_DEPTH = 4
 # Statements one starting function may walk, calls followed included: past it, calls are no
 # longer followed (the run's statistics count the functions it happened in).
-STATEMENT_BUDGET = 2500
+STATEMENT_BUDGET = 2000
 
 # Names whose presence makes a function a starting point: it uses streams, events, collectives,
 # host copies, or hooks.
@@ -35,6 +35,11 @@ _RELEVANT_NAMES = frozenset({
     "register_hook", "register_post_accumulate_grad_hook", "wait", "all_reduce",
     "reduce_scatter_tensor", "all_gather_into_tensor", "_stream_context",
 })
+
+
+# Names that make a constructor worth following: it keeps a stream, an event or a tensor.
+_KEPT_NAMES = _RELEVANT_NAMES | frozenset({"empty", "zeros", "ones", "full", "empty_like",
+                                           "zeros_like", "pin_memory", "cuda", "Tensor"})
 
 
 class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
@@ -50,10 +55,14 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         self.frame_ids = analysis.frame_ids
         self.root = None
         self.temporaries = {}
+        # Whether the analysis met work on more than one stream (or the host): a function
+        # that never does cannot have an unordered pair of its own.
+        self.several_streams = False
 
     # ---- starting points and calls -------------------------------------------------------
 
     def run_root(self, function, hook):
+        self.analysis.mark(function)
         self.root = function
         self.spent = 0
         state = State()
@@ -90,6 +99,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             self.unknown_call(args, kwargs, function.name, node, state, frame)
             return None
         self.analysis.called.add(function)
+        self.analysis.mark(function)
         callee = self.new_frame(function, frame.depth + 1, frame.chain + ((site, function),),
                                 bound_self)
         if function.parent is not None and function.parent is frame.function:
@@ -180,14 +190,16 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         if isinstance(value, Tensor) and value.on_host and stream is not HOST_STREAM and \
                 mode != "read" and stream.kind != "collective":
             pass
+        if stream.kind not in ("ambient", "default"):
+            self.several_streams = True
         site = site or self.site(node, frame)
         statement = getattr(node, "_statement", None)
         access = self.analysis.make_access(value.key, stream, mode, api, site, statement,
                                            frozenset(state.conditions.items()), creation,
                                            getattr(value, "partial", False))
-        for earlier in state.conflicts(self.accesses, access):
-            self.checks.unordered(earlier, access, state, frame, self)
         if self.analysis.reporting:
+            for earlier in state.conflicts(self.accesses, access):
+                self.checks.unordered(earlier, access, state, frame, self)
             self.analysis.escapes.check(access, state, frame, self)
         else:
             self.analysis.escapes.note_access(access)
@@ -290,10 +302,14 @@ class Analysis:
         self.reporting = False
         self.over_budget = set()
         self.called = set()   # functions some analyzed function calls
+        self.several_streams = set()  # starting points whose analysis met several streams
         self.given_up = set()  # functions whose analysis stopped, and why
         self.roots_analyzed = 0
-        for module in package.modules:
-            _mark_statements(module.source.tree)
+        self.marked = set()   # functions whose expressions know their statement
+    def mark(self, function):
+        if function.node not in self.marked:
+            self.marked.add(function.node)
+            _mark_statements(function.node)
 
     def make_access(self, key, stream, mode, api, site, statement, conditions, creation,
                     partial):
@@ -312,8 +328,10 @@ class Analysis:
         with `extra`, those that touch an attribute the first ones used on a side stream."""
         chosen = []
         for function in self.package.all_functions():
+            # A constructor matters for the streams, events and buffers it keeps.
+            constructor = function.name == "__init__" and bool(function.names & _KEPT_NAMES)
             relevant = bool(function.names & _RELEVANT_NAMES) or \
-                function in self.package.hooks or function.name == "__init__"
+                function in self.package.hooks or constructor
             if relevant != extra and (not extra or self.escapes.writes_escaping_field(function)):
                 chosen.append(function)
         chosen.sort(key=lambda f: (f.name != "__init__", f.module.path, f.node.lineno))
@@ -338,6 +356,8 @@ class Analysis:
                 continue
             if exit_state is not None:
                 exits.append((function, exit_state))
+            if walker.several_streams:
+                self.several_streams.add(function)
             self.roots_analyzed += 1
         return exits
 
@@ -353,4 +373,8 @@ class Analysis:
         self.learn_escapes(self.walk(extra))
         self.facts.settle()
         self.reporting = self.checks.reporting = True
-        self.walk(relevant + extra)
+        # Reported on: what met several streams, and what touches an attribute another call
+        # leaves pending on another stream.
+        fields = self.escapes.fields_unordered_for_the_current_stream()
+        self.walk([f for f in relevant + extra
+                   if f in self.several_streams or f.names & fields])

@@ -11,7 +11,7 @@ orders after the earlier access's stream (no wait_stream or event between the tw
 that direction, anywhere), when the path to it has not made the host wait for that stream
 either. A program that orders the two streams somewhere is taken at its word.
 """
-from .state import HOST, contradict, may_be_same_stream
+from .state import AMBIENT, HOST, contradict, may_be_same_stream
 
 
 class Escapes:
@@ -33,13 +33,33 @@ class Escapes:
             entries = self.by_field.setdefault(field, {})
             entries[ident] = entries.get(ident, ordered) & ordered
 
+    def fields_unordered_for_the_current_stream(self):
+        """Attributes some call leaves pending on another stream that nothing in the package
+        ever orders the current stream after: only there can a function that uses the current
+        stream alone meet another call's work."""
+        accesses = self.analysis.accesses
+        waits = self.analysis.facts.waits
+        found = set()
+        for field, entries in self.by_field.items():
+            for ident, ordered in entries.items():
+                stream = accesses[ident].stream
+                if stream.kind in ("ambient", "default"):
+                    continue
+                if not _reaches(AMBIENT.key, {stream.key} | ordered, waits):
+                    found.add(field)
+                    break
+        return frozenset(found)
+
     def note_access(self, access):
         field = access.key.field_name()
         if field is not None and access.stream.kind not in ("ambient", "default", "host"):
             self.side_fields.add(field)
 
     def writes_escaping_field(self, function):
-        return bool(function.names & self.side_fields)
+        """Whether a function may write an attribute some function uses on a side stream: it
+        names one and calls an in-place method."""
+        return bool(function.names & self.side_fields) and any(
+            name.endswith("_") and not name.startswith("_") for name in function.calls)
 
     def check(self, access, state, frame, walker):
         field = access.key.field_name()

@@ -14,7 +14,7 @@ from .package import ClassInfo, FunctionInfo, condition_text, expression_name
 from .state import AMBIENT
 from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Integer,
                      Key, Module, Stream, StreamContext, Symbol, Tensor, Work, affine_index,
-                     constant_index)
+                     constant_index, either_stream)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -63,16 +63,22 @@ class ExpressionEvaluator:
     # ---- evaluation -----------------------------------------------------------------------
 
     def evaluate(self, node, state, frame):
-        handler = getattr(self, "expr_" + type(node).__name__, None)
-        if handler is None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.expr):
-                    self.evaluate(child, state, frame)
-            return None
-        return handler(node, state, frame)
+        handler = _EXPRESSION_HANDLERS.get(type(node), _MISSING_HANDLER)
+        if handler is _MISSING_HANDLER:
+            handler = _EXPRESSION_HANDLERS[type(node)] = getattr(
+                type(self), "expr_" + type(node).__name__, None)
+        if handler is not None:
+            return handler(self, node, state, frame)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.evaluate(child, state, frame)
+        return None
 
     def expr_Constant(self, node, state, frame):
-        return Constant(node.value)
+        cached = getattr(node, "_value", None)
+        if cached is None:
+            cached = node._value = Constant(node.value)
+        return cached
 
     def expr_Name(self, node, state, frame):
         return self.lookup_name(node.id, state, frame)
@@ -453,6 +459,8 @@ class ExpressionEvaluator:
 
 
 _UNSET = object()
+_MISSING_HANDLER = object()
+_EXPRESSION_HANDLERS = {}   # expression node type -> its handler, looked up once
 
 
 _NAMES_OF_CONDITION = {}
@@ -483,14 +491,7 @@ def _either(*values):
     if not values:
         return None
     if all(isinstance(v, Stream) for v in values):
-        if len({v.key for v in values}) == 1:
-            return values[0]
-        # `Stream() if overlap_comm else default_stream()`: the configuration with the side
-        # stream is the one whose ordering matters (with one stream, everything is ordered).
-        side = {v.key: v for v in values if v.kind in ("created", "named")}
-        if len(side) == 1:
-            return next(iter(side.values()))
-        return Stream("<either>", "opaque", "")
+        return either_stream(values)
     if all(isinstance(v, Tensor) for v in values) and len({v.key for v in values}) == 1:
         return Tensor(values[0].key)
     if all(isinstance(v, (Tensor, Symbol)) for v in values) and \

@@ -4,7 +4,7 @@
 hands out. Also the orderings the package makes anywhere, which the cross-function rule
 (`escapes.py`) takes as the program's intent.
 """
-from .values import Stream, Symbol, Tensor
+from .values import Stream, Symbol, Tensor, either_stream
 
 
 class ClassFacts:
@@ -70,11 +70,7 @@ def _join(previous, value, key):
         if len(side) == 2:
             # Streams made in different places for one attribute: the attribute's stream.
             return Stream("named:" + key.text() + repr(key.root[:2]), "named", key.text(), key)
-        if len(side) == 1:
-            # A side stream, or the current one where overlap is off: the side stream's
-            # configuration is the one whose ordering matters.
-            return side[0]
-        return Stream("<either>", "opaque", key.text())
+        return either_stream([previous, value], key.text())
     if isinstance(previous, Tensor) and isinstance(value, Tensor):
         return Tensor(key, previous.alloc_stream if previous.alloc_stream == value.alloc_stream
                       else None, previous.on_host and value.on_host)

@@ -24,6 +24,12 @@ class FunctionInfo:
     # Names used in the body (attributes and variables): a quick test of what it may do.
     names: frozenset = frozenset()
     is_property: bool = False
+    # From the one walk over the body: the names it calls, its calls registering hooks, and its
+    # attribute and call nodes (what tensor usage is read from).
+    calls: frozenset = frozenset()
+    hook_calls: tuple = ()
+    attribute_nodes: tuple = ()
+    call_nodes: tuple = ()
 
     def parameters(self):
         args = self.node.args
@@ -79,6 +85,8 @@ class Package:
         self.functions_by_name = {}   # plain name -> [FunctionInfo] (methods and nested too)
         self.attribute_functions = {}  # attribute name -> [FunctionInfo] assigned to it
         self.hooks = {}               # FunctionInfo -> "gradient" or "module"
+        self.condition_counts = {}
+        self.stream_condition_texts = set()
         for source in sources:
             module = ModuleInfo(source, _dotted_name(source.path))
             self.modules.append(module)
@@ -88,10 +96,10 @@ class Package:
             _find_hooks(self, module)
         # Conditions tested more than once: the paths that decide them differently are kept
         # apart, so that the second test takes the branch the first one took.
-        self.correlated = _repeated_conditions(self.modules)
+        self.correlated = frozenset(t for t, n in self.condition_counts.items() if n > 1)
         # Conditions that decide stream work (a branch that picks a stream, waits, or launches
         # a collective): paths that decide them differently are the last to be joined.
-        self.stream_conditions = _stream_conditions(self.modules)
+        self.stream_conditions = frozenset(self.stream_condition_texts)
         self._stream_work = None
 
     def does_stream_work(self, function):
@@ -187,6 +195,52 @@ class _Indexer(ast.NodeVisitor):
         self.module = module
         self.scopes = []  # ClassInfo and FunctionInfo, innermost last
 
+    def generic_visit(self, node):
+        # Definitions and imports are statements: the expressions between them hold none of
+        # either (lambdas are not indexed), so only statement lists are walked.
+        for field in ("body", "orelse", "handlers", "finalbody", "cases"):
+            for child in getattr(node, field, ()):
+                self.visit(child)
+
+    def _class_name(self):
+        for scope in reversed(self.scopes):
+            if isinstance(scope, ClassInfo):
+                return scope.name
+            if isinstance(scope, FunctionInfo):
+                return scope.class_name
+        return None
+
+    def _count_condition(self, test, decides_stream_work):
+        parts = test.values if isinstance(test, ast.BoolOp) else [test]
+        class_name = self._class_name()
+        for part in parts:
+            text = condition_text(part, class_name)
+            if text is not None:
+                counts = self.package.condition_counts
+                counts[text] = counts.get(text, 0) + 1
+        if decides_stream_work:
+            text = condition_text(test, class_name)
+            if text is not None:
+                self.package.stream_condition_texts.add(text)
+
+    def visit_If(self, node):
+        names = set()
+        for statement in node.body + node.orelse:
+            names |= _names_in(statement)
+        self._count_condition(node.test, bool(names & _STREAM_WORDS))
+        self.generic_visit(node)
+
+    def visit_While(self, node):
+        self._count_condition(node.test, False)
+        self.generic_visit(node)
+
+    def visit_For(self, node):
+        text = "for:" + (condition_text(node.iter, self._class_name()) or "")
+        self.package.condition_counts[text] = self.package.condition_counts.get(text, 0) + 1
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
     def _in_function(self):
         return any(isinstance(s, FunctionInfo) for s in self.scopes)
 
@@ -234,8 +288,8 @@ class _Indexer(ast.NodeVisitor):
             qualified = enclosing.qualified_name + "." + node.name
         else:
             parent, class_name, qualified = None, None, node.name
-        info = FunctionInfo(node.name, qualified, node, self.module, class_name, parent,
-                            names=frozenset(_names_in(node)))
+        info = FunctionInfo(node.name, qualified, node, self.module, class_name, parent)
+        _summarize(info)
         info.is_property = any(_expression_name(d) in ("property", "cached_property",
                                                        "functools.cached_property")
                                for d in node.decorator_list)
@@ -262,7 +316,32 @@ class _Indexer(ast.NodeVisitor):
                     found = enclosing.nested.get(node.value.id)
                     if found is not None:
                         self.package.attribute_functions.setdefault(target.attr, []).append(found)
-        self.generic_visit(node)
+
+
+def _summarize(info):
+    names, calls, hooks, attributes, call_nodes = set(), set(), [], [], []
+    for child in ast.walk(info.node):
+        if isinstance(child, ast.Attribute):
+            names.add(child.attr)
+            attributes.append(child)
+        elif isinstance(child, ast.Name):
+            names.add(child.id)
+        elif isinstance(child, ast.keyword) and child.arg:
+            names.add(child.arg)
+        elif isinstance(child, ast.Call):
+            call_nodes.append(child)
+            if isinstance(child.func, ast.Name):
+                calls.add(child.func.id)
+            elif isinstance(child.func, ast.Attribute):
+                calls.add(child.func.attr)
+                if child.func.attr in torch_model.GRADIENT_HOOKS or \
+                        child.func.attr in torch_model.MODULE_HOOKS:
+                    hooks.append(child)
+    info.names = frozenset(names)
+    info.calls = frozenset(calls)
+    info.hook_calls = tuple(hooks)
+    info.attribute_nodes = tuple(attributes)
+    info.call_nodes = tuple(call_nodes)
 
 
 def _names_in(node):
@@ -296,16 +375,8 @@ def _find_hooks(package, module):
     """Functions given to register_hook and its kin run later, on the stream current when the
     hook fires."""
     for function in _module_functions(module):
-        for node in ast.walk(function.node):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-                continue
-            method = node.func.attr
-            if method in torch_model.GRADIENT_HOOKS:
-                kind = "gradient"
-            elif method in torch_model.MODULE_HOOKS:
-                kind = "module"
-            else:
-                continue
+        for node in function.hook_calls:
+            kind = "gradient" if node.func.attr in torch_model.GRADIENT_HOOKS else "module"
             if not node.args:
                 continue
             for target in _hook_targets(package, module, function, node.args[0]):
@@ -372,54 +443,9 @@ def condition_text(test, class_name):
     return text
 
 
-def _repeated_conditions(modules):
-    counts = {}
-
-    def visit(node, class_name):
-        for child in ast.iter_child_nodes(node):
-            inner = child.name if isinstance(child, ast.ClassDef) else class_name
-            test = getattr(child, "test", None) if isinstance(
-                child, (ast.If, ast.IfExp, ast.While)) else None
-            if test is not None:
-                parts = test.values if isinstance(test, ast.BoolOp) else [test]
-                for part in parts:
-                    text = condition_text(part, class_name)
-                    if text is not None:
-                        counts[text] = counts.get(text, 0) + 1
-            if isinstance(child, (ast.For, ast.AsyncFor)):
-                text = "for:" + (condition_text(child.iter, class_name) or "")
-                counts[text] = counts.get(text, 0) + 1
-            visit(child, inner)
-
-    for module in modules:
-        visit(module.source.tree, None)
-    return frozenset(text for text, count in counts.items() if count > 1)
-
-
 _STREAM_WORDS = frozenset({"stream", "Stream", "current_stream", "default_stream", "wait_stream",
                            "wait_event", "record_event", "record", "synchronize", "async_op",
                            "non_blocking", "record_stream", "wait"})
-
-
-def _stream_conditions(modules):
-    found = set()
-
-    def visit(node, class_name):
-        for child in ast.iter_child_nodes(node):
-            inner = child.name if isinstance(child, ast.ClassDef) else class_name
-            if isinstance(child, ast.If):
-                names = set()
-                for statement in child.body + child.orelse:
-                    names |= _names_in(statement)
-                if names & _STREAM_WORDS:
-                    text = condition_text(child.test, class_name)
-                    if text is not None:
-                        found.add(text)
-            visit(child, inner)
-
-    for module in modules:
-        visit(module.source.tree, None)
-    return frozenset(found)
 
 
 _STREAM_WORK_NAMES = _STREAM_WORDS | frozenset({
@@ -440,14 +466,7 @@ def _stream_work(package):
     for function in package.all_functions():
         if function.names & _STREAM_WORK_NAMES:
             working.add(function)
-        called = set()
-        for node in ast.walk(function.node):
-            if isinstance(node, ast.Call):
-                if isinstance(node.func, ast.Name):
-                    called.add(node.func.id)
-                elif isinstance(node.func, ast.Attribute):
-                    called.add(node.func.attr)
-        calls[function] = called
+        calls[function] = function.calls
     by_name = {}
     for function in package.all_functions():
         by_name.setdefault(function.name, []).append(function)

@@ -18,7 +18,7 @@ AMBIENT = Stream("<current>", "ambient", "")
 DEFAULT = Stream("<default>", "default", "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Site:
     path: str
     line: int
@@ -28,7 +28,7 @@ class Site:
     chain: Tuple = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Access:
     ident: int
     key: Key
@@ -268,6 +268,8 @@ def _join_value(a, b):
         return Tensor(a.key, a.alloc_stream if a.alloc_stream == b.alloc_stream else None,
                       a.on_host and b.on_host)
     if isinstance(a, Stream) and isinstance(b, Stream):
+        # Two paths joined: a stream neither path alone names (the paths that chose a stream by
+        # a condition tested again stay apart instead).
         return Stream("<joined>", "opaque", "")
     return None
 

@@ -11,7 +11,7 @@ import ast
 from .state import join_all
 from .values import Container, Function, StreamContext, CoalescingContext
 
-MAX_PATHS = 8
+MAX_PATHS = 4
 
 
 class Frame:
@@ -65,10 +65,14 @@ class StatementWalker:
         return merge_paths(paths, self.package.stream_conditions)
 
     def statement(self, node, paths, frame):
-        handler = getattr(self, "stmt_" + type(node).__name__, None)
+        kind = type(node)
+        handler = _STATEMENT_HANDLERS.get(kind, _MISSING)
+        if handler is _MISSING:
+            handler = _STATEMENT_HANDLERS[kind] = getattr(type(self), "stmt_" + kind.__name__,
+                                                          None)
         if handler is None:
             return paths
-        return handler(node, paths, frame)
+        return handler(self, node, paths, frame)
 
     def each(self, paths, action):
         for state in paths:
@@ -305,6 +309,8 @@ class StatementWalker:
 
 
 _ITERABLE = "<iterable>"
+_MISSING = object()
+_STATEMENT_HANDLERS = {}    # statement node type -> its handler, looked up once
 
 
 def _emptiness_condition(iterable):

@@ -30,36 +30,27 @@ class TensorUsage:
     def __init__(self, package):
         self.attributes = set()     # attribute names that hold tensors somewhere
         self.locals = {}            # function node -> names of its locals that hold tensors
-        for module in package.modules:
-            self._scan(module.source.tree)
-
-    def _scan(self, tree):
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.locals[node] = self._function_names(node)
+        for function in package.all_functions():
+            self.locals[function.node] = self._function_names(function)
 
     def _function_names(self, function):
         names = set()
-        for node in ast.walk(function):
-            target = None
-            if isinstance(node, ast.Attribute):
-                if node.attr in TENSOR_ONLY_METHODS or node.attr in TENSOR_ATTRIBUTES:
-                    target = node.value
-            elif isinstance(node, ast.Call):
-                name = _called_name(node.func)
-                last = name.rsplit(".", 1)[-1] if name else ""
-                module = (name or "").rpartition(".")[0]
-                if last in model.COLLECTIVES or module in model.TENSOR_FUNCTION_MODULES and \
-                        last not in model.FACTORY_FUNCTIONS and \
-                        last not in model.NON_ACCESSING_FUNCTIONS:
-                    for argument in node.args:
-                        self._note(argument, names)
-                    for keyword in node.keywords:
-                        if keyword.arg in ("out", "tensor", "output", "input", "input_tensor",
-                                           "output_tensor"):
-                            self._note(keyword.value, names)
-            if target is not None:
-                self._note(target, names)
+        for node in function.attribute_nodes:
+            if node.attr in TENSOR_ONLY_METHODS or node.attr in TENSOR_ATTRIBUTES:
+                self._note(node.value, names)
+        for node in function.call_nodes:
+            name = _called_name(node.func)
+            last = name.rsplit(".", 1)[-1] if name else ""
+            module = (name or "").rpartition(".")[0]
+            if last in model.COLLECTIVES or module in model.TENSOR_FUNCTION_MODULES and \
+                    last not in model.FACTORY_FUNCTIONS and \
+                    last not in model.NON_ACCESSING_FUNCTIONS:
+                for argument in node.args:
+                    self._note(argument, names)
+                for keyword in node.keywords:
+                    if keyword.arg in ("out", "tensor", "output", "input", "input_tensor",
+                                       "output_tensor"):
+                        self._note(keyword.value, names)
         return frozenset(names)
 
     def _note(self, node, names):

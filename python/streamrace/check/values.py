@@ -13,7 +13,7 @@ from typing import Optional, Tuple
 ANY_INDEX = "[*]"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Key:
     # ("local", frame, name) / ("self", class) / ("global", module, name) / ("param", frame, name)
     root: Tuple
@@ -153,7 +153,7 @@ def index_text(index):
     return "[%s %s %d]" % (term, "+" if offset > 0 else "-", abs(offset))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Tensor:
     key: Key
     # The stream whose pool the storage came from, when this run of the analysis made it.
@@ -164,7 +164,7 @@ class Tensor:
     partial: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Stream:
     key: str
     # "ambient": the current stream where the analysis started; "default"; "created": made by a
@@ -178,13 +178,13 @@ class Stream:
     storage: Optional[Key] = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     key: str
     spelling: str = field(default="", compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Work:
     """A collective's handle: its accesses on the process group's stream, pending until
     `wait()` orders them before the current stream."""
@@ -192,47 +192,47 @@ class Work:
     accesses: frozenset = frozenset()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StreamContext:
     stream: Stream
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CoalescingContext:
     group_stream: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeviceModule:
     """`torch.cuda`, `get_accelerator()`, a device handle: its spelling makes the fix-its'."""
     spelling: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Module:
     """A module or package name the code imported (`torch`, `torch.distributed`)."""
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Function:
     definition: object            # the package's FunctionInfo
     bound_self: object = None     # the receiver of a bound method
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Container:
     """A list, tuple or dict the code built, with what its elements may be."""
     items: Tuple = ()
     key: Optional[Key] = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Constant:
     value: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Integer:
     """An integer the code computes from one unknown one: scale * symbol + offset. Indices of
     this form into one container name elements that may be told apart."""
@@ -241,7 +241,7 @@ class Integer:
     offset: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Symbol:
     """A name the analysis has no value for: what it is decides itself by use (a tensor when
     used as one, a stream when given where a stream goes)."""
@@ -251,3 +251,18 @@ class Symbol:
 
 
 UNKNOWN = None
+
+
+def either_stream(streams, name=""):
+    """One of several streams, chosen at run time: the one stream if they agree; the side stream
+    where the others are the current or the default one (`Stream() if overlap_comm else
+    default_stream()`: the configuration with a side stream is the one whose ordering matters;
+    with one stream everything is ordered); else a stream the analysis cannot name."""
+    keys = {stream.key for stream in streams}
+    if len(keys) == 1:
+        return streams[0]
+    side = {stream.key: stream for stream in streams if stream.kind in ("created", "named")}
+    if len(side) == 1 and all(stream.kind in ("created", "named", "ambient", "default")
+                              for stream in streams):
+        return next(iter(side.values()))
+    return Stream("<either>", "opaque", name)
