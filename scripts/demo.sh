@@ -132,6 +132,29 @@ for mode in hpz-buggy zero3 hpz-fix-hostsync hpz-fix-event; do
 done
 echo "(diagnostics with the fix-it notes: $out/analyzer-hpz-buggy.txt; SARIF: $out/analyzer.sarif)"
 
+# The same race in DeepSpeed's own Python (runtime/zero of the installed release), with PR
+# #5216's synchronization taken out of a copy (examples/deepspeed_hpz/without_pr5216.py) and
+# as published. Needs the venv of step 7.
+check_python() { # name, folder
+  local code=0
+  "$bin/streamrace-check" "$2" > "$out/analyzer-$1.txt" 2>&1 || code=$?
+  printf '  %-30s exit %s, %s warning(s), %s on the hpZ secondary partition\n' "$1" "$code" \
+    "$(grep -c ': warning:' "$out/analyzer-$1.txt" || true)" \
+    "$(grep -c "ds_secondary_tensor' is read" "$out/analyzer-$1.txt" || true)"
+}
+if [ "${STREAMRACE_DEMO_DEEPSPEED:-on}" != off ]; then
+  "$root/scripts/ensure-torch.sh"
+  installed=$("$build/venv/bin/python" -c 'import importlib.util, os
+print(os.path.dirname(importlib.util.find_spec("deepspeed").origin))')
+  without=$("$build/venv/bin/python" "$root/examples/deepspeed_hpz/without_pr5216.py")
+  echo "DeepSpeed's runtime/zero, read by streamrace-check:"
+  check_python deepspeed-without-pr5216 "$without/deepspeed/runtime/zero"
+  check_python deepspeed-as-published "$installed/runtime/zero"
+  grep -m1 -A3 "ds_secondary_tensor' is read" "$out/analyzer-deepspeed-without-pr5216.txt" |
+    sed "s|$without/||; s|$installed/|deepspeed/|" | cut -c1-300 || true
+  echo "(all of them, with the calls that lead there and the fix: $out/analyzer-deepspeed-*.txt)"
+fi
+
 # The trainer under the tracer, on the emulator (2 nodes x 2 GPUs) or on this machine's GPUs.
 train() { # name, extra environment..., -- trainer arguments...
   local name=$1
@@ -320,7 +343,6 @@ deepspeed_run() { # name, script arguments...
 if [ "${STREAMRACE_DEMO_DEEPSPEED:-on}" = off ]; then
   echo "(skipped: STREAMRACE_DEMO_DEEPSPEED=off)"
 else
-  "$root/scripts/ensure-torch.sh"
   deepspeed_run deepspeed-without-pr5216 --buggy
   deepspeed_run deepspeed-as-published
   sed -n '/WARNING: streamrace/,/^  *#3 /p' "$out/report-deepspeed-without-pr5216.txt" | head -12

@@ -14,7 +14,8 @@ forward; ZeRO's prefetch may launch the backward all-gather of that shard on its
 stream before the copy has run. PR #5216 made the host wait for the compute stream right after
 the copy. DeepSpeed releases before the fix (0.13.x) do not run with the PyTorch this project
 tests with, so `--buggy` takes the installed release and removes exactly that wait, in a copy
-of the package made for this process (`_without_pr5216`); the installed package is not touched.
+of the package (`without_pr5216.py`, which the demo's static check reads too); the installed
+package is not touched.
 
 `--quantized` turns on qwZ (quantized weights) and qgZ (quantized gradients) as well; both
 need DeepSpeed's quantizer op, which PyTorch's extension loader compiles with nvcc on first use
@@ -23,55 +24,12 @@ need DeepSpeed's quantizer op, which PyTorch's extension loader compiles with nv
     python -c "from deepspeed.ops.op_builder import QuantizerBuilder; QuantizerBuilder().load()"
 """
 import argparse
-import importlib.metadata
 import importlib.util
 import os
-import shutil
 import sys
-import tempfile
 import time
 
-# The synchronization PR #5216 added after the secondary-partition copy in
-# deepspeed/runtime/zero/partition_parameters.py (Init._partition_param_sec), as the installed
-# release spells it: later releases only skip it on accelerators that order the two themselves.
-PR5216_SYNCHRONIZATION = """\
-            # TODO: This is a temporary fix to avoid the issue that 2nd tensor all-gather happens before 2nd tensor partition is done
-            if not get_accelerator().resolves_data_dependency():
-                get_accelerator().current_stream().synchronize()
-"""
-PATCHED_MODULE = os.path.join("runtime", "zero", "partition_parameters.py")
-
-
-def _without_pr5216():
-    """Makes this process import a copy of the installed DeepSpeed with PR #5216's
-    synchronization removed (the lines after it move up by as many lines). The copy is made
-    once per installed release, in the temporary directory, and shared by the ranks (so their
-    reports name the same files): each rank that finds none makes its own and renames it into
-    place, and the first rename wins."""
-    spec = importlib.util.find_spec("deepspeed")
-    installed = os.path.dirname(spec.origin)
-    release = importlib.metadata.version("deepspeed")
-    shared = os.path.join(tempfile.gettempdir(), f"deepspeed-{release}-without-pr5216")
-    if not os.path.isdir(os.path.join(shared, "deepspeed")):
-        scratch = tempfile.mkdtemp(prefix=os.path.basename(shared) + ".", dir=os.path.dirname(shared))
-        shutil.copytree(installed, os.path.join(scratch, "deepspeed"),
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        module = os.path.join(scratch, "deepspeed", PATCHED_MODULE)
-        with open(module) as source:
-            text = source.read()
-        if text.count(PR5216_SYNCHRONIZATION) != 1:
-            shutil.rmtree(scratch)
-            sys.exit(f"zeropp_hpz.py: {os.path.join(installed, PATCHED_MODULE)} does not contain "
-                     "PR #5216's synchronization exactly once; the patch was written for "
-                     "DeepSpeed 0.19.8")
-        with open(module, "w") as source:
-            source.write(text.replace(PR5216_SYNCHRONIZATION, ""))
-        try:
-            os.rename(scratch, shared)
-        except OSError:  # another rank's copy is in place
-            shutil.rmtree(scratch)
-    sys.path.insert(0, shared)
-
+import without_pr5216
 
 def _config(quantized):
     return {
@@ -105,7 +63,7 @@ def main():
     if importlib.util.find_spec("deepspeed") is None:
         sys.exit("zeropp_hpz.py: DeepSpeed is not installed (scripts/ensure-torch.sh installs it)")
     if arguments.buggy:
-        _without_pr5216()
+        sys.path.insert(0, without_pr5216.copy_without_pr5216())
 
     import torch
     import deepspeed

@@ -194,6 +194,11 @@ P2P_OPS = {"isend": "read", "irecv": "write"}
 BATCH_P2P = "batch_isend_irecv"
 COALESCING_MANAGER = "_coalescing_manager"
 
+# Autograd: backward() writes every gradient, on the stream current for the forward operators;
+# an optimizer's step() (torch.optim's classes) reads them on the stream current for it.
+BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
+OPTIMIZER_MODULE = "torch.optim"
+
 # Registrations whose function runs later, on the stream current when the hook fires (autograd:
 # the stream of the backward operator, which is that of its forward operator).
 GRADIENT_HOOKS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})

@@ -6,6 +6,7 @@ notes); findings-json is the document streamrace-check reads. Exit status: 0 wit
 1 with findings, 2 when a file could not be checked (the others are)."""
 import argparse
 import json
+import os
 import sys
 
 from . import check_paths
@@ -36,7 +37,15 @@ def main(argv=None):
                         help="print what was analyzed and how long it took on standard error")
     args = parser.parse_args(argv)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
-    result = check_paths(args.paths, args.checks)
+    try:
+        result = check_paths(args.paths, args.checks)
+    except Exception as error:  # noqa: BLE001 - say what broke instead of a traceback
+        sys.stderr.write("streamrace-check: internal error in the Python check: %s: %s (run "
+                         "with STREAMRACE_CHECK_DEBUG=1 for the traceback)\n"
+                         % (type(error).__name__, error))
+        if os.environ.get("STREAMRACE_CHECK_DEBUG"):
+            raise
+        return 3
     if args.format == "findings-json":
         json.dump(findings_document(result.findings, result.sources, result.errors), sys.stdout)
         sys.stdout.write("\n")

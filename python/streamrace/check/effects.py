@@ -146,6 +146,13 @@ class CallEffects:
                     self.keyword_true(kwargs, "async_ops"))
         if last in model.KNOWN_RESULTS:
             return Constant(model.KNOWN_RESULTS[last])
+        if name.startswith(model.OPTIMIZER_MODULE + ".") and last[:1].isupper():
+            # An optimizer: its step() reads every gradient on the current stream.
+            return Symbol(Key(("optimizer", frame.module.path, node.lineno, node.col_offset)),
+                          last)
+        if name in model.BACKWARD_FUNCTIONS:
+            self.gradients_written(name, node, state, frame)
+            return None
         if last in model.LIFETIME_FUNCTIONS and args:
             return self.lifetime_call(model.LIFETIME_FUNCTIONS[last], args, node, state, frame)
         if name.rpartition(".")[0] in model.TENSOR_FUNCTION_MODULES:
@@ -382,6 +389,11 @@ class CallEffects:
             return None
         if name in model.KNOWN_RESULTS and not args:
             return Constant(model.KNOWN_RESULTS[name])
+        if isinstance(receiver, Symbol) and receiver.key.root[0] == "optimizer":
+            if name == "step":
+                self.access(Tensor(Key(("field", "grad"))), "read", "optimizer.step", node,
+                            state, frame)
+            return None
         if isinstance(receiver, (Symbol, Tensor)):
             function = self.resolve_method(receiver, name, frame)
             if function is not None:
@@ -426,7 +438,16 @@ class CallEffects:
 
     # ---- tensors ----------------------------------------------------------------------------
 
+    def gradients_written(self, api, node, state, frame):
+        """backward() runs the backward operators on the stream current for the forward ones:
+        every gradient is written there."""
+        self.access(Tensor(Key(("field", "grad"))), "write", api, node, state, frame)
+
     def tensor_method(self, tensor, name, args, kwargs, node, state, frame):
+        if name == "backward":
+            self.read_tensor_arguments(args, kwargs, node, state, frame)
+            self.gradients_written("backward", node, state, frame)
+            return None
         if name == model.RECORD_STREAM:
             stream = self.as_stream(args[0][0], args[0][1]) if args else None
             if stream is not None and tensor.key is not None:

@@ -220,13 +220,16 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         self.temporaries[key] = (api, node, frame, complete)
         return Tensor(key, stream, on_host)
 
-    def bind_new_tensor(self, value, key, state):
+    def bind_new_tensor(self, value, key, state, value_node=None):
         """A new tensor bound to a name or an attribute: a new object there, whose making is a
-        write of its bytes by the stream that made it. Returns the bound value."""
+        write of its bytes by the stream that made it, when the statement that binds it made it
+        (one that went through a list first was made earlier). Returns the bound value."""
         state.objects += 1
         bound = Tensor(key.made(state.objects), value.alloc_stream, value.on_host)
         made = self.temporaries.get(value.key)
-        if made is not None and value.alloc_stream is not None and \
+        same_statement = made is not None and value_node is not None and \
+            getattr(made[1], "_statement", None) == getattr(value_node, "_statement", None)
+        if same_statement and value.alloc_stream is not None and \
                 value.alloc_stream is not HOST_STREAM and not made[3]:
             api, node, frame, _ = made
             self.access(bound, "write", api, node, state, frame, stream=value.alloc_stream,
@@ -267,7 +270,10 @@ _FACTORIES = frozenset({"empty", "empty_like", "empty_strided", "zeros", "zeros_
 
 
 def _operator_of(node):
-    return type(node).__name__
+    """How a message names what made a value: an operator's symbol, else the node's kind."""
+    from .expressions import _operator_name
+    op = getattr(node, "op", None)
+    return _operator_name(op) if op is not None else type(node).__name__
 
 
 def _is_static(function):
@@ -334,7 +340,8 @@ class Analysis:
                 function in self.package.hooks or constructor
             if relevant != extra and (not extra or self.escapes.writes_escaping_field(function)):
                 chosen.append(function)
-        chosen.sort(key=lambda f: (f.name != "__init__", f.module.path, f.node.lineno))
+        chosen.sort(key=lambda f: (f.name != "__init__", f.module.path,
+                                   getattr(f.node, "lineno", 0)))
         return chosen
 
     def walk(self, functions):
@@ -345,14 +352,15 @@ class Analysis:
                 exit_state = walker.run_root(function, self.package.hooks.get(function))
             except RecursionError:
                 self.given_up.add("%s:%d %s (nested too deeply)" % (
-                    function.module.path, function.node.lineno, function.qualified_name))
+                    function.module.path, getattr(function.node, "lineno", 0),
+                    function.qualified_name))
                 continue
             except Exception as error:  # noqa: BLE001 - one function must not cost the others
                 if os.environ.get("STREAMRACE_CHECK_DEBUG"):
                     raise
                 self.given_up.add("%s:%d %s (internal error: %s: %s)" % (
-                    function.module.path, function.node.lineno, function.qualified_name,
-                    type(error).__name__, error))
+                    function.module.path, getattr(function.node, "lineno", 0),
+                    function.qualified_name, type(error).__name__, error))
                 continue
             if exit_state is not None:
                 exits.append((function, exit_state))

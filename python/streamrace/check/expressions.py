@@ -366,7 +366,7 @@ class ExpressionEvaluator:
         if value is None or isinstance(value, Constant) and isinstance(value_node, ast.Call):
             value = Symbol(self.local_key(frame, name, value_node), name)
         elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
-            value = self.bind_new_tensor(value, self.local_key(frame, name), state)
+            value = self.bind_new_tensor(value, self.local_key(frame, name), state, value_node)
         elif isinstance(value, Stream) and "(" in value.spelling:
             value = Stream(value.key, value.kind, name)
         elif isinstance(value, Event) and "(" in value.spelling:
@@ -380,7 +380,7 @@ class ExpressionEvaluator:
     def store_attribute(self, key, value, value_node, node, state, frame):
         self.escape(value, state)
         if isinstance(value, Tensor) and value.key.root[0] == "temporary":
-            value = self.bind_new_tensor(value, key, state)
+            value = self.bind_new_tensor(value, key, state, value_node)
         elif isinstance(value, Stream) and "(" in value.spelling:
             value = Stream(value.key, value.kind, self.spelling(node))
         elif isinstance(value, Event) and "(" in value.spelling:

@@ -32,6 +32,8 @@ class FunctionInfo:
     call_nodes: tuple = ()
 
     def parameters(self):
+        if not hasattr(self.node, "args"):
+            return [], None, [], None   # a module's own statements
         args = self.node.args
         positional = [a.arg for a in args.posonlyargs + args.args]
         return positional, args.vararg, [a.arg for a in args.kwonlyargs], args.kwarg
@@ -58,6 +60,7 @@ class ModuleInfo:
     # local name -> dotted name it stands for ("dist" -> "torch.distributed",
     # "flatten" -> "deepspeed.runtime.utils.flatten")
     imports: Dict[str, str] = field(default_factory=dict)
+    body: Optional["FunctionInfo"] = None
 
     @property
     def path(self):
@@ -92,6 +95,9 @@ class Package:
             self.modules.append(module)
             self.by_dotted.setdefault(module.dotted, module)
             _Indexer(self, module).visit(source.tree)
+            # A script's statements outside any function are a function of their own.
+            module.body = FunctionInfo("<module>", "<module>", source.tree, module)
+            _summarize(module.body)
         for module in self.modules:
             _find_hooks(self, module)
         # Conditions tested more than once: the paths that decide them differently are kept
@@ -112,6 +118,8 @@ class Package:
     def all_functions(self):
         for functions in self.functions_by_name.values():
             yield from functions
+        for module in self.modules:
+            yield module.body
 
     def add_function(self, info):
         self.functions_by_name.setdefault(info.name, []).append(info)

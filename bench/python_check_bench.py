@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The Python check's speed on a whole package, on one core: a benchmark that prints figures,
+never a timed test.
+
+    bench/python_check_bench.py [--build DIR] [--repeat N] [FOLDER...]
+
+Without folders it reads the installed DeepSpeed's runtime/ (the venv scripts/ensure-torch.sh
+makes), the package the check is to read in under 10 s per 60,000 lines. Each run is a fresh
+`python3 -m streamrace.check` process pinned to CPU 0 (taskset, where it exists); the figures
+are the minimum and median of the runs, lines per second, and the time that rate gives for
+60,000 lines.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def installed_deepspeed_runtime(build):
+    python = os.path.join(build, "venv", "bin", "python")
+    if not os.access(python, os.X_OK):
+        sys.exit("python_check_bench.py: no %s: run scripts/ensure-torch.sh, or name folders" %
+                 python)
+    found = subprocess.run([python, "-c", "import importlib.util, os; print(os.path.dirname("
+                            "importlib.util.find_spec('deepspeed').origin))"],
+                           capture_output=True, text=True)
+    if found.returncode != 0:
+        sys.exit("python_check_bench.py: DeepSpeed is not installed in %s" % python)
+    return os.path.join(found.stdout.strip(), "runtime")
+
+
+def lines_in(folders):
+    total = 0
+    for folder in folders:
+        for path, _, names in os.walk(folder):
+            for name in names:
+                if name.endswith(".py"):
+                    with open(os.path.join(path, name), "rb") as source:
+                        total += source.read().count(b"\n")
+    return total
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("folders", nargs="*")
+    args = parser.parse_args()
+    folders = args.folders or [installed_deepspeed_runtime(args.build)]
+    package = os.path.join(args.build, "lib", "streamrace", "python")
+    command = [sys.executable, "-m", "streamrace.check", "--stats"] + folders
+    if shutil.which("taskset"):
+        command = ["taskset", "-c", "0"] + command
+    environment = dict(os.environ, PYTHONPATH=package)
+    seconds, findings = [], 0
+    for _ in range(args.repeat):
+        started = time.perf_counter()
+        run = subprocess.run(command, capture_output=True, text=True, env=environment)
+        seconds.append(time.perf_counter() - started)
+        if run.returncode not in (0, 1):
+            sys.exit("python_check_bench.py: the check failed (%d):\n%s" %
+                     (run.returncode, run.stderr))
+        findings = run.stdout.count(": warning:")
+    lines = lines_in(folders)
+    best, median = min(seconds), statistics.median(seconds)
+    print("python-check-bench: %s" % ", ".join(folders))
+    print("  %d lines of Python, %d findings" % (lines, findings))
+    print("  %.2f s best, %.2f s median of %d runs on one core" % (best, median, len(seconds)))
+    print("  %.0f lines per second; 60,000 lines in %.1f s (goal: under 10 s)" %
+          (lines / median, 60000 * median / lines))
+
+
+if __name__ == "__main__":
+    main()
