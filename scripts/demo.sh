@@ -150,8 +150,12 @@ print(os.path.dirname(importlib.util.find_spec("deepspeed").origin))')
   echo "DeepSpeed's runtime/zero, read by streamrace-check:"
   check_python deepspeed-without-pr5216 "$without/deepspeed/runtime/zero"
   check_python deepspeed-as-published "$installed/runtime/zero"
-  grep -m1 -A3 "ds_secondary_tensor' is read" "$out/analyzer-deepspeed-without-pr5216.txt" |
-    sed "s|$without/||; s|$installed/|deepspeed/|" | cut -c1-300 || true
+  # The first such warning and the copy it names.
+  awk "/ds_secondary_tensor' is read/ && !shown { print; shown = 1; next }
+    shown && /: warning:/ { exit }
+    shown && /note: copy_ writes 'param.ds_secondary_tensor'/ { print; exit }" \
+    "$out/analyzer-deepspeed-without-pr5216.txt" | sed "s|$without/||; s|$installed/|deepspeed/|" |
+    cut -c1-240 || true
   echo "(all of them, with the calls that lead there and the fix: $out/analyzer-deepspeed-*.txt)"
 fi
 

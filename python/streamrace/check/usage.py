@@ -15,7 +15,7 @@ TENSOR_ONLY_METHODS = frozenset({
     "item", "tolist", "float", "half", "bfloat16", "contiguous", "flatten", "norm", "clone",
     "detach", "split", "chunk", "untyped_storage", "resize_", "is_pinned", "pin_memory",
     "unsqueeze", "squeeze", "reshape", "permute", "transpose", "expand", "expand_as", "sum",
-    "mean", "abs", "sqrt", "addcmul_", "addcdiv_", "lerp_", "copy", "nelement", "storage",
+    "mean", "abs", "sqrt", "addcmul_", "addcdiv_", "lerp_", "nelement", "storage",
     "storage_offset", "stride", "is_contiguous", "as_strided", "numpy", "unbind", "scatter_",
     "index_add_", "index_copy_", "normal_", "uniform_", "baddbmm", "matmul", "mm", "bmm",
     "floor_divide", "max", "min", "argmax", "cumsum", "to_dense", "type_as", "new_empty",
