@@ -16,7 +16,7 @@ from .effects import CallEffects
 from .expressions import ExpressionEvaluator
 from .facts import ClassFacts
 from .escapes import Escapes
-from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all
+from .state import HOST_STREAM, Access, Site, State, join_all
 from .statements import Frame, StatementWalker
 from .usage import TensorUsage
 from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor)

@@ -206,8 +206,8 @@ class _Indexer(ast.NodeVisitor):
     def generic_visit(self, node):
         # Definitions and imports are statements: the expressions between them hold none of
         # either (lambdas are not indexed), so only statement lists are walked.
-        for field in ("body", "orelse", "handlers", "finalbody", "cases"):
-            for child in getattr(node, field, ()):
+        for statements in ("body", "orelse", "handlers", "finalbody", "cases"):
+            for child in getattr(node, statements, ()):
                 self.visit(child)
 
     def _class_name(self):

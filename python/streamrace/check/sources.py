@@ -64,11 +64,8 @@ def read_source(path) -> "tuple[Optional[SourceFile], Optional[SourceError]]":
         return None, SourceError(path, 0, 0, "cannot read the file: %s" % error.strerror)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except (SyntaxError, LookupError) as error:
-        encoding = None
-        reason = _reason(error)
-    if encoding is None or encoding == "utf-8" and data.startswith(b"\xef\xbb\xbf"):
-        encoding = encoding or "utf-8"
+    except (SyntaxError, LookupError):
+        encoding = "utf-8"   # no valid declaration: the bytes say what is wrong below
     try:
         text = data.decode("utf-8-sig" if encoding == "utf-8" else encoding)
     except (LookupError, UnicodeDecodeError) as error:

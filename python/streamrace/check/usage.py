@@ -8,6 +8,7 @@ on a gradient buffer is one.
 import ast
 
 from .. import torch_model as model
+from .package import expression_name
 
 TENSOR_ONLY_METHODS = frozenset({
     "copy_", "narrow", "view", "view_as", "numel", "element_size", "data_ptr", "record_stream",
@@ -39,7 +40,7 @@ class TensorUsage:
             if node.attr in TENSOR_ONLY_METHODS or node.attr in TENSOR_ATTRIBUTES:
                 self._note(node.value, names)
         for node in function.call_nodes:
-            name = _called_name(node.func)
+            name = expression_name(node.func)
             last = name.rsplit(".", 1)[-1] if name else ""
             module = (name or "").rpartition(".")[0]
             if last in model.COLLECTIVES or module in model.TENSOR_FUNCTION_MODULES and \
@@ -80,12 +81,3 @@ class TensorUsage:
         if name is None:
             return False
         return name in self.locals.get(function_node, ())
-
-
-def _called_name(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _called_name(node.value)
-        return base + "." + node.attr if base else node.attr
-    return None

@@ -2,7 +2,7 @@
 """streamrace-unsynchronized-cross-stream: a tensor used by work on one stream, then on another,
 at least one of them writing, with no event or wait ordering the two."""
 from ..findings import Finding
-from .wording import (chain_notes, describe_access, device_spelling, insertion_fix, location,
+from .wording import (device_spelling, insertion_fix, left_pending, location, pair_notes,
                       stream_name, stream_spelling, verb)
 
 
@@ -25,11 +25,8 @@ class UnsynchronizedCrossStream:
                           stream_name(later.stream), earlier.api, stream_name(earlier.stream),
                           ongoing)
         if across_calls:
-            message += " (the earlier work is left pending when '%s' returns)" % \
-                earlier.site.function.rsplit(".", 1)[-1]
-        notes = chain_notes(later.site)
-        notes.append((location(earlier.site), describe_access(earlier) + " here"))
-        notes += chain_notes(earlier.site, shared=later.site.chain)
+            message += left_pending(earlier, "the earlier work")
+        notes = pair_notes(earlier, later)
         fixes = []
         fix_note = self.fix(earlier, later, state, frame, source, fixes)
         if fix_note:

@@ -3,7 +3,7 @@
 non-blocking copy to or from it may still be running (`x.to("cpu", non_blocking=True)` read
 before a synchronize; a pinned source refilled while its upload runs)."""
 from ..findings import Finding
-from .wording import (chain_notes, describe_access, device_spelling, insertion_fix, location,
+from .wording import (device_spelling, insertion_fix, left_pending, location, pair_notes,
                       stream_name, stream_spelling)
 
 
@@ -18,11 +18,8 @@ class HostAccessBeforeSync:
                       later.api, earlier.api, stream_name(earlier.stream),
                       "writing" if earlier.writes() else "reading")
         if across_calls:
-            message += " (the copy is left pending when '%s' returns)" % \
-                earlier.site.function.rsplit(".", 1)[-1]
-        notes = chain_notes(later.site)
-        notes.append((location(earlier.site), describe_access(earlier) + " here"))
-        notes += chain_notes(earlier.site, shared=later.site.chain)
+            message += left_pending(earlier, "the copy")
+        notes = pair_notes(earlier, later)
         fixes = []
         stream = stream_spelling(earlier.stream, state, frame, source)
         text = "%s.synchronize()" % (stream or device_spelling(frame))

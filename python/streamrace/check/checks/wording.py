@@ -39,6 +39,21 @@ def chain_notes(site, shared=()):
     return notes
 
 
+def pair_notes(earlier, later):
+    """The calls leading to the later access, the earlier access, and the calls leading to it
+    that the later one's do not share."""
+    notes = chain_notes(later.site)
+    notes.append((location(earlier.site), describe_access(earlier) + " here"))
+    notes += chain_notes(earlier.site, shared=later.site.chain)
+    return notes
+
+
+def left_pending(earlier, what):
+    """The message's tail for a pair across two calls."""
+    return " (%s is left pending when '%s' returns)" % (
+        what, earlier.site.function.rsplit(".", 1)[-1])
+
+
 def device_spelling(frame):
     """How the function names the device module: DeepSpeed code through get_accelerator(),
     device-generic code through torch.accelerator."""
