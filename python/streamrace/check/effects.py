@@ -83,9 +83,11 @@ class CallEffects:
                                callee.bound_self)
         if isinstance(callee, ClassInfo):
             init = self.package.method(callee, "__init__")
-            # A new object of its own: its fields are not another instance's.
-            instance = Symbol(Key(("object", callee.name, node.lineno, node.col_offset)),
-                              callee.name)
+            # A new object of its own: its fields are not another instance's (not even one the
+            # same line made in another call).
+            state.objects += 1
+            instance = Symbol(Key(("object", callee.name, node.lineno, node.col_offset,
+                                   state.objects)), callee.name)
             if init is not None:
                 self.inline(init, args, kwargs, node, state, frame, instance)
             return instance

@@ -58,6 +58,10 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         # Whether the analysis met work on more than one stream (or the host): a function
         # that never does cannot have an unordered pair of its own.
         self.several_streams = False
+        # The call a statement makes at its top (`self.reduce(x)`, `y = self.f(x)`), and the
+        # paths out of it when it was followed into a function with several.
+        self.statement_call = None
+        self.split_exits = None
 
     # ---- starting points and calls -------------------------------------------------------
 
@@ -109,6 +113,11 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         exits = paths + [s for s, _ in callee.returns]
         if not exits:
             return None   # every path raises: nothing comes back to the caller
+        if node is self.statement_call and len(exits) > 1:
+            # The statement's own call: its caller goes on along each of the callee's paths,
+            # so that a flag the callee tested keeps its value in the caller.
+            outs = [(path, None) for path in paths] + list(callee.returns)
+            self.split_exits = [(self.leave_frame(out, callee), value) for out, value in outs]
         joined = join_all(exits)
         for slot in State.__slots__:
             setattr(state, slot, getattr(joined, slot))
@@ -123,6 +132,11 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         if all(isinstance(v, StreamContext) for v in values):
             return values[0] if len({v.stream.key for v in values}) == 1 else None
         return None
+
+    def leave_frame(self, state, frame):
+        for name in [k for k in state.locals if k[0] == frame.ident]:
+            del state.locals[name]
+        return state
 
     def bind_parameters(self, function, frame, args, kwargs, bound_self, state):
         positional, vararg, keyword_only, kwarg = function.parameters()
@@ -249,7 +263,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         if isinstance(value, Stream):
             value = StreamContext(value)
         if isinstance(value, StreamContext):
-            state.contexts = state.contexts + ((value.stream, getattr(node, "_statement", None)),)
+            state.contexts = state.contexts + ((value.stream, getattr(node, "_statement", None),
+                                                state.current, frame.ident),)
             state.current = value.stream
             return value
         if isinstance(value, tuple) and value and value[0] == "coalescing":

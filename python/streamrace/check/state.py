@@ -86,7 +86,8 @@ class State:
         self.waited = frozenset()
         self.host_synced = frozenset()  # stream keys the host waited for since the start
         self.works = {}
-        # The stream contexts entered on this path, outermost first: (stream, statement).
+        # The stream contexts entered on this path, outermost first: (stream, statement, the
+        # stream current before it, the frame that entered it).
         self.contexts = ()
         self.escaped = frozenset()   # keys of local tensors kept elsewhere too
         self.objects = 0             # tensors made on this path, numbering their keys

@@ -81,15 +81,31 @@ class StatementWalker:
 
     # ---- simple statements ----------------------------------------------------------------
 
+    def outcomes(self, value_node, state, frame):
+        """(state, value) after evaluating a statement's expression: one, or one per path out of
+        the function its top call was followed into."""
+        saved = self.statement_call, self.split_exits
+        self.statement_call = value_node if isinstance(value_node, ast.Call) else None
+        self.split_exits = None
+        value = self.evaluate(value_node, state, frame)
+        split = self.split_exits
+        self.statement_call, self.split_exits = saved
+        return split if split else [(state, value)]
+
     def stmt_Expr(self, node, paths, frame):
-        return self.each(paths, lambda state: self.evaluate(node.value, state, frame))
+        out = []
+        for state in paths:
+            out += [after for after, _ in self.outcomes(node.value, state, frame)]
+        return out
 
     def stmt_Assign(self, node, paths, frame):
-        def assign(state):
-            value = self.evaluate(node.value, state, frame)
-            for target in node.targets:
-                self.assign(target, value, node.value, state, frame)
-        return self.each(paths, assign)
+        out = []
+        for state in paths:
+            for after, value in self.outcomes(node.value, state, frame):
+                for target in node.targets:
+                    self.assign(target, value, node.value, after, frame)
+                out.append(after)
+        return out
 
     def stmt_AnnAssign(self, node, paths, frame):
         if node.value is None:
@@ -117,6 +133,7 @@ class StatementWalker:
             value = self.evaluate(node.value, state, frame) if node.value is not None else None
             if node.value is not None:
                 self.returned(node.value, value, state, frame)
+            leave_contexts(state, frame)
             frame.returns.append((state, value))
         return []
 
@@ -306,6 +323,16 @@ class StatementWalker:
         if text is None or text not in self.package.correlated:
             return None, {}
         return None, {text: not negate}
+
+
+def leave_contexts(state, frame):
+    """A `return` inside `with torch.cuda.stream(s):` leaves the context: the caller's stream is
+    current again."""
+    for position, context in enumerate(state.contexts):
+        if context[3] == frame.ident:
+            state.current = context[2]
+            state.contexts = state.contexts[:position]
+            return
 
 
 _ITERABLE = "<iterable>"

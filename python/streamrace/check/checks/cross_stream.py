@@ -60,7 +60,7 @@ class UnsynchronizedCrossStream:
         if waited is None and waited_stream.kind == "ambient" and state.contexts:
             # Inside `with stream(s):` the stream current before it has no name: the wait goes
             # before the `with`.
-            outer_stream, outer_statement = state.contexts[0]
+            outer_stream, outer_statement = state.contexts[0][:2]
             outside = stream_spelling(outer_stream, _Outside(state), frame, source)
             if outside is not None and outer_stream.key == waiting.key:
                 text = "%s.wait_stream(%s.current_stream())" % (outside, device_spelling(frame))

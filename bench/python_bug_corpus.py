@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The Python check on public stream-race bugs, taken from the projects' own histories.
+
+    bench/python_bug_corpus.py --repos DIR [--build DIR] [--only ID...]
+
+bench/python_bugs/bugs.json lists each bug: the repository, the commit that fixed it and its
+parent, the file the fix went into (and files of the same commit the race spans, `with`), and
+the lines of the two racing accesses in the buggy file (`first`, `second`: each a list of lines
+that count). Nothing of the projects lives here: DIR holds their clones (or bare git
+directories), named `owner+name` (`deepspeedai+DeepSpeed`), or `owner+name/repo`.
+
+For each bug the files are taken from both commits into a scratch folder and checked. A bug is
+found when a finding of the buggy version names a first line and a second line (its location
+and notes); its fixed version is silent when the check reports nothing there. Prints one line a
+bug and the totals: found, found with the fixed version silent, out of all.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def git_directory(repos, repo):
+    base = os.path.join(repos, repo.replace("/", "+"))
+    for candidate in (os.path.join(base, "repo"), os.path.join(base, ".git"), base):
+        if os.path.isdir(candidate) and os.path.exists(os.path.join(candidate, "HEAD")):
+            return candidate
+    return None
+
+
+def extract(git_dir, commit, paths, folder):
+    for path in paths:
+        shown = subprocess.run(["git", "--git-dir", git_dir, "show", "%s:%s" % (commit, path)],
+                               capture_output=True)
+        if shown.returncode != 0:
+            return "cannot read %s at %s: %s" % (path, commit[:12],
+                                                 shown.stderr.decode().strip())
+        target = os.path.join(folder, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as out:
+            out.write(shown.stdout)
+    return None
+
+
+def findings(build, folder):
+    package = os.path.join(build, "lib", "streamrace", "python")
+    run = subprocess.run([sys.executable, "-m", "streamrace.check", "--format=findings-json",
+                          folder], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=package))
+    if run.returncode not in (0, 1, 2):
+        raise SystemExit("python_bug_corpus.py: the check failed:\n" + run.stderr)
+    return json.loads(run.stdout)["findings"]
+
+
+def lines_named(finding, path):
+    lines = set()
+    for entry in [finding] + finding["notes"]:
+        if entry["file"].endswith(path):
+            lines.add(entry["line"])
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repos", required=True)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--only", nargs="*")
+    args = parser.parse_args()
+    with open(os.path.join(ROOT, "bench", "python_bugs", "bugs.json")) as listing:
+        bugs = json.load(listing)
+    found = silent = measured = 0
+    for bug in bugs:
+        if args.only and bug["id"] not in args.only:
+            continue
+        git_dir = git_directory(args.repos, bug["repo"])
+        if git_dir is None:
+            print("%-42s no clone of %s in %s" % (bug["id"], bug["repo"], args.repos))
+            continue
+        paths = [bug["path"]] + bug.get("with", [])
+        results = {}
+        with tempfile.TemporaryDirectory() as scratch:
+            for version, commit in (("buggy", bug["parent"]), ("fixed", bug["fix"])):
+                folder = os.path.join(scratch, version)
+                error = extract(git_dir, commit, paths, folder)
+                if error:
+                    results = None
+                    print("%-42s %s" % (bug["id"], error))
+                    break
+                results[version] = findings(args.build, folder)
+        if results is None:
+            continue
+        measured += 1
+        hit = any(lines_named(f, bug["path"]) & set(bug["first"]) and
+                  lines_named(f, bug["path"]) & set(bug["second"]) for f in results["buggy"])
+        fixed_count = len(results["fixed"])
+        found += hit
+        silent += hit and fixed_count == 0
+        print("%-42s %-6s buggy: %2d findings  fixed: %2d findings" % (
+            bug["id"], "found" if hit else "missed", len(results["buggy"]), fixed_count))
+    print("python bug corpus: %d of %d found on their lines, %d of them with the fixed version "
+          "silent" % (found, measured, silent))
+
+
+if __name__ == "__main__":
+    main()
