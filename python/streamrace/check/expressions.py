@@ -28,7 +28,7 @@ class ExpressionEvaluator:
         x.to(dtype)` does not touch the old x's bytes); aliases keep the object's key."""
         if node is None:
             return Key(("local", frame.ident, name))
-        return Key(("local", frame.ident, name, "%d:%d" % (node.lineno, node.col_offset)))
+        return Key(("local", frame.ident, name), ("@%d:%d" % (node.lineno, node.col_offset),))
 
     def lookup_name(self, name, state, frame):
         value = state.locals.get((frame.ident, name), _UNSET)

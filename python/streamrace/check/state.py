@@ -259,7 +259,7 @@ def _join_values(mine, theirs):
 
 
 def _join_value(a, b):
-    from .values import Constant, Tensor
+    from .values import Constant, Symbol, Tensor
     # A name that is None on one path cannot be used on it: the other path's value is the one.
     if isinstance(a, Constant) and a.value is None:
         return b
@@ -268,6 +268,13 @@ def _join_value(a, b):
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.key == b.key:
         return Tensor(a.key, a.alloc_stream if a.alloc_stream == b.alloc_stream else None,
                       a.on_host and b.on_host)
+    if isinstance(a, (Tensor, Symbol)) and isinstance(b, (Tensor, Symbol)):
+        # `x = x.to(dtype)` on one path only: x names one object or the other, both its own.
+        common = a.key.common(b.key)
+        if common is not None:
+            if isinstance(a, Tensor) and isinstance(b, Tensor):
+                return Tensor(common, None, a.on_host and b.on_host)
+            return Symbol(common, getattr(a, "spelling", ""))
     if isinstance(a, Stream) and isinstance(b, Stream):
         # Two paths joined: a stream neither path alone names (the paths that chose a stream by
         # a condition tested again stay apart instead).

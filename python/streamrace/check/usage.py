@@ -74,7 +74,7 @@ class TensorUsage:
         """Whether a key names a tensor by the package's use of its name."""
         if key.path:
             for part in reversed(key.path):
-                if not part.startswith("["):
+                if not part.startswith("[") and not part.startswith("@"):
                     return part in self.attributes or part == "grad"
             # An element of a container: the container's name decides.
         name = key.root[-1] if key.root[0] in ("local", "param", "global") else None

@@ -27,6 +27,18 @@ class Key:
         with another object bound to the same name."""
         return Key(self.root, self.path + ("@%d" % number,))
 
+    def common(self, other):
+        """The key both name part of: the longest shared path (two objects bound to one name
+        on two paths are that name's storage), or None."""
+        if self.root != other.root:
+            return None
+        path = []
+        for mine, theirs in zip(self.path, other.path):
+            if mine != theirs:
+                break
+            path.append(mine)
+        return Key(self.root, tuple(path))
+
     def unversioned(self):
         return Key(self.root, tuple(p for p in self.path if not p.startswith("@")))
 
