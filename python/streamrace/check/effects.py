@@ -85,9 +85,8 @@ class CallEffects:
             init = self.package.method(callee, "__init__")
             # A new object of its own: its fields are not another instance's (not even one the
             # same line made in another call).
-            state.objects += 1
             instance = Symbol(Key(("object", callee.name, node.lineno, node.col_offset,
-                                   state.objects)), callee.name)
+                                   next(self.analysis.object_numbers))), callee.name)
             if init is not None:
                 self.inline(init, args, kwargs, node, state, frame, instance)
             return instance

@@ -100,7 +100,10 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
                 not self.package.does_stream_work(function):
             if self.spent > STATEMENT_BUDGET:
                 self.analysis.over_budget.add(self.root.qualified_name)
-            self.unknown_call(args, kwargs, function.name, node, state, frame)
+            if not self.package.does_stream_work(function):
+                self.unknown_call(args, kwargs, function.name, node, state, frame)
+            # A function that does stream work and is not followed (too deep): what it does
+            # first may be a wait, so its arguments are not taken as read where it is called.
             return None
         self.analysis.called.add(function)
         self.analysis.mark(function)
@@ -320,6 +323,7 @@ class Analysis:
         self.accesses = []
         self.access_ids = {}
         self.frame_ids = itertools.count(1)
+        self.object_numbers = itertools.count(1)   # objects constructors make, all runs through
         self.reporting = False
         self.over_budget = set()
         self.called = set()   # functions some analyzed function calls

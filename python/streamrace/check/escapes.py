@@ -12,6 +12,7 @@ that direction, anywhere), when the path to it has not made the host wait for th
 either. A program that orders the two streams somewhere is taken at its word.
 """
 from .state import AMBIENT, HOST, contradict, may_be_same_stream
+from .values import Symbol, Tensor
 
 
 class Escapes:
@@ -21,12 +22,25 @@ class Escapes:
         self.side_fields = set()  # attributes accessed on a stream other than the current one
 
     def left_pending(self, function, exit_state):
-        """What `function` leaves pending when it returns."""
+        """What `function` leaves pending when it returns, on objects that outlive the call:
+        attributes of `self`, of its parameters and of globals, and a local's object once an
+        attribute holds it (`param.ds_secondary_tensor = buffer`)."""
         accesses = self.analysis.accesses
+        held = {}
+        for attribute, value in exit_state.attributes.items():
+            if isinstance(value, (Tensor, Symbol)) and value.key.root[0] == "local":
+                held[value.key] = attribute.field_name()
         for ident, ordered in exit_state.pending.items():
             access = accesses[ident]
-            field = access.key.field_name()
-            if field is None or access.key.root[0] == "temporary" or access.creation:
+            if access.creation or access.key.root[0] == "temporary":
+                continue
+            if access.key.root[0] in ("local", "object"):
+                # The attribute that holds the object the access is in.
+                field = next((name for key, name in held.items() if key.root == access.key.root
+                              and access.key.path[:len(key.path)] == key.path), None)
+            else:
+                field = access.key.field_name()
+            if field is None:
                 continue
             if access.stream.kind not in ("ambient", "default"):
                 self.side_fields.add(field)
