@@ -29,6 +29,9 @@ _LOGGING_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "exce
                               "stop_event", "start", "stop", "is_completed"})
 
 
+_STREAM_ONLY_METHODS = frozenset({"wait_stream", "wait_event", "record_event"})
+
+
 def _device_module_call(name):
     """(device module spelling, call) for a name like `torch.cuda.current_stream`."""
     head, _, call = name.rpartition(".")
@@ -374,6 +377,8 @@ class CallEffects:
                         self.work_wait(item, state)
                 return None
             if name in ("append", "extend", "insert", "add"):
+                for value, _ in args:
+                    self.escape(value, state)
                 return None
             if name == "pop":
                 return _first_work(receiver.items)
@@ -390,6 +395,11 @@ class CallEffects:
             return None
         if name in model.KNOWN_RESULTS and not args:
             return Constant(model.KNOWN_RESULTS[name])
+        if isinstance(receiver, Symbol) and name in _STREAM_ONLY_METHODS:
+            # `state._post_backward_stream.wait_stream(...)`: only a stream has these.
+            stream = self.as_stream(receiver, node.func.value)
+            if stream is not None:
+                return self.stream_method(stream, name, args, kwargs, node, state, frame)
         if isinstance(receiver, Symbol) and receiver.key.root[0] == "optimizer":
             if name == "step":
                 self.access(Tensor(Key(("field", "grad"))), "read", "optimizer.step", node,

@@ -249,6 +249,9 @@ class ExpressionEvaluator:
         return self.fresh_tensor(node, state, frame)
 
     def expr_Compare(self, node, state, frame):
+        known = _world_size_fact(node)
+        if known is not None:
+            return Constant(known)
         values = [self.evaluate(node.left, state, frame)]
         values += [self.evaluate(c, state, frame) for c in node.comparators]
         if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
@@ -456,6 +459,24 @@ class ExpressionEvaluator:
         except AttributeError:
             pass
         return text
+
+
+def _world_size_fact(node):
+    """A world size is at least 1: `world_size >= 1` holds and `world_size < 1` does not, so a
+    branch that waits only where the group is empty never runs."""
+    if len(node.ops) != 1 or not isinstance(node.comparators[0], ast.Constant):
+        return None
+    name = expression_name(node.left) or ""
+    bound = node.comparators[0].value
+    if not name.endswith("world_size") or not isinstance(bound, int) or bound > 1:
+        return None
+    op = node.ops[0]
+    if isinstance(op, ast.GtE) or isinstance(op, ast.Gt) and bound < 1:
+        return True
+    if isinstance(op, ast.Lt) or isinstance(op, ast.LtE) and bound < 1 or \
+            isinstance(op, ast.Eq) and bound < 1:
+        return False
+    return None
 
 
 _UNSET = object()
