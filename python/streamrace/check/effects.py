@@ -218,7 +218,7 @@ class CallEffects:
             return value
         if isinstance(value, Symbol):
             kind = "opaque" if value.key.root[0] == "param" and not value.key.path else "named"
-            return Stream("named:" + value.key.text() + repr(value.key.root[:2])
+            return Stream("named:" + _stream_name_key(value.key)
                           if kind == "named" else "opaque:" + repr(value.key), kind,
                           value.spelling or (self.spelling(node) if node is not None else ""),
                           value.key)
@@ -255,7 +255,7 @@ class CallEffects:
         if isinstance(value, Event):
             return value
         if isinstance(value, Symbol):
-            return Event("named:" + value.key.text() + repr(value.key.root[:2]),
+            return Event("named:" + _stream_name_key(value.key),
                          value.spelling or self.spelling(node))
         return None
 
@@ -630,6 +630,15 @@ def _first_work(items):
 
 
 __all__ = ["CallEffects", "FunctionInfo"]
+
+
+def _stream_name_key(key):
+    """A stream kept somewhere, named by where: `self.comm_stream` of a class, or an attribute
+    path of a parameter or local (`state._post_backward_stream` is one stream in every function
+    that is given that state)."""
+    if key.root[0] in ("self", "object"):
+        return "%s:%s" % (key.root[1], key.text())
+    return key.text()
 
 
 def _part_of(value):

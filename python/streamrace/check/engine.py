@@ -353,10 +353,12 @@ class Analysis:
         with `extra`, those that touch an attribute the first ones used on a side stream."""
         chosen = []
         for function in self.package.all_functions():
-            # A constructor matters for the streams, events and buffers it keeps.
+            # A constructor matters for the streams, events and buffers it keeps; a function
+            # that calls one doing stream work may meet what that one leaves pending.
             constructor = function.name == "__init__" and bool(function.names & _KEPT_NAMES)
             relevant = bool(function.names & _RELEVANT_NAMES) or \
-                function in self.package.hooks or constructor
+                function in self.package.hooks or constructor or \
+                self.package.does_stream_work(function)
             if relevant != extra and (not extra or self.escapes.writes_escaping_field(function)):
                 chosen.append(function)
         chosen.sort(key=lambda f: (f.name != "__init__", f.module.path,

@@ -69,7 +69,7 @@ def _join(previous, value, key):
         side = [s for s in (previous, value) if s.kind in ("created", "named")]
         if len(side) == 2:
             # Streams made in different places for one attribute: the attribute's stream.
-            return Stream("named:" + key.text() + repr(key.root[:2]), "named", key.text(), key)
+            return Stream("named:%s:%s" % (key.root[1], key.text()), "named", key.text(), key)
         return either_stream([previous, value], key.text())
     if isinstance(previous, Tensor) and isinstance(value, Tensor):
         return Tensor(key, previous.alloc_stream if previous.alloc_stream == value.alloc_stream

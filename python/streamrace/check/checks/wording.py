@@ -2,6 +2,7 @@
 """How findings name streams and accesses, the notes that lead to each access, and the fix-its:
 shared by the checks so every message reads alike."""
 from ..findings import Fix, Location
+from ..values import Stream
 
 
 def stream_name(stream):
@@ -78,9 +79,11 @@ def stream_spelling(stream, state, frame, source):
         if text.startswith("self.") and frame.class_info is not None:
             return text
         head = text.split(".")[0].split("[")[0]
+        positional, _, keyword_only, _ = frame.function.parameters()
         value = state.locals.get((frame.ident, head))
-        if value is not None and "." not in text and "[" not in text:
-            return text if getattr(value, "key", None) == stream.key else None
+        if head in positional or head in keyword_only or isinstance(value, Stream) and \
+                value.key == stream.key:
+            return text   # a name of this function: the same object at the later access
         return None
     return None
 

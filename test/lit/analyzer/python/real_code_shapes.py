@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Shapes met in DeepSpeed, FSDP and Megatron-LM that the check once misread: a return from
+# inside a stream context, a stream reached through a parameter's attribute, a branch only an
+# empty process group would take, a flag a callee tests and its caller tests again. Each racy
+# function has an ordered twin.
+# RUN: %check_streamrace %s %t
+import functools
+
+import torch
+import torch.distributed as dist
+
+
+class Reduction:
+    def __init__(self):
+        self.overlap = True
+        self.reduction_stream = torch.cuda.Stream()
+
+    def reduce(self, bucket):
+        if self.overlap:
+            stream = self.reduction_stream
+            stream.wait_stream(torch.cuda.current_stream())
+        else:
+            stream = torch.cuda.current_stream()
+        with torch.cuda.stream(stream):
+            dist.all_reduce(bucket)
+            return bucket
+
+    def reduce_then_read_racy(self, bucket):
+        self.reduce(bucket)
+        return bucket.sum()
+        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'bucket' is read by sum on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :25:29: note: all_reduce reads and writes 'bucket' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: 'reduce' is called here
+        # CHECK-MESSAGES: :[[@LINE-4]]:16: note: make the current stream wait for stream 'self.reduction_stream' before this: `torch.cuda.current_stream().wait_stream(self.reduction_stream)`
+
+    def reduce_then_read_ordered(self, bucket):
+        self.reduce(bucket)
+        if self.overlap:
+            torch.cuda.current_stream().wait_stream(self.reduction_stream)
+        return bucket.sum()
+
+
+class State:
+    def __init__(self, stream, bucket):
+        self.post_backward_stream = stream
+        self.bucket = bucket
+
+
+def post_backward_racy(state, param):
+    with torch.cuda.stream(state.post_backward_stream):
+        state.bucket.copy_(param.grad)
+        # CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'param.grad' is read by copy_ on stream 'state.post_backward_stream' while autograd on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+20]]:5: note: autograd writes '*.grad' on the current stream here
+        # CHECK-MESSAGES: :[[@LINE-3]]:28: note: make stream 'state.post_backward_stream' wait for the current stream before entering it: `state.post_backward_stream.wait_stream(torch.cuda.current_stream())`
+
+
+def post_backward_ordered(state, param):
+    state.post_backward_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(state.post_backward_stream):
+        state.bucket.copy_(param.grad)
+
+
+def all_reduce_after_reduce_scatter(world_size, output, reduce_scatter_stream, all_reduce_stream):
+    with torch.cuda.stream(reduce_scatter_stream):
+        output.mul_(2)
+    if world_size >= 1:
+        all_reduce_stream.wait_stream(reduce_scatter_stream)
+    with torch.cuda.stream(all_reduce_stream):
+        dist.all_reduce(output)
+
+
+def register(parameter, state):
+    parameter.register_post_accumulate_grad_hook(functools.partial(post_backward_racy, state))
+    parameter.register_post_accumulate_grad_hook(functools.partial(post_backward_ordered, state))
