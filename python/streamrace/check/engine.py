@@ -203,10 +203,9 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             return []
         if value.key.root[0] == "temporary":
             return []
+        if stream is None and isinstance(value, Tensor) and value.on_host:
+            stream = HOST_STREAM   # an operator on a host tensor runs on the host
         stream = stream or state.current
-        if isinstance(value, Tensor) and value.on_host and stream is not HOST_STREAM and \
-                mode != "read" and stream.kind != "collective":
-            pass
         if stream.kind not in ("ambient", "default"):
             self.several_streams = True
         site = site or self.site(node, frame)

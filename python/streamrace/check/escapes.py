@@ -11,7 +11,7 @@ orders after the earlier access's stream (no wait_stream or event between the tw
 that direction, anywhere), when the path to it has not made the host wait for that stream
 either. A program that orders the two streams somewhere is taken at its word.
 """
-from .state import AMBIENT, HOST, contradict, may_be_same_stream
+from .state import AMBIENT, HOST, contradict, may_be_same_stream, touches_host_memory
 from .values import Symbol, Tensor
 
 
@@ -98,6 +98,8 @@ class Escapes:
             if earlier.partial and access.partial:
                 continue   # two parts of one buffer, in two calls: nothing says they meet
             if access.stream.key == HOST:
+                if not touches_host_memory(earlier):
+                    continue
                 seen_by = {earlier.stream.key} | ordered
                 if seen_by & state.host_synced or "*" in state.host_synced:
                     continue

@@ -178,8 +178,8 @@ class State:
                 continue
             if contradict(earlier.conditions, access.conditions):
                 continue
-            if access.stream.key == HOST and earlier.api.endswith("(allocation)"):
-                continue   # an allocation writes no bytes the host could see
+            if access.stream.key == HOST and not touches_host_memory(earlier):
+                continue   # only a copy's stream touches host memory
             if access.stream.key != HOST:
                 if access.stream.key in ordered or may_be_same_stream(earlier.stream, access.stream):
                     continue
@@ -233,6 +233,14 @@ class State:
                 and self.events == other.events and self.locals == other.locals
                 and self.attributes == other.attributes and self.conditions == other.conditions
                 and self.recorded == other.recorded and self.works == other.works)
+
+
+def touches_host_memory(access):
+    """Whether a device access can be of host memory: only copies move bytes between the two
+    (an allocation writes none, and arithmetic on a host tensor runs on the host)."""
+    from .. import torch_model
+    return access.api.rsplit(".", 1)[-1] in torch_model.COPY_METHODS or \
+        access.api == "batch_isend_irecv" or access.stream.kind == "collective"
 
 
 def contradict(first, second):
