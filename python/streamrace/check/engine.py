@@ -346,19 +346,28 @@ class Analysis:
             self.access_ids[identity] = ident
         return self.accesses[ident]
 
-    def roots(self, extra=False):
-        """Functions that use streams, events, collectives or host copies, those registered as
-        hooks, and constructors (which make the streams the others use), constructors first;
-        with `extra`, those that touch an attribute the first ones used on a side stream."""
+    def roots(self, kind="relevant"):
+        """The starting points of one kind, constructors first:
+        "relevant": functions that use streams, events, collectives or host copies, those
+        registered as hooks, and constructors that keep a stream or a tensor;
+        "extra": functions that touch an attribute the relevant ones used on a side stream;
+        "callers": functions that call a relevant one by name (they may meet what it leaves
+        pending), analyzed in the reporting pass only."""
         chosen = []
+        stream_users = {f.name for f in self.package.all_functions()
+                        if f.names & _RELEVANT_NAMES}
         for function in self.package.all_functions():
-            # A constructor matters for the streams, events and buffers it keeps; a function
-            # that calls one doing stream work may meet what that one leaves pending.
             constructor = function.name == "__init__" and bool(function.names & _KEPT_NAMES)
             relevant = bool(function.names & _RELEVANT_NAMES) or \
-                function in self.package.hooks or constructor or \
-                self.package.does_stream_work(function)
-            if relevant != extra and (not extra or self.escapes.writes_escaping_field(function)):
+                function in self.package.hooks or constructor
+            if kind == "relevant":
+                picked = relevant
+            elif kind == "extra":
+                picked = not relevant and self.escapes.writes_escaping_field(function)
+            else:
+                picked = not relevant and not self.escapes.writes_escaping_field(function) and \
+                    bool(function.calls & stream_users)
+            if picked:
                 chosen.append(function)
         chosen.sort(key=lambda f: (f.name != "__init__", f.module.path,
                                    getattr(f.node, "lineno", 0)))
@@ -397,7 +406,7 @@ class Analysis:
         relevant = self.roots()
         exits = self.walk(relevant)
         self.learn_escapes(exits)
-        extra = self.roots(extra=True)
+        extra = self.roots("extra")
         self.learn_escapes(self.walk(extra))
         self.facts.settle()
         self.reporting = self.checks.reporting = True
@@ -405,4 +414,4 @@ class Analysis:
         # leaves pending on another stream.
         fields = self.escapes.fields_unordered_for_the_current_stream()
         self.walk([f for f in relevant + extra
-                   if f in self.several_streams or f.names & fields])
+                   if f in self.several_streams or f.names & fields] + self.roots("callers"))
