@@ -95,8 +95,8 @@ const Operator* operator_of(const at::RecordFunction& function) {
   op->passes_through =
       metadata_operators.contains(schema->name()) ||
       (!returns.empty() && std::all_of(returns.begin(), returns.end(), [](const c10::Argument& r) {
-         return r.alias_info() != nullptr && !r.alias_info()->isWrite();
-       }));
+        return r.alias_info() != nullptr && !r.alias_info()->isWrite();
+      }));
   op->record_stream = schema->name() == "aten::record_stream";
   return known.emplace(key, std::move(op)).first->second.get();
 }
