@@ -139,8 +139,11 @@ private:
           }
         } else if (loop) {
           auto [slot, inserted] = loopIterations.try_emplace(loop, state);
-          if (FlowState joined = join(slot->second, state);
-              !inserted && !(joined == slot->second)) {
+          if (inserted) {
+            // The first iteration back: the condition's exit edge has a path now, even when
+            // the body changed nothing and the condition would not be visited again.
+            worklist.push_back(next);
+          } else if (FlowState joined = join(slot->second, state); !(joined == slot->second)) {
             slot->second = std::move(joined);
             worklist.push_back(next);
           }
@@ -1168,8 +1171,10 @@ private:
       [[fallthrough]];
     case CallEffectKind::StreamSync:
       if (std::optional<std::string> stream =
-              streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame))
+              streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame)) {
         completeStream(*stream, state);
+        if (sweptByItsLoop(effect.stream, call, frame)) completeElements(*stream, state);
+      }
       return;
     case CallEffectKind::EventQuery:
       if (!isPolledToCompletion(call, frame)) return;
@@ -1259,6 +1264,35 @@ private:
       current = parent;
     }
     return false;
+  }
+
+  // Whether `stream` is `streams[i]`, subscripted by the counter of a `for` loop around `call`:
+  // `for (i = 0; i < n; ++i) cudaStreamSynchronize(streams[i])` is how programs wait for every
+  // stream of an array, and is read so.
+  bool sweptByItsLoop(const clang::Expr* stream, const clang::CallExpr& call,
+                      const Frame& frame) const {
+    if (!stream || !frame.parents) return false;
+    const clang::Expr* subscript = subscriptOf(stream->IgnoreParenCasts()).index;
+    const clang::ValueDecl* index = subscript ? indexVariable(subscript) : nullptr;
+    if (!index) return false;
+    for (const clang::Stmt* at = frame.parents->getParent(const_cast<clang::CallExpr*>(&call)); at;
+         at = frame.parents->getParent(const_cast<clang::Stmt*>(at)))
+      if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(at))
+        if (std::optional<LoopCounter> counter = loopCounter(*loop, context_);
+            counter && counter->variable == index)
+          return true;
+    return false;
+  }
+
+  // Work on any element of the array whose element `stream` ("streams[*]") is completes.
+  void completeElements(llvm::StringRef stream, FlowState& state) const {
+    if (!stream.ends_with("[*]")) return;
+    const llvm::StringRef array = stream.drop_back(2);
+    std::set<std::string> elements;
+    for (const auto& [record, orderedAfter] : *state.pending)
+      if (llvm::StringRef(record.stream).starts_with(array)) elements.insert(record.stream);
+    for (const std::string& element : elements)
+      completeStream(element, state);
   }
 
   void completeStream(llvm::StringRef stream, FlowState& state) const {
