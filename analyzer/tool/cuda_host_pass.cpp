@@ -18,6 +18,9 @@ namespace streamrace::analyzer {
 const char* const kHostPassPreludePath = "/streamrace-check/nvcc_host_prelude.h";
 
 const char* const kHostPassPrelude = R"(// streamrace-check: the host pass as nvcc runs it.
+// nvcc's runtime headers (crt/common_functions.h) bring these in for every .cu file.
+#include <string.h>
+#include <time.h>
 #undef __CUDACC__
 #define __CUDACC__ 1
 #ifndef __CUDACC_VER_MAJOR__
@@ -155,6 +158,8 @@ clang::tooling::ArgumentsAdjuster cudaHostPassAdjuster(HostPassSettings settings
       }
     if (!cuda) return adjusted;
     adjusted.push_back("-Wno-unknown-cuda-version");
+    // nvcc's host compiler warns on `register` in C++17, where clang stops.
+    adjusted.push_back("-Wno-register");
     if (!hasArgumentStartingWith(adjusted, "--cuda-host-only") &&
         !hasArgumentStartingWith(adjusted, "--cuda-device-only"))
       adjusted.push_back("--cuda-host-only");
