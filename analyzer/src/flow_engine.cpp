@@ -127,6 +127,9 @@ private:
         const clang::CFGBlock* next = successor.getReachableBlock();
         const unsigned index = edge++;
         if (!next) continue;
+        // An exception leaving the function is no return: the caller's next statement does not
+        // run after it, so work pending when it is thrown must not reach the caller.
+        if (next == &cfg.getExit() && endsInThrow(*block)) continue;
         if (const auto* loop = llvm::dyn_cast_or_null<clang::ForStmt>(next->getTerminatorStmt());
             loop && block->getLoopTarget() != loop) {
           auto [slot, inserted] = loopEntries.try_emplace(loop, state);
@@ -180,6 +183,15 @@ private:
     FlowState never;
     never.unreachable = true;
     return never;
+  }
+
+  // Whether `block`'s last statement is a `throw` (the CFG keeps it as an element, with the
+  // exit or the enclosing handler as its successor).
+  static bool endsInThrow(const clang::CFGBlock& block) {
+    for (auto element = block.rbegin(); element != block.rend(); ++element)
+      if (std::optional<clang::CFGStmt> statement = element->getAs<clang::CFGStmt>())
+        return llvm::isa<clang::CXXThrowExpr>(statement->getStmt());
+    return false;
   }
 
   // A two-way branch on a boolean variable (`if (overlap)`, `if (!profiling)`, each operand of
