@@ -12,6 +12,7 @@ import ast
 import itertools
 import os
 
+from .argument_reads import arguments_read
 from .effects import CallEffects
 from .expressions import ExpressionEvaluator
 from .facts import ClassFacts
@@ -101,6 +102,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             if self.spent > STATEMENT_BUDGET:
                 self.analysis.over_budget.add(self.root.qualified_name)
             if not self.package.does_stream_work(function):
+                args, kwargs = arguments_read(function, args, kwargs, _is_static(function))
                 self.unknown_call(args, kwargs, function.name, node, state, frame)
             # A function that does stream work and is not followed (too deep): what it does
             # first may be a wait, so its arguments are not taken as read where it is called.

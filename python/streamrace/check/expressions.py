@@ -198,7 +198,7 @@ class ExpressionEvaluator:
         return value
 
     def expr_IfExp(self, node, state, frame):
-        outcome, _ = self.condition(node.test, state, frame)
+        outcome, _, _ = self.condition(node.test, state, frame)
         if outcome is True:
             return self.evaluate(node.body, state, frame)
         if outcome is False:

@@ -4,7 +4,7 @@
 hands out. Also the orderings the package makes anywhere, which the cross-function rule
 (`escapes.py`) takes as the program's intent.
 """
-from .values import Stream, Symbol, Tensor, either_stream
+from .values import Constant, Stream, Symbol, Tensor, either_stream
 
 
 class ClassFacts:
@@ -17,6 +17,10 @@ class ClassFacts:
 
     def stored(self, key, value, frame):
         if self.settled or key.root[0] not in ("self", "global", "object"):
+            return
+        if isinstance(value, Constant) and value.value is None:
+            # `self.stream = None` in __init__ is a placeholder another module or method fills
+            # in: it says nothing of what the attribute holds when it is used.
             return
         if key.root[0] == "object":
             key = key.__class__(("self", key.root[1]), key.path)

@@ -30,6 +30,8 @@ class FunctionInfo:
     hook_calls: tuple = ()
     attribute_nodes: tuple = ()
     call_nodes: tuple = ()
+    # The parameters whose bytes the body may read, once asked (argument_reads.py).
+    parameters_read: Optional[frozenset] = None
 
     def parameters(self):
         if not hasattr(self.node, "args"):
@@ -202,6 +204,8 @@ class _Indexer(ast.NodeVisitor):
         self.package = package
         self.module = module
         self.scopes = []  # ClassInfo and FunctionInfo, innermost last
+        # For each loop around the statement visited, in this function: the names it binds.
+        self.loops = []
 
     def generic_visit(self, node):
         # Definitions and imports are statements: the expressions between them hold none of
@@ -225,11 +229,17 @@ class _Indexer(ast.NodeVisitor):
             text = condition_text(part, class_name)
             if text is not None:
                 counts = self.package.condition_counts
-                counts[text] = counts.get(text, 0) + 1
+                counts[text] = counts.get(text, 0) + self._times_tested(part)
         if decides_stream_work:
             text = condition_text(test, class_name)
             if text is not None:
                 self.package.stream_condition_texts.add(text)
+
+    def _times_tested(self, test):
+        """A test in a loop that reads nothing the loop changes is tested again, with the same
+        outcome, on the next iteration."""
+        read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        return 2 if any(not (read & bound) for bound in self.loops) else 1
 
     def visit_If(self, node):
         names = set()
@@ -240,12 +250,19 @@ class _Indexer(ast.NodeVisitor):
 
     def visit_While(self, node):
         self._count_condition(node.test, False)
-        self.generic_visit(node)
+        self._visit_loop(node, set())
 
     def visit_For(self, node):
         text = "for:" + (condition_text(node.iter, self._class_name()) or "")
         self.package.condition_counts[text] = self.package.condition_counts.get(text, 0) + 1
+        self._visit_loop(node, _bound_names(node.target))
+
+    def _visit_loop(self, node, bound):
+        for statement in node.body:
+            bound |= _bound_names(statement)
+        self.loops.append(bound)
         self.generic_visit(node)
+        self.loops.pop()
 
     visit_AsyncFor = visit_For
 
@@ -282,8 +299,10 @@ class _Indexer(ast.NodeVisitor):
             self.module.classes[node.name] = info
         self.package.classes_by_name.setdefault(node.name, []).append(info)
         self.scopes.append(info)
+        loops, self.loops = self.loops, []
         for statement in node.body:
             self.visit(statement)
+        self.loops = loops
         self.scopes.pop()
 
     def visit_FunctionDef(self, node):
@@ -309,8 +328,10 @@ class _Indexer(ast.NodeVisitor):
             self.module.functions[node.name] = info
         self.package.add_function(info)
         self.scopes.append(info)
+        loops, self.loops = self.loops, []
         for statement in node.body:
             self.visit(statement)
+        self.loops = loops
         self.scopes.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -350,6 +371,12 @@ def _summarize(info):
     info.hook_calls = tuple(hooks)
     info.attribute_nodes = tuple(attributes)
     info.call_nodes = tuple(call_nodes)
+
+
+def _bound_names(node):
+    """The plain names a statement or target assigns, anywhere inside it."""
+    return {n.id for n in ast.walk(node)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
 
 
 def _names_in(node):

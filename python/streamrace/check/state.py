@@ -283,7 +283,8 @@ def _join_value(a, b):
             if isinstance(a, Tensor) and isinstance(b, Tensor):
                 return Tensor(common, None, a.on_host and b.on_host)
             return Symbol(common, getattr(a, "spelling", ""))
-    if isinstance(a, Stream) and isinstance(b, Stream):
+    if isinstance(a, Stream) and isinstance(b, (Stream, Symbol)) or \
+            isinstance(b, Stream) and isinstance(a, Symbol):
         # Two paths joined: a stream neither path alone names (the paths that chose a stream by
         # a condition tested again stay apart instead).
         return Stream("<joined>", "opaque", "")

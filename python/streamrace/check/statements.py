@@ -9,7 +9,7 @@ ends a path without returning; `return` hands its state to the caller.
 import ast
 
 from .state import join_all
-from .values import Container, Function, StreamContext, CoalescingContext
+from .values import CoalescingContext, Container, Function, Stream, StreamContext
 
 MAX_PATHS = 4
 
@@ -34,7 +34,7 @@ class Frame:
 
 def merge_paths(paths, stream_conditions=frozenset()):
     """The paths, identical ones once; past MAX_PATHS, those that agree on the conditions that
-    decide stream work are joined (their other differences are lost), then all of them."""
+    decide stream work and on the streams chosen for later work are joined (their other differences are lost), then all of them."""
     unique = []
     for state in paths:
         if not any(state.same_as(other) for other in unique):
@@ -43,7 +43,7 @@ def merge_paths(paths, stream_conditions=frozenset()):
         return unique
     groups = {}
     for state in unique:
-        signature = (state.current.key, tuple(sorted(
+        signature = (state.current.key, _streams_chosen(state), tuple(sorted(
             (text, value) for text, value in state.conditions.items()
             if text in stream_conditions)))
         groups.setdefault(signature, []).append(state)
@@ -164,23 +164,24 @@ class StatementWalker:
     def stmt_If(self, node, paths, frame):
         after = []
         for state in paths:
-            outcome, condition = self.condition(node.test, state, frame)
+            outcome, when_taken, when_skipped = self.condition(node.test, state, frame)
             taken = skipped = None
             if outcome is not False:
                 taken = state if outcome is True else state.copy()
-                if outcome is None and condition:
-                    taken.conditions.update(condition)
+                taken.conditions.update(when_taken)
             if outcome is not True:
                 skipped = state
-                if outcome is None and condition:
+                if when_skipped:
                     skipped = state.copy()
-                    skipped.conditions.update({k: not v for k, v in condition.items()})
+                    skipped.conditions.update(when_skipped)
             out = self.block(node.body, [taken], frame) if taken is not None else []
             out += self.block(node.orelse, [skipped], frame) if skipped is not None else []
-            if outcome is None and not condition and len(out) > 1:
-                # Nothing tests this again: the branches need not stay apart.
+            if outcome is None and not (when_taken or when_skipped) and len(out) > 1:
+                # Nothing tests this again: the branches need not stay apart, unless they chose
+                # different streams to run later work on (`ctx = torch.cuda.stream(s)` on one,
+                # `nullcontext()` on the other).
                 out = self.merge(out)
-                if len(out) > 1:
+                if len(out) > 1 and len({_streams_chosen(state) for state in out}) == 1:
                     out = [join_all(out)]
             after += out
         return after
@@ -303,26 +304,57 @@ class StatementWalker:
     # ---- conditions -----------------------------------------------------------------------
 
     def condition(self, test, state, frame):
-        """(True/False/None, {condition text: value when taken}) for an `if` test: constants
-        the model knows (`get_accelerator().resolves_data_dependency()` is False on CUDA), and
-        conditions already decided on this path (`if self.overlap_comm:` twice)."""
+        """(True/False/None, {condition text: value} where taken, {...} where skipped) for an
+        `if` test: constants the model knows (`get_accelerator().resolves_data_dependency()` is
+        False on CUDA), conditions already decided on this path (`if self.overlap_comm:` twice),
+        and the parts of an `and`/`or` chain (`if multi and overlap:` decides `multi` where taken
+        and `overlap` too, where `if overlap:` is tested again)."""
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             negate = not negate
             test = test.operand
+        if isinstance(test, ast.BoolOp):
+            outcome, taken, skipped = self.chain_condition(test, state, frame)
+        else:
+            outcome, taken, skipped = self.simple_condition(test, state, frame)
+        if negate:
+            return (None if outcome is None else not outcome), skipped, taken
+        return outcome, taken, skipped
+
+    def simple_condition(self, test, state, frame):
         value = self.evaluate(test, state, frame)
-        outcome = None
-        known = self.constant_truth(value)
+        outcome = self.constant_truth(value)
         text = self.condition_text(test, frame)
-        if known is not None:
-            outcome = known
-        elif text is not None and text in state.conditions:
-            outcome = state.conditions[text]
-        if outcome is not None:
-            return (not outcome if negate else outcome), {}
-        if text is None or text not in self.package.correlated:
-            return None, {}
-        return None, {text: not negate}
+        if outcome is None and text is not None:
+            outcome = state.conditions.get(text)
+        if outcome is not None or text is None or text not in self.package.correlated:
+            return outcome, {}, {}
+        return None, {text: True}, {text: False}
+
+    def chain_condition(self, test, state, frame):
+        """`a and b`: taken, every part holds; skipped, the one undecided part fails when the
+        others hold. `a or b` the other way round."""
+        deciding = isinstance(test.op, ast.And)   # the part value that does not end the chain
+        undecided, taken, skipped = [], {}, {}
+        for part in test.values:
+            outcome, part_taken, part_skipped = self.condition(part, state, frame)
+            if outcome is (not deciding):
+                return outcome, {}, {}
+            if outcome is None:
+                undecided.append((part_taken, part_skipped))
+        if not undecided:
+            return deciding, {}, {}
+        for part_taken, part_skipped in undecided:
+            (taken if deciding else skipped).update(part_taken if deciding else part_skipped)
+        if len(undecided) == 1:
+            (skipped if deciding else taken).update(
+                undecided[0][1] if deciding else undecided[0][0])
+        return None, taken, skipped
+
+
+def _streams_chosen(state):
+    return frozenset((name, value) for name, value in state.locals.items()
+                     if isinstance(value, (Stream, StreamContext)))
 
 
 def leave_contexts(state, frame):
