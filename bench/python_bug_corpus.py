@@ -12,8 +12,9 @@ directories), named `owner+name` (`deepspeedai+DeepSpeed`), or `owner+name/repo`
 
 For each bug the files are taken from both commits into a scratch folder and checked. A bug is
 found when a finding of the buggy version names a first line and a second line (its location
-and notes); its fixed version is silent when the check reports nothing there. Prints one line a
-bug and the totals: found, found with the fixed version silent, out of all.
+and notes). Its fixed version is judged twice: whether it still reports the race (a finding
+naming the two accesses, which the fix ordered), and whether it reports nothing at all (a file
+can hold other races than the one fixed). Prints one line a bug and the totals.
 """
 import argparse
 import json
@@ -73,7 +74,7 @@ def main():
     args = parser.parse_args()
     with open(os.path.join(ROOT, "bench", "python_bugs", "bugs.json")) as listing:
         bugs = json.load(listing)
-    found = silent = measured = 0
+    found = silent = silent_on_race = measured = 0
     for bug in bugs:
         if args.only and bug["id"] not in args.only:
             continue
@@ -95,15 +96,24 @@ def main():
         if results is None:
             continue
         measured += 1
-        hit = any(lines_named(f, bug["path"]) & set(bug["first"]) and
-                  lines_named(f, bug["path"]) & set(bug["second"]) for f in results["buggy"])
+        hit = any(names_the_race(f, bug) for f in results["buggy"])
+        still = any(names_the_race(f, bug) for f in results["fixed"])
         fixed_count = len(results["fixed"])
         found += hit
+        silent_on_race += hit and not still
         silent += hit and fixed_count == 0
-        print("%-42s %-6s buggy: %2d findings  fixed: %2d findings" % (
-            bug["id"], "found" if hit else "missed", len(results["buggy"]), fixed_count))
-    print("python bug corpus: %d of %d found on their lines, %d of them with the fixed version "
-          "silent" % (found, measured, silent))
+        print("%-42s %-6s buggy: %2d findings  fixed: %2d findings%s" % (
+            bug["id"], "found" if hit else "missed", len(results["buggy"]), fixed_count,
+            "  (the race still reported)" if still else ""))
+    print("python bug corpus: %d of %d found on their lines; of them, %d with the fixed version "
+          "no longer reporting the race, %d with the fixed version silent" % (
+              found, measured, silent_on_race, silent))
+
+
+def names_the_race(finding, bug):
+    """A finding whose location and notes name a line of each racing access."""
+    lines = lines_named(finding, bug["path"])
+    return bool(lines & set(bug["first"]) and lines & set(bug["second"]))
 
 
 if __name__ == "__main__":

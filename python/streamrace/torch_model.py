@@ -202,6 +202,10 @@ OPTIMIZER_MODULE = "torch.optim"
 # Registrations whose function runs later, on the stream current when the hook fires (autograd:
 # the stream of the backward operator, which is that of its forward operator).
 GRADIENT_HOOKS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
+# Library functions that register a gradient hook: the position of the hook among their
+# arguments. DeepSpeed's `register_grad_hook(param, hook)` picks register_post_accumulate_grad_hook
+# or the gradient accumulator's hook by torch version.
+GRADIENT_HOOK_FUNCTIONS = {"register_grad_hook": 1}
 MODULE_HOOKS = frozenset({
     "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
     "register_full_backward_pre_hook", "register_backward_hook",

@@ -361,6 +361,8 @@ def _summarize(info):
             call_nodes.append(child)
             if isinstance(child.func, ast.Name):
                 calls.add(child.func.id)
+                if child.func.id in torch_model.GRADIENT_HOOK_FUNCTIONS:
+                    hooks.append(child)
             elif isinstance(child.func, ast.Attribute):
                 calls.add(child.func.attr)
                 if child.func.attr in torch_model.GRADIENT_HOOKS or \
@@ -411,10 +413,13 @@ def _find_hooks(package, module):
     hook fires."""
     for function in _module_functions(module):
         for node in function.hook_calls:
-            kind = "gradient" if node.func.attr in torch_model.GRADIENT_HOOKS else "module"
-            if not node.args:
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+            position = torch_model.GRADIENT_HOOK_FUNCTIONS.get(name, 0)
+            kind = "gradient" if name in torch_model.GRADIENT_HOOKS or \
+                name in torch_model.GRADIENT_HOOK_FUNCTIONS else "module"
+            if len(node.args) <= position:
                 continue
-            for target in _hook_targets(package, module, function, node.args[0]):
+            for target in _hook_targets(package, module, function, node.args[position]):
                 package.hooks.setdefault(target, (kind, module.path, node.lineno,
                                                   node.col_offset + 1))
 

@@ -27,3 +27,41 @@ class GradientBuckets:
         self.reduce_stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(self.reduce_stream):
             self.bucket.copy_(parameter.grad)
+
+
+# DeepSpeed registers through its own helper (`deepspeed.utils.torch.register_grad_hook`), and its
+# ZeRO-3 hook reaches the copy through two methods, one of them name-mangled.
+from deepspeed.utils.torch import register_grad_hook
+
+
+class PartitionedGradients:
+    def __init__(self, parameters, buffer):
+        self.buffer = buffer
+        self.reduce_and_partition_stream = torch.cuda.Stream()
+        self.hooks = []
+        for parameter in parameters:
+            def reduce_partition_and_remove_grads(*unused, parameter=parameter):
+                self.reduce_ready_partitions(parameter)
+
+            self.hooks.append(register_grad_hook(parameter, reduce_partition_and_remove_grads))
+
+    def reduce_ready_partitions(self, parameter):
+        if self.waits_on_current_stream:
+            self.__add_grad_to_bucket_ordered(parameter)
+        else:
+            self.__add_grad_to_bucket_racy(parameter)
+
+    def __add_grad_to_bucket_racy(self, parameter):
+        self.reduce_and_partition_stream.wait_stream(torch.cuda.default_stream())
+        with torch.cuda.stream(self.reduce_and_partition_stream):
+            self.buffer.narrow(0, 0, parameter.grad.numel()).copy_(parameter.grad, non_blocking=True)
+            # CHECK-MESSAGES: :[[@LINE-1]]:68: warning: 'parameter.grad' is read by copy_ on stream 'self.reduce_and_partition_stream' while autograd on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :44:17: note: 'reduce_ready_partitions' is called here
+            # CHECK-MESSAGES: :52:13: note: '__add_grad_to_bucket_racy' is called here
+            # CHECK-MESSAGES: :46:31: note: autograd writes '*.grad' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-5]]:68: note: make stream 'self.reduce_and_partition_stream' wait for the current stream before entering it: `self.reduce_and_partition_stream.wait_stream(torch.cuda.current_stream())`
+
+    def __add_grad_to_bucket_ordered(self, parameter):
+        self.reduce_and_partition_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.reduce_and_partition_stream):
+            self.buffer.narrow(0, 0, parameter.grad.numel()).copy_(parameter.grad, non_blocking=True)
