@@ -195,10 +195,21 @@ def checkouts(arguments, labels):
     return tops
 
 
+def stream_sources(top):
+    """The survey's stream-using files, and .cc ones too (NCCL's examples are C++ in .cc)."""
+    for folder, _, names in os.walk(top):
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            if name.endswith((".cu", ".cpp", ".cc")):
+                with open(path, errors="replace") as source:
+                    if survey.USES_STREAMS.search(source.read()):
+                        yield path
+
+
 def print_sites(tops, labels):
     for name, top in tops.items():
         files = labels[name]["files"]
-        for path in survey.sources(top, ["."]):
+        for path in stream_sources(top):
             relative = os.path.relpath(path, top)
             labelled = {m["line"]: m["label"] for m in files.get(relative, {}).get("mutants", [])}
             with open(path, errors="replace") as source:
