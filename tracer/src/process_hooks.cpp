@@ -164,7 +164,7 @@ Tracer* Tracer::get() {
     if (problem.empty())
       created->start();
     else
-      created->disable(problem);
+      created->refuse_settings(problem);
     if (created->enabled()) install_process_hooks(created);
     return created;
   }();

@@ -101,12 +101,6 @@ void Tracer::start() {
   try {
     if (!clock_) throw std::invalid_argument("the tracer was set up without a clock");
     pid_ = getpid();
-    if (const std::uint64_t capacity = settings_.tracer.ring_capacity;
-        capacity < 2 || capacity > (1u << 20) || (capacity & (capacity - 1)) != 0)
-      throw std::runtime_error("ring_capacity=" + std::to_string(capacity) +
-                               ": must be a power of two from 2 to 1048576");
-    if (settings_.tracer.overflow_capacity == 0)
-      throw std::runtime_error("overflow_capacity=0: must be at least 1");
     queue_ = std::make_unique<EventQueue<CapturedCall>>(settings_.tracer.ring_capacity);
     // A file that cannot be read throws: tracing stops rather than halting or reporting on
     // findings the user asked to hide.
@@ -140,16 +134,25 @@ void Tracer::start() {
   }
 }
 
-void Tracer::disable(std::string_view reason) {
+bool Tracer::stop_tracing() {
   enabled_.store(false);
-  if (!disabled_reported_.exchange(true))
+  return !disabled_reported_.exchange(true);
+}
+
+void Tracer::disable(std::string_view reason) {
+  if (stop_tracing())
     std::fprintf(stderr, "streamrace: internal error: %.*s; tracing disabled\n",
                  static_cast<int>(reason.size()), reason.data());
 }
 
+void Tracer::refuse_settings(std::string_view problem) {
+  if (stop_tracing())
+    std::fprintf(stderr, "streamrace: error: %.*s; tracing disabled\n",
+                 static_cast<int>(problem.size()), problem.data());
+}
+
 void Tracer::give_up_on_stalled_detector() {
-  enabled_.store(false);
-  if (!disabled_reported_.exchange(true))
+  if (stop_tracing())
     std::fprintf(stderr,
                  "streamrace: the race detector made no progress for %llu s "
                  "(watchdog_seconds); detection disabled, the program goes on untraced\n",

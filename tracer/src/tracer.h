@@ -100,6 +100,9 @@ public:
 
   // Stops tracing with one line on stderr; safe from any thread, any number of times.
   void disable(std::string_view reason);
+  // The same for settings the user wrote that cannot be used (options.inc's parser says why):
+  // the user's error, not the tracer's.
+  void refuse_settings(std::string_view problem);
   // The watchdog's verdict: the detector made no progress for `watchdog_seconds` while the
   // program waited for it. Stops tracing with one line saying so; the program goes on.
   void give_up_on_stalled_detector();
@@ -130,6 +133,8 @@ public:
   Tracer& operator=(const Tracer&) = delete;
 
 private:
+  // Stops tracing; true for the first caller of all, who says why in one line.
+  bool stop_tracing();
   void run_tracer_thread();
   // Processes queued calls, up to `limit`; the caller holds engine_mutex_. Returns how many
   // there were.

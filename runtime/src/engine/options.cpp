@@ -2,10 +2,13 @@
 #include "streamrace/engine/options.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace streamrace {
 
@@ -63,6 +66,68 @@ std::string written_value(std::uint64_t value) {
   return value_text(value);
 }
 
+// The values a uint setting accepts (options.inc's STREAMRACE_OPTION_RANGE).
+struct ValueRange {
+  std::uint64_t lowest = 0;
+  std::uint64_t highest = std::numeric_limits<std::uint64_t>::max();
+  bool powers_of_two = false;
+};
+
+struct BoundedOption {
+  std::string_view name;
+  ValueRange range;
+};
+
+constexpr BoundedOption kBoundedOptions[] = {
+#define STREAMRACE_OPTION_RANGE(name, ...) {#name, ValueRange{__VA_ARGS__}},
+#include "streamrace/engine/options.inc"
+};
+
+constexpr bool is_uint_option(std::string_view name) {
+#define STREAMRACE_OPTION(part, type, option, default_value, alias, help)                          \
+  if (name == #option) return std::is_same_v<type, std::uint64_t>;
+#include "streamrace/engine/options.inc"
+#undef STREAMRACE_OPTION
+  return false;
+}
+
+// A range under a misspelled name would never be checked.
+static_assert(std::ranges::all_of(kBoundedOptions, [](const BoundedOption& option) {
+  return is_uint_option(option.name);
+}));
+
+const ValueRange* range_of(std::string_view name) {
+  for (const BoundedOption& option : kBoundedOptions)
+    if (option.name == name) return &option.range;
+  return nullptr;
+}
+
+// "a power of two from 2 to 1048576", "at least 1": the range as the help and errors say it.
+std::string accepted_values(const ValueRange& range) {
+  const std::string bounds =
+      range.highest == std::numeric_limits<std::uint64_t>::max()
+          ? "at least " + std::to_string(range.lowest)
+          : "from " + std::to_string(range.lowest) + " to " + std::to_string(range.highest);
+  return range.powers_of_two ? "a power of two " + bounds : bounds;
+}
+
+// Why option `name` does not accept `value` ("" when it does).
+std::string out_of_range(std::string_view name, std::uint64_t value) {
+  const ValueRange* range = range_of(name);
+  if (range == nullptr) return {};
+  if (value >= range->lowest && value <= range->highest &&
+      (!range->powers_of_two || std::has_single_bit(value)))
+    return {};
+  return "option '" + std::string(name) + "' accepts " + accepted_values(*range) + ", got '" +
+         std::to_string(value) + "'";
+}
+std::string out_of_range(std::string_view, bool) {
+  return {};
+}
+std::string out_of_range(std::string_view, const std::string&) {
+  return {};
+}
+
 bool is_separator(char c) {
   return c == ':' || c == ' ' || c == '\t' || c == '\n' || c == ',';
 }
@@ -98,7 +163,7 @@ std::string apply(std::string_view key, std::string_view value, Settings& settin
     if (!parse_value(value, settings.part.name))                                                   \
       return "option '" #name "' expects a " + type_name(settings.part.name) + ", got '" +         \
              std::string(value) + "'";                                                             \
-    return {};                                                                                     \
+    return out_of_range(#name, settings.part.name);                                                \
   }
 #include "streamrace/engine/options.inc"
 #undef STREAMRACE_OPTION
@@ -149,10 +214,13 @@ std::string apply_environment(Settings& settings, const EnvironmentLookup& looku
   // An alias stands for its one setting: its whole value, separators and all.
 #define STREAMRACE_OPTION(part, type, name, default_value, alias, help)                            \
   if constexpr (std::string_view(alias).size() > 0) {                                              \
-    if (const char* value = lookup(alias); value != nullptr && *value != '\0')                     \
+    if (const char* value = lookup(alias); value != nullptr && *value != '\0') {                   \
       if (!parse_value(value, settings.part.name))                                                 \
         return std::string(alias) + ": expects a " + type_name(settings.part.name) + ", got '" +   \
                value + "'";                                                                        \
+      if (std::string error = out_of_range(#name, settings.part.name); !error.empty())             \
+        return std::string(alias) + ": " + error;                                                  \
+    }                                                                                              \
   }
 #include "streamrace/engine/options.inc"
 #undef STREAMRACE_OPTION
@@ -183,6 +251,8 @@ std::string options_help() {
   if (current_part != #part) out << part_heading(current_part = #part) << ":\n";                   \
   out << "  " #name " (" << type_name(defaults.part.name) << ", default "                          \
       << value_text(defaults.part.name) << ")\n      " help;                                       \
+  if (const ValueRange* range = range_of(#name))                                                   \
+    out << " (values: " << accepted_values(*range) << ")";                                         \
   if constexpr (std::string_view(alias).size() > 0)                                                \
     out << "; or the environment variable " alias ", which wins over STREAMRACE_OPTIONS";          \
   out << "\n";

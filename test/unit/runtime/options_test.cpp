@@ -56,6 +56,34 @@ TEST(Settings, NamesTheBadValue) {
             "option 'strict_free' has no value (expected key=value)");
 }
 
+TEST(Settings, RefusesAValueOutsideTheRangeOfItsSetting) {
+  Settings settings;
+  for (const std::string value : {"6", "0", "1", "2097152"})
+    EXPECT_EQ(parse_settings("ring_capacity=" + value, settings),
+              "option 'ring_capacity' accepts a power of two from 2 to 1048576, got '" + value +
+                  "'");
+  EXPECT_EQ(parse_settings("overflow_capacity=0", settings),
+            "option 'overflow_capacity' accepts at least 1, got '0'");
+}
+
+TEST(Settings, AcceptsTheEndsOfARange) {
+  Settings settings;
+  EXPECT_EQ(parse_settings("ring_capacity=2:overflow_capacity=1", settings), "");
+  EXPECT_EQ(settings.tracer.ring_capacity, 2u);
+  EXPECT_EQ(settings.tracer.overflow_capacity, 1u);
+  EXPECT_EQ(parse_settings("ring_capacity=1048576", settings), "");
+  EXPECT_EQ(settings.tracer.ring_capacity, 1048576u);
+}
+
+TEST(Settings, TheDefaultsAreInTheirRanges) {
+  const Settings defaults;
+  const std::string text =
+      "ring_capacity=" + std::to_string(defaults.tracer.ring_capacity) +
+      ":overflow_capacity=" + std::to_string(defaults.tracer.overflow_capacity);
+  Settings settings;
+  EXPECT_EQ(parse_settings(text, settings), "");
+}
+
 TEST(Settings, TheEnvironmentGivesOptionsThenAliases) {
   const std::map<std::string, std::string> environment{
       {"STREAMRACE_OPTIONS", "output_dir=from-options:strict_free=1"},
@@ -113,6 +141,11 @@ TEST(Settings, HelpListsEverySettingAndItsAlias) {
         "launcher", "torch_ops", "cuda_libraries", "STREAMRACE_OUTPUT_DIR", "STREAMRACE_SYMBOLIZER",
         "STREAMRACE_LAUNCHER"})
     EXPECT_NE(help.find(name), std::string::npos) << name;
+}
+
+TEST(Settings, HelpStatesTheRangeOfABoundedSetting) {
+  EXPECT_NE(options_help().find("thread holds (values: a power of two from 2 to 1048576)\n"),
+            std::string::npos);
 }
 
 } // namespace
