@@ -18,7 +18,7 @@ from .expressions import ExpressionEvaluator
 from .facts import ClassFacts
 from .escapes import Escapes
 from .state import HOST_STREAM, Access, Site, State, join_all
-from .statements import Frame, StatementWalker
+from .statements import Frame, StatementWalker, merge_paths
 from .usage import TensorUsage
 from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor)
 
@@ -26,6 +26,9 @@ MAX_DEPTH = 4
 # Statements one starting function may walk, calls followed included: past it, calls are no
 # longer followed (the run's statistics count the functions it happened in).
 STATEMENT_BUDGET = 2000
+# The ways a gradient hook's first firing may end that its second firing starts from, each on
+# its own (past this, those that agree on what decides stream work are joined).
+MAX_SECOND_FIRINGS = 8
 
 # Names whose presence makes a function a starting point: it uses streams, events, collectives,
 # host copies, or hooks.
@@ -63,6 +66,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         # paths out of it when it was followed into a function with several.
         self.statement_call = None
         self.split_exits = None
+        # 1 while a gradient hook's second firing is walked (fire_again).
+        self.firing = 0
 
     # ---- starting points and calls -------------------------------------------------------
 
@@ -81,7 +86,27 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
                             state, frame, site=Site(path, line, column, "autograd", ()))
         paths = self.block(function.node.body, [state], frame)
         exits = paths + [s for s, _ in frame.returns]
+        if hook is not None and hook[0] == "gradient" and exits:
+            exits = self.fire_again(function, exits)
         return join_all(exits)
+
+    def fire_again(self, function, exits):
+        """A gradient hook fires once per parameter, one after the other, with nothing of the
+        program between two firings but autograd's work on the current stream: the second
+        firing starts from what the first left (pending work, attributes such as a ping-pong
+        buffer's index), so that a buffer the first hands to another stream and the second
+        refills is checked (DeepSpeed #5523)."""
+        starts = merge_paths(exits, self.package.stream_conditions, MAX_SECOND_FIRINGS)
+        self.firing = 1
+        ends = []
+        for start in starts:
+            # Each way the first firing ended is followed on its own: what it left in an
+            # attribute (which buffer of two is filled next) decides what the second touches.
+            frame = self.new_frame(function, 0, ())
+            self.spent = 0
+            ends += self.block(function.node.body, [start], frame)
+            ends += [s for s, _ in frame.returns]
+        return ends
 
     def new_frame(self, function, depth, chain, bound_self=None):
         class_info = None
@@ -214,7 +239,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         statement = getattr(node, "_statement", None)
         access = self.analysis.make_access(value.key, stream, mode, api, site, statement,
                                            frozenset(state.conditions.items()), creation,
-                                           getattr(value, "partial", False))
+                                           getattr(value, "partial", False), self.firing)
         if self.analysis.reporting:
             for earlier in state.conflicts(self.accesses, access):
                 self.checks.unordered(earlier, access, state, frame, self)
@@ -338,13 +363,15 @@ class Analysis:
             _mark_statements(function.node)
 
     def make_access(self, key, stream, mode, api, site, statement, conditions, creation,
-                    partial):
-        identity = (key, stream.key, mode, api, site, conditions, creation, partial)
+                    partial, firing=0):
+        # `firing`: a hook's second firing makes accesses of its own, distinct from the first
+        # firing's at the same sites, which may still be pending.
+        identity = (key, stream.key, mode, api, site, conditions, creation, partial, firing)
         ident = self.access_ids.get(identity)
         if ident is None:
             ident = len(self.accesses)
             self.accesses.append(Access(ident, key, stream, mode, api, site, statement or (),
-                                        conditions, creation, partial))
+                                        conditions, creation, partial, firing))
             self.access_ids[identity] = ident
         return self.accesses[ident]
 

@@ -46,6 +46,8 @@ class Access:
     creation: bool = False
     # Made through a view of part of the key's bytes.
     partial: bool = False
+    # 1 when made in a gradient hook's second firing (the first firing's work may be pending).
+    firing: int = 0
 
     def writes(self):
         return self.mode != "read"

@@ -9,7 +9,7 @@ ends a path without returning; `return` hands its state to the caller.
 import ast
 
 from .state import join_all
-from .values import CoalescingContext, Container, Function, Stream, StreamContext
+from .values import CoalescingContext, Container, Function, Integer, Stream, StreamContext
 
 MAX_PATHS = 4
 
@@ -32,14 +32,16 @@ class Frame:
         self.self_key = None
         self.enclosing = None  # the frame of the function a closure was defined in
 
-def merge_paths(paths, stream_conditions=frozenset()):
-    """The paths, identical ones once; past MAX_PATHS, those that agree on the conditions that
-    decide stream work and on the streams chosen for later work are joined (their other differences are lost), then all of them."""
+def merge_paths(paths, stream_conditions=frozenset(), max_paths=None):
+    """The paths, identical ones once; past `max_paths` (MAX_PATHS), those that agree on the
+    conditions that decide stream work and on the streams chosen for later work are joined
+    (their other differences are lost), then all of them."""
+    max_paths = max_paths or MAX_PATHS
     unique = []
     for state in paths:
         if not any(state.same_as(other) for other in unique):
             unique.append(state)
-    if len(unique) <= MAX_PATHS:
+    if len(unique) <= max_paths:
         return unique
     groups = {}
     for state in unique:
@@ -47,7 +49,7 @@ def merge_paths(paths, stream_conditions=frozenset()):
             (text, value) for text, value in state.conditions.items()
             if text in stream_conditions)))
         groups.setdefault(signature, []).append(state)
-    if len(groups) <= MAX_PATHS:
+    if len(groups) <= max_paths:
         return [join_all(group) for group in groups.values()]
     return [join_all(unique)]
 
@@ -353,8 +355,13 @@ class StatementWalker:
 
 
 def _streams_chosen(state):
-    return frozenset((name, value) for name, value in state.locals.items()
-                     if isinstance(value, (Stream, StreamContext)))
+    """What a path chose that decides where later work goes: the streams and stream contexts
+    its locals hold, and the indices computed from another one its attributes hold (which
+    buffer of a ping-pong pair is filled next: `self.index = 1 - self.index`)."""
+    return frozenset([(name, value) for name, value in state.locals.items()
+                      if isinstance(value, (Stream, StreamContext))] +
+                     [(key, value) for key, value in state.attributes.items()
+                      if isinstance(value, Integer)])
 
 
 def leave_contexts(state, frame):

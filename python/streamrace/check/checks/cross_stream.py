@@ -2,8 +2,8 @@
 """streamrace-unsynchronized-cross-stream: a tensor used by work on one stream, then on another,
 at least one of them writing, with no event or wait ordering the two."""
 from ..findings import Finding
-from .wording import (device_spelling, insertion_fix, left_pending, location, pair_notes,
-                      stream_name, stream_spelling, verb)
+from .wording import (across_firings, device_spelling, insertion_fix, left_pending, location,
+                      pair_notes, stream_name, stream_spelling, verb)
 
 
 class UnsynchronizedCrossStream:
@@ -26,6 +26,7 @@ class UnsynchronizedCrossStream:
                           ongoing)
         if across_calls:
             message += left_pending(earlier, "the earlier work")
+        message += across_firings(earlier, later, "the earlier work")
         notes = pair_notes(earlier, later)
         fixes = []
         fix_note = self.fix(earlier, later, state, frame, source, fixes)

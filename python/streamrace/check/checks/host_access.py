@@ -3,8 +3,8 @@
 non-blocking copy to or from it may still be running (`x.to("cpu", non_blocking=True)` read
 before a synchronize; a pinned source refilled while its upload runs)."""
 from ..findings import Finding
-from .wording import (device_spelling, insertion_fix, left_pending, location, pair_notes,
-                      stream_name, stream_spelling)
+from .wording import (across_firings, device_spelling, insertion_fix, left_pending, location,
+                      pair_notes, stream_name, stream_spelling)
 
 
 class HostAccessBeforeSync:
@@ -19,6 +19,7 @@ class HostAccessBeforeSync:
                       "writing" if earlier.writes() else "reading")
         if across_calls:
             message += left_pending(earlier, "the copy")
+        message += across_firings(earlier, later, "the copy")
         notes = pair_notes(earlier, later)
         fixes = []
         stream = stream_spelling(earlier.stream, state, frame, source)

@@ -55,6 +55,13 @@ def left_pending(earlier, what):
         what, earlier.site.function.rsplit(".", 1)[-1])
 
 
+def across_firings(earlier, later, what):
+    """The message's tail for a pair across two firings of one gradient hook."""
+    if later.firing > earlier.firing:
+        return " (%s is left pending by the hook's firing for the previous gradient)" % what
+    return ""
+
+
 def device_spelling(frame):
     """How the function names the device module: DeepSpeed code through get_accelerator(),
     device-generic code through torch.accelerator."""

@@ -65,3 +65,43 @@ class PartitionedGradients:
         self.reduce_and_partition_stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(self.reduce_and_partition_stream):
             self.buffer.narrow(0, 0, parameter.grad.numel()).copy_(parameter.grad, non_blocking=True)
+
+
+# A gradient hook fires once per parameter, one firing after the other: a ping-pong bucket that
+# one firing hands to the reduction stream is refilled on the current stream two buckets later
+# (DeepSpeed #5523). The program orders the current stream after the reduction stream elsewhere
+# (an epilogue), so only the two firings in sequence show the race.
+class PingPongBuckets:
+    def __init__(self, parameters, size):
+        self.buffers = torch.empty(2, size, device="cuda")
+        self.index = 0
+        self.filled = 0
+        self.reduction_stream = torch.cuda.Stream()
+        for parameter in parameters:
+            parameter.register_post_accumulate_grad_hook(self.add_racy)
+            parameter.register_post_accumulate_grad_hook(self.add_ordered)
+
+    def reduce(self):
+        self.reduction_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.reduction_stream):
+            torch.distributed.all_reduce(self.buffers[self.index])
+
+    def add_racy(self, parameter):
+        if self.is_full(parameter):
+            self.reduce()
+            self.index = 1 - self.index
+        self.buffers[self.index].narrow(0, self.filled, parameter.numel()).copy_(parameter.grad)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'self.buffers[self.index]' is written by copy_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams (the earlier work is left pending by the hook's firing for the previous gradient) [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-8]]:42: note: all_reduce reads and writes 'self.buffers[self.index]' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-5]]:13: note: 'reduce' is called here
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: make the current stream wait for stream 'self.reduction_stream' before this: `torch.cuda.current_stream().wait_stream(self.reduction_stream)`
+
+    def add_ordered(self, parameter):
+        if self.is_full(parameter):
+            self.reduce()
+            torch.cuda.current_stream().wait_stream(self.reduction_stream)
+            self.index = 1 - self.index
+        self.buffers[self.index].narrow(0, self.filled, parameter.numel()).copy_(parameter.grad)
+
+    def epilogue(self):
+        torch.cuda.current_stream().wait_stream(self.reduction_stream)
