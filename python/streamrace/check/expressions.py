@@ -14,7 +14,7 @@ from .package import ClassInfo, FunctionInfo, condition_text, expression_name
 from .state import AMBIENT
 from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Integer,
                      Key, Module, Stream, StreamContext, Symbol, Tensor, Work, affine_index,
-                     constant_index, either_stream)
+                     constant_index, either_stream, range_index)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -148,11 +148,43 @@ class ExpressionEvaluator:
                 if isinstance(base, Tensor):
                     return Tensor(base.key, base.alloc_stream, base.on_host, partial=True)
                 return Symbol(base.key, base.spelling, partial=True)
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and \
+                    any(isinstance(e, ast.Slice) for e in node.slice.elts):
+                part = self.kept_rows(node.slice.elts, state, frame)
+                key = base.key.element(part) if part else base.key
+                if isinstance(base, Tensor):
+                    return Tensor(key, base.alloc_stream, base.on_host, partial=True)
+                return Symbol(key, base.spelling, partial=True)
             key = base.key.element(self.index_part(index))
             stored = self.stored_value(key, state, frame, self.spelling(node))
             if isinstance(base, Tensor) and isinstance(stored, Symbol):
                 return Tensor(key, base.alloc_stream, base.on_host)
             return stored
+        return None
+
+    def kept_rows(self, dimensions, state, frame):
+        """The range part of a multi-dimensional slice (`x[:, 1:h + 1, :]`): its first dimension
+        not taken whole, when its bounds are affine; None when the bounds cannot be told."""
+        for position, dimension in enumerate(dimensions):
+            if isinstance(dimension, ast.Slice):
+                if dimension.lower is None and dimension.upper is None and \
+                        dimension.step is None:
+                    continue
+                if dimension.step is not None:
+                    return None
+                lower = _affine_bound(self.evaluate(dimension.lower, state, frame)) \
+                    if dimension.lower is not None else ("", 0, 0)
+                upper = _affine_bound(self.evaluate(dimension.upper, state, frame)) \
+                    if dimension.upper is not None else None
+                if lower is None or dimension.upper is not None and upper is None:
+                    return None
+                return range_index(position, lower, upper)
+            if isinstance(dimension, ast.Constant) and dimension.value is Ellipsis:
+                return None
+            row = _affine_bound(self.evaluate(dimension, state, frame))
+            if row is None:
+                return None
+            return range_index(position, row, (row[0], row[1], row[2] + 1))
         return None
 
     def index_part(self, index):
@@ -518,6 +550,19 @@ def _either(*values):
     if all(isinstance(v, (Tensor, Symbol)) for v in values) and \
             len({v.key for v in values}) == 1:
         return values[0]
+    return None
+
+
+def _affine_bound(value):
+    """A slice bound as (symbol, scale, offset), the symbol empty for a constant; None when it
+    is not an integer the analysis can compare."""
+    if isinstance(value, Constant) and isinstance(value.value, int) and \
+            not isinstance(value.value, bool):
+        return "", 0, value.value
+    if isinstance(value, Integer):
+        return value.symbol, value.scale, value.offset
+    if isinstance(value, Symbol) and value.key is not None:
+        return symbol_name(value.key), 1, 0
     return None
 
 

@@ -180,6 +180,8 @@ class State:
                 continue
             if contradict(earlier.conditions, access.conditions):
                 continue
+            if earlier.firing != access.firing and earlier.partial and access.partial:
+                continue   # two parts of one buffer, in two firings of a hook: nothing says they meet
             if access.stream.key == HOST and not touches_host_memory(earlier):
                 continue   # only a copy's stream touches host memory
             if access.stream.key != HOST:

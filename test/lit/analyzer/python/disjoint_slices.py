@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Multi-dimensional slices are the rows they keep: apex's spatial bottleneck fills a padded
+# buffer's interior on one stream while another exchanges its halo rows, which never meet
+# (`x[:, 1:h + 1]` against `x[:, :1]` and `x[:, h + 1:h + 2]`). Rows that do meet race.
+# RUN: %check_streamrace %s %t
+import torch
+
+
+def halo_exchange_disjoint(out, exchange):
+    interior_stream, halo_stream = torch.cuda.Stream(), torch.cuda.Stream()
+    n, h, w, c = list(out.shape)
+    padded = torch.empty([n, h + 2, w, c], dtype=out.dtype, device="cuda")
+    interior_stream.wait_stream(torch.cuda.current_stream())
+    halo_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(interior_stream):
+        padded[:, 1:h + 1, :, :].copy_(out)
+    with torch.cuda.stream(halo_stream):
+        top = padded[:, :1, :, :]
+        bottom = padded[:, h + 1:h + 2, :, :]
+        exchange(out[:, :1, :, :], out[:, h - 1:, :, :], top, bottom)
+    torch.cuda.current_stream().wait_stream(interior_stream)
+    torch.cuda.current_stream().wait_stream(halo_stream)
+    return padded
+
+
+def halo_exchange_overlapping(out, exchange):
+    interior_stream, halo_stream = torch.cuda.Stream(), torch.cuda.Stream()
+    n, h, w, c = list(out.shape)
+    padded = torch.empty([n, h + 2, w, c], dtype=out.dtype, device="cuda")
+    interior_stream.wait_stream(torch.cuda.current_stream())
+    halo_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(interior_stream):
+        padded[:, 1:h + 1, :, :].copy_(out)
+    with torch.cuda.stream(halo_stream):
+        edge = padded[:, h:h + 2, :, :]
+        exchange(out[:, :1, :, :], out[:, h - 1:, :, :], edge, edge)
+        # CHECK-MESSAGES: :[[@LINE-1]]:58: warning: 'padded[*]' is read by exchange on stream 'halo_stream' while copy_ on stream 'interior_stream' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-5]]:9: note: copy_ writes 'padded[*]' on stream 'interior_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:58: note: make stream 'halo_stream' wait for stream 'interior_stream' before this: `torch.cuda.current_stream().wait_stream(interior_stream)`
+    torch.cuda.current_stream().wait_stream(interior_stream)
+    torch.cuda.current_stream().wait_stream(halo_stream)
+    return padded
