@@ -93,7 +93,7 @@ bool isPythonInput(llvm::StringRef path) {
 }
 
 PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs, llvm::StringRef checks,
-                                    llvm::StringRef executable) {
+                                    llvm::StringRef model, llvm::StringRef executable) {
   PythonCheckResult result;
   const std::string package = packageFolder(executable);
   if (!llvm::sys::fs::exists(package + "/streamrace/check/__main__.py")) {
@@ -113,8 +113,10 @@ PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs, llvm
     return result;
   }
   const std::string checksArgument = "--checks=" + checks.str();
+  const std::string modelArgument = "--model=" + model.str();
   std::vector<llvm::StringRef> arguments = {*python, "-m", "streamrace.check",
                                             "--format=findings-json", checksArgument};
+  if (!model.empty()) arguments.push_back(modelArgument);
   for (const std::string& input : inputs)
     arguments.push_back(input);
   std::vector<std::string> environmentText;
@@ -138,7 +140,10 @@ PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs, llvm
   const llvm::json::Object* object = document ? document->getAsObject() : nullptr;
   if (object == nullptr) {
     if (!document) llvm::consumeError(document.takeError());
-    result.failure = "the Python check wrote no findings document";
+    // Status 2 with nothing written: it stopped on a bad input it named on standard error.
+    result.failure = (status == 2 && (*text)->getBufferSize() == 0)
+                         ? "the Python files were not checked"
+                         : "the Python check wrote no findings document";
     return result;
   }
   if (const llvm::json::Array* findings = object->getArray("findings"))

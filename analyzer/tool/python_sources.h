@@ -27,11 +27,11 @@ struct PythonCheckResult {
   std::string failure;
 };
 
-// Runs the Python check over `inputs` with the checks `checks` (clang-tidy glob syntax).
-// `executable` locates the package: <prefix>/bin/streamrace-check ->
-// <prefix>/lib/streamrace/python.
+// Runs the Python check over `inputs` with the checks `checks` (clang-tidy glob syntax) and the
+// user model file `model` (none when empty). `executable` locates the package:
+// <prefix>/bin/streamrace-check -> <prefix>/lib/streamrace/python.
 PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs, llvm::StringRef checks,
-                                    llvm::StringRef executable);
+                                    llvm::StringRef model, llvm::StringRef executable);
 
 // Prints findings of files clang did not read the way clang prints diagnostics: location,
 // severity, message, then the source line with a caret under the column.

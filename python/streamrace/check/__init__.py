@@ -16,6 +16,7 @@ from .checks import NAMES, Checks
 from .engine import Analysis
 from .package import Package
 from .sources import python_files, read_source
+from .user_model import EMPTY as EMPTY_MODEL
 
 
 @dataclass
@@ -40,7 +41,7 @@ def check_filter(spec):
     return enabled
 
 
-def check_paths(paths, checks="streamrace-*"):
+def check_paths(paths, checks="streamrace-*", user_model=EMPTY_MODEL):
     started = time.perf_counter()
     result = Result()
     files, result.errors = python_files(paths)
@@ -54,7 +55,7 @@ def check_paths(paths, checks="streamrace-*"):
             result.sources[path] = source
     package = Package(sources)
     reporter = Checks(result.sources, check_filter(checks))
-    analysis = Analysis(package, reporter)
+    analysis = Analysis(package, reporter, user_model)
     analysis.run()
     result.findings = sorted(reporter.findings,
                              key=lambda f: (f.location.path, f.location.line, f.location.column,

@@ -11,6 +11,7 @@ import sys
 
 from . import check_paths
 from .findings import findings_document
+from .user_model import EMPTY as EMPTY_MODEL, ModelError, load as load_user_model
 
 
 def text_report(result, out):
@@ -33,12 +34,20 @@ def main(argv=None):
     parser.add_argument("--format", choices=["text", "findings-json"], default="text")
     parser.add_argument("--checks", default="streamrace-*",
                         help="comma-separated globs of checks; a leading '-' removes")
+    parser.add_argument("--model", metavar="FILE",
+                        help="JSON models of wrapper functions (entries with \"language\": "
+                             "\"python\"): which arguments they read and write, on which stream")
     parser.add_argument("--stats", action="store_true",
                         help="print what was analyzed and how long it took on standard error")
     args = parser.parse_args(argv)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     try:
-        result = check_paths(args.paths, args.checks)
+        user_model = load_user_model(args.model) if args.model else EMPTY_MODEL
+    except ModelError as error:
+        sys.stderr.write("streamrace-check: %s\n" % error)
+        return 2
+    try:
+        result = check_paths(args.paths, args.checks, user_model)
     except Exception as error:  # noqa: BLE001 - say what broke instead of a traceback
         sys.stderr.write("streamrace-check: internal error in the Python check: %s: %s (run "
                          "with STREAMRACE_CHECK_DEBUG=1 for the traceback)\n"

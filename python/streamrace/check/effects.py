@@ -55,6 +55,10 @@ class CallEffects:
 
     def call(self, node, state, frame):
         func = node.func
+        wrapper = self.analysis.user_model.find(self.spelling(func))
+        if wrapper is not None:
+            args, kwargs = self.arguments(node, state, frame)
+            return self.modelled_call(wrapper, args, kwargs, node, state, frame)
         if isinstance(func, ast.Attribute):
             receiver = self.evaluate(func.value, state, frame)
             args, kwargs = self.arguments(node, state, frame)
@@ -62,6 +66,27 @@ class CallEffects:
         callee = self.evaluate(func, state, frame)
         args, kwargs = self.arguments(node, state, frame)
         return self.function_call(callee, args, kwargs, node, state, frame)
+
+    def modelled_call(self, wrapper, args, kwargs, node, state, frame):
+        """A wrapper the user model describes: its arguments read and written on its stream."""
+        def argument(name):
+            if isinstance(name, int):
+                return args[name] if name < len(args) else None
+            return kwargs.get(name)
+
+        stream = state.current
+        if wrapper.stream is not None and argument(wrapper.stream) is not None:
+            stream = self.as_stream(*argument(wrapper.stream)) or state.current
+        modes = {}
+        for names, mode in ((wrapper.reads, "read"), (wrapper.writes, "write")):
+            for name in names:
+                modes[name] = "read_write" if modes.get(name, mode) != mode else mode
+        api = self.spelling(node.func)
+        for name, mode in modes.items():
+            given = argument(name)
+            if given is not None:
+                self.access(given[0], mode, api, given[1], state, frame, stream=stream)
+        return None
 
     def arguments(self, node, state, frame):
         args = []

@@ -20,6 +20,7 @@ from .escapes import Escapes
 from .state import HOST_STREAM, Access, Site, State, join_all
 from .statements import Frame, StatementWalker, merge_paths
 from .usage import TensorUsage
+from .user_model import EMPTY as EMPTY_MODEL
 from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor)
 
 MAX_DEPTH = 4
@@ -340,9 +341,10 @@ def _mark_statements(tree):
 
 
 class Analysis:
-    def __init__(self, package, checks):
+    def __init__(self, package, checks, user_model=EMPTY_MODEL):
         self.package = package
         self.checks = checks
+        self.user_model = user_model
         self.usage = TensorUsage(package)
         self.facts = ClassFacts(package)
         self.escapes = Escapes(self)
