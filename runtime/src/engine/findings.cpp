@@ -5,30 +5,6 @@
 
 namespace streamrace {
 
-const char* finding_kind_name(FindingKind kind) {
-  switch (kind) {
-  case FindingKind::RaceWriteWrite:
-    return "race (write-write)";
-  case FindingKind::RaceWriteRead:
-    return "race (write-read)";
-  case FindingKind::RaceReadWrite:
-    return "race (read-write)";
-  case FindingKind::UseAfterFree:
-    return "use-after-free";
-  case FindingKind::UseBeforeAlloc:
-    return "use-before-alloc";
-  case FindingKind::UnrecordedEventWait:
-    return "wait on unrecorded event";
-  case FindingKind::CollectiveMismatch:
-    return "collective mismatch";
-  case FindingKind::CollectiveCountMismatch:
-    return "collective count mismatch";
-  case FindingKind::BlockFreedInUse:
-    return "block freed while in use";
-  }
-  return "finding";
-}
-
 namespace {
 
 void add_rank(std::vector<RankId>& ranks, RankId rank) {

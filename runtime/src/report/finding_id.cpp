@@ -66,30 +66,6 @@ std::string normalized_id(std::string_view id) {
 
 } // namespace
 
-const char* finding_kind_id(FindingKind kind) {
-  switch (kind) {
-  case FindingKind::RaceWriteWrite:
-    return "race-write-write";
-  case FindingKind::RaceWriteRead:
-    return "race-write-read";
-  case FindingKind::RaceReadWrite:
-    return "race-read-write";
-  case FindingKind::UseAfterFree:
-    return "use-after-free";
-  case FindingKind::UseBeforeAlloc:
-    return "use-before-alloc";
-  case FindingKind::UnrecordedEventWait:
-    return "unrecorded-event-wait";
-  case FindingKind::CollectiveMismatch:
-    return "collective-mismatch";
-  case FindingKind::CollectiveCountMismatch:
-    return "collective-count-mismatch";
-  case FindingKind::BlockFreedInUse:
-    return "block-freed-in-use";
-  }
-  return "unknown";
-}
-
 std::uint64_t finding_fingerprint(const Finding& finding, const Engine& engine,
                                   const SymbolTable& symbols) {
   Fnv1a hash;

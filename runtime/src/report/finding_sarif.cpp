@@ -8,71 +8,13 @@
 #include "streamrace/report/finding_text.h"
 #include "streamrace/report/json_text.h"
 
-#include <array>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 namespace streamrace {
 
 namespace {
-
-struct Rule {
-  FindingKind kind;
-  const char* name;
-  const char* short_text;
-  const char* help;
-};
-
-// Indexed by FindingKind: a result's ruleIndex is its kind.
-constexpr std::array<Rule, 9> kRules{{
-    {FindingKind::RaceWriteWrite, "RaceWriteWrite",
-     "Two GPU operations write the same bytes with nothing ordering them",
-     "Two operations on different streams (or a stream and the host) write overlapping bytes, and "
-     "no event, stream synchronization or collective orders one before the other: which write "
-     "lands last depends on scheduling. Order them: record an event after the first and make the "
-     "second stream wait on it (cudaEventRecord + cudaStreamWaitEvent), or synchronize on the "
-     "host."},
-    {FindingKind::RaceWriteRead, "RaceWriteRead",
-     "A GPU operation reads bytes another may still be writing",
-     "An operation reads bytes that an earlier operation on another stream writes, with nothing "
-     "ordering the write before the read: the read may see old, new or torn data (the ZeRO++ hpZ "
-     "bug: a copy fills the secondary partition while an all-gather reads it). Record an event "
-     "after the write and make the reading stream wait on it."},
-    {FindingKind::RaceReadWrite, "RaceReadWrite",
-     "A GPU operation overwrites bytes another may still be reading",
-     "An operation writes bytes that an earlier operation on another stream reads, with nothing "
-     "ordering the read before the write: the reader may see the new data. Record an event after "
-     "the read and make the writing stream wait on it."},
-    {FindingKind::UseAfterFree, "UseAfterFree",
-     "Memory is used after it was freed, or freed while in use",
-     "An operation touches memory that was freed, or the memory is freed while an operation "
-     "that uses it may still run. Keep the allocation alive until every stream that uses it is "
-     "done (synchronize, or free it stream-ordered on the last user's stream)."},
-    {FindingKind::UseBeforeAlloc, "UseBeforeAlloc",
-     "Stream-ordered memory is used before its allocation",
-     "An operation on another stream uses memory from cudaMallocAsync before the allocating "
-     "stream's allocation point is ordered before it. Make the using stream wait on an event "
-     "recorded after the cudaMallocAsync."},
-    {FindingKind::UnrecordedEventWait, "UnrecordedEventWait",
-     "A stream waits on an event that was never recorded",
-     "cudaStreamWaitEvent on an event that has not been recorded yet orders nothing, and the "
-     "race it was meant to prevent happens. Record the event before the wait is enqueued."},
-    {FindingKind::CollectiveMismatch, "CollectiveMismatch", "Ranks disagree on a collective call",
-     "The k-th collective on a communicator differs between ranks (operation, count, data type, "
-     "reduction or root): NCCL reads mismatched buffers or hangs. Issue the same collectives in "
-     "the same order on every rank."},
-    {FindingKind::CollectiveCountMismatch, "CollectiveCountMismatch",
-     "Ranks issue different numbers of collectives",
-     "The ranks of a communicator issued different numbers of collectives: the ranks that issued "
-     "more wait forever on real NCCL. Issue the same collectives on every rank."},
-    {FindingKind::BlockFreedInUse, "BlockFreedInUse",
-     "A caching-allocator block is freed while another stream still uses it",
-     "A tensor's memory goes back to the caching allocator (PyTorch's) while an operation on a "
-     "stream other than the one it was allocated on may still use it, and the allocator hands "
-     "blocks out again on their stream at once. Tell the allocator about the other stream "
-     "(tensor.record_stream(stream)), or make the allocating stream wait for it before the "
-     "tensor is freed."},
-}};
 
 std::string rule_id(FindingKind kind) {
   return std::string("streamrace-") + finding_kind_id(kind);
@@ -107,13 +49,14 @@ public:
     out_ << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
             "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"streamrace\","
             "\"rules\":[";
-    for (std::size_t i = 0; i < kRules.size(); ++i) {
-      const Rule& rule = kRules[i];
-      out_ << (i ? "," : "") << "{\"id\":" << json_quote(rule_id(rule.kind))
-           << ",\"name\":" << json_quote(rule.name)
-           << ",\"shortDescription\":{\"text\":" << json_quote(rule.short_text) << "}"
-           << ",\"fullDescription\":{\"text\":" << json_quote(rule.help) << "}"
-           << ",\"help\":{\"text\":" << json_quote(rule.help) << "}"
+    // In FindingKind's order: a result's ruleIndex is its kind.
+    const char* separator = "";
+    for (const FindingKindInfo& rule : kFindingKinds) {
+      out_ << std::exchange(separator, ",") << "{\"id\":" << json_quote(rule_id(rule.kind))
+           << ",\"name\":" << json_quote(rule.rule_name)
+           << ",\"shortDescription\":{\"text\":" << json_quote(rule.rule_text) << "}"
+           << ",\"fullDescription\":{\"text\":" << json_quote(rule.rule_help) << "}"
+           << ",\"help\":{\"text\":" << json_quote(rule.rule_help) << "}"
            << ",\"defaultConfiguration\":{\"level\":\"error\"}"
            << ",\"properties\":{\"tags\":[\"concurrency\",\"cuda\"],\"precision\":\"high\","
               "\"problem.severity\":\"error\"}}";
@@ -273,7 +216,6 @@ private:
 
 std::string findings_sarif(const std::vector<Finding>& findings, const Engine& engine,
                            const SymbolTable& symbols, const SarifOptions& options) {
-  static_assert(kRules.size() == static_cast<std::size_t>(FindingKind::BlockFreedInUse) + 1);
   return Writer(engine, symbols, options).log(findings);
 }
 

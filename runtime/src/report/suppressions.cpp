@@ -3,6 +3,7 @@
 
 #include "streamrace/report/finding_names.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -11,9 +12,26 @@ namespace streamrace {
 
 namespace {
 
-constexpr std::string_view kTypes[] = {
-    "race",        "use_after_free", "use_before_alloc", "unrecorded_event", "collective",
-    "called_from", "stream"};
+// What a suppression may match besides a kind of finding (finding_kinds.inc names those).
+constexpr std::string_view kPlaceTypes[] = {"called_from", "stream"};
+
+// Every word a suppression may start with, each once, in the order the error lists them.
+std::vector<std::string_view> suppression_types() {
+  std::vector<std::string_view> types;
+  for (const FindingKindInfo& kind : kFindingKinds)
+    if (std::ranges::find(types, kind.suppression_type) == types.end())
+      types.push_back(kind.suppression_type);
+  types.insert(types.end(), std::begin(kPlaceTypes), std::end(kPlaceTypes));
+  return types;
+}
+
+// "race:, use_after_free:, ... or stream:"
+std::string suppression_types_text(const std::vector<std::string_view>& types) {
+  std::string text;
+  for (std::size_t i = 0; i < types.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == types.size() ? " or " : ", ") + std::string(types[i]) + ":";
+  return text;
+}
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
@@ -21,26 +39,6 @@ std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
     text.remove_suffix(1);
   return text;
-}
-
-const char* type_of(FindingKind kind) {
-  switch (kind) {
-  case FindingKind::RaceWriteWrite:
-  case FindingKind::RaceWriteRead:
-  case FindingKind::RaceReadWrite:
-    return "race";
-  case FindingKind::UseAfterFree:
-  case FindingKind::BlockFreedInUse:
-    return "use_after_free";
-  case FindingKind::UseBeforeAlloc:
-    return "use_before_alloc";
-  case FindingKind::UnrecordedEventWait:
-    return "unrecorded_event";
-  case FindingKind::CollectiveMismatch:
-  case FindingKind::CollectiveCountMismatch:
-    return "collective";
-  }
-  return "";
 }
 
 // The call sites a finding involves.
@@ -82,6 +80,7 @@ bool glob_match(std::string_view pattern, std::string_view text) {
 
 Suppressions Suppressions::parse(std::string_view text, std::string_view origin) {
   Suppressions result;
+  const std::vector<std::string_view> types = suppression_types();
   std::size_t line_number = 0;
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
@@ -92,15 +91,11 @@ Suppressions Suppressions::parse(std::string_view text, std::string_view origin)
     const std::size_t colon = line.find(':');
     const std::string_view type =
         colon == std::string_view::npos ? line : trim(line.substr(0, colon));
-    bool known = false;
-    for (std::string_view t : kTypes)
-      known |= t == type;
     const std::string where = std::string(origin) + ":" + std::to_string(line_number);
-    if (colon == std::string_view::npos || !known)
+    if (colon == std::string_view::npos || std::ranges::find(types, type) == types.end())
       throw std::invalid_argument(where + ": '" + std::string(line) +
-                                  "' is not a suppression (expected race:, use_after_free:, "
-                                  "use_before_alloc:, unrecorded_event:, collective:, "
-                                  "called_from: or stream: followed by a pattern)");
+                                  "' is not a suppression (expected " +
+                                  suppression_types_text(types) + " followed by a pattern)");
     const std::string_view pattern = trim(line.substr(colon + 1));
     if (pattern.empty()) throw std::invalid_argument(where + ": suppression has an empty pattern");
     result.rules_.push_back(Rule{std::string(type), std::string(pattern), 0});
@@ -118,7 +113,7 @@ Suppressions Suppressions::load(const std::string& path) {
 
 bool Suppressions::suppresses(const Finding& finding, const Engine& engine,
                               const SymbolTable& symbols) {
-  const std::string type = type_of(finding.kind);
+  const std::string type = finding_kind_info(finding.kind).suppression_type;
   const std::vector<CallSiteId> sites = sites_of(finding);
   for (Rule& rule : rules_) {
     bool match = false;

@@ -50,6 +50,21 @@ TEST_F(SarifTest, ASiblingSharingTheRootsPrefixIsNotUnderIt) {
   EXPECT_NE(sarif.find(R"({"uri":"y.cu","uriBaseId":"%SRCROOT%"})"), std::string::npos);
 }
 
+// A result names its rule by index: the rules stand in FindingKind's order.
+TEST_F(SarifTest, EveryKindIsTheRuleAtItsIndex) {
+  const std::string sarif = race_between("/src/proj/a.cu", "/src/proj/b.cu");
+  std::size_t previous = 0;
+  for (const FindingKindInfo& kind : kFindingKinds) {
+    const std::size_t at = sarif.find(R"({"id":"streamrace-)" + std::string(kind.id) +
+                                      R"(","name":")" + kind.rule_name + R"(")");
+    ASSERT_NE(at, std::string::npos) << kind.rule_name;
+    EXPECT_GT(at, previous) << kind.rule_name;
+    previous = at;
+  }
+  EXPECT_NE(sarif.find(R"("ruleId":"streamrace-race-write-read","ruleIndex":1,)"),
+            std::string::npos);
+}
+
 TEST_F(SarifTest, TheFingerprintIsTheIdsSource) {
   race_between("/src/proj/a.cu", "/src/proj/b.cu");
   ASSERT_EQ(findings().size(), 1u);

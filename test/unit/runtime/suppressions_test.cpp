@@ -57,6 +57,21 @@ TEST_F(Suppressing, CommentsAndBlankLinesAreIgnored) {
 TEST(SuppressionsParse, EmptyPatternIsAnError) {
   EXPECT_THROW(Suppressions::parse("race:\n", "x.supp"), std::invalid_argument);
 }
+TEST(SuppressionsParse, AnUnknownTypeIsAnErrorListingEachTypeOnce) {
+  try {
+    Suppressions::parse("raec:typo\n", "x.supp");
+    ADD_FAILURE() << "an unknown type was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "x.supp:1: 'raec:typo' is not a suppression (expected race:, "
+                               "use_after_free:, use_before_alloc:, unrecorded_event:, "
+                               "collective:, called_from: or stream: followed by a pattern)");
+  }
+}
+TEST(SuppressionsParse, EveryKindsTypeIsAccepted) {
+  for (const FindingKindInfo& kind : kFindingKinds)
+    EXPECT_NO_THROW(Suppressions::parse(std::string(kind.suppression_type) + ":f\n", "x.supp"))
+        << kind.rule_name;
+}
 
 } // namespace
 } // namespace streamrace::testing

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "streamrace/engine/allocations.h"
+#include "streamrace/engine/finding_kinds.h"
 #include "streamrace/engine/shadow_memory.h"
 
 #include <array>
@@ -14,20 +15,6 @@
 #include <vector>
 
 namespace streamrace {
-
-enum class FindingKind : std::uint8_t {
-  RaceWriteWrite,
-  RaceWriteRead, // an earlier write, then an unordered read
-  RaceReadWrite, // an earlier read, then an unordered write
-  UseAfterFree,
-  UseBeforeAlloc,
-  UnrecordedEventWait,     // a race that a wait on a never-recorded event was meant to prevent
-  CollectiveMismatch,      // ranks disagree on the k-th collective of a communicator
-  CollectiveCountMismatch, // ranks issued different numbers of calls on a communicator
-  BlockFreedInUse, // a caching-allocator block freed while another stream's use is unordered
-};
-
-const char* finding_kind_name(FindingKind kind);
 
 // One side of a finding: an access as history recorded it, plus where it ran.
 struct AccessSide {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Names for findings that outlive one run: a kind identifier ("race-write-read") and a short id
-// ("SR-1a2b3c4d") hashed from the kind and the contents of its call sites (API, functions,
-// files, lines), never from table indices or addresses, so the same bug in the same code gets
-// the same id in every run, on every rank, in every report format.
+// Names for findings that outlive one run: a short id ("SR-1a2b3c4d") hashed from the kind's
+// identifier (finding_kind_id) and the contents of its call sites (API, functions, files,
+// lines), never from table indices or addresses, so the same bug in the same code gets the same
+// id in every run, on every rank, in every report format.
 #pragma once
 
 #include "streamrace/engine/engine.h"
@@ -14,9 +14,6 @@
 #include <string_view>
 
 namespace streamrace {
-
-// "race-write-read", "use-after-free", ...: JSON kinds and SARIF rule names build on these.
-const char* finding_kind_id(FindingKind kind);
 
 // 64-bit FNV-1a over the finding's kind and call sites (SARIF partialFingerprints).
 std::uint64_t finding_fingerprint(const Finding& finding, const Engine& engine,
