@@ -22,6 +22,9 @@ struct Index {
   IndexKind kind = IndexKind::Any;
   llvm::StringRef variable;
   std::int64_t value = 0; // the constant, or the offset from the variable
+  // A constant minus the variable (`1 - i`, spelled "1-i@ID"; far ones "+*-i@ID", "-*-i@ID"):
+  // the partner of i in a pair. Its value is that constant.
+  bool mirrored = false;
 };
 
 // A key split at its subscripts: text[0] [indices[0]] text[1] [indices[1]] ... text[n].
@@ -29,6 +32,24 @@ struct SplitKey {
   std::vector<std::string> text;
   std::vector<Index> indices;
 };
+
+// Takes the "c-", "+*-" or "-*-" of a mirror off `contents`; the constant goes into `index`.
+bool consumeMirror(llvm::StringRef& contents, Index& index) {
+  if (contents.consume_front("+*-")) {
+    index.kind = IndexKind::FarAbove;
+  } else if (contents.consume_front("-*-")) {
+    index.kind = IndexKind::FarBelow;
+  } else {
+    const std::size_t minus = contents.find('-', contents.starts_with("-") ? 1 : 0);
+    if (minus == llvm::StringRef::npos || minus == 0 ||
+        contents.take_front(minus).getAsInteger(10, index.value))
+      return false;
+    contents = contents.drop_front(minus + 1);
+    index.kind = IndexKind::Offset;
+  }
+  index.mirrored = true;
+  return true;
+}
 
 Index parseIndex(llvm::StringRef contents) {
   Index index;
@@ -39,6 +60,8 @@ Index parseIndex(llvm::StringRef contents) {
     index.value = constant;
     return index;
   }
+  Index mirror;
+  const bool mirrored = consumeMirror(contents, mirror);
   const std::size_t at = contents.find('@');
   if (at == llvm::StringRef::npos) return index;
   std::size_t end = at + 1;
@@ -46,19 +69,39 @@ Index parseIndex(llvm::StringRef contents) {
     ++end;
   index.variable = contents.take_front(end);
   const llvm::StringRef offset = contents.drop_front(end);
-  if (offset.empty()) {
-    index.kind = IndexKind::Offset;
+  if (mirrored) {
+    if (offset.empty()) {
+      mirror.variable = index.variable;
+      return mirror;
+    }
   } else if (offset == "-*") {
     index.kind = IndexKind::FarBelow;
   } else if (offset == "+*") {
     index.kind = IndexKind::FarAbove;
-  } else if (!offset.drop_front(offset.front() == '+' ? 1 : 0).getAsInteger(10, index.value)) {
+  } else if (offset.empty() ||
+             !offset.drop_front(offset.front() == '+' ? 1 : 0).getAsInteger(10, index.value)) {
     index.kind = IndexKind::Offset;
   }
   return index;
 }
 
+std::string formatMirror(const Index& index) {
+  switch (index.kind) {
+  case IndexKind::Offset:
+    return std::to_string(index.value) + "-" + index.variable.str();
+  case IndexKind::FarBelow:
+    return "-*-" + index.variable.str();
+  case IndexKind::FarAbove:
+    return "+*-" + index.variable.str();
+  case IndexKind::Constant:
+  case IndexKind::Any:
+    break;
+  }
+  return "*";
+}
+
 std::string formatIndex(const Index& index) {
+  if (index.mirrored) return formatMirror(index);
   switch (index.kind) {
   case IndexKind::Constant:
     return std::to_string(index.value);
@@ -112,15 +155,25 @@ template <class Change> std::string rewrite(llvm::StringRef key, Change change) 
   return join(parts);
 }
 
-bool distinct(const Index& a, const Index& b) {
+// What two different variables say about two elements. Each side takes the reading that reports
+// less: buffers at two variables (`buffers[i]`, `buffers[j]` of nested loops) are apart, so no
+// conflict between them is claimed; handles at two variables (`streams[a]`, `streams[b]`) may
+// be one stream, so no race between them is claimed.
+enum class TwoVariables { Apart, MayMeet };
+
+bool distinct(const Index& a, const Index& b, TwoVariables twoVariables) {
   if (a.kind == IndexKind::Constant && b.kind == IndexKind::Constant) return a.value != b.value;
   if (a.kind == IndexKind::Any || b.kind == IndexKind::Any || a.kind == IndexKind::Constant ||
       b.kind == IndexKind::Constant)
     return false;
-  // Two live variables the program keeps apart (i and j of nested loops, dev_id and its
-  // neighbour top): different elements. A variable's keys are forgotten when it dies, so a
-  // finished loop's elements meet a later loop's as "any element".
-  if (a.variable != b.variable) return true;
+  // A variable's keys are forgotten when it dies, so a finished loop's elements meet a later
+  // loop's as "any element".
+  if (a.variable != b.variable) return twoVariables == TwoVariables::Apart;
+  if (a.mirrored != b.mirrored)
+    // i + offset == constant - i needs an even difference: `i` and `1 - i` never meet.
+    return a.kind == IndexKind::Offset && b.kind == IndexKind::Offset &&
+           (a.value - b.value) % 2 != 0;
+  // Two mirrors of one variable compare as two offsets do: by their constants.
   if (a.kind == IndexKind::Offset && b.kind == IndexKind::Offset) return a.value != b.value;
   if (a.kind == b.kind) return false;
   if (a.kind != IndexKind::Offset && b.kind != IndexKind::Offset) return true; // below vs above
@@ -129,6 +182,30 @@ bool distinct(const Index& a, const Index& b) {
   const Index& far = a.kind == IndexKind::Offset ? b : a;
   return far.kind == IndexKind::FarBelow ? exact.value >= -kExactOffset
                                          : exact.value <= kExactOffset;
+}
+
+// Runs on every pending access of every enqueue: a walk over both keys, allocating nothing.
+bool mayMeet(llvm::StringRef a, llvm::StringRef b, TwoVariables twoVariables) {
+  if (a == b) return true;
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i] == '[' && b[j] == '[') {
+      const std::size_t closeA = a.find(']', i);
+      const std::size_t closeB = b.find(']', j);
+      if (closeA == llvm::StringRef::npos || closeB == llvm::StringRef::npos) return false;
+      if (distinct(parseIndex(a.slice(i + 1, closeA)), parseIndex(b.slice(j + 1, closeB)),
+                   twoVariables))
+        return false;
+      i = closeA + 1;
+      j = closeB + 1;
+      continue;
+    }
+    if (a[i] != b[j]) return false;
+    ++i;
+    ++j;
+  }
+  return i == a.size() && j == b.size();
 }
 
 } // namespace
@@ -153,6 +230,16 @@ std::optional<AffineIndex> affineIndex(const clang::Expr* expr, const clang::AST
   return std::nullopt;
 }
 
+std::optional<AffineIndex> mirrorIndex(const clang::Expr* expr, const clang::ASTContext& context) {
+  const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr->IgnoreParenCasts());
+  if (!binary || binary->getOpcode() != clang::BO_Sub) return std::nullopt;
+  const std::optional<std::int64_t> constant = constantValue(binary->getLHS(), context);
+  std::optional<AffineIndex> subtracted =
+      constant ? affineIndex(binary->getRHS(), context) : std::nullopt;
+  if (!subtracted) return std::nullopt;
+  return AffineIndex{subtracted->variable, *constant - subtracted->offset};
+}
+
 std::string variableKey(const clang::ValueDecl* decl) {
   return decl->getNameAsString() + "@" +
          llvm::utohexstr(reinterpret_cast<std::uintptr_t>(decl->getCanonicalDecl()), true);
@@ -172,39 +259,29 @@ std::string indexKey(const clang::Expr* index, const clang::ASTContext& context)
     return std::to_string(*constant);
   if (std::optional<AffineIndex> affine = affineIndex(index, context))
     return formatIndex({IndexKind::Offset, variableKey(affine->variable), affine->offset});
+  if (std::optional<AffineIndex> mirror = mirrorIndex(index, context);
+      mirror && std::abs(mirror->offset) <= kExactOffset)
+    return formatIndex({IndexKind::Offset, variableKey(mirror->variable), mirror->offset, true});
   return "*";
 }
 
-// Runs on every pending access of every enqueue: a walk over both keys, allocating nothing.
 bool mayAlias(llvm::StringRef a, llvm::StringRef b) {
-  if (a == b) return true;
-  std::size_t i = 0;
-  std::size_t j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (a[i] == '[' && b[j] == '[') {
-      const std::size_t closeA = a.find(']', i);
-      const std::size_t closeB = b.find(']', j);
-      if (closeA == llvm::StringRef::npos || closeB == llvm::StringRef::npos) return false;
-      if (distinct(parseIndex(a.slice(i + 1, closeA)), parseIndex(b.slice(j + 1, closeB))))
-        return false;
-      i = closeA + 1;
-      j = closeB + 1;
-      continue;
-    }
-    if (a[i] != b[j]) return false;
-    ++i;
-    ++j;
-  }
-  return i == a.size() && j == b.size();
+  return mayMeet(a, b, TwoVariables::Apart);
+}
+
+bool mayBeSameHandle(llvm::StringRef a, llvm::StringRef b) {
+  return mayMeet(a, b, TwoVariables::MayMeet);
 }
 
 std::string shiftIndices(llvm::StringRef key, llvm::StringRef variable, std::int64_t delta) {
   return rewrite(key, [&](Index& index) {
     if (index.variable != variable) return;
+    // The element `variable + value` is, after the change, `variable + value - delta`; the
+    // element `value - variable` is `value + delta - variable`.
+    const std::int64_t step = index.mirrored ? -delta : delta;
     switch (index.kind) {
     case IndexKind::Offset: {
-      // The element `variable + value` is, after the change, `variable + value - delta`.
-      const std::int64_t moved = index.value - delta;
+      const std::int64_t moved = index.value - step;
       if (moved < -kExactOffset && moved < index.value)
         index.kind = IndexKind::FarBelow;
       else if (moved > kExactOffset && moved > index.value)
@@ -214,10 +291,10 @@ std::string shiftIndices(llvm::StringRef key, llvm::StringRef variable, std::int
       return;
     }
     case IndexKind::FarBelow:
-      if (delta < 0) index.kind = IndexKind::Any;
+      if (step < 0) index = Index{};
       return;
     case IndexKind::FarAbove:
-      if (delta > 0) index.kind = IndexKind::Any;
+      if (step > 0) index = Index{};
       return;
     case IndexKind::Constant:
     case IndexKind::Any:
@@ -235,7 +312,8 @@ std::string forgetIndices(llvm::StringRef key, llvm::StringRef variable) {
 std::string rebaseIndices(llvm::StringRef key, llvm::StringRef variable, llvm::StringRef value,
                           const std::set<std::string>& containers) {
   const Index start = parseIndex(value);
-  if ((start.kind != IndexKind::Constant && start.kind != IndexKind::Offset) || !key.contains('['))
+  if ((start.kind != IndexKind::Constant && start.kind != IndexKind::Offset) || start.mirrored ||
+      !key.contains('['))
     return key.str();
   SplitKey parts = split(key);
   std::string container;
@@ -244,7 +322,8 @@ std::string rebaseIndices(llvm::StringRef key, llvm::StringRef variable, llvm::S
     Index& index = parts.indices[i];
     const bool related = start.kind == IndexKind::Constant
                              ? index.kind == IndexKind::Constant
-                             : index.kind == IndexKind::Offset && index.variable == start.variable;
+                             : index.kind == IndexKind::Offset && !index.mirrored &&
+                                   index.variable == start.variable;
     const std::int64_t offset = index.value - start.value;
     if (related && index.variable != variable && containers.contains(container) &&
         offset >= -kExactOffset && offset <= kExactOffset)
@@ -264,7 +343,8 @@ Subscript subscriptOf(const clang::Stmt* stmt) {
 }
 
 const clang::ValueDecl* offsetVariable(const clang::Expr* index, const clang::ASTContext& context) {
-  const std::optional<AffineIndex> affine = affineIndex(index, context);
+  std::optional<AffineIndex> affine = affineIndex(index, context);
+  if (!affine) affine = mirrorIndex(index, context);
   return affine ? affine->variable : nullptr;
 }
 
@@ -277,13 +357,23 @@ bool isOffsetOf(const clang::Expr* index, const clang::ValueDecl* variable,
 std::string substituteIndices(llvm::StringRef key, llvm::StringRef variable,
                               llvm::StringRef value) {
   const Index replacement = parseIndex(value);
+  auto sign = [](const Index& index) { return index.mirrored ? -1 : 1; };
   return rewrite(key, [&](Index& index) {
     if (index.variable != variable) return;
-    if (index.kind == IndexKind::Offset && replacement.kind == IndexKind::Constant)
-      index = Index{IndexKind::Constant, {}, replacement.value + index.value};
-    else if (index.kind == IndexKind::Offset && replacement.kind == IndexKind::Offset &&
-             std::abs(replacement.value + index.value) <= kExactOffset)
-      index = Index{IndexKind::Offset, replacement.variable, replacement.value + index.value};
+    if (index.kind != IndexKind::Offset ||
+        (replacement.kind != IndexKind::Offset && replacement.kind != IndexKind::Constant)) {
+      index = Index{};
+      return;
+    }
+    // index = s·variable + v with variable = t·y + w (or the constant w): s·t·y + s·w + v.
+    const std::int64_t constant = sign(index) * replacement.value + index.value;
+    if (replacement.kind == IndexKind::Constant) {
+      index = Index{IndexKind::Constant, {}, constant};
+      return;
+    }
+    if (std::abs(constant) <= kExactOffset)
+      index = Index{IndexKind::Offset, replacement.variable, constant,
+                    sign(index) * sign(replacement) < 0};
     else
       index = Index{};
   });

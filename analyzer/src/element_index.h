@@ -5,15 +5,18 @@
 //   "[3]"         a compile-time constant
 //   "[i@ID]"      a local integer variable ("name@ID" as variable keys spell it), "[i@ID+1]",
 //   "[i@ID-2]"    or that variable plus a constant
+//   "[1-i@ID]"    a constant minus that variable (`1 - i`: the other of a pair)
 //   "[i@ID-*]"    that variable minus some constant beyond kExactOffset (an element of an
 //   "[i@ID+*]"    iteration long past), or plus some constant beyond it
 //   "[*]"         anything else: any element
 //
 // Two element keys of one container name different storage only when the analysis can tell the
-// indices apart: two different constants, the same variable with different offsets, or two
-// different variables (the program keeps them apart; a dead variable's indices are forgotten).
-// Every other pair (a constant and a variable, "[*]") may be the same element, so an access
-// through one is checked against pending work through the other. When a variable
+// indices apart: two different constants, the same variable with different offsets (or `i` and
+// a constant minus it that no integer makes equal: `i`, `1 - i`), or two different variables (the
+// program keeps them apart; a dead variable's indices are forgotten). Every other pair (a
+// constant and a variable, "[*]") may be the same element, so an access through one is checked
+// against pending work through the other. Elements of a stream array are compared the same way,
+// except that two different variables may name one stream (mayBeSameHandle). When a variable
 // changes, the keys that mention it are rewritten: `++i` turns "[i+1]" into "[i]" (the same
 // element, now one iteration later), an assignment the analysis cannot follow turns them into
 // "[*]". A loop's start names the elements touched just before it through its variable
@@ -52,6 +55,12 @@ std::string indexKey(const clang::Expr* index, const clang::ASTContext& context)
 // Whether two storage keys may name the same storage (equal keys always do).
 bool mayAlias(llvm::StringRef a, llvm::StringRef b);
 
+// Whether two keys of handles (streams) may name the same one: as mayAlias, but `streams[a]` and
+// `streams[b]` at two different variables may, as nothing keeps per-device indices apart. Only
+// indices the analysis can tell apart make two streams, so a race is never claimed between what
+// may be one stream.
+bool mayBeSameHandle(llvm::StringRef a, llvm::StringRef b);
+
 // `key` after the variable `variable` (a variable key) grew by `delta`.
 std::string shiftIndices(llvm::StringRef key, llvm::StringRef variable, std::int64_t delta);
 
@@ -82,7 +91,10 @@ struct AffineIndex {
 };
 std::optional<AffineIndex> affineIndex(const clang::Expr* expr, const clang::ASTContext& context);
 
-// The variable subscript `index` is a constant away from, or null.
+// A constant minus an index variable plus a constant: `1 - i` is {i, 1}, `3 - (i + 1)` {i, 2}.
+std::optional<AffineIndex> mirrorIndex(const clang::Expr* expr, const clang::ASTContext& context);
+
+// The variable subscript `index` is a constant away from (or a constant minus), or null.
 const clang::ValueDecl* offsetVariable(const clang::Expr* index, const clang::ASTContext& context);
 
 // Whether subscript `index` is `variable` plus a constant.
@@ -95,7 +107,8 @@ std::string substituteIndices(llvm::StringRef key, llvm::StringRef variable, llv
 
 // `key` with every variable index made "[*]": how streams and events are named. The events of an
 // array indexed by variables are one event, so a wait on `ready[i]` orders what the latest record
-// of any `ready[...]` captured (see analyzer/README.md, Known limits).
+// of any `ready[...]` captured (see analyzer/README.md, Known limits). A stream's work keeps its
+// element too, to tell `streams[i]` from `streams[1 - i]` (mayBeSameHandle).
 std::string collapseIndices(llvm::StringRef key);
 
 } // namespace streamrace::analyzer

@@ -583,7 +583,8 @@ private:
                    RenameRange renameRange) {
     auto mentioned = [&](llvm::StringRef key) { return key.contains(mention); };
     auto recordMentioned = [&](const AccessRecord& record) {
-      return mentioned(record.buffer) || record.range.mentions(mention.str());
+      return mentioned(record.buffer) || mentioned(record.streamElement) ||
+             record.range.mentions(mention.str());
     };
     bool pendingMentioned = false;
     for (const auto& [record, orderedAfter] : *state.pending)
@@ -609,6 +610,7 @@ private:
       AccessRecord renamed = record;
       if (!recordMentioned(record)) return renamed;
       if (mentioned(record.buffer)) renamed.buffer = rename(record.buffer);
+      if (mentioned(record.streamElement)) renamed.streamElement = rename(record.streamElement);
       renamed.range = renameRange(record.range);
       if (renamed != record)
         if (auto detail = details_.find(record); detail != details_.end())
@@ -699,6 +701,14 @@ private:
     return key;
   }
 
+  // The stream's key with its indices (AccessRecord::streamElement); `stream`, its collapsed key,
+  // where it has none.
+  std::string streamElementOf(const CallEffect& effect, llvm::StringRef stream,
+                              const FlowState& state, const Frame& frame) const {
+    return keys_.streamElementOf(effect.stream, effect.perThreadDefaultStream, state, frame.thisKey)
+        .value_or(stream.str());
+  }
+
   std::optional<std::string> handleKeyOf(const clang::Expr* expr, const FlowState& state,
                                          const Frame& frame) const {
     return keys_.handleKeyOf(expr, state, frame.thisKey);
@@ -744,10 +754,14 @@ private:
     return !state.nonBlockingStreams->contains(stream.str());
   }
 
-  // Whether the access `record` is ordered before new work on `stream`.
+  // Whether the access `record` is ordered before new work on `stream`, on its `element`
+  // (AccessRecord::streamElement; `stream` itself where no element is known). Work on its own
+  // stream is, unless on an element of the array the analysis tells apart from the record's.
   bool orderedBefore(const AccessRecord& record, const std::set<std::string>& orderedAfter,
-                     llvm::StringRef stream, const FlowState& state) const {
-    if (record.stream == stream || orderedAfter.contains(stream.str())) return true;
+                     llvm::StringRef stream, llvm::StringRef element,
+                     const FlowState& state) const {
+    if (orderedAfter.contains(stream.str())) return true;
+    if (record.stream == stream && mayBeSameHandle(record.streamElement, element)) return true;
     const bool blocking = isBlocking(stream, state);
     if (stream == kLegacyStream && isBlocking(record.stream, state)) return true;
     return blocking && orderedAfter.contains(kEveryBlockingStream.str());
@@ -1135,7 +1149,7 @@ private:
       return false;
     };
     auto recordMentioned = [&](const AccessRecord& record) {
-      if (mentioned(record.buffer)) return true;
+      if (mentioned(record.buffer) || mentioned(record.streamElement)) return true;
       for (const std::string& mention : mentions)
         if (record.range.mentions(mention)) return true;
       return false;
@@ -1169,9 +1183,12 @@ private:
       if (auto found = state.events->find(*event); found != state.events->end())
         recorded.created = found->second.created;
       recorded.status = RecordedStatus::Recorded;
-      if (stream)
+      if (stream) {
+        const std::string element = streamElementOf(effect, *stream, state, frame);
         for (const auto& [record, orderedAfter] : *state.pending)
-          if (orderedBefore(record, orderedAfter, *stream, state)) recorded.snapshot.insert(record);
+          if (orderedBefore(record, orderedAfter, *stream, element, state))
+            recorded.snapshot.insert(record);
+      }
       setEntry(state.events, *event, std::move(recorded));
       return;
     }
@@ -1184,7 +1201,7 @@ private:
     case CallEffectKind::StreamSync:
       if (std::optional<std::string> stream =
               streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame)) {
-        completeStream(*stream, state);
+        completeStream(*stream, streamElementOf(effect, *stream, state, frame), state);
         if (sweptByItsLoop(effect.stream, call, frame)) completeElements(*stream, state);
       }
       return;
@@ -1304,12 +1321,13 @@ private:
     for (const auto& [record, orderedAfter] : *state.pending)
       if (llvm::StringRef(record.stream).starts_with(array)) elements.insert(record.stream);
     for (const std::string& element : elements)
-      completeStream(element, state);
+      completeStream(element, element, state);
   }
 
-  void completeStream(llvm::StringRef stream, FlowState& state) const {
+  // What is ordered before work on `element` of `stream` (orderedBefore) has completed.
+  void completeStream(llvm::StringRef stream, llvm::StringRef element, FlowState& state) const {
     eraseIf(state.pending, [&](const auto& entry) {
-      return orderedBefore(entry.first, entry.second, stream, state);
+      return orderedBefore(entry.first, entry.second, stream, element, state);
     });
     eraseEntry(state.spinningStreams, stream.str());
   }
@@ -1363,21 +1381,21 @@ private:
     // Work enqueued on a capturing stream goes into a graph; it runs when the graph is launched.
     if (!stream || state.capturingStreams->contains(*stream)) return;
     if (state.groupDepth > 0 && effect.communicator) joinGroup(effect, *stream, state, frame);
+    const std::string element = streamElementOf(effect, *stream, state, frame);
     if (effect.outPointer) {
-      allocateInStreamOrder(effect, call, *stream, state, frame);
+      allocateInStreamOrder(effect, call, *stream, element, state, frame);
       return;
     }
     const std::vector<ResolvedUse> buffers = resolveBuffers(effect, state, frame);
     for (const ResolvedUse& access : buffers)
-      checkCrossStream(access.buffer, access.range, *stream, access.use, effect, call, state,
-                       frame);
+      checkCrossStream(access, *stream, element, effect, call, state, frame);
     // A flag the kernel polls or raises is how the program orders things, not data.
     if (std::any_of(effect.buffers.begin(), effect.buffers.end(),
                     [](const BufferUse& use) { return use.handshake; }))
       insertEntry(state.spinningStreams, *stream);
     if (*stream == kLegacyStream)
       for (auto& [record, orderedAfter] : state.pending.edit())
-        if (orderedBefore(record, orderedAfter, *stream, state))
+        if (orderedBefore(record, orderedAfter, *stream, element, state))
           orderedAfter.insert(kEveryBlockingStream.str());
     // Later work on the allocating stream stands for the allocation: what is ordered after it
     // is ordered after the allocation (and the finding names the work, not the allocation).
@@ -1385,6 +1403,7 @@ private:
       const AccessRecord& record = entry.first;
       // Cheap tests first: this runs for every pending record at every enqueue.
       if (record.stream != *stream || !record.write ||
+          !mayBeSameHandle(record.streamElement, element) ||
           std::none_of(buffers.begin(), buffers.end(),
                        [&](const ResolvedUse& access) { return access.buffer == record.buffer; }))
         return false;
@@ -1392,9 +1411,10 @@ private:
       return detail != details_.end() && detail->second.allocates;
     });
     for (const ResolvedUse& access : buffers) {
-      AccessRecord record{access.buffer,       *stream,      access.use.write,
-                          siteOf(call, frame), access.range, access.use.atomic};
-      std::set<std::string> orderedAfter{*stream};
+      AccessRecord record{access.buffer, *stream,           access.use.write, siteOf(call, frame),
+                          access.range,  access.use.atomic, element};
+      // Work on its own stream is ordered after it by orderedBefore, element by element.
+      std::set<std::string> orderedAfter;
       if (*stream == kLegacyStream) orderedAfter.insert(kEveryBlockingStream.str());
       state.pending.edit()[record] = std::move(orderedAfter);
       noteConditions(record, state);
@@ -1406,19 +1426,21 @@ private:
       detail.chain = callChain(frame);
     }
     if (effect.synchronousApi && waitsOnReturn(effect, buffers, state))
-      completeStream(*stream, state);
+      completeStream(*stream, element, state);
   }
 
   // cudaMallocAsync on `stream`: the pointer names new memory, pending as if `stream` wrote all
   // of it, so work on another stream not ordered after the allocation is reported.
   void allocateInStreamOrder(const CallEffect& effect, const clang::CallExpr& call,
-                             const std::string& stream, FlowState& state, const Frame& frame) {
+                             const std::string& stream, const std::string& element,
+                             FlowState& state, const Frame& frame) {
     std::optional<std::string> buffer = outParameterKey(effect.outPointer, state, frame);
     if (!buffer) return;
     dropRecordsOf(*buffer, state);
     setEntry(state.memory, *buffer, effect.allocatedMemory);
-    const AccessRecord record{*buffer, stream, true, siteOf(call, frame), ByteRange{}, false};
-    setEntry(state.pending, record, std::set<std::string>{stream});
+    const AccessRecord record{*buffer,     stream, true,   siteOf(call, frame),
+                              ByteRange{}, false,  element};
+    setEntry(state.pending, record, std::set<std::string>{});
     noteConditions(record, state);
     AccessDetail& detail = details_[record];
     detail.operation = effect.operation;
@@ -1502,7 +1524,7 @@ private:
   void joinStreams(const std::set<std::string>& streams, FlowState& state) const {
     auto beforeAny = [&](const AccessRecord& record, const std::set<std::string>& orderedAfter) {
       return std::any_of(streams.begin(), streams.end(), [&](const std::string& stream) {
-        return orderedBefore(record, orderedAfter, stream, state);
+        return orderedBefore(record, orderedAfter, stream, stream, state);
       });
     };
     bool changes = false;
@@ -1528,17 +1550,20 @@ private:
     return hostWaitsOnReturn(effect, source, destination);
   }
 
-  void checkCrossStream(const std::string& buffer, const ByteRange& range,
-                        const std::string& stream, const BufferUse& use, const CallEffect& effect,
+  // `access` by work on `element` of `stream` against what is pending.
+  void checkCrossStream(const ResolvedUse& access, const std::string& stream,
+                        const std::string& element, const CallEffect& effect,
                         const clang::CallExpr& call, const FlowState& state, const Frame& frame) {
     if (!frame.reporting) return;
+    const BufferUse& use = access.use;
     for (const auto& [record, orderedAfter] : *state.pending) {
-      if (!sameBytes(record, buffer, range) || !conflicting(record, use.write, use.atomic) ||
-          orderedBefore(record, orderedAfter, stream, state))
+      if (!sameBytes(record, access.buffer, access.range) ||
+          !conflicting(record, use.write, use.atomic) ||
+          orderedBefore(record, orderedAfter, stream, element, state))
         continue;
       // Both accesses inside one call: the callee's own analysis reports it, once.
       if (frame.site && record.site == frame.site && !frame.throughCallable) continue;
-      notify({LaterAccess::StreamWork, record, details_[record], buffer, stream, use.read,
+      notify({LaterAccess::StreamWork, record, details_[record], access.buffer, stream, use.read,
               use.write, effect.operation, call, frame, hostWaitMayHang(record, state)});
       return;
     }
@@ -1577,10 +1602,11 @@ private:
     if (effect.buffers.empty()) return;
     std::optional<std::string> buffer = keyOf(effect.buffers.front().expr, state, frame);
     if (!stream || !buffer) return;
+    const std::string element = streamElementOf(effect, *stream, state, frame);
     if (frame.reporting)
       for (const auto& [record, orderedAfter] : *state.pending) {
         if (!mayAlias(record.buffer, *buffer) ||
-            orderedBefore(record, orderedAfter, *stream, state))
+            orderedBefore(record, orderedAfter, *stream, element, state))
           continue;
         if (frame.site && record.site == frame.site && !frame.throughCallable) continue;
         notify({LaterAccess::StreamFree, record, details_[record], *buffer, *stream, false, true,

@@ -2,8 +2,8 @@
 // The flow analysis's abstract state at one program point, and how two paths join.
 //
 // The state holds the stream-ordered accesses that may still be pending (one record per access
-// site, buffer, stream and kind), for each the set of streams already ordered after it; events
-// as the set of records their last record captured; aliases of locals and parameters; stream
+// site, buffer, stream and kind), for each the set of other streams already ordered after it;
+// events as the set of records their last record captured; aliases of locals and parameters; stream
 // flags and what memory a buffer is. Joins keep a record pending if it is pending on any path and
 // ordered only if ordered on every path, which is what "no ordering on some path" needs.
 #pragma once
@@ -38,11 +38,14 @@ inline constexpr llvm::StringLiteral kEveryBlockingStream = "<every-blocking-str
 
 struct AccessRecord {
   std::string buffer;
-  std::string stream;
+  std::string stream; // as events, flags and orderings name it: indices collapsed
   bool write = false;
   const clang::Stmt* site = nullptr; // the statement of the analyzed function that caused it
   ByteRange range;                   // which bytes of `buffer` (byte_range.h)
   bool atomic = false;               // atomic read-modify-writes, which do not race each other
+  // The stream with its indices (`streams[i]`), so later work on an element the analysis can
+  // tell apart (`streams[1 - i]`) is on another stream (element_index.h mayBeSameHandle).
+  std::string streamElement;
   auto operator<=>(const AccessRecord&) const = default;
 };
 

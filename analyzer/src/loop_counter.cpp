@@ -163,7 +163,7 @@ std::optional<LoopEntry> loopEntry(const clang::ForStmt& loop, const clang::ASTC
 const clang::Expr* neighbourIndex(const clang::Expr* init, const clang::ParentMap& parents,
                                   const clang::ASTContext& context) {
   init = init->IgnoreParenImpCasts();
-  if (affineIndex(init, context)) return init;
+  if (affineIndex(init, context) || mirrorIndex(init, context)) return init;
   if (const auto* choice = llvm::dyn_cast<clang::ConditionalOperator>(init)) {
     // The arm in the variable the condition tests; the other arm, the wrap, is not in it.
     for (const clang::Expr* arm : {choice->getTrueExpr(), choice->getFalseExpr()}) {

@@ -66,11 +66,11 @@ struct LoopEntry {
 std::optional<LoopEntry> loopEntry(const clang::ForStmt& loop, const clang::ASTContext& context);
 
 // What a variable initialized with `init` stands for as an index, when it is a loop counter's
-// neighbour: `dev - 1` itself, and also `dev > 0 ? dev - 1 : n - 1` and, in a loop
-// `for (...; dev < n; ...)`, `(dev + 1) % n`: a neighbour in a ring, whose wrapped-around value
-// (in the first or last iteration only) is taken for the next element, as two variables are
-// taken for different elements (element_index.h). Null for anything else, such as `b % 2`,
-// which cycles.
+// neighbour: `dev - 1` itself, its partner in a pair `1 - dev`, and also `dev > 0 ? dev - 1 : n -
+// 1` and, in a loop `for (...; dev < n; ...)`, `(dev + 1) % n`: a neighbour in a ring, whose
+// wrapped-around value (in the first or last iteration only) is taken for the next element, as two
+// variables are taken for different elements (element_index.h). Null for anything else, such as `b
+// % 2`, which cycles.
 const clang::Expr* neighbourIndex(const clang::Expr* init, const clang::ParentMap& parents,
                                   const clang::ASTContext& context);
 

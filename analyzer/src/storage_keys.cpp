@@ -147,11 +147,19 @@ std::string StorageKeys::indexKeyOf(const clang::Expr* index, const FlowState& s
 std::optional<std::string> StorageKeys::streamKeyOf(const clang::Expr* expr, bool perThreadDefault,
                                                     const FlowState& state,
                                                     llvm::StringRef thisKey) const {
+  std::optional<std::string> element = streamElementOf(expr, perThreadDefault, state, thisKey);
+  return element ? std::optional(collapseIndices(*element)) : std::nullopt;
+}
+
+std::optional<std::string> StorageKeys::streamElementOf(const clang::Expr* expr,
+                                                        bool perThreadDefault,
+                                                        const FlowState& state,
+                                                        llvm::StringRef thisKey) const {
   const llvm::StringRef defaultStream = perThreadDefault ? kPerThreadStream : kLegacyStream;
   if (!expr) return defaultStream.str();
   const clang::Expr* bare = expr->IgnoreParenCasts();
   if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(bare))
-    return streamKeyOf(defaulted->getExpr(), perThreadDefault, state, thisKey);
+    return streamElementOf(defaulted->getExpr(), perThreadDefault, state, thisKey);
   if (bare->isNullPointerConstant(context_, clang::Expr::NPC_ValueDependentIsNotNull))
     return defaultStream.str();
   if (const auto* literal = llvm::dyn_cast<clang::IntegerLiteral>(bare)) {
@@ -160,7 +168,7 @@ std::optional<std::string> StorageKeys::streamKeyOf(const clang::Expr* expr, boo
     if (value == api_model::kPerThreadStreamHandle) return kPerThreadStream.str();
     return std::nullopt;
   }
-  return handleKeyOf(expr, state, thisKey);
+  return keyOf(expr, state, thisKey);
 }
 
 std::optional<std::string> StorageKeys::handleKeyOf(const clang::Expr* expr, const FlowState& state,

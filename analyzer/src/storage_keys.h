@@ -42,6 +42,10 @@ public:
   std::optional<std::string> streamKeyOf(const clang::Expr* expr, bool perThreadDefault,
                                          const FlowState& state, llvm::StringRef thisKey) const;
 
+  // streamKeyOf with the indices kept as element keys spell them (`streams[i]`).
+  std::optional<std::string> streamElementOf(const clang::Expr* expr, bool perThreadDefault,
+                                             const FlowState& state, llvm::StringRef thisKey) const;
+
   // Streams and events are named with collapsed indices (element_index.h).
   std::optional<std::string> handleKeyOf(const clang::Expr* expr, const FlowState& state,
                                          llvm::StringRef thisKey) const;
