@@ -210,3 +210,10 @@ MODULE_HOOKS = frozenset({
     "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
     "register_full_backward_pre_hook", "register_backward_hook",
 })
+OPTIMIZER_HOOKS = frozenset({"register_step_pre_hook", "register_step_post_hook"})
+# Hooks whose caller goes on, as soon as they return, to use the module's or the optimizer's
+# tensors on the current stream (the step after a step pre-hook, the next forward after a step
+# post-hook, the forward after its pre-hook): work they leave on another stream must be joined
+# to the current stream before they return.
+HANDING_BACK_HOOKS = frozenset({"register_step_pre_hook", "register_step_post_hook",
+                                "register_forward_pre_hook", "register_forward_hook"})

@@ -12,12 +12,13 @@ import ast
 import itertools
 import os
 
+from .. import torch_model as model
 from .argument_reads import arguments_read
 from .effects import CallEffects
 from .expressions import ExpressionEvaluator
 from .facts import ClassFacts
 from .escapes import Escapes
-from .state import HOST_STREAM, Access, Site, State, join_all
+from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all
 from .statements import Frame, StatementWalker, merge_paths
 from .usage import TensorUsage
 from .user_model import EMPTY as EMPTY_MODEL
@@ -30,6 +31,9 @@ STATEMENT_BUDGET = 2000
 # The ways a gradient hook's first firing may end that its second firing starts from, each on
 # its own (past this, those that agree on what decides stream work are joined).
 MAX_SECOND_FIRINGS = 8
+# Where a tensor that outlives the call it was written in is kept (a local that the call did not
+# make names an object it was handed or looked up).
+_OUTLIVING_ROOTS = frozenset({"self", "param", "global", "object", "field", "local"})
 
 # Names whose presence makes a function a starting point: it uses streams, events, collectives,
 # host copies, or hooks.
@@ -79,7 +83,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         state = State()
         frame = self.new_frame(function, 0, ())
         if hook is not None:
-            kind, path, line, column = hook
+            kind, _, path, line, column = hook
             # Autograd wrote the gradients on the stream current when the hook fires, just
             # before it runs (the site named is where the hook was registered).
             if kind == "gradient":
@@ -89,7 +93,22 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         exits = paths + [s for s, _ in frame.returns]
         if hook is not None and hook[0] == "gradient" and exits:
             exits = self.fire_again(function, exits)
+        if hook is not None and hook[1] in model.HANDING_BACK_HOOKS and self.analysis.reporting:
+            for exit_state in exits:
+                self.left_to_the_caller(function, hook[1], exit_state, frame)
         return join_all(exits)
+
+    def left_to_the_caller(self, function, registration, state, frame):
+        """A hook after which the caller uses the tensors on the current stream: a write it
+        leaves on a side stream, into a tensor that outlives it, that nothing orders the current
+        stream after."""
+        for ident, ordered in state.pending.items():
+            access = self.accesses[ident]
+            if not access.writes() or access.stream.kind not in ("created", "named") or \
+                    AMBIENT.key in ordered or access.key.made_in_the_call() or \
+                    access.key.root[0] not in _OUTLIVING_ROOTS:
+                continue
+            self.checks.left_to_the_caller(access, function, registration, state, frame, self)
 
     def fire_again(self, function, exits):
         """A gradient hook fires once per parameter, one after the other, with nothing of the

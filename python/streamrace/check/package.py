@@ -366,7 +366,8 @@ def _summarize(info):
             elif isinstance(child.func, ast.Attribute):
                 calls.add(child.func.attr)
                 if child.func.attr in torch_model.GRADIENT_HOOKS or \
-                        child.func.attr in torch_model.MODULE_HOOKS:
+                        child.func.attr in torch_model.MODULE_HOOKS or \
+                        child.func.attr in torch_model.OPTIMIZER_HOOKS:
                     hooks.append(child)
     info.names = frozenset(names)
     info.calls = frozenset(calls)
@@ -420,7 +421,7 @@ def _find_hooks(package, module):
             if len(node.args) <= position:
                 continue
             for target in _hook_targets(package, module, function, node.args[position]):
-                package.hooks.setdefault(target, (kind, module.path, node.lineno,
+                package.hooks.setdefault(target, (kind, name, module.path, node.lineno,
                                                   node.col_offset + 1))
 
 

@@ -78,6 +78,11 @@ class Key:
         theirs = other.root[1] if other.root[0] == "field" else other.field_name()
         return mine is not None and mine == theirs
 
+    def made_in_the_call(self):
+        """Whether the key names a tensor the analyzed call made (`x = torch.empty(...)`), not
+        an object it was handed or looked up (`x = self.buffers[p]`)."""
+        return any(part[1:].isdigit() for part in self.path if part.startswith("@"))
+
     def is_local(self):
         return self.root[0] in ("local", "param")
 
@@ -194,6 +199,8 @@ def index_text(index):
         return "[%s]" % index[3:-1]
     symbol, scale, offset = _affine_parts(index)
     name = symbol.split("@")[0]
+    if "(" in name:
+        return "[*]"   # an element of something computed (`gen(x)[*]`): no name to show
     term = name if scale == 1 else "-" + name if scale == -1 else "%d*%s" % (scale, name)
     if offset == 0:
         return "[%s]" % term

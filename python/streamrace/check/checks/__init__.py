@@ -43,6 +43,11 @@ class Checks:
         check = self.host_access if later.stream.kind == "host" else self.cross_stream
         self.add(check.finding(earlier, later, state, frame, walker, across_calls))
 
+    def left_to_the_caller(self, access, function, registration, state, frame, walker):
+        if self.reporting:
+            self.add(self.cross_stream.left_to_the_caller(access, function, registration, state,
+                                                          frame, walker))
+
     def released(self, tensor, node, state, frame, walker):
         if self.reporting:
             self.add(self.free_while_pending.released(tensor, node, state, frame, walker))

@@ -2,8 +2,10 @@
 """streamrace-unsynchronized-cross-stream: a tensor used by work on one stream, then on another,
 at least one of them writing, with no event or wait ordering the two."""
 from ..findings import Finding
-from .wording import (across_firings, device_spelling, insertion_fix, left_pending, location,
-                      pair_notes, stream_name, stream_spelling, verb)
+from ..state import Site
+from .wording import (across_firings, appended_fix, chain_notes, describe_access, device_spelling,
+                      insertion_fix, left_pending, location, pair_notes, stream_name,
+                      stream_spelling, verb)
 
 
 class UnsynchronizedCrossStream:
@@ -37,6 +39,33 @@ class UnsynchronizedCrossStream:
                                   earlier.site.column),
                                  (self.name, later.site.path, later.site.line, later.site.column,
                                   earlier.stream.key, earlier.key.field_name())))
+
+    def left_to_the_caller(self, access, function, registration, state, frame, walker):
+        """Work a hook leaves on a side stream that its caller's next use of the tensor, on the
+        current stream, is not ordered after: reported at the hook's last statement, where the
+        current stream must wait."""
+        source = walker.analysis.checks.sources.get(access.site.path)
+        last = function.node.body[-1]
+        end = Site(access.site.path, last.lineno, last.col_offset + 1, function.qualified_name)
+        message = "'%s' is %s by %s on %s when '%s' returns, and nothing makes the current " \
+                  "stream wait for it: the code that runs after a hook registered with %s " \
+                  "uses it on the current stream" % (
+                      access.key.text(), verb(access.mode, present=False), access.api,
+                      stream_name(access.stream), function.name, registration)
+        notes = chain_notes(access.site) + [(location(access.site), describe_access(access) +
+                                             " here")]
+        fixes = []
+        waited = stream_spelling(access.stream, state, frame, source)
+        if waited is not None:
+            text = "%s.current_stream().wait_stream(%s)" % (device_spelling(frame), waited)
+            made = appended_fix(source, last, text)
+            if made is not None:
+                fixes.append(made)
+            notes.append((location(end), "make the current stream wait for %s before the hook "
+                                         "returns: `%s`" % (stream_name(access.stream), text)))
+        return Finding(self.name, message, location(end), notes, fixes,
+                       identity=((self.name, "handed back", access.site.path, access.site.line,
+                                  access.site.column),))
 
     def fix(self, earlier, later, state, frame, source, fixes):
         # A collective runs after the stream current when it is called: that stream must wait.

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """How findings name streams and accesses, the notes that lead to each access, and the fix-its:
 shared by the checks so every message reads alike."""
+import ast
+
 from ..findings import Fix, Location
 from ..values import Stream
 
@@ -105,6 +107,17 @@ def insertion_fix(source, statement, text):
     current = source.lines[line - 1]
     indentation = current[:len(current) - len(current.lstrip())]
     return Fix(Location(source.path, line, 1), 0, indentation + text + "\n")
+
+
+def appended_fix(source, statement, text):
+    """A line inserted after `statement` (an AST statement: a return gets it before it), with
+    its indentation."""
+    if isinstance(statement, ast.Return):
+        return insertion_fix(source, (statement.lineno, statement.col_offset + 1), text)
+    if source is None or not statement.end_lineno or statement.end_lineno > len(source.lines):
+        return None
+    indentation = " " * statement.col_offset
+    return Fix(Location(source.path, statement.end_lineno + 1, 1), 0, indentation + text + "\n")
 
 
 def statement_of(node):
