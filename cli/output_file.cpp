@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "output_file.h"
 
+#include "streamrace/trace/trace_format.h"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -22,10 +24,11 @@ OutputFile::OutputFile(std::string path, const std::vector<std::string>& inputs)
   std::error_code error;
   if (fs::is_directory(path_, error))
     throw std::runtime_error("cannot write '" + path_ + "': it is a directory");
-  if (fs::path(path_).extension() == ".srtrace")
-    throw std::runtime_error("will not write a report to '" + path_ +
-                             "': *.srtrace names trace files (it would be read as one, or "
-                             "replace one); give it another name");
+  if (fs::path(path_).extension() == trace::kTraceFileExtension)
+    throw std::runtime_error("will not write a report to '" + path_ + "': *" +
+                             trace::kTraceFileExtension +
+                             " names trace files (it would be read as one, or replace one); give "
+                             "it another name");
   for (const std::string& input : inputs)
     if (fs::equivalent(path_, input, error))
       throw std::runtime_error("will not write a report to '" + path_ +

@@ -6,6 +6,7 @@
 
 #include "streamrace/replay/settle.h"
 #include "streamrace/report/exec_arguments.h"
+#include "streamrace/trace/trace_format.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -279,7 +280,7 @@ void prepare_trace_folder(const fs::path& output) {
   try {
     fs::create_directories(output);
     for (const fs::directory_entry& entry : fs::directory_iterator(output))
-      if (entry.path().extension() == ".srtrace") fs::remove(entry.path());
+      if (entry.path().extension() == trace::kTraceFileExtension) fs::remove(entry.path());
   } catch (const fs::filesystem_error& error) {
     throw std::runtime_error("cannot use '" + output.string() +
                              "' as the trace folder (--output): " + error.code().message());
@@ -288,7 +289,7 @@ void prepare_trace_folder(const fs::path& output) {
 
 bool holds_traces(const fs::path& output) {
   for (const fs::directory_entry& entry : fs::directory_iterator(output))
-    if (entry.path().extension() == ".srtrace") return true;
+    if (entry.path().extension() == trace::kTraceFileExtension) return true;
   return false;
 }
 

@@ -8,6 +8,7 @@
 
 #include "streamrace/engine/engine.h"
 #include "streamrace/report/finding_text.h"
+#include "streamrace/trace/trace_format.h"
 #include "streamrace/trace/trace_writer.h"
 
 #include <charconv>
@@ -81,10 +82,11 @@ int main(int argc, char** argv) {
       std::uint64_t clock = 0;
       examples::hpz_events(modes[0], symbols, shape, [&](Event event) {
         auto& writer = writers[event.header.rank];
-        if (!writer)
-          writer = std::make_unique<trace::TraceWriter>(
-              trace_dir + "/rank" + std::to_string(event.header.rank) + ".srtrace",
-              1000 + event.header.rank, 0);
+        if (!writer) {
+          const std::string path =
+              trace_dir + "/rank" + std::to_string(event.header.rank) + trace::kTraceFileExtension;
+          writer = std::make_unique<trace::TraceWriter>(path, 1000 + event.header.rank, 0);
+        }
         // Names and sites appear as the job goes: each rank's file defines them before use.
         writer->define_symbols(symbols);
         event.header.time_ns = ++clock;

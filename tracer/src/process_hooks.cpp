@@ -10,6 +10,8 @@
 #include "libc_exit.h"
 #include "watched_memory.h"
 
+#include "streamrace/trace/trace_format.h"
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -132,8 +134,8 @@ std::unique_ptr<trace::TraceSink> open_trace_file(const std::string& directory) 
   std::filesystem::create_directories(directory);
   char host[256] = "host";
   gethostname(host, sizeof host - 1);
-  return std::make_unique<trace::FileTraceSink>(directory + "/" + host + "-" +
-                                                std::to_string(getpid()) + ".srtrace");
+  return std::make_unique<trace::FileTraceSink>(
+      directory + "/" + host + "-" + std::to_string(getpid()) + trace::kTraceFileExtension);
 }
 
 // The process's tracer as its environment describes it; `problem` says what in the settings

@@ -282,9 +282,10 @@ std::vector<std::string> find_trace_files(const std::vector<std::string>& paths)
     if (fs::is_directory(path, error)) {
       std::vector<std::string> found;
       for (const auto& entry : fs::directory_iterator(path, error))
-        if (entry.path().extension() == ".srtrace") found.push_back(entry.path().string());
+        if (entry.path().extension() == kTraceFileExtension) found.push_back(entry.path().string());
       if (found.empty())
-        throw std::runtime_error("directory '" + path + "' holds no *.srtrace trace files");
+        throw std::runtime_error("directory '" + path + "' holds no *" + kTraceFileExtension +
+                                 " trace files");
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::exists(path, error)) {

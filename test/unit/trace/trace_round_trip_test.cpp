@@ -169,6 +169,26 @@ TEST(TraceFiles, EqualTimesMergeInFileOrderThenRecordOrder) {
   EXPECT_EQ(order, (std::vector<StreamHandle>{0x10, 0x11, 0x12, 0x20, 0x21, 0x22, 0x23, 0x13}));
 }
 
+TEST(TraceFiles, AFolderStandsForItsFilesWithTheTraceEnding) {
+  namespace fs = std::filesystem;
+  const fs::path folder = temp_path("folder");
+  fs::create_directories(folder);
+  const std::string trace_file =
+      (folder / (std::string("b") + trace::kTraceFileExtension)).string();
+  std::ofstream(trace_file).put('\0');
+  std::ofstream(folder / "report.json").put('\0');
+  EXPECT_EQ(trace::find_trace_files({folder.string()}), std::vector<std::string>{trace_file});
+  fs::remove(trace_file);
+  try {
+    trace::find_trace_files({folder.string()});
+    ADD_FAILURE() << "a folder without traces was accepted";
+  } catch (const std::runtime_error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "directory '" + folder.string() + "' holds no *.srtrace trace files");
+  }
+  fs::remove_all(folder);
+}
+
 TEST(TraceFiles, StreamingReadCrossesBufferRefillsAndRecordsLargerThanTheBuffer) {
   const std::string path = temp_path("long.srtrace");
   std::vector<Access> many;

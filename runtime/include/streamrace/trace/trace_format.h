@@ -31,6 +31,9 @@
 namespace streamrace::trace {
 
 inline constexpr char kMagic[8] = {'S', 'R', 'T', 'R', 'A', 'C', 'E', '1'};
+// How a trace file's name ends: a folder given to the commands stands for its files with this
+// ending, `streamrace run` empties its folder of them, and no report is written under it.
+inline constexpr char kTraceFileExtension[] = ".srtrace";
 inline constexpr std::uint32_t kVersion = 10;
 // Every version from this one on reads: later versions only add payloads, after the older ones,
 // and fields, after a payload's older ones (a record of an older version ends before them).
