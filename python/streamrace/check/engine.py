@@ -17,7 +17,7 @@ from .argument_reads import arguments_read
 from .effects import CallEffects
 from .expressions import ExpressionEvaluator
 from .facts import ClassFacts
-from .escapes import Escapes
+from .escapes import Escapes, reaches
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all
 from .statements import Frame, StatementWalker, merge_paths
 from .usage import TensorUsage
@@ -101,12 +101,15 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
     def left_to_the_caller(self, function, registration, state, frame):
         """A hook after which the caller uses the tensors on the current stream: a write it
         leaves on a side stream, into a tensor that outlives it, that nothing orders the current
-        stream after."""
+        stream after, here or anywhere in the package (a prefetch for the next module, which
+        that module's hook waits for, is the program's intent)."""
+        waits = self.analysis.facts.waits
         for ident, ordered in state.pending.items():
             access = self.accesses[ident]
             if not access.writes() or access.stream.kind not in ("created", "named") or \
                     AMBIENT.key in ordered or access.key.made_in_the_call() or \
-                    access.key.root[0] not in _OUTLIVING_ROOTS:
+                    access.key.root[0] not in _OUTLIVING_ROOTS or \
+                    reaches(AMBIENT.key, {access.stream.key} | ordered, waits):
                 continue
             self.checks.left_to_the_caller(access, function, registration, state, frame, self)
 

@@ -59,7 +59,7 @@ class Escapes:
                 stream = accesses[ident].stream
                 if stream.kind in ("ambient", "default"):
                     continue
-                if not _reaches(AMBIENT.key, {stream.key} | ordered, waits):
+                if not reaches(AMBIENT.key, {stream.key} | ordered, waits):
                     found.add(field)
                     break
         return frozenset(found)
@@ -109,14 +109,14 @@ class Escapes:
                 seen_by = {earlier.stream.key} | ordered
                 if access.stream.key in seen_by:
                     continue
-                if _reaches(access.stream.key, seen_by, facts.waits | state.waited):
+                if reaches(access.stream.key, seen_by, facts.waits | state.waited):
                     continue
                 if seen_by & state.host_synced or "*" in state.host_synced:
                     continue
             walker.checks.unordered(earlier, access, state, frame, walker, across_calls=True)
 
 
-def _reaches(stream, targets, waits):
+def reaches(stream, targets, waits):
     """Whether `stream` waited, directly or through streams it waited for, for one of
     `targets` ("collective:*": every process group's stream)."""
     targets = set(targets) | {"collective:*" for t in targets if t.startswith("collective:")}
