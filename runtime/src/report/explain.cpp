@@ -28,19 +28,6 @@ std::string op_text(const RecordedReplay& run, HappensBeforeGraph::NodeId id) {
   return "op #" + std::to_string(node.epoch) + " (" + call_of(run, node) + ")";
 }
 
-const char* mode_word(const AccessRecord& access) {
-  switch (access.kind) {
-  case OpKind::Free:
-    return "free";
-  case OpKind::Allocation:
-    return "allocation";
-  default:
-    return access.mode == AccessMode::Read    ? "read"
-           : access.mode == AccessMode::Write ? "write"
-                                              : "read-write";
-  }
-}
-
 } // namespace
 
 std::string describe_node(const RecordedReplay& run, HappensBeforeGraph::NodeId id) {
@@ -102,7 +89,7 @@ std::string explain_finding(const RecordedReplay& run, const Finding& finding) {
   const std::string stream1 = actor_on_rank(run, finding.first.access.actor);
   const std::string stream2 = actor_on_rank(run, finding.second.access.actor);
   auto op_line = [&](int number, const AccessSide& side, HappensBeforeGraph::NodeId node) {
-    out << "  op " << number << ": " << mode_word(side.access) << " of " << side.access.size
+    out << "  op " << number << ": " << access_mode_word(side.access) << " of " << side.access.size
         << " bytes by " << actor_on_rank(run, side.access.actor) << " in "
         << op_name(side.access, run.symbols);
     if (node != HappensBeforeGraph::kNoNode) {

@@ -48,6 +48,19 @@ std::string op_name(const AccessRecord& access, const SymbolTable& symbols) {
   return "an op";
 }
 
+const char* access_mode_word(const AccessRecord& access) {
+  switch (access.kind) {
+  case OpKind::Free:
+    return "free";
+  case OpKind::Allocation:
+    return "allocation";
+  default:
+    return access.mode == AccessMode::Read    ? "read"
+           : access.mode == AccessMode::Write ? "write"
+                                              : "read-write";
+  }
+}
+
 std::string hex_text(std::uint64_t value) {
   std::ostringstream out;
   out << "0x" << std::hex << value;

@@ -41,19 +41,6 @@ std::string site_text(const AccessRecord& access, const SymbolTable& symbols) {
   return text;
 }
 
-std::string mode_word(const AccessRecord& access) {
-  switch (access.kind) {
-  case OpKind::Free:
-    return "free";
-  case OpKind::Allocation:
-    return "allocation";
-  default:
-    return access.mode == AccessMode::Read    ? "read"
-           : access.mode == AccessMode::Write ? "write"
-                                              : "read-write";
-  }
-}
-
 std::string nvtx_text(const Engine& engine, const SymbolTable& symbols, std::uint32_t path_id) {
   const std::vector<NameId>& path = engine.nvtx_path(path_id);
   std::string text;
@@ -65,7 +52,7 @@ std::string nvtx_text(const Engine& engine, const SymbolTable& symbols, std::uin
 void access_block(std::ostringstream& out, bool previous, const AccessSide& side,
                   const Engine& engine, const SymbolTable& symbols, const RankNames& rank_names) {
   const AccessRecord& a = side.access;
-  std::string word = mode_word(a);
+  std::string word = access_mode_word(a);
   if (!previous) word[0] = static_cast<char>(word[0] - 'a' + 'A');
   out << "  " << (previous ? "Previous " : "") << word << " of " << a.size << " bytes at "
       << hex_text(a.begin) << " by " << actor_text(engine, symbols, a.actor) << " ("
