@@ -92,8 +92,8 @@ bool isPythonInput(llvm::StringRef path) {
   return path.ends_with(".py") || llvm::sys::fs::is_directory(path);
 }
 
-PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs, llvm::StringRef checks,
-                                    llvm::StringRef model, llvm::StringRef executable) {
+PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs,
+                                    const PythonCheckOptions& options, llvm::StringRef executable) {
   PythonCheckResult result;
   const std::string package = packageFolder(executable);
   if (!llvm::sys::fs::exists(package + "/streamrace/check/__main__.py")) {
@@ -112,11 +112,13 @@ PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs, llvm
     result.failure = "cannot create a temporary file: " + error.message();
     return result;
   }
-  const std::string checksArgument = "--checks=" + checks.str();
-  const std::string modelArgument = "--model=" + model.str();
+  const std::string checksArgument = "--checks=" + options.checks;
+  const std::string modelArgument = "--model=" + options.model;
+  const std::string suppressionsArgument = "--suppressions=" + options.suppressions;
   std::vector<llvm::StringRef> arguments = {*python, "-m", "streamrace.check",
                                             "--format=findings-json", checksArgument};
-  if (!model.empty()) arguments.push_back(modelArgument);
+  if (!options.model.empty()) arguments.push_back(modelArgument);
+  if (!options.suppressions.empty()) arguments.push_back(suppressionsArgument);
   for (const std::string& input : inputs)
     arguments.push_back(input);
   std::vector<std::string> environmentText;

@@ -27,11 +27,17 @@ struct PythonCheckResult {
   std::string failure;
 };
 
-// Runs the Python check over `inputs` with the checks `checks` (clang-tidy glob syntax) and the
-// user model file `model` (none when empty). `executable` locates the package:
+// What streamrace-check's options say to the Python check.
+struct PythonCheckOptions {
+  std::string checks;       // clang-tidy glob syntax
+  std::string model;        // the user model file; none when empty
+  std::string suppressions; // the suppressions file; none when empty
+};
+
+// Runs the Python check over `inputs`. `executable` locates the package:
 // <prefix>/bin/streamrace-check -> <prefix>/lib/streamrace/python.
-PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs, llvm::StringRef checks,
-                                    llvm::StringRef model, llvm::StringRef executable);
+PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs,
+                                    const PythonCheckOptions& options, llvm::StringRef executable);
 
 // Prints findings of files clang did not read the way clang prints diagnostics: location,
 // severity, message, then the source line with a caret under the column.

@@ -60,6 +60,11 @@ llvm::cl::opt<std::string> modelOption(
     llvm::cl::desc("JSON models of wrapper functions: which argument is read, written, a size, a "
                    "stream"),
     llvm::cl::value_desc("file"), llvm::cl::cat(category));
+llvm::cl::opt<std::string> suppressionsOption(
+    "suppressions",
+    llvm::cl::desc("A suppressions file in the tracer's format (race:<pattern>, ...): the Python "
+                   "findings it hides do not count"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(category));
 llvm::cl::opt<std::string> kernelSummariesOption(
     "kernel-summaries",
     llvm::cl::desc("Write, per __global__ function, which pointer parameters it reads and writes"),
@@ -282,6 +287,9 @@ int run(int argc, const char** argv) {
     options.userModel = &*userModel;
   }
   const CheckFilter filter(checksOption);
+  if (!suppressionsOption.empty() && !parser->getSourcePathList().empty())
+    llvm::errs() << "streamrace-check: --suppressions applies to the Python files; C++ findings "
+                    "are all reported\n";
 
   clang::tooling::ClangTool tool(parser->getCompilations(), parser->getSourcePathList(),
                                  std::make_shared<clang::PCHContainerOperations>(),
@@ -301,7 +309,7 @@ int run(int argc, const char** argv) {
   bool pythonOk = true;
   if (!pythonInputs.empty()) {
     PythonCheckResult python =
-        checkPythonInputs(pythonInputs, checksOption, modelOption,
+        checkPythonInputs(pythonInputs, {checksOption, modelOption, suppressionsOption},
                           llvm::sys::fs::getMainExecutable(argv[0], (void*)&run));
     if (!python.failure.empty()) {
       llvm::errs() << "streamrace-check: " << python.failure << "\n";

@@ -16,6 +16,7 @@ from .checks import NAMES, Checks
 from .engine import Analysis
 from .package import Package
 from .sources import python_files, read_source
+from .suppressions import NONE as NO_SUPPRESSIONS
 from .user_model import EMPTY as EMPTY_MODEL
 
 
@@ -41,7 +42,8 @@ def check_filter(spec):
     return enabled
 
 
-def check_paths(paths, checks="streamrace-*", user_model=EMPTY_MODEL):
+def check_paths(paths, checks="streamrace-*", user_model=EMPTY_MODEL,
+                suppressions=NO_SUPPRESSIONS):
     started = time.perf_counter()
     result = Result()
     files, result.errors = python_files(paths)
@@ -54,7 +56,7 @@ def check_paths(paths, checks="streamrace-*", user_model=EMPTY_MODEL):
             sources.append(source)
             result.sources[path] = source
     package = Package(sources)
-    reporter = Checks(result.sources, check_filter(checks))
+    reporter = Checks(result.sources, check_filter(checks), suppressions)
     analysis = Analysis(package, reporter, user_model)
     analysis.run()
     result.findings = sorted(reporter.findings,

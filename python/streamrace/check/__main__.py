@@ -11,6 +11,7 @@ import sys
 
 from . import check_paths
 from .findings import findings_document
+from .suppressions import NONE as NO_SUPPRESSIONS, SuppressionError, load as load_suppressions
 from .user_model import EMPTY as EMPTY_MODEL, ModelError, load as load_user_model
 
 
@@ -37,17 +38,22 @@ def main(argv=None):
     parser.add_argument("--model", metavar="FILE",
                         help="JSON models of wrapper functions (entries with \"language\": "
                              "\"python\"): which arguments they read and write, on which stream")
+    parser.add_argument("--suppressions", metavar="FILE",
+                        help="a suppressions file (race:<pattern>, called_from:<pattern>, ...; "
+                             "the tracer's format): the findings it hides do not count")
     parser.add_argument("--stats", action="store_true",
                         help="print what was analyzed and how long it took on standard error")
     args = parser.parse_args(argv)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     try:
         user_model = load_user_model(args.model) if args.model else EMPTY_MODEL
-    except ModelError as error:
+        suppressions = load_suppressions(args.suppressions) if args.suppressions else \
+            NO_SUPPRESSIONS
+    except (ModelError, SuppressionError) as error:
         sys.stderr.write("streamrace-check: %s\n" % error)
         return 2
     try:
-        result = check_paths(args.paths, args.checks, user_model)
+        result = check_paths(args.paths, args.checks, user_model, suppressions)
     except Exception as error:  # noqa: BLE001 - say what broke instead of a traceback
         sys.stderr.write("streamrace-check: internal error in the Python check: %s: %s (run "
                          "with STREAMRACE_CHECK_DEBUG=1 for the traceback)\n"
@@ -60,6 +66,8 @@ def main(argv=None):
         sys.stdout.write("\n")
     else:
         text_report(result, sys.stdout)
+    if suppressions.summary():
+        sys.stderr.write("streamrace-check: %s\n" % suppressions.summary())
     if args.stats:
         for name, value in result.statistics.items():
             sys.stderr.write("streamrace-check: %s: %s\n" % (name, value))

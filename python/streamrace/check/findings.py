@@ -24,6 +24,16 @@ class Fix:
     replacement: str
 
 
+@dataclass(frozen=True)
+class Side:
+    """One access of a finding, as a suppression matches it: the functions on the way to it
+    (the one making it first, then its callers), its file, its API and its stream's name."""
+    stack: tuple
+    path: str
+    api: str = ""
+    stream: str = ""
+
+
 @dataclass
 class Finding:
     check: str
@@ -33,6 +43,7 @@ class Finding:
     fixes: List[Fix] = field(default_factory=list)
     # What identifies the race whatever way the analysis reached it: one finding per identity.
     identity: tuple = ()
+    sides: tuple = ()
 
 
 def _offset(lines, line, column):

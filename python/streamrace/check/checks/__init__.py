@@ -6,15 +6,17 @@ from .cross_stream import UnsynchronizedCrossStream
 from .free_while_pending import FreeWhilePending
 from .host_access import HostAccessBeforeSync
 from .wait_unrecorded_event import WaitUnrecordedEvent
+from ..suppressions import NONE as NO_SUPPRESSIONS
 
 ALL = (UnsynchronizedCrossStream, HostAccessBeforeSync, WaitUnrecordedEvent, FreeWhilePending)
 NAMES = tuple(check.name for check in ALL)
 
 
 class Checks:
-    def __init__(self, sources, enabled):
+    def __init__(self, sources, enabled, suppressions=NO_SUPPRESSIONS):
         self.sources = sources          # path -> SourceFile
         self.enabled = enabled          # check name -> bool
+        self.suppressions = suppressions
         self.reporting = False
         self.findings = []
         self._identities = set()
@@ -33,6 +35,8 @@ class Checks:
         if any(identity in self._identities for identity in identities):
             return
         self._identities.update(identities)
+        if self.suppressions.suppresses(finding):
+            return
         self.findings.append(finding)
 
     # ---- what the engine reports --------------------------------------------------------------

@@ -3,9 +3,9 @@
 at least one of them writing, with no event or wait ordering the two."""
 from ..findings import Finding
 from ..state import Site
-from .wording import (across_firings, appended_fix, chain_notes, describe_access, device_spelling,
-                      insertion_fix, left_pending, location, pair_notes, stream_name,
-                      stream_spelling, verb)
+from .wording import (access_side, across_firings, appended_fix, chain_notes, describe_access,
+                      device_spelling, insertion_fix, left_pending, location, pair_notes, side,
+                      stream_name, stream_spelling, verb)
 
 
 class UnsynchronizedCrossStream:
@@ -38,7 +38,8 @@ class UnsynchronizedCrossStream:
                        identity=((self.name, earlier.site.path, earlier.site.line,
                                   earlier.site.column),
                                  (self.name, later.site.path, later.site.line, later.site.column,
-                                  earlier.stream.key, earlier.key.field_name())))
+                                  earlier.stream.key, earlier.key.field_name())),
+                       sides=(access_side(earlier), access_side(later)))
 
     def left_to_the_caller(self, access, function, registration, state, frame, walker):
         """Work a hook leaves on a side stream that its caller's next use of the tensor, on the
@@ -65,7 +66,8 @@ class UnsynchronizedCrossStream:
                                          "returns: `%s`" % (stream_name(access.stream), text)))
         return Finding(self.name, message, location(end), notes, fixes,
                        identity=((self.name, "handed back", access.site.path, access.site.line,
-                                  access.site.column),))
+                                  access.site.column),),
+                       sides=(access_side(access), side(end)))
 
     def fix(self, earlier, later, state, frame, source, fixes):
         # A collective runs after the stream current when it is called: that stream must wait.

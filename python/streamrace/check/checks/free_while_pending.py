@@ -12,8 +12,8 @@ still read it (PyTorch's documentation of record_stream).
 """
 from ..findings import Finding
 from ..values import Tensor, Container
-from .wording import (chain_notes, describe_access, insertion_fix, location, stream_name,
-                      stream_spelling)
+from .wording import (access_side, chain_notes, describe_access, insertion_fix, location, side,
+                      stream_name, stream_spelling)
 
 
 class FreeWhilePending:
@@ -55,7 +55,8 @@ class FreeWhilePending:
                 notes.append((location(site), "wait for the collective's work handle "
                               "(`work.wait()`) before releasing the storage"))
             return Finding(self.name, message, location(site), notes, fixes,
-                           identity=((self.name, site.path, site.line, access.site.line),))
+                           identity=((self.name, site.path, site.line, access.site.line),),
+                           sides=(side(site, "release", allocation), access_side(access)))
         return None
 
     def handed_over(self, value, node, state, frame, walker):
@@ -89,7 +90,8 @@ class FreeWhilePending:
                 notes.append((location(site), "record the use on %s before handing it over: "
                               "`%s`" % (stream_name(receiver), fix_text)))
             return Finding(self.name, message, location(site), notes, fixes,
-                           identity=((self.name, site.path, site.line, item.key),))
+                           identity=((self.name, site.path, site.line, item.key),),
+                           sides=(side(site, "hand-over", receiver),))
         return None
 
     def _record_stream_text(self, key, stream, state, frame, source, spelled=None):

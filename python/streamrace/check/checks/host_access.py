@@ -3,7 +3,7 @@
 non-blocking copy to or from it may still be running (`x.to("cpu", non_blocking=True)` read
 before a synchronize; a pinned source refilled while its upload runs)."""
 from ..findings import Finding
-from .wording import (across_firings, device_spelling, insertion_fix, left_pending, location,
+from .wording import (access_side, across_firings, device_spelling, insertion_fix, left_pending, location,
                       pair_notes, stream_name, stream_spelling)
 
 
@@ -31,4 +31,5 @@ class HostAccessBeforeSync:
                       % (stream_name(earlier.stream), text)))
         return Finding(self.name, message, location(later.site), notes, fixes,
                        identity=((self.name, earlier.site.path, earlier.site.line,
-                                  earlier.site.column, later.site.line),))
+                                  earlier.site.column, later.site.line),),
+                       sides=(access_side(earlier), access_side(later)))

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """streamrace-wait-unrecorded-event: a stream waits on an event made in the function that is
 not recorded on every path before the wait, so on those paths the wait orders nothing."""
-from ..findings import Finding, Location
+from ..findings import Finding, Location, Side
 from .wording import stream_name
 
 
@@ -13,5 +13,8 @@ class WaitUnrecordedEvent:
         message = "%s waits on event '%s', which is not recorded on every path to here; where " \
                   "it is not, the wait orders nothing" % (stream_name(waiter),
                                                          event.spelling or event.key)
+        stack = (frame.function.qualified_name,) + tuple(
+            call.function for call, _ in reversed(frame.chain))
         return Finding(self.name, message, location, [], [],
-                       identity=((self.name, location.path, location.line),))
+                       identity=((self.name, location.path, location.line),),
+                       sides=(Side(stack, location.path, "wait", waiter.spelling or waiter.key),))

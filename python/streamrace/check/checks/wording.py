@@ -3,7 +3,7 @@
 shared by the checks so every message reads alike."""
 import ast
 
-from ..findings import Fix, Location
+from ..findings import Fix, Location, Side
 from ..values import Stream
 
 
@@ -30,6 +30,17 @@ def verb(mode, present=True):
 
 def location(site):
     return Location(site.path, site.line, site.column)
+
+
+def side(site, api="", stream=None):
+    """A finding's access as suppressions match it."""
+    stack = (site.function,) + tuple(call.function for call in reversed(site.chain))
+    name = stream.spelling or stream.key if stream is not None else ""
+    return Side(stack, site.path, api, name)
+
+
+def access_side(access):
+    return side(access.site, access.api, access.stream)
 
 
 def chain_notes(site, shared=()):
