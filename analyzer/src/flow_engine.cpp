@@ -610,7 +610,11 @@ private:
       AccessRecord renamed = record;
       if (!recordMentioned(record)) return renamed;
       if (mentioned(record.buffer)) renamed.buffer = rename(record.buffer);
-      if (mentioned(record.streamElement)) renamed.streamElement = rename(record.streamElement);
+      // Only within one iteration: across iterations the same code works on another element, and
+      // what it touches there (a chunk at `i * size`) is rarely known well enough to tell the
+      // iterations' bytes apart, so iterations stay on what may be one stream.
+      if (mentioned(record.streamElement))
+        renamed.streamElement = collapseIndices(record.streamElement);
       renamed.range = renameRange(record.range);
       if (renamed != record)
         if (auto detail = details_.find(record); detail != details_.end())
