@@ -26,8 +26,11 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstddef>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <vector>
 
 namespace streamrace::analyzer {
 namespace {
@@ -108,6 +111,31 @@ struct RunResults {
   std::vector<KernelSummary> kernels;
 };
 
+// Which diagnostic of a finding shows each fix-it (0 the warning, i + 1 note i; none when no
+// diagnostic is on the fix-it's line): the one at the fix-it's place, else the first on its
+// line. clang prints a snippet from the caret's line to every fix-it's and labels it with wrong
+// line numbers when they are far apart (a fix before an earlier statement); --fix and the
+// exported fixes take them all from the finding.
+std::vector<std::optional<std::size_t>> fixDisplays(const Finding& finding,
+                                                    const clang::SourceManager& sources) {
+  std::vector<clang::SourceLocation> places = {sources.getExpansionLoc(finding.location)};
+  for (const FindingNote& note : finding.notes)
+    places.push_back(sources.getExpansionLoc(note.location));
+  std::vector<std::optional<std::size_t>> displays;
+  for (const clang::FixItHint& fix : finding.fixes) {
+    const clang::SourceLocation at = sources.getExpansionLoc(fix.RemoveRange.getBegin());
+    std::optional<std::size_t> chosen;
+    for (std::size_t index = 0; index < places.size() && !chosen; ++index)
+      if (places[index] == at) chosen = index;
+    for (std::size_t index = 0; index < places.size() && !chosen; ++index)
+      if (sources.getFileID(places[index]) == sources.getFileID(at) &&
+          sources.getExpansionLineNumber(places[index]) == sources.getExpansionLineNumber(at))
+        chosen = index;
+    displays.push_back(chosen);
+  }
+  return displays;
+}
+
 class AnalysisConsumer : public clang::ASTConsumer {
 public:
   AnalysisConsumer(clang::CompilerInstance& compiler, const AnalysisOptions& options,
@@ -127,14 +155,22 @@ public:
       if (!filter_.enabled(finding.check)) continue;
       results_.findings.push_back(resolveFinding(finding, context.getSourceManager()));
       if (formatOption != OutputFormat::Text) continue;
+      const std::vector<std::optional<std::size_t>> displays =
+          fixDisplays(finding, context.getSourceManager());
+      auto addFixes = [&](clang::DiagnosticBuilder& diagnostic, std::size_t index) {
+        for (std::size_t fix = 0; fix < finding.fixes.size(); ++fix)
+          if (displays[fix] == index) diagnostic << finding.fixes[fix];
+      };
       {
         clang::DiagnosticBuilder warning = diagnostics.Report(finding.location, warningId);
         warning << finding.message + " [" + finding.check + "]";
-        for (const clang::FixItHint& fix : finding.fixes)
-          warning << fix;
+        addFixes(warning, 0);
       }
-      for (const FindingNote& note : finding.notes)
-        diagnostics.Report(note.location, noteId) << note.message;
+      for (std::size_t index = 0; index < finding.notes.size(); ++index) {
+        clang::DiagnosticBuilder note = diagnostics.Report(finding.notes[index].location, noteId);
+        note << finding.notes[index].message;
+        addFixes(note, index + 1);
+      }
     }
   }
 
