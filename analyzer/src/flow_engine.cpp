@@ -361,6 +361,7 @@ private:
             else if (var->getInit())
               bindNeighbourIndex(*var, *declaration, state, frame);
           }
+          noteOwnedHostMemory(*var, state);
           if (const clang::Expr* init = var->getInit()) {
             bindVariable(var, init, state, frame);
             runConstructor(*var, *init, state, frame);
@@ -769,6 +770,18 @@ private:
     const bool blocking = isBlocking(stream, state);
     if (stream == kLegacyStream && isBlocking(record.stream, state)) return true;
     return blocking && orderedAfter.contains(kEveryBlockingStream.str());
+  }
+
+  // Host memory a local variable owns is pageable, which rule 7 tells from pinned memory: a
+  // local array, or the buffer of a standard container with the standard allocator (a custom
+  // allocator may pin it). cudaHostRegister later makes it pinned.
+  void noteOwnedHostMemory(const clang::VarDecl& var, FlowState& state) {
+    if (!var.hasLocalStorage() || var.getType()->isReferenceType()) return;
+    const std::string key = variableKey(&var);
+    if (context_.getAsConstantArrayType(var.getType()))
+      setEntry(state.memory, key, MemoryKind::Pageable);
+    else if (ownsPageableBuffer(var.getType()))
+      setEntry(state.memory, methodResultKey(key, "data"), MemoryKind::Pageable);
   }
 
   void bindVariable(const clang::VarDecl* var, const clang::Expr* init, FlowState& state,
@@ -1429,8 +1442,7 @@ private:
       detail.call = &call;
       detail.chain = callChain(frame);
     }
-    if (effect.synchronousApi && waitsOnReturn(effect, buffers, state))
-      completeStream(*stream, element, state);
+    if (waitsOnReturn(effect, buffers, state)) completeStream(*stream, element, state);
   }
 
   // cudaMallocAsync on `stream`: the pointer names new memory, pending as if `stream` wrote all

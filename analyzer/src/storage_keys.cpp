@@ -71,9 +71,13 @@ std::optional<std::string> StorageKeys::keyOf(const clang::Expr* expr, const Flo
     // A wrapper used as the handle it converts to is that handle.
     if (llvm::isa<clang::CXXConversionDecl>(method)) return object;
     if (const clang::Expr* field = fieldReturnedBy(*method)) return keyOf(field, state, *object);
-    return *object + "." + method->getNameAsString() + "()";
+    return methodResultKey(*object, method->getNameAsString());
   }
   return std::nullopt;
+}
+
+std::string methodResultKey(llvm::StringRef object, llvm::StringRef method) {
+  return (object + "." + method + "()").str();
 }
 
 std::optional<std::string> StorageKeys::fieldKeyOf(const clang::MemberExpr& member,

@@ -82,6 +82,9 @@ private:
   clang::ASTContext& context_;
 };
 
+// What `object.method()` names when the method's body does not tell (a library's accessor).
+std::string methodResultKey(llvm::StringRef object, llvm::StringRef method);
+
 // What a method without parameters whose body is one `return` returns (a getter), or null.
 const clang::Expr* returnedBy(const clang::CXXMethodDecl& method);
 

@@ -221,14 +221,13 @@ bool Engine::copy_waits_for_host(const Copy& copy, std::uint32_t address_space) 
   if (!copy.synchronous_api && copy.direction != CopyDirection::Default &&
       copy.direction != CopyDirection::DeviceToHost)
     return false;
-  const MemoryKind dst = allocations_.kind_of(address_space, copy.dst);
   const api_model::MemorySpace source = memory_space(allocations_.kind_of(address_space, copy.src));
-  const api_model::MemorySpace destination = memory_space(dst);
+  const api_model::MemorySpace destination =
+      memory_space(allocations_.kind_of(address_space, copy.dst));
   const api_model::CopyKind kind = copy_kind(copy.direction);
   if (copy.synchronous_api) return api_model::synchronousCopyHoldsHost(kind, source, destination);
-  return api_model::resolvedCopyKind(kind, source, destination) ==
-             api_model::CopyKind::DeviceToHost &&
-         dst == MemoryKind::Pageable && !options_.strict_pageable_copy;
+  return api_model::asynchronousCopyHoldsHost(kind, source, destination) &&
+         !options_.strict_pageable_copy;
 }
 
 void Engine::set_nvtx_path(ThreadState& thread) {

@@ -90,6 +90,23 @@ bool engineOrdersNextWork(const CallCase& call, const MemoryCase& source,
   return !program.raced();
 }
 
+// An asynchronous copy on a non-blocking stream of its own, then the same kernel.
+bool engineOrdersWorkAfterAsyncCopy(const CallCase& call, const MemoryCase& source,
+                                    const MemoryCase& destination) {
+  constexpr StreamHandle kCopyStream = 0x500;
+  TracedProgram program;
+  program.emit(StreamCreate{kCopyStream, 0, StreamKind::NonBlocking, 0});
+  program.emit(StreamCreate{kNextStream, 0, StreamKind::NonBlocking, 0});
+  program.allocate(kSource, source.traced);
+  program.allocate(kDestination, destination.traced);
+  program.emit(Copy{kCopyStream, kDestination, kSource, kBytes, 1, 0, 0, *call.direction, false});
+  program.emit(KernelLaunch{kNextStream,
+                            0,
+                            {{kSource, kBytes, AccessMode::Write, Extent::Exact},
+                             {kDestination, kBytes, AccessMode::Write, Extent::Exact}}});
+  return !program.raced();
+}
+
 // The analyzer's answer: the host waited, or the next stream synchronizes with the legacy
 // default stream (rule 2).
 bool analyzerOrdersNextWork(const CallCase& call, const MemoryCase& source,
@@ -118,6 +135,35 @@ TEST(SynchronousApi, AnalyzerAndEngineReadTheSameRule) {
           ++compared;
         }
   EXPECT_EQ(compared, 5 * 5 * 5 * 2 + 5 * 2);
+}
+
+// cudaMemcpyAsync holds the host only into pageable memory. The tracer takes memory it never saw
+// allocated as pageable; the analyzer only memory it saw allocated so (malloc, a local array or
+// vector), since a caller's buffer is most often pinned.
+TEST(SynchronousApi, AsynchronousCopiesAgreeWhereTheAnalyzerSawTheMemory) {
+  int compared = 0;
+  for (const CallCase& call : kCalls) {
+    if (!call.direction) continue; // cudaMemsetAsync never holds the host
+    for (MemoryCase source : kMemories)
+      for (MemoryCase destination : kMemories) {
+        for (MemoryCase* side : {&source, &destination})
+          if (side->traced == MemoryKind::Pageable) side->seen = analyzer::MemoryKind::Pageable;
+        analyzer::CallEffect effect;
+        effect.isCopy = true;
+        effect.copyKind = call.kind;
+        EXPECT_EQ(engineOrdersWorkAfterAsyncCopy(call, source, destination),
+                  analyzer::hostWaitsOnReturn(effect, source.seen, destination.seen))
+            << call.name << "Async from " << source.name << " to " << destination.name;
+        ++compared;
+      }
+  }
+  EXPECT_EQ(compared, 5 * 5 * 5);
+  analyzer::CallEffect toUnseenHost;
+  toUnseenHost.isCopy = true;
+  toUnseenHost.copyKind = api_model::CopyKind::DeviceToHost;
+  EXPECT_TRUE(engineOrdersWorkAfterAsyncCopy(kCalls[2], kMemories[1], kMemories[0]));
+  EXPECT_FALSE(analyzer::hostWaitsOnReturn(toUnseenHost, analyzer::MemoryKind::Device,
+                                           analyzer::MemoryKind::Unknown));
 }
 
 // The comparison above would pass if both sides ignored the memory: pin the rule's corners.

@@ -45,6 +45,16 @@ constexpr bool synchronousCopyHoldsHost(CopyKind kind, MemorySpace source,
   return true;
 }
 
+// cudaMemcpyAsync and its 2D/3D/peer forms: they return before the copy lands, except a copy
+// from the device into pageable host memory, which the driver stages and finishes before
+// returning (older CUDA documentation guarantees it; the current one says it "might" be so, which
+// is why the tracer has a strict reading that drops this wait).
+constexpr bool asynchronousCopyHoldsHost(CopyKind kind, MemorySpace source,
+                                         MemorySpace destination) {
+  return resolvedCopyKind(kind, source, destination) == CopyKind::DeviceToHost &&
+         destination == MemorySpace::Pageable;
+}
+
 // cudaMemset and its 2D/3D forms: synchronous only when they write host-visible memory.
 constexpr bool synchronousSetHoldsHost(MemorySpace destination) {
   return destination == MemorySpace::Pinned || destination == MemorySpace::Managed;
