@@ -6,6 +6,7 @@
 #include "checks/check.h"
 #include "finding_sink.h"
 #include "flow_engine.h"
+#include "remark_sink.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -71,16 +72,20 @@ private:
 
 } // namespace
 
-std::vector<Finding> analyzeTranslationUnit(clang::ASTContext& context,
-                                            const AnalysisOptions& options) {
+AnalysisResult analyzeTranslationUnit(clang::ASTContext& context, const AnalysisOptions& options) {
   HostFunctionCollector collector(context.getSourceManager());
   collector.TraverseDecl(context.getTranslationUnitDecl());
   FindingSink sink(context.getSourceManager());
-  FlowEngine engine(context, options, makeChecks(context, sink), collector.functions_);
+  RemarkSink remarks(context.getSourceManager());
+  FlowEngine engine(context, options, makeChecks(context, sink), remarks, collector.functions_);
   std::set<const clang::FunctionDecl*> analyzed;
   for (const clang::FunctionDecl* function : collector.functions_)
     if (analyzed.insert(function).second) engine.analyzeFunction(*function);
-  return sink.takeFindings();
+  AnalysisResult result;
+  result.findings = sink.takeFindings();
+  result.remarks = remarks.takeRemarks();
+  result.functionsAnalyzed = static_cast<unsigned>(analyzed.size());
+  return result;
 }
 
 } // namespace streamrace::analyzer

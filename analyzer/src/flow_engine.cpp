@@ -13,11 +13,13 @@
 #include "loop_counter.h"
 #include "storage_keys.h"
 #include "stream_storage.h"
+#include "sub_statements.h"
 #include "synchronous_api.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
+#include "clang/AST/StmtOpenMP.h"
 #include "clang/Analysis/CFG.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -33,6 +35,29 @@ namespace {
 constexpr unsigned kMaxInlineDepth = 4;
 constexpr unsigned kMaxVisitsPerBlock = 32;
 
+// Where a remark about `block` points: its loop or branch, else its first statement.
+clang::SourceLocation placeOf(const clang::CFGBlock& block, const clang::FunctionDecl& function) {
+  if (const clang::Stmt* terminator = block.getTerminatorStmt()) return terminator->getBeginLoc();
+  for (const clang::CFGElement& element : block)
+    if (std::optional<clang::CFGStmt> statement = element.getAs<clang::CFGStmt>())
+      return statement->getStmt()->getBeginLoc();
+  return function.getLocation();
+}
+
+// OpenMP directives whose body runs where it stands, on the threads at hand: the one-thread
+// run the analysis makes of them is the model (docs/semantics.md). Tasks, target regions and the
+// rest run elsewhere or later, and are approximated by the same run.
+bool runsInPlace(const clang::OMPExecutableDirective& directive) {
+  return llvm::isa<
+      clang::OMPParallelDirective, clang::OMPForDirective, clang::OMPParallelForDirective,
+      clang::OMPSectionsDirective, clang::OMPSectionDirective, clang::OMPParallelSectionsDirective,
+      clang::OMPSingleDirective, clang::OMPMasterDirective, clang::OMPMaskedDirective,
+      clang::OMPCriticalDirective, clang::OMPBarrierDirective, clang::OMPAtomicDirective,
+      clang::OMPFlushDirective, clang::OMPSimdDirective, clang::OMPForSimdDirective,
+      clang::OMPParallelForSimdDirective, clang::OMPOrderedDirective, clang::OMPTaskwaitDirective>(
+      directive);
+}
+
 struct FunctionCfg {
   std::unique_ptr<clang::CFG> cfg;
   std::unique_ptr<clang::ParentMap> parents;
@@ -43,10 +68,11 @@ struct FunctionCfg {
 class FlowEngine::Walk {
 public:
   Walk(clang::ASTContext& context, const AnalysisOptions& options,
-       std::vector<std::unique_ptr<Check>> checks,
+       std::vector<std::unique_ptr<Check>> checks, RemarkSink& remarks,
        const std::vector<const clang::FunctionDecl*>& functions)
-      : context_(context), options_(options), keys_(context), kernels_(summarizeKernels(context)),
-        callables_(functions), effects_(context, options.userModel, kernels_, callables_),
+      : context_(context), options_(options), remarks_(remarks), keys_(context),
+        kernels_(summarizeKernels(context)), callables_(functions),
+        effects_(context, options.userModel, kernels_, callables_),
         streamStorage_(functions, options.userModel, kernels_, context),
         fieldMemory_(functions, options.userModel, kernels_, context), checks_(std::move(checks)) {}
 
@@ -54,7 +80,12 @@ public:
     // Starting from nothing, a function that does no stream work has nothing to report.
     if (!effects_.mayTouchStreams(function)) return;
     const FunctionCfg* cfg = cfgFor(function);
-    if (!cfg) return;
+    if (!cfg) {
+      remarks_.remark(RemarkKind::NoFlowGraph, function.getLocation(),
+                      "'" + function.getNameAsString() +
+                          "' is not analysed: Clang could not build its control-flow graph");
+      return;
+    }
     Frame frame;
     frame.function = &function;
     frame.parents = cfg->parents.get();
@@ -87,6 +118,7 @@ private:
     slot->second.cfg = clang::CFG::buildCFG(&function, body, &context_, options);
     if (!slot->second.cfg) return nullptr;
     slot->second.parents = std::make_unique<clang::ParentMap>(body);
+    addCapturedRegions(*slot->second.parents, *body);
     return &slot->second;
   }
 
@@ -167,7 +199,13 @@ private:
         std::optional<FlowState>& target = in[next->getBlockID()];
         FlowState updated = target ? join(*target, leaving) : leaving;
         if (target && *target == updated) continue;
-        if (++visits[next->getBlockID()] > kMaxVisitsPerBlock) continue;
+        if (++visits[next->getBlockID()] > kMaxVisitsPerBlock) {
+          remarks_.remark(RemarkKind::LoopUnsettled, placeOf(*next, function),
+                          "the analysis stopped after " + std::to_string(kMaxVisitsPerBlock) +
+                              " passes over this loop before its state settled; work of later "
+                              "iterations may be missed");
+          continue;
+        }
         target = std::move(updated);
         worklist.push_back(next);
       }
@@ -405,6 +443,14 @@ private:
       handleCall(*call, state, frame);
       return;
     }
+    if (const auto* directive = llvm::dyn_cast<clang::OMPExecutableDirective>(stmt)) {
+      if (!runsInPlace(*directive))
+        remarks_.remark(RemarkKind::OpenMPConstruct, directive->getBeginLoc(),
+                        "OpenMP '" +
+                            llvm::omp::getOpenMPDirectiveName(directive->getDirectiveKind()).str() +
+                            "' is analysed as if its body ran here, once");
+      return;
+    }
     if (const auto* deletion = llvm::dyn_cast<clang::CXXDeleteExpr>(stmt)) {
       if (std::optional<std::string> buffer = keyOf(deletion->getArgument(), state, frame))
         freeOnHost(*buffer, deletion->isArrayForm() ? "delete[]" : "delete", deletion, state,
@@ -537,7 +583,7 @@ private:
     if (base && isOffsetOf(index, variable, context_))
       if (std::optional<std::string> container = keyOf(base, state, frame))
         containers.insert(*container);
-    for (const clang::Stmt* child : stmt->children())
+    for (const clang::Stmt* child : subStatements(*stmt))
       collectContainers(child, variable, state, frame, containers);
   }
 
@@ -1060,9 +1106,23 @@ private:
                       const Frame& frame, bool callableTarget = false) {
     const clang::FunctionDecl* definition =
         analyzableDefinition(callee, context_.getSourceManager());
-    if (!definition || frame.depth >= kMaxInlineDepth) return false;
+    if (!definition) return false;
+    if (frame.depth >= kMaxInlineDepth) {
+      if (effects_.mayTouchStreams(*definition))
+        remarks_.remark(RemarkKind::CallTooDeep, call.getBeginLoc(),
+                        "the stream work of '" + definition->getNameAsString() +
+                            "' is not seen here: calls are followed " +
+                            std::to_string(kMaxInlineDepth) + " deep");
+      return false;
+    }
     for (const Frame* active = &frame; active; active = active->caller)
-      if (active->function == definition) return false;
+      if (active->function == definition) {
+        if (effects_.mayTouchStreams(*definition))
+          remarks_.remark(RemarkKind::RecursiveCall, call.getBeginLoc(),
+                          "the stream work of the recursive call to '" +
+                              definition->getNameAsString() + "' is not seen");
+        return false;
+      }
 
     Frame inner;
     inner.function = definition;
@@ -1504,7 +1564,7 @@ private:
   bool collectGroupCalls(const clang::Stmt* stmt, int& depth,
                          std::map<std::string, std::set<std::string>>& streams, FlowState& state,
                          const Frame& frame) const {
-    for (const clang::Stmt* child : stmt->children())
+    for (const clang::Stmt* child : subStatements(*stmt))
       if (child && !collectGroupCalls(child, depth, streams, state, frame)) return false;
     const auto* call = llvm::dyn_cast<clang::CallExpr>(stmt);
     if (!call) return true;
@@ -1704,6 +1764,7 @@ private:
 
   clang::ASTContext& context_;
   const AnalysisOptions& options_;
+  RemarkSink& remarks_;
   StorageKeys keys_;
   KernelSummaries kernels_;
   CallableTargets callables_;
@@ -1718,9 +1779,9 @@ private:
 };
 
 FlowEngine::FlowEngine(clang::ASTContext& context, const AnalysisOptions& options,
-                       std::vector<std::unique_ptr<Check>> checks,
+                       std::vector<std::unique_ptr<Check>> checks, RemarkSink& remarks,
                        const std::vector<const clang::FunctionDecl*>& functions)
-    : walk_(std::make_unique<Walk>(context, options, std::move(checks), functions)) {}
+    : walk_(std::make_unique<Walk>(context, options, std::move(checks), remarks, functions)) {}
 
 FlowEngine::~FlowEngine() = default;
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "checks/check.h"
+#include "remark_sink.h"
 #include "streamrace/analyzer/analysis.h"
 
 #include <memory>
@@ -22,9 +23,9 @@ namespace streamrace::analyzer {
 class FlowEngine {
 public:
   // `functions`: the translation unit's host functions, whose stream creations are facts every
-  // analysis uses (stream_storage.h).
+  // analysis uses (stream_storage.h). What the analysis gives up on goes to `remarks`.
   FlowEngine(clang::ASTContext& context, const AnalysisOptions& options,
-             std::vector<std::unique_ptr<Check>> checks,
+             std::vector<std::unique_ptr<Check>> checks, RemarkSink& remarks,
              const std::vector<const clang::FunctionDecl*>& functions);
   ~FlowEngine();
 

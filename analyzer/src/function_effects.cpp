@@ -2,6 +2,7 @@
 #include "function_effects.h"
 
 #include "element_index.h"
+#include "sub_statements.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -64,7 +65,7 @@ private:
         if (bindable && (!llvm::isa<clang::ParmVarDecl>(var) || assigned_.contains(var)))
           return true;
       }
-    for (const clang::Stmt* child : stmt->children())
+    for (const clang::Stmt* child : subStatements(*stmt))
       if (namesOwnBinding(child)) return true;
     return false;
   }
@@ -72,7 +73,7 @@ private:
   void visit(const clang::Stmt* stmt) {
     if (!stmt) return;
     inspect(stmt);
-    for (const clang::Stmt* child : stmt->children())
+    for (const clang::Stmt* child : subStatements(*stmt))
       visit(child);
     // Default arguments and member initializers are not children, but may be analyzed.
     if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(stmt))
@@ -158,7 +159,7 @@ private:
     if (!stmt) return;
     const auto [base, index] = subscriptOf(stmt);
     if (base && isOffsetOf(index, variable, context_)) containers.push_back(base);
-    for (const clang::Stmt* child : stmt->children())
+    for (const clang::Stmt* child : subStatements(*stmt))
       collectContainers(child, variable);
   }
 

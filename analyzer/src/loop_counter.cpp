@@ -3,6 +3,7 @@
 
 #include "call_model.h"
 #include "element_index.h"
+#include "sub_statements.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMap.h"
@@ -32,7 +33,7 @@ int stepDirection(const clang::Expr* increment, const clang::VarDecl* variable,
 bool mentions(const clang::Stmt* stmt, const clang::ValueDecl* variable) {
   if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(stmt))
     return reference->getDecl() == variable;
-  for (const clang::Stmt* child : stmt->children())
+  for (const clang::Stmt* child : subStatements(*stmt))
     if (child && mentions(child, variable)) return true;
   return false;
 }
@@ -102,7 +103,7 @@ bool onlyReads(const clang::Stmt* stmt, const clang::VarDecl* variable,
         parents.getParentIgnoreParens(const_cast<clang::DeclRefExpr*>(reference)));
     return load && load->getCastKind() == clang::CK_LValueToRValue;
   }
-  for (const clang::Stmt* child : stmt->children())
+  for (const clang::Stmt* child : subStatements(*stmt))
     if (!onlyReads(child, variable, parents)) return false;
   return true;
 }

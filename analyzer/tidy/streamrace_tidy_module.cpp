@@ -23,7 +23,7 @@ public:
       AnalysisOptions options;
       loadModel(modelFile);
       options.userModel = model_ ? &*model_ : nullptr;
-      findings_ = analyzeTranslationUnit(context, options);
+      findings_ = analyzeTranslationUnit(context, options).findings;
     }
     return *findings_;
   }

@@ -70,7 +70,12 @@ ResolvedFinding resolveFinding(const Finding& finding, const clang::SourceManage
   return resolved;
 }
 
-llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings) {
+ResolvedRemark resolveRemark(const Remark& remark, const clang::SourceManager& sources) {
+  return {remark.kind, resolve(remark.location, sources), remark.message};
+}
+
+llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings,
+                                 const std::vector<ResolvedRemark>& remarks) {
   llvm::json::Array array;
   for (const ResolvedFinding& finding : findings) {
     llvm::json::Array notes;
@@ -94,10 +99,18 @@ llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings) {
     entry["fixes"] = std::move(fixes);
     array.push_back(std::move(entry));
   }
-  return llvm::json::Object{{"findings", std::move(array)}};
+  llvm::json::Array remarkArray;
+  for (const ResolvedRemark& remark : remarks) {
+    llvm::json::Object entry = locationToJson(remark.location);
+    entry["kind"] = remarkKindId(remark.kind);
+    entry["message"] = remark.message;
+    remarkArray.push_back(std::move(entry));
+  }
+  return llvm::json::Object{{"findings", std::move(array)}, {"remarks", std::move(remarkArray)}};
 }
 
 llvm::json::Value findingsToSarif(const std::vector<ResolvedFinding>& findings,
+                                  const std::vector<ResolvedRemark>& remarks,
                                   llvm::StringRef toolVersion) {
   llvm::json::Array rules;
   for (const char* check : kAllChecks)
@@ -136,11 +149,22 @@ llvm::json::Value findingsToSarif(const std::vector<ResolvedFinding>& findings,
                             {"version", toolVersion},
                             {"informationUri", "https://github.com/streamrace/streamrace"},
                             {"rules", std::move(rules)}};
+  // What the analysis gave up on is about the run, not the code: SARIF's notifications.
+  llvm::json::Array notifications;
+  for (const ResolvedRemark& remark : remarks)
+    notifications.push_back(
+        llvm::json::Object{{"descriptor", llvm::json::Object{{"id", remarkKindId(remark.kind)}}},
+                           {"level", "note"},
+                           {"message", llvm::json::Object{{"text", remark.message}}},
+                           {"locations", llvm::json::Array{sarifLocation(remark.location, "")}}});
+  llvm::json::Array invocations{llvm::json::Object{
+      {"executionSuccessful", true}, {"toolExecutionNotifications", std::move(notifications)}}};
   return llvm::json::Object{
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
       {"version", "2.1.0"},
       {"runs", llvm::json::Array{
                    llvm::json::Object{{"tool", llvm::json::Object{{"driver", std::move(driver)}}},
+                                      {"invocations", std::move(invocations)},
                                       {"results", std::move(results)}}}}};
 }
 

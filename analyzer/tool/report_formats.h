@@ -4,6 +4,7 @@
 #pragma once
 
 #include "streamrace/analyzer/finding.h"
+#include "streamrace/analyzer/remark.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -40,8 +41,20 @@ struct ResolvedFinding {
 
 ResolvedFinding resolveFinding(const Finding& finding, const clang::SourceManager& sources);
 
-llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings);
+struct ResolvedRemark {
+  RemarkKind kind;
+  ResolvedLocation location;
+  std::string message;
+};
+
+ResolvedRemark resolveRemark(const Remark& remark, const clang::SourceManager& sources);
+
+// The findings, and the remarks on what the analysis gave up on ("remarks" in JSON, tool
+// execution notifications in SARIF).
+llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings,
+                                 const std::vector<ResolvedRemark>& remarks);
 llvm::json::Value findingsToSarif(const std::vector<ResolvedFinding>& findings,
+                                  const std::vector<ResolvedRemark>& remarks,
                                   llvm::StringRef toolVersion);
 std::string fixesToYaml(const std::vector<ResolvedFinding>& findings,
                         llvm::StringRef mainSourceFile);

@@ -19,6 +19,7 @@
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/Statistic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/GlobPattern.h"
@@ -26,6 +27,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <set>
@@ -108,8 +110,24 @@ private:
 
 struct RunResults {
   std::vector<ResolvedFinding> findings;
+  std::vector<ResolvedRemark> remarks;
   std::vector<KernelSummary> kernels;
+  unsigned functionsAnalyzed = 0;
 };
+
+// --stats: one line, every kind counted (zeros too, so a reader sees what was looked for).
+void printStats(const RunResults& results, llvm::raw_ostream& out) {
+  out << "streamrace-check: " << results.functionsAnalyzed << " C++ functions analysed; gave up on";
+  const char* separator = " ";
+  for (RemarkKind kind : kRemarkKinds) {
+    const auto count =
+        std::count_if(results.remarks.begin(), results.remarks.end(),
+                      [&](const ResolvedRemark& remark) { return remark.kind == kind; });
+    out << separator << count << " " << remarkKindCounted(kind);
+    separator = ", ";
+  }
+  out << "\n";
+}
 
 // Which diagnostic of a finding shows each fix-it (0 the warning, i + 1 note i; none when no
 // diagnostic is on the fix-it's line): the one at the fix-it's place, else the first on its
@@ -151,7 +169,16 @@ public:
         results_.kernels.push_back(std::move(summary));
     const unsigned warningId = diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Warning, "%0");
     const unsigned noteId = diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Note, "%0");
-    for (const Finding& finding : analyzeTranslationUnit(context, options_)) {
+    const unsigned remarkId = diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Remark, "%0");
+    const AnalysisResult analysis = analyzeTranslationUnit(context, options_);
+    results_.functionsAnalyzed += analysis.functionsAnalyzed;
+    for (const Remark& remark : analysis.remarks) {
+      results_.remarks.push_back(resolveRemark(remark, context.getSourceManager()));
+      if (formatOption == OutputFormat::Text)
+        diagnostics.Report(remark.location, remarkId)
+            << remark.message + " [streamrace-analysis-" + remarkKindId(remark.kind) + "]";
+    }
+    for (const Finding& finding : analysis.findings) {
       if (!filter_.enabled(finding.check)) continue;
       results_.findings.push_back(resolveFinding(finding, context.getSourceManager()));
       if (formatOption != OutputFormat::Text) continue;
@@ -360,9 +387,10 @@ int run(int argc, const char** argv) {
 
   bool ok = true;
   if (formatOption != OutputFormat::Text) {
-    llvm::json::Value document = formatOption == OutputFormat::Json
-                                     ? findingsToJson(results.findings)
-                                     : findingsToSarif(results.findings, STREAMRACE_VERSION);
+    llvm::json::Value document =
+        formatOption == OutputFormat::Json
+            ? findingsToJson(results.findings, results.remarks)
+            : findingsToSarif(results.findings, results.remarks, STREAMRACE_VERSION);
     std::string text;
     llvm::raw_string_ostream stream(text);
     stream << llvm::formatv("{0:2}", document) << "\n";
@@ -383,6 +411,8 @@ int run(int argc, const char** argv) {
     ok &= writeText(exportFixesOption, fixesToYaml(results.findings, mainFile));
   }
   if (fixOption) ok &= applyFixes(results.findings);
+  // LLVM's own --stats option ("Enable statistics output") asks for these figures too.
+  if (llvm::AreStatisticsEnabled()) printStats(results, llvm::errs());
 
   if (toolStatus != 0 || !ok || !pythonOk) return 2;
   return results.findings.empty() ? 0 : findingsExitCodeOption.getValue();

@@ -217,7 +217,7 @@ class Analysis : public clang::ASTConsumer {
 public:
   explicit Analysis(std::vector<analyzer::Finding>& findings) : findings_(findings) {}
   void HandleTranslationUnit(clang::ASTContext& context) override {
-    findings_ = analyzer::analyzeTranslationUnit(context, {});
+    findings_ = analyzer::analyzeTranslationUnit(context, {}).findings;
   }
 
 private:

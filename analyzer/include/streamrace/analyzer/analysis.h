@@ -3,6 +3,7 @@
 #pragma once
 
 #include "streamrace/analyzer/finding.h"
+#include "streamrace/analyzer/remark.h"
 #include "streamrace/analyzer/user_model.h"
 
 #include <vector>
@@ -17,9 +18,15 @@ struct AnalysisOptions {
   const UserModel* userModel = nullptr;
 };
 
-// Findings for every host function defined in the main file of the translation unit, in source
-// order, each reported once even when reached through several template instantiations.
-std::vector<Finding> analyzeTranslationUnit(clang::ASTContext& context,
-                                            const AnalysisOptions& options);
+struct AnalysisResult {
+  // In source order, each reported once even when reached through several instantiations.
+  std::vector<Finding> findings;
+  // What the analysis gave up on, in source order.
+  std::vector<Remark> remarks;
+  unsigned functionsAnalyzed = 0;
+};
+
+// The analysis of every host function defined in the main file of the translation unit.
+AnalysisResult analyzeTranslationUnit(clang::ASTContext& context, const AnalysisOptions& options);
 
 } // namespace streamrace::analyzer
