@@ -15,12 +15,12 @@ import os
 from .. import torch_model as model
 from .argument_reads import arguments_read
 from .effects import CallEffects
-from .expressions import ExpressionEvaluator
+from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
 from .escapes import Escapes, reaches
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all
 from .statements import Frame, StatementWalker, merge_paths
-from .usage import TensorUsage
+from .usage import TENSOR_ONLY_METHODS, TensorUsage
 from .user_model import EMPTY as EMPTY_MODEL
 from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor)
 
@@ -143,7 +143,6 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         return frame
 
     def inline(self, function, args, kwargs, node, state, frame, bound_self=None):
-        site = self.site(node, frame)
         if frame.depth + 1 >= MAX_DEPTH or any(s[1] is function for s in frame.chain) or \
                 self.spent > STATEMENT_BUDGET or function.node is self.root.node or \
                 not self.package.does_stream_work(function):
@@ -157,6 +156,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             return None
         self.analysis.called.add(function)
         self.analysis.mark(function)
+        site = self.site(node, frame)
         callee = self.new_frame(function, frame.depth + 1, frame.chain + ((site, function),),
                                 bound_self)
         if function.parent is not None and function.parent is frame.function:
@@ -228,8 +228,6 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         if not isinstance(value, Symbol) or value.key is None:
             return False
         if method is not None:
-            from .usage import TENSOR_ONLY_METHODS
-            from .. import torch_model as model
             if method in TENSOR_ONLY_METHODS or method in model.VIEW_METHODS or \
                     method in model.HOST_BLOCKING_METHODS or method in model.COPY_METHODS or \
                     method == "record_stream" or \
@@ -338,7 +336,6 @@ _FACTORIES = frozenset({"empty", "empty_like", "empty_strided", "zeros", "zeros_
 
 def _operator_of(node):
     """How a message names what made a value: an operator's symbol, else the node's kind."""
-    from .expressions import _operator_name
     op = getattr(node, "op", None)
     return _operator_name(op) if op is not None else type(node).__name__
 

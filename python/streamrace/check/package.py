@@ -96,10 +96,11 @@ class Package:
             module = ModuleInfo(source, _dotted_name(source.path))
             self.modules.append(module)
             self.by_dotted.setdefault(module.dotted, module)
-            _Indexer(self, module).visit(source.tree)
+            indexer = _Indexer(self, module)
+            indexer.visit(source.tree)
             # A script's statements outside any function are a function of their own.
             module.body = FunctionInfo("<module>", "<module>", source.tree, module)
-            _summarize(module.body)
+            _summarize(module.body, indexer.by_node)
         for module in self.modules:
             _find_hooks(self, module)
         # Conditions tested more than once: the paths that decide them differently are kept
@@ -206,6 +207,7 @@ class _Indexer(ast.NodeVisitor):
         self.scopes = []  # ClassInfo and FunctionInfo, innermost last
         # For each loop around the statement visited, in this function: the names it binds.
         self.loops = []
+        self.by_node = {}  # def node -> its FunctionInfo, once summarized
 
     def generic_visit(self, node):
         # Definitions and imports are statements: the expressions between them hold none of
@@ -316,7 +318,6 @@ class _Indexer(ast.NodeVisitor):
         else:
             parent, class_name, qualified = None, None, node.name
         info = FunctionInfo(node.name, qualified, node, self.module, class_name, parent)
-        _summarize(info)
         info.is_property = any(_expression_name(d) in ("property", "cached_property",
                                                        "functools.cached_property")
                                for d in node.decorator_list)
@@ -333,6 +334,9 @@ class _Indexer(ast.NodeVisitor):
             self.visit(statement)
         self.loops = loops
         self.scopes.pop()
+        # After the body: the functions defined in it are summarized, and taken whole.
+        _summarize(info, self.by_node)
+        self.by_node[node] = info
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -347,10 +351,20 @@ class _Indexer(ast.NodeVisitor):
                         self.package.attribute_functions.setdefault(target.attr, []).append(found)
 
 
-def _summarize(info):
-    names, calls, hooks, attributes, call_nodes = set(), set(), [], [], []
-    for child in ast.walk(info.node):
-        if isinstance(child, ast.Attribute):
+def _summarize(info, summarized):
+    """What the body holds, nested functions included: names, calls, hook registrations, and
+    attribute and call nodes. A nested function in `summarized` (each is, before the function
+    that defines it) is taken from its own summary, so that every node is walked once."""
+    names, calls, attributes, call_nodes = set(), set(), [], []
+    registers_hooks = False
+    for child in _nodes_under(info.node, summarized):
+        if isinstance(child, FunctionInfo):
+            names |= child.names
+            calls |= child.calls
+            attributes += child.attribute_nodes
+            call_nodes += child.call_nodes
+            registers_hooks = registers_hooks or bool(child.hook_calls)
+        elif isinstance(child, ast.Attribute):
             names.add(child.attr)
             attributes.append(child)
         elif isinstance(child, ast.Name):
@@ -361,19 +375,49 @@ def _summarize(info):
             call_nodes.append(child)
             if isinstance(child.func, ast.Name):
                 calls.add(child.func.id)
-                if child.func.id in torch_model.GRADIENT_HOOK_FUNCTIONS:
-                    hooks.append(child)
             elif isinstance(child.func, ast.Attribute):
                 calls.add(child.func.attr)
-                if child.func.attr in torch_model.GRADIENT_HOOKS or \
-                        child.func.attr in torch_model.MODULE_HOOKS or \
-                        child.func.attr in torch_model.OPTIMIZER_HOOKS:
-                    hooks.append(child)
+            registers_hooks = registers_hooks or _registers_hook(child)
     info.names = frozenset(names)
     info.calls = frozenset(calls)
-    info.hook_calls = tuple(hooks)
+    # In ast.walk's order, as registrations are taken (the first of a hook's wins); few
+    # functions register hooks, so those alone are walked again.
+    info.hook_calls = tuple(child for child in ast.walk(info.node) if
+                            isinstance(child, ast.Call) and _registers_hook(child)) \
+        if registers_hooks else ()
     info.attribute_nodes = tuple(attributes)
     info.call_nodes = tuple(call_nodes)
+
+
+def _registers_hook(call):
+    if isinstance(call.func, ast.Name):
+        return call.func.id in torch_model.GRADIENT_HOOK_FUNCTIONS
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr in torch_model.GRADIENT_HOOKS or \
+            call.func.attr in torch_model.MODULE_HOOKS or \
+            call.func.attr in torch_model.OPTIMIZER_HOOKS
+    return False
+
+
+def _nodes_under(root, summarized=None):
+    """The nodes under `root`, itself included, in no set order (ast.walk's generators cost
+    most of the indexing); a function definition in `summarized` comes as its FunctionInfo,
+    its nodes not walked."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if summarized and type(node) in _DEFINITIONS and node is not root:
+            info = summarized.get(node)
+            if info is not None:
+                yield info
+                continue
+        yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
 
 
 def _bound_names(node):
@@ -382,9 +426,12 @@ def _bound_names(node):
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
 
 
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
 def _names_in(node):
     names = set()
-    for child in ast.walk(node):
+    for child in _nodes_under(node):
         if isinstance(child, ast.Attribute):
             names.add(child.attr)
         elif isinstance(child, ast.Name):

@@ -8,17 +8,17 @@ had done; a host wait (`synchronize`, a blocking copy to the host) takes what it
 of the state, since everything enqueued after it comes later on every stream. Host accesses are
 never pending: the host acts at once, and later device work is enqueued after it.
 """
-from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from .values import Key, Stream
+from .. import torch_model
+from .values import Constant, Key, Stream, Symbol, Tensor, value_class
 
 HOST = "<host>"
 AMBIENT = Stream("<current>", "ambient", "")
 DEFAULT = Stream("<default>", "default", "")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Site:
     path: str
     line: int
@@ -28,7 +28,7 @@ class Site:
     chain: Tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Access:
     ident: int
     key: Key
@@ -193,13 +193,19 @@ class State:
     # ---- joining paths --------------------------------------------------------------------
 
     def join(self, other):
-        joined = self.copy()
-        if self.current != other.current:
-            joined.current = Stream("<joined>", "opaque", "")
+        # Built field by field, not copied first: the dicts the two paths disagree on are made
+        # anew by the join, and copying them too would double the work of every merge.
+        joined = State.__new__(State)
+        joined.current = self.current if self.current is other.current or \
+            self.current == other.current else \
+            Stream("<joined>", "opaque", "")
+        joined.pending = dict(self.pending)
         if other.pending != self.pending:
+            pending = joined.pending
             for ident, ordered in other.pending.items():
-                mine = joined.pending.get(ident)
-                joined.pending[ident] = ordered if mine is None else mine & ordered
+                mine = pending.get(ident)
+                pending[ident] = ordered if mine is None or mine is ordered else mine & ordered
+        joined.events = dict(self.events)
         if other.events != self.events:
             for key, (captured, recorded, on) in other.events.items():
                 mine = joined.events.get(key)
@@ -212,13 +218,15 @@ class State:
                 if key not in other.events:
                     captured, _, on = joined.events[key]
                     joined.events[key] = (captured, False, on)
-        if other.locals != self.locals:
-            joined.locals = _join_values(self.locals, other.locals)
-        if other.attributes != self.attributes:
-            joined.attributes = _join_values(self.attributes, other.attributes)
-        if other.works != self.works:
-            joined.works = _join_values(self.works, other.works)
-        if other.conditions != self.conditions:
+        joined.locals = dict(self.locals) if other.locals == self.locals else \
+            _join_values(self.locals, other.locals)
+        joined.attributes = dict(self.attributes) if other.attributes == self.attributes else \
+            _join_values(self.attributes, other.attributes)
+        joined.works = dict(self.works) if other.works == self.works else \
+            _join_values(self.works, other.works)
+        if other.conditions == self.conditions:
+            joined.conditions = dict(self.conditions)
+        else:
             joined.conditions = {k: v for k, v in self.conditions.items()
                                  if other.conditions.get(k) == v}
         joined.recorded = self.recorded & other.recorded
@@ -226,14 +234,16 @@ class State:
         joined.host_synced = self.host_synced & other.host_synced
         joined.escaped = self.escaped | other.escaped
         joined.objects = max(self.objects, other.objects)
-        if other.streams is not self.streams:
-            joined.streams = {**other.streams, **self.streams}
-        if self.contexts != other.contexts:
-            joined.contexts = ()
+        joined.streams = self.streams if other.streams is self.streams else \
+            {**other.streams, **self.streams}
+        joined.contexts = self.contexts if self.contexts == other.contexts else ()
         return joined
 
     def same_as(self, other):
-        return (self.current == other.current and self.pending == other.pending
+        # Called for every pair of paths after every statement: the dict comparisons (in C)
+        # that tell most paths apart come before the stream's (a dataclass's, in Python).
+        return (self.pending == other.pending and
+                (self.current is other.current or self.current == other.current)
                 and self.events == other.events and self.locals == other.locals
                 and self.attributes == other.attributes and self.conditions == other.conditions
                 and self.recorded == other.recorded and self.works == other.works)
@@ -242,7 +252,6 @@ class State:
 def touches_host_memory(access):
     """Whether a device access can be of host memory: only copies move bytes between the two
     (an allocation writes none, and arithmetic on a host tensor runs on the host)."""
-    from .. import torch_model
     return access.api.rsplit(".", 1)[-1] in torch_model.COPY_METHODS or \
         access.api == "batch_isend_irecv" or access.stream.kind == "collective"
 
@@ -258,7 +267,7 @@ def _join_values(mine, theirs):
     out = {}
     for name, value in mine.items():
         other = theirs.get(name, _MISSING)
-        if other is _MISSING:
+        if other is _MISSING or other is value:
             out[name] = value
         elif other == value:
             out[name] = value
@@ -271,7 +280,6 @@ def _join_values(mine, theirs):
 
 
 def _join_value(a, b):
-    from .values import Constant, Symbol, Tensor
     # A name that is None on one path cannot be used on it: the other path's value is the one.
     if isinstance(a, Constant) and a.value is None:
         return b

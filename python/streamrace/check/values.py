@@ -12,8 +12,13 @@ from typing import Optional, Tuple
 
 ANY_INDEX = "[*]"
 
+# The class of the analysis's values, which are never changed once made: compared and hashed
+# by their fields, but not frozen, since a frozen dataclass's __init__ sets each field through
+# object.__setattr__, three times slower, and the analysis makes millions of them.
+value_class = dataclass(slots=True, unsafe_hash=True)
 
-@dataclass(frozen=True, slots=True)
+
+@value_class
 class Key:
     # ("local", frame, name) / ("self", class) / ("global", module, name) / ("param", frame, name)
     root: Tuple
@@ -209,7 +214,7 @@ def index_text(index):
     return "[%s %s %d]" % (term, "+" if offset > 0 else "-", abs(offset))
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Tensor:
     key: Key
     # The stream whose pool the storage came from, when this run of the analysis made it.
@@ -220,7 +225,7 @@ class Tensor:
     partial: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Stream:
     key: str
     # "ambient": the current stream where the analysis started; "default"; "created": made by a
@@ -234,13 +239,13 @@ class Stream:
     storage: Optional[Key] = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Event:
     key: str
     spelling: str = field(default="", compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Work:
     """A collective's handle: its accesses on the process group's stream, pending until
     `wait()` orders them before the current stream."""
@@ -248,47 +253,47 @@ class Work:
     accesses: frozenset = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class StreamContext:
     stream: Stream
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class CoalescingContext:
     group_stream: str
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class DeviceModule:
     """`torch.cuda`, `get_accelerator()`, a device handle: its spelling makes the fix-its'."""
     spelling: str
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Module:
     """A module or package name the code imported (`torch`, `torch.distributed`)."""
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Function:
     definition: object            # the package's FunctionInfo
     bound_self: object = None     # the receiver of a bound method
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Container:
     """A list, tuple or dict the code built, with what its elements may be."""
     items: Tuple = ()
     key: Optional[Key] = None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Constant:
     value: object
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Integer:
     """An integer the code computes from one unknown one: scale * symbol + offset. Indices of
     this form into one container name elements that may be told apart."""
@@ -297,7 +302,7 @@ class Integer:
     offset: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Symbol:
     """A name the analysis has no value for: what it is decides itself by use (a tensor when
     used as one, a stream when given where a stream goes)."""
