@@ -17,6 +17,7 @@ from .argument_reads import arguments_read
 from .effects import CallEffects
 from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
+from .package import child_nodes
 from .escapes import Escapes, reaches
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all
 from .statements import Frame, StatementWalker, merge_paths
@@ -355,7 +356,7 @@ def _mark_statements(tree):
             statement = (node.lineno, node.col_offset)
         elif isinstance(node, ast.expr) and statement is not None:
             node._statement = statement
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             stack.append((child, statement))
 
 

@@ -20,6 +20,9 @@ class Escapes:
         self.analysis = analysis
         self.by_field = {}        # attribute name -> {access ident: streams ordered after it}
         self.side_fields = set()  # attributes accessed on a stream other than the current one
+        # The package's waits with a path's own, as a graph, for each path's `waited` met:
+        # checks run in the reporting pass only, where the package's waits no longer change.
+        self.wait_graphs = {}
 
     def left_pending(self, function, exit_state):
         """What `function` leaves pending when it returns, on objects that outlive the call:
@@ -109,7 +112,11 @@ class Escapes:
                 seen_by = {earlier.stream.key} | ordered
                 if access.stream.key in seen_by:
                     continue
-                if reaches(access.stream.key, seen_by, facts.waits | state.waited):
+                graph = self.wait_graphs.get(state.waited)
+                if graph is None:
+                    graph = self.wait_graphs[state.waited] = waits_graph(facts.waits |
+                                                                         state.waited)
+                if reaches_through(access.stream.key, seen_by, graph):
                     continue
                 if seen_by & state.host_synced or "*" in state.host_synced:
                     continue
@@ -119,10 +126,19 @@ class Escapes:
 def reaches(stream, targets, waits):
     """Whether `stream` waited, directly or through streams it waited for, for one of
     `targets` ("collective:*": every process group's stream)."""
-    targets = set(targets) | {"collective:*" for t in targets if t.startswith("collective:")}
+    return reaches_through(stream, targets, waits_graph(waits))
+
+
+def waits_graph(waits):
+    """(waiter, waited) pairs as each waiter's set of streams waited for."""
     waited_by = {}
     for waiter, waited in waits:
         waited_by.setdefault(waiter, set()).add(waited)
+    return waited_by
+
+
+def reaches_through(stream, targets, waited_by):
+    targets = set(targets) | {"collective:*" for t in targets if t.startswith("collective:")}
     seen, frontier = {stream}, [stream]
     while frontier:
         for waited in waited_by.get(frontier.pop(), ()):

@@ -399,6 +399,9 @@ def _registers_hook(call):
     return False
 
 
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
 def _nodes_under(root, summarized=None):
     """The nodes under `root`, itself included, in no set order (ast.walk's generators cost
     most of the indexing); a function definition in `summarized` comes as its FunctionInfo,
@@ -412,21 +415,25 @@ def _nodes_under(root, summarized=None):
                 yield info
                 continue
         yield node
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, list):
-                stack.extend(item for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
-                stack.append(value)
+        stack += child_nodes(node)
+
+
+def child_nodes(node):
+    """ast.iter_child_nodes as a list, without its two generators."""
+    children = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            children += [item for item in value if isinstance(item, ast.AST)]
+        elif isinstance(value, ast.AST):
+            children.append(value)
+    return children
 
 
 def _bound_names(node):
     """The plain names a statement or target assigns, anywhere inside it."""
     return {n.id for n in ast.walk(node)
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
-
-
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _names_in(node):
