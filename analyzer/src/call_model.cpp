@@ -57,6 +57,10 @@ void addKernelArguments(const std::vector<const clang::Expr*>& arguments,
         use.extent.bytes = arguments[extent->countParam];
         use.extent.unitBytes = extent->elementBytes;
       }
+    if (summary && index < summary->paramGuard.size())
+      if (const std::optional<unsigned> guard = summary->paramGuard[index];
+          guard && *guard < arguments.size())
+        use.onlyIf = arguments[*guard];
     effect.buffers.push_back(use);
   }
 }

@@ -66,6 +66,9 @@ struct BufferUse {
   // The memory a pointer field of the struct `expr` points to (".name"): a host function's
   // accesses through its user data (host_callback.h).
   std::string field{};
+  // The argument a kernel tests before touching this memory (KernelSummary::paramGuard): made
+  // only where it is true.
+  const clang::Expr* onlyIf = nullptr;
 };
 
 struct CallEffect {

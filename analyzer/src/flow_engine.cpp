@@ -1446,9 +1446,38 @@ private:
       same->use.read |= use.read;
       same->use.write |= use.write;
       same->use.atomic = same->use.atomic && use.atomic;
+      if (same->use.onlyIf != use.onlyIf) same->use.onlyIf = nullptr;
       same->range = spanning(same->range, range);
     }
     return resolved;
+  }
+
+  // A kernel's access made only where its flag argument is true (BufferUse::onlyIf): none where
+  // the path knows the flag is false; else, for a local boolean the path can test, the condition
+  // its record is made under, so that a branch on the flag that orders the work only when it is
+  // true leaves nothing pending on the other.
+  struct FlagGuard {
+    bool never = false;
+    std::optional<Condition> when;
+  };
+  FlagGuard flagGuard(const BufferUse& use, const FlowState& state) const {
+    FlagGuard guard;
+    if (!use.onlyIf) return guard;
+    if (std::optional<int64_t> value = constantValue(use.onlyIf, context_)) {
+      guard.never = *value == 0;
+      return guard;
+    }
+    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(use.onlyIf->IgnoreParenImpCasts());
+    const auto* variable =
+        reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
+    if (!variable || !variable->hasLocalStorage() || !variable->getType()->isBooleanType())
+      return guard;
+    const Condition flag{variable, 0};
+    if (auto known = state.conditions->find(flag); known != state.conditions->end())
+      guard.never = !known->second;
+    else
+      guard.when = flag;
+    return guard;
   }
 
   void enqueue(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
@@ -1463,7 +1492,9 @@ private:
       allocateInStreamOrder(effect, call, *stream, element, state, frame);
       return;
     }
-    const std::vector<ResolvedUse> buffers = resolveBuffers(effect, state, frame);
+    std::vector<ResolvedUse> buffers = resolveBuffers(effect, state, frame);
+    std::erase_if(buffers,
+                  [&](const ResolvedUse& access) { return flagGuard(access.use, state).never; });
     for (const ResolvedUse& access : buffers)
       checkCrossStream(access, *stream, element, effect, call, state, frame);
     // A flag the kernel polls or raises is how the program orders things, not data.
@@ -1495,6 +1526,11 @@ private:
       if (*stream == kLegacyStream) orderedAfter.insert(kEveryBlockingStream.str());
       state.pending.edit()[record] = std::move(orderedAfter);
       noteConditions(record, state);
+      if (std::optional<Condition> flag = flagGuard(access.use, state).when) {
+        FlowState::Conditions made = *state.conditions;
+        made[*flag] = true;
+        setEntry(state.recordConditions, record, std::move(made));
+      }
       AccessDetail& detail = details_[record];
       detail.operation = effect.operation;
       detail.read |= access.use.read;

@@ -75,10 +75,15 @@ struct PointerUse {
   ParamAccess access = ParamAccess::None;
   std::optional<ParamExtent> extent;
   bool unbounded = false;
+  std::optional<unsigned> guard;
+  bool unguarded = false;
 
-  void add(ParamAccess use, const std::optional<ParamExtent>& bound) {
+  void add(ParamAccess use, const std::optional<ParamExtent>& bound,
+           std::optional<unsigned> underFlag = std::nullopt) {
     access = merge(access, use);
     if (use == ParamAccess::None) return;
+    if (!underFlag || (guard && *guard != *underFlag)) unguarded = true;
+    guard = underFlag;
     if (bound && extent && bound->kind == ParamExtent::Kind::Bytes &&
         extent->kind == ParamExtent::Kind::Bytes) {
       extent->elementBytes = std::max(extent->elementBytes, bound->elementBytes);
@@ -88,6 +93,7 @@ struct PointerUse {
     extent = bound;
   }
   std::optional<ParamExtent> finalExtent() const { return unbounded ? std::nullopt : extent; }
+  std::optional<unsigned> finalGuard() const { return unguarded ? std::nullopt : guard; }
 };
 
 // What a device function does through one of its parameters.
@@ -158,10 +164,20 @@ public:
     const Origin& origin = found->second;
     const ParamAccess use = useOf(reference);
     std::optional<ParamExtent> extent;
-    if (use != ParamAccess::None && reference->getDecl() == kernel_.getParamDecl(origin.param))
+    std::optional<unsigned> guard;
+    if (use != ParamAccess::None && reference->getDecl() == kernel_.getParamDecl(origin.param)) {
       extent = extentOf(*reference, origin);
-    useAt(origin).add(use, extent);
+      guard = guardingFlag(*reference);
+    }
+    useAt(origin).add(use, extent, guard);
     return true;
+  }
+
+  std::vector<std::optional<unsigned>> takeGuards() const {
+    std::vector<std::optional<unsigned>> guards;
+    for (const PointerUse& use : params_)
+      guards.push_back(use.finalGuard());
+    return guards;
   }
 
   // Per parameter: its access; a struct used only through its members has their access merged,
@@ -523,6 +539,33 @@ private:
     return gridIndexVariables_[&variable] = !isChanged(variable);
   }
 
+  // The `bool` parameter an enclosing `if` tests before `use` runs (`if (flag)`, `if (flag &&
+  // ...)`, the access in the then-branch), when the kernel never changes it.
+  std::optional<unsigned> guardingFlag(const clang::Stmt& use) {
+    const clang::Stmt* child = &use;
+    for (const clang::Stmt* parent = parentOf(child); parent;
+         child = parent, parent = parentOf(parent)) {
+      const auto* branch = llvm::dyn_cast<clang::IfStmt>(parent);
+      if (!branch || branch->getThen() != child) continue;
+      if (std::optional<unsigned> flag = testedFlag(branch->getCond())) return flag;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<unsigned> testedFlag(const clang::Expr* test) {
+    test = test->IgnoreParenImpCasts();
+    if (const auto* both = llvm::dyn_cast<clang::BinaryOperator>(test);
+        both && both->getOpcode() == clang::BO_LAnd) {
+      if (std::optional<unsigned> flag = testedFlag(both->getLHS())) return flag;
+      return testedFlag(both->getRHS());
+    }
+    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(test);
+    const auto* param =
+        reference ? llvm::dyn_cast<clang::ParmVarDecl>(reference->getDecl()) : nullptr;
+    if (!param || !param->getType()->isBooleanType() || isChanged(*param)) return std::nullopt;
+    return param->getFunctionScopeIndex();
+  }
+
   bool isChanged(const clang::VarDecl& variable) {
     class Writes : public clang::RecursiveASTVisitor<Writes> {
     public:
@@ -715,6 +758,7 @@ public:
     scanner.TraverseStmt(function->getBody());
     summary.paramAccess = scanner.takeAccess();
     summary.paramExtent = scanner.takeExtents();
+    summary.paramGuard = scanner.takeGuards();
     summary.paramFields = scanner.takeFields();
     summaries_[function->getCanonicalDecl()] = std::move(summary);
     return true;

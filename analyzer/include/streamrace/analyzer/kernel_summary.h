@@ -57,6 +57,10 @@ struct KernelSummary {
   std::vector<ParamAccess> paramAccess; // per parameter; None for non-pointers
   // Per parameter; none where the kernel's indexing bounds nothing (to the allocation's end).
   std::vector<std::optional<ParamExtent>> paramExtent;
+  // Per parameter: the `bool` parameter every access through it is made under (`if (flag)`, or
+  // `flag &&` in the test), which the kernel never changes: with that argument false it does not
+  // touch the parameter's memory. Analyzer only (not in the JSON the tracer reads).
+  std::vector<std::optional<unsigned>> paramGuard;
   // Per parameter: for a struct passed by value that the kernel uses only through its members,
   // every pointer it holds (the parameter's access is then theirs merged); else empty. A struct
   // used whole (copied, passed on, its address taken) is read_write with no fields.
