@@ -2,6 +2,7 @@
 #include "call_model.h"
 
 #include "host_callback.h"
+#include "library_calls.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -371,7 +372,7 @@ std::optional<CallEffect> classifyCall(const clang::CallExpr& call, const UserMo
     return effect;
   }
   const ApiFunction* function = api_model::findApiFunction(name);
-  if (!function) return std::nullopt;
+  if (!function) return libraryCallEffect(call, *callee, context);
   std::optional<CallEffect> effect = apiEffect(call, *function, context);
   if (effect && function->role == ApiRole::KernelLaunch)
     addLaunchKernelArguments(call, kernels, *effect);

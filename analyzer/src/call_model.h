@@ -38,6 +38,9 @@ enum class CallEffectKind {
   EventCreate,  // outPointer
   GroupStart,   // ncclGroupStart: NCCL calls until the outermost end form one group
   GroupEnd,     // ncclGroupEnd
+  BindStream,   // handle: a library handle's work runs on stream from now on (null: legacy)
+  HoldBuffers,  // outPointer: a library descriptor holds buffers, each under its `field`
+  NoWork,       // a call the model knows enqueues nothing (CUB's temporary-storage size query)
 };
 
 enum class MemoryKind { Unknown, Device, Pinned, Pageable, Managed };
@@ -69,6 +72,9 @@ struct BufferUse {
   // The argument a kernel tests before touching this memory (KernelSummary::paramGuard): made
   // only where it is true.
   const clang::Expr* onlyIf = nullptr;
+  // A member of a library descriptor (a sparse matrix's offsets): accessed only where the
+  // descriptor's creation bound it; a descriptor holds no memory under a member never bound.
+  bool boundMemberOnly = false;
 };
 
 struct CallEffect {
@@ -76,6 +82,11 @@ struct CallEffect {
   std::string operation; // how messages name the call: "cudaMemcpyAsync", "kernel 'scale'"
   std::vector<BufferUse> buffers;
   const clang::Expr* stream = nullptr; // null: the default stream
+  // A library handle (library_api.h): the work runs on the stream last bound to it instead.
+  const clang::Expr* handle = nullptr;
+  // The host waits for the work's stream before the call returns (a thrust algorithm on a
+  // synchronous policy, a BLAS reduction into host memory).
+  bool waitsForItsStream = false;
   bool perThreadDefaultStream = false; // a _ptsz/_ptds call: stream 0 is per-thread
   const clang::Expr* event = nullptr;
   const clang::Expr* communicator = nullptr; // an NCCL call's

@@ -10,6 +10,7 @@
 #include "flow_state.h"
 #include "frame.h"
 #include "function_effects.h"
+#include "library_handles.h"
 #include "loop_counter.h"
 #include "storage_keys.h"
 #include "stream_storage.h"
@@ -1344,6 +1345,23 @@ private:
     case CallEffectKind::GroupStart:
       if (state.groupDepth++ == 0) joinGroupAhead(call, state, frame);
       return;
+    case CallEffectKind::BindStream:
+      if (std::optional<std::string> handle = keyOf(effect.handle, state, frame)) {
+        std::optional<std::string> stream =
+            streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
+        bindStream(*handle,
+                   stream ? std::optional(streamElementOf(effect, *stream, state, frame))
+                          : std::nullopt,
+                   state);
+      }
+      return;
+    case CallEffectKind::HoldBuffers:
+      if (std::optional<std::string> descriptor = keyOf(effect.outPointer, state, frame))
+        for (const BufferUse& held : effect.buffers)
+          describe(*descriptor, held.field, keyOf(held.expr, state, frame), state);
+      return;
+    case CallEffectKind::NoWork:
+      return;
     case CallEffectKind::GroupEnd:
       // An unbalanced end is refused by NCCL and changes nothing.
       if (state.groupDepth == 0 || --state.groupDepth > 0) return;
@@ -1433,6 +1451,8 @@ private:
         *buffer += use.field;
         if (auto alias = state.fieldAliases->find(*buffer); alias != state.fieldAliases->end())
           *buffer = alias->second;
+        else if (use.boundMemberOnly)
+          continue;
         range = ByteRange{};
         range.length = std::nullopt;
       }
@@ -1480,14 +1500,31 @@ private:
     return guard;
   }
 
-  void enqueue(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
-               const Frame& frame) {
+  // The stream work runs on, as its key and its element (AccessRecord::streamElement): the
+  // call's stream argument, or the stream last bound to its library handle (library_handles.h);
+  // nullopt where the analysis cannot name it.
+  std::optional<std::pair<std::string, std::string>>
+  workStream(const CallEffect& effect, FlowState& state, const Frame& frame) const {
+    if (effect.handle) {
+      std::optional<std::string> handle = keyOf(effect.handle, state, frame);
+      std::optional<std::string> element = handle ? boundStream(*handle, state) : std::nullopt;
+      if (!element) return std::nullopt;
+      return std::pair{collapseIndices(*element), *element};
+    }
     std::optional<std::string> stream =
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
+    if (!stream) return std::nullopt;
+    return std::pair{*stream, streamElementOf(effect, *stream, state, frame)};
+  }
+
+  void enqueue(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
+               const Frame& frame) {
+    std::optional<std::pair<std::string, std::string>> work = workStream(effect, state, frame);
     // Work enqueued on a capturing stream goes into a graph; it runs when the graph is launched.
-    if (!stream || state.capturingStreams->contains(*stream)) return;
+    if (!work || state.capturingStreams->contains(work->first)) return;
+    const std::optional<std::string> stream = work->first;
     if (state.groupDepth > 0 && effect.communicator) joinGroup(effect, *stream, state, frame);
-    const std::string element = streamElementOf(effect, *stream, state, frame);
+    const std::string& element = work->second;
     if (effect.outPointer) {
       allocateInStreamOrder(effect, call, *stream, element, state, frame);
       return;
@@ -1538,7 +1575,8 @@ private:
       detail.call = &call;
       detail.chain = callChain(frame);
     }
-    if (waitsOnReturn(effect, buffers, state)) completeStream(*stream, element, state);
+    if (effect.waitsForItsStream || waitsOnReturn(effect, buffers, state))
+      completeStream(*stream, element, state);
   }
 
   // cudaMallocAsync on `stream`: the pointer names new memory, pending as if `stream` wrote all

@@ -342,6 +342,13 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::SelectContext:
     // The device comes from the driver after the call (context_devices.h), not the arguments.
     return std::nullopt;
+  case ApiRole::LibraryCreate:
+  case ApiRole::LibrarySetStream:
+  case ApiRole::LibraryWork:
+  case ApiRole::DescriptorCreate:
+    // Library calls reach the tracer as the runtime calls and kernels they make, on their
+    // stream: the library tables are the analyzer's, which sees only the call.
+    return std::nullopt;
   }
   return std::nullopt;
 }

@@ -14,7 +14,19 @@
 
 namespace streamrace::api_model {
 
-enum class ApiFamily : std::uint8_t { Cuda, CudaDriver, Nccl };
+enum class ApiFamily : std::uint8_t {
+  Cuda,
+  CudaDriver,
+  Nccl,
+  // The math libraries and parallel algorithms of library_api.h.
+  Cublas,
+  CublasLt,
+  Cufft,
+  Cusparse,
+  Cudnn,
+  Thrust,
+  Cub,
+};
 
 // What a call does to streams, events and memory.
 enum class ApiRole : std::uint8_t {
@@ -77,6 +89,13 @@ enum class ApiRole : std::uint8_t {
   Recv,
   GroupStart,
   GroupEnd,
+  // Library handles (library_api.h): a handle made, bound to the legacy default stream until
+  // bound again; a handle bound to a stream; work a library enqueues, on its Stream argument or
+  // else on the stream last bound to its handle; a descriptor made that holds device pointers.
+  LibraryCreate,
+  LibrarySetStream,
+  LibraryWork,
+  DescriptorCreate,
 };
 
 // What the host may assume when the call returns.
@@ -167,6 +186,26 @@ enum class ArgMeaning : std::uint8_t {
   DstSlicePitch,
   SrcSlicePitch,
   NodeType, // a GraphNodeParams' cudaGraphNodeType
+  // Library calls (library_api.h).
+  LibraryHandle,    // a cuBLAS/cuFFT/cuSPARSE/cuDNN handle or plan: the stream its work runs on
+  LibraryHandleOut, // the handle or plan a create call made
+  Scalar,        // alpha, beta: read when the call is made (host pointer mode), not as stream work
+  Dimension,     // a size, leading dimension, increment, stride or batch count
+  Mode,          // a transpose, fill, side, algorithm, data or compute type
+  Descriptor,    // an opaque descriptor of shapes or settings, holding no memory
+  DescriptorOut, // a descriptor a create call made, holding the pointers after it
+  DescribedOffsets, // a pointer a descriptor holds: a sparse matrix's row offsets
+  DescribedIndices, // its column (or row) indices
+  DescribedValues,  // its values, or a dense vector's or matrix's
+  ReadDescribed,    // a descriptor whose memory the call reads
+  WrittenDescribed,
+  ReadWrittenDescribed,
+  // CUB's d_temp_storage: null asks for the size and enqueues nothing; else read and written.
+  TempStorage,
+  TempStorageBytes,
+  ExecutionPolicy, // thrust's: `thrust::cuda::par.on(s)`, `par_nosync.on(s)`, `thrust::device`
+  RangeEnd,        // an iterator ending a range whose start is listed
+  Functor,         // an operator or predicate
 };
 
 // cudaMemcpyKind's values.
