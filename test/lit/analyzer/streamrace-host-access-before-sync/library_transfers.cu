@@ -1,5 +1,5 @@
-// cuBLAS's transfers are copies on their stream argument; without one the host waits for them,
-// and a BLAS reduction into host memory (the default pointer mode) returns once it is done.
+// cuBLAS's transfers are copies on their stream argument; without one the host waits for them, and
+// a BLAS reduction into host memory (the default pointer mode) returns once it is done.
 // RUN: %check_streamrace %s %t -- %real_cuda
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -9,10 +9,8 @@ float read_before_download_done(const float* dY, int n, cudaStream_t stream) {
   cudaMallocHost(&hY, sizeof(float) * n);
   cublasGetVectorAsync(n, sizeof(float), dY, 1, hY, 1, stream);
   return hY[0];
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: the host reads 'hY' while cublasGetVectorAsync on
-  // stream 'stream' may still be writing it; synchronize the stream before touching the buffer
-  // [streamrace-host-access-before-sync] CHECK-MESSAGES: :[[@LINE-3]]:3: note: cublasGetVectorAsync
-  // writes 'hY' on stream 'stream' here
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: the host reads 'hY' while cublasGetVectorAsync on stream 'stream' may still be writing it; synchronize the stream before touching the buffer [streamrace-host-access-before-sync]
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: cublasGetVectorAsync writes 'hY' on stream 'stream' here
 }
 
 float read_after_blocking_download(const float* dY, int n) {

@@ -1,5 +1,5 @@
-// cuFFT plans, cuSPARSE handles and cuDNN handles run their work on the stream last bound to
-// them; cuSPARSE's calls access the memory their descriptors hold.
+// cuFFT plans, cuSPARSE handles and cuDNN handles run their work on the stream last bound to them;
+// cuSPARSE's calls access the memory their descriptors hold.
 // RUN: %check_streamrace %s %t -- %real_cuda
 #include <cuda_runtime.h>
 #include <cudnn.h>
@@ -13,10 +13,8 @@ void fft_reads_upload(cufftComplex* signal, const cufftComplex* host, cufftCompl
   cufftSetStream(plan, compute);
   cudaMemcpyAsync(signal, host, sizeof(cufftComplex) * n, cudaMemcpyHostToDevice, copy);
   cufftExecC2C(plan, signal, spectrum, CUFFT_FORWARD);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'signal' is read by cufftExecC2C on stream 'compute'
-  // while cudaMemcpyAsync on stream 'copy' may still be writing it; no event or synchronization
-  // orders the two streams [streamrace-unsynchronized-cross-stream] CHECK-MESSAGES: :[[@LINE-3]]:3:
-  // note: cudaMemcpyAsync writes 'signal' on stream 'copy' here
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'signal' is read by cufftExecC2C on stream 'compute' while cudaMemcpyAsync on stream 'copy' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: cudaMemcpyAsync writes 'signal' on stream 'copy' here
 }
 
 void fft_after_wait(cufftComplex* signal, const cufftComplex* host, cufftComplex* spectrum, int n,
@@ -44,10 +42,8 @@ void spmv_reads_upload(cusparseHandle_t handle, int rows, int nnz, int* offsets,
   cudaMemcpyAsync(dX, hX, sizeof(float) * rows, cudaMemcpyHostToDevice, copy);
   cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matA, vecX, &beta, vecY,
                CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buffer);
-  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'dX' is read by cusparseSpMV on stream 'compute' while
-  // cudaMemcpyAsync on stream 'copy' may still be writing it; no event or synchronization orders
-  // the two streams [streamrace-unsynchronized-cross-stream] CHECK-MESSAGES: :[[@LINE-4]]:3: note:
-  // cudaMemcpyAsync writes 'dX' on stream 'copy' here
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'dX' is read by cusparseSpMV on stream 'compute' while cudaMemcpyAsync on stream 'copy' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: cudaMemcpyAsync writes 'dX' on stream 'copy' here
 }
 
 void spmv_after_sync(cusparseHandle_t handle, int rows, int nnz, int* offsets, int* columns,
@@ -82,11 +78,8 @@ void shared_workspace(cudnnHandle_t first, cudnnHandle_t second, cudnnTensorDesc
   cudnnConvolutionForward(second, &alpha, xDesc, x, wDesc, w, convDesc,
                           CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, workspace, workspaceBytes,
                           &beta, yDesc, y1);
-  // CHECK-MESSAGES: :[[@LINE-3]]:3: warning: 'workspace' is read and written by
-  // cudnnConvolutionForward on stream 's1' while cudnnConvolutionForward on stream 's0' may still
-  // be writing it; no event or synchronization orders the two streams
-  // [streamrace-unsynchronized-cross-stream] CHECK-MESSAGES: :[[@LINE-7]]:3: note:
-  // cudnnConvolutionForward reads and writes 'workspace' on stream 's0' here
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: warning: 'workspace' is read and written by cudnnConvolutionForward on stream 's1' while cudnnConvolutionForward on stream 's0' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-7]]:3: note: cudnnConvolutionForward reads and writes 'workspace' on stream 's0' here
 }
 
 void workspace_per_stream(cudnnHandle_t first, cudnnHandle_t second, cudnnTensorDescriptor_t xDesc,

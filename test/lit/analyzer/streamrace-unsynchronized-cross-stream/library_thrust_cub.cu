@@ -14,10 +14,8 @@ __global__ void consume(const int* keys, int* out) {
 void nosync_sort_then_other_stream(int* keys, int* out, int n, cudaStream_t a, cudaStream_t b) {
   thrust::sort(thrust::cuda::par_nosync.on(a), keys, keys + n);
   consume<<<1, 32, 0, b>>>(keys, out);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'keys' is read by kernel 'consume' on stream 'b' while
-  // thrust::sort on stream 'a' may still be writing it; no event or synchronization orders the two
-  // streams [streamrace-unsynchronized-cross-stream] CHECK-MESSAGES: :[[@LINE-3]]:3: note:
-  // thrust::sort reads and writes 'keys' on stream 'a' here
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'keys' is read by kernel 'consume' on stream 'b' while thrust::sort on stream 'a' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: thrust::sort reads and writes 'keys' on stream 'a' here
 }
 
 // `par` waits for its stream before returning.
@@ -31,10 +29,8 @@ void sort_before_upload_done(int* keys, const int* host, int n, cudaStream_t a, 
   cudaMemcpyAsync(keys, host, sizeof(int) * n, cudaMemcpyHostToDevice, b);
   auto policy = thrust::cuda::par.on(a);
   thrust::sort(policy, keys, keys + n);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'keys' is read and written by thrust::sort on stream
-  // 'a' while cudaMemcpyAsync on stream 'b' may still be writing it; no event or synchronization
-  // orders the two streams [streamrace-unsynchronized-cross-stream] CHECK-MESSAGES: :[[@LINE-4]]:3:
-  // note: cudaMemcpyAsync writes 'keys' on stream 'b' here
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'keys' is read and written by thrust::sort on stream 'a' while cudaMemcpyAsync on stream 'b' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: cudaMemcpyAsync writes 'keys' on stream 'b' here
 }
 
 void cub_sum_reads_upload(const int* host, int* d_in, int* d_out, int n, cudaStream_t copy,
@@ -45,10 +41,8 @@ void cub_sum_reads_upload(const int* host, int* d_in, int* d_out, int n, cudaStr
   cudaMalloc(&d_temp, temp_bytes);
   cudaMemcpyAsync(d_in, host, sizeof(int) * n, cudaMemcpyHostToDevice, copy);
   cub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, n, compute);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'd_in' is read by cub::DeviceReduce::Sum on stream
-  // 'compute' while cudaMemcpyAsync on stream 'copy' may still be writing it; no event or
-  // synchronization orders the two streams [streamrace-unsynchronized-cross-stream] CHECK-MESSAGES:
-  // :[[@LINE-3]]:3: note: cudaMemcpyAsync writes 'd_in' on stream 'copy' here
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'd_in' is read by cub::DeviceReduce::Sum on stream 'compute' while cudaMemcpyAsync on stream 'copy' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: cudaMemcpyAsync writes 'd_in' on stream 'copy' here
 }
 
 void cub_scan_after_wait(const int* host, int* d_in, int* d_out, void* d_temp, size_t temp_bytes,
