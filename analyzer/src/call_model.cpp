@@ -15,11 +15,6 @@ using api_model::ApiFunction;
 using api_model::ApiRole;
 using api_model::ArgMeaning;
 
-const clang::Expr* argumentAt(const clang::CallExpr& call, std::optional<std::size_t> index) {
-  if (!index || *index >= call.getNumArgs()) return nullptr;
-  return call.getArg(static_cast<unsigned>(*index));
-}
-
 bool isPointerLike(const clang::Expr* expr) {
   const clang::QualType type = expr->IgnoreParenImpCasts()->getType();
   return type->isPointerType() || type->isArrayType();
@@ -338,6 +333,11 @@ void addLaunchKernelArguments(const clang::CallExpr& call, const KernelSummaries
 }
 
 } // namespace
+
+const clang::Expr* argumentAt(const clang::CallExpr& call, std::optional<std::size_t> index) {
+  if (!index || *index >= call.getNumArgs()) return nullptr;
+  return call.getArg(static_cast<unsigned>(*index));
+}
 
 std::optional<int64_t> constantValue(const clang::Expr* expr, const clang::ASTContext& context) {
   if (!expr || expr->isValueDependent()) return std::nullopt;

@@ -105,6 +105,9 @@ struct CallEffect {
 std::optional<CallEffect> classifyCall(const clang::CallExpr& call, const UserModel* userModel,
                                        const KernelSummaries& kernels, clang::ASTContext& context);
 
+// The argument at a model table's position, or null where the call has none there.
+const clang::Expr* argumentAt(const clang::CallExpr& call, std::optional<std::size_t> index);
+
 // The integer value of an argument when it is a compile-time constant.
 std::optional<int64_t> constantValue(const clang::Expr* expr, const clang::ASTContext& context);
 

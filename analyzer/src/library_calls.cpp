@@ -18,11 +18,6 @@ using api_model::ApiFunction;
 using api_model::ApiRole;
 using api_model::ArgMeaning;
 
-const clang::Expr* argumentAt(const clang::CallExpr& call, std::optional<std::size_t> index) {
-  if (!index || *index >= call.getNumArgs()) return nullptr;
-  return call.getArg(static_cast<unsigned>(*index));
-}
-
 // Whether `decl` is declared inside namespace `name` (at any depth, through inline namespaces).
 bool inNamespace(const clang::Decl& decl, llvm::StringRef name) {
   for (const clang::DeclContext* context = decl.getDeclContext(); context;
