@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <utility>
@@ -67,6 +68,21 @@ Access accessed(const HostFunctionFault& fault) {
                 Extent::Exact};
 }
 
+// A file or folder a setting names that the tracer cannot use: the user's to fix, so said as a
+// settings error naming the option, not as an internal one.
+class SettingUnusable : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+template <typename Step> auto from_setting(std::string_view option, Step step) {
+  try {
+    return step();
+  } catch (const std::exception& error) {
+    throw SettingUnusable(std::string(option) + ": " + error.what());
+  }
+}
+
 } // namespace
 
 std::uint64_t wall_clock_ns() {
@@ -105,7 +121,8 @@ void Tracer::start() {
     // A file that cannot be read throws: tracing stops rather than halting or reporting on
     // findings the user asked to hide.
     if (!settings_.report.suppressions.empty())
-      suppressions_ = Suppressions::load(settings_.report.suppressions);
+      suppressions_ = from_setting(
+          "suppressions", [&] { return Suppressions::load(settings_.report.suppressions); });
     if (!settings_.tracer.kernel_summaries.empty()) {
       KernelSummaries summaries;
       if (std::string error = summaries.load(settings_.tracer.kernel_summaries); !error.empty())
@@ -121,7 +138,8 @@ void Tracer::start() {
     });
     if (open_trace_)
       writer_ = std::make_unique<trace::TraceWriter>(
-          open_trace_(), static_cast<std::uint64_t>(getpid()), clock_());
+          from_setting("output_dir", [&] { return open_trace_(); }),
+          static_cast<std::uint64_t>(getpid()), clock_());
     RawStack warm_up; // the first capture loads the unwinder: better not inside a callback
     capture_stack(warm_up);
     if (const char* reason = nullptr;
@@ -129,6 +147,8 @@ void Tracer::start() {
       std::fprintf(stderr, "streamrace: warning: %s; host accesses stay unseen\n", reason);
     tracer_thread_ = std::thread([this] { run_tracer_thread(); });
     tracer_thread_id_ = tracer_thread_.get_id();
+  } catch (const SettingUnusable& error) {
+    refuse_settings(error.what());
   } catch (const std::exception& error) {
     disable(error.what());
   }
