@@ -46,8 +46,8 @@ clang::SourceLocation placeOf(const clang::CFGBlock& block, const clang::Functio
 }
 
 // OpenMP directives whose body runs where it stands, on the threads at hand: the one-thread
-// run the analysis makes of them is the model (docs/semantics.md). Tasks, target regions and the
-// rest run elsewhere or later, and are approximated by the same run.
+// run the analysis makes of them is the model (analyzer/README.md, OpenMP). Tasks, target regions
+// and the rest run elsewhere or later, and are approximated by the same run.
 bool runsInPlace(const clang::OMPExecutableDirective& directive) {
   return llvm::isa<
       clang::OMPParallelDirective, clang::OMPForDirective, clang::OMPParallelForDirective,
