@@ -82,6 +82,11 @@ llvm::cl::opt<std::string>
     cudaPathOption("cuda-path", llvm::cl::desc("CUDA toolkit given to clang for .cu files"),
                    llvm::cl::init("/usr/local/cuda"), llvm::cl::cat(category));
 
+llvm::cl::extrahelp statsHelp(
+    "\n--stats prints, after the findings, how many C++ functions were analysed and how often the\n"
+    "analysis gave something up (calls too deep, recursion, loops cut short, OpenMP constructs),\n"
+    "each also shown as a remark where it happened.\n");
+
 class CheckFilter {
 public:
   explicit CheckFilter(llvm::StringRef spec) {
