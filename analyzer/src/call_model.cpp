@@ -26,6 +26,26 @@ const KernelSummary* summaryOf(const clang::FunctionDecl* kernel, const KernelSu
   return found == kernels.end() ? nullptr : &found->second;
 }
 
+// What a launch with `arguments` reaches of a pointer whose summary extent is `extent`, where
+// the extent is counted in the launch's arguments.
+void addKernelExtent(const ParamExtent& extent, const std::vector<const clang::Expr*>& arguments,
+                     Extent& reached) {
+  if (extent.kind == ParamExtent::Kind::Count && !extent.countOffset &&
+      extent.countParam < arguments.size()) {
+    reached.bytes = arguments[extent.countParam];
+    reached.unitBytes = extent.elementBytes;
+  }
+  if (extent.kind == ParamExtent::Kind::Rows &&
+      std::max({extent.firstRowParam, extent.endRowParam, extent.widthParam}) < arguments.size()) {
+    reached.firstRow = arguments[extent.firstRowParam];
+    reached.endRow = arguments[extent.endRowParam];
+    reached.rowWidth = arguments[extent.widthParam];
+    reached.rowsBefore = extent.rowsBefore;
+    reached.rowsAfter = extent.rowsAfter;
+    reached.unitBytes = extent.elementBytes;
+  }
+}
+
 // The pointer arguments of a kernel launch (null where an argument is not known), accessed as
 // the kernel's summary says: its mode, and its extent where its indexing bounds one (else to the
 // end of the allocation); read and written when the kernel's body is not in this translation
@@ -47,12 +67,8 @@ void addKernelArguments(const std::vector<const clang::Expr*>& arguments,
       use.handshake = type->isPointerType() && type->getPointeeType().isVolatileQualified();
     }
     if (summary && index < summary->paramExtent.size())
-      if (const std::optional<ParamExtent>& extent = summary->paramExtent[index];
-          extent && extent->kind == ParamExtent::Kind::Count && !extent->countOffset &&
-          extent->countParam < arguments.size()) {
-        use.extent.bytes = arguments[extent->countParam];
-        use.extent.unitBytes = extent->elementBytes;
-      }
+      if (const std::optional<ParamExtent>& extent = summary->paramExtent[index]; extent)
+        addKernelExtent(*extent, arguments, use.extent);
     if (summary && index < summary->paramGuard.size())
       if (const std::optional<unsigned> guard = summary->paramGuard[index];
           guard && *guard < arguments.size())

@@ -55,6 +55,13 @@ struct Extent {
   const clang::Expr* width = nullptr; // rows (2D copies and sets): (height - 1) * pitch + width
   const clang::Expr* height = nullptr;
   const clang::Expr* pitch = nullptr;
+  // A kernel's rows of a 2-D grid (ParamExtent::Kind::Rows): from row firstRow - rowsBefore up
+  // to endRow + rowsAfter, rowWidth elements of unitBytes each.
+  const clang::Expr* firstRow = nullptr;
+  const clang::Expr* endRow = nullptr;
+  const clang::Expr* rowWidth = nullptr;
+  std::int64_t rowsBefore = 0;
+  std::int64_t rowsAfter = 0;
 };
 
 struct BufferUse {

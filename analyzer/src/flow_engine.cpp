@@ -787,6 +787,17 @@ private:
       std::optional<Polynomial> pitch = keys_.valueOf(extent.pitch, state, frame.thisKey);
       if (width && height && pitch)
         range.length = (*height - Polynomial::constant(1)) * *pitch + *width;
+    } else if (extent.firstRow && extent.endRow && extent.rowWidth) {
+      std::optional<Polynomial> first = keys_.valueOf(extent.firstRow, state, frame.thisKey);
+      std::optional<Polynomial> end = keys_.valueOf(extent.endRow, state, frame.thisKey);
+      std::optional<Polynomial> width = keys_.valueOf(extent.rowWidth, state, frame.thisKey);
+      if (first && end && width && range.offset) {
+        const Polynomial rowBytes = width->scaled(extent.unitBytes);
+        *range.offset =
+            *range.offset + (*first - Polynomial::constant(extent.rowsBefore)) * rowBytes;
+        range.length =
+            (*end - *first + Polynomial::constant(extent.rowsBefore + extent.rowsAfter)) * rowBytes;
+      }
     }
     return range;
   }

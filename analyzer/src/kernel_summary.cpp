@@ -69,6 +69,12 @@ struct Origin {
   std::optional<std::size_t> field;
 };
 
+// Two row extents over the same rows of the same grid, whatever neighbour rows each reads.
+bool sameGrid(const ParamExtent& a, const ParamExtent& b) {
+  return a.firstRowParam == b.firstRowParam && a.endRowParam == b.endRowParam &&
+         a.widthParam == b.widthParam && a.elementBytes == b.elementBytes;
+}
+
 // What the kernel does through one pointer: its access, and its extent while every access is
 // bounded by the same count.
 struct PointerUse {
@@ -87,6 +93,12 @@ struct PointerUse {
     if (bound && extent && bound->kind == ParamExtent::Kind::Bytes &&
         extent->kind == ParamExtent::Kind::Bytes) {
       extent->elementBytes = std::max(extent->elementBytes, bound->elementBytes);
+      return;
+    }
+    if (bound && extent && bound->kind == ParamExtent::Kind::Rows &&
+        extent->kind == ParamExtent::Kind::Rows && sameGrid(*bound, *extent)) {
+      extent->rowsBefore = std::max(extent->rowsBefore, bound->rowsBefore);
+      extent->rowsAfter = std::max(extent->rowsAfter, bound->rowsAfter);
       return;
     }
     if (!bound || (extent && *extent != *bound)) unbounded = true;
@@ -444,8 +456,9 @@ private:
         member && member->isArrow())
       return fixedBytes(member->getBase()->getType()->getPointeeType(), 1);
     if (const CalleeParam* callee = calleeParam(current, parent);
-        callee && callee->extent && callee->extent->kind != ParamExtent::Kind::Count)
-      return callee->extent; // a count would name the callee's parameter, not ours
+        callee && callee->extent && callee->extent->kind != ParamExtent::Kind::Count &&
+        callee->extent->kind != ParamExtent::Kind::Rows)
+      return callee->extent; // a count or rows would name the callee's parameters, not ours
     return std::nullopt;
   }
 
@@ -479,6 +492,7 @@ private:
       extent = ParamExtent{};
       extent->kind = ParamExtent::Kind::Threads;
     }
+    if (!extent && !origin.field) extent = rowsExtent(subscript, *index);
     if (extent) extent->elementBytes = context_.getTypeSizeInChars(element).getQuantity();
     return extent;
   }
@@ -504,7 +518,8 @@ private:
 
   // `variable.x` for CUDA's built-in variable `variable` (a property in clang's headers, a
   // member of a struct in plain declarations).
-  static bool isBuiltin(const clang::Expr* expr, llvm::StringRef variable) {
+  static bool isBuiltin(const clang::Expr* expr, llvm::StringRef variable,
+                        llvm::StringRef dimension = "x") {
     expr = expr->IgnoreParenCasts();
     if (const auto* pseudo = llvm::dyn_cast<clang::PseudoObjectExpr>(expr))
       expr = pseudo->getSyntacticForm()->IgnoreParenCasts();
@@ -518,7 +533,7 @@ private:
       component = member->getMemberDecl();
     }
     if (!base || !component || !component->getDeclName().isIdentifier() ||
-        component->getName() != "x")
+        component->getName() != dimension)
       return false;
     base = base->IgnoreParenCasts();
     if (const auto* opaque = llvm::dyn_cast<clang::OpaqueValueExpr>(base);
@@ -528,6 +543,194 @@ private:
     const auto* declared =
         reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
     return declared && declared->getDeclName().isIdentifier() && declared->getName() == variable;
+  }
+
+  // `p[row * width + col]` (ParamExtent::Kind::Rows) at this subscript, with `index` its index.
+  std::optional<ParamExtent> rowsExtent(const clang::ArraySubscriptExpr& subscript,
+                                        const clang::Expr& index) {
+    std::vector<std::pair<const clang::Expr*, bool>> terms; // each with its sign: true is minus
+    splitSum(&index, false, terms);
+    const clang::VarDecl* row = nullptr;
+    const clang::VarDecl* column = nullptr;
+    std::optional<unsigned> width;
+    std::int64_t rowShift = 0, columnShift = 0;
+    for (const auto& [term, negated] : terms) {
+      if (std::optional<std::int64_t> constant = integerConstant(term)) {
+        columnShift += negated ? -*constant : *constant;
+      } else if (const auto* product = llvm::dyn_cast<clang::BinaryOperator>(term);
+                 product && product->getOpcode() == clang::BO_Mul && !negated && !row) {
+        for (auto [rowSide, widthSide] : {std::pair{product->getLHS(), product->getRHS()},
+                                          std::pair{product->getRHS(), product->getLHS()}}) {
+          width = unchangedIntegerParam(widthSide);
+          if (width && (row = shiftedLocal(rowSide, rowShift))) break;
+        }
+        if (!row) return std::nullopt;
+      } else if (const clang::VarDecl* local = localVariable(term); local && !negated && !column) {
+        column = local;
+      } else {
+        return std::nullopt;
+      }
+    }
+    if (!row || !column || !width) return std::nullopt;
+    std::optional<unsigned> firstRow;
+    std::int64_t rowStart = 0, columnStart = 0;
+    if (!gridStart(*row, "y", firstRow, rowStart) || !firstRow || rowStart != 0)
+      return std::nullopt;
+    std::optional<unsigned> noParam;
+    if (!gridStart(*column, "x", noParam, columnStart) || noParam) return std::nullopt;
+    const std::optional<GridGuard> guard = gridGuard(subscript, *row, *column, *width);
+    // The column stays inside its row: from columnStart + shift up to width - k - 1 + shift.
+    if (!guard || columnStart + columnShift < 0 || columnShift > guard->columnSlack)
+      return std::nullopt;
+    ParamExtent extent;
+    extent.kind = ParamExtent::Kind::Rows;
+    extent.firstRowParam = *firstRow;
+    extent.endRowParam = guard->endRowParam;
+    extent.widthParam = *width;
+    extent.rowsBefore = std::max<std::int64_t>(0, -rowShift);
+    extent.rowsAfter = std::max<std::int64_t>(0, rowShift);
+    return extent;
+  }
+
+  static void splitSum(const clang::Expr* expr, bool negated,
+                       std::vector<std::pair<const clang::Expr*, bool>>& terms) {
+    expr = expr->IgnoreParenImpCasts();
+    if (const auto* sum = llvm::dyn_cast<clang::BinaryOperator>(expr);
+        sum && (sum->getOpcode() == clang::BO_Add || sum->getOpcode() == clang::BO_Sub)) {
+      splitSum(sum->getLHS(), negated, terms);
+      splitSum(sum->getRHS(), sum->getOpcode() == clang::BO_Sub ? !negated : negated, terms);
+      return;
+    }
+    terms.emplace_back(expr, negated);
+  }
+
+  std::optional<std::int64_t> integerConstant(const clang::Expr* expr) const {
+    clang::Expr::EvalResult constant;
+    if (expr->isValueDependent() || !expr->EvaluateAsInt(constant, context_)) return std::nullopt;
+    if (constant.Val.getInt().getActiveBits() > 31) return std::nullopt;
+    return constant.Val.getInt().getExtValue();
+  }
+
+  // A local integer the kernel never changes after its initialization.
+  const clang::VarDecl* localVariable(const clang::Expr* expr) {
+    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
+    const auto* variable =
+        reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
+    if (!variable || llvm::isa<clang::ParmVarDecl>(variable) || !variable->hasLocalStorage() ||
+        !variable->getType()->isIntegerType() || !variable->getInit() || isChanged(*variable))
+      return nullptr;
+    return variable;
+  }
+
+  // `local` or `(local ± constant)`, the constant put in `shift`.
+  const clang::VarDecl* shiftedLocal(const clang::Expr* expr, std::int64_t& shift) {
+    std::vector<std::pair<const clang::Expr*, bool>> terms;
+    splitSum(expr, false, terms);
+    const clang::VarDecl* local = nullptr;
+    shift = 0;
+    for (const auto& [term, negated] : terms) {
+      if (std::optional<std::int64_t> constant = integerConstant(term))
+        shift += negated ? -*constant : *constant;
+      else if (const clang::VarDecl* found = localVariable(term); found && !negated && !local)
+        local = found;
+      else
+        return nullptr;
+    }
+    return local;
+  }
+
+  std::optional<unsigned> unchangedIntegerParam(const clang::Expr* expr) {
+    const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
+    const auto* param =
+        reference ? llvm::dyn_cast<clang::ParmVarDecl>(reference->getDecl()) : nullptr;
+    if (!param || !param->getType()->isIntegerType() || isChanged(*param)) return std::nullopt;
+    return param->getFunctionScopeIndex();
+  }
+
+  // Whether `variable` starts at the thread's grid index in `dimension` (`blockIdx.d *
+  // blockDim.d + threadIdx.d`), plus at most one integer parameter (`param`) and constants
+  // (`start`).
+  bool gridStart(const clang::VarDecl& variable, llvm::StringRef dimension,
+                 std::optional<unsigned>& param, std::int64_t& start) {
+    std::vector<std::pair<const clang::Expr*, bool>> terms;
+    splitSum(variable.getInit(), false, terms);
+    bool thread = false, block = false;
+    start = 0;
+    for (const auto& [term, negated] : terms) {
+      if (negated) return false;
+      if (std::optional<std::int64_t> constant = integerConstant(term)) {
+        start += *constant;
+      } else if (isBuiltin(term, "threadIdx", dimension) && !thread) {
+        thread = true;
+      } else if (const auto* product = llvm::dyn_cast<clang::BinaryOperator>(term);
+                 product && product->getOpcode() == clang::BO_Mul && !block &&
+                 ((isBuiltin(product->getLHS(), "blockIdx", dimension) &&
+                   isBuiltin(product->getRHS(), "blockDim", dimension)) ||
+                  (isBuiltin(product->getLHS(), "blockDim", dimension) &&
+                   isBuiltin(product->getRHS(), "blockIdx", dimension)))) {
+        block = true;
+      } else if (std::optional<unsigned> found = unchangedIntegerParam(term); found && !param) {
+        param = found;
+      } else {
+        return false;
+      }
+    }
+    return thread && block && start >= 0;
+  }
+
+  struct GridGuard {
+    unsigned endRowParam = 0;
+    std::int64_t columnSlack = 0; // k in `col < width - k`
+  };
+
+  // An enclosing `if (row < end && col < width - k)` whose then-branch holds `stmt`.
+  std::optional<GridGuard> gridGuard(const clang::Stmt& stmt, const clang::VarDecl& row,
+                                     const clang::VarDecl& column, unsigned width) {
+    const clang::Stmt* child = &stmt;
+    for (const clang::Stmt* ancestor = parentOf(child); ancestor;
+         child = ancestor, ancestor = parentOf(child)) {
+      const auto* branch = llvm::dyn_cast<clang::IfStmt>(ancestor);
+      if (!branch || branch->getThen() != child) continue;
+      std::vector<const clang::Expr*> tests;
+      conjuncts(branch->getCond(), tests);
+      std::optional<unsigned> end;
+      std::optional<std::int64_t> slack;
+      for (const clang::Expr* test : tests) {
+        const auto* less = llvm::dyn_cast<clang::BinaryOperator>(test);
+        if (!less || less->getOpcode() != clang::BO_LT) continue;
+        std::int64_t shift = 0;
+        const clang::VarDecl* tested = shiftedLocal(less->getLHS(), shift);
+        if (!tested || shift != 0) continue;
+        if (tested == &row) end = unchangedIntegerParam(less->getRHS());
+        if (tested != &column) continue;
+        std::vector<std::pair<const clang::Expr*, bool>> terms;
+        splitSum(less->getRHS(), false, terms);
+        std::int64_t constant = 0;
+        bool named = false, other = false;
+        for (const auto& [term, negated] : terms) {
+          if (std::optional<std::int64_t> value = integerConstant(term))
+            constant += negated ? -*value : *value;
+          else if (unchangedIntegerParam(term) == width && !negated && !named)
+            named = true;
+          else
+            other = true;
+        }
+        if (named && !other && constant <= 0) slack = -constant;
+      }
+      if (end && slack) return GridGuard{*end, *slack};
+    }
+    return std::nullopt;
+  }
+
+  static void conjuncts(const clang::Expr* test, std::vector<const clang::Expr*>& out) {
+    test = test->IgnoreParenImpCasts();
+    if (const auto* both = llvm::dyn_cast<clang::BinaryOperator>(test);
+        both && both->getOpcode() == clang::BO_LAnd) {
+      conjuncts(both->getLHS(), out);
+      conjuncts(both->getRHS(), out);
+      return;
+    }
+    out.push_back(test);
   }
 
   // A local initialized with the grid index and never changed after.
@@ -825,6 +1028,8 @@ void addAccess(llvm::json::Object& entry, ParamAccess access,
     entry[ka::kParamThreadsKey] = true;
     entry[ka::kParamElementBytesKey] = extent->elementBytes;
     return;
+  case ParamExtent::Kind::Rows:
+    return; // the tracer reads rows as the whole allocation
   case ParamExtent::Kind::Count:
     break;
   }

@@ -32,13 +32,23 @@ enum class ParamAccess { None, Read, Write, ReadWrite, Atomic };
 //   Bytes: only at constant indices (`*p`, `p[3]`, `p->m`): the first `elementBytes` bytes.
 //   Threads: at the thread's 1-D grid index (`blockIdx.x * blockDim.x + threadIdx.x`): one
 //     element of `elementBytes` per thread the launch has in x.
+//   Rows: as a 2-D grid `p[row * width + col]`, row counting up from integer parameter
+//     `firstRowParam` at the thread's y index and guarded below `endRowParam`, the column kept
+//     inside a row by its guard (`col < width - k`): rows first - rowsBefore up to end + rowsAfter
+//     (`(row - 1) * width` reads the row above), each `widthParam` elements wide. Analyzer only:
+//     the tracer's JSON gets no extent for it (the whole allocation).
 struct ParamExtent {
-  enum class Kind { Count, Bytes, Threads };
+  enum class Kind { Count, Bytes, Threads, Rows };
   Kind kind = Kind::Count;
   unsigned countParam = 0;
   std::int64_t elementBytes = 1;
   std::optional<std::int64_t> countOffset;
   std::int64_t countBytes = 0;
+  unsigned firstRowParam = 0;
+  unsigned endRowParam = 0;
+  unsigned widthParam = 0;
+  std::int64_t rowsBefore = 0;
+  std::int64_t rowsAfter = 0;
   bool operator==(const ParamExtent&) const = default;
 };
 
