@@ -1540,9 +1540,14 @@ private:
       allocateInStreamOrder(effect, call, *stream, element, state, frame);
       return;
     }
-    std::vector<ResolvedUse> buffers = resolveBuffers(effect, state, frame);
-    std::erase_if(buffers,
-                  [&](const ResolvedUse& access) { return flagGuard(access.use, state).never; });
+    std::vector<ResolvedUse> buffers;
+    std::vector<std::optional<Condition>> onlyWhen; // buffers[i] is accessed when onlyWhen[i]
+    for (ResolvedUse& access : resolveBuffers(effect, state, frame)) {
+      FlagGuard guard = flagGuard(access.use, state);
+      if (guard.never) continue;
+      buffers.push_back(std::move(access));
+      onlyWhen.push_back(guard.when);
+    }
     for (const ResolvedUse& access : buffers)
       checkCrossStream(access, *stream, element, effect, call, state, frame);
     // A flag the kernel polls or raises is how the program orders things, not data.
@@ -1566,7 +1571,8 @@ private:
       auto detail = details_.find(record);
       return detail != details_.end() && detail->second.allocates;
     });
-    for (const ResolvedUse& access : buffers) {
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      const ResolvedUse& access = buffers[i];
       AccessRecord record{access.buffer, *stream,           access.use.write, siteOf(call, frame),
                           access.range,  access.use.atomic, element};
       // Work on its own stream is ordered after it by orderedBefore, element by element.
@@ -1574,9 +1580,9 @@ private:
       if (*stream == kLegacyStream) orderedAfter.insert(kEveryBlockingStream.str());
       state.pending.edit()[record] = std::move(orderedAfter);
       noteConditions(record, state);
-      if (std::optional<Condition> flag = flagGuard(access.use, state).when) {
+      if (onlyWhen[i]) {
         FlowState::Conditions made = *state.conditions;
-        made[*flag] = true;
+        made[*onlyWhen[i]] = true;
         setEntry(state.recordConditions, record, std::move(made));
       }
       AccessDetail& detail = details_[record];

@@ -499,21 +499,12 @@ private:
 
   // `threadIdx.x`, or `blockIdx.x * blockDim.x + threadIdx.x` in any order: below the launch's
   // threads in x.
-  static bool isGridIndex(const clang::Expr* expr) {
+  bool isGridIndex(const clang::Expr* expr) {
     expr = expr->IgnoreParenCasts();
     if (isBuiltin(expr, "threadIdx")) return true;
-    const auto* sum = llvm::dyn_cast<clang::BinaryOperator>(expr);
-    if (!sum || sum->getOpcode() != clang::BO_Add) return false;
-    const auto isBlockOffset = [](const clang::Expr* side) {
-      const auto* product = llvm::dyn_cast<clang::BinaryOperator>(side->IgnoreParenCasts());
-      return product && product->getOpcode() == clang::BO_Mul &&
-             ((isBuiltin(product->getLHS(), "blockIdx") &&
-               isBuiltin(product->getRHS(), "blockDim")) ||
-              (isBuiltin(product->getLHS(), "blockDim") &&
-               isBuiltin(product->getRHS(), "blockIdx")));
-    };
-    return (isBuiltin(sum->getLHS(), "threadIdx") && isBlockOffset(sum->getRHS())) ||
-           (isBuiltin(sum->getRHS(), "threadIdx") && isBlockOffset(sum->getLHS()));
+    std::optional<unsigned> param;
+    std::int64_t start = 0;
+    return gridStart(expr, "x", param, start) && !param && start == 0;
   }
 
   // `variable.x` for CUDA's built-in variable `variable` (a property in clang's headers, a
@@ -574,10 +565,10 @@ private:
     if (!row || !column || !width) return std::nullopt;
     std::optional<unsigned> firstRow;
     std::int64_t rowStart = 0, columnStart = 0;
-    if (!gridStart(*row, "y", firstRow, rowStart) || !firstRow || rowStart != 0)
+    if (!gridStart(row->getInit(), "y", firstRow, rowStart) || !firstRow || rowStart != 0)
       return std::nullopt;
     std::optional<unsigned> noParam;
-    if (!gridStart(*column, "x", noParam, columnStart) || noParam) return std::nullopt;
+    if (!gridStart(column->getInit(), "x", noParam, columnStart) || noParam) return std::nullopt;
     const std::optional<GridGuard> guard = gridGuard(subscript, *row, *column, *width);
     // The column stays inside its row: from columnStart + shift up to width - k - 1 + shift.
     if (!guard || columnStart + columnShift < 0 || columnShift > guard->columnSlack)
@@ -647,13 +638,12 @@ private:
     return param->getFunctionScopeIndex();
   }
 
-  // Whether `variable` starts at the thread's grid index in `dimension` (`blockIdx.d *
-  // blockDim.d + threadIdx.d`), plus at most one integer parameter (`param`) and constants
-  // (`start`).
-  bool gridStart(const clang::VarDecl& variable, llvm::StringRef dimension,
-                 std::optional<unsigned>& param, std::int64_t& start) {
+  // Whether `expr` is the thread's grid index in `dimension` (`blockIdx.d * blockDim.d +
+  // threadIdx.d`), plus at most one integer parameter (`param`) and constants (`start`).
+  bool gridStart(const clang::Expr* expr, llvm::StringRef dimension, std::optional<unsigned>& param,
+                 std::int64_t& start) {
     std::vector<std::pair<const clang::Expr*, bool>> terms;
-    splitSum(variable.getInit(), false, terms);
+    splitSum(expr, false, terms);
     bool thread = false, block = false;
     start = 0;
     for (const auto& [term, negated] : terms) {
@@ -662,7 +652,8 @@ private:
         start += *constant;
       } else if (isBuiltin(term, "threadIdx", dimension) && !thread) {
         thread = true;
-      } else if (const auto* product = llvm::dyn_cast<clang::BinaryOperator>(term);
+      } else if (const auto* product =
+                     llvm::dyn_cast<clang::BinaryOperator>(term->IgnoreParenCasts());
                  product && product->getOpcode() == clang::BO_Mul && !block &&
                  ((isBuiltin(product->getLHS(), "blockIdx", dimension) &&
                    isBuiltin(product->getRHS(), "blockDim", dimension)) ||

@@ -102,7 +102,7 @@ llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings,
   llvm::json::Array remarkArray;
   for (const ResolvedRemark& remark : remarks) {
     llvm::json::Object entry = locationToJson(remark.location);
-    entry["kind"] = remarkKindId(remark.kind);
+    entry["kind"] = remarkKindInfo(remark.kind).id;
     entry["message"] = remark.message;
     remarkArray.push_back(std::move(entry));
   }
@@ -152,11 +152,11 @@ llvm::json::Value findingsToSarif(const std::vector<ResolvedFinding>& findings,
   // What the analysis gave up on is about the run, not the code: SARIF's notifications.
   llvm::json::Array notifications;
   for (const ResolvedRemark& remark : remarks)
-    notifications.push_back(
-        llvm::json::Object{{"descriptor", llvm::json::Object{{"id", remarkKindId(remark.kind)}}},
-                           {"level", "note"},
-                           {"message", llvm::json::Object{{"text", remark.message}}},
-                           {"locations", llvm::json::Array{sarifLocation(remark.location, "")}}});
+    notifications.push_back(llvm::json::Object{
+        {"descriptor", llvm::json::Object{{"id", remarkKindInfo(remark.kind).id}}},
+        {"level", "note"},
+        {"message", llvm::json::Object{{"text", remark.message}}},
+        {"locations", llvm::json::Array{sarifLocation(remark.location, "")}}});
   llvm::json::Array invocations{llvm::json::Object{
       {"executionSuccessful", true}, {"toolExecutionNotifications", std::move(notifications)}}};
   return llvm::json::Object{

@@ -124,11 +124,11 @@ struct RunResults {
 void printStats(const RunResults& results, llvm::raw_ostream& out) {
   out << "streamrace-check: " << results.functionsAnalyzed << " C++ functions analysed; gave up on";
   const char* separator = " ";
-  for (RemarkKind kind : kRemarkKinds) {
+  for (const RemarkKindInfo& info : kRemarkKinds) {
     const auto count =
         std::count_if(results.remarks.begin(), results.remarks.end(),
-                      [&](const ResolvedRemark& remark) { return remark.kind == kind; });
-    out << separator << count << " " << remarkKindCounted(kind);
+                      [&](const ResolvedRemark& remark) { return remark.kind == info.kind; });
+    out << separator << count << " " << info.counted;
     separator = ", ";
   }
   out << "\n";
@@ -181,7 +181,7 @@ public:
       results_.remarks.push_back(resolveRemark(remark, context.getSourceManager()));
       if (formatOption == OutputFormat::Text)
         diagnostics.Report(remark.location, remarkId)
-            << remark.message + " [streamrace-analysis-" + remarkKindId(remark.kind) + "]";
+            << remark.message + " [streamrace-analysis-" + remarkKindInfo(remark.kind).id + "]";
     }
     for (const Finding& finding : analysis.findings) {
       if (!filter_.enabled(finding.check)) continue;

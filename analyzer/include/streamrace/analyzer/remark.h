@@ -7,26 +7,32 @@
 #include "clang/Basic/SourceLocation.h"
 
 #include <array>
+#include <cstddef>
 #include <string>
 
 namespace streamrace::analyzer {
 
 enum class RemarkKind {
-  CallTooDeep,     // a call past the depth calls are followed to, into stream work
-  RecursiveCall,   // a recursive call into stream work
-  LoopUnsettled,   // a loop whose states did not settle within the passes allowed
-  NoFlowGraph,     // a function Clang could not build a control-flow graph for
-  OpenMPConstruct, // an OpenMP directive analysed as if its body ran once, where it stands
+#define STREAMRACE_REMARK_KIND(kind, ...) kind,
+#include "streamrace/analyzer/remark_kinds.inc"
 };
 
-inline constexpr std::array<RemarkKind, 5> kRemarkKinds{
-    RemarkKind::CallTooDeep, RemarkKind::RecursiveCall, RemarkKind::LoopUnsettled,
-    RemarkKind::NoFlowGraph, RemarkKind::OpenMPConstruct};
+// One line of remark_kinds.inc.
+struct RemarkKindInfo {
+  RemarkKind kind;
+  const char* id;      // "call-too-deep": the kind as text, JSON and SARIF name it
+  const char* counted; // "calls past the depth limit": how --stats counts it
+};
 
-// The kind as JSON and SARIF name it: "call-too-deep".
-const char* remarkKindId(RemarkKind kind);
-// How --stats counts a kind: "calls past the depth limit".
-const char* remarkKindCounted(RemarkKind kind);
+// Indexed by RemarkKind.
+inline constexpr std::array kRemarkKinds{
+#define STREAMRACE_REMARK_KIND(kind, ...) RemarkKindInfo{RemarkKind::kind, __VA_ARGS__},
+#include "streamrace/analyzer/remark_kinds.inc"
+};
+
+constexpr const RemarkKindInfo& remarkKindInfo(RemarkKind kind) {
+  return kRemarkKinds[static_cast<std::size_t>(kind)];
+}
 
 struct Remark {
   RemarkKind kind;
