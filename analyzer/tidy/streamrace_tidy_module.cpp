@@ -2,6 +2,7 @@
 // The analyzer as a clang-tidy module: clang-tidy-22 --load=libstreamrace-tidy.so
 // --checks='streamrace-*'. Each check reports its share of one analysis per translation unit, so
 // the findings are the ones streamrace-check prints.
+#include "braced_launch_sources.h"
 #include "streamrace/analyzer/analysis.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
@@ -28,9 +29,17 @@ public:
     return *findings_;
   }
 
+  // Every check is handed the preprocessor; its sources are prepared once.
+  void prepareSources(clang::Preprocessor& preprocessor) {
+    if (preparedFor_ == &preprocessor) return;
+    preparedFor_ = &preprocessor;
+    readBracedLaunchConfigsAsDim3(preprocessor);
+  }
+
   void endOfTranslationUnit() {
     context_ = nullptr;
     findings_.reset();
+    preparedFor_ = nullptr;
   }
 
   std::optional<std::string> takeModelError() {
@@ -53,6 +62,7 @@ private:
   }
 
   clang::ASTContext* context_ = nullptr;
+  const clang::Preprocessor* preparedFor_ = nullptr;
   std::optional<std::vector<Finding>> findings_;
   std::string modelFile_;
   std::optional<UserModel> model_;
@@ -72,6 +82,11 @@ public:
 
   void storeOptions(clang::tidy::ClangTidyOptions::OptionMap& options) override {
     Options.store(options, "StreamraceModelFile", modelFile_);
+  }
+
+  void registerPPCallbacks(const clang::SourceManager&, clang::Preprocessor* preprocessor,
+                           clang::Preprocessor*) override {
+    sharedAnalysis().prepareSources(*preprocessor);
   }
 
   void registerMatchers(clang::ast_matchers::MatchFinder* finder) override {
