@@ -90,9 +90,10 @@ std::optional<CallEffect> kernelLaunchEffect(const clang::CUDAKernelCallExpr& la
 
 // Which collectives name their buffers' extent by count alone (docs/semantics.md rule 12): the
 // others scale one side by the number of ranks, which the analysis does not know.
-bool countIsExtent(api_model::CollectiveKind collective, ArgMeaning meaning) {
+bool countIsExtent(std::optional<api_model::CollectiveKind> collective, ArgMeaning meaning) {
   using api_model::CollectiveKind;
-  switch (collective) {
+  if (!collective) return true; // send, recv
+  switch (*collective) {
   case CollectiveKind::AllReduce:
   case CollectiveKind::Broadcast:
   case CollectiveKind::Reduce:
@@ -105,8 +106,6 @@ bool countIsExtent(api_model::CollectiveKind collective, ArgMeaning meaning) {
     return meaning == ArgMeaning::WrittenBuffer;
   case CollectiveKind::AllToAll:
     return false;
-  case CollectiveKind::None: // send, recv
-    return true;
   }
   return false;
 }

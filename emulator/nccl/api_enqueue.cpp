@@ -233,14 +233,14 @@ ncclResult_t validateCommon(ncclComm* comm, ncclDataType_t datatype, cudaStream_
 
 ncclResult_t submitCollective(ncclComm* comm, const CollectiveArguments& arguments,
                               cudaStream_t stream) {
-  const char* function = collectiveName(arguments.kind);
+  const char* function = collectiveInfo(arguments.kind).function;
   if (const ncclResult_t result = validateCommon(comm, arguments.datatype, stream, function);
       result != ncclSuccess) {
     return result;
   }
   PreMultiplier preMultiplier;
   CollectiveArguments resolved = arguments;
-  if (isReducing(arguments.kind) && arguments.op >= ncclNumOps) {
+  if (collectiveInfo(arguments.kind).reducing && arguments.op >= ncclNumOps) {
     const auto index = static_cast<std::size_t>(arguments.op - ncclNumOps);
     const std::optional<PreMulSumOp> created =
         index < comm->preMulSumOps.size() ? comm->preMulSumOps[index] : std::nullopt;
@@ -254,11 +254,12 @@ ncclResult_t submitCollective(ncclComm* comm, const CollectiveArguments& argumen
     }
     preMultiplier = created->multiplier;
     resolved.op = ncclSum;
-  } else if (isReducing(arguments.kind) && !isValidReductionOp(arguments.op)) {
+  } else if (collectiveInfo(arguments.kind).reducing && !isValidReductionOp(arguments.op)) {
     return invalid(std::string(function) + ": invalid reduction op " +
                    std::to_string(arguments.op));
   }
-  if (isRooted(arguments.kind) && (arguments.root < 0 || arguments.root >= comm->rankCount)) {
+  if (collectiveInfo(arguments.kind).rooted &&
+      (arguments.root < 0 || arguments.root >= comm->rankCount)) {
     return invalid(std::string(function) + ": root " + std::to_string(arguments.root) +
                    " is not a rank of a communicator of " + std::to_string(comm->rankCount) +
                    " ranks");

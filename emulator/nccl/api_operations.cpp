@@ -58,7 +58,7 @@ STREAMRACE_NCCL_EXPORT ncclResult_t pncclAlltoAll(const void* sendbuff, void* re
                                                   size_t count, ncclDataType_t datatype,
                                                   ncclComm_t comm, cudaStream_t stream) {
   return submitCollective(
-      comm, {CollectiveKind::AlltoAll, sendbuff, recvbuff, count, datatype, ncclSum, -1}, stream);
+      comm, {CollectiveKind::AllToAll, sendbuff, recvbuff, count, datatype, ncclSum, -1}, stream);
 }
 
 STREAMRACE_NCCL_EXPORT ncclResult_t pncclGather(const void* sendbuff, void* recvbuff, size_t count,

@@ -17,7 +17,7 @@ namespace streamrace::emu::nccl {
 namespace {
 
 std::int32_t opCodeOf(const CollectiveCall& call) {
-  if (!isReducing(call.kind)) {
+  if (!collectiveInfo(call.kind).reducing) {
     return 0;
   }
   return static_cast<std::int32_t>(call.preMultiplier.present ? kPreMulSumCode : call.op);
@@ -28,13 +28,13 @@ CollectiveDescriptor descriptorOf(const CollectiveCall& call) {
                               static_cast<std::int32_t>(call.kind),
                               static_cast<std::int32_t>(call.datatype),
                               opCodeOf(call),
-                              isRooted(call.kind) ? call.root : -1,
+                              collectiveInfo(call.kind).rooted ? call.root : -1,
                               call.count};
 }
 
 // ReduceScatter, AlltoAll and Scatter contributions hold one block per destination rank.
 bool hasBlockPerRank(CollectiveKind kind) {
-  return kind == CollectiveKind::ReduceScatter || kind == CollectiveKind::AlltoAll ||
+  return kind == CollectiveKind::ReduceScatter || kind == CollectiveKind::AllToAll ||
          kind == CollectiveKind::Scatter;
 }
 
@@ -47,13 +47,13 @@ bool contributes(const CollectiveCall& call, int rank) {
 
 std::string Communicator::describe(const CollectiveDescriptor& descriptor) const {
   const auto kind = static_cast<CollectiveKind>(descriptor.kind);
-  std::string text = std::string(collectiveName(kind)) +
+  std::string text = std::string(collectiveInfo(kind).function) +
                      "(count=" + std::to_string(descriptor.count) +
                      ", datatype=" + datatypeName(static_cast<ncclDataType_t>(descriptor.datatype));
-  if (isReducing(kind)) {
+  if (collectiveInfo(kind).reducing) {
     text += std::string(", op=") + reductionOpName(static_cast<ncclRedOp_t>(descriptor.op));
   }
-  if (isRooted(kind)) {
+  if (collectiveInfo(kind).rooted) {
     text += ", root=" + std::to_string(descriptor.root);
   }
   return text + ")";
@@ -177,7 +177,7 @@ void Communicator::exchangeRounds(const CollectiveCall& call) {
       switch (call.kind) {
       case CollectiveKind::AllGather:
       case CollectiveKind::Gather:
-      case CollectiveKind::AlltoAll:
+      case CollectiveKind::AllToAll:
         for (std::size_t peer = 0; peer < ranks; ++peer) {
           std::memcpy(receive + (peer * call.count + first) * elementSize,
                       segment_->collectiveStaging(static_cast<int>(peer)) + ownBlock, chunkBytes);
@@ -219,7 +219,7 @@ bool Communicator::runCollective(const CollectiveCall& call) {
     const LinkTraffic traffic =
         collectiveTraffic(settings_.link, call.kind, call.count * datatypeSize(call.datatype),
                           rank_, call.root, nodeOfRank_);
-    recordTraffic(collectiveName(call.kind), traffic);
+    recordTraffic(collectiveInfo(call.kind).function, traffic);
     simulateDuration(traffic.seconds);
   }
   collectivesFinished_.store(call.sequence + 1, std::memory_order_release);

@@ -110,7 +110,7 @@ LinkTraffic collectiveTraffic(const LinkParameters& parameters, CollectiveKind k
     // The chain ends at the root, which forwards nothing.
     ring(size, n - 1, rank != root);
     break;
-  case CollectiveKind::AlltoAll:
+  case CollectiveKind::AllToAll:
     direct([&](int sender, auto send) {
       for (int receiver = 0; receiver < ranks; ++receiver) {
         if (receiver != sender) {

@@ -16,7 +16,7 @@ namespace streamrace::emu::nccl {
 
 inline constexpr const char* kPointToPointName = "ncclSend";
 
-// operationName is a collectiveName() or kPointToPointName.
+// operationName is a collectiveInfo().function or kPointToPointName.
 void recordTraffic(const char* operationName, const LinkTraffic& traffic);
 std::string statisticsJson();
 // Appends statisticsJson() to $STREAMRACE_EMU_NCCL_STATS. Runs at exit, and on the fatal-error

@@ -2,6 +2,8 @@
 // The vocabulary of one NCCL call as the emulator executes it.
 #pragma once
 
+#include "streamrace/api_model/collectives.h"
+
 #include <nccl.h>
 
 #include <cstddef>
@@ -9,20 +11,9 @@
 
 namespace streamrace::emu::nccl {
 
-enum class CollectiveKind : std::int32_t {
-  AllGather,
-  ReduceScatter,
-  AllReduce,
-  Broadcast,
-  Reduce,
-  AlltoAll,
-  Gather,
-  Scatter,
-};
-
-const char* collectiveName(CollectiveKind kind);
-bool isRooted(CollectiveKind kind);
-bool isReducing(CollectiveKind kind);
+// Named once, with what each takes, for the tracer and the emulator alike (collectives.inc).
+using api_model::collectiveInfo;
+using api_model::CollectiveKind;
 
 // The rank-local factor of an ncclRedOpCreatePreMulSum op: each rank scales its own contribution
 // before the sum. A factor in device memory is read when the collective runs, as on a GPU.

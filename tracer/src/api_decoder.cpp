@@ -39,30 +39,6 @@ CopyDirection direction_of(const ApiFunction& function, const CallArguments& arg
   }
 }
 
-std::optional<CollectiveKind> collective_kind(api_model::CollectiveKind kind) {
-  switch (kind) {
-  case api_model::CollectiveKind::AllReduce:
-    return CollectiveKind::AllReduce;
-  case api_model::CollectiveKind::Broadcast:
-    return CollectiveKind::Broadcast;
-  case api_model::CollectiveKind::Reduce:
-    return CollectiveKind::Reduce;
-  case api_model::CollectiveKind::AllGather:
-    return CollectiveKind::AllGather;
-  case api_model::CollectiveKind::ReduceScatter:
-    return CollectiveKind::ReduceScatter;
-  case api_model::CollectiveKind::AllToAll:
-    return CollectiveKind::AllToAll;
-  case api_model::CollectiveKind::Gather:
-    return CollectiveKind::Gather;
-  case api_model::CollectiveKind::Scatter:
-    return CollectiveKind::Scatter;
-  case api_model::CollectiveKind::None:
-    break;
-  }
-  return std::nullopt;
-}
-
 std::optional<Payload> decode_copy(const ApiFunction& function, const CallArguments& arguments,
                                    bool two_dimensional) {
   // Symbol copies name the host-side symbol, not the device bytes it stands for.
@@ -116,7 +92,7 @@ std::optional<Payload> decode_set(const ApiFunction& function, const CallArgumen
 
 std::optional<Payload> decode_collective(const ApiFunction& function,
                                          const CallArguments& arguments) {
-  const std::optional<CollectiveKind> kind = collective_kind(function.collective);
+  const std::optional<CollectiveKind> kind = function.collective;
   const std::optional<std::size_t> element_size = api_model::ncclDataTypeSize(
       static_cast<int>(arguments.get_or(function, ArgMeaning::Datatype, ~0ull)));
   if (!kind || !element_size) return std::nullopt;

@@ -65,26 +65,4 @@ std::vector<Access> point_to_point_accesses(const PointToPoint& call) {
   return {call.is_send ? read_of(call.buffer, bytes) : write_of(call.buffer, bytes)};
 }
 
-const char* collective_name(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllGather:
-    return "ncclAllGather";
-  case CollectiveKind::ReduceScatter:
-    return "ncclReduceScatter";
-  case CollectiveKind::AllReduce:
-    return "ncclAllReduce";
-  case CollectiveKind::Broadcast:
-    return "ncclBroadcast";
-  case CollectiveKind::Reduce:
-    return "ncclReduce";
-  case CollectiveKind::AllToAll:
-    return "ncclAlltoAll";
-  case CollectiveKind::Gather:
-    return "ncclGather";
-  case CollectiveKind::Scatter:
-    return "ncclScatter";
-  }
-  return "nccl?";
-}
-
 } // namespace streamrace

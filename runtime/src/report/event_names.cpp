@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/event_names.h"
 
-#include "streamrace/engine/collective_extents.h"
+#include "streamrace/engine/event.h"
 
 #include <type_traits>
 
@@ -57,7 +57,7 @@ template <typename Payload> std::string payload_api(const Payload& p, const Symb
   else if constexpr (std::is_same_v<Payload, CommDestroy>)
     return "ncclCommDestroy";
   else if constexpr (std::is_same_v<Payload, Collective>)
-    return collective_name(p.kind);
+    return api_model::collectiveInfo(p.kind).function;
   else if constexpr (std::is_same_v<Payload, PointToPoint>)
     return p.is_send ? "ncclSend" : "ncclRecv";
   else if constexpr (std::is_same_v<Payload, GroupStart>)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/finding_json.h"
 
-#include "streamrace/engine/collective_extents.h"
+#include "streamrace/engine/event.h"
 #include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_names.h"
 #include "streamrace/report/json_text.h"
@@ -91,7 +91,8 @@ std::string findings_json(const std::vector<Finding>& findings, const Engine& en
       out << ",\"communicator\":" << hex(c.comm) << ",\"call\":" << c.sequence;
       if (f.kind == FindingKind::CollectiveMismatch) {
         auto call = [&](const CollectiveCall& k) {
-          out << "{\"rank\":" << k.rank << ",\"op\":" << quote(collective_name(k.kind))
+          out << "{\"rank\":" << k.rank
+              << ",\"op\":" << quote(api_model::collectiveInfo(k.kind).function)
               << ",\"count\":" << k.count << ",\"datatype\":" << int(k.datatype)
               << ",\"reduce_op\":" << int(k.reduce_op) << ",\"root\":" << k.root
               << ",\"stack\":" << frames(k.site, symbols) << "}";

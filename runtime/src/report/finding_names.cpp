@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/finding_names.h"
 
-#include "streamrace/engine/collective_extents.h"
+#include "streamrace/engine/event.h"
 
 #include <sstream>
 
@@ -35,7 +35,7 @@ std::string op_name(const AccessRecord& access, const SymbolTable& symbols) {
   case OpKind::HostFunction:
     return "a host function";
   case OpKind::Collective:
-    return collective_name(static_cast<CollectiveKind>(access.detail));
+    return api_model::collectiveInfo(static_cast<CollectiveKind>(access.detail)).function;
   case OpKind::PointToPoint:
     return access.detail ? "ncclSend" : "ncclRecv";
   case OpKind::HostAccess:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/report/finding_sarif.h"
 
-#include "streamrace/engine/collective_extents.h"
+#include "streamrace/engine/event.h"
 #include "streamrace/report/checking_pauses_text.h"
 #include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_names.h"
@@ -149,10 +149,10 @@ private:
       const CollectiveDisagreement& c = *f.collective;
       if (f.kind == FindingKind::CollectiveMismatch) {
         message = "Call #" + std::to_string(c.sequence) +
-                  " on a communicator: " + collective_name(c.second.kind) + " on rank " +
-                  std::to_string(c.second.rank) + " disagrees with " +
-                  collective_name(c.first.kind) + " on rank " + std::to_string(c.first.rank) +
-                  " [" + id + "]";
+                  " on a communicator: " + api_model::collectiveInfo(c.second.kind).function +
+                  " on rank " + std::to_string(c.second.rank) + " disagrees with " +
+                  api_model::collectiveInfo(c.first.kind).function + " on rank " +
+                  std::to_string(c.first.rank) + " [" + id + "]";
         primary = location(c.second.site, "this rank's call", 0);
         if (std::string l = location(c.first.site, "the other rank's call", 1); !l.empty())
           related.push_back(l);

@@ -5,7 +5,7 @@
 #include "streamrace/report/finding_names.h"
 #include "streamrace/report/rank_names.h"
 
-#include "streamrace/engine/collective_extents.h"
+#include "streamrace/engine/event.h"
 
 #include <algorithm>
 #include <map>
@@ -93,8 +93,9 @@ void collective_block(std::ostringstream& out, const Finding& finding,
     return;
   }
   auto call = [&](const CollectiveCall& k) {
-    out << collective_name(k.kind) << "(count=" << k.count << ", datatype=" << int(k.datatype)
-        << ", op=" << int(k.reduce_op) << ", root=" << k.root << ") on " << rank_names.name(k.rank);
+    out << api_model::collectiveInfo(k.kind).function << "(count=" << k.count
+        << ", datatype=" << int(k.datatype) << ", op=" << int(k.reduce_op) << ", root=" << k.root
+        << ") on " << rank_names.name(k.rank);
   };
   out << "  Call #" << c.sequence << " on communicator " << hex_text(c.comm) << ": ";
   call(c.first);

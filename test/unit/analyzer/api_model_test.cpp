@@ -57,7 +57,7 @@ TEST(ApiModel, NcclBufferCallsCarryDatatypeAndCommunicator) {
     EXPECT_TRUE(function.has(ArgMeaning::Datatype)) << function.name;
     EXPECT_TRUE(function.has(ArgMeaning::Communicator)) << function.name;
     EXPECT_TRUE(function.has(ArgMeaning::ElementCount)) << function.name;
-    EXPECT_EQ(function.role == ApiRole::Collective, function.collective != CollectiveKind::None)
+    EXPECT_EQ(function.role == ApiRole::Collective, function.collective.has_value())
         << function.name;
   }
 }
@@ -119,6 +119,16 @@ TEST(ApiModel, ProfilingAliasesResolveToTheirNcclFunction) {
   EXPECT_EQ(gather->name, "ncclAllGather");
   EXPECT_EQ(gather->collective, CollectiveKind::AllGather);
   EXPECT_EQ(findApiFunction("cudaNotAFunction"), nullptr);
+}
+
+TEST(ApiModel, EveryCollectiveIsTheRowOfItsNcclFunction) {
+  for (const CollectiveInfo& collective : kCollectives) {
+    const ApiFunction* function = findApiFunction(collective.function);
+    ASSERT_NE(function, nullptr) << collective.function;
+    EXPECT_EQ(function->collective, collective.kind) << collective.function;
+    EXPECT_EQ(function->has(ArgMeaning::Root), collective.rooted) << collective.function;
+    EXPECT_EQ(function->has(ArgMeaning::ReductionOp), collective.reducing) << collective.function;
+  }
 }
 
 TEST(ApiModel, NcclDatatypeSizes) {

@@ -5,6 +5,8 @@
 // it includes no CUDA header, so the numeric constants both sides need are mirrored here.
 #pragma once
 
+#include "streamrace/api_model/collectives.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -100,18 +102,6 @@ enum class ApiRole : std::uint8_t {
 
 // What the host may assume when the call returns.
 enum class HostSync : std::uint8_t { Async, Synchronous, Blocking };
-
-enum class CollectiveKind : std::uint8_t {
-  None,
-  AllReduce,
-  Broadcast,
-  Reduce,
-  AllGather,
-  ReduceScatter,
-  AllToAll,
-  Gather,
-  Scatter,
-};
 
 // What one parameter means.
 enum class ArgMeaning : std::uint8_t {
@@ -227,7 +217,7 @@ struct ApiFunction {
   ApiFamily family;
   ApiRole role;
   HostSync hostSync;
-  CollectiveKind collective;
+  std::optional<CollectiveKind> collective; // for NCCL collectives
   std::span<const ApiArg> args;
   // For GraphAddNode and GraphSetNode: what the node does, as the role of the stream call it
   // stands for (GraphAddNode itself for an empty node); for every other function its own role.
@@ -277,38 +267,31 @@ template <class... Args> constexpr auto makeArgs(Args... args) {
 #undef STREAMRACE_CUDA_GRAPH_NODE_API
 } // namespace detail
 
+namespace detail {
+// nccl_api.def names a row's collective, or None.
+inline constexpr std::optional<CollectiveKind> collective_None = std::nullopt;
+#define STREAMRACE_COLLECTIVE(kind, ...)                                                           \
+  inline constexpr std::optional<CollectiveKind> collective_##kind = CollectiveKind::kind;
+#include "streamrace/api_model/collectives.inc"
+} // namespace detail
+
 inline constexpr ApiFunction kApiFunctions[] = {
 #define STREAMRACE_CUDA_API(name, role, hostSync, ...)                                             \
-  ApiFunction{#name,                                                                               \
-              ApiFamily::Cuda,                                                                     \
-              ApiRole::role,                                                                       \
-              HostSync::hostSync,                                                                  \
-              CollectiveKind::None,                                                                \
-              detail::name##_args},
+  ApiFunction{#name,        ApiFamily::Cuda,    ApiRole::role, HostSync::hostSync,                 \
+              std::nullopt, detail::name##_args},
 #define STREAMRACE_NCCL_API(name, role, collective, ...)                                           \
   ApiFunction{#name,                                                                               \
               ApiFamily::Nccl,                                                                     \
               ApiRole::role,                                                                       \
               HostSync::Async,                                                                     \
-              CollectiveKind::collective,                                                          \
+              detail::collective_##collective,                                                     \
               detail::name##_args},
 #define STREAMRACE_CUDA_GRAPH_NODE_API(name, role_, nodeRole_, ...)                                \
-  ApiFunction{#name,                                                                               \
-              ApiFamily::Cuda,                                                                     \
-              ApiRole::role_,                                                                      \
-              HostSync::Synchronous,                                                               \
-              CollectiveKind::None,                                                                \
-              detail::name##_args,                                                                 \
-              ApiRole::nodeRole_},
+  ApiFunction{#name,        ApiFamily::Cuda,     ApiRole::role_,    HostSync::Synchronous,         \
+              std::nullopt, detail::name##_args, ApiRole::nodeRole_},
 #define STREAMRACE_CUDA_DRIVER_API(name, role_, hostSync, copyKind, ...)                           \
-  ApiFunction{#name,                                                                               \
-              ApiFamily::CudaDriver,                                                               \
-              ApiRole::role_,                                                                      \
-              HostSync::hostSync,                                                                  \
-              CollectiveKind::None,                                                                \
-              detail::name##_args,                                                                 \
-              ApiRole::role_,                                                                      \
-              CopyKind::copyKind},
+  ApiFunction{#name,        ApiFamily::CudaDriver, ApiRole::role_, HostSync::hostSync,             \
+              std::nullopt, detail::name##_args,   ApiRole::role_, CopyKind::copyKind},
 #include "streamrace/api_model/cuda_api.def"
 #include "streamrace/api_model/cuda_driver_api.def"
 #include "streamrace/api_model/nccl_api.def"

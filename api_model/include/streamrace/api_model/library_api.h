@@ -42,12 +42,8 @@ namespace detail {
 
 inline constexpr ApiFunction kLibraryFunctions[] = {
 #define STREAMRACE_LIBRARY_API(name, family_, role_, hostSync_, ...)                               \
-  ApiFunction{#name,                                                                               \
-              ApiFamily::family_,                                                                  \
-              ApiRole::role_,                                                                      \
-              HostSync::hostSync_,                                                                 \
-              CollectiveKind::None,                                                                \
-              detail::name##_args},
+  ApiFunction{#name,        ApiFamily::family_, ApiRole::role_, HostSync::hostSync_,               \
+              std::nullopt, detail::name##_args},
 #include "streamrace/api_model/library_api.def"
 #undef STREAMRACE_LIBRARY_API
 };
@@ -60,12 +56,11 @@ inline constexpr ApiFunction kParallelAlgorithms[] = {
               ApiFamily::Thrust,                                                                   \
               ApiRole::LibraryWork,                                                                \
               HostSync::hostSync_,                                                                 \
-              CollectiveKind::None,                                                                \
+              std::nullopt,                                                                        \
               detail::thrust_##name##_##form##_args},
 #define STREAMRACE_CUB_API(scope, name, form, ...)                                                 \
-  ApiFunction{#scope "::" #name,    ApiFamily::Cub,                                                \
-              ApiRole::LibraryWork, HostSync::Async,                                               \
-              CollectiveKind::None, detail::cub_##scope##_##name##_##form##_args},
+  ApiFunction{#scope "::" #name, ApiFamily::Cub, ApiRole::LibraryWork,                             \
+              HostSync::Async,   std::nullopt,   detail::cub_##scope##_##name##_##form##_args},
 #include "streamrace/api_model/parallel_algorithms.def"
 #undef STREAMRACE_THRUST_API
 #undef STREAMRACE_CUB_API

@@ -18,6 +18,4 @@ void collective_accesses(const Collective& call, int nranks, int comm_rank,
 
 std::vector<Access> point_to_point_accesses(const PointToPoint& call);
 
-const char* collective_name(CollectiveKind kind);
-
 } // namespace streamrace

@@ -5,6 +5,8 @@
 // widened to integers, so a trace written on a GPU machine replays anywhere.
 #pragma once
 
+#include "streamrace/api_model/collectives.h"
+
 #include <cstdint>
 #include <variant>
 #include <vector>
@@ -84,16 +86,9 @@ enum class CopyDirection : std::uint8_t {
   Default, // cudaMemcpyDefault: the engine infers the direction from the pointers
 };
 
-enum class CollectiveKind : std::uint8_t {
-  AllGather,
-  ReduceScatter,
-  AllReduce,
-  Broadcast,
-  Reduce,
-  AllToAll,
-  Gather,
-  Scatter,
-};
+// Named once for the API tables, the reports and the emulator alike (collectives.inc); its
+// values are the bytes trace files store.
+using CollectiveKind = api_model::CollectiveKind;
 
 enum class FreeApi : std::uint8_t {
   Free,           // cudaFree: waits for the device unless the memory came from a pool

@@ -99,7 +99,7 @@ TEST(Communicator, RootedAndAllToAll) {
     std::vector<std::int32_t> send{rank * 10, rank * 10 + 1};
     std::vector<std::int32_t> exchanged(2);
     ASSERT_TRUE(
-        comm.runCollective(call(comm, CollectiveKind::AlltoAll, send.data(), exchanged.data(), 1)));
+        comm.runCollective(call(comm, CollectiveKind::AllToAll, send.data(), exchanged.data(), 1)));
     EXPECT_EQ(exchanged, (std::vector<std::int32_t>{rank, 10 + rank}));
 
     std::vector<std::int32_t> gathered(2, -1);

@@ -43,7 +43,7 @@ TEST(LinkModel, BroadcastChainSkipsTheRootsPredecessor) {
 
 TEST(LinkModel, AlltoAllGoesDirectlyToEveryPeer) {
   const LinkTraffic traffic =
-      collectiveTraffic(LinkParameters{}, CollectiveKind::AlltoAll, 10, 0, -1, kTwoByTwo);
+      collectiveTraffic(LinkParameters{}, CollectiveKind::AllToAll, 10, 0, -1, kTwoByTwo);
   EXPECT_EQ(traffic.intraNodeBytes, 10u);
   EXPECT_EQ(traffic.interNodeBytes, 20u);
 }
