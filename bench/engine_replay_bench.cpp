@@ -159,7 +159,7 @@ public:
         const Address a = buffer(static_cast<int>(rng_() % tensors_));
         const Address b = buffer(static_cast<int>(rng_() % tensors_));
         events.push_back(
-            at(r, Copy{s, a, b, kBufferBytes, 1, 0, 0, CopyDirection::DeviceToDevice, false}));
+            at(r, Copy{s, a, b, kBufferBytes, 1, 0, 0, CopyKind::DeviceToDevice, false}));
       } else if (dice < 920) {
         const EventHandle e = 0xE000 + rng_() % 64;
         events.push_back(at(r, EventRecord{e, s}));

@@ -133,7 +133,7 @@ private:
     const std::uint64_t ss = secondary_shard(layer);
     emit(r,
          Copy{kCompute, region(Secondary, layer), region(FullForward, layer) + local * ss * kFloat,
-              ss * kFloat, 1, 0, 0, CopyDirection::DeviceToDevice, false},
+              ss * kFloat, 1, 0, 0, CopyKind::DeviceToDevice, false},
          site);
   }
 
@@ -217,8 +217,8 @@ private:
              optimizer_kernel_);
       // loss.item(): a synchronous copy to pageable memory makes the host wait for C.
       emit(r,
-           Copy{kCompute, 0x7fff0000, region(Activation, 0), 4, 1, 0, 0,
-                CopyDirection::DeviceToHost, true},
+           Copy{kCompute, 0x7fff0000, region(Activation, 0), 4, 1, 0, 0, CopyKind::DeviceToHost,
+                true},
            loss_copy_);
     }
   }

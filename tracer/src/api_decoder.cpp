@@ -19,24 +19,14 @@ StreamHandle stream_of(const ApiFunction& function, const CallArguments& argumen
   return raw;
 }
 
-CopyDirection direction_of(const ApiFunction& function, const CallArguments& arguments) {
+CopyKind direction_of(const ApiFunction& function, const CallArguments& arguments) {
   // Peer copies name two devices instead of a kind; driver copies have the function's kind.
-  const api_model::CopyKind kind =
-      function.has(ArgMeaning::CopyKind)
-          ? static_cast<api_model::CopyKind>(arguments.get_or(function, ArgMeaning::CopyKind, 4))
-          : function.impliedCopyKind.value_or(api_model::CopyKind::DeviceToDevice);
-  switch (kind) {
-  case api_model::CopyKind::HostToHost:
-    return CopyDirection::HostToHost;
-  case api_model::CopyKind::HostToDevice:
-    return CopyDirection::HostToDevice;
-  case api_model::CopyKind::DeviceToHost:
-    return CopyDirection::DeviceToHost;
-  case api_model::CopyKind::DeviceToDevice:
-    return CopyDirection::DeviceToDevice;
-  default:
-    return CopyDirection::Default;
-  }
+  if (!function.has(ArgMeaning::CopyKind))
+    return function.impliedCopyKind.value_or(CopyKind::DeviceToDevice);
+  // A kind outside cudaMemcpyKind fails the call on a GPU; as Default, the pointers decide.
+  const std::uint64_t raw = arguments.get_or(function, ArgMeaning::CopyKind, 4);
+  return raw <= static_cast<std::uint64_t>(CopyKind::Default) ? static_cast<CopyKind>(raw)
+                                                              : CopyKind::Default;
 }
 
 std::optional<Payload> decode_copy(const ApiFunction& function, const CallArguments& arguments,

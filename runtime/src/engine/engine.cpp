@@ -36,22 +36,6 @@ api_model::MemorySpace memory_space(MemoryKind kind) {
   return api_model::MemorySpace::Pageable;
 }
 
-api_model::CopyKind copy_kind(CopyDirection direction) {
-  switch (direction) {
-  case CopyDirection::HostToHost:
-    return api_model::CopyKind::HostToHost;
-  case CopyDirection::HostToDevice:
-    return api_model::CopyKind::HostToDevice;
-  case CopyDirection::DeviceToHost:
-    return api_model::CopyKind::DeviceToHost;
-  case CopyDirection::DeviceToDevice:
-    return api_model::CopyKind::DeviceToDevice;
-  case CopyDirection::Default:
-    return api_model::CopyKind::Default;
-  }
-  return api_model::CopyKind::Default;
-}
-
 void default_warning(std::string_view text) {
   std::fprintf(stderr, "%.*s\n", static_cast<int>(text.size()), text.data());
 }
@@ -218,15 +202,15 @@ void Engine::copy_accesses(const Copy& copy, std::vector<Access>& accesses) cons
 bool Engine::copy_waits_for_host(const Copy& copy, std::uint32_t address_space) const {
   // An asynchronous copy that does not land in host memory never holds the host: no need to
   // look up what memory it touches.
-  if (!copy.synchronous_api && copy.direction != CopyDirection::Default &&
-      copy.direction != CopyDirection::DeviceToHost)
+  if (!copy.synchronous_api && copy.direction != CopyKind::Default &&
+      copy.direction != CopyKind::DeviceToHost)
     return false;
   const api_model::MemorySpace source = memory_space(allocations_.kind_of(address_space, copy.src));
   const api_model::MemorySpace destination =
       memory_space(allocations_.kind_of(address_space, copy.dst));
-  const api_model::CopyKind kind = copy_kind(copy.direction);
-  if (copy.synchronous_api) return api_model::synchronousCopyHoldsHost(kind, source, destination);
-  return api_model::asynchronousCopyHoldsHost(kind, source, destination) &&
+  if (copy.synchronous_api)
+    return api_model::synchronousCopyHoldsHost(copy.direction, source, destination);
+  return api_model::asynchronousCopyHoldsHost(copy.direction, source, destination) &&
          !options_.strict_pageable_copy;
 }
 

@@ -36,17 +36,16 @@ constexpr std::array kMemories{
 };
 
 struct CallCase {
-  std::optional<CopyDirection> direction; // none: a set
-  api_model::CopyKind kind = api_model::CopyKind::Default;
+  std::optional<CopyKind> direction; // none: a set
   const char* name;
 };
 constexpr std::array kCalls{
-    CallCase{CopyDirection::HostToHost, api_model::CopyKind::HostToHost, "cudaMemcpy H2H"},
-    CallCase{CopyDirection::HostToDevice, api_model::CopyKind::HostToDevice, "cudaMemcpy H2D"},
-    CallCase{CopyDirection::DeviceToHost, api_model::CopyKind::DeviceToHost, "cudaMemcpy D2H"},
-    CallCase{CopyDirection::DeviceToDevice, api_model::CopyKind::DeviceToDevice, "cudaMemcpy D2D"},
-    CallCase{CopyDirection::Default, api_model::CopyKind::Default, "cudaMemcpy Default"},
-    CallCase{std::nullopt, api_model::CopyKind::Default, "cudaMemset"},
+    CallCase{CopyKind::HostToHost, "cudaMemcpy H2H"},
+    CallCase{CopyKind::HostToDevice, "cudaMemcpy H2D"},
+    CallCase{CopyKind::DeviceToHost, "cudaMemcpy D2H"},
+    CallCase{CopyKind::DeviceToDevice, "cudaMemcpy D2D"},
+    CallCase{CopyKind::Default, "cudaMemcpy Default"},
+    CallCase{std::nullopt, "cudaMemset"},
 };
 
 constexpr std::array kNextStreamKinds{StreamKind::Blocking, StreamKind::NonBlocking};
@@ -114,7 +113,7 @@ bool analyzerOrdersNextWork(const CallCase& call, const MemoryCase& source,
   analyzer::CallEffect effect;
   effect.synchronousApi = true;
   effect.isCopy = call.direction.has_value();
-  if (effect.isCopy) effect.copyKind = call.kind;
+  if (effect.isCopy) effect.copyKind = *call.direction;
   return nextStream == StreamKind::Blocking ||
          analyzer::hostWaitsOnReturn(effect, source.seen, destination.seen);
 }
@@ -150,7 +149,7 @@ TEST(SynchronousApi, AsynchronousCopiesAgreeWhereTheAnalyzerSawTheMemory) {
           if (side->traced == MemoryKind::Pageable) side->seen = analyzer::MemoryKind::Pageable;
         analyzer::CallEffect effect;
         effect.isCopy = true;
-        effect.copyKind = call.kind;
+        effect.copyKind = *call.direction;
         EXPECT_EQ(engineOrdersWorkAfterAsyncCopy(call, source, destination),
                   analyzer::hostWaitsOnReturn(effect, source.seen, destination.seen))
             << call.name << "Async from " << source.name << " to " << destination.name;

@@ -50,7 +50,7 @@ protected:
   void sync(StreamHandle s, bool completed = true) { emit(StreamSynchronize{s, completed}); }
   void sync_event(EventHandle e, bool completed = true) { emit(EventSynchronize{e, completed}); }
   void sync_device(DeviceId d = kCurrentDevice) { emit(DeviceSynchronize{d}); }
-  void copy(StreamHandle s, Address dst, Address src, std::uint64_t bytes, CopyDirection dir,
+  void copy(StreamHandle s, Address dst, Address src, std::uint64_t bytes, CopyKind dir,
             bool synchronous_api = false) {
     emit(Copy{s, dst, src, bytes, 1, 0, 0, dir, synchronous_api});
   }

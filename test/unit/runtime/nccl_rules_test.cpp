@@ -155,7 +155,7 @@ protected:
 
 TEST_F(TwoRanks, CollectiveOrdersEveryRanksEarlierWork) {
   on(0);
-  copy(A, H, SEND, 4096, CopyDirection::DeviceToHost);
+  copy(A, H, SEND, 4096, CopyKind::DeviceToHost);
   reduce_on(0);
   reduce_on(1);
   on(1);
@@ -166,7 +166,7 @@ TEST_F(TwoRanks, CollectiveOrdersEveryRanksEarlierWork) {
 TEST_F(TwoRanks, WithoutTheCollectiveTheRanksRace) {
   malloc(0x70000, 4096, MemoryKind::PinnedHost);
   on(0);
-  copy(A, 0x70000, SEND, 4096, CopyDirection::DeviceToHost);
+  copy(A, 0x70000, SEND, 4096, CopyKind::DeviceToHost);
   on(1);
   read(A, 0x70000, 4096);
   finish();
@@ -175,7 +175,7 @@ TEST_F(TwoRanks, WithoutTheCollectiveTheRanksRace) {
 TEST_F(TwoRanks, LateArrivalOfAnotherRankStillOrders) {
   // Rank 1 posts its part of the collective after rank 0 already enqueued later work.
   on(1);
-  copy(A, H, SEND + 0x100000, 4096, CopyDirection::HostToDevice);
+  copy(A, H, SEND + 0x100000, 4096, CopyKind::HostToDevice);
   write(A, H, 4096);
   reduce_on(0);
   reduce_on(1); // rank 1's write of H happened before its collective...

@@ -276,7 +276,7 @@ TEST_F(StrictLegacySync, LegacyStreamSyncCoversBlockingWorkALegacyActionWaitedFo
 TEST_F(Rules, SyncCopyDeviceToHostMakesTheHostWait) {
   constexpr StreamHandle NB = 0x400;
   stream(NB, StreamKind::NonBlocking);
-  copy(kNullStream, H, X, N, CopyDirection::DeviceToHost, /*synchronous_api=*/true);
+  copy(kNullStream, H, X, N, CopyKind::DeviceToHost, /*synchronous_api=*/true);
   write(NB, X, N);
   EXPECT_EQ(races(), 0u) << report();
 }
@@ -284,19 +284,19 @@ TEST_F(Rules, AsyncCopyDeviceToPinnedDoesNotMakeTheHostWait) {
   constexpr StreamHandle NB = 0x400;
   stream(NB, StreamKind::NonBlocking);
   malloc(H, N, MemoryKind::PinnedHost);
-  copy(S1, H, X, N, CopyDirection::DeviceToHost);
+  copy(S1, H, X, N, CopyKind::DeviceToHost);
   write(NB, X, N);
   EXPECT_EQ(count(FindingKind::RaceReadWrite), 1u) << report();
 }
 TEST_F(Rules, AsyncCopyDeviceToPageableMakesTheHostWait) {
-  copy(S1, H, X, N, CopyDirection::DeviceToHost);
+  copy(S1, H, X, N, CopyKind::DeviceToHost);
   write(S2, X, N);
   EXPECT_EQ(races(), 0u) << report();
 }
 TEST_F(Rules, SyncCopyFromPageableLeavesTheDeviceWritePending) {
   constexpr StreamHandle NB = 0x400;
   stream(NB, StreamKind::NonBlocking);
-  copy(kNullStream, X, H, N, CopyDirection::HostToDevice, true);
+  copy(kNullStream, X, H, N, CopyKind::HostToDevice, true);
   read(NB, X, N);
   EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
 }
@@ -304,7 +304,7 @@ TEST_F(Rules, SyncCopyFromPinnedMakesTheHostWait) {
   constexpr StreamHandle NB = 0x400;
   stream(NB, StreamKind::NonBlocking);
   malloc(H, N, MemoryKind::PinnedHost);
-  copy(kNullStream, X, H, N, CopyDirection::HostToDevice, true);
+  copy(kNullStream, X, H, N, CopyKind::HostToDevice, true);
   read(NB, X, N);
   EXPECT_EQ(races(), 0u) << report();
 }
@@ -324,7 +324,7 @@ TEST_F(Rules, SyncMemsetOnPinnedMemoryIsSynchronous) {
   EXPECT_EQ(races(), 0u) << report();
 }
 TEST_F(Rules, DefaultCopyKindIsInferredFromThePointers) {
-  copy(kNullStream, H, X, N, CopyDirection::Default, true); // device to pageable: host waits
+  copy(kNullStream, H, X, N, CopyKind::Default, true); // device to pageable: host waits
   write(S2, X, N);
   EXPECT_EQ(races(), 0u) << report();
 }
@@ -342,7 +342,7 @@ TEST_F(StrictCopies, AsyncCopyToPageableGivesNoHostWait) {
   stream(S1);
   stream(S2);
   malloc(X, N);
-  copy(S1, H, X, N, CopyDirection::DeviceToHost);
+  copy(S1, H, X, N, CopyKind::DeviceToHost);
   write(S2, X, N);
   EXPECT_EQ(races(), 1u) << report();
 }
@@ -399,13 +399,13 @@ TEST_F(Rules, FreeWhileAKernelStillUsesTheBufferIsUseAfterFree) {
 // Rule 9: host functions run in stream order.
 TEST_F(Rules, HostFunctionIsOrderedOnItsStream) {
   malloc(H, N, MemoryKind::PinnedHost);
-  copy(S1, H, X, N, CopyDirection::DeviceToHost);
+  copy(S1, H, X, N, CopyKind::DeviceToHost);
   emit(HostFunction{S1, 0, {{H, N, AccessMode::Read, Extent::Exact}}, 0});
   EXPECT_EQ(races(), 0u) << report();
 }
 TEST_F(Rules, HostFunctionOnAnotherStreamRaces) {
   malloc(H, N, MemoryKind::PinnedHost);
-  copy(S1, H, X, N, CopyDirection::DeviceToHost);
+  copy(S1, H, X, N, CopyKind::DeviceToHost);
   emit(HostFunction{S2, 0, {{H, N, AccessMode::Read, Extent::Exact}}, 0});
   EXPECT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
 }
@@ -560,7 +560,7 @@ protected:
     malloc(H, N, MemoryKind::PinnedHost);
     emit(CaptureBegin{S2});
     if (!forked_after_copy) record(E1, S2);
-    copy(S2, H, X, N, CopyDirection::DeviceToHost);
+    copy(S2, H, X, N, CopyKind::DeviceToHost);
     if (forked_after_copy) record(E1, S2);
     wait(S3, E1);
     emit(HostFunction{S3, 0, {}, kNode});
@@ -839,7 +839,7 @@ TEST_F(Rules, PeerCopyReadsOneDeviceAndWritesAnother) {
   constexpr StreamHandle D1 = 0x1100;
   stream(D1, StreamKind::Blocking, 1);
   write(S1, X, N);
-  copy(D1, Y, X, N, CopyDirection::DeviceToDevice);
+  copy(D1, Y, X, N, CopyKind::DeviceToDevice);
   ASSERT_EQ(count(FindingKind::RaceWriteRead), 1u) << report();
   EXPECT_EQ(findings()[0].memory.overlap_begin, X);
 }

@@ -128,10 +128,10 @@ TEST_F(Patterns, ApproximateKernelAccessesAreMarked) {
 }
 TEST_F(Patterns, TwoDimensionalCopiesTouchOnlyTheirRows) {
   // Two 2D copies write alternating columns of one pitched buffer: no byte in common.
-  emit(Copy{S1, X, Y, 8, 4, 32, 8, CopyDirection::DeviceToDevice, false});
-  emit(Copy{S2, X + 8, Y, 8, 4, 32, 8, CopyDirection::DeviceToDevice, false});
+  emit(Copy{S1, X, Y, 8, 4, 32, 8, CopyKind::DeviceToDevice, false});
+  emit(Copy{S2, X + 8, Y, 8, 4, 32, 8, CopyKind::DeviceToDevice, false});
   EXPECT_EQ(count(FindingKind::RaceWriteWrite), 0u) << report();
-  emit(Copy{S3, X + 4, Y + 128, 8, 4, 32, 8, CopyDirection::DeviceToDevice, false});
+  emit(Copy{S3, X + 4, Y + 128, 8, 4, 32, 8, CopyKind::DeviceToDevice, false});
   EXPECT_EQ(count(FindingKind::RaceWriteWrite), 2u) << report();
 }
 
@@ -139,7 +139,7 @@ TEST_F(Patterns, ThreeDimensionalCopiesTouchOnlyTheRowsOfTheirSlices) {
   // Two 3D copies write the first two of four rows of each slice, one row at byte 0, the other
   // at byte 8: no byte in common. A set of the last two rows of each slice touches neither.
   malloc(Z, 1024);
-  const Copy left{S1, Z, Y, 8, 2, 32, 8, CopyDirection::DeviceToDevice, false, 3, 128, 16};
+  const Copy left{S1, Z, Y, 8, 2, 32, 8, CopyKind::DeviceToDevice, false, 3, 128, 16};
   Copy right = left;
   right.stream = S2;
   right.dst = Z + 8;
@@ -160,7 +160,7 @@ TEST_F(Patterns, ThreeDimensionalCopiesTouchOnlyTheRowsOfTheirSlices) {
 
 TEST_F(Patterns, ThreeDimensionalCopiesOfWholeSlicesAreOneRange) {
   malloc(Z, 1024);
-  Copy whole{S1, Z, Y, 32, 4, 32, 32, CopyDirection::DeviceToDevice, false, 3, 128, 128};
+  Copy whole{S1, Z, Y, 32, 4, 32, 32, CopyKind::DeviceToDevice, false, 3, 128, 128};
   emit(whole);
   Copy after_the_end = whole;
   after_the_end.stream = S2;

@@ -44,7 +44,7 @@ std::string report_of(const std::vector<Event>& events, const SymbolTable& symbo
 TEST(TraceFormat, EveryPayloadSurvivesEncoding) {
   const std::vector<Event> events = {
       {{3, 77, 5, 0, 123},
-       Copy{0x10, 0xa000, 0xb000, 64, 4, 128, 256, CopyDirection::DeviceToHost, true}},
+       Copy{0x10, 0xa000, 0xb000, 64, 4, 128, 256, CopyKind::DeviceToHost, true}},
       {{3, 77, 5, 0, 124},
        KernelLaunch{0x10, 9, {{0x1, 2, AccessMode::ReadWrite, Extent::Approximate}}}},
       {{0, 1, 0, 0, 0}, Collective{0x20, 0xc0, CollectiveKind::Scatter, 1, 2, 3, 4, -1, 7, 2}},

@@ -44,7 +44,7 @@ private:
 
 Event copy_event(std::uint64_t time_ns) {
   return Event{EventHeader{0, 7, 0, 0, time_ns}, Copy{0x5a00, 0x7100'0000, 0x7000'0000, 4096, 1,
-                                                      4096, 4096, CopyDirection::DeviceToDevice}};
+                                                      4096, 4096, CopyKind::DeviceToDevice}};
 }
 
 // Writes one trace through `sink` (its header, then two events, flushing after each) and says

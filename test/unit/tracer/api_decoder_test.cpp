@@ -37,7 +37,7 @@ TEST(TracerDecoder, AsyncCopyKeepsStreamKindAndSize) {
   EXPECT_EQ(copy.width, 64u);
   EXPECT_EQ(copy.height, 1u);
   EXPECT_EQ(copy.stream, 0x77u);
-  EXPECT_EQ(copy.direction, CopyDirection::DeviceToDevice);
+  EXPECT_EQ(copy.direction, CopyKind::DeviceToDevice);
   EXPECT_FALSE(copy.synchronous_api);
 }
 
@@ -45,7 +45,7 @@ TEST(TracerDecoder, SynchronousCopyRunsOnTheLegacyStream) {
   const Copy copy = decoded<Copy>("cudaMemcpy", arguments({0x1000, 0x2000, 64, 2}));
   EXPECT_TRUE(copy.synchronous_api);
   EXPECT_EQ(copy.stream, kNullStream);
-  EXPECT_EQ(copy.direction, CopyDirection::DeviceToHost);
+  EXPECT_EQ(copy.direction, CopyKind::DeviceToHost);
 }
 
 TEST(TracerDecoder, PerThreadEntryPointsMapStreamZeroToThePerThreadStream) {
@@ -94,7 +94,7 @@ TEST(TracerDecoder, ThreeDimensionalCopyAndSetKeepTheirSlices) {
   EXPECT_EQ(copy.dst_pitch, 256u);
   EXPECT_EQ(copy.dst_slice_pitch, 256u * 8);
   EXPECT_EQ(copy.src_slice_pitch, 128u * 4);
-  EXPECT_EQ(copy.direction, CopyDirection::DeviceToDevice);
+  EXPECT_EQ(copy.direction, CopyKind::DeviceToDevice);
 
   CallArguments set3d = arguments({0, 0, 0, 0x66});
   set3d.set_member(ArgMeaning::WrittenBuffer, 0x2000);

@@ -101,7 +101,7 @@ std::vector<Payload> fill_then_read(Program& program, bool ordered) {
       Alloc{kSource, kBytes, MemoryKind::Device, kCurrentDevice, 0},
       Alloc{kBuffer, kBytes, MemoryKind::Device, kCurrentDevice, 0},
       Alloc{kDestination, kBytes, MemoryKind::Device, kCurrentDevice, 0},
-      Copy{kStreamA, kBuffer, kSource, kBytes, 1, kBytes, kBytes, CopyDirection::DeviceToDevice}};
+      Copy{kStreamA, kBuffer, kSource, kBytes, 1, kBytes, kBytes, CopyKind::DeviceToDevice}};
   if (ordered) {
     program.create_event(kEvent);
     program.record_event(kEvent, kStreamA);
@@ -110,8 +110,8 @@ std::vector<Payload> fill_then_read(Program& program, bool ordered) {
                                      StreamWaitEvent{kStreamB, kEvent}});
   }
   program.copy(kDestination, kBuffer, kStreamB);
-  expected.push_back(Copy{kStreamB, kDestination, kBuffer, kBytes, 1, kBytes, kBytes,
-                          CopyDirection::DeviceToDevice});
+  expected.push_back(
+      Copy{kStreamB, kDestination, kBuffer, kBytes, 1, kBytes, kBytes, CopyKind::DeviceToDevice});
   return expected;
 }
 
@@ -298,7 +298,7 @@ TEST_F(TracerInProcess, AFreeIsRecordedBeforeAnAllocationOfItsAddressesThatEndsF
       Alloc{kBuffer, kBytes, MemoryKind::Device, kCurrentDevice, 0},
       Free{kBuffer, FreeApi::Free, 0},
       Alloc{kBuffer, kBytes, MemoryKind::Device, kCurrentDevice, 0},
-      Copy{kStreamA, kBuffer, kSource, kBytes, 1, kBytes, kBytes, CopyDirection::DeviceToDevice}};
+      Copy{kStreamA, kBuffer, kSource, kBytes, 1, kBytes, kBytes, CopyKind::DeviceToDevice}};
   EXPECT_TRUE(drained(*tracer, calls.size()));
   tracer->finish();
   EXPECT_TRUE(tracer->engine().findings().empty());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "streamrace/api_model/collectives.h"
+#include "streamrace/api_model/copy_kind.h"
 
 #include <array>
 #include <cstddef>
@@ -196,15 +197,6 @@ enum class ArgMeaning : std::uint8_t {
   ExecutionPolicy, // thrust's: `thrust::cuda::par.on(s)`, `par_nosync.on(s)`, `thrust::device`
   RangeEnd,        // an iterator ending a range whose start is listed
   Functor,         // an operator or predicate
-};
-
-// cudaMemcpyKind's values.
-enum class CopyKind : std::uint8_t {
-  HostToHost = 0,
-  HostToDevice = 1,
-  DeviceToHost = 2,
-  DeviceToDevice = 3,
-  Default = 4,
 };
 
 struct ApiArg {

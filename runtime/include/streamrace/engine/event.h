@@ -6,6 +6,7 @@
 #pragma once
 
 #include "streamrace/api_model/collectives.h"
+#include "streamrace/api_model/copy_kind.h"
 
 #include <cstdint>
 #include <variant>
@@ -78,13 +79,8 @@ struct Access {
   STREAMRACE_FIELDS(begin, size, mode, extent)
 };
 
-enum class CopyDirection : std::uint8_t {
-  HostToHost,
-  HostToDevice,
-  DeviceToHost,
-  DeviceToDevice,
-  Default, // cudaMemcpyDefault: the engine infers the direction from the pointers
-};
+// What cudaMemcpyKind says, with its values (copy_kind.h); trace files store them.
+using api_model::CopyKind;
 
 // Named once for the API tables, the reports and the emulator alike (collectives.inc); its
 // values are the bytes trace files store.
@@ -176,7 +172,7 @@ struct Copy {
   std::uint64_t height = 1;
   std::uint64_t dst_pitch = 0;
   std::uint64_t src_pitch = 0;
-  CopyDirection direction = CopyDirection::Default;
+  CopyKind direction = CopyKind::Default;
   bool synchronous_api = false; // cudaMemcpy rather than cudaMemcpyAsync
   std::uint64_t depth = 1;
   std::uint64_t dst_slice_pitch = 0;
