@@ -379,6 +379,8 @@ class Analysis:
         self.given_up = set()  # functions whose analysis stopped, and why
         self.roots_analyzed = 0
         self.marked = set()   # functions whose expressions know their statement
+        # (function, name) -> what a name that is no local or parameter stands for there
+        self.names_outside = {}
     def mark(self, function):
         if function.node not in self.marked:
             self.marked.add(function.node)
