@@ -55,7 +55,10 @@ class CallEffects:
 
     def call(self, node, state, frame):
         func = node.func
-        wrapper = self.analysis.user_model.find(self.spelling(func))
+        user_model = self.analysis.user_model
+        # Without a user model, no call is a modelled wrapper: the callee's spelling (an
+        # ast.unparse, the first time) is not needed to know it.
+        wrapper = user_model.find(self.spelling(func)) if user_model.functions else None
         if wrapper is not None:
             args, kwargs = self.arguments(node, state, frame)
             return self.modelled_call(wrapper, args, kwargs, node, state, frame)

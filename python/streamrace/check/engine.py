@@ -348,16 +348,22 @@ def _is_static(function):
 
 def _mark_statements(tree):
     """Every expression node learns the innermost statement that holds it (fix-its go before
-    it)."""
+    it). Returns the functions defined under the tree, whose nodes are marked with it: a
+    function's innermost statements are the same whether its walk starts at its definition or
+    above it."""
+    definitions = []
     stack = [(tree, None)]
     while stack:
         node, statement = stack.pop()
         if isinstance(node, ast.stmt):
             statement = (node.lineno, node.col_offset)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                definitions.append(node)
         elif isinstance(node, ast.expr) and statement is not None:
             node._statement = statement
         for child in child_nodes(node):
             stack.append((child, statement))
+    return definitions
 
 
 class Analysis:
@@ -379,10 +385,12 @@ class Analysis:
         self.given_up = set()  # functions whose analysis stopped, and why
         self.roots_analyzed = 0
         self.marked = set()   # functions whose expressions know their statement
+        # (function, name) -> what a name that is no local or parameter stands for there
+        self.names_outside = {}
     def mark(self, function):
         if function.node not in self.marked:
             self.marked.add(function.node)
-            _mark_statements(function.node)
+            self.marked.update(_mark_statements(function.node))
 
     def make_access(self, key, stream, mode, api, site, statement, conditions, creation,
                     partial, firing=0):

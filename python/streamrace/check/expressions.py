@@ -46,6 +46,17 @@ class ExpressionEvaluator:
         positional, vararg, keyword_only, kwarg = frame.function.parameters()
         if name in positional or name in keyword_only:
             return Symbol(Key(("param", frame.ident, name)), name)
+        # What else a name stands for depends on the function alone (its module's functions,
+        # classes and imports): found once, as the same name is read on every path and call.
+        found = self.analysis.names_outside.get((frame.function, name))
+        if found is None:
+            found = self.analysis.names_outside[(frame.function, name)] = \
+                self.name_outside(name, frame)
+        return found
+
+    def name_outside(self, name, frame):
+        """What a name that is neither a local nor a parameter of the frame's function stands
+        for."""
         resolved = self.package.resolve_name(frame.module, frame.function, name)
         if isinstance(resolved, FunctionInfo):
             return Function(resolved)

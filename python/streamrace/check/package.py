@@ -32,13 +32,21 @@ class FunctionInfo:
     call_nodes: tuple = ()
     # The parameters whose bytes the body may read, once asked (argument_reads.py).
     parameters_read: Optional[frozenset] = None
+    # What parameters() returns, once asked: every name the analysis cannot find among a
+    # path's locals is looked up there.
+    _parameters: Optional[tuple] = None
 
     def parameters(self):
-        if not hasattr(self.node, "args"):
-            return [], None, [], None   # a module's own statements
-        args = self.node.args
-        positional = [a.arg for a in args.posonlyargs + args.args]
-        return positional, args.vararg, [a.arg for a in args.kwonlyargs], args.kwarg
+        """(positional names, the *args node, keyword-only names, the **kwargs node)."""
+        if self._parameters is None:
+            if not hasattr(self.node, "args"):
+                self._parameters = ((), None, (), None)   # a module's own statements
+            else:
+                args = self.node.args
+                self._parameters = (tuple(a.arg for a in args.posonlyargs + args.args),
+                                    args.vararg, tuple(a.arg for a in args.kwonlyargs),
+                                    args.kwarg)
+        return self._parameters
 
     def is_method(self):
         return self.class_name is not None and self.parent is None

@@ -192,61 +192,59 @@ class State:
 
     # ---- joining paths --------------------------------------------------------------------
 
-    def join(self, other):
-        # Built field by field, not copied first: the dicts the two paths disagree on are made
-        # anew by the join, and copying them too would double the work of every merge.
-        joined = State.__new__(State)
-        joined.current = self.current if self.current is other.current or \
-            self.current == other.current else \
-            Stream("<joined>", "opaque", "")
-        joined.pending = dict(self.pending)
+    def absorb(self, other):
+        """Joins another path's state into this one, in place. join_all folds its states into a
+        copy of the first so: each further state costs what it changes, not a new copy of
+        every dict (a merge may join many paths)."""
+        if not (self.current is other.current or self.current == other.current):
+            self.current = Stream("<joined>", "opaque", "")
         if other.pending != self.pending:
-            pending = joined.pending
+            pending = self.pending
             for ident, ordered in other.pending.items():
                 mine = pending.get(ident)
                 pending[ident] = ordered if mine is None or mine is ordered else mine & ordered
-        joined.events = dict(self.events)
         if other.events != self.events:
+            events = self.events
             for key, (captured, recorded, on) in other.events.items():
-                mine = joined.events.get(key)
+                mine = events.get(key)
                 if mine is None:
-                    joined.events[key] = (captured, False, on)
+                    events[key] = (captured, False, on)
                 else:
-                    joined.events[key] = (mine[0] | captured, mine[1] and recorded,
-                                          mine[2] if mine[2] == on else None)
-            for key in list(joined.events):
+                    events[key] = (mine[0] | captured, mine[1] and recorded,
+                                   mine[2] if mine[2] == on else None)
+            for key in list(events):
                 if key not in other.events:
-                    captured, _, on = joined.events[key]
-                    joined.events[key] = (captured, False, on)
-        joined.locals = dict(self.locals) if other.locals == self.locals else \
-            _join_values(self.locals, other.locals)
-        joined.attributes = dict(self.attributes) if other.attributes == self.attributes else \
-            _join_values(self.attributes, other.attributes)
-        joined.works = dict(self.works) if other.works == self.works else \
-            _join_values(self.works, other.works)
-        if other.conditions == self.conditions:
-            joined.conditions = dict(self.conditions)
-        else:
-            joined.conditions = {k: v for k, v in self.conditions.items()
-                                 if other.conditions.get(k) == v}
-        joined.recorded = self.recorded & other.recorded
-        joined.waited = self.waited & other.waited
-        joined.host_synced = self.host_synced & other.host_synced
-        joined.escaped = self.escaped | other.escaped
-        joined.objects = max(self.objects, other.objects)
-        joined.streams = self.streams if other.streams is self.streams else \
-            {**other.streams, **self.streams}
-        joined.contexts = self.contexts if self.contexts == other.contexts else ()
-        return joined
+                    captured, _, on = events[key]
+                    events[key] = (captured, False, on)
+        if other.locals != self.locals:
+            _absorb_values(self.locals, other.locals)
+        if other.attributes != self.attributes:
+            _absorb_values(self.attributes, other.attributes)
+        if other.works != self.works:
+            _absorb_values(self.works, other.works)
+        if other.conditions != self.conditions:
+            self.conditions = {k: v for k, v in self.conditions.items()
+                               if other.conditions.get(k) == v}
+        self.recorded = self.recorded & other.recorded
+        self.waited = self.waited & other.waited
+        self.host_synced = self.host_synced & other.host_synced
+        self.escaped = self.escaped | other.escaped
+        self.objects = max(self.objects, other.objects)
+        if other.streams is not self.streams:
+            self.streams = {**other.streams, **self.streams}
+        if self.contexts != other.contexts:
+            self.contexts = ()
 
     def same_as(self, other):
-        # Called for every pair of paths after every statement: the dict comparisons (in C)
-        # that tell most paths apart come before the stream's (a dataclass's, in Python).
-        return (self.pending == other.pending and
-                (self.current is other.current or self.current == other.current)
-                and self.events == other.events and self.locals == other.locals
-                and self.attributes == other.attributes and self.conditions == other.conditions
-                and self.recorded == other.recorded and self.works == other.works)
+        # Called for every pair of paths after every statement, and nine times in ten the paths
+        # differ: the comparisons that tell most apart come first, the conditions of the path
+        # (a small dict of strings) before the pending work and the values of the locals
+        # (larger, and their values compared in Python), the stream (a dataclass) last.
+        return (self.conditions == other.conditions and self.pending == other.pending
+                and self.locals == other.locals and self.attributes == other.attributes
+                and self.events == other.events and self.recorded == other.recorded
+                and self.works == other.works
+                and (self.current is other.current or self.current == other.current))
 
 
 def touches_host_memory(access):
@@ -263,20 +261,15 @@ def contradict(first, second):
     return any(text in values and values[text] != value for text, value in second)
 
 
-def _join_values(mine, theirs):
-    out = {}
-    for name, value in mine.items():
-        other = theirs.get(name, _MISSING)
-        if other is _MISSING or other is value:
-            out[name] = value
-        elif other == value:
-            out[name] = value
-        else:
-            out[name] = _join_value(value, other)
-    for name, value in theirs.items():
-        if name not in mine:
-            out[name] = value
-    return out
+def _absorb_values(mine, theirs):
+    """Names (locals, attributes) of two paths joined into `mine`: a name on one path only
+    keeps its value; one the paths disagree on is joined."""
+    for name, other in theirs.items():
+        value = mine.get(name, _MISSING)
+        if value is _MISSING:
+            mine[name] = other
+        elif other is not value and not other == value:
+            mine[name] = _join_value(value, other)
 
 
 def _join_value(a, b):
@@ -310,9 +303,11 @@ def join_all(states):
     states = [s for s in states if s is not None]
     if not states:
         return None
-    joined = states[0]
+    if len(states) == 1:
+        return states[0]
+    joined = states[0].copy()
     for other in states[1:]:
-        joined = joined.join(other)
+        joined.absorb(other)
     return joined
 
 

@@ -36,6 +36,8 @@ def merge_paths(paths, stream_conditions=frozenset(), max_paths=None):
     """The paths, identical ones once; past `max_paths` (MAX_PATHS), those that agree on the
     conditions that decide stream work and on the streams chosen for later work are joined
     (their other differences are lost), then all of them."""
+    if len(paths) < 2:
+        return list(paths)
     max_paths = max_paths or MAX_PATHS
     unique = []
     for state in paths:
@@ -59,7 +61,9 @@ class StatementWalker:
         for statement in statements:
             if not paths:
                 break
-            paths = self.merge(self.statement(statement, paths, frame))
+            paths = self.statement(statement, paths, frame)
+            if len(paths) > 1:   # most statements are reached on one path: nothing to merge
+                paths = self.merge(paths)
             self.spent += 1
         return paths
 
