@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Shapes met in DeepSpeed, FSDP and Megatron-LM that the check once misread: a return from
 # inside a stream context, a stream reached through a parameter's attribute, a branch only an
-# empty process group would take, a flag a callee tests and its caller tests again. Each racy
-# function has an ordered twin.
+# empty process group would take, a flag a callee tests and its caller tests again, a helper
+# that keeps a tensor in a dict. Each racy function has an ordered twin.
 # RUN: %check_streamrace %s %t
 import functools
 
@@ -72,3 +72,38 @@ def all_reduce_after_reduce_scatter(world_size, output, reduce_scatter_stream, a
 def register(parameter, state):
     parameter.register_post_accumulate_grad_hook(functools.partial(post_backward_racy, state))
     parameter.register_post_accumulate_grad_hook(functools.partial(post_backward_ordered, state))
+
+
+class OffloadGroup:
+    def __init__(self):
+        self._tensors = {}
+        self.staging = torch.empty(64, 1024, pin_memory=True, device="cpu")
+
+    def keep(self, tag, tensor):
+        self._tensors[tag] = tensor
+
+    def stage(self, row, tensor):
+        self.staging[row] = tensor
+
+
+class Offloader:
+    """A helper that keeps a reference in a dict copies no bytes; one that stores into a tensor's
+    row does."""
+
+    def __init__(self):
+        self.d2h_stream = torch.cuda.Stream()
+
+    def offload_kept(self, group, tag, activation):
+        with torch.cuda.stream(self.d2h_stream):
+            backup = torch.empty(activation.shape, pin_memory=True, device="cpu")
+            backup.copy_(activation, non_blocking=True)
+            group.keep(tag, (activation.device, backup))
+
+    def offload_staged_racy(self, group, row, activation):
+        with torch.cuda.stream(self.d2h_stream):
+            backup = torch.empty(activation.shape, pin_memory=True, device="cpu")
+            backup.copy_(activation, non_blocking=True)
+            group.stage(row, backup)
+            # CHECK-MESSAGES: :[[@LINE-1]]:30: warning: the host reads 'backup' (stage) while copy_ on stream 'self.d2h_stream' may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: copy_ writes 'backup' on stream 'self.d2h_stream' here
+            # CHECK-MESSAGES: :[[@LINE-3]]:30: note: make the host wait for stream 'self.d2h_stream' before this: `torch.cuda.current_stream().synchronize()`
