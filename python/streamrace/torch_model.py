@@ -154,6 +154,10 @@ NON_ACCESSING_FUNCTIONS = frozenset({
     "enable_grad", "inference_mode", "device", "dtype", "Size", "is_grad_enabled", "manual_seed",
     "finfo", "iinfo", "result_type", "promote_types", "can_cast", "compile",
 })
+# Tensor methods that make a new tensor of the receiver's dtype and device: they read none of
+# its bytes (`grad.new_zeros(n)`).
+NEW_TENSOR_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor",
+                                "new_empty_strided"})
 # torch functions that create a tensor without reading another one.
 FACTORY_FUNCTIONS = frozenset({
     "empty", "zeros", "ones", "full", "rand", "randn", "randint", "arange", "linspace",

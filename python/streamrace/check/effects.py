@@ -495,6 +495,10 @@ class CallEffects:
             return None
         if name in model.VIEW_METHODS:
             return _part_of(tensor) if name in model.PARTIAL_VIEWS else tensor
+        if name in model.NEW_TENSOR_METHODS:
+            self.read_tensor_arguments(args, kwargs, node, state, frame)
+            return self.fresh_tensor(node, state, frame, on_host=isinstance(tensor, Tensor) and
+                                     tensor.on_host)
         if name == model.STORAGE_RESIZE:
             if args and isinstance(args[0][0], Constant) and args[0][0].value == 0:
                 self.storage_released(tensor, node, state, frame)

@@ -143,3 +143,23 @@ class PingPongReducer:
 
     def finish(self):
         torch.cuda.current_stream().wait_stream(self.reduction_stream)
+
+
+class Accumulator:
+    """`new_zeros` takes the receiver's dtype and device, none of its bytes; `clone` reads them."""
+
+    def __init__(self):
+        self.side_stream = torch.cuda.Stream()
+
+    def zeros_like_a_buffer_in_flight(self, grad):
+        with torch.cuda.stream(self.side_stream):
+            grad.mul_(2)
+        return grad.new_zeros(grad.shape)
+
+    def copy_of_a_buffer_in_flight_racy(self, grad):
+        with torch.cuda.stream(self.side_stream):
+            grad.mul_(2)
+        return grad.clone()
+        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'grad' is read by clone on the current stream while mul_ on stream 'self.side_stream' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-3]]:13: note: mul_ reads and writes 'grad' on stream 'self.side_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:16: note: make the current stream wait for stream 'self.side_stream' before this: `torch.cuda.current_stream().wait_stream(self.side_stream)`
