@@ -399,7 +399,11 @@ class ExpressionEvaluator:
             # The name held the only reference to a tensor made here: rebinding releases it.
             self.storage_released(previous, value_node, state, frame)
         if value is None or isinstance(value, Constant) and isinstance(value_node, ast.Call):
-            value = Symbol(self.local_key(frame, name, value_node), name)
+            key = self.local_key(frame, name, value_node)
+            if isinstance(value_node, ast.Call) and self._given_a_loop_element(value_node, state,
+                                                                               frame):
+                key = Key(key.root, (key.path[0] + _PER_ITERATION % self.iteration,))
+            value = Symbol(key, name)
         elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, self.local_key(frame, name), state, value_node)
         elif isinstance(value, Stream) and "(" in value.spelling:
@@ -411,6 +415,20 @@ class ExpressionEvaluator:
         if state.conditions:
             for text in [t for t in state.conditions if _mentions(t, name)]:
                 del state.conditions[text]
+
+    def _given_a_loop_element(self, call, state, frame):
+        """Whether a call the analysis cannot see into is given what differs from one iteration
+        of the loop to the next (the loop's element, or what such a call returned): its result
+        is then taken as another object in each iteration (`gbuf = self.buffer(bucket_id)`,
+        `bucket = gbuf.fetch()`), as the element it was given is."""
+        for node in ast.walk(call):
+            if isinstance(node, ast.Name):
+                key = getattr(self.lookup_name(node.id, state, frame), "key", None)
+                if isinstance(key, Key) and any(part.startswith("[it:") or
+                                                part.startswith("@") and "/it" in part
+                                                for part in key.path):
+                    return True
+        return False
 
     def store_attribute(self, key, value, value_node, node, state, frame):
         self.escape(value, state)
@@ -512,6 +530,9 @@ def _world_size_fact(node):
 
 
 _UNSET = object()
+# Appended to the version of a local bound in a loop to what a call given the loop's element
+# returned: the iteration it was bound in.
+_PER_ITERATION = "/it%d"
 _MISSING_HANDLER = object()
 _EXPRESSION_HANDLERS = {}   # expression node type -> its handler, looked up once
 
