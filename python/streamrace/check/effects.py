@@ -201,6 +201,12 @@ class CallEffects:
                 state.recorded = state.recorded | {(tensor.key, stream.key)}
         elif kind == "release" and isinstance(tensor, (Tensor, Symbol)):
             self.storage_released(tensor, node, state, frame)
+        elif kind == "allocate" and isinstance(tensor, (Tensor, Symbol)) and \
+                tensor.key is not None and tensor.key.path:
+            # The storage gets a new block from the pool of the stream current here: the
+            # allocator hands it out again only to that stream's later work once it is freed.
+            state.attributes[tensor.key] = Tensor(tensor.key, state.current,
+                                                  getattr(tensor, "on_host", False))
         return None
 
     # ---- the device: streams, events, synchronization ------------------------------------
