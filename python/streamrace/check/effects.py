@@ -8,7 +8,7 @@ from .. import torch_model as model
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM
 from .values import (Constant, Container, DeviceModule, Event, Function, Integer, Key, Module,
-                     Stream, StreamContext, Symbol, Tensor, Work)
+                     Stream, StreamContext, Symbol, Tensor, Work, attribute_stream_key)
 
 _BUILTIN_NO_ACCESS = frozenset({
     "len", "isinstance", "issubclass", "hasattr", "getattr", "setattr", "id", "type", "callable",
@@ -249,8 +249,9 @@ class CallEffects:
             return value
         if isinstance(value, Symbol):
             kind = "opaque" if value.key.root[0] == "param" and not value.key.path else "named"
-            return Stream("named:" + _stream_field_key(value.key)
-                          if kind == "named" else "opaque:" + repr(value.key), kind,
+            key = attribute_stream_key(value.key) or "named:" + _stream_name_key(value.key) \
+                if kind == "named" else "opaque:" + repr(value.key)
+            return Stream(key, kind,
                           value.spelling or (self.spelling(node) if node is not None else ""),
                           value.key)
         if isinstance(value, Constant) and value.value is None:
@@ -669,18 +670,6 @@ def _first_work(items):
 
 
 __all__ = ["CallEffects", "FunctionInfo"]
-
-
-def _stream_field_key(key):
-    """A stream kept in an attribute, named by the attribute: `self.context.gather_stream` in one
-    class, `next_module.context.gather_stream` and `context.gather_stream` elsewhere are the one
-    gather stream of the program's context. Programs keep one stream per role, so the streams of
-    one attribute name are taken as one: a race between two such streams of two objects is
-    missed, and none is invented between two spellings of one stream (whose waits would not
-    count for each other). An element of a container of streams keeps its own name."""
-    if key.path and not key.path[-1].startswith(("[", "@")):
-        return "field:" + key.path[-1]
-    return _stream_name_key(key)
 
 
 def _stream_name_key(key):

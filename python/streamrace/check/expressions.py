@@ -14,7 +14,7 @@ from .package import ClassInfo, FunctionInfo, condition_text, expression_name
 from .state import AMBIENT
 from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Integer,
                      Key, Module, Stream, StreamContext, Symbol, Tensor, Work, affine_index,
-                     constant_index, either_stream, range_index)
+                     attribute_stream_key, constant_index, either_stream, range_index)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -434,6 +434,12 @@ class ExpressionEvaluator:
         self.escape(value, state)
         if isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, key, state, value_node)
+        elif isinstance(value, Stream) and value.kind == "created" and \
+                attribute_stream_key(key) is not None and not _own_attribute(key, frame):
+            # A stream made for an object the function was given (`state._unshard_stream =
+            # Stream()` in a helper): the package's other functions reach it through other names
+            # of that object, by its attribute only.
+            value = Stream(attribute_stream_key(key), "named", self.spelling(node), key)
         elif isinstance(value, Stream) and "(" in value.spelling:
             value = Stream(value.key, value.kind, self.spelling(node))
         elif isinstance(value, Event) and "(" in value.spelling:
@@ -527,6 +533,12 @@ def _world_size_fact(node):
             isinstance(op, ast.Eq) and bound < 1:
         return False
     return None
+
+
+def _own_attribute(key, frame):
+    """Whether the key is an attribute of the object whose method the frame runs (`self.x`)."""
+    return key.root[0] in ("self", "object") and len(key.path) == 1 and \
+        frame.function.class_name == key.root[1]
 
 
 _UNSET = object()
