@@ -10,6 +10,7 @@ returns, stores in a container it returns, or keeps in a dict or a list (a refer
 copies no bytes).
 """
 import ast
+import functools
 
 from .. import torch_model
 
@@ -48,30 +49,32 @@ def _parameters_read(function):
         for child in ast.iter_child_nodes(node):
             parents[child] = node
     views = _views_of(function.node, names)
-    containers = _containers_of(function)
     return {name for name in names
-            if _may_read(name, views[name], function.node, parents, containers)}
+            if _may_read(name, views[name], function.node, parents, function)}
 
 
 _CONTAINER_FACTORIES = frozenset({"dict", "list", "defaultdict", "OrderedDict"})
 
 
-def _containers_of(function):
-    """The names (`buckets`) and attributes of self (`self._tensors`) the function's body or
-    its class's methods bind to a dict or a list: `name[key] = tensor` stores a reference
-    there, where on a tensor it would copy bytes."""
-    bodies = [function.node]
+def _is_container(node, function):
+    """Whether a name (`buckets`) or an attribute of self (`self._tensors`) is one the function's
+    body, or its class's methods, bind to a dict or a list: `name[key] = tensor` stores a
+    reference there, where on a tensor it would copy bytes."""
+    text = _expression_text(node)
+    if text is None or not text.startswith("self."):
+        return text is not None and text in _containers_bound_in(function.node)
     class_info = function.module.classes.get(function.class_name) \
         if function.class_name is not None else None
-    if class_info is not None:
-        bodies += [method.node for method in class_info.methods.values()]
-    containers = set()
-    for body in bodies:
-        for node in ast.walk(body):
-            if isinstance(node, ast.Assign) and _makes_container(node.value):
-                containers.update(_expression_text(t) for t in node.targets)
-    containers.discard(None)
-    return containers
+    return class_info is not None and text in _containers_bound_in(class_info.node)
+
+
+@functools.cache
+def _containers_bound_in(body):
+    """The names and attributes of self a definition binds to a dict or a list anywhere inside,
+    found once per definition (a class's methods ask about the class's)."""
+    return frozenset(_expression_text(target) for node in ast.walk(body)
+                     if isinstance(node, ast.Assign) and _makes_container(node.value)
+                     for target in node.targets) - {None}
 
 
 def _makes_container(node):
@@ -131,15 +134,15 @@ def _view_root(node):
             return None
 
 
-def _may_read(parameter, aliases, body, parents, containers):
+def _may_read(parameter, aliases, body, parents, function):
     for node in ast.walk(body):
         if isinstance(node, ast.Name) and node.id in aliases and isinstance(node.ctx, ast.Load):
-            if not _use_reads_nothing(node, aliases, parents, containers):
+            if not _use_reads_nothing(node, aliases, parents, function):
                 return True
     return False
 
 
-def _use_reads_nothing(node, aliases, parents, containers):
+def _use_reads_nothing(node, aliases, parents, function):
     """Whether this use of a view name only makes views, asks metadata, or hands the view back."""
     while True:
         parent = parents.get(node)
@@ -167,7 +170,7 @@ def _use_reads_nothing(node, aliases, parents, containers):
             return True
         elif isinstance(parent, ast.Assign) and parent.value is node:
             return all(isinstance(t, ast.Name) and t.id in aliases or
-                       isinstance(t, ast.Subscript) and _expression_text(t.value) in containers
+                       isinstance(t, ast.Subscript) and _is_container(t.value, function)
                        for t in parent.targets)
         else:
             return False

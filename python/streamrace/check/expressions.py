@@ -400,8 +400,8 @@ class ExpressionEvaluator:
             self.storage_released(previous, value_node, state, frame)
         if value is None or isinstance(value, Constant) and isinstance(value_node, ast.Call):
             key = self.local_key(frame, name, value_node)
-            if isinstance(value_node, ast.Call) and self._given_a_loop_element(value_node, state,
-                                                                               frame):
+            if frame.loops and isinstance(value_node, ast.Call) and \
+                    self._given_a_loop_element(value_node, state, frame):
                 key = Key(key.root, (key.path[0] + _PER_ITERATION % self.iteration,))
             value = Symbol(key, name)
         elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
@@ -417,10 +417,10 @@ class ExpressionEvaluator:
                 del state.conditions[text]
 
     def _given_a_loop_element(self, call, state, frame):
-        """Whether a call the analysis cannot see into is given what differs from one iteration
-        of the loop to the next (the loop's element, or what such a call returned): its result
-        is then taken as another object in each iteration (`gbuf = self.buffer(bucket_id)`,
-        `bucket = gbuf.fetch()`), as the element it was given is."""
+        """Whether a call the analysis cannot see into, in a loop, is given what differs from one
+        iteration of the loop to the next (the loop's element, or what such a call returned):
+        its result is then taken as another object in each iteration (`gbuf =
+        self.buffer(bucket_id)`, `bucket = gbuf.fetch()`), as the element it was given is."""
         for node in ast.walk(call):
             if isinstance(node, ast.Name):
                 key = getattr(self.lookup_name(node.id, state, frame), "key", None)
