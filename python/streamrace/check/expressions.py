@@ -7,6 +7,7 @@ receiver of a tensor method. Whether a name holds a tensor at all is decided fro
 uses it (`usage.py`): `n += 1` on a counter is no device write.
 """
 import ast
+import functools
 import re
 
 from .. import torch_model
@@ -421,13 +422,12 @@ class ExpressionEvaluator:
         iteration of the loop to the next (the loop's element, or what such a call returned):
         its result is then taken as another object in each iteration (`gbuf =
         self.buffer(bucket_id)`, `bucket = gbuf.fetch()`), as the element it was given is."""
-        for node in ast.walk(call):
-            if isinstance(node, ast.Name):
-                key = getattr(self.lookup_name(node.id, state, frame), "key", None)
-                if isinstance(key, Key) and any(part.startswith("[it:") or
-                                                part.startswith("@") and "/it" in part
-                                                for part in key.path):
-                    return True
+        for name in _names_in(call):
+            key = getattr(self.lookup_name(name, state, frame), "key", None)
+            if isinstance(key, Key) and any(part.startswith("[it:") or
+                                            part.startswith("@") and "/it" in part
+                                            for part in key.path):
+                return True
         return False
 
     def store_attribute(self, key, value, value_node, node, state, frame):
@@ -533,6 +533,13 @@ def _world_size_fact(node):
             isinstance(op, ast.Eq) and bound < 1:
         return False
     return None
+
+
+@functools.cache
+def _names_in(node):
+    """The plain names an expression reads, found once per node (loops walk it twice, and each
+    path walks it again)."""
+    return tuple(child.id for child in ast.walk(node) if isinstance(child, ast.Name))
 
 
 def _own_attribute(key, frame):
