@@ -154,6 +154,10 @@ NON_ACCESSING_FUNCTIONS = frozenset({
     "enable_grad", "inference_mode", "device", "dtype", "Size", "is_grad_enabled", "manual_seed",
     "finfo", "iinfo", "result_type", "promote_types", "can_cast", "compile",
 })
+# Tensor methods that make a new tensor of the receiver's dtype and device: they read none of
+# its bytes (`grad.new_zeros(n)`).
+NEW_TENSOR_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor",
+                                "new_empty_strided"})
 # torch functions that create a tensor without reading another one.
 FACTORY_FUNCTIONS = frozenset({
     "empty", "zeros", "ones", "full", "rand", "randn", "randint", "arange", "linspace",
@@ -175,6 +179,9 @@ COLLECTIVES = {
     "all_gather_coalesced": {"write": (0, "output_tensor_lists"), "read": (1, "input_tensor_list")},
     "reduce_scatter": {"write": (0, "output"), "read": (1, "input_list")},
     "reduce_scatter_tensor": {"write": (0, "output"), "read": (1, "input")},
+    "reduce_scatter_single": {"write": (0, "output"), "read": (1, "input")},
+    "all_gather_single": {"write": (0, "output_tensor"), "read": (1, "input_tensor")},
+    "gather_single": {"read": (0, "tensor"), "write": (1, "gather_tensor")},
     "_reduce_scatter_base": {"write": (0, "output"), "read": (1, "input")},
     "all_to_all": {"write": (0, "output_tensor_list"), "read": (1, "input_tensor_list")},
     "all_to_all_single": {"write": (0, "output"), "read": (1, "input")},

@@ -6,9 +6,11 @@ on the current stream where it is called. Many such helpers only cut a buffer in
 (`shard_buffer(buf, n)` returns `[buf[i * s:(i + 1) * s] ...]`) or ask for its shape; reading
 them as accesses reports races on bytes nobody touched. A parameter is left out when every use
 of it, and of each view of it the body names, is a view, a metadata query, or what the helper
-returns or stores in a container it returns.
+returns, stores in a container it returns, or keeps in a dict or a list (a reference stored
+copies no bytes).
 """
 import ast
+import functools
 
 from .. import torch_model
 
@@ -47,7 +49,49 @@ def _parameters_read(function):
         for child in ast.iter_child_nodes(node):
             parents[child] = node
     views = _views_of(function.node, names)
-    return {name for name in names if _may_read(name, views[name], function.node, parents)}
+    return {name for name in names
+            if _may_read(name, views[name], function.node, parents, function)}
+
+
+_CONTAINER_FACTORIES = frozenset({"dict", "list", "defaultdict", "OrderedDict"})
+
+
+def _is_container(node, function):
+    """Whether a name (`buckets`) or an attribute of self (`self._tensors`) is one the function's
+    body, or its class's methods, bind to a dict or a list: `name[key] = tensor` stores a
+    reference there, where on a tensor it would copy bytes."""
+    text = _expression_text(node)
+    if text is None or not text.startswith("self."):
+        return text is not None and text in _containers_bound_in(function.node)
+    class_info = function.module.classes.get(function.class_name) \
+        if function.class_name is not None else None
+    return class_info is not None and text in _containers_bound_in(class_info.node)
+
+
+@functools.cache
+def _containers_bound_in(body):
+    """The names and attributes of self a definition binds to a dict or a list anywhere inside,
+    found once per definition (a class's methods ask about the class's)."""
+    return frozenset(_expression_text(target) for node in ast.walk(body)
+                     if isinstance(node, ast.Assign) and _makes_container(node.value)
+                     for target in node.targets) - {None}
+
+
+def _makes_container(node):
+    if isinstance(node, (ast.Dict, ast.List, ast.DictComp, ast.ListComp)):
+        return True
+    return isinstance(node, ast.Call) and \
+        getattr(node.func, "id", getattr(node.func, "attr", None)) in _CONTAINER_FACTORIES
+
+
+def _expression_text(node):
+    """`name` or `self.attr`, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+            node.value.id == "self":
+        return "self." + node.attr
+    return None
 
 
 def _views_of(body, parameters):
@@ -90,15 +134,15 @@ def _view_root(node):
             return None
 
 
-def _may_read(parameter, aliases, body, parents):
+def _may_read(parameter, aliases, body, parents, function):
     for node in ast.walk(body):
         if isinstance(node, ast.Name) and node.id in aliases and isinstance(node.ctx, ast.Load):
-            if not _use_reads_nothing(node, aliases, parents):
+            if not _use_reads_nothing(node, aliases, parents, function):
                 return True
     return False
 
 
-def _use_reads_nothing(node, aliases, parents):
+def _use_reads_nothing(node, aliases, parents, function):
     """Whether this use of a view name only makes views, asks metadata, or hands the view back."""
     while True:
         parent = parents.get(node)
@@ -125,6 +169,8 @@ def _use_reads_nothing(node, aliases, parents):
         elif isinstance(parent, ast.Return):
             return True
         elif isinstance(parent, ast.Assign) and parent.value is node:
-            return all(isinstance(t, ast.Name) and t.id in aliases for t in parent.targets)
+            return all(isinstance(t, ast.Name) and t.id in aliases or
+                       isinstance(t, ast.Subscript) and _is_container(t.value, function)
+                       for t in parent.targets)
         else:
             return False

@@ -8,7 +8,7 @@ from .. import torch_model as model
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM
 from .values import (Constant, Container, DeviceModule, Event, Function, Integer, Key, Module,
-                     Stream, StreamContext, Symbol, Tensor, Work)
+                     Stream, StreamContext, Symbol, Tensor, Work, attribute_stream_key)
 
 _BUILTIN_NO_ACCESS = frozenset({
     "len", "isinstance", "issubclass", "hasattr", "getattr", "setattr", "id", "type", "callable",
@@ -204,6 +204,12 @@ class CallEffects:
                 state.recorded = state.recorded | {(tensor.key, stream.key)}
         elif kind == "release" and isinstance(tensor, (Tensor, Symbol)):
             self.storage_released(tensor, node, state, frame)
+        elif kind == "allocate" and isinstance(tensor, (Tensor, Symbol)) and \
+                tensor.key is not None and tensor.key.path:
+            # The storage gets a new block from the pool of the stream current here: the
+            # allocator hands it out again only to that stream's later work once it is freed.
+            state.attributes[tensor.key] = Tensor(tensor.key, state.current,
+                                                  getattr(tensor, "on_host", False))
         return None
 
     # ---- the device: streams, events, synchronization ------------------------------------
@@ -246,8 +252,9 @@ class CallEffects:
             return value
         if isinstance(value, Symbol):
             kind = "opaque" if value.key.root[0] == "param" and not value.key.path else "named"
-            return Stream("named:" + _stream_name_key(value.key)
-                          if kind == "named" else "opaque:" + repr(value.key), kind,
+            key = attribute_stream_key(value.key) or "named:" + _stream_name_key(value.key) \
+                if kind == "named" else "opaque:" + repr(value.key)
+            return Stream(key, kind,
                           value.spelling or (self.spelling(node) if node is not None else ""),
                           value.key)
         if isinstance(value, Constant) and value.value is None:
@@ -498,6 +505,10 @@ class CallEffects:
             return None
         if name in model.VIEW_METHODS:
             return _part_of(tensor) if name in model.PARTIAL_VIEWS else tensor
+        if name in model.NEW_TENSOR_METHODS:
+            self.read_tensor_arguments(args, kwargs, node, state, frame)
+            return self.fresh_tensor(node, state, frame, on_host=isinstance(tensor, Tensor) and
+                                     tensor.on_host)
         if name == model.STORAGE_RESIZE:
             if args and isinstance(args[0][0], Constant) and args[0][0].value == 0:
                 self.storage_released(tensor, node, state, frame)

@@ -15,6 +15,7 @@ import os
 from .. import torch_model as model
 from .argument_reads import arguments_read
 from .effects import CallEffects
+from .entry_streams import entry_stream
 from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
 from .package import child_nodes
@@ -83,7 +84,9 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         self.spent = 0
         state = State()
         frame = self.new_frame(function, 0, ())
-        if hook is not None:
+        if hook is None:
+            self.start_on_the_callers_stream(function, state, frame)
+        else:
             kind, _, path, line, column = hook
             # Autograd wrote the gradients on the stream current when the hook fires, just
             # before it runs (the site named is where the hook was registered).
@@ -98,6 +101,17 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             for exit_state in exits:
                 self.left_to_the_caller(function, hook[1], exit_state, frame)
         return join_all(exits)
+
+    def start_on_the_callers_stream(self, function, state, frame):
+        entries = self.analysis.entry_streams
+        if function not in entries:
+            entries[function] = entry_stream(self.package, function)
+        expression = entries[function]
+        if expression is None:
+            return
+        stream = self.as_stream(self.evaluate(expression, state, frame), expression)
+        if stream is not None and stream.kind in ("created", "named"):
+            state.current = stream
 
     def left_to_the_caller(self, function, registration, state, frame):
         """A hook after which the caller uses the tensors on the current stream: a write it
@@ -387,6 +401,7 @@ class Analysis:
         self.marked = set()   # functions whose expressions know their statement
         # (function, name) -> what a name that is no local or parameter stands for there
         self.names_outside = {}
+        self.entry_streams = {}  # private helper -> the stream its callers enter (entry_streams.py)
     def mark(self, function):
         if function.node not in self.marked:
             self.marked.add(function.node)

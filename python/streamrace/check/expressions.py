@@ -7,6 +7,7 @@ receiver of a tensor method. Whether a name holds a tensor at all is decided fro
 uses it (`usage.py`): `n += 1` on a counter is no device write.
 """
 import ast
+import functools
 import re
 
 from .. import torch_model
@@ -14,7 +15,7 @@ from .package import ClassInfo, FunctionInfo, condition_text, expression_name
 from .state import AMBIENT
 from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Integer,
                      Key, Module, Stream, StreamContext, Symbol, Tensor, Work, affine_index,
-                     constant_index, either_stream, range_index)
+                     attribute_stream_key, constant_index, either_stream, range_index)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -410,7 +411,11 @@ class ExpressionEvaluator:
             # The name held the only reference to a tensor made here: rebinding releases it.
             self.storage_released(previous, value_node, state, frame)
         if value is None or isinstance(value, Constant) and isinstance(value_node, ast.Call):
-            value = Symbol(self.local_key(frame, name, value_node), name)
+            key = self.local_key(frame, name, value_node)
+            if frame.loops and isinstance(value_node, ast.Call) and \
+                    self._given_a_loop_element(value_node, state, frame):
+                key = Key(key.root, (key.path[0] + _PER_ITERATION % self.iteration,))
+            value = Symbol(key, name)
         elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, self.local_key(frame, name), state, value_node)
         elif isinstance(value, Stream) and "(" in value.spelling:
@@ -423,10 +428,29 @@ class ExpressionEvaluator:
             for text in [t for t in state.conditions if _mentions(t, name)]:
                 del state.conditions[text]
 
+    def _given_a_loop_element(self, call, state, frame):
+        """Whether a call the analysis cannot see into, in a loop, is given what differs from one
+        iteration of the loop to the next (the loop's element, or what such a call returned):
+        its result is then taken as another object in each iteration (`gbuf =
+        self.buffer(bucket_id)`, `bucket = gbuf.fetch()`), as the element it was given is."""
+        for name in _names_in(call):
+            key = getattr(self.lookup_name(name, state, frame), "key", None)
+            if isinstance(key, Key) and any(part.startswith("[it:") or
+                                            part.startswith("@") and "/it" in part
+                                            for part in key.path):
+                return True
+        return False
+
     def store_attribute(self, key, value, value_node, node, state, frame):
         self.escape(value, state)
         if isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, key, state, value_node)
+        elif isinstance(value, Stream) and value.kind == "created" and \
+                attribute_stream_key(key) is not None and not _own_attribute(key, frame):
+            # A stream made for an object the function was given (`state._unshard_stream =
+            # Stream()` in a helper): the package's other functions reach it through other names
+            # of that object, by its attribute only.
+            value = Stream(attribute_stream_key(key), "named", self.spelling(node), key)
         elif isinstance(value, Stream) and "(" in value.spelling:
             value = Stream(value.key, value.kind, self.spelling(node))
         elif isinstance(value, Event) and "(" in value.spelling:
@@ -522,7 +546,23 @@ def _world_size_fact(node):
     return None
 
 
+@functools.cache
+def _names_in(node):
+    """The plain names an expression reads, found once per node (loops walk it twice, and each
+    path walks it again)."""
+    return tuple(child.id for child in ast.walk(node) if isinstance(child, ast.Name))
+
+
+def _own_attribute(key, frame):
+    """Whether the key is an attribute of the object whose method the frame runs (`self.x`)."""
+    return key.root[0] in ("self", "object") and len(key.path) == 1 and \
+        frame.function.class_name == key.root[1]
+
+
 _UNSET = object()
+# Appended to the version of a local bound in a loop to what a call given the loop's element
+# returned: the iteration it was bound in.
+_PER_ITERATION = "/it%d"
 _MISSING_HANDLER = object()
 _EXPRESSION_HANDLERS = {}   # expression node type -> its handler, looked up once
 

@@ -65,16 +65,37 @@ class Key:
             return self._field_overlaps(other)
         if self.root != other.root:
             return False
-        for mine, theirs in zip(self.path, other.path):
+        for position, (mine, theirs) in enumerate(zip(self.path, other.path)):
             if mine == theirs:
                 continue
             if mine.startswith("@") and theirs.startswith("@"):
                 return False   # two objects the analysis saw made
             if mine.startswith("[") and theirs.startswith("["):
-                if not indices_differ(mine, theirs):
+                if not indices_differ(mine, self._in_own_terms(theirs, other, position)):
                     continue
             return False
         return True
+
+    def _in_own_terms(self, index, other, position):
+        """`other`'s index at `position`, its symbol renamed to this key's where both read one
+        attribute of the object their paths reach before it. `buffer[b.index]` through
+        `self.buckets[dtype]` and `buffer[1 - b.index]` through `self.buckets[k]` then compare:
+        if the two buckets are one, so are their `index`es; if not, neither are their buffers."""
+        if not index.startswith("[s:") or not self.path[position].startswith("[s:"):
+            return index
+        mine, _, _ = _affine_parts(self.path[position])
+        theirs, scale, offset = _affine_parts(index)
+        for length in range(1, position):
+            own_object = Key(self.root, self.path[:length]).text()
+            other_object = Key(other.root, other.path[:length]).text()
+            if own_object == other_object or not mine.startswith(own_object + ".") or \
+                    not theirs.startswith(other_object + "."):
+                continue
+            attribute = mine[len(own_object):]
+            if attribute == theirs[len(other_object):] and \
+                    attribute[1:].split("@")[0].isidentifier():
+                return affine_index(scale, offset, mine)
+        return index
 
     def _field_overlaps(self, other):
         """A ("field", name) key stands for that attribute of any object (what autograd writes
@@ -312,6 +333,18 @@ class Symbol:
 
 
 UNKNOWN = None
+
+
+def attribute_stream_key(key):
+    """The key of a stream kept in an attribute, named by the attribute:
+    `self.context.gather_stream` in one class, `next_module.context.gather_stream` and
+    `context.gather_stream` elsewhere are the one gather stream of the program's context. Programs keep one stream per role, so the streams
+    of one attribute name are taken as one: a race between two such streams of two objects is
+    missed, and none is invented between two spellings of one stream (whose waits would not count
+    for each other). None for an element of a container of streams, which keeps its own name."""
+    if key.path and not key.path[-1].startswith(("[", "@")):
+        return "named:field:" + key.path[-1]
+    return None
 
 
 def either_stream(streams, name=""):

@@ -80,3 +80,18 @@ def batched_send_overwritten_after_waiting(outgoing, incoming, peer, update):
     for request in requests:
         request.wait()
     outgoing.add_(update)
+
+
+def single_tensor_reduce_scatter_overwritten_before_waiting(shard, grads, update):
+    work = dist.reduce_scatter_single(shard, grads, async_op=True)
+    grads.add_(update)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'grads' is read and written by add_ on the current stream while reduce_scatter_single on the process group's stream (the default group) may still be reading it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:46: note: reduce_scatter_single reads 'grads' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:5: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    work.wait()
+
+
+def single_tensor_reduce_scatter_overwritten_after_waiting(shard, grads, update):
+    work = dist.reduce_scatter_single(shard, grads, async_op=True)
+    work.wait()
+    grads.add_(update)

@@ -5,6 +5,7 @@
 # RUN: %check_streamrace %s %t
 import torch
 import torch.distributed as dist
+from torch.distributed.utils import _alloc_storage, _free_storage
 
 
 def output_freed_while_it_is_sent(output, peer):
@@ -67,3 +68,27 @@ class Prefetcher:
         batch.record_stream(torch.cuda.current_stream())
         self.preload()
         return batch
+
+
+# FSDP's `_alloc_storage` gives a tensor a new block from the pool of the stream current where
+# it is called: work on that stream needs no record_stream before the block is freed.
+class LowPrecisionShard:
+    def __init__(self):
+        self.pre_unshard_stream = torch.cuda.Stream()
+
+    def use_and_free_on_the_allocating_stream(self, shard, size):
+        with torch.cuda.stream(self.pre_unshard_stream):
+            _alloc_storage(self.low_precision, size)
+            self.low_precision.copy_(shard)
+        _free_storage(self.low_precision)
+
+    def use_on_a_stream_that_did_not_allocate_racy(self, shard, size):
+        _alloc_storage(self.low_precision, size)
+        with torch.cuda.stream(self.pre_unshard_stream):
+            self.low_precision.copy_(shard)
+        _free_storage(self.low_precision)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: the storage of 'self.low_precision' is released while copy_ writes 'self.low_precision' on stream 'self.pre_unshard_stream' may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-3]]:13: note: copy_ writes 'self.low_precision' on stream 'self.pre_unshard_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: tell the allocator about that use before this: `self.low_precision.record_stream(self.pre_unshard_stream)`
+        # CHECK-FIXES: self.low_precision.record_stream(self.pre_unshard_stream)
+        # CHECK-FIXES-NEXT: _free_storage(self.low_precision)

@@ -69,3 +69,28 @@ class Reducer:
             dist.all_reduce(grads)
         if self.overlap:
             torch.cuda.current_stream().wait_stream(stream)
+
+
+# A call given the loop's element returns another object in each iteration; one given nothing
+# that changes returns the same one.
+class BucketReducer:
+    def reduce_each_bucket(self, bucket_ids):
+        works = []
+        for bucket_id in bucket_ids:
+            bucket = self.buffers.fetch(bucket_id)
+            bucket.mul_(2)
+            works.append(dist.all_reduce(bucket, async_op=True))
+        for work in works:
+            work.wait()
+
+    def reduce_through_one_staging_buffer_racy(self, bucket_ids):
+        works = []
+        for bucket_id in bucket_ids:
+            staging = self.buffers.staging()
+            staging.copy_(self.grads[bucket_id])
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'staging' is written by copy_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE+2]]:42: note: all_reduce reads and writes 'staging' on the process group's stream (the default group) here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+            works.append(dist.all_reduce(staging, async_op=True))
+        for work in works:
+            work.wait()

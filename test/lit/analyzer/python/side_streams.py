@@ -161,3 +161,23 @@ def parameter_stream_given_by_a_caller(x, out):
     # CHECK-MESSAGES: :[[@LINE-2]]:12: note: 'parameter_streams_may_be_the_current_one' is called here
     # CHECK-MESSAGES: :[[@LINE-12]]:9: note: copy_ writes 'out' on stream 'side' here
     # CHECK-MESSAGES: :[[@LINE-12]]:12: note: make the current stream wait for stream 'side' between the two (wait_stream, or an event recorded after the first and waited on before the second)
+
+
+# A stream kept in an attribute is named by the attribute: `layer.context.gather_stream` and
+# `next_layer.context.gather_stream` are the context's one gather stream, and a wait made
+# through one spelling orders the work enqueued through the other.
+def gather_for_the_next_layer(layer, next_layer, shard):
+    shard.mul_(2)
+    layer.context.gather_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(next_layer.context.gather_stream):
+        next_layer.full.copy_(shard)
+
+
+def gather_for_the_next_layer_racy(layer, next_layer, shard):
+    shard.mul_(2)
+    layer.context.reduce_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(next_layer.context.gather_stream):
+        next_layer.full.copy_(shard)
+        # CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'shard' is read by copy_ on stream 'next_layer.context.gather_stream' while mul_ on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-5]]:5: note: mul_ reads and writes 'shard' on the current stream here
+        # CHECK-MESSAGES: :[[@LINE-3]]:31: note: make stream 'next_layer.context.gather_stream' wait for stream 'layer.context.reduce_stream' before this: `torch.cuda.current_stream().wait_stream(layer.context.reduce_stream)`
