@@ -245,6 +245,11 @@ std::string variableKey(const clang::ValueDecl* decl) {
          llvm::utohexstr(reinterpret_cast<std::uintptr_t>(decl->getCanonicalDecl()), true);
 }
 
+bool isRootedAt(llvm::StringRef key, llvm::StringRef root) {
+  return key.starts_with(root) &&
+         (key.size() == root.size() || llvm::StringRef("[.-").contains(key[root.size()]));
+}
+
 const clang::ValueDecl* indexVariable(const clang::Expr* expr) {
   const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenCasts());
   if (!reference) return nullptr;

@@ -45,6 +45,10 @@ constexpr std::int64_t kExactOffset = 2;
 // "name@ID": a variable's storage, unique per declaration.
 std::string variableKey(const clang::ValueDecl* decl);
 
+// Whether `key` names the storage `root` names or storage reached from it (a field, an element,
+// what a method returns).
+bool isRootedAt(llvm::StringRef key, llvm::StringRef root);
+
 // The variable an index can be expressed in: a local integer variable (not a reference), so only
 // the function's own statements change it. Null for anything else.
 const clang::ValueDecl* indexVariable(const clang::Expr* expr);

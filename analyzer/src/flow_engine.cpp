@@ -98,7 +98,11 @@ public:
         method && method->isInstance())
       for (const clang::FieldDecl* field : fieldMemory_.pinnedFields(*method->getParent()))
         setEntry(entry.memory, frame.thisKey + "." + field->getNameAsString(), MemoryKind::Pinned);
-    run(function, std::move(entry), frame);
+    contract_ = streamContract(function);
+    if (contract_) expectCallersWork(function, entry);
+    const FlowState exit = run(function, std::move(entry), frame);
+    if (contract_ && !exit.unreachable) checkReturn(exit, function);
+    contract_.reset();
   }
 
 private:
@@ -489,10 +493,7 @@ private:
     }
     if (var->getType()->isReferenceType() || state.aliases->contains(var)) return;
     const std::string root = variableKey(var);
-    auto rooted = [&](llvm::StringRef key) {
-      return key.starts_with(root) &&
-             (key.size() == root.size() || llvm::StringRef("[.-").contains(key[root.size()]));
-    };
+    auto rooted = [&](llvm::StringRef key) { return isRootedAt(key, root); };
     // Still named through a pointer or reference bound to it: kept.
     for (const auto& [alias, target] : *state.aliases)
       if (rooted(target)) return;
@@ -1341,6 +1342,7 @@ private:
     case CallEffectKind::StreamCreate:
       if (std::optional<std::string> stream = outParameterKey(effect.outPointer, state, frame)) {
         const std::string key = collapseIndices(*stream);
+        insertEntry(state.createdStreams, key);
         const std::optional<int64_t> flags = constantValue(effect.flags, context_);
         if (flags && (*flags & api_model::kStreamNonBlockingFlag))
           insertEntry(state.nonBlockingStreams, key);
@@ -1724,6 +1726,8 @@ private:
     if (!frame.reporting) return;
     const BufferUse& use = access.use;
     for (const auto& [record, orderedAfter] : *state.pending) {
+      // The caller's work is the other side only where this function's own work is not.
+      if (record.buffer == kCallersMemory) continue;
       if (!sameBytes(record, access.buffer, access.range) ||
           !conflicting(record, use.write, use.atomic) ||
           orderedBefore(record, orderedAfter, stream, element, state))
@@ -1733,6 +1737,105 @@ private:
       notify({LaterAccess::StreamWork, record, details_[record], access.buffer, stream, use.read,
               use.write, effect.operation, call, frame, hostWaitMayHang(record, state)});
       return;
+    }
+    checkCallersWork(access, stream, element, effect, call, state, frame);
+  }
+
+  // --- The stream-argument contract ---------------------------------------------------------
+  // A function that takes one stream promises its caller that its work runs after the caller's
+  // earlier work on that stream and before the caller's later work on it, as every CUDA library
+  // does. Analysed on its own (a root), the function starts with the caller's work on the stream
+  // pending on everything the caller handed in, and ends with the caller's later work waiting on
+  // the stream: work on a stream the function created that touches the caller's memory must wait
+  // for the parameter first, and be joined back into it before the function returns.
+
+  struct StreamContract {
+    std::string stream; // the stream parameter's key
+    // A `= 0` default lets callers leave the legacy default stream there, which a blocking side
+    // stream is ordered with anyway.
+    bool defaulted = false;
+    std::vector<std::string> callersMemory; // the other parameters' keys
+    AccessRecord callersWork;               // pending on entry
+  };
+
+  static bool isStreamType(clang::QualType type) {
+    const auto* pointer = type.getCanonicalType()->getAs<clang::PointerType>();
+    const clang::RecordDecl* record =
+        pointer ? pointer->getPointeeType()->getAsRecordDecl() : nullptr;
+    return record && record->getName() == "CUstream_st";
+  }
+
+  // The contract of a function with exactly one stream parameter. With two, which stream the
+  // caller's work on a buffer is on is not known, so neither carries one.
+  static std::optional<StreamContract> streamContract(const clang::FunctionDecl& function) {
+    std::optional<StreamContract> contract;
+    const clang::ParmVarDecl* stream = nullptr;
+    for (const clang::ParmVarDecl* parameter : function.parameters())
+      if (isStreamType(parameter->getType())) {
+        if (stream) return std::nullopt;
+        stream = parameter;
+      }
+    if (!stream || !function.getBody()) return std::nullopt;
+    contract.emplace();
+    contract->stream = variableKey(stream);
+    contract->defaulted = stream->hasDefaultArg();
+    for (const clang::ParmVarDecl* parameter : function.parameters())
+      if (parameter != stream) contract->callersMemory.push_back(variableKey(parameter));
+    contract->callersWork = {kCallersMemory.str(), contract->stream, true,
+                             function.getBody(),   ByteRange{},      false,
+                             contract->stream};
+    return contract;
+  }
+
+  // The caller's earlier work on the stream parameter, writing what it handed in.
+  void expectCallersWork(const clang::FunctionDecl& function, FlowState& entry) {
+    setEntry(entry.pending, contract_->callersWork, std::set<std::string>{});
+    AccessDetail& detail = details_[contract_->callersWork];
+    detail.operation = "the caller's work before the call to '" + function.getNameAsString() + "'";
+    detail.write = true;
+  }
+
+  // Memory the caller handed in: a parameter's, or reached from one.
+  bool reachesCaller(llvm::StringRef buffer) const {
+    return std::any_of(contract_->callersMemory.begin(), contract_->callersMemory.end(),
+                       [&](const std::string& parameter) { return isRootedAt(buffer, parameter); });
+  }
+
+  // A stream the function created, so never the one the caller passed; with a defaulted stream
+  // parameter, only a non-blocking one, which the legacy default stream does not order.
+  bool isOwnStream(const std::string& stream, const FlowState& state) const {
+    return state.createdStreams->contains(stream) &&
+           (!contract_->defaulted || !isBlocking(stream, state));
+  }
+
+  // Entry: the caller's memory touched on the function's own stream before that stream waited
+  // for the parameter. Memory the function allocated again (state.memory knows it) is its own.
+  void checkCallersWork(const ResolvedUse& access, const std::string& stream,
+                        const std::string& element, const CallEffect& effect,
+                        const clang::CallExpr& call, const FlowState& state, const Frame& frame) {
+    if (!contract_ || !reachesCaller(access.buffer) || state.memory->contains(access.buffer) ||
+        !isOwnStream(stream, state))
+      return;
+    auto callers = state.pending->find(contract_->callersWork);
+    if (callers == state.pending->end() ||
+        orderedBefore(callers->first, callers->second, stream, element, state))
+      return;
+    notify({LaterAccess::StreamWork, callers->first, details_[callers->first], access.buffer,
+            stream, access.use.read, access.use.write, effect.operation, call, frame, false});
+  }
+
+  // Return: the function's own streams' work on the caller's memory that the stream parameter
+  // is not ordered after.
+  void checkReturn(const FlowState& exit, const clang::FunctionDecl& function) {
+    for (const auto& [record, orderedAfter] : *exit.pending) {
+      if (record.buffer == kCallersMemory || !reachesCaller(record.buffer) ||
+          !isOwnStream(record.stream, exit) ||
+          orderedBefore(record, orderedAfter, contract_->stream, contract_->stream, exit))
+        continue;
+      const AccessDetail& detail = details_[record];
+      if (!detail.call) continue;
+      for (const std::unique_ptr<Check>& check : checks_)
+        check->onPendingAtReturn({record, detail, contract_->stream, function});
     }
   }
 
@@ -1867,6 +1970,7 @@ private:
   std::map<const clang::FunctionDecl*, const clang::VarDecl*> returnedLocals_;
   std::vector<std::unique_ptr<Check>> checks_;
   std::map<AccessRecord, AccessDetail> details_;
+  std::optional<StreamContract> contract_; // of the root function being analysed
 };
 
 FlowEngine::FlowEngine(clang::ASTContext& context, const AnalysisOptions& options,

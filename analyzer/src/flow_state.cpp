@@ -143,14 +143,14 @@ FlowState join(const FlowState& a, const FlowState& b) {
   joined.memory = joinPart(a.memory, b.memory, [](const auto& memoryA, const auto& memoryB) {
     return joinEqualEntries(memoryA, memoryB);
   });
-  joined.nonBlockingStreams =
-      joinPart(a.nonBlockingStreams, b.nonBlockingStreams,
-               [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
-                 std::set<std::string> common;
-                 for (const std::string& stream : streamsA)
-                   if (streamsB.contains(stream)) common.insert(stream);
-                 return common;
-               });
+  auto both = [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
+    std::set<std::string> common;
+    for (const std::string& stream : streamsA)
+      if (streamsB.contains(stream)) common.insert(stream);
+    return common;
+  };
+  joined.nonBlockingStreams = joinPart(a.nonBlockingStreams, b.nonBlockingStreams, both);
+  joined.createdStreams = joinPart(a.createdStreams, b.createdStreams, both);
   auto either = [](const std::set<std::string>& streamsA, const std::set<std::string>& streamsB) {
     std::set<std::string> streams = streamsA;
     streams.insert(streamsB.begin(), streamsB.end());

@@ -35,6 +35,9 @@ inline constexpr llvm::StringLiteral kLegacyStream = "<legacy>";
 inline constexpr llvm::StringLiteral kPerThreadStream = "<per-thread>";
 // In a record's ordered-after set: every blocking stream (a legacy-stream op came after it).
 inline constexpr llvm::StringLiteral kEveryBlockingStream = "<every-blocking-stream>";
+// The buffer of the record that stands for the caller's work on a function's stream parameter
+// (the stream-argument contract, flow_engine.cpp): it meets every buffer the caller handed in.
+inline constexpr llvm::StringLiteral kCallersMemory = "<caller's memory>";
 
 struct AccessRecord {
   std::string buffer;
@@ -97,6 +100,8 @@ struct FlowState {
   // constructor's `stream_(stream)`, `buffer_ = buffer;`): the field's key -> that key.
   CopyOnWrite<std::map<std::string, std::string>> fieldAliases;
   CopyOnWrite<std::set<std::string>> nonBlockingStreams;
+  // Streams this path created (on every path that reaches here): not a stream the caller passed.
+  CopyOnWrite<std::set<std::string>> createdStreams;
   CopyOnWrite<std::set<std::string>> capturingStreams;
   // Streams running a kernel that waits for a handshake flag (call_model.h BufferUse) the host
   // may set later: a host wait for them before that could never return.

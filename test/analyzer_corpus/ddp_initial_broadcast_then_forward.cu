@@ -2,6 +2,10 @@
 // DDP construction broadcasts rank 0's parameters on the NCCL stream; the first forward on the
 // compute stream reads the parameters without waiting for the broadcast to finish.
 // Fixed: the compute stream waits for the broadcast's event.
+// As ProcessGroupNCCL does, the NCCL stream first waits for the compute stream, whose earlier
+// work may still be writing the parameters. Without the join, the constructor and first_step
+// also break the stream-argument contract: the caller's later work on `compute` (here, the
+// forward) may run during the broadcast, which is reported at the broadcast for each of them.
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -14,6 +18,13 @@ public:
   DistributedModel(float* weight, size_t elems, ncclComm_t comm, cudaStream_t compute)
       : weight_(weight), compute_(compute) {
     cudaStreamCreateWithFlags(&nccl_stream_, cudaStreamNonBlocking);
+    cudaEvent_t ready;
+    cudaEventCreateWithFlags(&ready, cudaEventDisableTiming);
+    cudaEventRecord(ready, compute_);
+    cudaStreamWaitEvent(nccl_stream_, ready, 0);
+    cudaEventDestroy(ready);
+    // expect: streamrace-unsynchronized-cross-stream
+    // expect: streamrace-unsynchronized-cross-stream
     ncclBroadcast(weight_, weight_, elems, ncclFloat, 0, comm, nccl_stream_);
 #ifdef FIXED
     cudaEvent_t synced;

@@ -14,6 +14,7 @@
 namespace clang {
 class ASTContext;
 class CallExpr;
+class FunctionDecl;
 class Stmt;
 } // namespace clang
 
@@ -57,6 +58,16 @@ struct UnrecordedWait {
   const Frame& frame;
 };
 
+// The stream-argument contract broken on return (flow_engine.cpp): work on a stream the function
+// created, on memory the caller handed in, that the stream parameter is not ordered after when
+// the function returns, so the caller's later work on that stream may meet it.
+struct PendingAtReturn {
+  const AccessRecord& record;
+  const AccessDetail& detail;
+  const std::string& parameterStream; // the stream parameter's key
+  const clang::FunctionDecl& function;
+};
+
 class Check {
 public:
   Check(clang::ASTContext& context, FindingSink& sink) : context_(context), sink_(sink) {}
@@ -64,6 +75,7 @@ public:
 
   virtual void onUnorderedAccess(const UnorderedAccess&) {}
   virtual void onUnrecordedWait(const UnrecordedWait&) {}
+  virtual void onPendingAtReturn(const PendingAtReturn&) {}
 
 protected:
   clang::ASTContext& context_;

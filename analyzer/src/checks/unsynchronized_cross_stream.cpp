@@ -9,6 +9,7 @@
 #include "fix_its.h"
 #include "storage_keys.h"
 
+#include "clang/AST/Decl.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
 
@@ -21,6 +22,10 @@ public:
 
   void onUnorderedAccess(const UnorderedAccess& pair) override {
     if (pair.kind != LaterAccess::StreamWork) return;
+    if (pair.earlier.buffer == kCallersMemory) {
+      reportBeforeWaitingForCaller(pair);
+      return;
+    }
     const AccessRecord& record = pair.earlier;
     const AccessDetail& earlier = pair.earlierDetail;
     Finding finding;
@@ -42,6 +47,62 @@ public:
                         *pair.frame.rootParents, context_, !pair.hostWaitMayHang);
     sink_.reportFirstConsumer(std::move(finding), pair.buffer,
                               {record.site, record.stream, pair.stream}, site->getBeginLoc());
+  }
+
+  // The stream-argument contract (flow_engine.cpp), on entry: the function's own stream touches
+  // what the caller handed in before waiting for the caller's stream.
+  void reportBeforeWaitingForCaller(const UnorderedAccess& pair) {
+    const clang::FunctionDecl& function = rootFunction(pair.frame);
+    const std::string caller = streamDisplayNameIn(pair.earlier.stream, function);
+    const std::string side = streamDisplayNameIn(pair.stream, function);
+    const std::string buffer = displayNameIn(pair.buffer, function);
+    Finding finding;
+    finding.check = kCrossStreamCheck;
+    finding.location = pair.at.getBeginLoc();
+    finding.message = "'" + buffer + "' is " + accessVerb(pair.read, pair.write) + " by " +
+                      pair.operation + " on " + side + " while the caller's work on " + caller +
+                      " before the call may still be writing it; " + side + " does not wait for " +
+                      caller + " first";
+    addCallNotes(finding, callChain(pair.frame));
+    finding.notes.push_back(
+        {function.getLocation(), describeFunction(function) + " takes " + caller +
+                                     ": the caller's work on it before the call may still be "
+                                     "writing '" +
+                                     buffer + "'"});
+    // In the function that takes the stream, where the side work starts (a call leading to it).
+    const clang::Stmt* site = siteOf(pair.at, pair.frame);
+    finding.notes.push_back({site->getBeginLoc(), "an event recorded on " + caller +
+                                                      " and waited on by " + side +
+                                                      " (cudaStreamWaitEvent) here would order "
+                                                      "the two"});
+    sink_.reportFirstConsumer(std::move(finding), pair.buffer,
+                              {pair.earlier.site, pair.earlier.stream, pair.stream},
+                              site->getBeginLoc());
+  }
+
+  // The stream-argument contract on return: the function's own stream may still be working on
+  // what the caller handed in when the caller's later work on its stream starts.
+  void onPendingAtReturn(const PendingAtReturn& pending) override {
+    const clang::FunctionDecl& function = pending.function;
+    const std::string caller = streamDisplayNameIn(pending.parameterStream, function);
+    const std::string side = streamDisplayNameIn(pending.record.stream, function);
+    const std::string buffer = displayNameIn(pending.record.buffer, function);
+    Finding finding;
+    finding.check = kCrossStreamCheck;
+    finding.location = pending.detail.call->getBeginLoc();
+    finding.message =
+        "'" + buffer + "' is " + accessVerb(pending.detail.read, pending.detail.write) + " by " +
+        pending.detail.operation + " on " + side + ", which " + describeFunction(function) +
+        " does not join back into " + caller + " before returning; the caller's later work on " +
+        caller + " may run while it is still " + (pending.record.write ? "writing" : "reading") +
+        " it";
+    addCallNotes(finding, pending.detail.chain);
+    finding.notes.push_back({function.getBody()->getEndLoc(),
+                             describeFunction(function) + " returns here: an event recorded on " +
+                                 side + " after that work and waited on by " + caller +
+                                 " (cudaStreamWaitEvent), or a synchronization of " + side +
+                                 ", before returning would order the caller's later work"});
+    sink_.report(std::move(finding), pending.record.buffer);
   }
 };
 

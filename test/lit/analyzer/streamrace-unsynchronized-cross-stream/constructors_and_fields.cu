@@ -71,7 +71,10 @@ private:
 void first_step(float* weights, float* out, cudaStream_t compute) {
   Broadcaster model(weights);
   model.forward(out, compute);
-  // CHECK-MESSAGES: :[[@LINE-10]]:52: warning: 'weights' is read by kernel 'consume' on stream 'compute' while kernel 'produce' on stream 'model.own_stream_' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // The object's own stream also breaks the stream-argument contract of 'first_step' both ways.
+  // CHECK-MESSAGES: :[[@LINE-13]]:5: warning: 'weights' is written by kernel 'produce' on stream 'model.own_stream_' while the caller's work on stream 'compute' before the call may still be writing it; stream 'model.own_stream_' does not wait for stream 'compute' first [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-14]]:5: warning: 'weights' is written by kernel 'produce' on stream 'model.own_stream_', which 'first_step' does not join back into stream 'compute' before returning; the caller's later work on stream 'compute' may run while it is still writing it [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-13]]:52: warning: 'weights' is read by kernel 'consume' on stream 'compute' while kernel 'produce' on stream 'model.own_stream_' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
   // CHECK-FIXES: Broadcaster model(weights);
   // CHECK-FIXES-NEXT: model.forward(out, compute);
 }

@@ -9,6 +9,10 @@ void blocking_copy_orders(float* buf, float* host, float* other, cudaStream_t s)
   cudaStream_t side;
   cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
   cudaMemcpyAsync(other, buf, 128, cudaMemcpyDeviceToDevice, side);
+  // The copy is ordered after the memset, but never joined back into 's' (the stream-argument
+  // contract): the caller's next work on 's' may meet it.
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: warning: 'buf' is read by cudaMemcpyAsync on stream 'side', which 'blocking_copy_orders' does not join back into stream 's' before returning; the caller's later work on stream 's' may run while it is still reading it [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: warning: 'other' is written by cudaMemcpyAsync on stream 'side', which 'blocking_copy_orders' does not join back into stream 's' before returning; the caller's later work on stream 's' may run while it is still writing it [streamrace-unsynchronized-cross-stream]
 }
 
 void device_copy_does_not_wait(float* buf, float* copy, float* other) {
