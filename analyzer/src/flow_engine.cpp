@@ -1832,10 +1832,10 @@ private:
           !isOwnStream(record.stream, exit) ||
           orderedBefore(record, orderedAfter, contract_->stream, contract_->stream, exit))
         continue;
-      const AccessDetail& detail = details_[record];
-      if (!detail.call) continue;
+      auto detail = details_.find(record);
+      if (detail == details_.end() || !detail->second.call) continue;
       for (const std::unique_ptr<Check>& check : checks_)
-        check->onPendingAtReturn({record, detail, contract_->stream, function});
+        check->onPendingAtReturn({record, detail->second, contract_->stream, function});
     }
   }
 

@@ -338,10 +338,11 @@ UNKNOWN = None
 def attribute_stream_key(key):
     """The key of a stream kept in an attribute, named by the attribute:
     `self.context.gather_stream` in one class, `next_module.context.gather_stream` and
-    `context.gather_stream` elsewhere are the one gather stream of the program's context. Programs keep one stream per role, so the streams
-    of one attribute name are taken as one: a race between two such streams of two objects is
-    missed, and none is invented between two spellings of one stream (whose waits would not count
-    for each other). None for an element of a container of streams, which keeps its own name."""
+    `context.gather_stream` elsewhere are the one gather stream of the program's context.
+    Programs keep one stream per role, so the streams of one attribute name are taken as one: a
+    race between two such streams of two objects is missed, and none is invented between two
+    spellings of one stream (whose waits would not count for each other). None for an element of
+    a container of streams, which keeps its own name."""
     if key.path and not key.path[-1].startswith(("[", "@")):
         return "named:field:" + key.path[-1]
     return None
