@@ -26,14 +26,32 @@ void FindingSink::reportFirstConsumer(Finding finding, const std::string& subjec
   const clang::SourceLocation at = finding.location;
   if (!inserted && (first.order != order || first.at != at)) {
     if (!comesBefore(order, at, first)) return;
-    superseded_.insert(first.findings.begin(), first.findings.end());
-    first.findings.clear();
+    supersede(first.findings);
   }
   first.order = order;
   first.at = at;
   const std::size_t index = findings_.size();
   report(std::move(finding), subject);
   if (findings_.size() > index) first.findings.push_back(index);
+}
+
+void FindingSink::reportLeftPending(Finding finding, const std::string& subject,
+                                    const clang::Stmt* access, std::size_t callDepth) {
+  auto [slot, inserted] = leftPending_.try_emplace(access, LeftPending{callDepth, {}});
+  LeftPending& innermost = slot->second;
+  if (!inserted && callDepth != innermost.callDepth) {
+    if (callDepth > innermost.callDepth) return;
+    supersede(innermost.findings);
+    innermost.callDepth = callDepth;
+  }
+  const std::size_t index = findings_.size();
+  report(std::move(finding), subject);
+  if (findings_.size() > index) innermost.findings.push_back(index);
+}
+
+void FindingSink::supersede(std::vector<std::size_t>& indices) {
+  superseded_.insert(indices.begin(), indices.end());
+  indices.clear();
 }
 
 bool FindingSink::comesBefore(clang::SourceLocation order, clang::SourceLocation at,

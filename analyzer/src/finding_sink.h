@@ -40,6 +40,13 @@ public:
   void reportFirstConsumer(Finding finding, const std::string& subject,
                            const ProducerAndConsumer& streams, clang::SourceLocation order);
 
+  // A function returning with work still pending on a stream its caller goes on using is
+  // reported in the innermost function that returns so: joining there orders the work for every
+  // caller, so a caller the work only passes through (`callDepth` calls above the access) is not
+  // reported for it as well.
+  void reportLeftPending(Finding finding, const std::string& subject, const clang::Stmt* access,
+                         std::size_t callDepth);
+
   // The findings in source order.
   std::vector<Finding> takeFindings();
 
@@ -50,6 +57,14 @@ private:
     std::vector<std::size_t> findings;
   };
 
+  struct LeftPending {
+    std::size_t callDepth;
+    std::vector<std::size_t> findings;
+  };
+
+  // Drops the findings at `indices` from what takeFindings returns.
+  void supersede(std::vector<std::size_t>& indices);
+
   // Whether a consumer at (`order`, `at`) comes before `first`.
   bool comesBefore(clang::SourceLocation order, clang::SourceLocation at,
                    const FirstConsumer& first) const;
@@ -58,6 +73,7 @@ private:
   std::set<std::tuple<std::string, clang::SourceLocation::UIntTy, std::string>> reported_;
   std::vector<Finding> findings_;
   std::map<ProducerAndConsumer, FirstConsumer> firstConsumers_;
+  std::map<const clang::Stmt*, LeftPending> leftPending_;
   std::set<std::size_t> superseded_;
 };
 

@@ -3,9 +3,10 @@
 // compute stream reads the parameters without waiting for the broadcast to finish.
 // Fixed: the compute stream waits for the broadcast's event.
 // As ProcessGroupNCCL does, the NCCL stream first waits for the compute stream, whose earlier
-// work may still be writing the parameters. Without the join, the constructor and first_step
-// also break the stream-argument contract: the caller's later work on `compute` (here, the
-// forward) may run during the broadcast, which is reported at the broadcast for each of them.
+// work may still be writing the parameters. Without the join, the constructor also breaks the
+// stream-argument contract: the caller's later work on `compute` (here, the forward) may run
+// during the broadcast, which is reported at the broadcast. first_step, which the broadcast only
+// passes through, is not reported for it again: the join belongs in the constructor.
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -23,7 +24,6 @@ public:
     cudaEventRecord(ready, compute_);
     cudaStreamWaitEvent(nccl_stream_, ready, 0);
     cudaEventDestroy(ready);
-    // expect: streamrace-unsynchronized-cross-stream
     // expect: streamrace-unsynchronized-cross-stream
     ncclBroadcast(weight_, weight_, elems, ncclFloat, 0, comm, nccl_stream_);
 #ifdef FIXED

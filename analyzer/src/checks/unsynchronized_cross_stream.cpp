@@ -102,7 +102,8 @@ public:
                                  side + " after that work and waited on by " + caller +
                                  " (cudaStreamWaitEvent), or a synchronization of " + side +
                                  ", before returning would order the caller's later work"});
-    sink_.report(std::move(finding), pending.record.buffer);
+    sink_.reportLeftPending(std::move(finding), pending.record.buffer, pending.detail.call,
+                            pending.detail.chain.size());
   }
 };
 
