@@ -283,7 +283,7 @@ def _join_value(a, b):
                       a.on_host and b.on_host)
     if isinstance(a, (Tensor, Symbol)) and isinstance(b, (Tensor, Symbol)):
         # `x = x.to(dtype)` on one path only: x names one object or the other, both its own.
-        common = a.key.common(b.key)
+        common = a.key.either(b.key) or a.key.common(b.key)
         if common is not None:
             if isinstance(a, Tensor) and isinstance(b, Tensor):
                 return Tensor(common, None, a.on_host and b.on_host)

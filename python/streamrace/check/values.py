@@ -44,6 +44,23 @@ class Key:
             path.append(mine)
         return Key(self.root, tuple(path))
 
+    def either(self, other):
+        """The key of what one of two paths bound: two keys that differ only in one version
+        (`x = x.to(dtype)` on one path only, or two calls of one loop iteration) name either
+        object, and no object a third binding made; otherwise None."""
+        if self.root != other.root or len(self.path) != len(other.path):
+            return None
+        differing = [i for i, (mine, theirs) in enumerate(zip(self.path, other.path))
+                     if mine != theirs]
+        if len(differing) != 1:
+            return None
+        position = differing[0]
+        mine, theirs = self.path[position], other.path[position]
+        if not mine.startswith("@") or not theirs.startswith("@"):
+            return None
+        joined = _VERSION_SEPARATOR.join(sorted(_versions(mine) | _versions(theirs)))
+        return Key(self.root, self.path[:position] + (joined,) + self.path[position + 1:])
+
     def unversioned(self):
         return Key(self.root, tuple(p for p in self.path if not p.startswith("@")))
 
@@ -69,7 +86,10 @@ class Key:
             if mine == theirs:
                 continue
             if mine.startswith("@") and theirs.startswith("@"):
-                return False   # two objects the analysis saw made
+                # Two objects the analysis saw bound, unless a join left one of them either.
+                if _versions(mine).isdisjoint(_versions(theirs)):
+                    return False
+                continue
             if mine.startswith("[") and theirs.startswith("["):
                 if not indices_differ(mine, self._in_own_terms(theirs, other, position)):
                     continue
@@ -107,7 +127,8 @@ class Key:
     def made_in_the_call(self):
         """Whether the key names a tensor the analyzed call made (`x = torch.empty(...)`), not
         an object it was handed or looked up (`x = self.buffers[p]`)."""
-        return any(part[1:].isdigit() for part in self.path if part.startswith("@"))
+        return any(version[1:].isdigit() for part in self.path if part.startswith("@")
+                   for version in _versions(part))
 
     def is_local(self):
         return self.root[0] in ("local", "param")
@@ -144,6 +165,14 @@ class Key:
                 continue
             out += index_text(part) if part.startswith("[") else "." + part
         return out
+
+
+# Between the versions a key part joins (`@12:4/it0|@14:8/it0`): what two paths bound to one name.
+_VERSION_SEPARATOR = "|"
+
+
+def _versions(part):
+    return set(part.split(_VERSION_SEPARATOR))
 
 
 def constant_index(value):

@@ -83,6 +83,36 @@ class BucketReducer:
         for work in works:
             work.wait()
 
+    def reduce_each_bucket_converted(self, bucket_ids, dtype):
+        # Either branch gives each iteration its own bucket: the join keeps them apart.
+        works = []
+        for bucket_id in bucket_ids:
+            buffer = self.buffer_of(bucket_id)
+            bucket = buffer.fetch()
+            if bucket.dtype != dtype:
+                bucket = buffer.converted(dtype=dtype, initial=bucket.data)
+            grad = bucket.data
+            grad.mul_(2)
+            works.append(dist.all_reduce(grad, async_op=True))
+        for work in works:
+            work.wait()
+
+    def reduce_converted_through_one_staging_buffer_racy(self, bucket_ids, dtype):
+        works = []
+        for bucket_id in bucket_ids:
+            buffer = self.buffer_of(bucket_id)
+            bucket = buffer.fetch()
+            if bucket.dtype != dtype:
+                bucket = self.staging(dtype)
+            grad = bucket.data
+            grad.mul_(2)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'bucket' is read and written by mul_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE+2]]:42: note: all_reduce reads and writes 'bucket' on the process group's stream (the default group) here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+            works.append(dist.all_reduce(grad, async_op=True))
+        for work in works:
+            work.wait()
+
     def reduce_through_one_staging_buffer_racy(self, bucket_ids):
         works = []
         for bucket_id in bucket_ids:
