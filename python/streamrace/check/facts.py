@@ -4,7 +4,7 @@
 hands out. Also the orderings the package makes anywhere, which the cross-function rule
 (`escapes.py`) takes as the program's intent.
 """
-from .values import Constant, Stream, Symbol, Tensor, either_stream
+from .values import Constant, Stream, Symbol, Tensor, either_stream, join_handle_lists
 
 
 class ClassFacts:
@@ -69,6 +69,9 @@ class ClassFacts:
 
 
 def _join(previous, value, key):
+    handles = join_handle_lists(previous, value)
+    if handles is not None:
+        return handles   # a list of streams made empty, then filled by append
     if isinstance(previous, Stream) and isinstance(value, Stream):
         side = [s for s in (previous, value) if s.kind in ("created", "named")]
         if len(side) == 2:

@@ -11,7 +11,7 @@ never pending: the host acts at once, and later device work is enqueued after it
 from typing import Optional, Tuple
 
 from .. import torch_model
-from .values import Constant, Key, Stream, Symbol, Tensor, value_class
+from .values import Constant, Key, Stream, Symbol, Tensor, join_handle_lists, value_class
 
 HOST = "<host>"
 AMBIENT = Stream("<current>", "ambient", "")
@@ -278,6 +278,9 @@ def _join_value(a, b):
         return b
     if isinstance(b, Constant) and b.value is None:
         return a
+    handles = join_handle_lists(a, b)
+    if handles is not None:
+        return handles
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.key == b.key:
         return Tensor(a.key, a.alloc_stream if a.alloc_stream == b.alloc_stream else None,
                       a.on_host and b.on_host)
