@@ -138,6 +138,8 @@ class ExpressionEvaluator:
         fact = self.facts.attribute(key)
         if fact is not None:
             return fact
+        if self.facts.host_tensor_field(key):
+            return Tensor(key, None, True)
         return Symbol(key, spelling)
 
     def expr_Subscript(self, node, state, frame):
@@ -383,6 +385,7 @@ class ExpressionEvaluator:
             base = self.evaluate(target.value, state, frame)
             if isinstance(base, (Symbol, Tensor)) and base.key is not None:
                 key = base.key.attribute(target.attr)
+                self.handed_to_an_object(base, value, target, state, frame)
                 if target.attr == "data":
                     # `t.data = torch.empty(0)`: t's old storage is released (deallocation
                     # helpers do this); pointing t at a view of other bytes keeps them alive.
