@@ -344,7 +344,11 @@ class CallEffects:
                                 tensor=True)
         coalescing = self.coalescing_context(state)
         if spec.get("always_async") or self.keyword_true(kwargs, "async_op") or coalescing:
-            return Work(stream.key, frozenset(a.ident for a in made))
+            # Waiting for the handle waits for an event recorded after the collective on its
+            # stream: for everything that stream has seen, the work of the current stream it
+            # waited for at the launch included.
+            return Work(stream.key, frozenset(a.ident for a in made) |
+                        frozenset(state.covered_by(self.accesses, stream.key)))
         state.stream_waits(self.accesses, state.current, stream)
         self.facts.waited(state.current, stream)
         return None
@@ -388,6 +392,18 @@ class CallEffects:
         # them: that method's waits order every collective stream of the package.
         self.facts.waits_for_all_collectives(waiter)
 
+    def handle_appended(self, container, value, node, state, frame):
+        """`self.streams.append(torch.cuda.Stream())`, `works.append(work)` in a loop: the
+        list's elements are the streams, events and work handles appended, as a list literal's
+        are (one made in a loop is one element of the list, named by the element that reaches
+        it), so that waiting for each element of the list waits for them."""
+        target = node.func.value
+        if not isinstance(value, (Stream, Event, Work)) or \
+                not isinstance(target, (ast.Attribute, ast.Name)):
+            return
+        if value not in container.items:
+            self.assign(target, Container(container.items + (value,)), None, state, frame)
+
     # ---- methods ------------------------------------------------------------------------------
 
     def method_call(self, receiver, name, args, kwargs, node, state, frame):
@@ -414,6 +430,8 @@ class CallEffects:
             if name in ("append", "extend", "insert", "add"):
                 for value, _ in args:
                     self.escape(value, state)
+                if name == "append" and len(args) == 1:
+                    self.handle_appended(receiver, args[0][0], node, state, frame)
                 return None
             if name == "pop":
                 return _first_work(receiver.items)

@@ -20,6 +20,7 @@ from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
 from .package import child_nodes
 from .escapes import Escapes, reaches
+from .handing_out import HandingOut
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all
 from .statements import Frame, StatementWalker, merge_paths
 from .usage import TENSOR_ONLY_METHODS, TensorUsage
@@ -75,6 +76,10 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         self.split_exits = None
         # 1 while a gradient hook's second firing is walked (fire_again).
         self.firing = 0
+        # A non-blocking copy into a host tensor stored into an object the function was given:
+        # the copy's access ident -> (the store's site, statement, target), checked at the
+        # return (handing_out.py).
+        self.handed_on = {}
 
     # ---- starting points and calls -------------------------------------------------------
 
@@ -100,6 +105,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         if hook is not None and hook[1] in model.HANDING_BACK_HOOKS and self.analysis.reporting:
             for exit_state in exits:
                 self.left_to_the_caller(function, hook[1], exit_state, frame)
+        self.analysis.handing_out.at_exit(function, exits, frame, self)
         return join_all(exits)
 
     def start_on_the_callers_stream(self, function, state, frame):
@@ -320,7 +326,11 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
 
     def returned(self, value_node, value, state, frame):
         self.checks.handed_over(value, value_node, state, frame, self)
+        self.analysis.handing_out.returned(value, value_node, state, frame, self)
         self.escape(value, state)
+
+    def handed_to_an_object(self, base, value, target, state, frame):
+        self.analysis.handing_out.stored(base, value, target, state, frame, self)
 
     # ---- contexts ----------------------------------------------------------------------------
 
@@ -388,6 +398,7 @@ class Analysis:
         self.usage = TensorUsage(package)
         self.facts = ClassFacts(package)
         self.escapes = Escapes(self)
+        self.handing_out = HandingOut(self)
         self.accesses = []
         self.access_ids = {}
         self.frame_ids = itertools.count(1)
@@ -487,5 +498,12 @@ class Analysis:
         # Reported on: what met several streams, and what touches an attribute another call
         # leaves pending on another stream.
         fields = self.escapes.fields_unordered_for_the_current_stream()
-        self.walk([f for f in relevant + extra
-                   if f in self.several_streams or f.names & fields] + self.roots("callers"))
+        walked = [f for f in relevant + extra if f in self.several_streams or f.names & fields or
+                  f in self.handing_out.handing_out_fills]
+        walked += self.roots("callers")
+        # And what hands out an attribute another call leaves written on a side stream (a
+        # property returning a norm still being reduced), whatever else it does.
+        chosen = set(walked)
+        walked += [f for f in self.package.all_functions()
+                   if f not in chosen and self.handing_out.may_return_a_side_write(f)]
+        self.walk(walked)

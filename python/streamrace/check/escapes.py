@@ -20,6 +20,11 @@ class Escapes:
         self.analysis = analysis
         self.by_field = {}        # attribute name -> {access ident: streams ordered after it}
         self.side_fields = set()  # attributes accessed on a stream other than the current one
+        # attribute name -> {write ident: streams ordered after it}: what a call leaves writing
+        # an attribute on a side stream when it returns, the tensor made there included (a
+        # norm computed on a reduction stream), for whoever returns the attribute to code
+        # outside the package (handing_out.py).
+        self.side_writes = {}
         # The package's waits with a path's own, as a graph, for each path's `waited` met:
         # checks run in the reporting pass only, where the package's waits no longer change.
         self.wait_graphs = {}
@@ -35,20 +40,38 @@ class Escapes:
                 held[value.key] = attribute.field_name()
         for ident, ordered in exit_state.pending.items():
             access = accesses[ident]
-            if access.creation or access.key.root[0] == "temporary":
+            if access.key.root[0] == "temporary":
                 continue
-            if access.key.root[0] in ("local", "object"):
-                # The attribute that holds the object the access is in.
-                field = next((name for key, name in held.items() if key.root == access.key.root
-                              and access.key.path[:len(key.path)] == key.path), None)
-            else:
-                field = access.key.field_name()
+            if access.creation:
+                if access.stream.kind in ("created", "named") and \
+                        not access.api.endswith(" (allocation)"):
+                    self.note_side_write(access, ordered, held)
+                continue
+            field = self.holding_field(access, held)
             if field is None:
                 continue
             if access.stream.kind not in ("ambient", "default"):
                 self.side_fields.add(field)
             entries = self.by_field.setdefault(field, {})
             entries[ident] = entries.get(ident, ordered) & ordered
+            if access.writes() and access.stream.kind in ("created", "named"):
+                self.note_side_write(access, ordered, held)
+
+    def note_side_write(self, access, ordered, held):
+        field = self.holding_field(access, held)
+        if field is None:
+            return
+        entries = self.side_writes.setdefault(field, {})
+        entries[access.ident] = entries.get(access.ident, ordered) & ordered
+
+    @staticmethod
+    def holding_field(access, held):
+        """The attribute through which the access's object outlives the call, or None."""
+        if access.key.root[0] in ("local", "object"):
+            # The attribute that holds the object the access is in.
+            return next((name for key, name in held.items() if key.root == access.key.root
+                         and access.key.path[:len(key.path)] == key.path), None)
+        return access.key.field_name()
 
     def fields_unordered_for_the_current_stream(self):
         """Attributes some call leaves pending on another stream that nothing in the package

@@ -138,6 +138,8 @@ class ExpressionEvaluator:
         fact = self.facts.attribute(key)
         if fact is not None:
             return fact
+        if self.facts.host_tensor_field(key):
+            return Tensor(key, None, True)
         return Symbol(key, spelling)
 
     def expr_Subscript(self, node, state, frame):
@@ -149,9 +151,9 @@ class ExpressionEvaluator:
         if isinstance(base, Container):
             if isinstance(index, Constant) and isinstance(index.value, int) and \
                     -len(base.items) <= index.value < len(base.items) and base.key is None:
-                return base.items[index.value]
+                return _named_by(base.items[index.value], node, self)
             if base.key is None:
-                return _join_items(base.items)
+                return _named_by(_join_items(base.items), node, self)
         if isinstance(base, Stream):
             return base
         if isinstance(base, (Tensor, Symbol, Container)) and getattr(base, "key", None):
@@ -383,6 +385,7 @@ class ExpressionEvaluator:
             base = self.evaluate(target.value, state, frame)
             if isinstance(base, (Symbol, Tensor)) and base.key is not None:
                 key = base.key.attribute(target.attr)
+                self.handed_to_an_object(base, value, target, state, frame)
                 if target.attr == "data":
                     # `t.data = torch.empty(0)`: t's old storage is released (deallocation
                     # helpers do this); pointing t at a view of other bytes keeps them alive.
@@ -577,6 +580,14 @@ def _mentions(text, name):
         names = _NAMES_OF_CONDITION[text] = frozenset(re.findall(r"(?<![\w.])([A-Za-z_]\w*)",
                                                                    text))
     return name in names
+
+
+def _named_by(item, node, evaluator):
+    """A stream taken out of a list by subscript, named by the subscript when the stream's own
+    name is the call that made it (`self.streams[0]`, not `torch.cuda.Stream()`)."""
+    if isinstance(item, Stream) and "(" in item.spelling and isinstance(node, ast.Subscript):
+        return Stream(item.key, item.kind, evaluator.spelling(node), item.storage)
+    return item
 
 
 def _join_items(items):

@@ -4,7 +4,7 @@
 hands out. Also the orderings the package makes anywhere, which the cross-function rule
 (`escapes.py`) takes as the program's intent.
 """
-from .values import Constant, Stream, Symbol, Tensor, either_stream
+from .values import Constant, Stream, Symbol, Tensor, either_stream, join_handle_lists
 
 
 class ClassFacts:
@@ -13,10 +13,22 @@ class ClassFacts:
         self.values = {}           # Key -> value, joined over every store
         self.waits = set()         # (waiter stream key, waited stream key), anywhere
         self.host_waits = set()    # stream keys the host waits for somewhere
+        # Attribute name -> whether every tensor the package stores under it, on any object,
+        # is in host memory (`p._cpu_grad = torch.zeros(..., device="cpu").pin_memory()` for
+        # each parameter `p`, read back as `param._cpu_grad` in a hook given the parameter).
+        self.host_fields = {}
         self.settled = False
 
     def stored(self, key, value, frame):
-        if self.settled or key.root[0] not in ("self", "global", "object"):
+        if self.settled:
+            return
+        field = key.field_name()
+        if field is not None and not (isinstance(value, Constant) and value.value is None):
+            # Anything but a tensor known to be in host memory (a symbol, a device tensor)
+            # says the name may hold device memory.
+            self.host_fields[field] = self.host_fields.get(field, True) and \
+                isinstance(value, Tensor) and value.on_host
+        if key.root[0] not in ("self", "global", "object"):
             return
         if isinstance(value, Constant) and value.value is None:
             # `self.stream = None` in __init__ is a placeholder another module or method fills
@@ -52,6 +64,12 @@ class ClassFacts:
                 return container
         return value
 
+    def host_tensor_field(self, key):
+        """Whether an attribute of an object whose stores the analysis did not follow is a
+        host tensor: the package stores only host tensors under that name."""
+        field = key.field_name()
+        return field is not None and self.host_fields.get(field, False)
+
     def waited(self, waiter, waited):
         if not self.settled:
             self.waits.add((waiter.key, waited.key))
@@ -69,6 +87,9 @@ class ClassFacts:
 
 
 def _join(previous, value, key):
+    handles = join_handle_lists(previous, value)
+    if handles is not None:
+        return handles   # a list of streams made empty, then filled by append
     if isinstance(previous, Stream) and isinstance(value, Stream):
         side = [s for s in (previous, value) if s.kind in ("created", "named")]
         if len(side) == 2:

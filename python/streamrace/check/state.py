@@ -11,7 +11,7 @@ never pending: the host acts at once, and later device work is enqueued after it
 from typing import Optional, Tuple
 
 from .. import torch_model
-from .values import Constant, Key, Stream, Symbol, Tensor, value_class
+from .values import Constant, Key, Stream, Symbol, Tensor, join_handle_lists, value_class
 
 HOST = "<host>"
 AMBIENT = Stream("<current>", "ambient", "")
@@ -71,8 +71,8 @@ def may_be_same_stream(a, b):
 
 class State:
     __slots__ = ("current", "pending", "events", "locals", "attributes", "conditions",
-                 "recorded", "waited", "host_synced", "works", "contexts", "escaped",
-                 "objects", "streams")
+                 "recorded", "waited", "host_synced", "host_synced_on_a_path", "works",
+                 "contexts", "escaped", "objects", "streams")
 
     def __init__(self):
         self.current = AMBIENT
@@ -87,6 +87,9 @@ class State:
         # (waiter, waited) stream pairs since the analysis started, for the cross-function rule
         self.waited = frozenset()
         self.host_synced = frozenset()  # stream keys the host waited for since the start
+        # ... on at least one of the paths joined into this one (handing_out.py: a copy the
+        # host waits for on some way out of a function is one the program knows about)
+        self.host_synced_on_a_path = frozenset()
         self.works = {}
         # The stream contexts entered on this path, outermost first: (stream, statement, the
         # stream current before it, the frame that entered it).
@@ -106,6 +109,7 @@ class State:
         other.recorded = self.recorded
         other.waited = self.waited
         other.host_synced = self.host_synced
+        other.host_synced_on_a_path = self.host_synced_on_a_path
         other.works = dict(self.works)
         other.contexts = self.contexts
         other.escaped = self.escaped
@@ -148,6 +152,7 @@ class State:
         for ident in self.covered_by(accesses, stream.key):
             del self.pending[ident]
         self.host_synced = self.host_synced | {stream.key}
+        self.host_synced_on_a_path = self.host_synced_on_a_path | {stream.key}
 
     def host_waits_for_event(self, event_key):
         captured, recorded, recorded_on = self.events.get(event_key, (frozenset(), False, None))
@@ -155,11 +160,13 @@ class State:
             self.pending.pop(ident, None)
         if recorded_on is not None:
             self.host_synced = self.host_synced | {recorded_on}
+            self.host_synced_on_a_path = self.host_synced_on_a_path | {recorded_on}
         return recorded
 
     def host_waits_for_device(self):
         self.pending.clear()
         self.host_synced = self.host_synced | {"*"}
+        self.host_synced_on_a_path = self.host_synced_on_a_path | {"*"}
 
     def conflicts(self, accesses, access):
         """Pending accesses the new one races with: same bytes, at least one writing, on streams
@@ -228,6 +235,7 @@ class State:
         self.recorded = self.recorded & other.recorded
         self.waited = self.waited & other.waited
         self.host_synced = self.host_synced & other.host_synced
+        self.host_synced_on_a_path = self.host_synced_on_a_path | other.host_synced_on_a_path
         self.escaped = self.escaped | other.escaped
         self.objects = max(self.objects, other.objects)
         if other.streams is not self.streams:
@@ -278,6 +286,9 @@ def _join_value(a, b):
         return b
     if isinstance(b, Constant) and b.value is None:
         return a
+    handles = join_handle_lists(a, b)
+    if handles is not None:
+        return handles
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.key == b.key:
         return Tensor(a.key, a.alloc_stream if a.alloc_stream == b.alloc_stream else None,
                       a.on_host and b.on_host)

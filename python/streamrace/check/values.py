@@ -338,6 +338,19 @@ class Container:
     key: Optional[Key] = None
 
 
+def join_handle_lists(a, b):
+    """Two lists of streams, events or work handles, built differently on two paths or by two
+    stores (empty, then filled by append): a list of what either holds. None for other lists,
+    whose elements are storage that a join must keep naming by where it is kept."""
+    if not (isinstance(a, Container) and isinstance(b, Container) and a.key is None and
+            b.key is None):
+        return None
+    items = a.items + tuple(item for item in b.items if item not in a.items)
+    if not all(isinstance(item, (Stream, Event, Work)) for item in items):
+        return None
+    return Container(items)
+
+
 @value_class
 class Constant:
     value: object

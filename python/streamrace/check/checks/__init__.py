@@ -52,6 +52,18 @@ class Checks:
             self.add(self.cross_stream.left_to_the_caller(access, function, registration, state,
                                                           frame, walker))
 
+    def handed_out_unsynchronized(self, fill, key, target, site, statement, state, frame,
+                                  walker, returning):
+        if self.reporting:
+            self.add(self.host_access.handed_out(fill, key, target, site, statement, state,
+                                                 frame, walker, returning))
+
+    def returned_unordered(self, writes, key, caller, site, statement, state, frame, walker,
+                           across_calls):
+        if self.reporting:
+            self.add(self.cross_stream.returned_unordered(writes, key, caller, site, statement,
+                                                          state, frame, walker, across_calls))
+
     def released(self, tensor, node, state, frame, walker):
         if self.reporting:
             self.add(self.free_while_pending.released(tensor, node, state, frame, walker))

@@ -69,6 +69,44 @@ class UnsynchronizedCrossStream:
                                   access.site.column),),
                        sides=(access_side(access), side(end)))
 
+    def returned_unordered(self, writes, key, caller, site, statement, state, frame, walker,
+                           across_calls):
+        """A tensor returned to code outside the package while side-stream work may still
+        write it: the caller uses it on its stream, which has not waited for that work."""
+        source = walker.analysis.checks.sources.get(site.path)
+        earlier = writes[0]
+        message = "'%s' is returned to the caller of '%s', which uses it on %s, while %s on " \
+                  "%s may still be writing it; nothing makes %s wait for that stream before " \
+                  "the return" % (key.text(), site.function.rsplit(".", 1)[-1],
+                                  stream_name(caller), earlier.api, stream_name(earlier.stream),
+                                  stream_name(caller))
+        if across_calls:
+            message += left_pending(earlier, "the write")
+        notes = chain_notes(site)
+        named = set()
+        for write in writes:
+            if (write.site.line, write.site.column) in named:
+                continue
+            named.add((write.site.line, write.site.column))
+            notes += chain_notes(write.site, shared=site.chain)
+            notes.append((location(write.site), describe_access(write) + " here"))
+        fixes = []
+        waited = stream_spelling(earlier.stream, state, frame, source)
+        if waited is not None and caller.key == state.current.key:
+            text = "%s.wait_stream(%s)" % (stream_spelling(caller, state, frame, source), waited)
+            made = insertion_fix(source, statement, text)
+            if made is not None:
+                fixes.append(made)
+            notes.append((location(site), "make %s wait for %s before returning: `%s`" % (
+                stream_name(caller), stream_name(earlier.stream), text)))
+        else:
+            notes.append((location(site), "make %s wait for %s before returning (wait_stream, "
+                                          "or an event recorded after the write)" % (
+                                              stream_name(caller), stream_name(earlier.stream))))
+        return Finding(self.name, message, location(site), notes, fixes,
+                       identity=((self.name, "returned", site.path, site.line, site.column),),
+                       sides=(access_side(earlier), side(site, "return", caller)))
+
     def fix(self, earlier, later, state, frame, source, fixes):
         # A collective runs after the stream current when it is called: that stream must wait.
         waiting = state.current if later.stream.kind == "collective" else later.stream

@@ -3,8 +3,9 @@
 non-blocking copy to or from it may still be running (`x.to("cpu", non_blocking=True)` read
 before a synchronize; a pinned source refilled while its upload runs)."""
 from ..findings import Finding
-from .wording import (access_side, across_firings, device_spelling, insertion_fix, left_pending, location,
-                      pair_notes, stream_name, stream_spelling)
+from .wording import (access_side, across_firings, chain_notes, describe_access, device_spelling,
+                      insertion_fix, left_pending, location, pair_notes, side, stream_name,
+                      stream_spelling)
 
 
 class HostAccessBeforeSync:
@@ -33,3 +34,37 @@ class HostAccessBeforeSync:
                        identity=((self.name, earlier.site.path, earlier.site.line,
                                   earlier.site.column, later.site.line),),
                        sides=(access_side(earlier), access_side(later)))
+
+    def handed_out(self, fill, key, target, site, statement, state, frame, walker, returning):
+        """A host tensor a non-blocking copy may still be filling, handed to code outside the
+        package (returned, or stored into an object the function was given: `target`) with
+        nothing making the host wait for the copy before the function returns."""
+        source = walker.analysis.checks.sources.get(site.path)
+        function = returning.name
+        if target is None:
+            message = "the host tensor '%s' is returned to the caller of '%s' while %s on %s " \
+                      "may still be writing it; nothing makes the host wait for that stream, " \
+                      "and the caller reads it on the host" % (
+                          key.text(), function, fill.api, stream_name(fill.stream))
+        else:
+            message = "the host tensor '%s' is handed on to '%s' while %s on %s may still be " \
+                      "writing it; nothing makes the host wait for that stream before '%s' " \
+                      "returns, and code outside reads it there on the host" % (
+                          key.text(), target, fill.api, stream_name(fill.stream), function)
+        notes = chain_notes(site)
+        notes.append((location(fill.site), describe_access(fill) + " here"))
+        notes += chain_notes(fill.site, shared=site.chain)
+        fixes = []
+        stream = stream_spelling(fill.stream, state, frame, source)
+        text = "%s.synchronize()" % (stream or device_spelling(frame))
+        made = insertion_fix(source, statement, text)
+        if made is not None:
+            fixes.append(made)
+        notes.append((location(site), "make the host wait for %s before this: `%s` (or copy "
+                                      "with non_blocking=False)" % (stream_name(fill.stream),
+                                                                    text)))
+        return Finding(self.name, message, location(site), notes, fixes,
+                       identity=((self.name, "handed out", fill.site.path, fill.site.line,
+                                  fill.site.column, site.line),),
+                       sides=(access_side(fill), side(site, "return" if target is None else
+                                                      "store", fill.stream)))

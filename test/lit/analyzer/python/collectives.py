@@ -95,3 +95,56 @@ def single_tensor_reduce_scatter_overwritten_after_waiting(shard, grads, update)
     work = dist.reduce_scatter_single(shard, grads, async_op=True)
     work.wait()
     grads.add_(update)
+
+
+# Waiting for a handle waits for an event recorded after the collective on its group's stream:
+# for what that stream had seen, the current stream's work it followed at the launch included.
+def scatter_seen_through_a_later_handle_racy(flat, partial, total, rs_group, ar_group):
+    side = torch.cuda.Stream()
+    work = dist.reduce_scatter_tensor(partial, flat, group=rs_group, async_op=True)
+    handle = dist.all_reduce(total, group=ar_group, async_op=True)
+    work.wait()
+    with torch.cuda.stream(side):
+        handle.wait()
+        partial.mul_(2)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'partial' is read and written by mul_ on stream 'side' while reduce_scatter_tensor on the process group's stream (group=rs_group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-7]]:39: note: reduce_scatter_tensor writes 'partial' on the process group's stream (group=rs_group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    torch.cuda.current_stream().wait_stream(side)
+
+
+def scatter_seen_through_a_later_handle_ordered(flat, partial, total, rs_group, ar_group):
+    side = torch.cuda.Stream()
+    work = dist.reduce_scatter_tensor(partial, flat, group=rs_group, async_op=True)
+    work.wait()
+    handle = dist.all_reduce(total, group=ar_group, async_op=True)
+    with torch.cuda.stream(side):
+        handle.wait()
+        partial.mul_(2)
+    torch.cuda.current_stream().wait_stream(side)
+
+
+# Handles appended to a list are its elements: waiting for each waits for every collective.
+def chunks_scaled_before_their_reductions_end(chunks, group):
+    side = torch.cuda.Stream()
+    works = []
+    for chunk in chunks:
+        works.append(dist.all_reduce(chunk, group=group, async_op=True))
+    with torch.cuda.stream(side):
+        for chunk in chunks:
+            chunk.mul_(2)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'chunks[*]' is read and written by mul_ on stream 'side' while all_reduce on the process group's stream (group=group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    torch.cuda.current_stream().wait_stream(side)
+
+
+def chunks_scaled_after_their_reductions_end(chunks, group):
+    side = torch.cuda.Stream()
+    works = []
+    for chunk in chunks:
+        works.append(dist.all_reduce(chunk, group=group, async_op=True))
+    with torch.cuda.stream(side):
+        for work in works:
+            work.wait()
+        for chunk in chunks:
+            chunk.mul_(2)
+    torch.cuda.current_stream().wait_stream(side)

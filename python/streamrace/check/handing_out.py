@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""What a function hands to code the analysis cannot see while stream work on it still runs.
+
+Calls of the package's functions are followed, so a caller in the package meets its callee's
+pending work where it uses the result. A function that no function of the package calls by name
+(a hook, a callback, a property, the package's API) hands its results to code outside: its
+caller, whose later work on what it is returned comes right after the return, on the stream
+current at the call (docs/semantics.md), and the reader of an attribute of an object it was
+given, such as a CPU optimizer reading `param.grad`, on the host. Two rules:
+
+- a host tensor that a non-blocking copy from the device may still be filling is returned, or
+  stored into an attribute of an object the function was given (or of a global), and no way
+  out of the function makes the host wait for the copy's stream (rule 7: such a copy makes the
+  host wait only into pageable memory; `x.to("cpu", non_blocking=True)` allocates pinned memory,
+  and a buffer made for asynchronous copies is taken as pinned, as the C++ analyzer does);
+- a tensor that work on a side stream (one the code made or was given, not the current one) may
+  still be writing is returned, and the caller's stream has not waited for that stream on the
+  way to the return: work of the function's own path, or work another call of the package left
+  pending on an attribute (a norm a gradient hook reduces on a side stream, returned by a
+  property). Only the returning path's own waits count: code outside may call the function at
+  any point, before another of the package's functions makes its wait.
+"""
+import ast
+
+from .escapes import reaches_through, waits_graph
+from .state import HOST, contradict, touches_host_memory
+from .values import Container, Key, Symbol, Tensor
+
+# Roots of keys naming objects that outlive the call and that code outside reads: an object the
+# function was given, a module global.
+_GIVEN_ROOTS = frozenset({"param", "global"})
+
+
+class HandingOut:
+    def __init__(self, analysis):
+        self.analysis = analysis
+        self._called_names = None
+        # Starting functions the learning pass saw hand out a host tensor still being filled:
+        # walked again to report, whether or not they met several streams.
+        self.handing_out_fills = set()
+
+    def read_outside(self, function):
+        """Whether what the function returns is read by code the analysis cannot see: no
+        function of the package calls it by name."""
+        if self._called_names is None:
+            self._called_names = frozenset().union(
+                *(f.calls for f in self.analysis.package.all_functions()))
+        return function.name not in self._called_names
+
+    def may_return_a_side_write(self, function):
+        """Whether the function, read outside, may return an attribute that a call of the
+        package leaves written on a side stream: it names one and returns a value."""
+        return bool(function.names & self.analysis.escapes.side_writes.keys()) and \
+            self.read_outside(function) and \
+            any(isinstance(node, ast.Return) and node.value is not None
+                for node in ast.walk(function.node))
+
+    # ---- the walk's events ----------------------------------------------------------------
+
+    def returned(self, value, node, state, frame, walker):
+        if frame.depth != 0 or not self.read_outside(frame.function):
+            return
+        site = walker.site(node, frame)
+        statement = getattr(node, "_statement", None)
+        if isinstance(value, Tensor) and value.key.root[0] == "temporary" and value.on_host:
+            # `return x.to("cpu", non_blocking=True)`: the caller holds what the copy fills,
+            # as a name would.
+            value = walker.bind_new_tensor(value, Key(("local", frame.ident,
+                                                       walker.spelling(node))), state, node)
+        for item in _tensors(value):
+            if isinstance(item, Tensor) and item.on_host:
+                fills = self.pending_fills(item.key, state)
+                if fills and not self.analysis.reporting:
+                    self.handing_out_fills.add(walker.root)
+                elif fills:
+                    walker.checks.handed_out_unsynchronized(
+                        fills[0], item.key, None, site, statement, state, frame, walker,
+                        returning=frame.function)
+                continue
+            if not self.analysis.reporting:
+                continue
+            caller = _callers_stream(state, frame)
+            writes, across_calls = self.unordered_side_writes(item.key, caller, state), False
+            if not writes:
+                writes, across_calls = self.unordered_writes_of_other_calls(
+                    item.key, caller, state), True
+            if writes:
+                walker.checks.returned_unordered(writes, item.key, caller, site, statement,
+                                                 state, frame, walker, across_calls)
+
+    def stored(self, base, value, target, state, frame, walker):
+        """`obj.attr = host_tensor` into an object the function was given: remembered, and
+        reported at the function's return if the copy filling the tensor is still running."""
+        if not isinstance(value, Tensor) or not value.on_host or \
+                getattr(base, "key", None) is None or base.key.root[0] not in _GIVEN_ROOTS:
+            return
+        for fill in self.pending_fills(value.key, state):
+            if not self.analysis.reporting:
+                self.handing_out_fills.add(walker.root)
+                return
+            walker.handed_on.setdefault(fill.ident, (
+                walker.site(target, frame), getattr(target, "_statement", None),
+                walker.spelling(target)))
+
+    def at_exit(self, function, exits, frame, walker):
+        if not self.analysis.reporting or not walker.handed_on or \
+                not self.read_outside(function):
+            return
+        accesses = self.analysis.accesses
+        for ident, (site, statement, target) in walker.handed_on.items():
+            fill = accesses[ident]
+            # Reported when no way out of the function makes the host wait for the copy's
+            # stream: a wait on some paths only (for an event, when one was recorded) is taken
+            # as the program's knowledge of when the copy ran.
+            left = [state for state in exits if ident in state.pending]
+            if left and not any(fill.stream.key in state.host_synced_on_a_path or
+                                "*" in state.host_synced_on_a_path for state in exits):
+                walker.checks.handed_out_unsynchronized(fill, fill.key, target, site,
+                                                        statement, left[0], frame, walker,
+                                                        returning=function)
+
+    # ---- what is still running --------------------------------------------------------------
+
+    def pending_fills(self, key, state):
+        """Device work on the path that may still be writing the host tensor `key`: a
+        non-blocking copy into it. The earliest first."""
+        accesses = self.analysis.accesses
+        found = [accesses[ident] for ident in state.pending
+                 if accesses[ident].writes() and accesses[ident].stream.key != HOST and
+                 touches_host_memory(accesses[ident]) and accesses[ident].key.overlaps(key)]
+        return sorted(found, key=_by_site)
+
+    def unordered_side_writes(self, key, caller, state):
+        """Writes of the tensor on a side stream, pending on this path, that the caller's stream
+        has not waited for."""
+        accesses = self.analysis.accesses
+        found = []
+        for ident, ordered in state.pending.items():
+            access = accesses[ident]
+            if access.writes() and access.stream.kind in ("created", "named") and \
+                    access.key.overlaps(key) and \
+                    not self.ordered_for(access, ordered, caller, state):
+                found.append(access)
+        return sorted(found, key=_by_site)
+
+    def unordered_writes_of_other_calls(self, key, caller, state):
+        """Writes of the attribute on a side stream that another call of the package leaves
+        pending when it returns, that this path has not ordered the caller's stream after."""
+        field = key.field_name()
+        if field is None or key.root[0] not in ("self", "object", "param", "global"):
+            return []
+        accesses = self.analysis.accesses
+        conditions = frozenset(state.conditions.items())
+        found = []
+        for ident, ordered in self.analysis.escapes.side_writes.get(field, {}).items():
+            access = accesses[ident]
+            if _last_name(access.key) != field and not (
+                    access.key.root[0] == "local" and _last_name(access.key) is None):
+                # An element or attribute of what the attribute holds, not its bytes (a local's
+                # object is the attribute's through the store that put it there).
+                continue
+            if contradict(access.conditions, conditions) or \
+                    self.ordered_for(access, ordered, caller, state):
+                continue
+            found.append(access)
+        return sorted(found, key=_by_site)
+
+    def ordered_for(self, access, ordered, caller, state):
+        seen_by = {access.stream.key} | ordered
+        if caller.key in seen_by or seen_by & state.host_synced or "*" in state.host_synced:
+            return True
+        return reaches_through(caller.key, seen_by, waits_graph(state.waited))
+
+
+def _tensors(value):
+    items = value.items if isinstance(value, Container) and value.key is None else (value,)
+    return [item for item in items if isinstance(item, (Tensor, Symbol)) and
+            item.key is not None and item.key.root[0] != "temporary"]
+
+
+def _callers_stream(state, frame):
+    """The stream current where the function was called: before the first stream context the
+    function itself entered."""
+    for context in state.contexts:
+        if context[3] == frame.ident:
+            return context[2]
+    return state.current
+
+
+def _last_name(key):
+    """The last part of the key's path that names something (not a version of the object)."""
+    named = [part for part in key.path if not part.startswith("@")]
+    return named[-1] if named else None
+
+
+def _by_site(access):
+    return (access.site.path, access.site.line, access.site.column)
