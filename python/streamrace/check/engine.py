@@ -19,6 +19,7 @@ from .entry_streams import entry_stream
 from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
 from .package import child_nodes
+from .record_stream_fields import unrecorded_stores
 from .escapes import Escapes, reaches
 from .handing_out import HandingOut
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all
@@ -507,3 +508,5 @@ class Analysis:
         walked += [f for f in self.package.all_functions()
                    if f not in chosen and self.handing_out.may_return_a_side_write(f)]
         self.walk(walked)
+        for store in unrecorded_stores(self.package):
+            self.checks.unrecorded_field(store)

@@ -72,6 +72,10 @@ class Checks:
         if self.reporting:
             self.add(self.free_while_pending.handed_over(value, node, state, frame, walker))
 
+    def unrecorded_field(self, store):
+        if self.reporting:
+            self.add(self.free_while_pending.unrecorded_field(store, self.sources))
+
     def wait_unrecorded_event(self, event, waiter, node, state, frame):
         if self.reporting:
             self.add(self.wait_unrecorded.finding(event, waiter, node, state, frame))

@@ -3,17 +3,20 @@
 work on another stream may still use it, so the allocator can hand the block to new work on
 the stream it was allocated on at once.
 
-Two forms: the storage is released while such work is pending (`t.data = torch.empty(0)`,
+Three forms: the storage is released while such work is pending (`t.data = torch.empty(0)`,
 `t.untyped_storage().resize_(0)`, `t.resize_(0)`) with no `record_stream` for that stream; or a
 tensor allocated on a side stream is handed to the current stream (returned after the current
 stream waited for the side stream) without `t.record_stream(current stream)`, so that when the
 receiver drops it the block returns to the side stream's pool while the receiver's work may
-still read it (PyTorch's documentation of record_stream).
+still read it (PyTorch's documentation of record_stream); or a tensor made on the device is
+kept in an object whose class's record_stream, which its holders call to hand it to another
+stream, does not record that tensor (`record_stream_fields.py`).
 """
-from ..findings import Finding
+from ..findings import Finding, Location
+from ..state import Site
 from ..values import Tensor, Container
-from .wording import (access_side, chain_notes, describe_access, insertion_fix, location, side,
-                      stream_name, stream_spelling)
+from .wording import (access_side, appended_fix, chain_notes, describe_access, insertion_fix,
+                      location, side, stream_name, stream_spelling)
 
 
 class FreeWhilePending:
@@ -103,3 +106,52 @@ class FreeWhilePending:
         if tensor_text.startswith("*") or "[" in tensor_text:
             return None
         return "%s.record_stream(%s)" % (tensor_text, stream_text)
+
+    def unrecorded_field(self, store, sources):
+        """A tensor kept in a field of an object (or in a closure kept there) that the class's
+        record_stream does not record."""
+        class_name = store.contract.class_info.name
+        method = store.contract.method
+        made = store.made
+        if made.read_node is None:
+            kept = "a tensor made on the device"
+        else:
+            kept = "a closure over '%s', a tensor made on the device," % made.name
+        message = "'%s' keeps %s that %s.record_stream does not record; once the object, " \
+                  "handed to another stream by record_stream, is dropped, the caching " \
+                  "allocator can give the tensor's block to new work on the stream that made " \
+                  "it while the other stream may still use it" % (store.holder, kept, class_name)
+        notes = [(_node_location(made.path, made.node), "'%s' is made here" % made.name)]
+        if made.read_node is not None:
+            notes.append((_node_location(made.read_path, made.read_node),
+                          "the closure reads '%s' here" % made.name))
+        notes.append((_node_location(method.module.path, method.node),
+                       "%s.record_stream records the object's tensors here" % class_name))
+        fixes = []
+        this, stream = method.parameters()[0]
+        if made.read_node is None:
+            fix_text = "%s.%s.record_stream(%s)" % (this, store.field, stream)
+            last = method.node.body[-1]
+            inserted = fix_text
+            if store.may_be_none:
+                inserted = "if %s.%s is not None:\n%s    %s" % (this, store.field,
+                                                              " " * last.col_offset, fix_text)
+            made_fix = appended_fix(sources.get(method.module.path), last, inserted)
+            if made_fix is not None:
+                fixes.append(made_fix)
+            notes.append((_node_location(method.module.path, method.node.body[-1]),
+                          "record it there: `%s`" % fix_text))
+        else:
+            notes.append((_node_location(method.module.path, method.node.body[-1]),
+                          "keep '%s' in a field of %s and record it there: "
+                          "`%s.%s.record_stream(%s)`" % (made.name, class_name, this, made.name,
+                                                         stream)))
+        site = Site(store.path, store.node.lineno, store.node.col_offset + 1,
+                    store.function.qualified_name)
+        return Finding(self.name, message, location(site), notes, fixes,
+                       identity=((self.name, method.module.path, class_name, store.field),),
+                       sides=(side(site, "record_stream"),))
+
+
+def _node_location(path, node):
+    return Location(path, node.lineno, node.col_offset + 1)
