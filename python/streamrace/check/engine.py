@@ -100,6 +100,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
                 self.access(Tensor(Key(("field", "grad"))), "write", "autograd", function.node,
                             state, frame, site=Site(path, line, column, "autograd", ()))
         paths = self.block(function.node.body, [state], frame)
+        for path in paths:
+            self.scope_ended(path, frame, function.node.body[-1])
         exits = paths + [s for s, _ in frame.returns]
         if hook is not None and hook[0] == "gradient" and exits:
             exits = self.fire_again(function, exits)
@@ -185,6 +187,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             callee.enclosing = frame
         self.bind_parameters(function, callee, args, kwargs, bound_self, state)
         paths = self.block(function.node.body, [state.copy()], callee)
+        for path in paths:
+            self.scope_ended(path, callee, function.node.body[-1])
         exits = paths + [s for s, _ in callee.returns]
         if not exits:
             return None   # every path raises: nothing comes back to the caller
@@ -322,8 +326,26 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
                         creation=True)
         return bound
 
-    def storage_released(self, tensor, node, state, frame, rebinding=None):
-        self.checks.released(tensor, node, state, frame, self)
+    def storage_released(self, tensor, node, state, frame, scope_end=False):
+        self.checks.released(tensor, node, state, frame, self, scope_end)
+
+    def scope_ended(self, state, frame, node):
+        """The function returns (at `node`, or after it): a tensor it made and kept in a local
+        only, neither handed on nor read by a closure, is dropped, its block back in the pool of
+        the stream that made it."""
+        if not self.analysis.reporting:
+            return
+        dropped = [value for (ident, name), value in state.locals.items()
+                   if ident == frame.ident and isinstance(value, Tensor) and
+                   value.alloc_stream is not None and value.alloc_stream is not HOST_STREAM and
+                   value.key.root == ("local", frame.ident, name) and
+                   value.key not in state.escaped]
+        if not dropped:
+            return
+        kept = self.analysis.kept_past_return(frame.function)
+        for value in dropped:
+            if value.key.root[2] not in kept:
+                self.storage_released(value, node, state, frame, scope_end=True)
 
     def returned(self, value_node, value, state, frame):
         self.checks.handed_over(value, value_node, state, frame, self)
@@ -355,6 +377,15 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             if not async_ops:
                 state.stream_waits(self.accesses, state.current, stream)
 
+
+class _Everything:
+    """The set of every name."""
+
+    def __contains__(self, name):
+        return True
+
+
+_EVERY_LOCAL = _Everything()
 
 _FACTORIES = frozenset({"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones",
                         "ones_like", "full", "full_like", "new_empty", "new_zeros"})
@@ -414,10 +445,28 @@ class Analysis:
         # (function, name) -> what a name that is no local or parameter stands for there
         self.names_outside = {}
         self.entry_streams = {}  # private helper -> the stream its callers enter (entry_streams.py)
+        self.locals_kept = {}    # function -> its locals that outlive its return (kept_past_return)
     def mark(self, function):
         if function.node not in self.marked:
             self.marked.add(function.node)
             self.marked.update(_mark_statements(function.node))
+
+    def kept_past_return(self, function):
+        """The locals of a function that its return does not drop: all of them in a generator
+        (its frame lives on between yields), those a nested function or lambda reads (a closure
+        keeps them)."""
+        kept = self.locals_kept.get(function)
+        if kept is None:
+            kept = set()
+            for node in ast.walk(function.node):
+                if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                    kept = _EVERY_LOCAL
+                    break
+                if node is not function.node and \
+                        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    kept |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            self.locals_kept[function] = kept
+        return kept
 
     def make_access(self, key, stream, mode, api, site, statement, conditions, creation,
                     partial, firing=0):

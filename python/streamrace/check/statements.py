@@ -140,6 +140,7 @@ class StatementWalker:
             if node.value is not None:
                 self.returned(node.value, value, state, frame)
             leave_contexts(state, frame)
+            self.scope_ended(state, frame, node)
             frame.returns.append((state, value))
         return []
 

@@ -64,9 +64,10 @@ class Checks:
             self.add(self.cross_stream.returned_unordered(writes, key, caller, site, statement,
                                                           state, frame, walker, across_calls))
 
-    def released(self, tensor, node, state, frame, walker):
+    def released(self, tensor, node, state, frame, walker, scope_end=False):
         if self.reporting:
-            self.add(self.free_while_pending.released(tensor, node, state, frame, walker))
+            self.add(self.free_while_pending.released(tensor, node, state, frame, walker,
+                                                      scope_end))
 
     def handed_over(self, value, node, state, frame, walker):
         if self.reporting:

@@ -12,6 +12,8 @@ still read it (PyTorch's documentation of record_stream); or a tensor made on th
 kept in an object whose class's record_stream, which its holders call to hand it to another
 stream, does not record that tensor (`record_stream_fields.py`).
 """
+import ast
+
 from ..findings import Finding, Location
 from ..state import Site
 from ..values import Tensor, Container
@@ -22,7 +24,9 @@ from .wording import (access_side, appended_fix, chain_notes, describe_access, i
 class FreeWhilePending:
     name = "streamrace-free-while-pending"
 
-    def released(self, tensor, node, state, frame, walker):
+    def released(self, tensor, node, state, frame, walker, scope_end=False):
+        """`scope_end`: the tensor is dropped as its function returns at `node` (a return
+        statement) or after it (the last statement)."""
         key = getattr(tensor, "key", None)
         if key is None:
             return None
@@ -35,25 +39,38 @@ class FreeWhilePending:
                 continue
             if access.stream.key == allocation.key or allocation.key in ordered:
                 continue
+            if scope_end and access.stream.kind in ("collective", "opaque"):
+                # The process group records its stream on the tensors a collective is given
+                # (or keeps them until the work is done): dropping them is safe. A stream the
+                # caller gives may be the one that made the tensor.
+                continue
+            if scope_end and _raced_after(access, allocation, state, accesses):
+                continue
             if (access.key, access.stream.key) in state.recorded or \
                     (key, access.stream.key) in state.recorded:
                 continue
             site = walker.site(node, frame)
             source = walker.analysis.checks.sources.get(site.path)
-            message = "the storage of '%s' is released while %s may still use it; the caching " \
-                      "allocator can give its block to new work on %s at once" % (
-                          key.text(), describe_access(access), stream_name(allocation))
+            released = "the storage of '%s' is released" % key.text() if not scope_end else \
+                "'%s' is dropped when '%s' returns" % (key.text(), site.function.rsplit(".", 1)[-1])
+            message = "%s while %s may still use it; the caching allocator can give its block " \
+                      "to new work on %s at once" % (released, describe_access(access),
+                                                      stream_name(allocation))
             notes = chain_notes(site)
             notes.append((location(access.site), describe_access(access) + " here"))
             notes += chain_notes(access.site, shared=site.chain)
             fixes = []
             fix_text = self._record_stream_text(key, access.stream, state, frame, source)
             if fix_text is not None:
-                made = insertion_fix(source, getattr(node, "_statement", None), fix_text)
+                if scope_end and not isinstance(node, ast.Return):
+                    made = appended_fix(source, node, fix_text)
+                else:
+                    made = insertion_fix(source, getattr(node, "_statement", None) or
+                                         (node.lineno, node.col_offset), fix_text)
                 if made is not None:
                     fixes.append(made)
-                notes.append((location(site), "tell the allocator about that use before this: "
-                              "`%s`" % fix_text))
+                notes.append((location(site), "tell the allocator about that use before %s: "
+                              "`%s`" % ("it returns" if scope_end else "this", fix_text)))
             elif access.stream.kind == "collective":
                 notes.append((location(site), "wait for the collective's work handle "
                               "(`work.wait()`) before releasing the storage"))
@@ -151,6 +168,18 @@ class FreeWhilePending:
         return Finding(self.name, message, location(site), notes, fixes,
                        identity=((self.name, method.module.path, class_name, store.field),),
                        sides=(side(site, "record_stream"),))
+
+
+def _raced_after(access, allocation, state, accesses):
+    """Whether the stream that made the tensor touches it after `access`, unordered with it and
+    one of the two writing: the cross-stream check reports that pair, and the wait that orders
+    it orders the drop as well."""
+    for ident in state.pending:
+        later = accesses[ident]
+        if ident > access.ident and later.stream.key == allocation.key and \
+                later.key.overlaps(access.key) and (later.writes() or access.writes()):
+            return True
+    return False
 
 
 def _node_location(path, node):

@@ -92,3 +92,69 @@ class LowPrecisionShard:
         # CHECK-MESSAGES: :[[@LINE-3]]:9: note: tell the allocator about that use before this: `self.low_precision.record_stream(self.pre_unshard_stream)`
         # CHECK-FIXES: self.low_precision.record_stream(self.pre_unshard_stream)
         # CHECK-FIXES-NEXT: _free_storage(self.low_precision)
+
+
+# A tensor a function makes and keeps in a local only is dropped when the function returns: a
+# side stream's pending use of it needs a record_stream (or a wait of the stream that made it).
+class SideAccumulator:
+    def __init__(self, size):
+        self.side = torch.cuda.Stream()
+        self.total = torch.zeros(size, device="cuda")
+
+    def accumulate_dropped_at_the_end_racy(self, grad):
+        scaled = torch.mul(grad, 0.5)
+        self.side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.side):
+            self.total.add_(scaled)
+        # CHECK-MESSAGES: :[[@LINE-2]]:9: warning: 'scaled' is dropped when 'accumulate_dropped_at_the_end_racy' returns while add_ reads 'scaled' on stream 'self.side' may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-2]]:29: note: add_ reads 'scaled' on stream 'self.side' here
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: tell the allocator about that use before it returns: `scaled.record_stream(self.side)`
+        # CHECK-FIXES: {{^}}            self.total.add_(scaled){{$}}
+        # CHECK-FIXES-NEXT: {{^}}        scaled.record_stream(self.side){{$}}
+
+    def accumulate_recorded(self, grad):
+        scaled = torch.mul(grad, 0.5)
+        self.side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.side):
+            self.total.add_(scaled)
+        scaled.record_stream(self.side)
+
+    def accumulate_then_waited_for(self, grad):
+        scaled = torch.mul(grad, 0.5)
+        self.side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.side):
+            self.total.add_(scaled)
+        torch.cuda.current_stream().wait_stream(self.side)
+
+    def accumulate_dropped_at_a_return_racy(self, grad, skip_norm):
+        scaled = torch.mul(grad, 0.5)
+        self.side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.side):
+            self.total.add_(scaled)
+        if skip_norm:
+            return None
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'scaled' is dropped when 'accumulate_dropped_at_a_return_racy' returns while add_ reads 'scaled' on stream 'self.side' may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+            # CHECK-MESSAGES: :[[@LINE-4]]:29: note: add_ reads 'scaled' on stream 'self.side' here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: tell the allocator about that use before it returns: `scaled.record_stream(self.side)`
+            # CHECK-FIXES: {{^}}        if skip_norm:{{$}}
+            # CHECK-FIXES-NEXT: {{^}}            scaled.record_stream(self.side){{$}}
+            # CHECK-FIXES-NEXT: {{^}}            return None{{$}}
+        torch.cuda.current_stream().wait_stream(self.side)
+        return scaled.norm()
+
+    def scaling_hook_keeps_its_factor(self, param):
+        factor = torch.full_like(param, 0.5)
+        self.side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.side):
+            self.total.add_(factor)
+
+        def scale(grad):
+            return grad * factor
+
+        param.register_hook(scale)
+
+
+def reduce_a_copy(grad, group):
+    # The process group records its stream on what a collective is given.
+    copy = grad.clone()
+    return dist.all_reduce(copy, group=group, async_op=True)
