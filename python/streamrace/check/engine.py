@@ -326,8 +326,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
                         creation=True)
         return bound
 
-    def storage_released(self, tensor, node, state, frame, scope_end=False):
-        self.checks.released(tensor, node, state, frame, self, scope_end)
+    def storage_released(self, tensor, node, state, frame, scope_end=False, one_object=False):
+        self.checks.released(tensor, node, state, frame, self, scope_end, one_object)
 
     def scope_ended(self, state, frame, node):
         """The function returns (at `node`, or after it): a tensor it made and kept in a local

@@ -12,7 +12,7 @@ import re
 
 from .. import torch_model
 from .package import ClassInfo, FunctionInfo, condition_text, expression_name
-from .state import AMBIENT
+from .state import AMBIENT, HOST_STREAM
 from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Integer,
                      Key, Module, Stream, StreamContext, Symbol, Tensor, Work, affine_index,
                      attribute_stream_key, constant_index, either_stream, range_index)
@@ -421,6 +421,10 @@ class ExpressionEvaluator:
             value = Symbol(key, name)
         elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, self.local_key(frame, name), state, value_node)
+        elif isinstance(value, Tensor) and value.key.field_name() is not None:
+            # A local name of a tensor an attribute holds (`batch = self.next_batch`): dropping
+            # the attribute no longer frees it.
+            self.escape(value, state)
         elif isinstance(value, Stream) and "(" in value.spelling:
             value = Stream(value.key, value.kind, name)
         elif isinstance(value, Event) and "(" in value.spelling:
@@ -446,6 +450,8 @@ class ExpressionEvaluator:
 
     def store_attribute(self, key, value, value_node, node, state, frame):
         self.escape(value, state)
+        if value_node is not None:
+            self.attribute_dropped(key, value, node, state, frame)
         if isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, key, state, value_node)
         elif isinstance(value, Stream) and value.kind == "created" and \
@@ -460,6 +466,17 @@ class ExpressionEvaluator:
             value = Event(value.key, self.spelling(node))
         state.attributes[key] = value if value is not None else Symbol(key)
         self.facts.stored(key, value, frame)
+
+    def attribute_dropped(self, key, value, node, state, frame):
+        """`self.buf = other` (or None, or `del self.buf`): a tensor this call made and kept in
+        the attribute only is released."""
+        previous = state.attributes.get(key)
+        if isinstance(previous, Tensor) and previous.alloc_stream is not None and \
+                previous.alloc_stream is not HOST_STREAM and previous.key.root == key.root and \
+                previous.key.path[:-1] == key.path and previous.key.path[-1:] != () and \
+                previous.key.path[-1].startswith("@") and previous.key not in state.escaped and \
+                getattr(value, "key", None) != previous.key:
+            self.storage_released(previous, node, state, frame, one_object=True)
 
     def augmented_assign(self, node, state, frame):
         value = self.evaluate(node.value, state, frame)
@@ -480,7 +497,7 @@ class ExpressionEvaluator:
         if isinstance(value, Container):
             for item in value.items:
                 self.escape(item, state)
-        elif isinstance(value, Tensor) and value.key.is_local():
+        elif isinstance(value, Tensor) and (value.key.is_local() or value.key.made_in_the_call()):
             state.escaped = state.escaped | {value.key}
 
     def delete(self, target, state, frame):
@@ -494,7 +511,9 @@ class ExpressionEvaluator:
         elif isinstance(target, ast.Attribute):
             base = self.evaluate(target.value, state, frame)
             if isinstance(base, (Symbol, Tensor)) and base.key is not None:
-                state.attributes.pop(base.key.attribute(target.attr), None)
+                key = base.key.attribute(target.attr)
+                self.attribute_dropped(key, None, target, state, frame)
+                state.attributes.pop(key, None)
 
     # ---- helpers --------------------------------------------------------------------------
 

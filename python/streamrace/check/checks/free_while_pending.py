@@ -24,9 +24,11 @@ from .wording import (access_side, appended_fix, chain_notes, describe_access, i
 class FreeWhilePending:
     name = "streamrace-free-while-pending"
 
-    def released(self, tensor, node, state, frame, walker, scope_end=False):
+    def released(self, tensor, node, state, frame, walker, scope_end=False, one_object=False):
         """`scope_end`: the tensor is dropped as its function returns at `node` (a return
-        statement) or after it (the last statement)."""
+        statement) or after it (the last statement). `one_object`: only the uses of that very
+        object count (an attribute names a new object at each store; a use the analysis
+        names by the attribute alone may be of another one)."""
         key = getattr(tensor, "key", None)
         if key is None:
             return None
@@ -36,6 +38,9 @@ class FreeWhilePending:
         for ident, ordered in state.pending.items():
             access = accesses[ident]
             if not access.key.overlaps(key) or access.key.root[0] == "field":
+                continue
+            if one_object and (access.key.root != key.root or
+                               access.key.path[:len(key.path)] != key.path):
                 continue
             if access.stream.key == allocation.key or allocation.key in ordered:
                 continue

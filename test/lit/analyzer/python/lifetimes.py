@@ -158,3 +158,44 @@ def reduce_a_copy(grad, group):
     # The process group records its stream on what a collective is given.
     copy = grad.clone()
     return dist.all_reduce(copy, group=group, async_op=True)
+
+
+# A tensor a method makes and keeps in an attribute only is released when the attribute is given
+# another value (None too) or deleted.
+class StagedUpload:
+    def __init__(self):
+        self.upload_stream = torch.cuda.Stream()
+        self.device_copy = None
+
+    def upload_replaced_racy(self, host, target):
+        self.device_copy = torch.empty_like(target)
+        self.upload_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.upload_stream):
+            self.device_copy.copy_(host, non_blocking=True)
+            target.add_(self.device_copy)
+        self.device_copy = None
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: the storage of 'self.device_copy' is released while copy_ writes 'self.device_copy' on stream 'self.upload_stream' may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-4]]:13: note: copy_ writes 'self.device_copy' on stream 'self.upload_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: tell the allocator about that use before this: `self.device_copy.record_stream(self.upload_stream)`
+        # CHECK-FIXES: {{^}}        self.device_copy.record_stream(self.upload_stream){{$}}
+        # CHECK-FIXES-NEXT: {{^}}        self.device_copy = None{{$}}
+
+    def upload_deleted_after_recording(self, host, target):
+        self.device_copy = torch.empty_like(target)
+        self.upload_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.upload_stream):
+            self.device_copy.copy_(host, non_blocking=True)
+            target.add_(self.device_copy)
+        self.device_copy.record_stream(self.upload_stream)
+        del self.device_copy
+
+    def upload_kept_in_a_list(self, host, target, uploads):
+        # The list keeps the tensor past the attribute's next value.
+        self.device_copy = torch.empty_like(target)
+        self.upload_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.upload_stream):
+            self.device_copy.copy_(host, non_blocking=True)
+            target.add_(self.device_copy)
+        kept = self.device_copy
+        uploads.append(kept)
+        self.device_copy = None
