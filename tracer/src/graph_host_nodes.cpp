@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "graph_host_nodes.h"
 
-#include "captured_call.h"
+#include "queue/captured_call.h"
 #include "tracer.h"
 #include "watched_memory.h"
 

@@ -6,7 +6,7 @@
 // tracer in the order they were made.
 #pragma once
 
-#include "captured_call.h"
+#include "queue/captured_call.h"
 
 #include "streamrace/engine/event.h"
 

@@ -11,7 +11,7 @@
 #include "kernel_launches.h"
 #include "op_scopes.h"
 #include "python_stacks.h"
-#include "stall_watch.h"
+#include "queue/stall_watch.h"
 #include "torch_presence.h"
 #include "watched_memory.h"
 

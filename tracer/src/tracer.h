@@ -7,10 +7,10 @@
 #pragma once
 
 #include "call_sites.h"
-#include "captured_call.h"
-#include "event_queue.h"
 #include "kernel_accesses.h"
 #include "kernel_rules.h"
+#include "queue/captured_call.h"
+#include "queue/event_queue.h"
 #include "rank_assignment.h"
 
 #include "streamrace/engine/engine.h"

@@ -13,7 +13,7 @@
 // Checking resumes when the tracer thread finds the overflow empty; the trace holds the window and
 // how long calls waited in it, and the report says how long it lasted, how many accesses went
 // unchecked and how long calls waited.
-#include "stall_watch.h"
+#include "queue/stall_watch.h"
 #include "tracer.h"
 
 #include <chrono>
