@@ -2,7 +2,7 @@
 // How the process's CUPTI subscription starts: from the library's constructor when it is
 // preloaded into a program that already has the CUDA runtime, or from InitializeInjection when
 // the driver loads it through CUDA_INJECTION64_PATH; once, whichever comes first.
-#include "cupti_attach.h"
+#include "cuda_entry/cupti_attach.h"
 
 #include <dlfcn.h>
 #include <mutex>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "driver_launches.h"
+#include "cuda_entry/driver_launches.h"
 
 #include "kernel_launches.h"
 

@@ -3,7 +3,7 @@
 // decoded at its exit and recorded into the tracer the subscription names.
 #pragma once
 
-#include "cupti_api.h"
+#include "cuda_entry/cupti_api.h"
 #include "tracer.h"
 
 #include <functional>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "cuda_arguments.h"
+#include "cuda_entry/cuda_arguments.h"
 
 // The driver's entry points under the names the model gives them (cuda.h maps each plain name
 // to one entry point: included first, before the per-thread switch below, it maps them to the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "cupti_api.h"
+#include "cuda_entry/cupti_api.h"
 
 #include <dlfcn.h>
 #include <linux/limits.h>

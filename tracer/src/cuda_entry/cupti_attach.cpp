@@ -2,12 +2,12 @@
 // CUDA calls through the CUPTI callback API (runtime domain, and the driver domain's kernel
 // launches and modeled calls a program makes itself), decoded at API exit so results and output
 // parameters are known.
-#include "cupti_attach.h"
+#include "cuda_entry/cupti_attach.h"
 
 #include "api_decoder.h"
-#include "context_devices.h"
-#include "cuda_arguments.h"
-#include "driver_launches.h"
+#include "cuda_entry/context_devices.h"
+#include "cuda_entry/cuda_arguments.h"
+#include "cuda_entry/driver_launches.h"
 #include "kernel_launches.h"
 #include "tracer.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "context_devices.h"
+#include "cuda_entry/context_devices.h"
 
 #include "tracer.h"
 
