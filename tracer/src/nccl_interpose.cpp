@@ -3,7 +3,7 @@
 // to the library's own pncclX (NCCL exports both, the MPI-profiling pattern) and records what
 // was enqueued. CUDA calls NCCL makes on the caller's thread are not traced: they are NCCL's
 // implementation, already described by the collective.
-#include "api_decoder.h"
+#include "decode/api_decoder.h"
 #include "tracer.h"
 
 #include <nccl.h>

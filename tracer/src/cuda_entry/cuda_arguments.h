@@ -5,7 +5,7 @@
 // from the API model, and the build checks that model and header agree on every parameter count.
 #pragma once
 
-#include "call_arguments.h"
+#include "decode/call_arguments.h"
 
 #include "streamrace/api_model/api_model.h"
 

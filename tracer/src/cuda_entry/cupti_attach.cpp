@@ -4,10 +4,10 @@
 // parameters are known.
 #include "cuda_entry/cupti_attach.h"
 
-#include "api_decoder.h"
 #include "cuda_entry/context_devices.h"
 #include "cuda_entry/cuda_arguments.h"
 #include "cuda_entry/driver_launches.h"
+#include "decode/api_decoder.h"
 #include "kernel_launches.h"
 #include "tracer.h"
 

@@ -3,7 +3,7 @@
 // engine's event. Pure: no CUDA headers, no process state, so it is unit-tested directly.
 #pragma once
 
-#include "call_arguments.h"
+#include "decode/call_arguments.h"
 
 #include "streamrace/api_model/api_model.h"
 #include "streamrace/engine/event.h"
