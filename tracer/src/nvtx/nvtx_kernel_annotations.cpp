@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "nvtx_kernel_annotations.h"
+#include "nvtx/nvtx_kernel_annotations.h"
 
 #include "annotation_entry.h"
 #include "kernel_rules.h"

@@ -4,7 +4,7 @@
 // table with handlers for ranges (pushed and popped per host thread) and stream names, so
 // reports can say which phase of the program and which named stream an access belongs to, and
 // for the "streamrace" domain's kernel annotations (nvtx_kernel_annotations.cpp).
-#include "nvtx_kernel_annotations.h"
+#include "nvtx/nvtx_kernel_annotations.h"
 #include "tracer.h"
 
 #include <nvtx3/nvToolsExt.h>
