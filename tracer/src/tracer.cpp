@@ -8,7 +8,7 @@
 #include "graph_host_nodes.h"
 #include "host_function_runs.h"
 #include "host_threads.h"
-#include "kernel_launches.h"
+#include "kernels/kernel_launches.h"
 #include "op_scopes.h"
 #include "python_stacks.h"
 #include "queue/stall_watch.h"

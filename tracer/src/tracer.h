@@ -7,8 +7,8 @@
 #pragma once
 
 #include "call_sites.h"
-#include "kernel_accesses.h"
-#include "kernel_rules.h"
+#include "kernels/kernel_accesses.h"
+#include "kernels/kernel_rules.h"
 #include "queue/captured_call.h"
 #include "queue/event_queue.h"
 #include "rank_assignment.h"

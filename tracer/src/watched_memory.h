@@ -9,7 +9,7 @@
 // next enqueue that uses it protects it again.
 #pragma once
 
-#include "kernel_rules.h"
+#include "kernels/kernel_rules.h"
 
 #include "streamrace/engine/event.h"
 

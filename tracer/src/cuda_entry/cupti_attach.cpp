@@ -8,7 +8,7 @@
 #include "cuda_entry/cuda_arguments.h"
 #include "cuda_entry/driver_launches.h"
 #include "decode/api_decoder.h"
-#include "kernel_launches.h"
+#include "kernels/kernel_launches.h"
 #include "tracer.h"
 
 #include <cupti.h>

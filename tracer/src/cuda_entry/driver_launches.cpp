@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cuda_entry/driver_launches.h"
 
-#include "kernel_launches.h"
+#include "kernels/kernel_launches.h"
 
 #include <cstddef>
 #include <cstdint>

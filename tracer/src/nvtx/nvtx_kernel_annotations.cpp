@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "nvtx/nvtx_kernel_annotations.h"
 
-#include "annotation_entry.h"
-#include "kernel_rules.h"
+#include "kernels/annotation_entry.h"
+#include "kernels/kernel_rules.h"
 #include "tracer.h"
 
 #include <atomic>

@@ -7,7 +7,7 @@
 #include "graph_host_nodes.h"
 #include "hand_built_graphs.h"
 #include "host_function_runs.h"
-#include "kernel_rules.h"
+#include "kernels/kernel_rules.h"
 
 #include "streamrace/engine/event.h"
 

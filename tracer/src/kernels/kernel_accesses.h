@@ -8,7 +8,7 @@
 // into the next block, since a kernel handed one tensor has no business in another's.
 #pragma once
 
-#include "kernel_rules.h"
+#include "kernels/kernel_rules.h"
 
 #include "streamrace/engine/event.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "kernel_rules.h"
+#include "kernels/kernel_rules.h"
 
 #include "streamrace/api_model/kernel_access.h"
 #include "streamrace/report/json_reader.h"

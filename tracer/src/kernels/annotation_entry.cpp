@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The entry point streamrace/annotations.h looks up in a traced process, and the judgement every
 // kernel annotation goes through.
-#include "annotation_entry.h"
+#include "kernels/annotation_entry.h"
 
-#include "kernel_launches.h"
+#include "kernels/kernel_launches.h"
 #include "tracer.h"
 
 #include "streamrace/annotations.h"

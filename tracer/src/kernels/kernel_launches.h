@@ -5,7 +5,7 @@
 // an annotation or a kernel summary when there is one.
 #pragma once
 
-#include "kernel_rules.h"
+#include "kernels/kernel_rules.h"
 
 #include <cstddef>
 #include <memory>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "kernel_accesses.h"
+#include "kernels/kernel_accesses.h"
 
 #include <algorithm>
 #include <iterator>

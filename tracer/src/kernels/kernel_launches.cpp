@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "kernel_launches.h"
+#include "kernels/kernel_launches.h"
 
 #include <array>
 #include <cstring>
