@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "host_function_runs.h"
 
-#include "graph_host_nodes.h"
+#include "graphs/graph_host_nodes.h"
 #include "host_threads.h"
 #include "next_definition.h"
 #include "tracer.h"

@@ -5,7 +5,7 @@
 // online_report.cpp.
 #include "tracer.h"
 
-#include "graph_host_nodes.h"
+#include "graphs/graph_host_nodes.h"
 #include "host_function_runs.h"
 #include "host_threads.h"
 #include "kernels/kernel_launches.h"

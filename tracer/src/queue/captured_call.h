@@ -4,8 +4,8 @@
 #pragma once
 
 #include "call_sites.h"
-#include "graph_host_nodes.h"
-#include "hand_built_graphs.h"
+#include "graphs/graph_host_nodes.h"
+#include "graphs/hand_built_graphs.h"
 #include "host_function_runs.h"
 #include "kernels/kernel_rules.h"
 

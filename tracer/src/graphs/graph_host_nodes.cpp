@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "graph_host_nodes.h"
+#include "graphs/graph_host_nodes.h"
 
 #include "queue/captured_call.h"
 #include "tracer.h"

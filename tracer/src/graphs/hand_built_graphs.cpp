@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "hand_built_graphs.h"
+#include "graphs/hand_built_graphs.h"
 
 #include <algorithm>
 #include <unordered_set>
