@@ -6,8 +6,8 @@
 #include "tracer.h"
 
 #include "graphs/graph_host_nodes.h"
-#include "host_function_runs.h"
-#include "host_threads.h"
+#include "host_threads/host_function_runs.h"
+#include "host_threads/host_threads.h"
 #include "kernels/kernel_launches.h"
 #include "op_scopes.h"
 #include "python_stacks.h"

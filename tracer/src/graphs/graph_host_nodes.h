@@ -13,7 +13,7 @@
 // after the launch that made it (its event is held until then).
 #pragma once
 
-#include "host_function_runs.h"
+#include "host_threads/host_function_runs.h"
 
 #include <cstdint>
 #include <memory>

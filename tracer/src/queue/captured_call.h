@@ -6,7 +6,7 @@
 #include "call_sites.h"
 #include "graphs/graph_host_nodes.h"
 #include "graphs/hand_built_graphs.h"
-#include "host_function_runs.h"
+#include "host_threads/host_function_runs.h"
 #include "kernels/kernel_rules.h"
 
 #include "streamrace/engine/event.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "host_function_runs.h"
+#include "host_threads/host_function_runs.h"
 
 #include "graphs/graph_host_nodes.h"
-#include "host_threads.h"
+#include "host_threads/host_threads.h"
 #include "next_definition.h"
 #include "tracer.h"
 #include "watched_memory.h"

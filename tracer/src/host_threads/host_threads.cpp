@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "host_threads.h"
+#include "host_threads/host_threads.h"
 
-#include "hand_off_filter.h"
+#include "host_threads/hand_off_filter.h"
 #include "next_definition.h"
 #include "tracer.h"
 
