@@ -6,9 +6,9 @@
 // carry it across fork().
 #include "tracer.h"
 
-#include "host_fault_handler.h"
+#include "host_access/host_fault_handler.h"
+#include "host_access/watched_memory.h"
 #include "libc_exit.h"
-#include "watched_memory.h"
 
 #include "streamrace/trace/trace_format.h"
 

@@ -6,6 +6,7 @@
 #include "tracer.h"
 
 #include "graphs/graph_host_nodes.h"
+#include "host_access/watched_memory.h"
 #include "host_threads/host_function_runs.h"
 #include "host_threads/host_threads.h"
 #include "kernels/kernel_launches.h"
@@ -13,7 +14,6 @@
 #include "python_stacks.h"
 #include "queue/stall_watch.h"
 #include "torch_presence.h"
-#include "watched_memory.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "graphs/graph_host_nodes.h"
 
+#include "host_access/watched_memory.h"
 #include "queue/captured_call.h"
 #include "tracer.h"
-#include "watched_memory.h"
 
 #include <cuda_runtime_api.h>
 

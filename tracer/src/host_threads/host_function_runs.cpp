@@ -2,10 +2,10 @@
 #include "host_threads/host_function_runs.h"
 
 #include "graphs/graph_host_nodes.h"
+#include "host_access/watched_memory.h"
 #include "host_threads/host_threads.h"
 #include "next_definition.h"
 #include "tracer.h"
-#include "watched_memory.h"
 
 #include <cuda_runtime_api.h>
 

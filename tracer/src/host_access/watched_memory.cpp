@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "watched_memory.h"
+#include "host_access/watched_memory.h"
 
 #include <algorithm>
 #include <cstdint>

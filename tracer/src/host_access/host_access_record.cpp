@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "host_access_record.h"
+#include "host_access/host_access_record.h"
 
 #include "host_threads/host_function_runs.h"
 #include "host_threads/host_threads.h"

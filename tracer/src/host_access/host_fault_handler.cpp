@@ -10,11 +10,11 @@
 // (libunwind, made for signal context; loaded at the tracer's start) and, for an address in a
 // library not yet seen, dl_iterate_phdr. A fault inside an op a framework stated (op_scopes.h)
 // is held with the op, in a vector: the one allocation left on this path.
-#include "host_fault_handler.h"
+#include "host_access/host_fault_handler.h"
 
-#include "host_access_record.h"
+#include "host_access/host_access_record.h"
+#include "host_access/watched_memory.h"
 #include "tracer.h"
-#include "watched_memory.h"
 
 #include <atomic>
 #include <csignal>

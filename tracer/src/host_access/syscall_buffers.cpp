@@ -8,9 +8,9 @@
 // the call, as a fault would have. After it, the bytes the call moved are the calling thread's
 // host access, like a load or store of them: a read into the buffer writes it. A call made
 // with no watched byte costs a scan of the table (watched_memory.h) and nothing else.
-#include "host_access_record.h"
+#include "host_access/host_access_record.h"
+#include "host_access/watched_memory.h"
 #include "next_definition.h"
-#include "watched_memory.h"
 
 #include <algorithm>
 #include <cerrno>
