@@ -6,7 +6,7 @@
 // address, size in bytes, and the mode (1 read, 2 write, 3 read-write) plus 4 when the range only
 // covers the bytes (a view with gaps).
 #include "entry_points.h"
-#include "op_scopes.h"
+#include "ops/op_scopes.h"
 #include "python_api.h"
 #include "python_stacks.h"
 #include "tracer.h"

@@ -5,10 +5,10 @@
 // usually on a thread that released the GIL for the operator, so the Python lines of an
 // outermost op are read here, taking the GIL back only on a thread that runs Python.
 #include "entry_points.h"
-#include "op_scopes.h"
+#include "ops/op_scopes.h"
+#include "ops/stated_extents.h"
 #include "python_api.h"
 #include "python_stacks.h"
-#include "stated_extents.h"
 #include "tracer.h"
 
 #include <utility>

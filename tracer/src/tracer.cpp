@@ -10,7 +10,7 @@
 #include "host_threads/host_function_runs.h"
 #include "host_threads/host_threads.h"
 #include "kernels/kernel_launches.h"
-#include "op_scopes.h"
+#include "ops/op_scopes.h"
 #include "python_stacks.h"
 #include "queue/stall_watch.h"
 #include "torch_presence.h"

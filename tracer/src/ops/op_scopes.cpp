@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "op_scopes.h"
+#include "ops/op_scopes.h"
 
 #include "tracer.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The entry points streamrace/op_extents.h looks up in a traced process.
-#include "op_scopes.h"
-#include "stated_extents.h"
+#include "ops/op_scopes.h"
+#include "ops/stated_extents.h"
 #include "tracer.h"
 
 #include "streamrace/op_extents.h"
