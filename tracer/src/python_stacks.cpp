@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "python_stacks.h"
 
-#include "python_api.h"
+#include "python/python_api.h"
 
 #include <algorithm>
 #include <memory>

@@ -11,9 +11,9 @@
 #include "host_threads/host_threads.h"
 #include "kernels/kernel_launches.h"
 #include "ops/op_scopes.h"
+#include "python/torch_presence.h"
 #include "python_stacks.h"
 #include "queue/stall_watch.h"
-#include "torch_presence.h"
 
 #include <chrono>
 #include <cstdio>

@@ -5,9 +5,9 @@
 // ctypes.PyDLL, with the GIL held. Ranges come as a flat list of integers, three per range:
 // address, size in bytes, and the mode (1 read, 2 write, 3 read-write) plus 4 when the range only
 // covers the bytes (a view with gaps).
-#include "entry_points.h"
 #include "ops/op_scopes.h"
-#include "python_api.h"
+#include "python/entry_points.h"
+#include "python/python_api.h"
 #include "python_stacks.h"
 #include "tracer.h"
 

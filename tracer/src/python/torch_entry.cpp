@@ -4,10 +4,10 @@
 // an observer inside PyTorch knows. It sees every operator from C++ (PyTorch's RecordFunction),
 // usually on a thread that released the GIL for the operator, so the Python lines of an
 // outermost op are read here, taking the GIL back only on a thread that runs Python.
-#include "entry_points.h"
 #include "ops/op_scopes.h"
 #include "ops/stated_extents.h"
-#include "python_api.h"
+#include "python/entry_points.h"
+#include "python/python_api.h"
 #include "python_stacks.h"
 #include "tracer.h"
 
