@@ -12,8 +12,8 @@
 #include "kernels/kernel_launches.h"
 #include "ops/op_scopes.h"
 #include "python/torch_presence.h"
-#include "python_stacks.h"
 #include "queue/stall_watch.h"
+#include "stacks/python_stacks.h"
 
 #include <chrono>
 #include <cstdio>

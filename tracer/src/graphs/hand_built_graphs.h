@@ -10,7 +10,7 @@
 // to that capture: its later launches touch the new buffers.
 #pragma once
 
-#include "call_sites.h"
+#include "stacks/call_sites.h"
 
 #include "streamrace/engine/event.h"
 

@@ -6,7 +6,7 @@
 // without one).
 #pragma once
 
-#include "call_sites.h"
+#include "stacks/call_sites.h"
 
 #include "streamrace/engine/event.h"
 

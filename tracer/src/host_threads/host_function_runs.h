@@ -14,7 +14,7 @@
 // follow when it ends, placed by the engine where the function was launched.
 #pragma once
 
-#include "call_sites.h"
+#include "stacks/call_sites.h"
 
 #include "streamrace/engine/event.h"
 

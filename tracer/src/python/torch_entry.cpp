@@ -8,7 +8,7 @@
 #include "ops/stated_extents.h"
 #include "python/entry_points.h"
 #include "python/python_api.h"
-#include "python_stacks.h"
+#include "stacks/python_stacks.h"
 #include "tracer.h"
 
 #include <utility>

@@ -2,7 +2,7 @@
 #include "python/torch_presence.h"
 
 #include "python/python_api.h"
-#include "python_stacks.h"
+#include "stacks/python_stacks.h"
 
 #include <cstdio>
 #include <dlfcn.h>

@@ -3,11 +3,11 @@
 // came from, the raw call stack, and what only the calling thread could read.
 #pragma once
 
-#include "call_sites.h"
 #include "graphs/graph_host_nodes.h"
 #include "graphs/hand_built_graphs.h"
 #include "host_threads/host_function_runs.h"
 #include "kernels/kernel_rules.h"
+#include "stacks/call_sites.h"
 
 #include "streamrace/engine/event.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "call_sites.h"
+#include "stacks/call_sites.h"
 
-#include "python_stacks.h"
+#include "stacks/python_stacks.h"
 
 #include "streamrace/report/raw_frames.h"
 

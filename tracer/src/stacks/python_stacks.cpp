@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "python_stacks.h"
+#include "stacks/python_stacks.h"
 
 #include "python/python_api.h"
 
