@@ -10,7 +10,7 @@
 // with no watched byte costs a scan of the table (watched_memory.h) and nothing else.
 #include "host_access/host_access_record.h"
 #include "host_access/watched_memory.h"
-#include "next_definition.h"
+#include "process/next_definition.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -4,7 +4,7 @@
 #include "graphs/graph_host_nodes.h"
 #include "host_access/watched_memory.h"
 #include "host_threads/host_threads.h"
-#include "next_definition.h"
+#include "process/next_definition.h"
 #include "tracer.h"
 
 #include <cuda_runtime_api.h>

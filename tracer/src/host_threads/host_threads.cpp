@@ -2,7 +2,7 @@
 #include "host_threads/host_threads.h"
 
 #include "host_threads/hand_off_filter.h"
-#include "next_definition.h"
+#include "process/next_definition.h"
 #include "tracer.h"
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 
 #include "host_access/host_fault_handler.h"
 #include "host_access/watched_memory.h"
-#include "libc_exit.h"
+#include "process/libc_exit.h"
 
 #include "streamrace/trace/trace_format.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "libc_exit.h"
+#include "process/libc_exit.h"
 
 #include <dlfcn.h>
 #include <sys/syscall.h>
