@@ -10,7 +10,7 @@
 #include "kernels/kernel_rules.h"
 #include "queue/captured_call.h"
 #include "queue/event_queue.h"
-#include "rank_assignment.h"
+#include "ranks/rank_assignment.h"
 #include "stacks/call_sites.h"
 
 #include "streamrace/engine/engine.h"
