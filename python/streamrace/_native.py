@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""The tracer's Python entry points (tracer/src/python_entry.cpp), found in the process.
+"""The tracer's Python entry points (tracer/src/python/python_entry.cpp), found in the process.
 
 They are called through ctypes.PyDLL, which keeps the GIL: the tracer reads the caller's Python
 frames and the argument lists with the CPython API. `tracer()` is None when libstreamrace.so is

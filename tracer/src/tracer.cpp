@@ -5,15 +5,15 @@
 // online_report.cpp.
 #include "tracer.h"
 
-#include "graph_host_nodes.h"
-#include "host_function_runs.h"
-#include "host_threads.h"
-#include "kernel_launches.h"
-#include "op_scopes.h"
-#include "python_stacks.h"
-#include "stall_watch.h"
-#include "torch_presence.h"
-#include "watched_memory.h"
+#include "graphs/graph_host_nodes.h"
+#include "host_access/watched_memory.h"
+#include "host_threads/host_function_runs.h"
+#include "host_threads/host_threads.h"
+#include "kernels/kernel_launches.h"
+#include "ops/op_scopes.h"
+#include "python/torch_presence.h"
+#include "queue/stall_watch.h"
+#include "stacks/python_stacks.h"
 
 #include <chrono>
 #include <cstdio>

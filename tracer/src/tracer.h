@@ -6,12 +6,12 @@
 // reports. It fails open: the first internal error disables it with one line on stderr.
 #pragma once
 
-#include "call_sites.h"
-#include "captured_call.h"
-#include "event_queue.h"
-#include "kernel_accesses.h"
-#include "kernel_rules.h"
-#include "rank_assignment.h"
+#include "kernels/kernel_accesses.h"
+#include "kernels/kernel_rules.h"
+#include "queue/captured_call.h"
+#include "queue/event_queue.h"
+#include "ranks/rank_assignment.h"
+#include "stacks/call_sites.h"
 
 #include "streamrace/engine/engine.h"
 #include "streamrace/engine/event.h"

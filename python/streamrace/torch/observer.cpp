@@ -3,7 +3,7 @@
 // from C++, through PyTorch's RecordFunction callbacks, instead of a Python dispatch mode that
 // costs tens of microseconds an operator. It is compiled against the process's own PyTorch the
 // first time a traced job imports it (observer_build.py), and talks to libstreamrace.so only
-// through the entry points it finds in the process (tracer/src/torch_entry.cpp).
+// through the entry points it finds in the process (tracer/src/python/torch_entry.cpp).
 //
 // For each operator with a schema: the ranges of its tensor arguments before it runs (read, or
 // written when the schema marks the argument as written: in-place `self` is read and written,

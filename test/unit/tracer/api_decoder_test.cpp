@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "api_decoder.h"
+#include "decode/api_decoder.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "event_queue.h"
+#include "queue/event_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // result), with the parameter struct the runtime would pass. No libcupti, no CUDA runtime.
 #pragma once
 
-#include "cupti_api.h"
+#include "cuda_entry/cupti_api.h"
 
 #include <cupti.h>
 

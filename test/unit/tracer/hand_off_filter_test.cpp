@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "hand_off_filter.h"
+#include "host_threads/hand_off_filter.h"
 
 #include <gtest/gtest.h>
 

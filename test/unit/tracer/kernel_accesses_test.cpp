@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "kernel_accesses.h"
-#include "kernel_rules.h"
+#include "kernels/kernel_accesses.h"
+#include "kernels/kernel_rules.h"
 
 #include <gtest/gtest.h>
 

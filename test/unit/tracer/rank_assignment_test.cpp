@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "rank_assignment.h"
+#include "ranks/rank_assignment.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "stall_watch.h"
+#include "queue/stall_watch.h"
 
 #include <gtest/gtest.h>
 

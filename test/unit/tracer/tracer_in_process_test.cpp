@@ -4,7 +4,7 @@
 // parameter structs) go through the ring and the tracer thread into the engine and the trace
 // (kept in memory, stamped by a clock the test controls), and halt_on_error decides to halt at
 // the call that completes a race, and only there.
-#include "cupti_attach.h"
+#include "cuda_entry/cupti_attach.h"
 #include "fake_cupti.h"
 #include "memory_trace_sink.h"
 #include "tracer.h"
