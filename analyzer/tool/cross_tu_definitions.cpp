@@ -295,6 +295,8 @@ void CrossTuIndex::storeEntry(const std::string& key, const Entry& entry) {
 }
 
 struct CrossTuDefinitions::LoadedUnit {
+  // The AST's diagnostics engine reports to it as long as the AST lives (the importer asks).
+  SilentErrorCounter errors;
   std::unique_ptr<clang::ASTUnit> ast;
   std::map<std::string, const clang::FunctionDecl*> definitions;
 };
@@ -302,7 +304,12 @@ struct CrossTuDefinitions::LoadedUnit {
 CrossTuDefinitions::CrossTuDefinitions(clang::CompilerInstance& compiler, CrossTuIndex& index,
                                        unsigned maxUnits)
     : index_(index), maxUnits_(maxUnits),
-      importer_(std::make_unique<clang::cross_tu::CrossTranslationUnitContext>(compiler)) {}
+      importer_(std::make_unique<clang::cross_tu::CrossTranslationUnitContext>(compiler)) {
+  // The importer compares the declarations both files share and warns where they differ (-Wodr,
+  // a default template argument seen in one only): the file's findings are not about that.
+  compiler.getDiagnostics().setSeverityForGroup(clang::diag::Flavor::WarningOrError, "odr",
+                                                clang::diag::Severity::Ignored);
+}
 
 CrossTuDefinitions::~CrossTuDefinitions() = default;
 
@@ -346,7 +353,7 @@ const clang::FunctionDecl* CrossTuDefinitions::import(const clang::FunctionDecl&
         importer_->importDefinition(&definition, loaded->ast.get());
     if (!imported) {
       reason = "importing it from '" + unit->file + "' failed (" +
-               llvm::toString(imported.takeError()) + ")";
+               llvm::StringRef(llvm::toString(imported.takeError())).trim().rtrim('.').str() + ")";
       continue;
     }
     return *imported;
@@ -366,17 +373,17 @@ CrossTuDefinitions::LoadedUnit* CrossTuDefinitions::load(const CrossTuIndex::Uni
     return nullptr;
   }
   std::unique_ptr<LoadedUnit>& slot = units_[&unit];
+  auto loaded = std::make_unique<LoadedUnit>();
   const SingleCommand command(unit.command);
   std::unique_ptr<clang::tooling::ClangTool> tool =
       makeHostPassTool(command, {unit.file}, index_.settings());
-  SilentErrorCounter errors;
-  silence(*tool, errors);
+  silence(*tool, loaded->errors);
   std::vector<std::unique_ptr<clang::ASTUnit>> asts;
-  if (tool->buildASTs(asts) != 0 || asts.size() != 1 || errors.getNumErrors() > 0) {
+  if (tool->buildASTs(asts) != 0 || asts.size() != 1 || loaded->errors.getNumErrors() > 0) {
     reason = "'" + unit.file + "' does not compile";
     return nullptr;
   }
-  slot = std::make_unique<LoadedUnit>();
+  slot = std::move(loaded);
   slot->ast = std::move(asts.front());
   slot->definitions = mainFileDefinitions(slot->ast->getASTContext());
   return slot.get();
