@@ -81,6 +81,12 @@ AnalysisResult analyzeTranslationUnit(clang::ASTContext& context, const Analysis
   std::set<const clang::FunctionDecl*> analyzed;
   for (const clang::FunctionDecl* function : collector.functions_)
     if (analyzed.insert(function).second) engine.analyzeFunction(*function);
+  if (options.externalDefinitions)
+    for (const ExternalDefinitions::Miss& miss : options.externalDefinitions->takeMisses())
+      remarks.remark(
+          RemarkKind::ExternalDefinitionMissed, miss.declaration->getLocation(),
+          "calls to '" + miss.declaration->getNameAsString() +
+              "' are not followed into its body in another translation unit: " + miss.reason);
   AnalysisResult result;
   result.findings = sink.takeFindings();
   result.remarks = remarks.takeRemarks();

@@ -73,7 +73,7 @@ public:
        const std::vector<const clang::FunctionDecl*>& functions)
       : context_(context), options_(options), remarks_(remarks), keys_(context),
         kernels_(summarizeKernels(context)), callables_(functions),
-        effects_(context, options.userModel, kernels_, callables_),
+        effects_(context, options.userModel, kernels_, callables_, options.externalDefinitions),
         streamStorage_(functions, options.userModel, kernels_, context),
         fieldMemory_(functions, options.userModel, kernels_, context), checks_(std::move(checks)) {}
 
@@ -955,7 +955,9 @@ private:
       return;
     if (callee && inlineCall(call, *callee, state, frame)) return;
     if (const clang::FunctionDecl* definition =
-            callee ? analyzableDefinition(*callee, context_.getSourceManager()) : nullptr;
+            callee ? analyzableDefinition(*callee, context_.getSourceManager(),
+                                          options_.externalDefinitions)
+                   : nullptr;
         definition && neverReturns(*definition)) {
       state.unreachable = true;
       return;
@@ -1038,7 +1040,9 @@ private:
     const auto* call = llvm::dyn_cast<clang::CallExpr>(withoutCopy(&init));
     const clang::FunctionDecl* callee = call ? call->getDirectCallee() : nullptr;
     const clang::FunctionDecl* definition =
-        callee ? analyzableDefinition(*callee, context_.getSourceManager()) : nullptr;
+        callee ? analyzableDefinition(*callee, context_.getSourceManager(),
+                                      options_.externalDefinitions)
+               : nullptr;
     const clang::VarDecl* returned = definition ? returnedLocal(*definition) : nullptr;
     if (!returned) return;
     const std::string from = variableKey(returned);
@@ -1118,7 +1122,7 @@ private:
                       const std::vector<const clang::Expr*>& arguments, FlowState& state,
                       const Frame& frame, bool callableTarget = false) {
     const clang::FunctionDecl* definition =
-        analyzableDefinition(callee, context_.getSourceManager());
+        analyzableDefinition(callee, context_.getSourceManager(), options_.externalDefinitions);
     if (!definition) return false;
     if (frame.depth >= kMaxInlineDepth) {
       if (effects_.mayTouchStreams(*definition))

@@ -30,9 +30,9 @@ class BodyScanner {
 public:
   BodyScanner(const clang::FunctionDecl& function, clang::ASTContext& context,
               const UserModel* userModel, const KernelSummaries& kernels,
-              const CallableTargets& callables)
+              const CallableTargets& callables, ExternalDefinitions* external)
       : function_(function), context_(context), userModel_(userModel), kernels_(kernels),
-        callables_(callables) {}
+        callables_(callables), external_(external) {}
 
   bool touchesStreams = false;
   std::vector<const clang::FunctionDecl*> callees;
@@ -129,7 +129,7 @@ private:
 
   void addCallee(const clang::FunctionDecl& callee) {
     if (const clang::FunctionDecl* definition =
-            analyzableDefinition(callee, context_.getSourceManager()))
+            analyzableDefinition(callee, context_.getSourceManager(), external_))
       callees.push_back(definition);
   }
 
@@ -168,14 +168,20 @@ private:
   const UserModel* userModel_;
   const KernelSummaries& kernels_;
   const CallableTargets& callables_;
+  ExternalDefinitions* external_;
   std::set<const clang::VarDecl*> assigned_;
 };
 
 } // namespace
 
 const clang::FunctionDecl* analyzableDefinition(const clang::FunctionDecl& callee,
-                                                const clang::SourceManager& sources) {
+                                                const clang::SourceManager& sources,
+                                                ExternalDefinitions* external) {
   const clang::FunctionDecl* definition = callee.getDefinition();
+  // A library's functions are declared in system headers: only the program's own are looked up.
+  if (!definition && external && !callee.isDependentContext() &&
+      !sources.isInSystemHeader(callee.getLocation()))
+    definition = external->definitionOf(callee);
   if (!definition || !definition->getBody() || definition->isDependentContext() ||
       sources.isInSystemHeader(definition->getLocation()))
     return nullptr;
@@ -185,7 +191,7 @@ const clang::FunctionDecl* analyzableDefinition(const clang::FunctionDecl& calle
 const FunctionEffects::Scan& FunctionEffects::scan(const clang::FunctionDecl& definition) {
   auto [slot, inserted] = scans_.try_emplace(&definition);
   if (!inserted) return slot->second;
-  BodyScanner scanner(definition, context_, userModel_, kernels_, callables_);
+  BodyScanner scanner(definition, context_, userModel_, kernels_, callables_, external_);
   scanner.scanBody(definition.getBody());
   Scan& result = slot->second;
   result.touchesStreams = scanner.touchesStreams;

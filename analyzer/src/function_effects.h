@@ -21,6 +21,8 @@
 #include "call_model.h"
 #include "callable_targets.h"
 
+#include "streamrace/analyzer/external_definitions.h"
+
 #include <map>
 #include <vector>
 
@@ -35,9 +37,11 @@ class ValueDecl;
 namespace streamrace::analyzer {
 
 // The definition a call to `callee` is analyzed in place with: a body outside system headers,
-// not a template pattern. Null when calls to it are external.
+// not a template pattern, in this translation unit or (a function declared outside system
+// headers without a body here) from `external`. Null when calls to it are external.
 const clang::FunctionDecl* analyzableDefinition(const clang::FunctionDecl& callee,
-                                                const clang::SourceManager& sources);
+                                                const clang::SourceManager& sources,
+                                                ExternalDefinitions* external);
 
 // The `for` loops of an inert function that may rename the caller's keys when they start.
 struct LoopRenames {
@@ -55,8 +59,10 @@ struct LoopRenames {
 class FunctionEffects {
 public:
   FunctionEffects(clang::ASTContext& context, const UserModel* userModel,
-                  const KernelSummaries& kernels, const CallableTargets& callables)
-      : context_(context), userModel_(userModel), kernels_(kernels), callables_(callables) {}
+                  const KernelSummaries& kernels, const CallableTargets& callables,
+                  ExternalDefinitions* external)
+      : context_(context), userModel_(userModel), kernels_(kernels), callables_(callables),
+        external_(external) {}
 
   // Whether running `definition` may do stream work or change state beyond its own locals (see
   // above); false means stream-inert.
@@ -78,6 +84,7 @@ private:
   const UserModel* userModel_;
   const KernelSummaries& kernels_;
   const CallableTargets& callables_;
+  ExternalDefinitions* external_;
   std::map<const clang::FunctionDecl*, Scan> scans_;
   std::map<const clang::FunctionDecl*, bool> touches_;
   std::map<const clang::FunctionDecl*, LoopRenames> renames_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cuda_host_pass.h"
 
+#include "launch_config_braces.h"
 #include "nvcc_command_line.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -178,6 +179,23 @@ clang::tooling::ArgumentsAdjuster cudaHostPassAdjuster(HostPassSettings settings
     adjusted.push_back(kHostPassPreludePath);
     return adjusted;
   };
+}
+
+std::unique_ptr<clang::tooling::ClangTool>
+makeHostPassTool(const clang::tooling::CompilationDatabase& compilations,
+                 llvm::ArrayRef<std::string> files, const HostPassSettings& settings) {
+  auto tool = std::make_unique<clang::tooling::ClangTool>(
+      compilations, files, std::make_shared<clang::PCHContainerOperations>(),
+      launchConfigRewritingFileSystem(llvm::vfs::getRealFileSystem()));
+  // The command is read as nvcc's host pass before LibTooling's own adjusters see it, so they
+  // see clang's options only.
+  tool->clearArgumentsAdjusters();
+  tool->appendArgumentsAdjuster(cudaHostPassAdjuster(settings));
+  tool->appendArgumentsAdjuster(clang::tooling::getClangStripOutputAdjuster());
+  tool->appendArgumentsAdjuster(clang::tooling::getClangSyntaxOnlyAdjuster());
+  tool->appendArgumentsAdjuster(clang::tooling::getClangStripDependencyFileAdjuster());
+  tool->mapVirtualFile(kHostPassPreludePath, kHostPassPrelude);
+  return tool;
 }
 
 } // namespace streamrace::analyzer

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/Tooling.h"
 
 #include <string>
 
@@ -36,5 +37,11 @@ extern const char* const kHostPassPrelude;
 
 // Translates nvcc commands and adds the host-pass setup to every command.
 clang::tooling::ArgumentsAdjuster cudaHostPassAdjuster(HostPassSettings settings);
+
+// A tool that parses `files` with their commands in `compilations` as the host pass (the
+// adjuster above, braced launch configurations, the prelude), for syntax only.
+std::unique_ptr<clang::tooling::ClangTool>
+makeHostPassTool(const clang::tooling::CompilationDatabase& compilations,
+                 llvm::ArrayRef<std::string> files, const HostPassSettings& settings);
 
 } // namespace streamrace::analyzer

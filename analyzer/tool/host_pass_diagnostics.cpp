@@ -57,4 +57,10 @@ void dropErrorsNvccAccepts(clang::DiagnosticsEngine& diagnostics) {
       /*ShouldOwnClient=*/true);
 }
 
+void SilentErrorCounter::HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                                          const clang::Diagnostic& info) {
+  if (level >= clang::DiagnosticsEngine::Error && acceptedByNvcc(info.getID())) return;
+  clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+}
+
 } // namespace streamrace::analyzer

@@ -16,4 +16,12 @@ namespace streamrace::analyzer {
 // forwards everything else; the file then counts as compiled when nothing else failed.
 void dropErrorsNvccAccepts(clang::DiagnosticsEngine& diagnostics);
 
+// A client that prints nothing and counts the errors nvcc would give too (getNumErrors): for
+// files parsed only to be looked into (the other translation units of a compilation database).
+class SilentErrorCounter : public clang::DiagnosticConsumer {
+public:
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic& info) override;
+};
+
 } // namespace streamrace::analyzer

@@ -3,9 +3,9 @@
 //
 //   streamrace-check [options] <files...> [-- <compiler flags>]
 //   streamrace-check -p <build dir> <files...>
+#include "cross_tu_definitions.h"
 #include "cuda_host_pass.h"
 #include "host_pass_diagnostics.h"
-#include "launch_config_braces.h"
 #include "python_sources.h"
 #include "report_formats.h"
 #include "streamrace/analyzer/analysis.h"
@@ -82,9 +82,25 @@ llvm::cl::opt<std::string>
     cudaPathOption("cuda-path", llvm::cl::desc("CUDA toolkit given to clang for .cu files"),
                    llvm::cl::init("/usr/local/cuda"), llvm::cl::cat(category));
 
+llvm::cl::opt<bool> crossTuOption(
+    "ctu",
+    llvm::cl::desc("With -p, follow calls into functions that other files of the compilation "
+                   "database define (default on)"),
+    llvm::cl::init(true), llvm::cl::cat(category));
+llvm::cl::opt<std::string> ctuCacheDirOption(
+    "ctu-cache-dir",
+    llvm::cl::desc("Where the index of the definitions in the database's files is cached "
+                   "(default: .streamrace-ctu in the -p directory)"),
+    llvm::cl::value_desc("directory"), llvm::cl::cat(category));
+llvm::cl::opt<unsigned> ctuMaxUnitsOption(
+    "ctu-max-units",
+    llvm::cl::desc("At most this many other files are parsed to follow calls from one file"),
+    llvm::cl::init(8), llvm::cl::cat(category));
+
 llvm::cl::extrahelp statsHelp(
     "\n--stats prints, after the findings, how many C++ functions were analysed and how often the\n"
-    "analysis gave something up (calls too deep, recursion, loops cut short, OpenMP constructs),\n"
+    "analysis gave something up (calls too deep, recursion, loops cut short, OpenMP constructs,\n"
+    "definitions in other files not imported),\n"
     "each also shown as a remark where it happened.\n");
 
 class CheckFilter {
@@ -162,8 +178,9 @@ std::vector<std::optional<std::size_t>> fixDisplays(const Finding& finding,
 class AnalysisConsumer : public clang::ASTConsumer {
 public:
   AnalysisConsumer(clang::CompilerInstance& compiler, const AnalysisOptions& options,
-                   const CheckFilter& filter, RunResults& results)
-      : compiler_(compiler), options_(options), filter_(filter), results_(results) {}
+                   const CheckFilter& filter, CrossTuIndex* crossTu, RunResults& results)
+      : compiler_(compiler), options_(options), filter_(filter), crossTu_(crossTu),
+        results_(results) {}
 
   void HandleTranslationUnit(clang::ASTContext& context) override {
     clang::DiagnosticsEngine& diagnostics = compiler_.getDiagnostics();
@@ -175,7 +192,13 @@ public:
     const unsigned warningId = diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Warning, "%0");
     const unsigned noteId = diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Note, "%0");
     const unsigned remarkId = diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Remark, "%0");
-    const AnalysisResult analysis = analyzeTranslationUnit(context, options_);
+    AnalysisOptions options = options_;
+    std::optional<CrossTuDefinitions> external;
+    if (crossTu_) {
+      external.emplace(compiler_, *crossTu_, ctuMaxUnitsOption);
+      options.externalDefinitions = &*external;
+    }
+    const AnalysisResult analysis = analyzeTranslationUnit(context, options);
     results_.functionsAnalyzed += analysis.functionsAnalyzed;
     for (const Remark& remark : analysis.remarks) {
       results_.remarks.push_back(resolveRemark(remark, context.getSourceManager()));
@@ -210,39 +233,43 @@ private:
   clang::CompilerInstance& compiler_;
   const AnalysisOptions& options_;
   const CheckFilter& filter_;
+  CrossTuIndex* crossTu_;
   RunResults& results_;
 };
 
 class AnalysisAction : public clang::ASTFrontendAction {
 public:
-  AnalysisAction(const AnalysisOptions& options, const CheckFilter& filter, RunResults& results)
-      : options_(options), filter_(filter), results_(results) {}
+  AnalysisAction(const AnalysisOptions& options, const CheckFilter& filter, CrossTuIndex* crossTu,
+                 RunResults& results)
+      : options_(options), filter_(filter), crossTu_(crossTu), results_(results) {}
 
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler,
                                                         llvm::StringRef) override {
     dropErrorsNvccAccepts(compiler.getDiagnostics());
-    return std::make_unique<AnalysisConsumer>(compiler, options_, filter_, results_);
+    return std::make_unique<AnalysisConsumer>(compiler, options_, filter_, crossTu_, results_);
   }
 
 private:
   const AnalysisOptions& options_;
   const CheckFilter& filter_;
+  CrossTuIndex* crossTu_;
   RunResults& results_;
 };
 
 class AnalysisActionFactory : public clang::tooling::FrontendActionFactory {
 public:
   AnalysisActionFactory(const AnalysisOptions& options, const CheckFilter& filter,
-                        RunResults& results)
-      : options_(options), filter_(filter), results_(results) {}
+                        CrossTuIndex* crossTu, RunResults& results)
+      : options_(options), filter_(filter), crossTu_(crossTu), results_(results) {}
 
   std::unique_ptr<clang::FrontendAction> create() override {
-    return std::make_unique<AnalysisAction>(options_, filter_, results_);
+    return std::make_unique<AnalysisAction>(options_, filter_, crossTu_, results_);
   }
 
 private:
   const AnalysisOptions& options_;
   const CheckFilter& filter_;
+  CrossTuIndex* crossTu_;
   RunResults& results_;
 };
 
@@ -306,6 +333,10 @@ bool takesValue(llvm::StringRef argument) {
                                                     "--export-fixes",
                                                     "--findings-exit-code",
                                                     "--cuda-path",
+                                                    "--ctu-cache-dir",
+                                                    "-ctu-cache-dir",
+                                                    "--ctu-max-units",
+                                                    "-ctu-max-units",
                                                     "--extra-arg",
                                                     "--extra-arg-before"};
   return llvm::is_contained(options, argument);
@@ -329,6 +360,18 @@ std::vector<std::string> takePythonInputs(std::vector<const char*>& argv) {
   }
   argv = std::move(rest);
   return inputs;
+}
+
+// The build directory given with -p (the compilation database's), if any.
+std::optional<std::string> buildDirectory(const std::vector<const char*>& argv) {
+  for (size_t index = 1; index < argv.size(); ++index) {
+    llvm::StringRef argument(argv[index]);
+    if (argument == "--") break;
+    if ((argument == "-p" || argument == "--p") && index + 1 < argv.size())
+      return std::string(argv[index + 1]);
+    if (argument.consume_front("-p=") || argument.consume_front("--p=")) return argument.str();
+  }
+  return std::nullopt;
 }
 
 int run(int argc, const char** argv) {
@@ -359,21 +402,19 @@ int run(int argc, const char** argv) {
     llvm::errs() << "streamrace-check: --suppressions applies to the Python files; C++ findings "
                     "are all reported\n";
 
-  clang::tooling::ClangTool tool(parser->getCompilations(), parser->getSourcePathList(),
-                                 std::make_shared<clang::PCHContainerOperations>(),
-                                 launchConfigRewritingFileSystem(llvm::vfs::getRealFileSystem()));
-  // The command is read as nvcc's host pass before LibTooling's own adjusters see it, so they
-  // see clang's options only.
-  tool.clearArgumentsAdjusters();
-  tool.appendArgumentsAdjuster(cudaHostPassAdjuster(
-      {STREAMRACE_CLANG_RESOURCE_DIR, cudaPathOption, cudaPathOption.getNumOccurrences() > 0}));
-  tool.appendArgumentsAdjuster(clang::tooling::getClangStripOutputAdjuster());
-  tool.appendArgumentsAdjuster(clang::tooling::getClangSyntaxOnlyAdjuster());
-  tool.appendArgumentsAdjuster(clang::tooling::getClangStripDependencyFileAdjuster());
-  tool.mapVirtualFile(kHostPassPreludePath, kHostPassPrelude);
+  const HostPassSettings hostPass{STREAMRACE_CLANG_RESOURCE_DIR, cudaPathOption,
+                                  cudaPathOption.getNumOccurrences() > 0};
+  std::unique_ptr<clang::tooling::ClangTool> tool =
+      makeHostPassTool(parser->getCompilations(), parser->getSourcePathList(), hostPass);
+  // Calls into the other files of a compilation database are followed (cross_tu_definitions.h).
+  std::optional<CrossTuIndex> crossTu;
+  if (const std::optional<std::string> build = buildDirectory(arguments); build && crossTuOption)
+    crossTu.emplace(parser->getCompilations(), hostPass,
+                    ctuCacheDirOption.empty() ? *build + "/.streamrace-ctu"
+                                              : ctuCacheDirOption.getValue());
   RunResults results;
-  AnalysisActionFactory factory(options, filter, results);
-  const int toolStatus = parser->getSourcePathList().empty() ? 0 : tool.run(&factory);
+  AnalysisActionFactory factory(options, filter, crossTu ? &*crossTu : nullptr, results);
+  const int toolStatus = parser->getSourcePathList().empty() ? 0 : tool->run(&factory);
   bool pythonOk = true;
   if (!pythonInputs.empty()) {
     PythonCheckResult python =

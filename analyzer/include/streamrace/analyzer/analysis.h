@@ -2,6 +2,7 @@
 // The flow-sensitive checks over host code: one entry point that both front ends call.
 #pragma once
 
+#include "streamrace/analyzer/external_definitions.h"
 #include "streamrace/analyzer/finding.h"
 #include "streamrace/analyzer/remark.h"
 #include "streamrace/analyzer/user_model.h"
@@ -16,6 +17,9 @@ namespace streamrace::analyzer {
 
 struct AnalysisOptions {
   const UserModel* userModel = nullptr;
+  // Where bodies of functions defined in other translation units come from; none: such calls
+  // are external.
+  ExternalDefinitions* externalDefinitions = nullptr;
 };
 
 struct AnalysisResult {
