@@ -284,7 +284,8 @@ std::string displayName(llvm::StringRef key) {
   if (key.consume_front("this.")) shown = "this->";
   for (std::size_t i = 0; i < key.size(); ++i) {
     // A correlated index (element_index.h) names no element the reader could write.
-    if (key.substr(i).starts_with("[~") && key.find(']', i) != llvm::StringRef::npos) {
+    if (key[i] == '[' && key.find(']', i) != llvm::StringRef::npos &&
+        key.slice(i, key.find(']', i)).contains('~')) {
       shown += "[*]";
       i = key.find(']', i);
       continue;
