@@ -8,6 +8,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <vector>
@@ -32,6 +33,13 @@ struct SplitKey {
   std::vector<std::string> text;
   std::vector<Index> indices;
 };
+
+// The spelling of a correlated index's variable: the variable key behind "~".
+constexpr char kCorrelatedMark = '~';
+
+bool isCorrelated(const Index& index) {
+  return index.variable.starts_with("~");
+}
 
 // Takes the "c-", "+*-" or "-*-" of a mirror off `contents`; the constant goes into `index`.
 bool consumeMirror(llvm::StringRef& contents, Index& index) {
@@ -163,6 +171,8 @@ enum class TwoVariables { Apart, MayMeet };
 
 bool distinct(const Index& a, const Index& b, TwoVariables twoVariables) {
   if (a.kind == IndexKind::Constant && b.kind == IndexKind::Constant) return a.value != b.value;
+  // A correlated index is some element: only resolveCorrelated tells which.
+  if (isCorrelated(a) || isCorrelated(b)) return false;
   if (a.kind == IndexKind::Any || b.kind == IndexKind::Any || a.kind == IndexKind::Constant ||
       b.kind == IndexKind::Constant)
     return false;
@@ -279,8 +289,12 @@ bool mayBeSameHandle(llvm::StringRef a, llvm::StringRef b) {
 }
 
 std::string shiftIndices(llvm::StringRef key, llvm::StringRef variable, std::int64_t delta) {
+  const std::string correlated = kCorrelatedMark + variable.str();
   return rewrite(key, [&](Index& index) {
-    if (index.variable != variable) return;
+    if (index.variable != variable && index.variable != correlated) return;
+    // A correlated index moves with its variable (it is the variable's value of one iteration,
+    // named as live indices are); beyond the exact offsets it relates to nothing.
+    const bool correlatedIndex = isCorrelated(index);
     // The element `variable + value` is, after the change, `variable + value - delta`; the
     // element `value - variable` is `value + delta - variable`.
     const std::int64_t step = index.mirrored ? -delta : delta;
@@ -293,6 +307,7 @@ std::string shiftIndices(llvm::StringRef key, llvm::StringRef variable, std::int
         index.kind = IndexKind::FarAbove;
       else
         index.value = moved;
+      if (correlatedIndex && index.kind != IndexKind::Offset) index = Index{};
       return;
     }
     case IndexKind::FarBelow:
@@ -388,6 +403,101 @@ std::string collapseIndices(llvm::StringRef key) {
   return rewrite(key, [](Index& index) {
     if (index.kind != IndexKind::Constant) index = Index{};
   });
+}
+
+std::string correlateIndices(llvm::StringRef key, llvm::StringRef variable) {
+  const std::string correlated = kCorrelatedMark + variable.str();
+  return rewrite(key, [&](Index& index) {
+    if (index.variable != variable) return;
+    if (index.kind == IndexKind::Offset)
+      index.variable = correlated;
+    else
+      index = Index{};
+  });
+}
+
+std::string collapseLiveIndices(llvm::StringRef key) {
+  return rewrite(key, [](Index& index) {
+    if (index.kind != IndexKind::Constant && !isCorrelated(index)) index = Index{};
+  });
+}
+
+CorrelatedKeys correlatedKeys(llvm::StringRef buffer, llvm::StringRef stream) {
+  if (!buffer.contains(kCorrelatedMark) && !stream.contains(kCorrelatedMark))
+    return {buffer.str(), stream.str()};
+  const SplitKey bufferParts = split(buffer);
+  // Whether the buffer names an element through `correlated` or the live variable it stands for.
+  auto inBuffer = [&](llvm::StringRef correlated) {
+    return std::any_of(
+        bufferParts.indices.begin(), bufferParts.indices.end(), [&](const Index& index) {
+          return index.kind == IndexKind::Offset &&
+                 (index.variable == correlated || index.variable == correlated.drop_front());
+        });
+  };
+  CorrelatedKeys keys;
+  keys.stream = rewrite(stream, [&](Index& index) {
+    if (isCorrelated(index) && !inBuffer(index.variable)) index = Index{};
+  });
+  const SplitKey streamParts = split(keys.stream);
+  keys.buffer = rewrite(buffer, [&](Index& index) {
+    if (isCorrelated(index) &&
+        std::none_of(streamParts.indices.begin(), streamParts.indices.end(),
+                     [&](const Index& other) { return other.variable == index.variable; }))
+      index = Index{};
+  });
+  return keys;
+}
+
+std::string forgetCorrelated(llvm::StringRef key) {
+  return rewrite(key, [](Index& index) {
+    if (isCorrelated(index)) index = Index{};
+  });
+}
+
+namespace {
+
+// The value of `correlated` (spelled as indexKey spells an index) the access of `accessBuffer`
+// implies, when it touches the element of `recordBuffer` the record names through it; nullopt
+// where nothing says. While the loop that made the record still runs, its buffer names the
+// element through the live variable and nothing is said: one loop's iterations are work meant to
+// run side by side (devices that exchange data through flags their kernels poll, which the
+// analysis does not see), a finished loop's is work a later statement consumes.
+std::optional<std::string> correlatedValue(llvm::StringRef correlated, const SplitKey& recordBuffer,
+                                           const SplitKey& accessBuffer) {
+  if (recordBuffer.text != accessBuffer.text) return std::nullopt;
+  auto sign = [](const Index& index) { return index.mirrored ? -1 : 1; };
+  for (std::size_t i = 0; i < recordBuffer.indices.size(); ++i) {
+    const Index& record = recordBuffer.indices[i];
+    const Index& access = accessBuffer.indices[i];
+    if (record.kind != IndexKind::Offset || record.variable != correlated) continue;
+    // sign(record)·value + record.value = the access's index, solved for the value.
+    if (access.kind == IndexKind::Constant)
+      return formatIndex({IndexKind::Constant, {}, sign(record) * (access.value - record.value)});
+    if (access.kind == IndexKind::Offset && !isCorrelated(access))
+      return formatIndex({IndexKind::Offset, access.variable,
+                          sign(record) * (access.value - record.value),
+                          sign(record) * sign(access) < 0});
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string resolveCorrelated(llvm::StringRef element, llvm::StringRef recordBuffer,
+                              llvm::StringRef accessBuffer) {
+  if (!element.contains(kCorrelatedMark)) return element.str();
+  const SplitKey record = split(recordBuffer);
+  const SplitKey access = split(accessBuffer);
+  std::set<std::string> correlated;
+  for (const Index& index : split(element).indices)
+    if (isCorrelated(index)) correlated.insert(index.variable.str());
+  std::string resolved = element.str();
+  for (const std::string& variable : correlated) {
+    const std::optional<std::string> value = correlatedValue(variable, record, access);
+    resolved =
+        value ? substituteIndices(resolved, variable, *value) : forgetIndices(resolved, variable);
+  }
+  return resolved;
 }
 
 } // namespace streamrace::analyzer

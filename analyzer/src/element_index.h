@@ -9,6 +9,8 @@
 //   "[i@ID-*]"    that variable minus some constant beyond kExactOffset (an element of an
 //   "[i@ID+*]"    iteration long past), or plus some constant beyond it
 //   "[*]"         anything else: any element
+//   "[~i@ID+1]"   (pending accesses only) the element `i + 1` named at one iteration of `i`, with
+//                 the same iteration's value wherever the access spells it (correlateIndices)
 //
 // Two element keys of one container name different storage only when the analysis can tell the
 // indices apart: two different constants, the same variable with different offsets (or `i` and
@@ -108,6 +110,42 @@ bool isOffsetOf(const clang::Expr* index, const clang::ValueDecl* variable,
 // `key` where `variable` (a parameter of a call analyzed in place) is replaced by `value`, the
 // argument as indexKey spells it in the caller: `full[layer+1]` with layer = i is `full[i+1]`.
 std::string substituteIndices(llvm::StringRef key, llvm::StringRef variable, llvm::StringRef value);
+
+// Correlated indices. A pending access made in a loop names its buffer and its stream through
+// the loop's variable (`host[i]` written on `streams[i]`). Once the iteration is over, which
+// element the access touched is no longer known, but that it touched buffer and stream at one
+// value of `i` still is: `host[~i]` on `streams[~i]`. A correlated index is any element for
+// every comparison (mayAlias, mayBeSameHandle); only resolveCorrelated, given the element a later
+// access touches, says which stream the record ran on: that access of `host[1 - j]` met the
+// record only if it ran on `streams[1 - j]`, another stream than `streams[j]`.
+
+// `key` with the exact indices of `variable` made correlated ("[i+1]" to "[~i+1]"), the far
+// ones any element. shiftIndices moves a correlated index with its variable.
+std::string correlateIndices(llvm::StringRef key, llvm::StringRef variable);
+
+// `key` with every variable index but the correlated ones made "[*]": how a record's stream
+// element is kept past the iteration that made it.
+std::string collapseLiveIndices(llvm::StringRef key);
+
+// A pending access's buffer and stream element with the correlated indices that relate them
+// kept: the stream's where the buffer names an element through that index (correlated, or still
+// through the live variable), the buffer's where the stream keeps it. Any other correlated
+// index says nothing and is made "[*]".
+struct CorrelatedKeys {
+  std::string buffer;
+  std::string stream;
+};
+CorrelatedKeys correlatedKeys(llvm::StringRef buffer, llvm::StringRef stream);
+
+// `key` with its correlated indices made "[*]": past the iteration of an enclosing loop, a
+// finished inner loop's work is an earlier iteration's, no longer what a later access consumes.
+std::string forgetCorrelated(llvm::StringRef key);
+
+// A record's stream `element` as seen by an access of `accessBuffer` that may touch the record's
+// `recordBuffer`: each correlated index is replaced by the value it must have had for the two
+// to meet, or by any element.
+std::string resolveCorrelated(llvm::StringRef element, llvm::StringRef recordBuffer,
+                              llvm::StringRef accessBuffer);
 
 // `key` with every variable index made "[*]": how streams and events are named. The events of an
 // array indexed by variables are one event, so a wait on `ready[i]` orders what the latest record

@@ -155,6 +155,7 @@ private:
       const std::optional<FirstIterationBranch> firstIteration =
           firstIterationBranch(*block, *functionCfg->parents, context_);
       if (firstIteration) firstIterationGuards[firstIteration->loop].insert(block);
+      if (block->getLoopTarget()) forgetFinishedLoops(state);
       const std::optional<BooleanBranch> branch = booleanBranch(*block);
       const auto* testedLoop = llvm::dyn_cast_or_null<clang::ForStmt>(block->getTerminatorStmt());
       std::optional<LoopEntry> entryTest;
@@ -511,13 +512,15 @@ private:
 
   void shiftIndexVariable(const clang::ValueDecl* variable, int64_t delta, FlowState& state) {
     const std::string name = variableKey(variable);
+    const IndexChange change{name, delta};
     rewriteKeys(
         state, name, [&](const std::string& key) { return shiftIndices(key, name, delta); },
         [&](const ByteRange& range) {
           return range.shifted(name, delta, [&](const std::string& atom) {
             return shiftIndices(atom, name, delta);
           });
-        });
+        },
+        &change);
     // A neighbour (bindNeighbourIndex) keeps its value: `top` = `dev-1` is `dev-2` after `++dev`.
     rebindNeighbours(state, name, [&](IntegerBinding& binding) {
       binding.index = shiftIndices("[" + binding.index + "]", name, delta);
@@ -618,18 +621,35 @@ private:
 
   void forgetIndexVariable(const clang::ValueDecl* variable, FlowState& state) {
     const std::string name = variableKey(variable);
+    const IndexChange change{name, std::nullopt};
     rewriteKeys(
         state, name, [&](const std::string& key) { return forgetIndices(key, name); },
-        [&](const ByteRange& range) { return range.forgetting(name); });
+        [&](const ByteRange& range) { return range.forgetting(name); }, &change);
     rebindNeighbours(state, name, [](IntegerBinding&) { return false; });
   }
+
+  // On a loop's way back: the work of loops that finished in this iteration is an earlier
+  // iteration's in the next, where what it touched says nothing of its stream (element_index.h,
+  // correlated indices).
+  void forgetFinishedLoops(FlowState& state) {
+    rewriteKeys(
+        state, "~", [](const std::string& key) { return forgetCorrelated(key); },
+        [](const ByteRange& range) { return range; });
+  }
+
+  // A change of an index variable, which a record's buffer and stream element follow together
+  // (element_index.h, correlated indices): shifted by `delta`, or forgotten where there is none.
+  struct IndexChange {
+    std::string variable;
+    std::optional<int64_t> delta;
+  };
 
   // Renames storage everywhere the state names it; only keys and ranges containing `mention`
   // can change. Records that become one keep the streams both were ordered after, and the
   // details of the first.
   template <class RenameKey, class RenameRange>
   void rewriteKeys(FlowState& state, llvm::StringRef mention, RenameKey rename,
-                   RenameRange renameRange) {
+                   RenameRange renameRange, const IndexChange* change = nullptr) {
     auto mentioned = [&](llvm::StringRef key) { return key.contains(mention); };
     auto recordMentioned = [&](const AccessRecord& record) {
       return mentioned(record.buffer) || mentioned(record.streamElement) ||
@@ -658,12 +678,25 @@ private:
     auto renameRecord = [&](const AccessRecord& record) {
       AccessRecord renamed = record;
       if (!recordMentioned(record)) return renamed;
-      if (mentioned(record.buffer)) renamed.buffer = rename(record.buffer);
+      const bool forgotten = change && !change->delta;
+      if (mentioned(record.buffer))
+        renamed.buffer =
+            forgotten ? correlateIndices(record.buffer, change->variable) : rename(record.buffer);
       // Only within one iteration: across iterations the same code works on another element, and
       // what it touches there (a chunk at `i * size`) is rarely known well enough to tell the
-      // iterations' bytes apart, so iterations stay on what may be one stream.
-      if (mentioned(record.streamElement))
-        renamed.streamElement = collapseIndices(record.streamElement);
+      // iterations' bytes apart, so iterations stay on what may be one stream. Where the buffer
+      // names its element through the same variable, the stream keeps that relation (correlated
+      // indices), for an access that tells which element it touches.
+      if (mentioned(record.streamElement)) {
+        std::string element = record.streamElement;
+        if (change) element = correlateIndices(element, change->variable);
+        if (change && change->delta)
+          element = shiftIndices(element, change->variable, *change->delta);
+        renamed.streamElement = collapseLiveIndices(element);
+      }
+      CorrelatedKeys related = correlatedKeys(renamed.buffer, renamed.streamElement);
+      renamed.buffer = std::move(related.buffer);
+      renamed.streamElement = std::move(related.stream);
       renamed.range = renameRange(record.range);
       if (renamed != record)
         if (auto detail = details_.find(record); detail != details_.end())
@@ -809,6 +842,13 @@ private:
     return mayAlias(record.buffer, buffer) && mayOverlap(record.range, range);
   }
 
+  // The record's stream element as an access of `buffer` sees it (element_index.h, correlated
+  // indices).
+  static std::string recordElementFor(const AccessRecord& record, const std::string& buffer) {
+    if (!llvm::StringRef(record.streamElement).contains('~')) return record.streamElement;
+    return resolveCorrelated(record.streamElement, record.buffer, buffer);
+  }
+
   // Whether two accesses of the same bytes conflict: one writes, and not both atomically.
   static bool conflicting(const AccessRecord& record, bool write, bool atomic) {
     return (record.write || write) && !(record.atomic && atomic);
@@ -824,8 +864,16 @@ private:
   bool orderedBefore(const AccessRecord& record, const std::set<std::string>& orderedAfter,
                      llvm::StringRef stream, llvm::StringRef element,
                      const FlowState& state) const {
+    return orderedBefore(record, record.streamElement, orderedAfter, stream, element, state);
+  }
+
+  // The same, with the record's stream element as an access of a known element resolves it
+  // (element_index.h resolveCorrelated).
+  bool orderedBefore(const AccessRecord& record, llvm::StringRef recordElement,
+                     const std::set<std::string>& orderedAfter, llvm::StringRef stream,
+                     llvm::StringRef element, const FlowState& state) const {
     if (orderedAfter.contains(stream.str())) return true;
-    if (record.stream == stream && mayBeSameHandle(record.streamElement, element)) return true;
+    if (record.stream == stream && mayBeSameHandle(recordElement, element)) return true;
     const bool blocking = isBlocking(stream, state);
     if (stream == kLegacyStream && isBlocking(record.stream, state)) return true;
     return blocking && orderedAfter.contains(kEveryBlockingStream.str());
@@ -1734,7 +1782,8 @@ private:
       if (record.buffer == kCallersMemory) continue;
       if (!sameBytes(record, access.buffer, access.range) ||
           !conflicting(record, use.write, use.atomic) ||
-          orderedBefore(record, orderedAfter, stream, element, state))
+          orderedBefore(record, recordElementFor(record, access.buffer), orderedAfter, stream,
+                        element, state))
         continue;
       // Both accesses inside one call: the callee's own analysis reports it, once.
       if (frame.site && record.site == frame.site && !frame.throughCallable) continue;

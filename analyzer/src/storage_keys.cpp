@@ -283,6 +283,13 @@ std::string displayName(llvm::StringRef key) {
   std::string shown;
   if (key.consume_front("this.")) shown = "this->";
   for (std::size_t i = 0; i < key.size(); ++i) {
+    // A correlated index (element_index.h) names no element the reader could write.
+    if (key[i] == '[' && key.find(']', i) != llvm::StringRef::npos &&
+        key.slice(i, key.find(']', i)).contains('~')) {
+      shown += "[*]";
+      i = key.find(']', i);
+      continue;
+    }
     if (key[i] != '@') {
       shown += key[i];
       continue;
