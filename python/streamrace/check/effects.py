@@ -6,8 +6,9 @@ import ast
 
 from .. import torch_model as model
 from .package import ClassInfo, FunctionInfo
-from .state import DEFAULT, HOST_STREAM
-from .values import (Constant, Container, DeviceModule, Event, Function, Integer, Key, Module,
+from .state import DEFAULT, HOST_STREAM, State, join_all
+from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Integer, Key,
+                     Module,
                      Stream, StreamContext, Symbol, Tensor, Work, attribute_stream_key)
 
 _BUILTIN_NO_ACCESS = frozenset({
@@ -112,6 +113,8 @@ class CallEffects:
         if isinstance(callee, Function):
             return self.inline(callee.definition, args, kwargs, node, state, frame,
                                callee.bound_self)
+        if isinstance(callee, Functions):
+            return self.call_each(callee.choices, args, kwargs, node, state, frame)
         if isinstance(callee, ClassInfo):
             init = self.package.method(callee, "__init__")
             # A new object of its own: its fields are not another instance's (not even one the
@@ -135,6 +138,31 @@ class CallEffects:
             return None
         self.unknown_call(args, kwargs, name, node, state, frame)
         return None
+
+    def call_each(self, choices, args, kwargs, node, state, frame):
+        """A call of one of several functions: each that does stream work in its own body is
+        followed from its own copy of the state, and any other is taken as a call the analysis
+        cannot see into (a bound on the cost of walking several bodies for one call: a choice of
+        kernels that reach the device only through helpers is common and costly). The statement
+        that makes the call goes on along each one's paths (what one returns, a dict of its work
+        handles, is not another's); a call inside an expression, from their join."""
+        outs = []
+        for choice in choices:
+            branch = state.copy()
+            self.split_exits = None
+            if self.package.does_stream_work_itself(choice.definition):
+                value = self.inline(choice.definition, args, kwargs, node, branch, frame,
+                                    choice.bound_self)
+            else:
+                value = None
+                self.unknown_call(args, kwargs, choice.definition.name, node, branch, frame)
+            outs += self.split_exits or [(branch, value)]
+        self.split_exits = outs if node is self.statement_call and len(outs) > 1 else None
+        joined = join_all([out for out, _ in outs])
+        for slot in State.__slots__:
+            setattr(state, slot, getattr(joined, slot))
+        values = [value for _, value in outs]
+        return values[0] if all(value == values[0] for value in values) else None
 
     def builtin(self, name, args, node, state, frame):
         if name == "enumerate" and args:

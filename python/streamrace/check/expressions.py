@@ -13,9 +13,10 @@ import re
 from .. import torch_model
 from .package import ClassInfo, FunctionInfo, condition_text, expression_name
 from .state import AMBIENT
-from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Integer,
-                     Key, Module, Stream, StreamContext, Symbol, Tensor, Work, affine_index,
-                     attribute_stream_key, constant_index, either_stream, range_index)
+from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Functions,
+                     Integer, Key, Module, Stream, StreamContext, Symbol, Tensor, Work,
+                     affine_index, attribute_stream_key, constant_index, either_function,
+                     either_stream, range_index)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -303,8 +304,8 @@ class ExpressionEvaluator:
         if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
             if len(values) == 2 and isinstance(values[1], Constant) and values[1].value is None \
                     and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
-                # A tensor made here is not None; a stream either.
-                if isinstance(values[0], (Tensor, Stream, Event)) and \
+                # A tensor made here is not None; a stream, an event or a work handle either.
+                if isinstance(values[0], (Tensor, Stream, Event, Work)) and \
                         getattr(values[0], "alloc_stream", "x") is not None:
                     return Constant(isinstance(node.ops[0], ast.IsNot))
             return None
@@ -607,6 +608,8 @@ def _either(*values):
         return None
     if all(isinstance(v, Stream) for v in values):
         return either_stream(values)
+    if all(isinstance(v, (Function, Functions)) for v in values):
+        return functools.reduce(either_function, values)
     if all(isinstance(v, Tensor) for v in values) and len({v.key for v in values}) == 1:
         return Tensor(values[0].key)
     if all(isinstance(v, (Tensor, Symbol)) for v in values) and \

@@ -126,6 +126,11 @@ class Package:
             self._stream_work = _stream_work(self)
         return function in self._stream_work
 
+    def does_stream_work_itself(self, function):
+        """Whether a function's own body touches streams, events, collectives or host copies
+        (not only through the package's functions it calls)."""
+        return bool(function.names & _STREAM_WORK_NAMES)
+
     def all_functions(self):
         for functions in self.functions_by_name.values():
             yield from functions

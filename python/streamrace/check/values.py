@@ -332,6 +332,27 @@ class Function:
 
 
 @value_class
+class Functions:
+    """One of several functions of the package, bound to one name on paths the analysis joined
+    (`p2p = ring_exchange if ring else send_and_receive`, each on a branch): a call runs one of
+    them, so each is followed."""
+    choices: Tuple = ()
+
+
+def either_function(a, b):
+    """The functions two paths bound to one name, or None when either is no function."""
+    choices = []
+    for value in (a, b):
+        if isinstance(value, Function):
+            choices.append(value)
+        elif isinstance(value, Functions):
+            choices.extend(value.choices)
+        else:
+            return None
+    return Functions(tuple(dict.fromkeys(choices)))
+
+
+@value_class
 class Container:
     """A list, tuple or dict the code built, with what its elements may be."""
     items: Tuple = ()
