@@ -8,8 +8,8 @@ from .. import torch_model as model
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Integer, Key,
-                     Module,
-                     Stream, StreamContext, Symbol, Tensor, Work, attribute_stream_key)
+                     Module, Stream, StreamContext, Symbol, Tensor, Work, attribute_stream_key,
+                     holds_handles, items_labelled, merge_labelled)
 
 _BUILTIN_NO_ACCESS = frozenset({
     "len", "isinstance", "issubclass", "hasattr", "getattr", "setattr", "id", "type", "callable",
@@ -461,8 +461,20 @@ class CallEffects:
                 if name == "append" and len(args) == 1:
                     self.handle_appended(receiver, args[0][0], node, state, frame)
                 return None
+            if name in ("pop", "get") and args and isinstance(args[0][0], Constant) and \
+                    receiver.labels and receiver.labelled():
+                return items_labelled(receiver, args[0][0].value)
             if name == "pop":
                 return _first_work(receiver.items)
+            if name == "update" and args and holds_handles(receiver) and \
+                    receiver.labelled() and holds_handles(args[0][0]) and \
+                    args[0][0].labelled() and \
+                    isinstance(node.func.value, (ast.Name, ast.Attribute)):
+                self.assign(node.func.value, merge_labelled(receiver, args[0][0]), None, state,
+                            frame)
+                return None
+            if name == "values" and holds_handles(receiver):
+                return Container(receiver.items)
         if isinstance(receiver, tuple) and receiver and receiver[0] == "coalescing":
             if name == "wait":
                 self.wait_outstanding_work(state)
