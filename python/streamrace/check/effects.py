@@ -455,6 +455,13 @@ class CallEffects:
                     if isinstance(item, Work):
                         self.work_wait(item, state)
                 return None
+            if name == "extend" and args and holds_handles(receiver) and \
+                    holds_handles(args[0][0]) and \
+                    isinstance(node.func.value, (ast.Name, ast.Attribute)):
+                added = tuple(item for item in args[0][0].items if item not in receiver.items)
+                self.assign(node.func.value, Container(receiver.items + added), None, state,
+                            frame)
+                return None
             if name in ("append", "extend", "insert", "add"):
                 for value, _ in args:
                     self.escape(value, state)

@@ -309,11 +309,12 @@ class ExpressionEvaluator:
         emptiness = _emptiness_test(node)
         if emptiness is not None:
             handles = self.evaluate(emptiness[0], state, frame)
-            if holds_handles(handles):
-                # Whether a list or dict of handles is empty, from what the paths joined here
-                # stored in it (`if len(reqs) > 0: wait for each`): a handle made on one path
-                # only and not stored on the other is then taken as stored on both.
-                return Constant(bool(handles.items) != emptiness[1])
+            if holds_handles(handles) and handles.items:
+                # A list or dict a handle was stored in is not empty (`if len(reqs) > 0:` waits
+                # for each). One with none seen stored may have been filled in a way the
+                # analysis does not follow: its emptiness stays unknown. A handle stored on one
+                # of two paths joined here is taken as stored on both.
+                return Constant(not emptiness[1])
         values = [self.evaluate(node.left, state, frame)]
         values += [self.evaluate(c, state, frame) for c in node.comparators]
         if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):

@@ -43,3 +43,30 @@ def release_after_waiting_for_the_send(output, input, peer, group):
 def release_after_the_exchange_waited(output, input, peer, group):
     exchange(output, input, peer, group, wait_here=True)
     output.data = torch.empty((1,), device=output.device, dtype=output.dtype)
+
+
+# The handles a batched exchange returns, kept in a list by `extend`: a list a handle went into is
+# not empty, so the helper's `len(handles) > 0` branch waits for it.
+def exchange_batched(send, peer, wait_here=False):
+    handles = []
+    handles.extend(dist.batch_isend_irecv([dist.P2POp(dist.isend, send, peer)]))
+    if wait_here and len(handles) > 0:
+        for handle in handles:
+            handle.wait()
+    return handles
+
+
+def release_during_the_batched_exchange_racy(output, peer):
+    handles = exchange_batched(output, peer)
+    output.data = torch.empty((1,), device=output.device, dtype=output.dtype)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the storage of 'output' is released while batch_isend_irecv reads 'output' on the process group's point-to-point stream may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+    # CHECK-MESSAGES: :[[@LINE-11]]:20: note: batch_isend_irecv reads 'output' on the process group's point-to-point stream here
+    # CHECK-MESSAGES: :[[@LINE-4]]:15: note: 'exchange_batched' is called here
+    # CHECK-MESSAGES: :[[@LINE-4]]:5: note: wait for the collective's work handle (`work.wait()`) before releasing the storage
+    for handle in handles:
+        handle.wait()
+
+
+def release_after_the_batched_exchange_waited(output, peer):
+    exchange_batched(output, peer, wait_here=True)
+    output.data = torch.empty((1,), device=output.device, dtype=output.dtype)
