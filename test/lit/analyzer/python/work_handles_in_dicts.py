@@ -70,3 +70,27 @@ def release_during_the_batched_exchange_racy(output, peer):
 def release_after_the_batched_exchange_waited(output, peer):
     exchange_batched(output, peer, wait_here=True)
     output.data = torch.empty((1,), device=output.device, dtype=output.dtype)
+
+
+# A keyword-only parameter not given takes its default (`*, wait_on_reqs=True` in Megatron-LM's
+# `_communicate`): the send below is waited for unless the caller says otherwise.
+def send(tensor, peer, *, wait_here=True):
+    work = dist.isend(tensor, dst=peer)
+    if wait_here:
+        work.wait()
+    return work
+
+
+def release_during_a_send_left_running_racy(output, peer):
+    work = send(output, peer, wait_here=False)
+    output.data = torch.empty((1,), device=output.device, dtype=output.dtype)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the storage of 'output' is released while isend reads 'output' on the process group's stream (the default group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+    # CHECK-MESSAGES: :[[@LINE-10]]:23: note: isend reads 'output' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-4]]:12: note: 'send' is called here
+    # CHECK-MESSAGES: :[[@LINE-4]]:5: note: wait for the collective's work handle (`work.wait()`) before releasing the storage
+    work.wait()
+
+
+def release_after_a_send_waited_by_default(output, peer):
+    send(output, peer)
+    output.data = torch.empty((1,), device=output.device, dtype=output.dtype)
