@@ -6,9 +6,10 @@ import ast
 
 from .. import torch_model as model
 from .package import ClassInfo, FunctionInfo
-from .state import DEFAULT, HOST_STREAM
-from .values import (Constant, Container, DeviceModule, Event, Function, Integer, Key, Module,
-                     Stream, StreamContext, Symbol, Tensor, Work, attribute_stream_key)
+from .state import DEFAULT, HOST_STREAM, State, join_all
+from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Integer, Key,
+                     Module, Stream, StreamContext, Symbol, Tensor, Work, attribute_stream_key,
+                     holds_handles, items_labelled, merge_labelled)
 
 _BUILTIN_NO_ACCESS = frozenset({
     "len", "isinstance", "issubclass", "hasattr", "getattr", "setattr", "id", "type", "callable",
@@ -112,6 +113,8 @@ class CallEffects:
         if isinstance(callee, Function):
             return self.inline(callee.definition, args, kwargs, node, state, frame,
                                callee.bound_self)
+        if isinstance(callee, Functions):
+            return self.call_each(callee.choices, args, kwargs, node, state, frame)
         if isinstance(callee, ClassInfo):
             init = self.package.method(callee, "__init__")
             # A new object of its own: its fields are not another instance's (not even one the
@@ -135,6 +138,31 @@ class CallEffects:
             return None
         self.unknown_call(args, kwargs, name, node, state, frame)
         return None
+
+    def call_each(self, choices, args, kwargs, node, state, frame):
+        """A call of one of several functions: each that does stream work in its own body is
+        followed from its own copy of the state, and any other is taken as a call the analysis
+        cannot see into (a bound on the cost of walking several bodies for one call: a choice of
+        kernels that reach the device only through helpers is common and costly). The statement
+        that makes the call goes on along each one's paths (what one returns, a dict of its work
+        handles, is not another's); a call inside an expression, from their join."""
+        outs = []
+        for choice in choices:
+            branch = state.copy()
+            self.split_exits = None
+            if self.package.does_stream_work_itself(choice.definition):
+                value = self.inline(choice.definition, args, kwargs, node, branch, frame,
+                                    choice.bound_self)
+            else:
+                value = None
+                self.unknown_call(args, kwargs, choice.definition.name, node, branch, frame)
+            outs += self.split_exits or [(branch, value)]
+        self.split_exits = outs if node is self.statement_call and len(outs) > 1 else None
+        joined = join_all([out for out, _ in outs])
+        for slot in State.__slots__:
+            setattr(state, slot, getattr(joined, slot))
+        values = [value for _, value in outs]
+        return values[0] if all(value == values[0] for value in values) else None
 
     def builtin(self, name, args, node, state, frame):
         if name == "enumerate" and args:
@@ -427,14 +455,33 @@ class CallEffects:
                     if isinstance(item, Work):
                         self.work_wait(item, state)
                 return None
+            if name == "extend" and args and holds_handles(receiver) and \
+                    holds_handles(args[0][0]) and \
+                    isinstance(node.func.value, (ast.Name, ast.Attribute)):
+                added = tuple(item for item in args[0][0].items if item not in receiver.items)
+                self.assign(node.func.value, Container(receiver.items + added), None, state,
+                            frame)
+                return None
             if name in ("append", "extend", "insert", "add"):
                 for value, _ in args:
                     self.escape(value, state)
                 if name == "append" and len(args) == 1:
                     self.handle_appended(receiver, args[0][0], node, state, frame)
                 return None
+            if name in ("pop", "get") and args and isinstance(args[0][0], Constant) and \
+                    receiver.labels and receiver.labelled():
+                return items_labelled(receiver, args[0][0].value)
             if name == "pop":
                 return _first_work(receiver.items)
+            if name == "update" and args and holds_handles(receiver) and \
+                    receiver.labelled() and holds_handles(args[0][0]) and \
+                    args[0][0].labelled() and \
+                    isinstance(node.func.value, (ast.Name, ast.Attribute)):
+                self.assign(node.func.value, merge_labelled(receiver, args[0][0]), None, state,
+                            frame)
+                return None
+            if name == "values" and holds_handles(receiver):
+                return Container(receiver.items)
         if isinstance(receiver, tuple) and receiver and receiver[0] == "coalescing":
             if name == "wait":
                 self.wait_outstanding_work(state)

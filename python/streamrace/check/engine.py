@@ -235,8 +235,12 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
                 value = None
             state.locals[(frame.ident, name)] = value if value is not None else \
                 Symbol(Key(("param", frame.ident, name)), name)
+        keyword_defaults = dict(zip(keyword_only, function.node.args.kw_defaults))
         for name in keyword_only:
             given = kwargs.get(name, (None, None))[0]
+            if name not in kwargs and keyword_defaults.get(name) is not None:
+                # Not given: the default (`*, wait_on_reqs=True`), as for a positional one.
+                given = self.evaluate(keyword_defaults[name], state, frame)
             state.locals[(frame.ident, name)] = given if given is not None else \
                 Symbol(Key(("param", frame.ident, name)), name)
 

@@ -13,9 +13,11 @@ import re
 from .. import torch_model
 from .package import ClassInfo, FunctionInfo, condition_text, expression_name
 from .state import AMBIENT, HOST_STREAM
-from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Integer,
-                     Key, Module, Stream, StreamContext, Symbol, Tensor, Work, affine_index,
-                     attribute_stream_key, constant_index, either_stream, range_index)
+from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Functions,
+                     Integer, Key, Module, Stream, StreamContext, Symbol, Tensor, Work,
+                     affine_index, attribute_stream_key, constant_index,
+                     either_function, either_stream, holds_handles, items_labelled, range_index,
+                     store_labelled)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -148,6 +150,9 @@ class ExpressionEvaluator:
         return self.element(base, index, node, state, frame)
 
     def element(self, base, index, node, state, frame):
+        if isinstance(base, Container) and base.labels and isinstance(index, Constant) and \
+                base.labelled():
+            return items_labelled(base, index.value)
         if isinstance(base, Container):
             if isinstance(index, Constant) and isinstance(index.value, int) and \
                     -len(base.items) <= index.value < len(base.items) and base.key is None:
@@ -227,10 +232,13 @@ class ExpressionEvaluator:
     expr_Set = expr_Tuple
 
     def expr_Dict(self, node, state, frame):
-        for key in node.keys:
-            if key is not None:
-                self.evaluate(key, state, frame)
-        return Container(tuple(self.evaluate(v, state, frame) for v in node.values))
+        keys = [self.evaluate(key, state, frame) if key is not None else None
+                for key in node.keys]
+        items = tuple(self.evaluate(v, state, frame) for v in node.values)
+        if all(isinstance(key, Constant) for key in keys) and \
+                all(isinstance(item, Work) for item in items):
+            return Container(items, labels=tuple(key.value for key in keys))
+        return Container(items)
 
     def expr_Starred(self, node, state, frame):
         return self.evaluate(node.value, state, frame)
@@ -298,13 +306,22 @@ class ExpressionEvaluator:
         known = _world_size_fact(node)
         if known is not None:
             return Constant(known)
+        emptiness = _emptiness_test(node)
+        if emptiness is not None:
+            handles = self.evaluate(emptiness[0], state, frame)
+            if holds_handles(handles) and handles.items:
+                # A list or dict a handle was stored in is not empty (`if len(reqs) > 0:` waits
+                # for each). One with none seen stored may have been filled in a way the
+                # analysis does not follow: its emptiness stays unknown. A handle stored on one
+                # of two paths joined here is taken as stored on both.
+                return Constant(not emptiness[1])
         values = [self.evaluate(node.left, state, frame)]
         values += [self.evaluate(c, state, frame) for c in node.comparators]
         if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
             if len(values) == 2 and isinstance(values[1], Constant) and values[1].value is None \
                     and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
-                # A tensor made here is not None; a stream either.
-                if isinstance(values[0], (Tensor, Stream, Event)) and \
+                # A tensor made here is not None; a stream, an event or a work handle either.
+                if isinstance(values[0], (Tensor, Stream, Event, Work)) and \
                         getattr(values[0], "alloc_stream", "x") is not None:
                     return Constant(isinstance(node.ops[0], ast.IsNot))
             return None
@@ -403,6 +420,12 @@ class ExpressionEvaluator:
             elif isinstance(base, (Symbol, Container)) and getattr(base, "key", None) is not None:
                 key = base.key.element(self.index_part(index))
                 self.store_attribute(key, value, value_node, target, state, frame)
+            elif isinstance(value, Work) and isinstance(index, Constant) and \
+                    holds_handles(base) and base.labelled() and \
+                    isinstance(target.value, (ast.Name, ast.Attribute)):
+                # `handles["send_next"] = work`: the dict holds the handle under that key.
+                self.assign(target.value, store_labelled(base, index.value, value), None, state,
+                            frame)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, None, None, state, frame)
 
@@ -550,6 +573,22 @@ class ExpressionEvaluator:
         return text
 
 
+def _emptiness_test(node):
+    """(the container, True) for `len(c) == 0`, (the container, False) for `len(c) > 0`,
+    `len(c) >= 1` or `len(c) != 0`; None for any other comparison."""
+    if len(node.ops) != 1 or not isinstance(node.comparators[0], ast.Constant) or \
+            not isinstance(node.left, ast.Call) or \
+            not isinstance(node.left.func, ast.Name) or node.left.func.id != "len" or \
+            len(node.left.args) != 1:
+        return None
+    op, bound = node.ops[0], node.comparators[0].value
+    if isinstance(op, ast.Eq) and bound == 0:
+        return node.left.args[0], True
+    if isinstance(op, (ast.Gt, ast.NotEq)) and bound == 0 or isinstance(op, ast.GtE) and bound == 1:
+        return node.left.args[0], False
+    return None
+
+
 def _world_size_fact(node):
     """A world size is at least 1: `world_size >= 1` holds and `world_size < 1` does not, so a
     branch that waits only where the group is empty never runs."""
@@ -624,8 +663,12 @@ def _either(*values):
               not (isinstance(v, Constant) and v.value is None)]
     if not values:
         return None
+    if all(v == values[0] for v in values[1:]):
+        return values[0]   # `work if "send" in handles else None`: None cannot be used
     if all(isinstance(v, Stream) for v in values):
         return either_stream(values)
+    if all(isinstance(v, (Function, Functions)) for v in values):
+        return functools.reduce(either_function, values)
     if all(isinstance(v, Tensor) for v in values) and len({v.key for v in values}) == 1:
         return Tensor(values[0].key)
     if all(isinstance(v, (Tensor, Symbol)) for v in values) and \

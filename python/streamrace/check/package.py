@@ -126,6 +126,11 @@ class Package:
             self._stream_work = _stream_work(self)
         return function in self._stream_work
 
+    def does_stream_work_itself(self, function):
+        """Whether a function's own body touches streams, events, collectives or host copies
+        (not only through the package's functions it calls)."""
+        return bool(function.names & _STREAM_WORK_NAMES)
+
     def all_functions(self):
         for functions in self.functions_by_name.values():
             yield from functions
@@ -379,6 +384,8 @@ def _summarize(info, summarized):
             names.add(child.id)
         elif isinstance(child, ast.keyword) and child.arg:
             names.add(child.arg)
+        elif isinstance(child, ast.Assign) and _points_data_at_new_storage(child):
+            names.add(RELEASES_STORAGE)
         elif isinstance(child, ast.Call):
             call_nodes.append(child)
             if isinstance(child.func, ast.Name):
@@ -551,7 +558,26 @@ _STREAM_WORDS = frozenset({"stream", "Stream", "current_stream", "default_stream
                            "non_blocking", "record_stream", "wait"})
 
 
-_STREAM_WORK_NAMES = _STREAM_WORDS | frozenset({
+# What a body holds when it points a tensor's `.data` at a new allocation (`out.data =
+# torch.empty((1,))`, a deallocation helper's idiom), releasing the old storage.
+RELEASES_STORAGE = "<.data released>"
+
+
+def _points_data_at_new_storage(assign):
+    value = assign.value
+    if not isinstance(value, ast.Call):
+        return False
+    made = value.func.attr if isinstance(value.func, ast.Attribute) else \
+        value.func.id if isinstance(value.func, ast.Name) else None
+    return made in torch_model.FACTORY_FUNCTIONS and any(
+        isinstance(target, ast.Attribute) and target.attr == "data" for target in assign.targets)
+
+# Names of the work that makes a function worth following from its callers: stream work, and
+# the release of a tensor's storage (`_free_storage`, `resize_(0)`, a `.data` store), which
+# races with the work other streams may still do on it.
+_STREAM_WORK_NAMES = _STREAM_WORDS | frozenset(
+    name for name, kind in torch_model.LIFETIME_FUNCTIONS.items() if kind == "release") | frozenset({
+    RELEASES_STORAGE, torch_model.STORAGE_RESIZE,
     "wait_event", "record_event", "Event", "set_stream", "record_stream", "isend", "irecv",
     "batch_isend_irecv", "_coalescing_manager", "all_reduce", "all_gather", "broadcast",
     "reduce_scatter", "reduce_scatter_tensor", "all_gather_into_tensor", "_all_gather_base",

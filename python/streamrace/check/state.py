@@ -11,7 +11,8 @@ never pending: the host acts at once, and later device work is enqueued after it
 from typing import Optional, Tuple
 
 from .. import torch_model
-from .values import Constant, Key, Stream, Symbol, Tensor, join_handle_lists, value_class
+from .values import (Constant, Key, Stream, Symbol, Tensor, either_function, join_handle_lists,
+                     value_class)
 
 HOST = "<host>"
 AMBIENT = Stream("<current>", "ambient", "")
@@ -289,6 +290,9 @@ def _join_value(a, b):
     handles = join_handle_lists(a, b)
     if handles is not None:
         return handles
+    functions = either_function(a, b)
+    if functions is not None:
+        return functions
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.key == b.key:
         return Tensor(a.key, a.alloc_stream if a.alloc_stream == b.alloc_stream else None,
                       a.on_host and b.on_host)

@@ -332,21 +332,94 @@ class Function:
 
 
 @value_class
+class Functions:
+    """One of several functions of the package, bound to one name on paths the analysis joined
+    (`p2p = ring_exchange if ring else send_and_receive`, each on a branch): a call runs one of
+    them, so each is followed."""
+    choices: Tuple = ()
+
+
+def either_function(a, b):
+    """The functions two paths bound to one name, or None when either is no function."""
+    choices = []
+    for value in (a, b):
+        if isinstance(value, Function):
+            choices.append(value)
+        elif isinstance(value, Functions):
+            choices.extend(value.choices)
+        else:
+            return None
+    return Functions(tuple(dict.fromkeys(choices)))
+
+
+@value_class
 class Container:
     """A list, tuple or dict the code built, with what its elements may be."""
     items: Tuple = ()
     key: Optional[Key] = None
+    # The constant key of each item of a dict of work handles, when every item was stored
+    # under one (`handles["send"] = work`): an item per key and path, so that two paths joined
+    # may give a key two items. (Dicts of streams keep no keys yet: FairScale's
+    # `self._streams["all_gather"]`, resolved, meets imprecisions of tensor keys elsewhere.)
+    labels: Tuple = ()
+
+    def labelled(self):
+        return len(self.labels) == len(self.items)
+
+
+HANDLES = (Stream, Event, Work)
+
+
+def holds_handles(container):
+    """Whether a value is a list or dict the code built of streams, events and work handles
+    only (an empty one too)."""
+    return isinstance(container, Container) and container.key is None and \
+        all(isinstance(item, HANDLES) for item in container.items)
+
+
+def store_labelled(container, label, value):
+    """The dict after `container[label] = value`: the label's earlier item replaced."""
+    kept = [(item, kept_label) for item, kept_label in zip(container.items, container.labels)
+            if kept_label != label]
+    return Container(tuple(item for item, _ in kept) + (value,),
+                     labels=tuple(kept_label for _, kept_label in kept) + (label,))
+
+
+def merge_labelled(a, b):
+    """The dict after `a.update(b)`, both dicts of handles under constant keys."""
+    merged = a
+    for item, label in zip(b.items, b.labels):
+        merged = store_labelled(merged, label, item)
+    return merged
+
+
+def items_labelled(container, label):
+    """What `container[label]` may be: nothing, an item, or the items two joined paths stored
+    there (a list of them: waiting for it waits for each)."""
+    found = tuple(item for item, kept_label in zip(container.items, container.labels)
+                  if kept_label == label)
+    if not found:
+        return None
+    return found[0] if len(found) == 1 else Container(found)
 
 
 def join_handle_lists(a, b):
     """Two lists of streams, events or work handles, built differently on two paths or by two
     stores (empty, then filled by append): a list of what either holds. None for other lists,
-    whose elements are storage that a join must keep naming by where it is kept."""
+    whose elements are storage that a join must keep naming by where it is kept. Dicts of
+    handles under constant keys keep each item's key."""
     if not (isinstance(a, Container) and isinstance(b, Container) and a.key is None and
             b.key is None):
         return None
+    if a.labelled() and b.labelled():
+        pairs = tuple(zip(a.items, a.labels))
+        pairs += tuple(pair for pair in zip(b.items, b.labels) if pair not in pairs)
+        if not all(isinstance(item, HANDLES) for item, _ in pairs):
+            return None
+        return Container(tuple(item for item, _ in pairs),
+                         labels=tuple(label for _, label in pairs))
     items = a.items + tuple(item for item in b.items if item not in a.items)
-    if not all(isinstance(item, (Stream, Event, Work)) for item in items):
+    if not all(isinstance(item, HANDLES) for item in items):
         return None
     return Container(items)
 

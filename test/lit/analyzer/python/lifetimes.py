@@ -38,6 +38,28 @@ def shard_storage_freed_after_the_gather(shard, full, group):
     shard.untyped_storage().resize_(0)
 
 
+# A helper that releases what it is given (Megatron-LM's deallocate_output_tensor) does no stream
+# work of its own, but its callers' pending work on the tensor meets the release: it is followed.
+def deallocate(out):
+    out.data = torch.empty((1,), device=out.device, dtype=out.dtype)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the storage of 'output' is released while isend reads 'output' on the process group's stream (the default group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+    # CHECK-MESSAGES: :[[@LINE+7]]:5: note: 'deallocate' is called here
+    # CHECK-MESSAGES: :[[@LINE+5]]:26: note: isend reads 'output' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-4]]:5: note: wait for the collective's work handle (`work.wait()`) before releasing the storage
+
+
+def output_deallocated_by_a_helper_while_it_is_sent(output, peer):
+    request = dist.isend(output, dst=peer)
+    deallocate(output)
+    request.wait()
+
+
+def output_deallocated_by_a_helper_after_the_send(output, peer):
+    request = dist.isend(output, dst=peer)
+    request.wait()
+    deallocate(output)
+
+
 class Prefetcher:
     """A batch made on a side stream and handed to the current stream (apex's imagenet
     data_prefetcher): record_stream keeps its block from the side stream's next batches."""
