@@ -123,6 +123,10 @@ class CallEffects:
                                    next(self.analysis.object_numbers))), callee.name)
             if init is not None:
                 self.inline(init, args, kwargs, node, state, frame, instance)
+                if self.split_exits and node is self.statement_call:
+                    # Each way out of __init__ gives the caller the new object, not what
+                    # __init__ returned (None): without it the object's fields are lost.
+                    self.split_exits = [(out, instance) for out, _ in self.split_exits]
             return instance
         if isinstance(callee, Module):
             return self.module_call(callee.name, args, kwargs, node, state, frame)

@@ -20,6 +20,7 @@ from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
 from .package import child_nodes
 from .record_stream_fields import unrecorded_stores
+from .checks.free_while_pending import handed_without_record
 from .escapes import Escapes, reaches
 from .handing_out import HandingOut
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all
@@ -299,8 +300,27 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             self.analysis.escapes.note_access(access)
         if stream is HOST_STREAM:
             return [access]
+        if creation and state.handed:
+            self.block_retaken(access, state, frame)
         state.pending[access.ident] = frozenset()
         return [access]
+
+    def block_retaken(self, made, state, frame):
+        """A tensor made on a stream that handed one of its tensors to another stream without
+        record_stream: once no name holds that one, the allocator may give its block to the new
+        tensor at once, while the other stream's use of it may still be pending (PyTorch's
+        documentation of record_stream). Reported once a hand-over."""
+        for handed in state.handed:
+            key, allocation, receiver, _ = handed
+            if allocation != made.stream.key or _held(key, state):
+                continue
+            state.handed = state.handed - {handed}
+            for ident, ordered in state.pending.items():
+                use = self.accesses[ident]
+                if use.stream.key == receiver and use.key.overlaps(key) and \
+                        allocation not in ordered:
+                    self.checks.block_retaken(made, use, handed, state, frame, self)
+                    break
 
     def fresh_tensor(self, node, state, frame, on_host=False, on_host_stream=False,
                      complete=False):
@@ -318,8 +338,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         """A new tensor bound to a name or an attribute: a new object there, whose making is a
         write of its bytes by the stream that made it, when the statement that binds it made it
         (one that went through a list first was made earlier). Returns the bound value."""
-        state.objects += 1
-        bound = Tensor(key.made(state.objects), value.alloc_stream, value.on_host)
+        bound = Tensor(key.made(next(self.analysis.object_numbers)), value.alloc_stream,
+                       value.on_host)
         made = self.temporaries.get(value.key)
         same_statement = made is not None and value_node is not None and \
             getattr(made[1], "_statement", None) == getattr(value_node, "_statement", None)
@@ -353,6 +373,9 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
 
     def returned(self, value_node, value, state, frame):
         self.checks.handed_over(value, value_node, state, frame, self)
+        for item in handed_without_record(value, state):
+            state.handed = state.handed | {(item.key, item.alloc_stream.key, state.current.key,
+                                            self.site(value_node, frame))}
         self.analysis.handing_out.returned(value, value_node, state, frame, self)
         self.escape(value, state)
 
@@ -380,6 +403,18 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             _, stream, async_ops = context
             if not async_ops:
                 state.stream_waits(self.accesses, state.current, stream)
+
+
+def _held(key, state):
+    """Whether a name or an attribute of the path still holds the tensor of `key` or a view of
+    it (the object whose attribute held it holds it only through that attribute)."""
+    def holds(value):
+        if isinstance(value, Container):
+            return any(holds(item) for item in value.items)
+        return isinstance(value, (Tensor, Symbol)) and value.key is not None and \
+            len(value.key.path) >= len(key.path) and value.key.overlaps(key)
+    return any(holds(v) for v in state.locals.values()) or \
+        any(holds(v) for v in state.attributes.values())
 
 
 class _Everything:

@@ -103,7 +103,9 @@ class Escapes:
 
     def check(self, access, state, frame, walker):
         field = access.key.field_name()
-        if field is None or access.creation:
+        # A tensor this run made is no object another call's work was left pending on: only
+        # its making can meet that work (a block still in use), which the creation reports.
+        if field is None or access.creation or access.key.made_in_the_call():
             return
         entries = self.by_field.get(field)
         if not entries:

@@ -73,7 +73,7 @@ def may_be_same_stream(a, b):
 class State:
     __slots__ = ("current", "pending", "events", "locals", "attributes", "conditions",
                  "recorded", "waited", "host_synced", "host_synced_on_a_path", "works",
-                 "contexts", "escaped", "objects", "streams")
+                 "contexts", "escaped", "streams", "handed")
 
     def __init__(self):
         self.current = AMBIENT
@@ -96,8 +96,10 @@ class State:
         # stream current before it, the frame that entered it).
         self.contexts = ()
         self.escaped = frozenset()   # keys of local tensors kept elsewhere too
-        self.objects = 0             # tensors made on this path, numbering their keys
         self.streams = {}            # stream key -> a Stream of that key seen on this path
+        # Tensors handed from the stream that made them to another one without record_stream,
+        # on some path: (key, making stream key, receiving stream key, Site of the hand-over).
+        self.handed = frozenset()
 
     def copy(self):
         other = State.__new__(State)
@@ -114,8 +116,8 @@ class State:
         other.works = dict(self.works)
         other.contexts = self.contexts
         other.escaped = self.escaped
-        other.objects = self.objects
         other.streams = self.streams
+        other.handed = self.handed
         return other
 
     # ---- ordering -------------------------------------------------------------------------
@@ -238,11 +240,11 @@ class State:
         self.host_synced = self.host_synced & other.host_synced
         self.host_synced_on_a_path = self.host_synced_on_a_path | other.host_synced_on_a_path
         self.escaped = self.escaped | other.escaped
-        self.objects = max(self.objects, other.objects)
         if other.streams is not self.streams:
             self.streams = {**other.streams, **self.streams}
         if self.contexts != other.contexts:
             self.contexts = ()
+        self.handed = self.handed | other.handed
 
     def same_as(self, other):
         # Called for every pair of paths after every statement, and nine times in ten the paths
@@ -252,7 +254,7 @@ class State:
         return (self.conditions == other.conditions and self.pending == other.pending
                 and self.locals == other.locals and self.attributes == other.attributes
                 and self.events == other.events and self.recorded == other.recorded
-                and self.works == other.works
+                and self.works == other.works and self.handed == other.handed
                 and (self.current is other.current or self.current == other.current))
 
 

@@ -73,6 +73,11 @@ class Checks:
         if self.reporting:
             self.add(self.free_while_pending.handed_over(value, node, state, frame, walker))
 
+    def block_retaken(self, made, use, handed, state, frame, walker):
+        if self.reporting:
+            self.add(self.free_while_pending.block_retaken(made, use, handed, state, frame,
+                                                           walker))
+
     def unrecorded_field(self, store):
         if self.reporting:
             self.add(self.free_while_pending.unrecorded_field(store, self.sources))

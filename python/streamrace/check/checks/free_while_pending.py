@@ -85,18 +85,9 @@ class FreeWhilePending:
         return None
 
     def handed_over(self, value, node, state, frame, walker):
-        items = value.items if isinstance(value, Container) and value.key is None else (value,)
-        for item in items:
-            if not isinstance(item, Tensor) or item.alloc_stream is None:
-                continue
+        for item in handed_without_record(value, state):
             allocation = item.alloc_stream
             receiver = state.current
-            if allocation.kind not in ("created", "named") or receiver.key == allocation.key:
-                continue
-            if (receiver.key, allocation.key) not in state.waited:
-                continue
-            if (item.key, receiver.key) in state.recorded:
-                continue
             site = walker.site(node, frame)
             source = walker.analysis.checks.sources.get(site.path)
             message = "'%s' was allocated on %s and is handed to %s without record_stream; " \
@@ -115,9 +106,33 @@ class FreeWhilePending:
                 notes.append((location(site), "record the use on %s before handing it over: "
                               "`%s`" % (stream_name(receiver), fix_text)))
             return Finding(self.name, message, location(site), notes, fixes,
-                           identity=((self.name, site.path, site.line, item.key),),
+                           identity=((self.name, site.path, site.line, item.key.text()),),
                            sides=(side(site, "hand-over", receiver),))
         return None
+
+    def block_retaken(self, made, use, handed, state, frame, walker):
+        """A tensor made on a stream that handed another of its tensors (`handed`: key, the two
+        streams' keys, the hand-over's site) to `use`'s stream without record_stream, once
+        nothing holds that one: the allocator may give the new tensor its block while `use`
+        is still pending."""
+        key, _, _, site = handed
+        ongoing = "reading" if use.mode == "read" else "writing"
+        message = "'%s' is made on %s: the caching allocator may give it the block of '%s', " \
+                  "handed to %s without record_stream and no longer held, while %s on %s may " \
+                  "still be %s it" % (made.key.text(), stream_name(made.stream), key.text(),
+                                      stream_name(use.stream), use.api, stream_name(use.stream),
+                                      ongoing)
+        notes = chain_notes(made.site)
+        notes.append((location(use.site), describe_access(use) + " here"))
+        notes += chain_notes(use.site, shared=made.site.chain)
+        notes += chain_notes(site, shared=made.site.chain + use.site.chain)
+        notes.append((location(site), "'%s' is handed to %s here: record that use "
+                      "(`record_stream`) before handing it over" % (key.text(),
+                                                                    stream_name(use.stream))))
+        return Finding(self.name, message, location(made.site), notes, [],
+                       identity=((self.name, "retaken", made.site.path, made.site.line,
+                                  use.site.line),),
+                       sides=(access_side(made), access_side(use)))
 
     def _record_stream_text(self, key, stream, state, frame, source, spelled=None):
         stream_text = stream_spelling(stream, state, frame, source)
@@ -189,3 +204,21 @@ def _raced_after(access, allocation, state, accesses):
 
 def _node_location(path, node):
     return Location(path, node.lineno, node.col_offset + 1)
+
+
+def handed_without_record(value, state):
+    """The tensors of a returned value that the stream that made them hands to the current
+    stream (the current stream waited for it) with no record_stream for the current stream."""
+    items = value.items if isinstance(value, Container) and value.key is None else (value,)
+    for item in items:
+        if not isinstance(item, Tensor) or item.alloc_stream is None:
+            continue
+        allocation = item.alloc_stream
+        receiver = state.current
+        if allocation.kind not in ("created", "named") or receiver.key == allocation.key:
+            continue
+        if (receiver.key, allocation.key) not in state.waited:
+            continue
+        if (item.key, receiver.key) in state.recorded:
+            continue
+        yield item

@@ -221,3 +221,86 @@ class StagedUpload:
         kept = self.device_copy
         uploads.append(kept)
         self.device_copy = None
+
+
+# The whole loop of apex's imagenet prefetcher: __init__ has two ways out (the loader may be
+# empty), each batch is made anew on the side stream, and the loop drops the batch of the last
+# step when it takes the next one. With record_stream nothing races: the current stream's reads
+# of a batch are of that batch only, not of the one the side stream is filling.
+class LoopPrefetcher:
+    def __init__(self, loader, mean):
+        self.batches = iter(loader)
+        self.stream = torch.cuda.Stream()
+        self.offset = mean
+        self.preload()
+
+    def preload(self):
+        try:
+            self.next_batch = next(self.batches)
+        except StopIteration:
+            self.next_batch = None
+            return
+        with torch.cuda.stream(self.stream):
+            self.next_batch = self.next_batch.cuda(non_blocking=True)
+            self.next_batch = self.next_batch.float()
+            self.next_batch = self.next_batch.sub_(self.offset)
+
+    def next(self):
+        torch.cuda.current_stream().wait_stream(self.stream)
+        batch = self.next_batch
+        if batch is not None:
+            batch.record_stream(torch.cuda.current_stream())
+        self.preload()
+        return batch
+
+
+def train_with_recorded_batches(loader, model, mean):
+    prefetcher = LoopPrefetcher(loader, mean)
+    batch = prefetcher.next()
+    while batch is not None:
+        model(batch)
+        batch = prefetcher.next()
+
+
+# Without record_stream, the batch dropped by the loop goes back to the side stream's pool while
+# the model's read of it may still be pending: the side stream's next batch may take its block.
+class UnrecordedLoopPrefetcher:
+    def __init__(self, loader, mean):
+        self.batches = iter(loader)
+        self.stream = torch.cuda.Stream()
+        self.offset = mean
+        self.preload()
+
+    def preload(self):
+        try:
+            self.next_batch = next(self.batches)
+        except StopIteration:
+            self.next_batch = None
+            return
+        with torch.cuda.stream(self.stream):
+            self.next_batch = self.next_batch.cuda(non_blocking=True)
+            # CHECK-MESSAGES: :[[@LINE-1]]:31: warning: '<UnrecordedLoopPrefetcher object>.next_batch' is made on stream 'self.stream': the caching allocator may give it the block of '<UnrecordedLoopPrefetcher object>.next_batch', handed to the current stream without record_stream and no longer held, while model on the current stream may still be reading it [streamrace-free-while-pending]
+            # CHECK-MESSAGES: :[[@LINE+23]]:17: note: 'next' is called here
+            # CHECK-MESSAGES: :[[@LINE+10]]:9: note: 'preload' is called here
+            # CHECK-MESSAGES: :[[@LINE+20]]:15: note: model reads '<UnrecordedLoopPrefetcher object>.next_batch' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE+17]]:13: note: 'next' is called here
+            # CHECK-MESSAGES: :[[@LINE+8]]:16: note: '<UnrecordedLoopPrefetcher object>.next_batch' is handed to the current stream here: record that use (`record_stream`) before handing it over
+            self.next_batch = self.next_batch.float()
+            self.next_batch = self.next_batch.sub_(self.offset)
+
+    def next(self):
+        torch.cuda.current_stream().wait_stream(self.stream)
+        batch = self.next_batch
+        self.preload()
+        return batch
+        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: '<UnrecordedLoopPrefetcher object>.next_batch' was allocated on stream 'self.stream' and is handed to the current stream without record_stream; once it is dropped, the caching allocator can give its block to new work on stream 'self.stream' while the current stream may still use it [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE+6]]:13: note: 'next' is called here
+        # CHECK-MESSAGES: :[[@LINE-3]]:16: note: record the use on the current stream before handing it over: `batch.record_stream(torch.cuda.current_stream())`
+
+
+def train_with_unrecorded_batches(loader, model, mean):
+    prefetcher = UnrecordedLoopPrefetcher(loader, mean)
+    batch = prefetcher.next()
+    while batch is not None:
+        model(batch)
+        batch = prefetcher.next()
