@@ -64,6 +64,18 @@ def gather_momentums_by_window(params, momentums, group):
         handle.wait()
 
 
+def gather_momentums_by_window_stepping_by_range(params, momentums, group):
+    world_sz = dist.get_world_size(group)
+    rank = dist.get_rank(group)
+    handles = []
+    for base_i in range(0, len(params), world_sz):
+        momentums[base_i + rank].lerp_(params[base_i + rank].grad, 0.05)
+        handles.append(dist.all_gather(momentums[base_i:base_i + world_sz],
+                                       momentums[base_i + rank], group=group, async_op=True))
+    for handle in handles:
+        handle.wait()
+
+
 def gather_momentums_by_window_of_two_steps(params, momentums, group):
     world_sz = dist.get_world_size(group)
     rank = dist.get_rank(group)
