@@ -61,6 +61,18 @@ EVENT_METHODS = {
 # A collective's Work handle: `wait()` makes the current stream wait for the collective.
 WORK_METHODS = frozenset({"wait", "is_completed", "get_future", "synchronize", "result"})
 
+# Calls that count, by the least value they return: a rank is one of the group's (from 0; a
+# process outside the group gets -1 but runs none of its collectives), a
+# world size counts them (at least 1), a length counts elements. A rank's index into a list is
+# then known to lie past an earlier span ending where the rank's starts.
+COUNTING_CALLS = {
+    "get_rank": 0,
+    "get_local_rank": 0,
+    "get_world_size": 1,
+    "get_local_size": 1,
+    "len": 0,
+}
+
 # Calls whose answer is known for eager CUDA code and decides whether an ordering runs: DeepSpeed's
 # accelerator predicates (`if not get_accelerator().resolves_data_dependency(): synchronize()`
 # runs on CUDA), and the compile-mode tests (the check reads the eager program).

@@ -7,9 +7,9 @@ import ast
 from .. import torch_model as model
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
-from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Integer, Key,
-                     Module, Stream, StreamContext, Symbol, Tensor, Work, attribute_stream_key,
-                     holds_handles, items_labelled, merge_labelled)
+from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key, Module,
+                     Range, Stream, StreamContext, Symbol, Tensor, Work, attribute_stream_key,
+                     holds_handles, items_labelled, linear_form, merge_labelled, scale_linear)
 
 _BUILTIN_NO_ACCESS = frozenset({
     "len", "isinstance", "issubclass", "hasattr", "getattr", "setattr", "id", "type", "callable",
@@ -176,12 +176,17 @@ class CallEffects:
             return Container((Container(tuple(self.element_of(v, n, state, frame)
                                                for v, n in args)),))
         if name == "range":
-            return Container((Integer("range@%d:%d" % (node.lineno, node.col_offset), 1,
-                                      self.iteration),))
+            step = linear_form(args[2][0]) if len(args) == 3 else ((), 1)
+            return Range("range@%d:%d" % (node.lineno, node.col_offset), step) \
+                if step is not None else None
         if name in ("list", "tuple", "reversed", "sorted", "iter") and args:
             value = args[0][0]
             if isinstance(value, Container) or isinstance(value, (Symbol, Tensor)):
                 return value
+            if isinstance(value, Range):
+                # The same numbers; backwards, each iteration's is a step before the last's.
+                return value if name != "reversed" else \
+                    Range(value.symbol, linear_form(scale_linear(value.step, -1)))
         if name == "next" and args:
             return self.element_of(args[0][0], args[0][1], state, frame)
         return None

@@ -14,10 +14,10 @@ from .. import torch_model
 from .package import ClassInfo, FunctionInfo, condition_text, expression_name
 from .state import AMBIENT, HOST_STREAM
 from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Functions,
-                     Integer, Key, Module, Stream, StreamContext, Symbol, Tensor, Work,
-                     affine_index, attribute_stream_key, constant_index,
-                     either_function, either_stream, holds_handles, items_labelled, range_index,
-                     store_labelled)
+                     Integer, Key, Linear, Module, Range, Stream, StreamContext, Symbol, Tensor,
+                     Work, affine_index, attribute_stream_key, combine_linear, constant_index,
+                     either_function, either_stream, holds_handles, items_labelled, linear_form,
+                     range_index, scale_linear, span_index, store_labelled, symbol_name)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -161,12 +161,17 @@ class ExpressionEvaluator:
                 return _named_by(_join_items(base.items), node, self)
         if isinstance(base, Stream):
             return base
+        if isinstance(base, Range):
+            return self.strided(base, node, state, frame)
         if isinstance(base, (Tensor, Symbol, Container)) and getattr(base, "key", None):
             if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-                # A slice is a view of part of the base's bytes.
+                # A slice is a view of part of the base's bytes: the span of them its bounds
+                # name, when they are integers the analysis can compare.
+                span = self.sliced_span(node.slice, state, frame)
+                key = base.key.element(span) if span else base.key
                 if isinstance(base, Tensor):
-                    return Tensor(base.key, base.alloc_stream, base.on_host, partial=True)
-                return Symbol(base.key, base.spelling, partial=True)
+                    return Tensor(key, base.alloc_stream, base.on_host, partial=True)
+                return Symbol(key, base.spelling, partial=True)
             if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and \
                     any(isinstance(e, ast.Slice) for e in node.slice.elts):
                 part = self.kept_rows(node.slice.elts, state, frame)
@@ -180,6 +185,28 @@ class ExpressionEvaluator:
                 return Tensor(key, base.alloc_stream, base.on_host)
             return stored
         return None
+
+    def strided(self, numbers, node, state, frame):
+        """`range(n)[::world_sz]`: the range stepping by the slice's step; None for another
+        part of a range, whose loop's iterations are then told apart by name only."""
+        if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Slice) or \
+                node.slice.lower is not None or node.slice.upper is not None or \
+                node.slice.step is None or numbers.step != ((), 1):
+            return None
+        step = linear_form(self.evaluate(node.slice.step, state, frame))
+        return Range(numbers.symbol, step) if step is not None else None
+
+    def sliced_span(self, bounds, state, frame):
+        """The span part of a one-dimensional slice (`xs[base_i:base_i + world_sz]`) whose
+        bounds are linear forms, not both constant; None otherwise."""
+        if bounds.step is not None or bounds.upper is None:
+            return None
+        lower = linear_form(self.evaluate(bounds.lower, state, frame)) \
+            if bounds.lower is not None else ((), 0)
+        upper = linear_form(self.evaluate(bounds.upper, state, frame))
+        if lower is None or upper is None or not lower[0] + upper[0]:
+            return None
+        return span_index(lower, upper)
 
     def kept_rows(self, dimensions, state, frame):
         """The range part of a multi-dimensional slice (`x[:, 1:h + 1, :]`): its first dimension
@@ -214,6 +241,9 @@ class ExpressionEvaluator:
             return affine_index(index.scale, index.offset, index.symbol)
         if isinstance(index, Symbol):
             return affine_index(1, 0, symbol_name(index.key))
+        if isinstance(index, Linear):
+            lower = linear_form(index)
+            return span_index(lower, (lower[0], lower[1] + 1))
         return ANY_INDEX
 
     def expr_Slice(self, node, state, frame):
@@ -283,6 +313,8 @@ class ExpressionEvaluator:
             return Constant(not truth) if truth is not None else None
         if isinstance(node.op, ast.USub) and isinstance(value, Integer):
             return Integer(value.symbol, -value.scale, -value.offset)
+        if isinstance(node.op, ast.USub) and isinstance(value, Linear):
+            return scale_linear(linear_form(value), -1)
         if self.is_tensor(value, node.operand, frame):
             self.access(value, "read", _operator_name(node.op), node, state, frame)
             return self.fresh_tensor(node, state, frame)
@@ -368,6 +400,10 @@ class ExpressionEvaluator:
         iteration, two elements that are not the same (`[it:0]`, `[it:1]`), each possibly the
         one another loop or index names."""
         index = "[it:%d]" % self.iteration
+        if isinstance(iterable, Range):
+            first = ((iterable.symbol, 1, None),), 0
+            return combine_linear(first, iterable.step) if self.iteration else \
+                Integer(iterable.symbol)
         if isinstance(iterable, Container):
             if iterable.key is not None:
                 return Symbol(iterable.key.element(index))
@@ -441,7 +477,7 @@ class ExpressionEvaluator:
             if frame.loops and isinstance(value_node, ast.Call) and \
                     self._given_a_loop_element(value_node, state, frame):
                 key = Key(key.root, (key.path[0] + _PER_ITERATION % self.iteration,))
-            value = Symbol(key, name)
+            value = Symbol(key, name, least=self.least_result(value_node))
         elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, self.local_key(frame, name), state, value_node)
         elif isinstance(value, Tensor) and value.key.field_name() is not None:
@@ -457,6 +493,13 @@ class ExpressionEvaluator:
         if state.conditions:
             for text in [t for t in state.conditions if _mentions(t, name)]:
                 del state.conditions[text]
+
+    def least_result(self, node):
+        """The least value a call returns when it counts (`dist.get_rank(group)`, `len(xs)`,
+        the world size's 1), else None."""
+        if not isinstance(node, ast.Call):
+            return None
+        return torch_model.COUNTING_CALLS.get(self.spelling(node.func).rsplit(".", 1)[-1])
 
     def _given_a_loop_element(self, call, state, frame):
         """Whether a call the analysis cannot see into, in a loop, is given what differs from one
@@ -692,7 +735,11 @@ def _affine_bound(value):
 
 def _integer_arithmetic(op, left, right):
     """Affine integers of one symbol (`1 - i`, `i + 1`, `2 * i`): element indices that can be
-    told apart."""
+    told apart; linear forms of several (`base_i + rank`), or of a symbol whose least value is
+    known, that spans of elements can be compared by."""
+    linear = _linear_arithmetic(op, left, right)
+    if linear is not None:
+        return linear
     def as_affine(value):
         if isinstance(value, Integer):
             return value.symbol, value.scale, value.offset
@@ -734,9 +781,25 @@ def _integer_arithmetic(op, left, right):
     return None
 
 
-def symbol_name(key):
-    """An integer symbol's name: the key it was read from (same key, same unknown value)."""
-    return key.text() + "@" + repr(key.root)
+def _linear_arithmetic(op, left, right):
+    """`+`, `-` and a constant `*` of integers one of which is a `Linear` or a symbol whose
+    least value is known, or of two different symbols; None where one symbol's affine form
+    does (what it did before several were compared)."""
+    a, b = linear_form(left), linear_form(right)
+    if a is None or b is None:
+        return None
+    several = isinstance(left, Linear) or isinstance(right, Linear) or \
+        any(least is not None for _, _, least in a[0] + b[0]) or \
+        len({symbol for symbol, _, _ in a[0] + b[0]}) > 1
+    if not several:
+        return None
+    if isinstance(op, (ast.Add, ast.Sub)):
+        return combine_linear(a, b, 1 if isinstance(op, ast.Add) else -1)
+    if isinstance(op, ast.Mult) and not b[0]:
+        return scale_linear(a, b[1])
+    if isinstance(op, ast.Mult) and not a[0]:
+        return scale_linear(b, a[1])
+    return None
 
 
 def _operator_name(op):

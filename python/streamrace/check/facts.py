@@ -38,7 +38,8 @@ class ClassFacts:
             key = key.__class__(("self", key.root[1]), key.path)
         if isinstance(value, Tensor):
             # Other methods see the attribute's object, whichever one a path made.
-            value = Tensor(value.key.unversioned(), value.alloc_stream, value.on_host)
+            value = Tensor(value.key.unversioned().without_spans(), value.alloc_stream,
+                           value.on_host)
         if isinstance(value, Symbol) and value.key.root[0] == "param" and not value.key.path:
             # A stream or buffer handed to the constructor: named by the attribute it is kept in.
             value = Symbol(key, value.spelling)

@@ -9,7 +9,8 @@ ends a path without returning; `return` hands its state to the caller.
 import ast
 
 from .state import join_all
-from .values import CoalescingContext, Container, Function, Integer, Stream, StreamContext
+from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
+                     StreamContext)
 
 MAX_PATHS = 4
 
@@ -207,7 +208,9 @@ class StatementWalker:
             if isinstance(iterable, Container) and not iterable.items:
                 skipped.append(state)
                 continue
-            if known is False or isinstance(iterable, Container) and iterable.key is None:
+            # A range, like a list the code built, is taken as entered.
+            if known is False or isinstance(iterable, Container) and iterable.key is None or \
+                    isinstance(iterable, Range):
                 entered.append(state)
                 continue
             if known is True:

@@ -7,6 +7,7 @@ a class's instances, a module global) and the path of attributes and elements be
 name overlapping bytes when one is a prefix of the other (a tensor and its views share the key of
 their base), unless an element index tells them apart (`bufs[0]` and `bufs[1]`).
 """
+import ast
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
@@ -63,6 +64,11 @@ class Key:
 
     def unversioned(self):
         return Key(self.root, tuple(p for p in self.path if not p.startswith("@")))
+
+    def without_spans(self):
+        """The key with its spans of elements dropped: their bounds are one call's locals,
+        which mean nothing to another call (which sees the slice as a view of its base)."""
+        return Key(self.root, tuple(p for p in self.path if not p.startswith("[l:")))
 
     def element(self, index):
         return Key(self.root, self.path + (index,))
@@ -220,9 +226,12 @@ def _at_most(x, y):
 def indices_differ(a, b):
     """Whether two element indices are different for sure: two constants that differ, or two
     affine forms of one symbol that no integer makes equal (`i` and `1 - i`, `i` and `i + 1`),
-    or two slices whose rows provably do not meet (`x[:, :1]` and `x[:, 1:h + 1]`)."""
+    or two slices whose rows provably do not meet (`x[:, :1]` and `x[:, 1:h + 1]`), or two
+    spans of several symbols one of which provably ends where the other starts."""
     if ANY_INDEX in (a, b):
         return False
+    if a.startswith("[l:") or b.startswith("[l:"):
+        return _spans_disjoint(a, b)
     if a.startswith("[r|") and b.startswith("[r|"):
         return _ranges_disjoint(a, b)
     if a.startswith("[c:") and b.startswith("[c:"):
@@ -241,6 +250,105 @@ def indices_differ(a, b):
     return False
 
 
+def symbol_name(key):
+    """An integer symbol's name: the key it was read from (same key, same unknown value)."""
+    return key.text() + "@" + repr(key.root)
+
+
+def linear_form(value):
+    """An integer value as (terms, offset), each term (symbol, scale, least): a constant, one
+    symbol's affine form, or a `Linear`; None for anything else."""
+    if isinstance(value, Constant) and isinstance(value.value, int) and \
+            not isinstance(value.value, bool):
+        return (), value.value
+    if isinstance(value, Integer):
+        return ((value.symbol, value.scale, None),), value.offset
+    if isinstance(value, Symbol) and value.key is not None:
+        return ((symbol_name(value.key), 1, value.least),), 0
+    if isinstance(value, Linear):
+        return value.terms, value.offset
+    return None
+
+
+def combine_linear(a, b, sign=1):
+    """a + sign * b, two linear forms, as the simplest value: a constant, one symbol's
+    `Integer` (when nothing is known of its least value) or a `Linear`."""
+    terms = {symbol: (scale, least) for symbol, scale, least in a[0]}
+    for symbol, scale, least in b[0]:
+        if symbol in terms:
+            mine, known = terms[symbol]
+            # One symbol is one value: what one side knows of its least value holds for both.
+            terms[symbol] = (mine + sign * scale, least if known is None else known)
+        else:
+            terms[symbol] = (sign * scale, least)
+    return linear_value(tuple(sorted((symbol, scale, least)
+                                     for symbol, (scale, least) in terms.items() if scale)),
+                        a[1] + sign * b[1])
+
+
+def scale_linear(form, factor):
+    return linear_value(tuple((symbol, scale * factor, least) for symbol, scale, least in form[0]),
+                        form[1] * factor)
+
+
+def linear_value(terms, offset):
+    if not terms:
+        return Constant(offset)
+    if len(terms) == 1 and terms[0][2] is None:
+        return Integer(terms[0][0], terms[0][1], offset)
+    return Linear(terms, offset)
+
+
+def span_index(lower, upper):
+    """The elements [lower, upper) of a sequence, its bounds linear forms: one element
+    (`xs[base_i + rank]`, upper the lower plus one) or a slice (`xs[base_i:base_i + world_sz]`)."""
+    return "[l:%r]" % ((lower, upper),)
+
+
+_spans = {}
+
+
+def _span(index):
+    """An index as the linear forms of the elements [lower, upper) it names; None for a
+    multi-dimensional range or an unknown element."""
+    found = _spans.get(index)
+    if found is not None:
+        return found
+    if index.startswith("[l:"):
+        found = ast.literal_eval(index[3:-1])
+    elif index.startswith("[c:"):
+        value = int(index[3:-1])
+        found = ((), value), ((), value + 1)
+    elif index.startswith("[s:"):
+        symbol, scale, offset = _affine_parts(index)
+        terms = ((symbol, scale, None),)
+        found = (terms, offset), (terms, offset + 1)
+    else:
+        return None
+    _spans[index] = found
+    return found
+
+
+def _spans_disjoint(a, b):
+    span_a, span_b = _span(a), _span(b)
+    if span_a is None or span_b is None:
+        return False
+    return _never_more(span_a[1], span_b[0]) or _never_more(span_b[1], span_a[0])
+
+
+def _never_more(x, y):
+    """Whether x <= y for every value of their symbols: y - x is an offset of no less than
+    zero plus symbols, each known to be no less than some value, taken a whole number of
+    times (`rank` >= 0 in `base_i + world_sz + rank` against `base_i + world_sz`)."""
+    difference = linear_form(combine_linear(y, x, -1))
+    least = difference[1]
+    for _, scale, known in difference[0]:
+        if scale < 0 or known is None:
+            return False
+        least += scale * known
+    return least >= 0
+
+
 def _affine_parts(index):
     body = index[3:-1]
     symbol, scale, offset = body.rsplit(":", 2)
@@ -248,7 +356,7 @@ def _affine_parts(index):
 
 
 def index_text(index):
-    if index == ANY_INDEX or index.startswith("[it:") or index.startswith("[r|"):
+    if index == ANY_INDEX or index.startswith(("[it:", "[r|", "[l:")):
         return "[*]"
     if index.startswith("[c:"):
         return "[%s]" % index[3:-1]
@@ -439,12 +547,32 @@ class Integer:
 
 
 @value_class
+class Linear:
+    """An integer of several unknown ones: the sum of the terms (symbol, scale, least) and an
+    offset, `least` the least value the symbol takes when known (a rank's 0, a world size's 1).
+    A strided loop's index in its next iteration is one (`base_i + world_sz`), and so is an
+    element a rank picks among it (`base_i + rank`)."""
+    terms: Tuple = ()
+    offset: int = 0
+
+
+@value_class
+class Range:
+    """`range(...)`, or a strided slice of it (`range(n)[::world_sz]`): what its loop's variable
+    is in the analysis's two iterations, the second `step` (a linear form) after the first."""
+    symbol: str
+    step: object = ((), 1)
+
+
+@value_class
 class Symbol:
     """A name the analysis has no value for: what it is decides itself by use (a tensor when
     used as one, a stream when given where a stream goes)."""
     key: Key
     spelling: str = field(default="", compare=False)
     partial: bool = False
+    # The least value, when it is an integer a call known to count returned (a rank, a length).
+    least: Optional[int] = None
 
 
 UNKNOWN = None

@@ -2,8 +2,13 @@
 # Multi-dimensional slices are the rows they keep: apex's spatial bottleneck fills a padded
 # buffer's interior on one stream while another exchanges its halo rows, which never meet
 # (`x[:, 1:h + 1]` against `x[:, :1]` and `x[:, h + 1:h + 2]`). Rows that do meet race.
+# A loop that steps by the world size gathers a window of that many elements per iteration
+# (DeepSpeed's distributed Muon): the next iteration's element, its rank past the window's
+# start, lies past the window still being gathered. A window wider than the step, an element
+# before the window's start, or a rank not known to be one (no less than 0) race.
 # RUN: %check_streamrace %s %t
 import torch
+import torch.distributed as dist
 
 
 def halo_exchange_disjoint(out, exchange):
@@ -40,3 +45,99 @@ def halo_exchange_overlapping(out, exchange):
     torch.cuda.current_stream().wait_stream(interior_stream)
     torch.cuda.current_stream().wait_stream(halo_stream)
     return padded
+
+
+def muon_update(momentum, grad):
+    momentum.lerp_(grad, 0.05)
+
+
+def gather_momentums_by_window(params, momentums, group):
+    world_sz = dist.get_world_size(group)
+    rank = dist.get_rank(group)
+    handles = []
+    for base_i in range(len(params))[::world_sz]:
+        if base_i + rank < len(params):
+            muon_update(momentums[base_i + rank], params[base_i + rank].grad)
+        handles.append(dist.all_gather(momentums[base_i:base_i + world_sz],
+                                       momentums[base_i + rank], group=group, async_op=True))
+    for handle in handles:
+        handle.wait()
+
+
+def gather_momentums_by_window_stepping_by_range(params, momentums, group):
+    world_sz = dist.get_world_size(group)
+    rank = dist.get_rank(group)
+    handles = []
+    for base_i in range(0, len(params), world_sz):
+        momentums[base_i + rank].lerp_(params[base_i + rank].grad, 0.05)
+        handles.append(dist.all_gather(momentums[base_i:base_i + world_sz],
+                                       momentums[base_i + rank], group=group, async_op=True))
+    for handle in handles:
+        handle.wait()
+
+
+def gather_momentums_by_window_of_two_steps(params, momentums, group):
+    world_sz = dist.get_world_size(group)
+    rank = dist.get_rank(group)
+    handles = []
+    for base_i in range(0, len(params), world_sz):
+        momentums[base_i + rank].lerp_(params[base_i + rank].grad, 0.05)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'momentums[*]' is read and written by lerp_ on the current stream while all_gather on the process group's stream (group=group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+2]]:40: note: all_gather writes 'momentums[*]' on the process group's stream (group=group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+        handles.append(dist.all_gather(momentums[base_i:base_i + 2 * world_sz],
+                                       momentums[base_i + rank], group=group, async_op=True))
+    for handle in handles:
+        handle.wait()
+
+
+def gather_momentums_before_the_window(params, momentums, group):
+    world_sz = dist.get_world_size(group)
+    rank = dist.get_rank(group)
+    handles = []
+    for base_i in range(0, len(params), world_sz):
+        momentums[base_i + rank - 1].lerp_(params[base_i + rank].grad, 0.05)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'momentums[*]' is read and written by lerp_ on the current stream while all_gather on the process group's stream (group=group) may still be reading it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+3]]:40: note: all_gather reads 'momentums[*]' on the process group's stream (group=group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+        handles.append(dist.all_gather(momentums[base_i:base_i + world_sz],
+                                       momentums[base_i + rank], group=group, async_op=True))
+    for handle in handles:
+        handle.wait()
+
+
+def gather_momentums_by_an_offset_given(params, momentums, group, offset):
+    world_sz = dist.get_world_size(group)
+    handles = []
+    for base_i in range(0, len(params), world_sz):
+        momentums[base_i + offset].lerp_(params[base_i + offset].grad, 0.05)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'momentums[*]' is read and written by lerp_ on the current stream while all_gather on the process group's stream (group=group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+2]]:40: note: all_gather writes 'momentums[*]' on the process group's stream (group=group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+        handles.append(dist.all_gather(momentums[base_i:base_i + world_sz],
+                                       momentums[base_i + offset], group=group, async_op=True))
+    for handle in handles:
+        handle.wait()
+
+
+def scale_blocks_of_four(blocks, group):
+    handles = []
+    for start in range(0, len(blocks), 4):
+        blocks[start + 1].mul_(2)
+        handles.append(dist.all_gather(blocks[start:start + 4], blocks[start + 1], group=group,
+                                       async_op=True))
+    for handle in handles:
+        handle.wait()
+
+
+def scale_blocks_of_four_stepping_by_two(blocks, group):
+    handles = []
+    for start in range(0, len(blocks), 2):
+        blocks[start + 1].mul_(2)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'blocks[range + 3]' is read and written by mul_ on the current stream while all_gather on the process group's stream (group=group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+2]]:40: note: all_gather writes 'blocks[*]' on the process group's stream (group=group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+        handles.append(dist.all_gather(blocks[start:start + 4], blocks[start + 1], group=group,
+                                       async_op=True))
+    for handle in handles:
+        handle.wait()

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Streams and buffers kept in an object across its methods, loops whose next iteration overwrites
 # what the previous iteration's collective still reads, and a stream chosen by a flag that a
-# later branch tests again. Each racy function has an ordered twin.
+# later branch tests again; a range loop whose next iteration touches the element the last one
+# handed to a collective (forwards or backwards). Each racy function has an ordered twin.
 # RUN: %check_streamrace %s %t
 import torch
 import torch.distributed as dist
@@ -124,3 +125,48 @@ class BucketReducer:
             works.append(dist.all_reduce(staging, async_op=True))
         for work in works:
             work.wait()
+
+
+# A range's next iteration is the next index: each element reduced while the next one is
+# scaled is ordered; reducing the element the next iteration scales is not.
+def scale_then_reduce_each(grads):
+    works = []
+    for i in range(len(grads)):
+        grads[i].mul_(2)
+        works.append(dist.all_reduce(grads[i], async_op=True))
+    for work in works:
+        work.wait()
+
+
+def scale_then_reduce_the_next_racy(grads):
+    works = []
+    for i in range(len(grads) - 1):
+        grads[i].mul_(2)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'grads[range + 1]' is read and written by mul_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+2]]:38: note: all_reduce reads and writes 'grads[range + 1]' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+        works.append(dist.all_reduce(grads[i + 1], async_op=True))
+    for work in works:
+        work.wait()
+
+
+# Backwards, the next iteration's index is the one before.
+def scale_then_reduce_the_one_after_backwards(grads):
+    works = []
+    for i in reversed(range(1, len(grads) - 1)):
+        grads[i].mul_(2)
+        works.append(dist.all_reduce(grads[i + 1], async_op=True))
+    for work in works:
+        work.wait()
+
+
+def scale_then_reduce_the_one_before_backwards_racy(grads):
+    works = []
+    for i in reversed(range(1, len(grads))):
+        grads[i].mul_(2)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'grads[range - 1]' is read and written by mul_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+2]]:38: note: all_reduce reads and writes 'grads[range - 1]' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+        works.append(dist.all_reduce(grads[i - 1], async_op=True))
+    for work in works:
+        work.wait()
