@@ -23,8 +23,16 @@ class Key:
     # ("local", frame, name) / ("self", class) / ("global", module, name) / ("param", frame, name)
     root: Tuple
     path: Tuple[str, ...] = ()
+    # The keys a followed call named the object by, where it made or fetched it and handed it
+    # back (`bucket = self.allocate(...)`, its local `converted` there): what the call did to
+    # those bytes was done to this key's. The caller names the object by its own local, so that
+    # two paths' objects bound to that local join into one key.
+    aliases: frozenset = frozenset()
 
     def attribute(self, name):
+        if self.aliases:
+            return Key(self.root, self.path + (name,),
+                       frozenset(alias.attribute(name) for alias in self.aliases))
         return Key(self.root, self.path + (name,))
 
     def made(self, number):
@@ -42,7 +50,7 @@ class Key:
             if mine != theirs:
                 break
             path.append(mine)
-        return Key(self.root, tuple(path))
+        return Key(self.root, tuple(path), self.aliases | other.aliases)
 
     def either(self, other):
         """The key of what one of two paths bound: two keys that differ only in one version
@@ -59,12 +67,16 @@ class Key:
         if not mine.startswith("@") or not theirs.startswith("@"):
             return None
         joined = _VERSION_SEPARATOR.join(sorted(_versions(mine) | _versions(theirs)))
-        return Key(self.root, self.path[:position] + (joined,) + self.path[position + 1:])
+        return Key(self.root, self.path[:position] + (joined,) + self.path[position + 1:],
+                   self.aliases | other.aliases)
 
     def unversioned(self):
         return Key(self.root, tuple(p for p in self.path if not p.startswith("@")))
 
     def element(self, index):
+        if self.aliases:
+            return Key(self.root, self.path + (index,),
+                       frozenset(alias.element(index) for alias in self.aliases))
         return Key(self.root, self.path + (index,))
 
     def field_name(self):
@@ -77,11 +89,21 @@ class Key:
             return None
         return None
 
+    def instance_of(self):
+        """The name of the class whose instance the key names (`self`, a new object, or a local
+        a followed call handed one back to), or None."""
+        if self.root[0] in ("self", "object") and not self.path:
+            return self.root[1]
+        classes = {alias.instance_of() for alias in self.aliases}
+        return classes.pop() if len(classes) == 1 else None
+
     def overlaps(self, other):
         if self.root[0] == "field" or other.root[0] == "field":
             return self._field_overlaps(other)
         if self.root != other.root:
-            return False
+            return bool(self.aliases or other.aliases) and \
+                (any(alias.overlaps(other) for alias in self.aliases) or
+                 any(self.overlaps(alias) for alias in other.aliases))
         for position, (mine, theirs) in enumerate(zip(self.path, other.path)):
             if mine == theirs:
                 continue
