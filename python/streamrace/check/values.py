@@ -97,6 +97,20 @@ class Key:
         classes = {alias.instance_of() for alias in self.aliases}
         return classes.pop() if len(classes) == 1 else None
 
+    def owner(self):
+        """What holds the object `field_name` is an attribute of, as (kind, name): the attribute
+        (`param.grad._local_tensor` -> ("attribute", "grad")) or the variable
+        (`new_param._local_tensor` -> ("variable", "new_param")); None for `self`'s attributes
+        (any instance of the class) and a container's element's."""
+        parts = [part for part in self.path if not part.startswith("@")]
+        while parts and parts[-1].startswith("["):
+            parts.pop()
+        if len(parts) >= 2:
+            return None if parts[-2].startswith("[") else ("attribute", parts[-2])
+        if parts and self.root[0] in ("local", "param", "global"):
+            return "variable", self.root[-1]
+        return None
+
     def overlaps(self, other):
         if self.root[0] == "field" or other.root[0] == "field":
             return self._field_overlaps(other)
@@ -470,6 +484,23 @@ class Symbol:
 
 
 UNKNOWN = None
+
+
+def may_be_one_owner(first, second):
+    """Whether the objects two owners (`Key.owner`) hold may be one, by their names, as the rule
+    across calls matches attributes by name: not a gradient (held in an attribute or a variable
+    whose name says so) and an object named otherwise, nor objects held in attributes of two
+    names (as two attributes of two names hold two tensors). Two variables may be one object
+    whatever their names (`state`, `fsdp_state`)."""
+    if first is None or second is None or first[1] == second[1]:
+        return True
+    if _names_a_gradient(first[1]) != _names_a_gradient(second[1]):
+        return False
+    return not (first[0] == second[0] == "attribute")
+
+
+def _names_a_gradient(name):
+    return "grad" in name.lower()
 
 
 def attribute_stream_key(key):
