@@ -120,7 +120,8 @@ class CallEffects:
             # A new object of its own: its fields are not another instance's (not even one the
             # same line made in another call).
             instance = Symbol(Key(("object", callee.name, node.lineno, node.col_offset,
-                                   next(self.analysis.object_numbers))), callee.name)
+                                   next(self.analysis.object_numbers), frame.ident)),
+                              callee.name)
             if init is not None:
                 self.inline(init, args, kwargs, node, state, frame, instance)
                 if self.split_exits and node is self.statement_call:
@@ -541,8 +542,9 @@ class CallEffects:
 
     def resolve_method(self, receiver, name, frame):
         key = receiver.key
-        if key is not None and key.root[0] in ("self", "object") and not key.path:
-            class_info = self.package.class_named(key.root[1], frame.module)
+        class_name = key.instance_of() if key is not None else None
+        if class_name is not None:
+            class_info = self.package.class_named(class_name, frame.module)
             found = self.package.method(class_info, name)
             if found is not None:
                 return found

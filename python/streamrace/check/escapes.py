@@ -12,13 +12,15 @@ that direction, anywhere), when the path to it has not made the host wait for th
 either. A program that orders the two streams somewhere is taken at its word.
 """
 from .state import AMBIENT, HOST, contradict, may_be_same_stream, touches_host_memory
-from .values import Symbol, Tensor
+from .values import Symbol, Tensor, may_be_one_owner
 
 
 class Escapes:
     def __init__(self, analysis):
         self.analysis = analysis
         self.by_field = {}        # attribute name -> {access ident: streams ordered after it}
+        # (attribute name, access ident) -> the owners it was held through (`Key.owner`)
+        self.owners = {}
         self.side_fields = set()  # attributes accessed on a stream other than the current one
         # attribute name -> {write ident: streams ordered after it}: what a call leaves writing
         # an attribute on a side stream when it returns, the tensor made there included (a
@@ -37,7 +39,7 @@ class Escapes:
         held = {}
         for attribute, value in exit_state.attributes.items():
             if isinstance(value, (Tensor, Symbol)) and value.key.root[0] == "local":
-                held[value.key] = attribute.field_name()
+                held[value.key] = attribute
         for ident, ordered in exit_state.pending.items():
             access = accesses[ident]
             if access.key.root[0] == "temporary":
@@ -47,31 +49,36 @@ class Escapes:
                         not access.api.endswith(" (allocation)"):
                     self.note_side_write(access, ordered, held)
                 continue
-            field = self.holding_field(access, held)
+            holder = self.holder(access, held)
+            field = holder.field_name() if holder is not None else None
             if field is None:
                 continue
             if access.stream.kind not in ("ambient", "default"):
                 self.side_fields.add(field)
             entries = self.by_field.setdefault(field, {})
             entries[ident] = entries.get(ident, ordered) & ordered
+            self.owners.setdefault((field, ident), set()).add(holder.owner())
             if access.writes() and access.stream.kind in ("created", "named"):
                 self.note_side_write(access, ordered, held)
 
     def note_side_write(self, access, ordered, held):
-        field = self.holding_field(access, held)
+        holder = self.holder(access, held)
+        field = holder.field_name() if holder is not None else None
         if field is None:
             return
         entries = self.side_writes.setdefault(field, {})
         entries[access.ident] = entries.get(access.ident, ordered) & ordered
 
     @staticmethod
-    def holding_field(access, held):
-        """The attribute through which the access's object outlives the call, or None."""
+    def holder(access, held):
+        """The key of the attribute through which the access's object outlives the call, or
+        None."""
         if access.key.root[0] in ("local", "object"):
             # The attribute that holds the object the access is in.
-            return next((name for key, name in held.items() if key.root == access.key.root
-                         and access.key.path[:len(key.path)] == key.path), None)
-        return access.key.field_name()
+            return next((attribute for key, attribute in held.items()
+                         if key.root == access.key.root and
+                         access.key.path[:len(key.path)] == key.path), None)
+        return access.key
 
     def fields_unordered_for_the_current_stream(self):
         """Attributes some call leaves pending on another stream that nothing in the package
@@ -112,10 +119,14 @@ class Escapes:
             return
         facts = self.analysis.facts
         accesses = self.analysis.accesses
+        owner = access.key.owner()
         for ident, ordered in entries.items():
             earlier = accesses[ident]
             if earlier.stream.key == access.stream.key or ident in state.pending:
                 continue
+            if not any(may_be_one_owner(owner, earlier_owner)
+                       for earlier_owner in self.owners[(field, ident)]):
+                continue   # `param.grad._local_tensor` and `new_param._local_tensor`
             if (earlier.site.path, earlier.site.line, earlier.site.column) == \
                     (access.site.path, access.site.line, access.site.column):
                 continue

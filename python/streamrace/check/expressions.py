@@ -142,6 +142,11 @@ class ExpressionEvaluator:
             return fact
         if self.facts.host_tensor_field(key):
             return Tensor(key, None, True)
+        for alias in key.aliases:
+            # What the call that handed the object back stored in it, or its class's methods.
+            found = self.stored_value(alias, state, frame, spelling)
+            if not (isinstance(found, Symbol) and found.key == alias):
+                return found
         return Symbol(key, spelling)
 
     def expr_Subscript(self, node, state, frame):
@@ -472,7 +477,10 @@ class ExpressionEvaluator:
                 previous.key not in state.escaped and value_node is not None:
             # The name held the only reference to a tensor made here: rebinding releases it.
             self.storage_released(previous, value_node, state, frame)
-        if value is None or isinstance(value, Constant) and isinstance(value_node, ast.Call):
+        if isinstance(value, (Tensor, Symbol)) and isinstance(value_node, ast.Call) and \
+                _named_by_a_finished_call(value.key, frame):
+            value = self.handed_back(value, name, value_node, state, frame)
+        elif value is None or isinstance(value, Constant) and isinstance(value_node, ast.Call):
             key = self.local_key(frame, name, value_node)
             if frame.loops and isinstance(value_node, ast.Call) and \
                     self._given_a_loop_element(value_node, state, frame):
@@ -500,6 +508,25 @@ class ExpressionEvaluator:
         if not isinstance(node, ast.Call):
             return None
         return torch_model.COUNTING_CALLS.get(self.spelling(node.func).rsplit(".", 1)[-1])
+
+    def handed_back(self, value, name, value_node, state, frame):
+        """An object a followed call made or fetched and returned, bound to a local: named by
+        the local at this call (and loop iteration), as each call handed back an object of its
+        own, with the callee's key kept as an alias for what the callee did to it. (Named by the
+        callee's frame, it met another path's object bound to the same local at a join with
+        nothing in common, and the join kept no name.) Taken as kept elsewhere too, as it was
+        under the callee's name: rebinding the local releases nothing."""
+        if value.key.made_in_the_call():
+            key = Key(("local", frame.ident, name)).made(next(self.analysis.object_numbers))
+        else:
+            key = self.local_key(frame, name, value_node)
+            if frame.loops:
+                key = Key(key.root, (key.path[0] + _PER_ITERATION % self.iteration,))
+        key = Key(key.root, key.path, frozenset((value.key,)))
+        state.escaped = state.escaped | {key}
+        if isinstance(value, Tensor):
+            return Tensor(key, value.alloc_stream, value.on_host, value.partial)
+        return Symbol(key, name, value.partial)
 
     def _given_a_loop_element(self, call, state, frame):
         """Whether a call the analysis cannot see into, in a loop, is given what differs from one
@@ -655,6 +682,16 @@ def _names_in(node):
     """The plain names an expression reads, found once per node (loops walk it twice, and each
     path walks it again)."""
     return tuple(child.id for child in ast.walk(node) if isinstance(child, ast.Name))
+
+
+def _named_by_a_finished_call(key, frame):
+    """Whether a key is a local of a call this frame made, which has returned, or a new object
+    such a call made: frames are numbered in the order they start, so a later one than this
+    frame's is one of its callees' (the frames of its callers and of its closures' definers are
+    earlier and still live)."""
+    if key.root[0] == "object":
+        return not key.path and key.root[-1] > frame.ident
+    return key.root[0] == "local" and key.root[1] > frame.ident
 
 
 def _own_attribute(key, frame):

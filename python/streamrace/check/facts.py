@@ -22,6 +22,8 @@ class ClassFacts:
     def stored(self, key, value, frame):
         if self.settled:
             return
+        for alias in key.aliases:
+            self.stored(alias, value, frame)   # what is stored in an object its class keeps
         field = key.field_name()
         if field is not None and not (isinstance(value, Constant) and value.value is None):
             # Anything but a tensor known to be in host memory (a symbol, a device tensor)

@@ -24,8 +24,16 @@ class Key:
     # ("local", frame, name) / ("self", class) / ("global", module, name) / ("param", frame, name)
     root: Tuple
     path: Tuple[str, ...] = ()
+    # The keys a followed call named the object by, where it made or fetched it and handed it
+    # back (`bucket = self.allocate(...)`, its local `converted` there): what the call did to
+    # those bytes was done to this key's. The caller names the object by its own local, so that
+    # two paths' objects bound to that local join into one key.
+    aliases: frozenset = frozenset()
 
     def attribute(self, name):
+        if self.aliases:
+            return Key(self.root, self.path + (name,),
+                       frozenset(alias.attribute(name) for alias in self.aliases))
         return Key(self.root, self.path + (name,))
 
     def made(self, number):
@@ -43,7 +51,7 @@ class Key:
             if mine != theirs:
                 break
             path.append(mine)
-        return Key(self.root, tuple(path))
+        return Key(self.root, tuple(path), self.aliases | other.aliases)
 
     def either(self, other):
         """The key of what one of two paths bound: two keys that differ only in one version
@@ -60,7 +68,8 @@ class Key:
         if not mine.startswith("@") or not theirs.startswith("@"):
             return None
         joined = _VERSION_SEPARATOR.join(sorted(_versions(mine) | _versions(theirs)))
-        return Key(self.root, self.path[:position] + (joined,) + self.path[position + 1:])
+        return Key(self.root, self.path[:position] + (joined,) + self.path[position + 1:],
+                   self.aliases | other.aliases)
 
     def unversioned(self):
         return Key(self.root, tuple(p for p in self.path if not p.startswith("@")))
@@ -71,6 +80,9 @@ class Key:
         return Key(self.root, tuple(p for p in self.path if not p.startswith("[l:")))
 
     def element(self, index):
+        if self.aliases:
+            return Key(self.root, self.path + (index,),
+                       frozenset(alias.element(index) for alias in self.aliases))
         return Key(self.root, self.path + (index,))
 
     def field_name(self):
@@ -83,11 +95,35 @@ class Key:
             return None
         return None
 
+    def instance_of(self):
+        """The name of the class whose instance the key names (`self`, a new object, or a local
+        a followed call handed one back to), or None."""
+        if self.root[0] in ("self", "object") and not self.path:
+            return self.root[1]
+        classes = {alias.instance_of() for alias in self.aliases}
+        return classes.pop() if len(classes) == 1 else None
+
+    def owner(self):
+        """What holds the object `field_name` is an attribute of, as (kind, name): the attribute
+        (`param.grad._local_tensor` -> ("attribute", "grad")) or the variable
+        (`new_param._local_tensor` -> ("variable", "new_param")); None for `self`'s attributes
+        (any instance of the class) and a container's element's."""
+        parts = [part for part in self.path if not part.startswith("@")]
+        while parts and parts[-1].startswith("["):
+            parts.pop()
+        if len(parts) >= 2:
+            return None if parts[-2].startswith("[") else ("attribute", parts[-2])
+        if parts and self.root[0] in ("local", "param", "global"):
+            return "variable", self.root[-1]
+        return None
+
     def overlaps(self, other):
         if self.root[0] == "field" or other.root[0] == "field":
             return self._field_overlaps(other)
         if self.root != other.root:
-            return False
+            return bool(self.aliases or other.aliases) and \
+                (any(alias.overlaps(other) for alias in self.aliases) or
+                 any(self.overlaps(alias) for alias in other.aliases))
         for position, (mine, theirs) in enumerate(zip(self.path, other.path)):
             if mine == theirs:
                 continue
@@ -576,6 +612,23 @@ class Symbol:
 
 
 UNKNOWN = None
+
+
+def may_be_one_owner(first, second):
+    """Whether the objects two owners (`Key.owner`) hold may be one, by their names, as the rule
+    across calls matches attributes by name: not a gradient (held in an attribute or a variable
+    whose name says so) and an object named otherwise, nor objects held in attributes of two
+    names (as two attributes of two names hold two tensors). Two variables may be one object
+    whatever their names (`state`, `fsdp_state`)."""
+    if first is None or second is None or first[1] == second[1]:
+        return True
+    if _names_a_gradient(first[1]) != _names_a_gradient(second[1]):
+        return False
+    return not (first[0] == second[0] == "attribute")
+
+
+def _names_a_gradient(name):
+    return "grad" in name.lower()
 
 
 def attribute_stream_key(key):

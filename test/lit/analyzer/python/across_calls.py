@@ -29,3 +29,55 @@ class SecondaryPartitions:
             # CHECK-FIXES-NEXT: with torch.cuda.stream(self.allgather_stream):
             dist.all_gather_into_tensor(full, param.cached, group=group)
         torch.cuda.current_stream().wait_stream(self.allgather_stream)
+
+
+# Attributes of one name on objects held in attributes of two names are two tensors: moving a
+# parameter copies into its local shard, which a gradient hook does not touch when it
+# accumulates into the gradient's local shard, and does touch when it updates the parameter's.
+class ShardedParameter:
+    def __init__(self):
+        self.hook_stream = torch.cuda.Stream()
+
+    def reset_local_shard(self, padded):
+        padded.copy_(self.sharded_param.local_shard)
+        # CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'self.sharded_param.local_shard' is read by copy_ on the current stream while add_ on stream 'self.hook_stream' may still be writing it; no event or synchronization orders the two streams (the earlier work is left pending when 'update_parameter_racy' returns) [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+11]]:17: note: add_ reads and writes 'params[*].sharded_param.local_shard' on stream 'self.hook_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:22: note: make the current stream wait for stream 'self.hook_stream' before this: `torch.cuda.current_stream().wait_stream(self.hook_stream)`
+
+    def accumulate_gradient(self, params, reduced):
+        with torch.cuda.stream(self.hook_stream):
+            for param in params:
+                param.sharded_param.grad.local_shard.add_(reduced)
+
+    def update_parameter_racy(self, params, update):
+        with torch.cuda.stream(self.hook_stream):
+            for param in params:
+                param.sharded_param.local_shard.add_(update)
+                # CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'params[*].sharded_param.local_shard' is read and written by add_ on stream 'self.hook_stream' while copy_ on the current stream may still be reading it; no event or synchronization orders the two streams (the earlier work is left pending when 'reset_local_shard' returns) [streamrace-unsynchronized-cross-stream]
+                # CHECK-MESSAGES: :[[@LINE-15]]:22: note: copy_ reads 'self.sharded_param.local_shard' on the current stream here
+                # CHECK-MESSAGES: :[[@LINE-3]]:17: note: make stream 'self.hook_stream' wait for the current stream before entering it: `self.hook_stream.wait_stream(torch.cuda.current_stream())`
+
+
+# A gradient (held in `.grad`) and an object a variable of another name holds are two objects.
+class GradientHook:
+    def __init__(self):
+        self.hook_stream = torch.cuda.Stream()
+
+    def load_parameter(self, new_param, padded):
+        padded.copy_(new_param.local_tensor)
+        # CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'new_param.local_tensor' is read by copy_ on the current stream while mul_ on stream 'self.hook_stream' may still be writing it; no event or synchronization orders the two streams (the earlier work is left pending when 'scale_parameters_racy' returns) [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+11]]:17: note: mul_ reads and writes 'params[*].local_tensor' on stream 'self.hook_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:22: note: make the current stream wait for stream 'self.hook_stream' before this: `torch.cuda.current_stream().wait_stream(self.hook_stream)`
+
+    def accumulate_gradient(self, params, reduced):
+        with torch.cuda.stream(self.hook_stream):
+            for param in params:
+                param.grad.local_tensor.add_(reduced)
+
+    def scale_parameters_racy(self, params, scale):
+        with torch.cuda.stream(self.hook_stream):
+            for param in params:
+                param.local_tensor.mul_(scale)
+                # CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'params[*].local_tensor' is read and written by mul_ on stream 'self.hook_stream' while copy_ on the current stream may still be reading it; no event or synchronization orders the two streams (the earlier work is left pending when 'load_parameter' returns) [streamrace-unsynchronized-cross-stream]
+                # CHECK-MESSAGES: :[[@LINE-15]]:22: note: copy_ reads 'new_param.local_tensor' on the current stream here
+                # CHECK-MESSAGES: :[[@LINE-3]]:17: note: make stream 'self.hook_stream' wait for the current stream before entering it: `self.hook_stream.wait_stream(torch.cuda.current_stream())`

@@ -72,8 +72,13 @@ class Reducer:
             torch.cuda.current_stream().wait_stream(stream)
 
 
+class Bucket:
+    def __init__(self, data):
+        self.data = data
+
+
 # A call given the loop's element returns another object in each iteration; one given nothing
-# that changes returns the same one.
+# that changes returns the same one. An object a followed helper hands back is its call's own.
 class BucketReducer:
     def reduce_each_bucket(self, bucket_ids):
         works = []
@@ -113,6 +118,65 @@ class BucketReducer:
             works.append(dist.all_reduce(grad, async_op=True))
         for work in works:
             work.wait()
+
+    def reduce_each_bucket_converted_by_a_helper(self, bucket_ids, dtype):
+        # The helper the analysis follows allocates the converted bucket on each call: the
+        # join keeps that bucket and the fetched one apart in each iteration too.
+        works = []
+        for bucket_id in bucket_ids:
+            buffer = self.buffer_of(bucket_id)
+            bucket = buffer.fetch()
+            if buffer.grad_dtype != dtype:
+                bucket = self.allocate_converted(buffer, dtype, bucket.data)
+            grad = bucket.data
+            grad.mul_(2)
+            works.append(dist.all_reduce(grad, async_op=True))
+        for work in works:
+            work.wait()
+
+    def allocate_converted(self, buffer, dtype, initial):
+        converted = buffer.allocator.allocate(buffer.size, dtype=dtype)
+        converted.data.copy_(initial, non_blocking=True)
+        return converted
+
+    def reduce_each_bucket_wrapped_by_a_helper(self, bucket_ids, dtype):
+        # The same with the helper's storage handed back in a new object of the package's.
+        works = []
+        for bucket_id in bucket_ids:
+            buffer = self.buffer_of(bucket_id)
+            bucket = buffer.fetch()
+            if buffer.comm_dtype != dtype:
+                bucket = self.converted_bucket(buffer, dtype, bucket.data)
+            grad = bucket.data
+            grad.mul_(2)
+            works.append(dist.all_reduce(grad, async_op=True))
+        for work in works:
+            work.wait()
+
+    def converted_bucket(self, buffer, dtype, initial):
+        data = buffer.allocator.allocate(buffer.size, dtype=dtype)
+        data.copy_(initial, non_blocking=True)
+        return Bucket(data)
+
+    def reduce_converted_by_a_helper_through_one_staging_buffer_racy(self, bucket_ids, dtype):
+        works = []
+        for bucket_id in bucket_ids:
+            buffer = self.buffer_of(bucket_id)
+            bucket = buffer.fetch()
+            if buffer.needs_staging:
+                bucket = self.converted_in_staging(bucket.data)
+            grad = bucket.data
+            grad.mul_(2)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'grad' is read and written by mul_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE+2]]:42: note: all_reduce reads and writes 'grad' on the process group's stream (the default group) here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+            works.append(dist.all_reduce(grad, async_op=True))
+        for work in works:
+            work.wait()
+
+    def converted_in_staging(self, initial):
+        self.staging_bucket.data.copy_(initial, non_blocking=True)
+        return self.staging_bucket
 
     def reduce_through_one_staging_buffer_racy(self, bucket_ids):
         works = []
