@@ -347,6 +347,8 @@ class CallEffects:
 
     def group_stream(self, kwargs, args, group_position):
         group = kwargs.get("group") or kwargs.get("process_group")
+        if group is None and group_position is not None and group_position < len(args):
+            group = args[group_position]   # `_coalescing_manager(group)`
         text = self.spelling(group[1]) if group else "default"
         return Stream("collective:" + text, "collective", text)
 
