@@ -432,14 +432,13 @@ class ExpressionEvaluator:
                 # `handles["send_next"] = work`: the dict holds the handle under that key.
                 self.assign(target.value, store_labelled(base, index.value, value), None, state,
                             frame)
-
         elif isinstance(target, ast.Starred):
             self.assign(target.value, None, None, state, frame)
 
     def container_changed(self, target, old, new, state, frame):
-        """A list or dict the code built, spelled `target`, changed by a store or an append:
-        the name holds the new one; an element of another such container (`buckets[key]`) is
-        replaced there. A list of tensors kept in an attribute keeps being named by the
+        """A list or dict the code built, spelled `target`, changed by an append or an extend:
+        the name holds the new one; an element of another such container
+        (`buckets[key].append(grad_slice)`) is replaced there. A list of tensors kept in an attribute keeps being named by the
         attribute (`self.buffers[i]`, the name the class's other methods use); one of streams,
         events or work handles holds them."""
         if isinstance(target, ast.Name) or isinstance(target, ast.Attribute) and \

@@ -377,7 +377,9 @@ def listed(value):
     if isinstance(value, (Stream, Event, Work)):
         return True
     if isinstance(value, (Tensor, Symbol)) and value.key.root[0] == "temporary":
-        return False   # made in the expression: the list is its only name, as before
+        # Made by the expression (`tensors.append(p.data.to(device))`): binding it from the
+        # list would take it for a new tensor at each binding, the last one's released.
+        return False
     if isinstance(value, Tensor):
         return True
     if isinstance(value, Symbol):
