@@ -7,9 +7,10 @@ import ast
 from .. import torch_model as model
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
-from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key, Module,
-                     Range, Stream, StreamContext, Symbol, Tensor, Work, attribute_stream_key,
-                     holds_handles, items_labelled, linear_form, merge_labelled, scale_linear)
+from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
+                     Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
+                     attribute_stream_key, holds_handles, items_labelled, linear_form, listed,
+                     merge_labelled, scale_linear)
 
 _BUILTIN_NO_ACCESS = frozenset({
     "len", "isinstance", "issubclass", "hasattr", "getattr", "setattr", "id", "type", "callable",
@@ -357,6 +358,8 @@ class CallEffects:
 
     def group_stream(self, kwargs, args, group_position):
         group = kwargs.get("group") or kwargs.get("process_group")
+        if group is None and group_position is not None and group_position < len(args):
+            group = args[group_position]   # `_coalescing_manager(group)`
         text = self.spelling(group[1]) if group else "default"
         return Stream("collective:" + text, "collective", text)
 
@@ -430,17 +433,15 @@ class CallEffects:
         # them: that method's waits order every collective stream of the package.
         self.facts.waits_for_all_collectives(waiter)
 
-    def handle_appended(self, container, value, node, state, frame):
-        """`self.streams.append(torch.cuda.Stream())`, `works.append(work)` in a loop: the
-        list's elements are the streams, events and work handles appended, as a list literal's
-        are (one made in a loop is one element of the list, named by the element that reaches
-        it), so that waiting for each element of the list waits for them."""
-        target = node.func.value
-        if not isinstance(value, (Stream, Event, Work)) or \
-                not isinstance(target, (ast.Attribute, ast.Name)):
-            return
-        if value not in container.items:
-            self.assign(target, Container(container.items + (value,)), None, state, frame)
+    def appended(self, container, value, node, state, frame):
+        """`self.streams.append(torch.cuda.Stream())`, `works.append(work)`,
+        `bucket.append(grad_slice)` in a loop: the list's elements are what was appended, as a
+        list literal's are (one made in a loop is one element of the list, named by the element
+        that reaches it), so that waiting for each element of the list waits for them, and an
+        access through an element reaches the tensor's bytes."""
+        if listed(value) and value not in container.items:
+            self.container_changed(node.func.value, container,
+                                   Container(container.items + (value,)), state, frame)
 
     # ---- methods ------------------------------------------------------------------------------
 
@@ -465,18 +466,18 @@ class CallEffects:
                     if isinstance(item, Work):
                         self.work_wait(item, state)
                 return None
-            if name == "extend" and args and holds_handles(receiver) and \
-                    holds_handles(args[0][0]) and \
-                    isinstance(node.func.value, (ast.Name, ast.Attribute)):
+            if name == "extend" and args and isinstance(args[0][0], Container) and \
+                    args[0][0].key is None and \
+                    all(listed(item) for item in receiver.items + args[0][0].items):
                 added = tuple(item for item in args[0][0].items if item not in receiver.items)
-                self.assign(node.func.value, Container(receiver.items + added), None, state,
-                            frame)
+                self.container_changed(node.func.value, receiver,
+                                       Container(receiver.items + added), state, frame)
                 return None
             if name in ("append", "extend", "insert", "add"):
                 for value, _ in args:
                     self.escape(value, state)
                 if name == "append" and len(args) == 1:
-                    self.handle_appended(receiver, args[0][0], node, state, frame)
+                    self.appended(receiver, args[0][0], node, state, frame)
                 return None
             if name in ("pop", "get") and args and isinstance(args[0][0], Constant) and \
                     receiver.labels and receiver.labelled():
@@ -733,7 +734,10 @@ class CallEffects:
             self.escape(value, state)
             if isinstance(value, Container) and value.key is None:
                 for item in value.items:
-                    if isinstance(item, Tensor) and item.key.root[0] != "temporary":
+                    # A view put into the list (`bucket.append(flat.narrow(...))`) is one.
+                    if isinstance(item, Tensor) and item.key.root[0] != "temporary" or \
+                            isinstance(item, Symbol) and (
+                                item.partial or self.is_tensor(item, argument, frame)):
                         self.access(item, "read", name or "call", argument, state, frame)
             elif isinstance(value, Tensor) and value.key.root[0] != "temporary":
                 self.access(value, "read", name or "call", argument, state, frame)

@@ -9,6 +9,7 @@ It runs twice. The first pass learns what the methods of each class store in its
 when it returns; the second reports, with that knowledge (`facts.py`, `escapes.py`).
 """
 import ast
+import functools
 import itertools
 import os
 
@@ -23,7 +24,7 @@ from .record_stream_fields import unrecorded_stores
 from .checks.free_while_pending import handed_without_record
 from .escapes import Escapes, reaches
 from .handing_out import HandingOut
-from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all
+from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_returned
 from .statements import Frame, StatementWalker, merge_paths
 from .usage import TENSOR_ONLY_METHODS, TensorUsage
 from .user_model import EMPTY as EMPTY_MODEL
@@ -211,7 +212,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
             return first
         if all(isinstance(v, StreamContext) for v in values):
             return values[0] if len({v.stream.key for v in values}) == 1 else None
-        return None
+        return functools.reduce(join_returned, values)
 
     def leave_frame(self, state, frame):
         for name in [k for k in state.locals if k[0] == frame.ident]:
@@ -257,6 +258,10 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         if isinstance(value, Tensor):
             return True
         if not isinstance(value, Symbol) or value.key is None:
+            return False
+        if not value.key.path and value.key.root[0] in ("self", "object"):
+            # An instance of a class of the package: `self.flatten(bucket)` calls a function
+            # the class keeps in an attribute, not the tensor method of that name.
             return False
         if method is not None:
             if method in TENSOR_ONLY_METHODS or method in model.VIEW_METHODS or \

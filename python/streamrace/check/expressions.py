@@ -12,12 +12,13 @@ import re
 
 from .. import torch_model
 from .package import ClassInfo, FunctionInfo, condition_text, expression_name
-from .state import AMBIENT, HOST_STREAM
+from .state import AMBIENT, HOST_STREAM, join_returned
 from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Functions,
                      Integer, Key, Linear, Module, Range, Stream, StreamContext, Symbol, Tensor,
                      Work, affine_index, attribute_stream_key, combine_linear, constant_index,
-                     either_function, either_stream, holds_handles, items_labelled, linear_form,
-                     range_index, scale_linear, span_index, store_labelled, symbol_name)
+                     either_function, either_stream, holds_handles, HANDLES, items_labelled,
+                     linear_form, range_index, scale_linear, span_index, store_labelled,
+                     symbol_name)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -412,7 +413,13 @@ class ExpressionEvaluator:
         if isinstance(iterable, Container):
             if iterable.key is not None:
                 return Symbol(iterable.key.element(index))
-            return _join_items(iterable.items)
+            element = _join_items(iterable.items)
+            if isinstance(element, (Tensor, Symbol)) and element.key.root[0] != "temporary":
+                # The storage a list holds is one value for the analysis (a parameter, or the
+                # views of one buffer appended in a loop): each iteration's element is another
+                # element of it, as a loop over a list the analysis has no value for binds.
+                return _element_of_iteration(element, index)
+            return element
         if isinstance(iterable, (Tensor, Symbol)) and iterable.key is not None:
             element = self.stored_value(iterable.key.element(index), state, frame)
             if isinstance(iterable, Tensor) and isinstance(element, Symbol):
@@ -469,6 +476,21 @@ class ExpressionEvaluator:
                             frame)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, None, None, state, frame)
+
+    def container_changed(self, target, old, new, state, frame):
+        """A list or dict the code built, spelled `target`, changed by an append or an extend:
+        the name holds the new one; an element of another such container
+        (`buckets[key].append(grad_slice)`) is replaced there. A list of tensors kept in an attribute keeps being named by the
+        attribute (`self.buffers[i]`, the name the class's other methods use); one of streams,
+        events or work handles holds them."""
+        if isinstance(target, ast.Name) or isinstance(target, ast.Attribute) and \
+                all(isinstance(item, HANDLES) for item in new.items):
+            self.assign(target, new, None, state, frame)
+        elif isinstance(target, ast.Subscript):
+            outer = self.evaluate(target.value, state, frame)
+            if isinstance(outer, Container) and outer.key is None and old in outer.items:
+                items = tuple(new if item == old else item for item in outer.items)
+                self.container_changed(target.value, outer, Container(items), state, frame)
 
     def bind_local(self, name, value, value_node, state, frame):
         previous = state.locals.get((frame.ident, name))
@@ -728,6 +750,13 @@ def _named_by(item, node, evaluator):
     return item
 
 
+def _element_of_iteration(element, index):
+    key = element.key.element(index)
+    if isinstance(element, Tensor):
+        return Tensor(key, element.alloc_stream, element.on_host, element.partial)
+    return Symbol(key, element.spelling, element.partial)
+
+
 def _join_items(items):
     values = [v for v in items if v is not None]
     if not values:
@@ -749,6 +778,10 @@ def _either(*values):
         return either_stream(values)
     if all(isinstance(v, (Function, Functions)) for v in values):
         return functools.reduce(either_function, values)
+    if all(isinstance(v, (Work, Container)) for v in values):
+        # An element of a list of work handles, or of tuples holding them (`(handle,
+        # output)` appended per parameter): waiting for it waits for each.
+        return functools.reduce(join_returned, values)
     if all(isinstance(v, Tensor) for v in values) and len({v.key for v in values}) == 1:
         return Tensor(values[0].key)
     if all(isinstance(v, (Tensor, Symbol)) for v in values) and \

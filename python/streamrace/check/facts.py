@@ -4,7 +4,7 @@
 hands out. Also the orderings the package makes anywhere, which the cross-function rule
 (`escapes.py`) takes as the program's intent.
 """
-from .values import Constant, Stream, Symbol, Tensor, either_stream, join_handle_lists
+from .values import Constant, Stream, Symbol, Tensor, either_stream, join_lists
 
 
 class ClassFacts:
@@ -90,7 +90,7 @@ class ClassFacts:
 
 
 def _join(previous, value, key):
-    handles = join_handle_lists(previous, value)
+    handles = join_lists(previous, value)
     if handles is not None:
         return handles   # a list of streams made empty, then filled by append
     if isinstance(previous, Stream) and isinstance(value, Stream):

@@ -11,8 +11,8 @@ never pending: the host acts at once, and later device work is enqueued after it
 from typing import Optional, Tuple
 
 from .. import torch_model
-from .values import (Constant, Key, Stream, Symbol, Tensor, either_function, join_handle_lists,
-                     value_class)
+from .values import (Constant, Container, Key, Stream, Symbol, Tensor, Work, either_function,
+                     join_lists, value_class)
 
 HOST = "<host>"
 AMBIENT = Stream("<current>", "ambient", "")
@@ -289,9 +289,12 @@ def _join_value(a, b):
         return b
     if isinstance(b, Constant) and b.value is None:
         return a
-    handles = join_handle_lists(a, b)
+    handles = join_lists(a, b)
     if handles is not None:
         return handles
+    if isinstance(a, Work) and isinstance(b, Work) and a.stream == b.stream:
+        # The handle of either collective: waiting for it waits for both.
+        return Work(a.stream, a.accesses | b.accesses)
     functions = either_function(a, b)
     if functions is not None:
         return functions
@@ -314,6 +317,16 @@ def _join_value(a, b):
 
 
 _MISSING = object()
+
+
+def join_returned(a, b):
+    """What a function returns on two of its paths: a tuple (`return handle, output`) joined
+    item by item, so that a work handle returned beside a tensor is still waited for."""
+    if isinstance(a, Container) and isinstance(b, Container) and a.key is None and \
+            b.key is None and len(a.items) == len(b.items) and not a.labels and not b.labels:
+        return Container(tuple(x if x == y else _join_value(x, y)
+                               for x, y in zip(a.items, b.items)))
+    return _join_value(a, b)
 
 
 def join_all(states):

@@ -514,6 +514,25 @@ class Container:
 HANDLES = (Stream, Event, Work)
 
 
+def listed(value):
+    """Whether a value put into a list or dict is what the container's elements then stand
+    for: a stream, an event, a work handle, a tensor or a view of one (`flat.narrow(...)`), a
+    tuple holding one (`(rank, grad_slice)`), or a list to be filled with them (`[]`)."""
+    if isinstance(value, (Stream, Event, Work)):
+        return True
+    if isinstance(value, (Tensor, Symbol)) and value.key.root[0] == "temporary":
+        # Made by the expression (`tensors.append(p.data.to(device))`): binding it from the
+        # list would take it for a new tensor at each binding, the last one's released.
+        return False
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, Symbol):
+        return value.partial
+    if isinstance(value, Container) and value.key is None:
+        return not value.items or any(listed(item) for item in value.items)
+    return False
+
+
 def holds_handles(container):
     """Whether a value is a list or dict the code built of streams, events and work handles
     only (an empty one too)."""
@@ -547,11 +566,11 @@ def items_labelled(container, label):
     return found[0] if len(found) == 1 else Container(found)
 
 
-def join_handle_lists(a, b):
-    """Two lists of streams, events or work handles, built differently on two paths or by two
-    stores (empty, then filled by append): a list of what either holds. None for other lists,
-    whose elements are storage that a join must keep naming by where it is kept. Dicts of
-    handles under constant keys keep each item's key."""
+def join_lists(a, b):
+    """Two lists of what `listed` names, built differently on two paths or by two stores
+    (empty, then filled by append): a list of what either holds. None for other lists, whose
+    elements the analysis does not name. Dicts of handles under constant keys keep each item's
+    key."""
     if not (isinstance(a, Container) and isinstance(b, Container) and a.key is None and
             b.key is None):
         return None
@@ -563,7 +582,7 @@ def join_handle_lists(a, b):
         return Container(tuple(item for item, _ in pairs),
                          labels=tuple(label for _, label in pairs))
     items = a.items + tuple(item for item in b.items if item not in a.items)
-    if not all(isinstance(item, HANDLES) for item in items):
+    if not all(listed(item) for item in items):
         return None
     return Container(items)
 

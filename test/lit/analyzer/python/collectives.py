@@ -148,3 +148,20 @@ def chunks_scaled_after_their_reductions_end(chunks, group):
         for chunk in chunks:
             chunk.mul_(2)
     torch.cuda.current_stream().wait_stream(side)
+
+
+# A coalescing manager given its group by position: the collectives it holds run when it exits,
+# and without async_ops the current stream waits for that group's stream there.
+def scaled_inside_the_coalesced_reduction(out, grads, group):
+    with dist._coalescing_manager(group):
+        dist.reduce_scatter_tensor(out, grads, group=group)
+        out.mul_(2)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'out' is read and written by mul_ on the current stream while reduce_scatter_tensor on the process group's stream (group=group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-3]]:36: note: reduce_scatter_tensor writes 'out' on the process group's stream (group=group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+
+
+def scaled_after_the_coalesced_reduction(out, grads, group):
+    with dist._coalescing_manager(group):
+        dist.reduce_scatter_tensor(out, grads, group=group)
+    out.mul_(2)

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Tensors handed on through lists (DeepSpeed's reduction buckets): the views of a flat buffer
+# appended to a list, alone or in a tuple beside a rank, are what the list's elements stand for,
+# so a collective over the elements on a side stream touches the buffer, and refilling it
+# before the current stream waits for that stream races. A work handle returned beside a tensor
+# and kept in a list is waited for through the list's elements. Each racy function has an
+# ordered twin.
+# RUN: %check_streamrace %s %t
+import torch
+import torch.distributed as dist
+
+
+class Reducer:
+    def __init__(self, size):
+        self.stream = torch.cuda.Stream()
+        self.flat = torch.empty(size, device="cuda")
+
+    def reduce_bucket(self, bucket):
+        for buf in bucket:
+            dist.all_reduce(buf)
+
+    def reduce(self, offsets):
+        self.stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.stream):
+            bucket = []
+            for offset, numel in offsets:
+                bucket.append(self.flat.narrow(0, offset, numel))
+            self.reduce_bucket(bucket)
+
+    def refill_racy(self, grads, offsets):
+        self.reduce(offsets)
+        self.flat.copy_(grads)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'self.flat' is written by copy_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :20:29: note: all_reduce reads and writes 'self.flat[*]' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: 'reduce' is called here
+        # CHECK-MESSAGES: :28:13: note: 'reduce_bucket' is called here
+        # CHECK-MESSAGES: :[[@LINE-5]]:9: note: make the current stream wait for stream 'self.stream' before this: `torch.cuda.current_stream().wait_stream(self.stream)`
+
+    def refill_after_waiting(self, grads, offsets):
+        self.reduce(offsets)
+        torch.cuda.current_stream().wait_stream(self.stream)
+        self.flat.copy_(grads)
+
+    def reduce_ranked(self, offsets):
+        self.stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.stream):
+            ranked = []
+            for rank, offset, numel in offsets:
+                ranked.append((rank, self.flat.narrow(0, offset, numel)))
+            for rank, buf in ranked:
+                dist.reduce(buf, rank)
+
+    def refill_ranked_racy(self, grads, offsets):
+        self.reduce_ranked(offsets)
+        self.flat.copy_(grads)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'self.flat' is written by copy_ on the current stream while reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :51:29: note: reduce reads and writes 'self.flat' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: 'reduce_ranked' is called here
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: make the current stream wait for stream 'self.stream' before this: `torch.cuda.current_stream().wait_stream(self.stream)`
+
+    def refill_ranked_after_waiting(self, grads, offsets):
+        self.reduce_ranked(offsets)
+        torch.cuda.current_stream().wait_stream(self.stream)
+        self.flat.copy_(grads)
+
+
+# Two paths return the handle (the inputs padded or views of the gradient): the handle kept in
+# the list is either one, and waiting for it waits for both.
+def scatter_one(grad, parts, padded):
+    inputs = []
+    for i in range(parts):
+        if padded:
+            inputs.append(torch.zeros_like(grad))
+        else:
+            inputs.append(grad.narrow(0, i, 1))
+    work = dist.reduce_scatter(inputs[0], inputs, async_op=True)
+    return work, inputs[0]
+
+
+def scatter_racy(grads, parts, padded, out):
+    pending = []
+    for grad in grads:
+        pending.append(scatter_one(grad, parts, padded))
+    for grad in grads:
+        grad.copy_(out)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'grads[*]' is written by copy_ on the current stream while reduce_scatter on the process group's stream (the default group) may still be reading it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :76:43: note: reduce_scatter reads 'grads[*]' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-5]]:24: note: 'scatter_one' is called here
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+
+
+def scatter_after_waiting(grads, parts, padded, out):
+    pending = []
+    for grad in grads:
+        pending.append(scatter_one(grad, parts, padded))
+    for grad, (work, reduced) in zip(grads, pending):
+        work.wait()
+        grad.copy_(out)
