@@ -8,6 +8,7 @@ had done; a host wait (`synchronize`, a blocking copy to the host) takes what it
 of the state, since everything enqueued after it comes later on every stream. Host accesses are
 never pending: the host acts at once, and later device work is enqueued after it.
 """
+import functools
 from typing import Optional, Tuple
 
 from .. import torch_model
@@ -266,8 +267,15 @@ def touches_host_memory(access):
 def contradict(first, second):
     if not first or not second:
         return False
-    values = dict(first)
+    values = _condition_values(first)
     return any(text in values and values[text] != value for text, value in second)
+
+
+@functools.lru_cache(maxsize=4096)
+def _condition_values(conditions):
+    """A path's conditions as a dict, made once: an access's are compared with those of every
+    access of the same attribute (escapes.py)."""
+    return dict(conditions)
 
 
 def _absorb_values(mine, theirs):
