@@ -170,19 +170,20 @@ class State:
         self.host_synced = self.host_synced | {"*"}
         self.host_synced_on_a_path = self.host_synced_on_a_path | {"*"}
 
-    def conflicts(self, accesses, access):
+    def conflicts(self, accesses, stream_keys, access):
         """Pending accesses the new one races with: same bytes, at least one writing, on streams
         that are different for sure, with nothing ordering the earlier one before the new one's
-        stream."""
+        stream. `stream_keys`: each access's stream key by its ident, the test that sets aside
+        most of what is pending (the new access's stream's own work)."""
         found = []
         if access.creation:
             return found
         stream_key = access.stream.key
         writes = access.writes()
         for ident, ordered in self.pending.items():
-            earlier = accesses[ident]
-            if earlier.stream.key == stream_key or stream_key in ordered:
+            if stream_keys[ident] == stream_key or stream_key in ordered:
                 continue
+            earlier = accesses[ident]
             if not (writes or earlier.writes()):
                 continue
             if not earlier.key.overlaps(access.key):
