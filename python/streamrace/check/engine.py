@@ -248,7 +248,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         line = getattr(node, "lineno", 0)
         column = getattr(node, "col_offset", 0) + 1
         return Site(frame.module.path, line, column, frame.function.qualified_name,
-                    tuple(s for s, _ in frame.chain))
+                    frame.call_sites)
 
     # ---- accesses --------------------------------------------------------------------------
 
