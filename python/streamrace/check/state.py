@@ -212,7 +212,8 @@ class State:
             pending = self.pending
             for ident, ordered in other.pending.items():
                 mine = pending.get(ident)
-                pending[ident] = ordered if mine is None or mine is ordered else mine & ordered
+                if mine is not ordered:   # most pending work is shared: nothing to store
+                    pending[ident] = ordered if mine is None else mine & ordered
         if other.events != self.events:
             events = self.events
             for key, (captured, recorded, on) in other.events.items():
