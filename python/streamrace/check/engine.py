@@ -250,7 +250,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         line = getattr(node, "lineno", 0)
         column = getattr(node, "col_offset", 0) + 1
         return Site(frame.module.path, line, column, frame.function.qualified_name,
-                    tuple(s for s, _ in frame.chain))
+                    frame.call_sites)
 
     # ---- accesses --------------------------------------------------------------------------
 
@@ -298,7 +298,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
                                            frozenset(state.conditions.items()), creation,
                                            getattr(value, "partial", False), self.firing)
         if self.analysis.reporting:
-            for earlier in state.conflicts(self.accesses, access):
+            for earlier in state.conflicts(self.accesses, self.analysis.stream_keys, access):
                 self.checks.unordered(earlier, access, state, frame, self)
             self.analysis.escapes.check(access, state, frame, self)
         else:
@@ -476,6 +476,7 @@ class Analysis:
         self.escapes = Escapes(self)
         self.handing_out = HandingOut(self)
         self.accesses = []
+        self.stream_keys = []   # each access's stream key, by its ident (State.conflicts)
         self.access_ids = {}
         self.frame_ids = itertools.count(1)
         self.object_numbers = itertools.count(1)   # objects constructors make, all runs through
@@ -522,6 +523,7 @@ class Analysis:
             ident = len(self.accesses)
             self.accesses.append(Access(ident, key, stream, mode, api, site, statement or (),
                                         conditions, creation, partial, firing))
+            self.stream_keys.append(stream.key)
             self.access_ids[identity] = ident
         return self.accesses[ident]
 

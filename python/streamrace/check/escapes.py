@@ -27,8 +27,10 @@ class Escapes:
         # norm computed on a reduction stream), for whoever returns the attribute to code
         # outside the package (handing_out.py).
         self.side_writes = {}
-        # The package's waits with a path's own, as a graph, for each path's `waited` met:
-        # checks run in the reporting pass only, where the package's waits no longer change.
+        # The package's waits with a path's own, for each path's `waited` met: the graph, and
+        # each stream's reach in it once asked (`check` asks the same few streams for every
+        # entry of a field). Checks run in the reporting pass only, where the package's waits
+        # no longer change.
         self.wait_graphs = {}
 
     def left_pending(self, function, exit_state):
@@ -120,17 +122,18 @@ class Escapes:
         facts = self.analysis.facts
         accesses = self.analysis.accesses
         owner = access.key.owner()
+        stream_key, site, writes = access.stream.key, access.site, access.writes()
         for ident, ordered in entries.items():
             earlier = accesses[ident]
-            if earlier.stream.key == access.stream.key or ident in state.pending:
+            if earlier.stream.key == stream_key or ident in state.pending:
+                continue
+            if earlier.site.line == site.line and earlier.site.column == site.column and \
+                    earlier.site.path == site.path:
                 continue
             if not any(may_be_one_owner(owner, earlier_owner)
                        for earlier_owner in self.owners[(field, ident)]):
                 continue   # `param.grad._local_tensor` and `new_param._local_tensor`
-            if (earlier.site.path, earlier.site.line, earlier.site.column) == \
-                    (access.site.path, access.site.line, access.site.column):
-                continue
-            if not (earlier.writes() or access.writes()):
+            if not (writes or earlier.writes()):
                 continue
             if contradict(earlier.conditions, access.conditions):
                 continue
@@ -148,15 +151,24 @@ class Escapes:
                 seen_by = {earlier.stream.key} | ordered
                 if access.stream.key in seen_by:
                     continue
-                graph = self.wait_graphs.get(state.waited)
-                if graph is None:
-                    graph = self.wait_graphs[state.waited] = waits_graph(facts.waits |
-                                                                         state.waited)
-                if reaches_through(access.stream.key, seen_by, graph):
+                if not self.reach(access.stream.key, state.waited, facts).isdisjoint(
+                        _with_every_group(seen_by)):
                     continue
                 if seen_by & state.host_synced or "*" in state.host_synced:
                     continue
             walker.checks.unordered(earlier, access, state, frame, walker, across_calls=True)
+
+    def reach(self, stream, waited, facts):
+        """The streams `stream` waited for, directly or through others, with the package's
+        waits and a path's own (`waited`): what reaches_through walks, found once."""
+        graph = self.wait_graphs.get(waited)
+        if graph is None:
+            graph = self.wait_graphs[waited] = (waits_graph(facts.waits | waited), {})
+        edges, reached = graph
+        found = reached.get(stream)
+        if found is None:
+            found = reached[stream] = frozenset(reachable(stream, edges))
+        return found
 
 
 def reaches(stream, targets, waits):
@@ -174,13 +186,22 @@ def waits_graph(waits):
 
 
 def reaches_through(stream, targets, waited_by):
-    targets = set(targets) | {"collective:*" for t in targets if t.startswith("collective:")}
-    seen, frontier = {stream}, [stream]
+    return not _with_every_group(targets).isdisjoint(reachable(stream, waited_by))
+
+
+def reachable(stream, waited_by):
+    """The streams at the end of one wait or more from `stream` (itself only through a
+    cycle)."""
+    seen, found, frontier = {stream}, set(), [stream]
     while frontier:
         for waited in waited_by.get(frontier.pop(), ()):
-            if waited in targets:
-                return True
+            found.add(waited)
             if waited not in seen:
                 seen.add(waited)
                 frontier.append(waited)
-    return False
+    return found
+
+
+def _with_every_group(targets):
+    """A wait for every process group's stream ("collective:*") sees a collective's."""
+    return set(targets) | {"collective:*" for t in targets if t.startswith("collective:")}

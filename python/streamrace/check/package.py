@@ -221,6 +221,9 @@ class _Indexer(ast.NodeVisitor):
         # For each loop around the statement visited, in this function: the names it binds.
         self.loops = []
         self.by_node = {}  # def node -> its FunctionInfo, once summarized
+        # statement -> (the names it mentions, the plain names it binds), nested statements
+        # included: an `if` or a loop asks about its body, and so does each one nested in it.
+        self.statement_names = {}
 
     def generic_visit(self, node):
         # Definitions and imports are statements: the expressions between them hold none of
@@ -256,11 +259,34 @@ class _Indexer(ast.NodeVisitor):
         read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
         return 2 if any(not (read & bound) for bound in self.loops) else 1
 
+    def _names_of(self, statement):
+        found = self.statement_names.get(statement)
+        if found is None:
+            names, bound = set(), set()
+            stack = child_nodes(statement)
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ast.stmt):
+                    inner_names, inner_bound = self._names_of(node)
+                    names |= inner_names
+                    bound |= inner_bound
+                    continue
+                if isinstance(node, ast.Attribute):
+                    names.add(node.attr)
+                elif isinstance(node, ast.Name):
+                    names.add(node.id)
+                    if isinstance(node.ctx, (ast.Store, ast.Del)):
+                        bound.add(node.id)
+                elif isinstance(node, ast.keyword) and node.arg:
+                    names.add(node.arg)
+                stack += child_nodes(node)
+            found = self.statement_names[statement] = (names, bound)
+        return found
+
     def visit_If(self, node):
-        names = set()
-        for statement in node.body + node.orelse:
-            names |= _names_in(statement)
-        self._count_condition(node.test, bool(names & _STREAM_WORDS))
+        decides_stream_work = any(not self._names_of(statement)[0].isdisjoint(_STREAM_WORDS)
+                                  for statement in node.body + node.orelse)
+        self._count_condition(node.test, decides_stream_work)
         self.generic_visit(node)
 
     def visit_While(self, node):
@@ -274,7 +300,7 @@ class _Indexer(ast.NodeVisitor):
 
     def _visit_loop(self, node, bound):
         for statement in node.body:
-            bound |= _bound_names(statement)
+            bound |= self._names_of(statement)[1]
         self.loops.append(bound)
         self.generic_visit(node)
         self.loops.pop()
@@ -397,7 +423,7 @@ def _summarize(info, summarized):
     info.calls = frozenset(calls)
     # In ast.walk's order, as registrations are taken (the first of a hook's wins); few
     # functions register hooks, so those alone are walked again.
-    info.hook_calls = tuple(child for child in ast.walk(info.node) if
+    info.hook_calls = tuple(child for child in _breadth_first(info.node) if
                             isinstance(child, ast.Call) and _registers_hook(child)) \
         if registers_hooks else ()
     info.attribute_nodes = tuple(attributes)
@@ -433,6 +459,14 @@ def _nodes_under(root, summarized=None):
         stack += child_nodes(node)
 
 
+def _breadth_first(root):
+    """ast.walk's nodes, in its order, without its generators."""
+    order = [root]
+    for node in order:   # the list grows behind the loop: each node's children join its end
+        order += child_nodes(node)
+    return order
+
+
 def child_nodes(node):
     """ast.iter_child_nodes as a list, without its two generators."""
     children = []
@@ -449,18 +483,6 @@ def _bound_names(node):
     """The plain names a statement or target assigns, anywhere inside it."""
     return {n.id for n in ast.walk(node)
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
-
-
-def _names_in(node):
-    names = set()
-    for child in _nodes_under(node):
-        if isinstance(child, ast.Attribute):
-            names.add(child.attr)
-        elif isinstance(child, ast.Name):
-            names.add(child.id)
-        elif isinstance(child, ast.keyword) and child.arg:
-            names.add(child.arg)
-    return names
 
 
 def _expression_name(node):

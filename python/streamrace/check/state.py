@@ -8,6 +8,7 @@ had done; a host wait (`synchronize`, a blocking copy to the host) takes what it
 of the state, since everything enqueued after it comes later on every stream. Host accesses are
 never pending: the host acts at once, and later device work is enqueued after it.
 """
+import functools
 from typing import Optional, Tuple
 
 from .. import torch_model
@@ -171,19 +172,20 @@ class State:
         self.host_synced = self.host_synced | {"*"}
         self.host_synced_on_a_path = self.host_synced_on_a_path | {"*"}
 
-    def conflicts(self, accesses, access):
+    def conflicts(self, accesses, stream_keys, access):
         """Pending accesses the new one races with: same bytes, at least one writing, on streams
         that are different for sure, with nothing ordering the earlier one before the new one's
-        stream."""
+        stream. `stream_keys`: each access's stream key by its ident, the test that sets aside
+        most of what is pending (the new access's stream's own work)."""
         found = []
         if access.creation:
             return found
         stream_key = access.stream.key
         writes = access.writes()
         for ident, ordered in self.pending.items():
-            earlier = accesses[ident]
-            if earlier.stream.key == stream_key or stream_key in ordered:
+            if stream_keys[ident] == stream_key or stream_key in ordered:
                 continue
+            earlier = accesses[ident]
             if not (writes or earlier.writes()):
                 continue
             if not earlier.key.overlaps(access.key):
@@ -212,7 +214,8 @@ class State:
             pending = self.pending
             for ident, ordered in other.pending.items():
                 mine = pending.get(ident)
-                pending[ident] = ordered if mine is None or mine is ordered else mine & ordered
+                if mine is not ordered:   # most pending work is shared: nothing to store
+                    pending[ident] = ordered if mine is None else mine & ordered
         if other.events != self.events:
             events = self.events
             for key, (captured, recorded, on) in other.events.items():
@@ -268,8 +271,15 @@ def touches_host_memory(access):
 def contradict(first, second):
     if not first or not second:
         return False
-    values = dict(first)
+    values = _condition_values(first)
     return any(text in values and values[text] != value for text, value in second)
+
+
+@functools.lru_cache(maxsize=4096)
+def _condition_values(conditions):
+    """A path's conditions as a dict, made once: an access's are compared with those of every
+    access of the same attribute (escapes.py)."""
+    return dict(conditions)
 
 
 def _absorb_values(mine, theirs):

@@ -19,7 +19,7 @@ class Frame:
     """One function's activation: its locals live in each path's state under this frame's
     ident; `returns` collects the states and values its `return` statements hand back."""
     __slots__ = ("ident", "function", "class_info", "module", "returns", "loops", "depth",
-                 "chain", "self_key", "enclosing")
+                 "chain", "call_sites", "self_key", "enclosing")
 
     def __init__(self, ident, function, class_info, depth, chain):
         self.ident = ident
@@ -30,6 +30,7 @@ class Frame:
         self.loops = []      # per enclosing loop: [break states, continue states]
         self.depth = depth
         self.chain = chain   # call sites from the analysis's starting function to here
+        self.call_sites = tuple(site for site, _ in chain)   # the sites alone, for each access
         self.self_key = None
         self.enclosing = None  # the frame of the function a closure was defined in
 

@@ -37,12 +37,13 @@ class FreeWhilePending:
         accesses = walker.accesses
         for ident, ordered in state.pending.items():
             access = accesses[ident]
-            if not access.key.overlaps(key) or access.key.root[0] == "field":
+            # Most pending work is the allocating stream's own: that test comes first.
+            if access.stream.key == allocation.key or allocation.key in ordered:
+                continue
+            if access.key.root[0] == "field" or not access.key.overlaps(key):
                 continue
             if one_object and (access.key.root != key.root or
                                access.key.path[:len(key.path)] != key.path):
-                continue
-            if access.stream.key == allocation.key or allocation.key in ordered:
                 continue
             if scope_end and access.stream.kind in ("collective", "opaque"):
                 # The process group records its stream on the tensors a collective is given
