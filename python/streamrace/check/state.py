@@ -49,6 +49,10 @@ class Access:
     partial: bool = False
     # 1 when made in a gradient hook's second firing (the first firing's work may be pending).
     firing: int = 0
+    # A copy without non_blocking: had it moved host memory, the host would have waited for it
+    # (PyTorch synchronizes the stream after a blocking copy to or from the host), so what it
+    # leaves pending is device memory only.
+    blocking: bool = False
 
     def writes(self):
         return self.mode != "read"
@@ -259,8 +263,11 @@ class State:
 
 
 def touches_host_memory(access):
-    """Whether a device access can be of host memory: only copies move bytes between the two
-    (an allocation writes none, and arithmetic on a host tensor runs on the host)."""
+    """Whether a device access can be of host memory: only non-blocking copies move bytes
+    between the two and leave them pending (an allocation writes none, and arithmetic on a host
+    tensor runs on the host)."""
+    if access.blocking:
+        return False
     return access.api.rsplit(".", 1)[-1] in torch_model.COPY_METHODS or \
         access.api == "batch_isend_irecv" or access.stream.kind == "collective"
 
