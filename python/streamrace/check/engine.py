@@ -292,7 +292,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         access = self.analysis.make_access(value.key, stream, mode, api, site, statement,
                                            frozenset(state.conditions.items()), creation,
                                            getattr(value, "partial", False), self.firing,
-                                           blocking)
+                                           blocking, getattr(value, "views", ()))
         if self.analysis.reporting:
             for earlier in state.conflicts(self.accesses, access):
                 self.checks.unordered(earlier, access, state, frame, self)
@@ -509,16 +509,17 @@ class Analysis:
         return kept
 
     def make_access(self, key, stream, mode, api, site, statement, conditions, creation,
-                    partial, firing=0, blocking=False):
+                    partial, firing=0, blocking=False, views=()):
         # `firing`: a hook's second firing makes accesses of its own, distinct from the first
         # firing's at the same sites, which may still be pending.
         identity = (key, stream.key, mode, api, site, conditions, creation, partial, firing,
-                    blocking)
+                    blocking, views)
         ident = self.access_ids.get(identity)
         if ident is None:
             ident = len(self.accesses)
             self.accesses.append(Access(ident, key, stream, mode, api, site, statement or (),
-                                        conditions, creation, partial, firing, blocking))
+                                        conditions, creation, partial, firing, blocking,
+                                        views))
             self.access_ids[identity] = ident
         return self.accesses[ident]
 
