@@ -13,10 +13,12 @@ directories), named `owner+name` (`deepspeedai+DeepSpeed`), or `owner+name/repo`
 For each bug the files are taken from both commits into a scratch folder and checked. A bug is
 found when a finding of the buggy version names a first line and a second line (its location
 and notes). Its fixed version is judged twice: whether it still reports the race (a finding
-naming the two accesses, which the fix ordered), and whether it reports nothing at all (a file
-can hold other races than the one fixed). Prints one line a bug and the totals.
+naming the two accesses, which the fix ordered: their lines taken to the fixed file through the
+diff of the two versions, since a fix moves the lines after it), and whether it reports nothing
+at all (a file can hold other races than the one fixed). Prints one line a bug and the totals.
 """
 import argparse
+import difflib
 import json
 import os
 import subprocess
@@ -83,7 +85,7 @@ def main():
             print("%-42s no clone of %s in %s" % (bug["id"], bug["repo"], args.repos))
             continue
         paths = [bug["path"]] + bug.get("with", [])
-        results = {}
+        results, texts = {}, {}
         with tempfile.TemporaryDirectory() as scratch:
             for version, commit in (("buggy", bug["parent"]), ("fixed", bug["fix"])):
                 folder = os.path.join(scratch, version)
@@ -93,11 +95,17 @@ def main():
                     print("%-42s %s" % (bug["id"], error))
                     break
                 results[version] = findings(args.build, folder)
+                with open(os.path.join(folder, bug["path"]), errors="replace") as source:
+                    texts[version] = source.read().splitlines()
         if results is None:
             continue
         measured += 1
-        hit = any(names_the_race(f, bug) for f in results["buggy"])
-        still = any(names_the_race(f, bug) for f in results["fixed"])
+        hit = any(names_the_race(f, bug["path"], bug["first"], bug["second"])
+                  for f in results["buggy"])
+        first_fixed = lines_after_the_fix(texts["buggy"], texts["fixed"], bug["first"])
+        second_fixed = lines_after_the_fix(texts["buggy"], texts["fixed"], bug["second"])
+        still = any(names_the_race(f, bug["path"], first_fixed, second_fixed)
+                    for f in results["fixed"])
         fixed_count = len(results["fixed"])
         found += hit
         silent_on_race += hit and not still
@@ -110,10 +118,27 @@ def main():
               found, measured, silent_on_race, silent))
 
 
-def names_the_race(finding, bug):
+def names_the_race(finding, path, first, second):
     """A finding whose location and notes name a line of each racing access."""
-    lines = lines_named(finding, bug["path"])
-    return bool(lines & set(bug["first"]) and lines & set(bug["second"]))
+    lines = lines_named(finding, path)
+    return bool(lines & set(first) and lines & set(second))
+
+
+def lines_after_the_fix(buggy, fixed, lines):
+    """The lines of the fixed file that the buggy file's `lines` (numbered from 1) became: a line
+    the fix left is where the diff of the two versions puts it, one the fix rewrote is each line
+    that replaced it, one it deleted is none."""
+    found = set()
+    opcodes = difflib.SequenceMatcher(None, buggy, fixed, autojunk=False).get_opcodes()
+    for tag, buggy_start, buggy_end, fixed_start, fixed_end in opcodes:
+        for line in lines:
+            if not buggy_start < line <= buggy_end:
+                continue
+            if tag == "equal":
+                found.add(fixed_start + line - buggy_start)
+            elif tag == "replace":
+                found.update(range(fixed_start + 1, fixed_end + 1))
+    return found
 
 
 if __name__ == "__main__":

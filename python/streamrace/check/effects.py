@@ -654,7 +654,8 @@ class CallEffects:
             return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True)
         # A copy to the device: its stream reads the source (host memory too, until it is
         # done when non_blocking).
-        self.access(tensor, "read", name, node.func.value, state, frame, stream=state.current)
+        self.access(tensor, "read", name, node.func.value, state, frame, stream=state.current,
+                    blocking=not non_blocking)
         if host_source and not non_blocking:
             # PyTorch's blocking copy from the host synchronizes the stream it ran on.
             state.host_waits_for_stream(self.accesses, state.current)
@@ -677,9 +678,9 @@ class CallEffects:
         # A copy between the device and the host: the stream does it, reading and writing host
         # memory as well.
         self.access(source, "read", "copy_", source_node, state, frame, stream=state.current,
-                    tensor=True)
+                    tensor=True, blocking=not non_blocking)
         self.access(target, "write", "copy_", node.func.value, state, frame,
-                    stream=state.current, tensor=True)
+                    stream=state.current, tensor=True, blocking=not non_blocking)
         if (target_host or source_host) and not non_blocking:
             # A blocking copy between host and device: the host waits for it.
             state.host_waits_for_stream(self.accesses, state.current)

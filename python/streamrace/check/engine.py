@@ -274,14 +274,14 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         return self.usage.holds_tensor(value.key, frame.function.node)
 
     def access(self, value, mode, api, node, state, frame, stream=None, tensor=False,
-               site=None, creation=False):
+               site=None, creation=False, blocking=False):
         """The access of `value`'s bytes by `stream` (the current one by default); checks it
         against what is pending, then leaves it pending."""
         if isinstance(value, Container) and value.key is None:
             made = []
             for item in value.items:
                 made += self.access(item, mode, api, node, state, frame, stream, tensor, site,
-                                    creation)
+                                    creation, blocking)
             return made
         if not isinstance(value, (Tensor, Symbol)) or value.key is None:
             return []
@@ -296,7 +296,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         statement = getattr(node, "_statement", None)
         access = self.analysis.make_access(value.key, stream, mode, api, site, statement,
                                            frozenset(state.conditions.items()), creation,
-                                           getattr(value, "partial", False), self.firing)
+                                           getattr(value, "partial", False), self.firing,
+                                           blocking, getattr(value, "views", ()))
         if self.analysis.reporting:
             for earlier in state.conflicts(self.accesses, self.analysis.stream_keys, access):
                 self.checks.unordered(earlier, access, state, frame, self)
@@ -514,15 +515,17 @@ class Analysis:
         return kept
 
     def make_access(self, key, stream, mode, api, site, statement, conditions, creation,
-                    partial, firing=0):
+                    partial, firing=0, blocking=False, views=()):
         # `firing`: a hook's second firing makes accesses of its own, distinct from the first
         # firing's at the same sites, which may still be pending.
-        identity = (key, stream.key, mode, api, site, conditions, creation, partial, firing)
+        identity = (key, stream.key, mode, api, site, conditions, creation, partial, firing,
+                    blocking, views)
         ident = self.access_ids.get(identity)
         if ident is None:
             ident = len(self.accesses)
             self.accesses.append(Access(ident, key, stream, mode, api, site, statement or (),
-                                        conditions, creation, partial, firing))
+                                        conditions, creation, partial, firing, blocking,
+                                        views))
             self.stream_keys.append(stream.key)
             self.access_ids[identity] = ident
         return self.accesses[ident]

@@ -50,6 +50,13 @@ class Access:
     partial: bool = False
     # 1 when made in a gradient hook's second firing (the first firing's work may be pending).
     firing: int = 0
+    # A copy without non_blocking: had it moved host memory, the host would have waited for it
+    # (PyTorch synchronizes the stream after a blocking copy to or from the host), so what it
+    # leaves pending is device memory only.
+    blocking: bool = False
+    # The views, one of which the access is of, when joined paths bound different views of
+    # `key` (values.Tensor.views).
+    views: Tuple = ()
 
     def writes(self):
         return self.mode != "read"
@@ -188,7 +195,7 @@ class State:
             earlier = accesses[ident]
             if not (writes or earlier.writes()):
                 continue
-            if not earlier.key.overlaps(access.key):
+            if not keys_meet(earlier, access):
                 continue
             if contradict(earlier.conditions, access.conditions):
                 continue
@@ -262,10 +269,20 @@ class State:
 
 
 def touches_host_memory(access):
-    """Whether a device access can be of host memory: only copies move bytes between the two
-    (an allocation writes none, and arithmetic on a host tensor runs on the host)."""
+    """Whether a device access can be of host memory: only non-blocking copies move bytes
+    between the two and leave them pending (an allocation writes none, and arithmetic on a host
+    tensor runs on the host)."""
+    if access.blocking:
+        return False
     return access.api.rsplit(".", 1)[-1] in torch_model.COPY_METHODS or \
         access.api == "batch_isend_irecv" or access.stream.kind == "collective"
+
+
+def keys_meet(first, second):
+    """Whether two accesses may touch the same bytes: of their keys, or of one of the views
+    each is of."""
+    return any(mine.overlaps(theirs) for mine in first.views or (first.key,)
+               for theirs in second.views or (second.key,))
 
 
 def contradict(first, second):
@@ -316,7 +333,10 @@ def _join_value(a, b):
         common = a.key.either(b.key) or a.key.common(b.key)
         if common is not None:
             if isinstance(a, Tensor) and isinstance(b, Tensor):
-                return Tensor(common, None, a.on_host and b.on_host)
+                views = ()
+                if a.partial and b.partial and not a.key.either(b.key):
+                    views = tuple(dict.fromkeys((a.views or (a.key,)) + (b.views or (b.key,))))
+                return Tensor(common, None, a.on_host and b.on_host, bool(views), views)
             return Symbol(common, getattr(a, "spelling", ""))
     if isinstance(a, Stream) and isinstance(b, (Stream, Symbol)) or \
             isinstance(b, Stream) and isinstance(a, Symbol):

@@ -174,18 +174,14 @@ class StatementWalker:
         after = []
         for state in paths:
             outcome, when_taken, when_skipped = self.condition(node.test, state, frame)
-            taken = skipped = None
+            taken = skipped = []
             if outcome is not False:
-                taken = state if outcome is True else state.copy()
-                taken.conditions.update(when_taken)
+                taken = _split(state, when_taken, in_place=outcome is True)
             if outcome is not True:
-                skipped = state
-                if when_skipped:
-                    skipped = state.copy()
-                    skipped.conditions.update(when_skipped)
-            out = self.block(node.body, [taken], frame) if taken is not None else []
-            out += self.block(node.orelse, [skipped], frame) if skipped is not None else []
-            if outcome is None and not (when_taken or when_skipped) and len(out) > 1:
+                skipped = _split(state, when_skipped, in_place=True)
+            out = self.block(node.body, taken, frame) if taken else []
+            out += self.block(node.orelse, skipped, frame) if skipped else []
+            if outcome is None and when_taken == when_skipped == [{}] and len(out) > 1:
                 # Nothing tests this again: the branches need not stay apart, unless they chose
                 # different streams to run later work on (`ctx = torch.cuda.stream(s)` on one,
                 # `nullcontext()` on the other).
@@ -315,11 +311,12 @@ class StatementWalker:
     # ---- conditions -----------------------------------------------------------------------
 
     def condition(self, test, state, frame):
-        """(True/False/None, {condition text: value} where taken, {...} where skipped) for an
-        `if` test: constants the model knows (`get_accelerator().resolves_data_dependency()` is
-        False on CUDA), conditions already decided on this path (`if self.overlap_comm:` twice),
-        and the parts of an `and`/`or` chain (`if multi and overlap:` decides `multi` where taken
-        and `overlap` too, where `if overlap:` is tested again)."""
+        """(True/False/None, where taken, where skipped) for an `if` test: constants the model
+        knows (`get_accelerator().resolves_data_dependency()` is False on CUDA), conditions
+        already decided on this path (`if self.overlap_comm:` twice), and the parts of an
+        `and`/`or` chain. Where taken and where skipped are each a list of alternatives, each a
+        {condition text: value} dict: `if multi and overlap:` skipped is `not multi`, or `multi`
+        and `not overlap`, so that a later `if multi:` knows `overlap` is false there."""
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             negate = not negate
@@ -339,28 +336,73 @@ class StatementWalker:
         if outcome is None and text is not None:
             outcome = state.conditions.get(text)
         if outcome is not None or text is None or text not in self.package.correlated:
-            return outcome, {}, {}
-        return None, {text: True}, {text: False}
+            return outcome, [{}], [{}]
+        return None, [{text: True}], [{text: False}]
 
     def chain_condition(self, test, state, frame):
-        """`a and b`: taken, every part holds; skipped, the one undecided part fails when the
-        others hold. `a or b` the other way round."""
+        """`a and b`: taken, every part holds; skipped, some undecided part fails while the
+        ones before it hold. `a or b` the other way round."""
         deciding = isinstance(test.op, ast.And)   # the part value that does not end the chain
-        undecided, taken, skipped = [], {}, {}
+        undecided = []
         for part in test.values:
             outcome, part_taken, part_skipped = self.condition(part, state, frame)
             if outcome is (not deciding):
-                return outcome, {}, {}
+                return outcome, [{}], [{}]
             if outcome is None:
-                undecided.append((part_taken, part_skipped))
+                undecided.append((part_taken, part_skipped) if deciding else
+                                 (part_skipped, part_taken))
         if not undecided:
-            return deciding, {}, {}
-        for part_taken, part_skipped in undecided:
-            (taken if deciding else skipped).update(part_taken if deciding else part_skipped)
-        if len(undecided) == 1:
-            (skipped if deciding else taken).update(
-                undecided[0][1] if deciding else undecided[0][0])
-        return None, taken, skipped
+            return deciding, [{}], [{}]
+        holding, ending = [{}], []
+        for part_holds, part_ends in undecided:
+            ending += _both(holding, part_ends)
+            holding = _both(holding, part_holds)
+        holding, ending = _simplest(holding), _simplest(ending)
+        return (None, holding, ending) if deciding else (None, ending, holding)
+
+
+def _both(first, second):
+    """The alternatives where one of `first` and one of `second` hold (those that disagree on
+    a condition dropped)."""
+    return [{**a, **b} for a in first for b in second
+            if all(a.get(text, value) == value for text, value in b.items())]
+
+
+def _simplest(alternatives):
+    """The alternatives without those another one implies, and two that differ only in one
+    condition's value joined (`a` or `not a and b` stay; `a and b` or `a and not b` is `a`).
+    At most the parts of one chain: a few."""
+    alternatives = [dict(a) for a in alternatives]
+    changed = True
+    while changed:
+        changed = False
+        for i, a in enumerate(alternatives):
+            for j, b in enumerate(alternatives):
+                if i == j:
+                    continue
+                if a.items() <= b.items() or (a.keys() == b.keys() and len(
+                        [t for t in a if a[t] != b[t]]) == 1):
+                    common = {t: v for t, v in a.items() if b[t] == v}
+                    alternatives[i] = common
+                    del alternatives[j]
+                    changed = True
+                    break
+            if changed:
+                break
+    return alternatives or [{}]
+
+
+def _split(state, alternatives, in_place):
+    """The paths taking a branch: one per alternative condition under which it is taken, the
+    last one the state itself when `in_place` (no other branch starts from it)."""
+    if len(alternatives) == 1 and not alternatives[0]:
+        return [state if in_place else state.copy()]
+    out = []
+    for position, conditions in enumerate(alternatives):
+        branch = state if in_place and position == len(alternatives) - 1 else state.copy()
+        branch.conditions.update(conditions)
+        out.append(branch)
+    return out
 
 
 def _streams_chosen(state):

@@ -417,6 +417,10 @@ class Tensor:
     # A view of part of the key's bytes (a slice, `narrow`, a chunk): two parts of one buffer
     # may be disjoint.
     partial: bool = False
+    # The views of the key (its base) that paths joined here had bound, when they differ
+    # (`x[:, :1]` on one layout's branch, `x[:, :, :1]` on the other's): the tensor is one of
+    # them, not the whole base.
+    views: Tuple = ()
 
 
 @value_class

@@ -141,3 +141,60 @@ def scale_blocks_of_four_stepping_by_two(blocks, group):
                                        async_op=True))
     for handle in handles:
         handle.wait()
+
+# The buffer and its halo rows made on each branch of a layout flag, the branches joined after
+# it: a halo view is one layout's or the other's, each disjoint from its layout's interior, not
+# the whole buffer.
+def halo_rows_by_layout_disjoint(out, nhwc, exchange):
+    interior_stream, halo_stream = torch.cuda.Stream(), torch.cuda.Stream()
+    if nhwc:
+        n, h, w, c = list(out.shape)
+        padded = torch.empty([n, h + 2, w, c], dtype=out.dtype, device="cuda")
+        interior_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(interior_stream):
+            padded[:, 1:h + 1, :, :].copy_(out)
+        top = padded[:, :1, :, :]
+        bottom = padded[:, h + 1:h + 2, :, :]
+    else:
+        n, c, h, w = list(out.shape)
+        padded = torch.empty([n, c, h + 2, w], dtype=out.dtype, device="cuda")
+        interior_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(interior_stream):
+            padded[:, :, 1:h + 1, :].copy_(out)
+        top = padded[:, :, :1, :]
+        bottom = padded[:, :, h + 1:h + 2, :]
+    halo_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(halo_stream):
+        exchange(top, bottom)
+    torch.cuda.current_stream().wait_stream(interior_stream)
+    torch.cuda.current_stream().wait_stream(halo_stream)
+    return padded
+
+
+def halo_rows_by_layout_overlapping(out, channels_last, exchange):
+    interior_stream, halo_stream = torch.cuda.Stream(), torch.cuda.Stream()
+    if channels_last:
+        n, h, w, c = list(out.shape)
+        padded = torch.empty([n, h + 2, w, c], dtype=out.dtype, device="cuda")
+        interior_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(interior_stream):
+            padded[:, 1:h + 1, :, :].copy_(out)
+        top = padded[:, :1, :, :]
+        bottom = padded[:, h + 1:h + 2, :, :]
+    else:
+        n, c, h, w = list(out.shape)
+        padded = torch.empty([n, c, h + 2, w], dtype=out.dtype, device="cuda")
+        interior_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(interior_stream):
+            padded[:, :, 1:h + 1, :].copy_(out)
+        top = padded[:, :, :1, :]
+        bottom = padded[:, :, h:h + 2, :]
+    halo_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(halo_stream):
+        exchange(top, bottom)
+        # CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'padded' is read by exchange on stream 'halo_stream' while copy_ on stream 'interior_stream' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-7]]:13: note: copy_ writes 'padded[*]' on stream 'interior_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:23: note: make stream 'halo_stream' wait for stream 'interior_stream' before this: `torch.cuda.current_stream().wait_stream(interior_stream)`
+    torch.cuda.current_stream().wait_stream(interior_stream)
+    torch.cuda.current_stream().wait_stream(halo_stream)
+    return padded

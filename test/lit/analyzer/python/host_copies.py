@@ -49,3 +49,41 @@ def pinned_staging_buffer_refilled_after_the_upload(indices):
     torch.cuda.current_stream().synchronize()
     staging.zero_()
     return device
+
+
+# A copy left pending by one call and read on the host by another: only a non-blocking copy can
+# still be moving host memory; a blocking one into host memory made the host wait for it, and
+# one between device tensors touches no host memory.
+class ShardsWrittenBackWithoutWaiting:
+    def __init__(self, params):
+        self.params = params
+        self.stream = torch.cuda.Stream()
+
+    def write_back(self, full_tensors):
+        torch.cuda.current_stream().wait_stream(self.stream)
+        for p, full in zip(self.params, full_tensors):
+            p._shard.copy_(full, non_blocking=True)
+
+    def pin(self, p):
+        p._pinned = p._shard.pin_memory()
+        # CHECK-MESSAGES: :[[@LINE-1]]:21: warning: the host reads 'p._shard' (pin_memory) while copy_ on the current stream may still be writing it; nothing makes the host wait for that stream (the copy is left pending when 'write_back' returns) [streamrace-host-access-before-sync]
+        # CHECK-MESSAGES: :[[@LINE-5]]:13: note: copy_ writes 'self.params[*]._shard' on the current stream here
+        # CHECK-MESSAGES: :[[@LINE-3]]:21: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
+        with torch.cuda.stream(self.stream):
+            p._padded = torch.zeros_like(p._pinned, device="cuda")
+
+
+class ShardsWrittenBackBlocking:
+    def __init__(self, params):
+        self.params = params
+        self.stream = torch.cuda.Stream()
+
+    def write_back(self, full_tensors):
+        torch.cuda.current_stream().wait_stream(self.stream)
+        for p, full in zip(self.params, full_tensors):
+            p._master.copy_(full)
+
+    def pin(self, p):
+        p._pinned_master = p._master.pin_memory()
+        with torch.cuda.stream(self.stream):
+            p._padded_master = torch.zeros_like(p._pinned_master, device="cuda")

@@ -234,3 +234,45 @@ def scale_then_reduce_the_one_before_backwards_racy(grads):
         works.append(dist.all_reduce(grads[i - 1], async_op=True))
     for work in works:
         work.wait()
+
+class SwappedWhereOverlapping:
+    """The buffer of a ping-pong pair filled next is the other one only where the reduction
+    overlaps (`contiguous and overlap`); the flags are joined at the reduction's return. Skipped,
+    the test says `not contiguous`, or `contiguous and not overlap`: where `if contiguous:` then
+    fills the same buffer, the reduction ran on the current stream."""
+
+    def __init__(self, contiguous, overlap):
+        self.contiguous = contiguous
+        self.overlap = overlap
+        self.reduction_stream = torch.cuda.Stream()
+        self.elements_reduced = 0
+
+    def reduce(self, bucket):
+        torch.cuda.current_stream().wait_stream(self.reduction_stream)
+        if self.overlap:
+            self.reduction_stream.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(self.reduction_stream):
+                bucket.buffer[bucket.index].div_(2)
+        else:
+            bucket.buffer[bucket.index].div_(2)
+        return bucket.elements
+
+    def add_grad(self, grad):
+        bucket = self.bucket
+        self.elements_reduced += self.reduce(bucket)
+        if self.contiguous and self.overlap:
+            bucket.index = 1 - bucket.index
+        if self.contiguous:
+            bucket.buffer[bucket.index].copy_(grad)
+
+    def add_grad_unswapped_racy(self, grad):
+        bucket = self.bucket
+        self.elements_reduced += self.reduce(bucket)
+        if self.contiguous and self.overlap:
+            bucket.index = 1 - bucket.index
+        if self.overlap:
+            bucket.buffer[bucket.index].copy_(grad)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'self.bucket.buffer[self.bucket.index]' is written by copy_ on the current stream while div_ on stream 'self.reduction_stream' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-21]]:17: note: div_ reads and writes 'self.bucket.buffer[self.bucket.index]' on stream 'self.reduction_stream' here
+            # CHECK-MESSAGES: :[[@LINE-7]]:34: note: 'reduce' is called here
+            # CHECK-MESSAGES: :[[@LINE-4]]:13: note: make the current stream wait for stream 'self.reduction_stream' before this: `torch.cuda.current_stream().wait_stream(self.reduction_stream)`
