@@ -11,20 +11,20 @@ import functools
 import re
 
 from .. import torch_model
+from .indices import IndexEvaluator, integer_arithmetic
 from .package import ClassInfo, FunctionInfo, condition_text, expression_name
 from .state import AMBIENT, HOST_STREAM, join_returned
-from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Functions,
-                     Integer, Key, Linear, Module, Range, Stream, StreamContext, Symbol, Tensor,
-                     Work, affine_index, attribute_stream_key, combine_linear, constant_index,
-                     either_function, either_stream, holds_handles, HANDLES, items_labelled,
-                     linear_form, range_index, scale_linear, span_index, store_labelled,
-                     symbol_name)
+from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Integer, Key,
+                     Linear, Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
+                     attribute_stream_key, combine_linear, either_function, either_stream,
+                     holds_handles, HANDLES, items_labelled, linear_form, scale_linear,
+                     store_labelled)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 
 
-class ExpressionEvaluator:
+class ExpressionEvaluator(IndexEvaluator):
     # ---- names ----------------------------------------------------------------------------
 
     def local_key(self, frame, name, node=None):
@@ -192,72 +192,6 @@ class ExpressionEvaluator:
             return stored
         return None
 
-    def strided(self, numbers, node, state, frame):
-        """`range(n)[::world_sz]`: the range stepping by the slice's step; None for another
-        part of a range, whose loop's iterations are then told apart by name only."""
-        if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Slice) or \
-                node.slice.lower is not None or node.slice.upper is not None or \
-                node.slice.step is None or numbers.step != ((), 1):
-            return None
-        step = linear_form(self.evaluate(node.slice.step, state, frame))
-        return Range(numbers.symbol, step) if step is not None else None
-
-    def sliced_span(self, bounds, state, frame):
-        """The span part of a one-dimensional slice (`xs[base_i:base_i + world_sz]`) whose
-        bounds are linear forms, not both constant; None otherwise."""
-        if bounds.step is not None or bounds.upper is None:
-            return None
-        lower = linear_form(self.evaluate(bounds.lower, state, frame)) \
-            if bounds.lower is not None else ((), 0)
-        upper = linear_form(self.evaluate(bounds.upper, state, frame))
-        if lower is None or upper is None or not lower[0] + upper[0]:
-            return None
-        return span_index(lower, upper)
-
-    def kept_rows(self, dimensions, state, frame):
-        """The range part of a multi-dimensional slice (`x[:, 1:h + 1, :]`): its first dimension
-        not taken whole, when its bounds are affine; None when the bounds cannot be told."""
-        for position, dimension in enumerate(dimensions):
-            if isinstance(dimension, ast.Slice):
-                if dimension.lower is None and dimension.upper is None and \
-                        dimension.step is None:
-                    continue
-                if dimension.step is not None:
-                    return None
-                lower = _affine_bound(self.evaluate(dimension.lower, state, frame)) \
-                    if dimension.lower is not None else ("", 0, 0)
-                upper = _affine_bound(self.evaluate(dimension.upper, state, frame)) \
-                    if dimension.upper is not None else None
-                if lower is None or dimension.upper is not None and upper is None:
-                    return None
-                return range_index(position, lower, upper)
-            if isinstance(dimension, ast.Constant) and dimension.value is Ellipsis:
-                return None
-            row = _affine_bound(self.evaluate(dimension, state, frame))
-            if row is None:
-                return None
-            return range_index(position, row, (row[0], row[1], row[2] + 1))
-        return None
-
-    def index_part(self, index):
-        if isinstance(index, Constant) and isinstance(index.value, int) \
-                and not isinstance(index.value, bool):
-            return constant_index(index.value)
-        if isinstance(index, Integer):
-            return affine_index(index.scale, index.offset, index.symbol)
-        if isinstance(index, Symbol):
-            return affine_index(1, 0, symbol_name(index.key))
-        if isinstance(index, Linear):
-            lower = linear_form(index)
-            return span_index(lower, (lower[0], lower[1] + 1))
-        return ANY_INDEX
-
-    def expr_Slice(self, node, state, frame):
-        for part in (node.lower, node.upper, node.step):
-            if part is not None:
-                self.evaluate(part, state, frame)
-        return None
-
     def expr_Tuple(self, node, state, frame):
         items = tuple(self.evaluate(e, state, frame) for e in node.elts)
         for item in items:
@@ -329,7 +263,7 @@ class ExpressionEvaluator:
     def expr_BinOp(self, node, state, frame):
         left = self.evaluate(node.left, state, frame)
         right = self.evaluate(node.right, state, frame)
-        integer = _integer_arithmetic(node.op, left, right)
+        integer = integer_arithmetic(node.op, left, right)
         if integer is not None:
             return integer
         tensors = [(v, n) for v, n in ((left, node.left), (right, node.right))
@@ -596,7 +530,7 @@ class ExpressionEvaluator:
     def augmented_assign(self, node, state, frame):
         value = self.evaluate(node.value, state, frame)
         current = self.evaluate(node.target, state, frame)
-        integer = _integer_arithmetic(node.op, current, value)
+        integer = integer_arithmetic(node.op, current, value)
         if integer is not None:
             self.assign(node.target, integer, None, state, frame)
             return
@@ -787,88 +721,6 @@ def _either(*values):
     if all(isinstance(v, (Tensor, Symbol)) for v in values) and \
             len({v.key for v in values}) == 1:
         return values[0]
-    return None
-
-
-def _affine_bound(value):
-    """A slice bound as (symbol, scale, offset), the symbol empty for a constant; None when it
-    is not an integer the analysis can compare."""
-    if isinstance(value, Constant) and isinstance(value.value, int) and \
-            not isinstance(value.value, bool):
-        return "", 0, value.value
-    if isinstance(value, Integer):
-        return value.symbol, value.scale, value.offset
-    if isinstance(value, Symbol) and value.key is not None:
-        return symbol_name(value.key), 1, 0
-    return None
-
-
-def _integer_arithmetic(op, left, right):
-    """Affine integers of one symbol (`1 - i`, `i + 1`, `2 * i`): element indices that can be
-    told apart; linear forms of several (`base_i + rank`), or of a symbol whose least value is
-    known, that spans of elements can be compared by."""
-    linear = _linear_arithmetic(op, left, right)
-    if linear is not None:
-        return linear
-    def as_affine(value):
-        if isinstance(value, Integer):
-            return value.symbol, value.scale, value.offset
-        if isinstance(value, Symbol) and value.key is not None:
-            return symbol_name(value.key), 1, 0
-        return None
-
-    def as_int(value):
-        if isinstance(value, Constant) and isinstance(value.value, int) and \
-                not isinstance(value.value, bool):
-            return value.value
-        return None
-
-    if isinstance(op, (ast.Add, ast.Sub)):
-        a, b = as_affine(left), as_int(right)
-        if a is not None and b is not None and isinstance(left, Integer):
-            return Integer(a[0], a[1], a[2] + (b if isinstance(op, ast.Add) else -b))
-        a, b = as_int(left), as_affine(right)
-        if a is not None and b is not None and (isinstance(right, (Integer, Symbol))):
-            if isinstance(op, ast.Add):
-                return Integer(b[0], b[1], b[2] + a)
-            return Integer(b[0], -b[1], a - b[2])
-        a, b = as_affine(left), as_int(right)
-        if a is not None and b is not None and isinstance(left, Symbol) and \
-                isinstance(op, (ast.Add, ast.Sub)):
-            return Integer(a[0], 1, b if isinstance(op, ast.Add) else -b)
-    if isinstance(op, ast.Mult):
-        a, b = as_affine(left), as_int(right)
-        if a is not None and b is not None and isinstance(left, Integer):
-            return Integer(a[0], a[1] * b, a[2] * b)
-    if isinstance(left, Constant) and isinstance(right, Constant):
-        try:
-            if isinstance(op, ast.Add):
-                return Constant(left.value + right.value)
-            if isinstance(op, ast.Sub):
-                return Constant(left.value - right.value)
-        except TypeError:
-            return None
-    return None
-
-
-def _linear_arithmetic(op, left, right):
-    """`+`, `-` and a constant `*` of integers one of which is a `Linear` or a symbol whose
-    least value is known, or of two different symbols; None where one symbol's affine form
-    does (what it did before several were compared)."""
-    a, b = linear_form(left), linear_form(right)
-    if a is None or b is None:
-        return None
-    several = isinstance(left, Linear) or isinstance(right, Linear) or \
-        any(least is not None for _, _, least in a[0] + b[0]) or \
-        len({symbol for symbol, _, _ in a[0] + b[0]}) > 1
-    if not several:
-        return None
-    if isinstance(op, (ast.Add, ast.Sub)):
-        return combine_linear(a, b, 1 if isinstance(op, ast.Add) else -1)
-    if isinstance(op, ast.Mult) and not b[0]:
-        return scale_linear(a, b[1])
-    if isinstance(op, ast.Mult) and not a[0]:
-        return scale_linear(b, a[1])
     return None
 
 
