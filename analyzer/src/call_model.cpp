@@ -218,6 +218,7 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
   case ApiRole::AllocAsync:
     effect.kind = CallEffectKind::Enqueue;
     effect.communicator = argumentAt(call, function.argIndex(ArgMeaning::Communicator));
+    effect.graph = argumentAt(call, function.argIndex(ArgMeaning::GraphExec));
     // In-place collectives name one buffer twice: the flow engine merges the two by storage.
     // A stream-ordered allocation is work on its stream that makes the memory exist: until a
     // stream is ordered after it, using the memory there is a use before the allocation.
@@ -276,6 +277,12 @@ std::optional<CallEffect> apiEffect(const clang::CallExpr& call, const ApiFuncti
     return effect;
   case ApiRole::CaptureEnd:
     effect.kind = CallEffectKind::CaptureEnd;
+    effect.outPointer = argumentAt(call, function.argIndex(ArgMeaning::GraphOut));
+    return effect;
+  case ApiRole::GraphInstantiate:
+    effect.kind = CallEffectKind::GraphInstantiate;
+    effect.outPointer = argumentAt(call, function.argIndex(ArgMeaning::GraphExecOut));
+    effect.graph = argumentAt(call, function.argIndex(ArgMeaning::Graph));
     return effect;
   case ApiRole::HostRegister:
     effect.kind = CallEffectKind::HostRegister;

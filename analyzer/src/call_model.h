@@ -20,27 +20,28 @@ class Expr;
 namespace streamrace::analyzer {
 
 enum class CallEffectKind {
-  Enqueue,      // stream-ordered work (copy, set, kernel, collective, host function, graph)
-  EventRecord,  // event, stream
-  StreamWait,   // stream, event
-  StreamSync,   // stream
-  EventSync,    // event
-  DeviceSync,   // everything the device has
-  StreamQuery,  // stream: a host wait only where the caller polls it to success
-  EventQuery,   // event: likewise
-  FreeAsync,    // buffers[0] freed in stream order
-  HostFree,     // buffers[0] freed by the host (free, delete)
-  Alloc,        // allocation: outPointer
-  HostRegister, // buffers[0] becomes pinned host memory
-  CaptureBegin, // stream: later work on it is recorded into a graph, not run
-  CaptureEnd,   // stream: capture ends
-  StreamCreate, // outPointer, flags
-  EventCreate,  // outPointer
-  GroupStart,   // ncclGroupStart: NCCL calls until the outermost end form one group
-  GroupEnd,     // ncclGroupEnd
-  BindStream,   // handle: a library handle's work runs on stream from now on (null: legacy)
-  HoldBuffers,  // outPointer: a library descriptor holds buffers, each under its `field`
-  NoWork,       // a call the model knows enqueues nothing (CUB's temporary-storage size query)
+  Enqueue,          // stream-ordered work (copy, set, kernel, collective, host function, graph)
+  EventRecord,      // event, stream
+  StreamWait,       // stream, event
+  StreamSync,       // stream
+  EventSync,        // event
+  DeviceSync,       // everything the device has
+  StreamQuery,      // stream: a host wait only where the caller polls it to success
+  EventQuery,       // event: likewise
+  FreeAsync,        // buffers[0] freed in stream order
+  HostFree,         // buffers[0] freed by the host (free, delete)
+  Alloc,            // allocation: outPointer
+  HostRegister,     // buffers[0] becomes pinned host memory
+  CaptureBegin,     // stream: later work on it is recorded into a graph, not run
+  CaptureEnd,       // stream: capture ends; outPointer: the graph it made
+  GraphInstantiate, // outPointer: an executable of graph
+  StreamCreate,     // outPointer, flags
+  EventCreate,      // outPointer
+  GroupStart,       // ncclGroupStart: NCCL calls until the outermost end form one group
+  GroupEnd,         // ncclGroupEnd
+  BindStream,       // handle: a library handle's work runs on stream from now on (null: legacy)
+  HoldBuffers,      // outPointer: a library descriptor holds buffers, each under its `field`
+  NoWork,           // a call the model knows enqueues nothing (CUB's temporary-storage size query)
 };
 
 enum class MemoryKind { Unknown, Device, Pinned, Pageable, Managed };
@@ -96,6 +97,7 @@ struct CallEffect {
   bool waitsForItsStream = false;
   bool perThreadDefaultStream = false; // a _ptsz/_ptds call: stream 0 is per-thread
   const clang::Expr* event = nullptr;
+  const clang::Expr* graph = nullptr;        // a graph, or the executable graph a launch runs
   const clang::Expr* communicator = nullptr; // an NCCL call's
   const clang::Expr* outPointer = nullptr;
   const clang::Expr* flags = nullptr;

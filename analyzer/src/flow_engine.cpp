@@ -10,6 +10,7 @@
 #include "flow_state.h"
 #include "frame.h"
 #include "function_effects.h"
+#include "graph_capture.h"
 #include "library_handles.h"
 #include "loop_counter.h"
 #include "storage_keys.h"
@@ -1320,7 +1321,7 @@ private:
       std::optional<std::string> event = handleKeyOf(effect.event, state, frame);
       std::optional<std::string> stream =
           streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
-      if (!event) return;
+      if (!event || (stream && recordInCapture(state, *event, *stream))) return;
       EventState recorded;
       if (auto found = state.events->find(*event); found != state.events->end())
         recorded.created = found->second.created;
@@ -1377,15 +1378,21 @@ private:
       }
       return;
     case CallEffectKind::CaptureBegin:
+      if (std::optional<std::string> stream =
+              streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame))
+        beginCapture(state, *stream);
+      return;
     case CallEffectKind::CaptureEnd:
       if (std::optional<std::string> stream =
-              streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame)) {
-        if (effect.kind == CallEffectKind::CaptureBegin)
-          insertEntry(state.capturingStreams, *stream);
-        else
-          eraseEntry(state.capturingStreams, *stream);
-      }
+              streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame))
+        endCapture(state, *stream, outParameterKey(effect.outPointer, state, frame));
       return;
+    case CallEffectKind::GraphInstantiate: {
+      std::optional<std::string> executable = outParameterKey(effect.outPointer, state, frame);
+      std::optional<std::string> graph = handleKeyOf(effect.graph, state, frame);
+      if (executable) instantiateGraph(state, graph.value_or(""), *executable);
+      return;
+    }
     case CallEffectKind::HostRegister:
       if (!effect.buffers.empty())
         if (std::optional<std::string> buffer = keyOf(effect.buffers.front().expr, state, frame))
@@ -1585,8 +1592,16 @@ private:
   void enqueue(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
                const Frame& frame) {
     std::optional<std::pair<std::string, std::string>> work = workStream(effect, state, frame);
+    if (!work) return;
     // Work enqueued on a capturing stream goes into a graph; it runs when the graph is launched.
-    if (!work || state.capturingStreams->contains(work->first)) return;
+    if (std::optional<std::string> capture = captureOf(state, work->first)) {
+      for (ResolvedUse& access : resolveBuffers(effect, state, frame))
+        if (!flagGuard(access.use, state).never)
+          recordCapturedWork(state, *capture,
+                             {std::move(access.buffer), std::move(access.range), access.use.read,
+                              access.use.write, access.use.atomic});
+      return;
+    }
     const std::optional<std::string> stream = work->first;
     if (state.groupDepth > 0 && effect.communicator) joinGroup(effect, *stream, state, frame);
     const std::string& element = work->second;
@@ -1602,6 +1617,15 @@ private:
       buffers.push_back(std::move(access));
       onlyWhen.push_back(guard.when);
     }
+    if (std::optional<std::string> graph = handleKeyOf(effect.graph, state, frame))
+      for (const GraphAccess& access : workOfGraph(state, *graph)) {
+        BufferUse use;
+        use.read = access.read;
+        use.write = access.write;
+        use.atomic = access.atomic;
+        buffers.push_back({use, access.buffer, access.range});
+        onlyWhen.push_back(std::nullopt);
+      }
     for (const ResolvedUse& access : buffers)
       checkCrossStream(access, *stream, element, effect, call, state, frame);
     // A flag the kernel polls or raises is how the program orders things, not data.
@@ -1897,7 +1921,7 @@ private:
     std::optional<std::string> stream =
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
     std::optional<std::string> event = handleKeyOf(effect.event, state, frame);
-    if (!stream || !event) return;
+    if (!stream || !event || joinCaptureThroughEvent(state, *stream, *event)) return;
     auto found = state.events->find(*event);
     if (found == state.events->end()) return;
     const EventState& waited = found->second;

@@ -159,7 +159,21 @@ FlowState join(const FlowState& a, const FlowState& b) {
   // Spinning on any path: a host wait could hang there.
   joined.spinningStreams = joinPart(a.spinningStreams, b.spinningStreams, either);
   // Work captured on any path is not run then; reporting it would be a guess either way.
-  joined.capturingStreams = joinPart(a.capturingStreams, b.capturingStreams, either);
+  auto eitherEntry = [](const std::map<std::string, std::string>& entriesA,
+                        const std::map<std::string, std::string>& entriesB) {
+    std::map<std::string, std::string> entries = entriesA;
+    entries.insert(entriesB.begin(), entriesB.end());
+    return entries;
+  };
+  joined.capturingStreams = joinPart(a.capturingStreams, b.capturingStreams, eitherEntry);
+  joined.capturedEvents = joinPart(a.capturedEvents, b.capturedEvents, eitherEntry);
+  // A graph holds the work any path captured into it: launched, all of it may run.
+  joined.graphWork = joinPart(a.graphWork, b.graphWork, [](const auto& workA, const auto& workB) {
+    std::map<std::string, std::set<GraphAccess>> work = workA;
+    for (const auto& [graph, accesses] : workB)
+      work[graph].insert(accesses.begin(), accesses.end());
+    return work;
+  });
   return joined;
 }
 

@@ -62,6 +62,16 @@ struct AccessDetail {
   std::vector<CallStep> chain;       // the calls from the root down to it, innermost first
 };
 
+// An access a captured graph makes each time it is launched (graph_capture.h).
+struct GraphAccess {
+  std::string buffer;
+  ByteRange range;
+  bool read = false;
+  bool write = false;
+  bool atomic = false;
+  auto operator<=>(const GraphAccess&) const = default;
+};
+
 enum class RecordedStatus { Unrecorded, OnSomePaths, Recorded };
 
 struct EventState {
@@ -102,7 +112,12 @@ struct FlowState {
   CopyOnWrite<std::set<std::string>> nonBlockingStreams;
   // Streams this path created (on every path that reaches here): not a stream the caller passed.
   CopyOnWrite<std::set<std::string>> createdStreams;
-  CopyOnWrite<std::set<std::string>> capturingStreams;
+  // Stream capture (graph_capture.h): each capturing stream -> the stream whose BeginCapture
+  // started its capture; events recorded in a capture -> that stream; the work a capture
+  // recorded, under its capture's key, then its graph's and its executables' keys.
+  CopyOnWrite<std::map<std::string, std::string>> capturingStreams;
+  CopyOnWrite<std::map<std::string, std::string>> capturedEvents;
+  CopyOnWrite<std::map<std::string, std::set<GraphAccess>>> graphWork;
   // Streams running a kernel that waits for a handshake flag (call_model.h BufferUse) the host
   // may set later: a host wait for them before that could never return.
   CopyOnWrite<std::set<std::string>> spinningStreams;
