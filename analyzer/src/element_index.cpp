@@ -405,6 +405,10 @@ std::string collapseIndices(llvm::StringRef key) {
   });
 }
 
+std::string anyElement(llvm::StringRef key) {
+  return rewrite(key, [](Index& index) { index = Index{}; });
+}
+
 std::string correlateIndices(llvm::StringRef key, llvm::StringRef variable) {
   const std::string correlated = kCorrelatedMark + variable.str();
   return rewrite(key, [&](Index& index) {

@@ -153,4 +153,9 @@ std::string resolveCorrelated(llvm::StringRef element, llvm::StringRef recordBuf
 // element too, to tell `streams[i]` from `streams[1 - i]` (mayBeSameHandle).
 std::string collapseIndices(llvm::StringRef key);
 
+// `key` with every index, constants too, made "[*]": what a loop over an array's elements names
+// when it sets something of each (`cudaStreamCreateWithFlags(&streams[i], ...)` makes
+// `streams[0]` non-blocking as well).
+std::string anyElement(llvm::StringRef key);
+
 } // namespace streamrace::analyzer

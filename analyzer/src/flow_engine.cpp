@@ -856,7 +856,8 @@ private:
   }
 
   bool isBlocking(llvm::StringRef stream, const FlowState& state) const {
-    return !state.nonBlockingStreams->contains(stream.str());
+    return !state.nonBlockingStreams->contains(stream.str()) &&
+           !state.nonBlockingStreams->contains(anyElement(stream));
   }
 
   // Whether the access `record` is ordered before new work on `stream`, on its `element`
