@@ -15,7 +15,9 @@ reported when a warning that the unmutated file does not get names both lines of
 label says the removal leaves unordered.
 
 Labels were written once by reading the code: `racy` (with the two lines now unordered) or
-`neutral` (another path orders them, or the ordering was redundant). A file whose content no
+`neutral` (another path orders them, or the ordering was redundant). A file's `latent` list names
+the warnings its unmodified code gets that reading found true (line, check, why): they are
+counted apart from the warnings on unmutated files, which are false by the goal's definition. A file whose content no
 longer has the labelled hash is skipped and said so: its labels describe other code.
 
 --sites  print every ordering of every stream-using file of the repositories, labelled or not,
@@ -270,6 +272,8 @@ def main():
         sys.exit(f"mutation_recall: build streamrace-check first ({checker})")
 
     files = plan(tops, labels)
+    latent = {path: {(race["line"], race["check"]) for race in entry.get("latent", [])}
+              for _, _, path, _, entry in files}
     jobs = []
     for name, top, path, flags, entry in files:
         with open(path) as source:
@@ -298,16 +302,17 @@ def main():
         where = f"{name}/{os.path.relpath(path, top)}"
         count = totals.setdefault(name, {"racy": 0, "reported": 0, "neutral": 0,
                                          "neutral_warned": 0, "files": 0, "file_warnings": 0,
-                                         "errors": 0})
+                                         "errors": 0, "latent": 0})
         if mutant is None:
             count["files"] += 1
-            count["file_warnings"] += len(result["findings"])
             if "error" in result:
                 count["errors"] += 1
                 print(f"error      {where}: {result['error']}")
             for finding in result["findings"]:
-                print(f"unmutated  {where}:{finding['line']}: {finding['check']}: "
-                      f"{finding['message']}")
+                true = (finding["line"], finding["check"]) in latent[path]
+                count["latent" if true else "file_warnings"] += 1
+                print(f"{'latent' if true else 'unmutated':<10} {where}:{finding['line']}: "
+                      f"{finding['check']}: {finding['message']}")
             continue
         baseline_keys = {finding_key(f) for f in baselines[path]["findings"]}
         verdict, said = judge(mutant, result, baseline_keys)
@@ -345,10 +350,11 @@ def main():
 def summary(name, count):
     recall = f"{100 * count['reported'] / count['racy']:.0f}%" if count["racy"] else "n/a"
     errors = f", {count['errors']} errors" if count["errors"] else ""
+    latent = f"; latent races labelled true {count['latent']}" if count["latent"] else ""
     return (f"{name}: racy reported {count['reported']}/{count['racy']} (recall {recall}); "
             f"warnings on neutral mutants {count['neutral_warned']}/{count['neutral']}; "
             f"warnings on unmutated files {count['file_warnings']} ({count['files']} files)"
-            f"{errors}")
+            f"{latent}{errors}")
 
 
 if __name__ == "__main__":
