@@ -71,6 +71,17 @@ def main(argv=None):
     if args.stats:
         for name, value in result.statistics.items():
             sys.stderr.write("streamrace-check: %s: %s\n" % (name, value))
+    else:
+        given_up = result.statistics["functions given up"]
+        if given_up:
+            # Races in those functions may be missed: the run must not look complete.
+            if len(given_up) == 1:
+                sys.stderr.write("streamrace-check: a function was not analyzed to the end, so "
+                                 "races in it may be missed: %s\n" % given_up[0])
+            else:
+                sys.stderr.write("streamrace-check: %d functions were not analyzed to the end, so "
+                                 "races in them may be missed: %s and %d more (--stats lists "
+                                 "them)\n" % (len(given_up), given_up[0], len(given_up) - 1))
     if result.errors:
         return 2
     return 1 if result.findings else 0
