@@ -9,7 +9,7 @@ from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
                      Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
-                     attribute_stream_key, holds_handles, items_labelled, linear_form, listed,
+                     attribute_stream_key, holds_handles, items_labelled, least_of, linear_form, listed,
                      merge_labelled, scale_linear)
 
 _BUILTIN_NO_ACCESS = frozenset({
@@ -179,8 +179,9 @@ class CallEffects:
                                                for v, n in args)),))
         if name == "range":
             step = linear_form(args[2][0]) if len(args) == 3 else ((), 1)
-            return Range("range@%d:%d" % (node.lineno, node.col_offset), step) \
-                if step is not None else None
+            start = Constant(0) if len(args) == 1 else args[0][0] if args else None
+            return Range("range@%d:%d" % (node.lineno, node.col_offset), step,
+                         least_of(start)) if step is not None else None
         if name in ("list", "tuple", "reversed", "sorted", "iter") and args:
             value = args[0][0]
             if isinstance(value, Container) or isinstance(value, (Symbol, Tensor)):
@@ -188,7 +189,7 @@ class CallEffects:
             if isinstance(value, Range):
                 # The same numbers; backwards, each iteration's is a step before the last's.
                 return value if name != "reversed" else \
-                    Range(value.symbol, linear_form(scale_linear(value.step, -1)))
+                    Range(value.symbol, linear_form(scale_linear(value.step, -1)), value.least)
         if name == "next" and args:
             return self.element_of(args[0][0], args[0][1], state, frame)
         return None

@@ -17,7 +17,7 @@ from .state import AMBIENT, HOST_STREAM, join_returned
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Integer, Key,
                      Linear, Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
                      attribute_stream_key, combine_linear, either_function, either_stream,
-                     holds_handles, HANDLES, items_labelled, linear_form, scale_linear,
+                     holds_handles, HANDLES, items_labelled, least_of, linear_form, scale_linear,
                      store_labelled)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
@@ -301,6 +301,8 @@ class ExpressionEvaluator(IndexEvaluator):
         for value, operand in zip(values, operands):
             if self.is_tensor(value, operand, frame):
                 self.access(value, "read", "comparison", operand, state, frame)
+        if len(values) == 2:
+            return _decided_by_least(node.ops[0], values[0], values[1])
         return None
 
     def expr_JoinedStr(self, node, state, frame):
@@ -341,7 +343,9 @@ class ExpressionEvaluator(IndexEvaluator):
         one another loop or index names."""
         index = "[it:%d]" % self.iteration
         if isinstance(iterable, Range):
-            first = ((iterable.symbol, 1, None),), 0
+            # Every number of the range is at least its least: the second iteration's, a step
+            # after the first, carries that bound.
+            first = ((iterable.symbol, 1, iterable.least),), 0
             return combine_linear(first, iterable.step) if self.iteration else \
                 Integer(iterable.symbol)
         if isinstance(iterable, Container):
@@ -722,6 +726,26 @@ def _either(*values):
             len({v.key for v in values}) == 1:
         return values[0]
     return None
+
+
+def _decided_by_least(op, left, right):
+    """An integer compared with a constant, decided where the integer's least value settles it
+    (a later iteration's `index > 0` over `range(n)`); None otherwise."""
+    if isinstance(left, Constant) and not isinstance(right, Constant):
+        left, right, op = right, left, _MIRRORED.get(type(op), type(op))()
+    least, bound = least_of(left), least_of(right)
+    if least is None or bound is None or not isinstance(right, Constant):
+        return None
+    if isinstance(op, ast.Gt) and least > bound or isinstance(op, ast.GtE) and least >= bound:
+        return Constant(True)
+    if isinstance(op, ast.Lt) and least >= bound or isinstance(op, ast.LtE) and least > bound:
+        return Constant(False)
+    if isinstance(op, (ast.Eq, ast.NotEq)) and least > bound:
+        return Constant(isinstance(op, ast.NotEq))
+    return None
+
+
+_MIRRORED = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE}
 
 
 def _operator_name(op):

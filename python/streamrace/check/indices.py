@@ -22,7 +22,7 @@ class IndexEvaluator:
                 node.slice.step is None or numbers.step != ((), 1):
             return None
         step = linear_form(self.evaluate(node.slice.step, state, frame))
-        return Range(numbers.symbol, step) if step is not None else None
+        return Range(numbers.symbol, step, numbers.least) if step is not None else None
 
     def sliced_span(self, bounds, state, frame):
         """The span part of a one-dimensional slice (`xs[base_i:base_i + world_sz]`) whose
@@ -69,6 +69,10 @@ class IndexEvaluator:
             return affine_index(index.scale, index.offset, index.symbol)
         if isinstance(index, Symbol):
             return affine_index(1, 0, symbol_name(index.key))
+        if isinstance(index, Linear) and len(index.terms) == 1:
+            # One symbol's affine form, whose least value counts in comparisons only.
+            symbol, scale, _ = index.terms[0]
+            return affine_index(scale, index.offset, symbol)
         if isinstance(index, Linear):
             lower = linear_form(index)
             return span_index(lower, (lower[0], lower[1] + 1))

@@ -322,6 +322,20 @@ def combine_linear(a, b, sign=1):
                         a[1] + sign * b[1])
 
 
+def least_of(value):
+    """The least value an integer takes, when known: a constant's own, a symbol's known least,
+    a linear form's whose terms all grow with their symbols; else None."""
+    if isinstance(value, Constant) and isinstance(value.value, int) and \
+            not isinstance(value.value, bool):
+        return value.value
+    if isinstance(value, Symbol):
+        return value.least
+    if isinstance(value, Linear) and all(scale > 0 and least is not None
+                                         for _, scale, least in value.terms):
+        return sum(scale * least for _, scale, least in value.terms) + value.offset
+    return None
+
+
 def scale_linear(form, factor):
     return linear_value(tuple((symbol, scale * factor, least) for symbol, scale, least in form[0]),
                         form[1] * factor)
@@ -618,9 +632,12 @@ class Linear:
 @value_class
 class Range:
     """`range(...)`, or a strided slice of it (`range(n)[::world_sz]`): what its loop's variable
-    is in the analysis's two iterations, the second `step` (a linear form) after the first."""
+    is in the analysis's two iterations, the second `step` (a linear form) after the first.
+    `least`: the least number of the range, when known (`range(n)`'s 0), so that a test the
+    later iterations pass (`if index > 0:`) is decided in the second."""
     symbol: str
     step: object = ((), 1)
+    least: Optional[int] = None
 
 
 @value_class

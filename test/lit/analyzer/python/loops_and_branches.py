@@ -2,7 +2,8 @@
 # Streams and buffers kept in an object across its methods, loops whose next iteration overwrites
 # what the previous iteration's collective still reads, and a stream chosen by a flag that a
 # later branch tests again; a range loop whose next iteration touches the element the last one
-# handed to a collective (forwards or backwards). Each racy function has an ordered twin.
+# handed to a collective (forwards or backwards), and a wait the iterations after the first make
+# (`if index > 0:`). Each racy function has an ordered twin.
 # RUN: %check_streamrace %s %t
 import torch
 import torch.distributed as dist
@@ -276,3 +277,36 @@ class SwappedWhereOverlapping:
             # CHECK-MESSAGES: :[[@LINE-21]]:17: note: div_ reads and writes 'self.bucket.buffer[self.bucket.index]' on stream 'self.reduction_stream' here
             # CHECK-MESSAGES: :[[@LINE-7]]:34: note: 'reduce' is called here
             # CHECK-MESSAGES: :[[@LINE-4]]:13: note: make the current stream wait for stream 'self.reduction_stream' before this: `torch.cuda.current_stream().wait_stream(self.reduction_stream)`
+
+
+# Each layer's output is reduced asynchronously and waited for in the next iteration, once there
+# is a previous layer (`if index > 0:`, DeepSpeed Domino's layer loop): every later iteration
+# passes that test, so the read after it is ordered. A test the second iteration may fail
+# (`index > 1`) leaves the previous layer's reduction unwaited there.
+def layers_waiting_for_the_previous_reduction(layers, hidden, group):
+    handle = None
+    for index in range(len(layers)):
+        if index > 0:
+            handle.wait()
+            hidden = layers[index - 1].finish(hidden)
+        normed = layers[index].norm(hidden)
+        hidden = layers[index].mlp(normed)
+        handle = dist.all_reduce(hidden, group=group, async_op=True)
+    handle.wait()
+    return hidden
+
+
+def layers_waiting_from_the_second_on_racy(layers, hidden, group):
+    handle = None
+    for index in range(len(layers)):
+        if index > 1:
+            handle.wait()
+            hidden = layers[index - 1].finish(hidden)
+        normed = layers[index].norm(hidden)
+        # CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'hidden' is read by norm on the current stream while all_reduce on the process group's stream (group=group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+3]]:34: note: all_reduce reads and writes 'hidden' on the process group's stream (group=group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:37: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+        hidden = layers[index].mlp(normed)
+        handle = dist.all_reduce(hidden, group=group, async_op=True)
+    handle.wait()
+    return hidden
