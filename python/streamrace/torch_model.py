@@ -218,6 +218,9 @@ COALESCING_MANAGER = "_coalescing_manager"
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
 OPTIMIZER_MODULE = "torch.optim"
 
+# A tensor's gradient: a tensor of its own, whose bytes are none of the tensor's.
+GRADIENT_ATTRIBUTE = "grad"
+
 # Registrations whose function runs later, on the stream current when the hook fires (autograd:
 # the stream of the backward operator, which is that of its forward operator).
 GRADIENT_HOOKS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})

@@ -280,9 +280,18 @@ def touches_host_memory(access):
 
 def keys_meet(first, second):
     """Whether two accesses may touch the same bytes: of their keys, or of one of the views
-    each is of."""
-    return any(mine.overlaps(theirs) for mine in first.views or (first.key,)
+    each is of. A tensor and its gradient do not (`params` handed to a call, `params[i].grad`
+    written): an object's key overlaps those of what it holds, for what a release frees."""
+    return any(mine.overlaps(theirs) and not _tensor_and_its_gradient(mine, theirs)
+               for mine in first.views or (first.key,)
                for theirs in second.views or (second.key,))
+
+
+def _tensor_and_its_gradient(first, second):
+    shorter, longer = sorted((first, second), key=lambda key: len(key.path))
+    length = len(shorter.path)
+    return shorter.root == longer.root and len(longer.path) > length and \
+        longer.path[length] == torch_model.GRADIENT_ATTRIBUTE
 
 
 def contradict(first, second):

@@ -181,3 +181,31 @@ def gather_for_the_next_layer_racy(layer, next_layer, shard):
         # CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'shard' is read by copy_ on stream 'next_layer.context.gather_stream' while mul_ on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
         # CHECK-MESSAGES: :[[@LINE-5]]:5: note: mul_ reads and writes 'shard' on the current stream here
         # CHECK-MESSAGES: :[[@LINE-3]]:31: note: make stream 'next_layer.context.gather_stream' wait for stream 'layer.context.reduce_stream' before this: `torch.cuda.current_stream().wait_stream(layer.context.reduce_stream)`
+
+
+# A gradient is a tensor of its own: scaling it on a side stream leaves the parameter's own
+# bytes free to read on the current stream; reading the gradient there races.
+def weight_read_while_its_gradient_is_scaled(shape):
+    side = torch.cuda.Stream()
+    weight = torch.zeros(shape, device="cuda", requires_grad=True)
+    weight.grad = torch.ones(shape, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        weight.grad.div_(2)
+    norm = weight.norm()
+    torch.cuda.current_stream().wait_stream(side)
+    return norm
+
+
+def gradient_read_while_it_is_scaled_racy(shape):
+    side = torch.cuda.Stream()
+    weight = torch.zeros(shape, device="cuda", requires_grad=True)
+    weight.grad = torch.ones(shape, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        weight.grad.div_(2)
+    norm = weight.grad.norm()
+    # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'weight.grad' is read by norm on the current stream while div_ on stream 'side' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:9: note: div_ reads and writes 'weight.grad' on stream 'side' here
+    torch.cuda.current_stream().wait_stream(side)
+    return norm
