@@ -18,7 +18,10 @@ given, such as a CPU optimizer reading `param.grad`, on the host. Two rules:
   way to the return: work of the function's own path, or work another call of the package left
   pending on an attribute (a norm a gradient hook reduces on a side stream, returned by a
   property). Only the returning path's own waits count: code outside may call the function at
-  any point, before another of the package's functions makes its wait.
+  any point, before another of the package's functions makes its wait. A host wait for the
+  writing stream anywhere in the package is the exception for work another call left: the
+  program drains that stream (at the end of a step), and is taken at its word, as the rule
+  across calls takes the package's orderings (escapes.py).
 """
 import ast
 
@@ -160,7 +163,8 @@ class HandingOut:
                 # object is the attribute's through the store that put it there).
                 continue
             if contradict(access.conditions, conditions) or \
-                    self.ordered_for(access, ordered, caller, state):
+                    self.ordered_for(access, ordered, caller, state) or \
+                    access.stream.key in self.analysis.facts.host_waits:
                 continue
             found.append(access)
         return sorted(found, key=_by_site)

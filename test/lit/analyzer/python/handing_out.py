@@ -132,3 +132,23 @@ class SideStreamScaler:
 def register(model, tracker):
     for p in model.parameters():
         p.register_hook(lambda grad: tracker.reduce(grad))
+
+
+# The same norm, where the package drains the reduction stream at the end of each step: the
+# program makes the host wait for that stream, and the property's caller is taken to read the
+# norm after it (as work left pending across calls is, where the package orders the streams).
+class DrainedNormTracker:
+    def __init__(self):
+        self.reduction = torch.cuda.Stream()
+
+    def reduce(self, shard):
+        self.reduction.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.reduction):
+            self._drained_norm = torch.linalg.vector_norm(shard)
+
+    def end_of_step(self):
+        self.reduction.synchronize()
+
+    @property
+    def drained_norm(self):
+        return self._drained_norm
