@@ -37,8 +37,7 @@ class Frame:
 def merge_paths(paths, stream_conditions=frozenset(), max_paths=None):
     """The paths, identical ones once; past `max_paths` (MAX_PATHS), those that agree on the
     conditions that decide stream work and on the streams chosen for later work are joined
-    (their other differences are lost), then those that agree on the streams alone, then all
-    of them."""
+    (their other differences are lost), then all of them."""
     if len(paths) < 2:
         return list(paths)
     max_paths = max_paths or MAX_PATHS
@@ -56,14 +55,6 @@ def merge_paths(paths, stream_conditions=frozenset(), max_paths=None):
         groups.setdefault(signature, []).append(state)
     if len(groups) <= max_paths:
         return [join_all(group) for group in groups.values()]
-    # Too many ways to decide stream work: the paths that will use the same streams are joined,
-    # so that a stream context chosen on a branch (`ctx = torch.cuda.stream(s)` or
-    # `nullcontext()`, entered later) is still entered on its own path.
-    by_streams = {}
-    for signature, group in groups.items():
-        by_streams.setdefault(signature[:2], []).extend(group)
-    if len(by_streams) <= max_paths:
-        return [join_all(group) for group in by_streams.values()]
     return [join_all(unique)]
 
 
