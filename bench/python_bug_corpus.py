@@ -56,7 +56,7 @@ def findings(build, folder):
                           folder], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=package))
     if run.returncode not in (0, 1, 2):
-        raise SystemExit("python_bug_corpus.py: the check failed:\n" + run.stderr)
+        raise SystemExit("the Python check failed on %s:\n%s" % (folder, run.stderr))
     return json.loads(run.stdout)["findings"]
 
 

@@ -33,21 +33,14 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from python_bug_corpus import ROOT, findings, git_directory, lines_named  # noqa: E402
 LABELS = os.path.join(ROOT, "bench", "python_mutation_recall", "labels.json")
 
 # Methods whose call, as a statement, orders two streams, the host and a stream, or a tensor's
 # lifetime with a stream.
 ORDERING_METHODS = frozenset({"wait_stream", "wait_event", "record_stream", "synchronize",
                               "record", "wait"})
-
-
-def git_directory(repos, repo):
-    base = os.path.join(repos, repo.replace("/", "+"))
-    for candidate in (os.path.join(base, "repo"), os.path.join(base, ".git"), base):
-        if os.path.isdir(candidate) and os.path.exists(os.path.join(candidate, "HEAD")):
-            return candidate
-    return None
 
 
 def read_at(git_dir, commit, path):
@@ -88,16 +81,6 @@ def without(text, first, last):
     return "\n".join(lines) + "\n"
 
 
-def findings(build, folder):
-    package = os.path.join(build, "lib", "streamrace", "python")
-    run = subprocess.run([sys.executable, "-m", "streamrace.check", "--format=findings-json",
-                          folder], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=package))
-    if run.returncode not in (0, 1, 2):
-        raise SystemExit("python_mutation_recall.py: the check failed:\n" + run.stderr)
-    return json.loads(run.stdout)["findings"]
-
-
 def identity(finding):
     return (finding["file"].rsplit("/", 1)[-1], finding["line"], finding["column"],
             finding["check"], finding["message"])
@@ -123,11 +106,6 @@ def statement_lines(text):
 
 def widened(lines, spans):
     return {covered for line in lines for covered in spans.get(line, (line,))}
-
-
-def lines_named(finding, path):
-    return {entry["line"] for entry in [finding] + finding["notes"]
-            if entry["file"].endswith(path)}
 
 
 def check_file(build, git_dir, entry):
