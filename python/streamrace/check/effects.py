@@ -9,8 +9,8 @@ from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
                      Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
-                     attribute_stream_key, holds_handles, items_labelled, least_of, linear_form, listed,
-                     merge_labelled, scale_linear)
+                     attribute_stream_key, holds_handles, items_labelled, least_of, linear_form,
+                     listed, merge_labelled, scale_linear)
 
 _BUILTIN_NO_ACCESS = frozenset({
     "len", "isinstance", "issubclass", "hasattr", "getattr", "setattr", "id", "type", "callable",
@@ -179,9 +179,11 @@ class CallEffects:
                                                for v, n in args)),))
         if name == "range":
             step = linear_form(args[2][0]) if len(args) == 3 else ((), 1)
+            # Counting up, no number is below the start; counting down, the start is the most.
             start = Constant(0) if len(args) == 1 else args[0][0] if args else None
-            return Range("range@%d:%d" % (node.lineno, node.col_offset), step,
-                         least_of(start)) if step is not None else None
+            least = least_of(start) if step is not None and not step[0] and step[1] > 0 else None
+            return Range("range@%d:%d" % (node.lineno, node.col_offset), step, least) \
+                if step is not None else None
         if name in ("list", "tuple", "reversed", "sorted", "iter") and args:
             value = args[0][0]
             if isinstance(value, Container) or isinstance(value, (Symbol, Tensor)):

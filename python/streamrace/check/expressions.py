@@ -251,6 +251,9 @@ class ExpressionEvaluator(IndexEvaluator):
         if isinstance(node.op, ast.Not):
             truth = self.constant_truth(value)
             return Constant(not truth) if truth is not None else None
+        if isinstance(node.op, ast.USub) and isinstance(value, Constant) and \
+                isinstance(value.value, int) and not isinstance(value.value, bool):
+            return Constant(-value.value)   # `range(n - 1, -1, -1)`: ast keeps -1 unfolded
         if isinstance(node.op, ast.USub) and isinstance(value, Integer):
             return Integer(value.symbol, -value.scale, -value.offset)
         if isinstance(node.op, ast.USub) and isinstance(value, Linear):

@@ -310,3 +310,21 @@ def layers_waiting_from_the_second_on_racy(layers, hidden, group):
         handle = dist.all_reduce(hidden, group=group, async_op=True)
     handle.wait()
     return hidden
+
+
+# Counting down, the start is the greatest number, not the least: a later iteration may be the
+# one at 0, which skips the wait.
+def layers_counting_down_racy(layers, hidden, group):
+    handle = None
+    for index in range(5, -1, -1):
+        if index > 0:
+            handle.wait()
+            hidden = layers[index].finish(hidden)
+        normed = layers[index].norm(hidden)
+        # CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'hidden' is read by norm on the current stream while all_reduce on the process group's stream (group=group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE+3]]:34: note: all_reduce reads and writes 'hidden' on the process group's stream (group=group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:37: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+        hidden = layers[index].mlp(normed)
+        handle = dist.all_reduce(hidden, group=group, async_op=True)
+    handle.wait()
+    return hidden
