@@ -47,7 +47,25 @@ def extract(git_dir, commit, paths, folder):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "wb") as out:
             out.write(shown.stdout)
+    mark_packages(git_dir, commit, paths, folder)
     return None
+
+
+def mark_packages(git_dir, commit, paths, folder):
+    """An empty `__init__.py` in each folder around the paths that is a package at that commit:
+    a checkout has them, and the check names modules by their packages, which is how an import
+    of one of the files from another resolves. Empty, so that only the files given are read."""
+    for path in paths:
+        package = os.path.dirname(path)
+        while package:
+            marker = package + "/__init__.py"
+            present = subprocess.run(["git", "--git-dir", git_dir, "cat-file", "-e",
+                                      "%s:%s" % (commit, marker)], capture_output=True)
+            target = os.path.join(folder, marker)
+            if present.returncode == 0 and marker not in paths and not os.path.exists(target):
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                open(target, "w").close()
+            package = os.path.dirname(package)
 
 
 def findings(build, folder):

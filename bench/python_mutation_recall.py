@@ -34,7 +34,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from python_bug_corpus import ROOT, findings, git_directory, lines_named  # noqa: E402
+from python_bug_corpus import (ROOT, findings, git_directory, lines_named,  # noqa: E402
+                               mark_packages)
 LABELS = os.path.join(ROOT, "bench", "python_mutation_recall", "labels.json")
 
 # Methods whose call, as a statement, orders two streams, the host and a stream, or a tensor's
@@ -113,6 +114,8 @@ def check_file(build, git_dir, entry):
     path = entry["path"]
     texts = {p: read_at(git_dir, entry["commit"], p) for p in [path] + entry.get("with", [])}
     with tempfile.TemporaryDirectory() as scratch:
+        mark_packages(git_dir, entry["commit"], list(texts), scratch)
+
         def run(text):
             for p, content in texts.items():
                 target = os.path.join(scratch, p)

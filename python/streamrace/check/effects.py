@@ -10,7 +10,7 @@ from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
                      Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
                      attribute_stream_key, holds_handles, items_labelled, least_of, linear_form,
-                     listed, merge_labelled, scale_linear)
+                     device_module_call, listed, merge_labelled, scale_linear)
 
 _BUILTIN_NO_ACCESS = frozenset({
     "len", "isinstance", "issubclass", "hasattr", "getattr", "setattr", "id", "type", "callable",
@@ -32,16 +32,6 @@ _LOGGING_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "exce
 
 
 _STREAM_ONLY_METHODS = frozenset({"wait_stream", "wait_event", "record_event"})
-
-
-def _device_module_call(name):
-    """(device module spelling, call) for a name like `torch.cuda.current_stream`."""
-    head, _, call = name.rpartition(".")
-    if head in model.DEVICE_MODULES or head.endswith("_device_handle") \
-            or head.endswith("device_handle") or head.endswith("get_accelerator()") \
-            or head.endswith("get_device_module()"):
-        return head, call
-    return None, None
 
 
 def _collective_name(name):
@@ -202,7 +192,7 @@ class CallEffects:
             return DeviceModule("get_accelerator()")
         if last == "get_device_module":
             return DeviceModule("torch.get_device_module()")
-        device, call = _device_module_call(name)
+        device, call = device_module_call(name)
         if device is not None:
             return self.device_call(DeviceModule(device), call, args, kwargs, node, state, frame)
         if name in ("torch.Stream", "torch.Event"):
@@ -523,6 +513,11 @@ class CallEffects:
             function = self.resolve_method(receiver, name, frame)
             if function is not None:
                 return self.inline(function, args, kwargs, node, state, frame, receiver)
+            held = self.attribute_of(receiver, name, node.func, state, frame)
+            if isinstance(held, Module) and device_module_call(held.name)[0] is not None:
+                # `self._stream_context = torch.cuda.stream`, called later: what the call of
+                # the library function the attribute holds does.
+                return self.function_call(held, args, kwargs, node, state, frame)
             if name == "wait" and not args:
                 self.wait_outstanding_work(state)
                 return None

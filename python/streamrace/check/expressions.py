@@ -17,7 +17,8 @@ from .state import AMBIENT, HOST_STREAM, join_returned
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Integer, Key,
                      Linear, Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
                      attribute_stream_key, combine_linear, either_function, either_stream,
-                     holds_handles, HANDLES, items_labelled, least_of, linear_form, scale_linear,
+                     device_module_call, holds_handles, HANDLES, items_labelled, least_of,
+                     linear_form, scale_linear,
                      store_labelled)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
@@ -717,6 +718,11 @@ def _either(*values):
         return values[0]   # `work if "send" in handles else None`: None cannot be used
     if all(isinstance(v, Stream) for v in values):
         return either_stream(values)
+    calls = {device_module_call(v.name)[1] if isinstance(v, Module) else None for v in values}
+    if len(calls) == 1 and None not in calls:
+        # One device-module function of one device module or another
+        # (`torch.get_device_module(d).stream if cuda else torch.cuda.stream`): one effect.
+        return values[0]
     if all(isinstance(v, (Function, Functions)) for v in values):
         return functools.reduce(either_function, values)
     if all(isinstance(v, (Work, Container)) for v in values):

@@ -11,6 +11,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
+from .. import torch_model
+
 ANY_INDEX = "[*]"
 
 # The class of the analysis's values, which are never changed once made: compared and hashed
@@ -320,6 +322,16 @@ def combine_linear(a, b, sign=1):
     return linear_value(tuple(sorted((symbol, scale, least)
                                      for symbol, (scale, least) in terms.items() if scale)),
                         a[1] + sign * b[1])
+
+
+def device_module_call(name):
+    """(device module spelling, call) for a name like `torch.cuda.current_stream`."""
+    head, _, call = name.rpartition(".")
+    if head in torch_model.DEVICE_MODULES or head.endswith("_device_handle") \
+            or head.endswith("device_handle") or head.endswith("get_accelerator()") \
+            or head.endswith("get_device_module()"):
+        return head, call
+    return None, None
 
 
 def least_of(value):

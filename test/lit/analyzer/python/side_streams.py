@@ -209,3 +209,26 @@ def gradient_read_while_it_is_scaled_racy(shape):
     # CHECK-MESSAGES: :[[@LINE-3]]:9: note: div_ reads and writes 'weight.grad' on stream 'side' here
     torch.cuda.current_stream().wait_stream(side)
     return norm
+
+
+# The stream context kept in an attribute as a library function, chosen by device, and entered
+# by calling it (TorchRec's pipelines: `self._stream_context(self._memcpy_stream)`).
+class PipelineStage:
+    def __init__(self, device):
+        self._side = torch.cuda.Stream()
+        self._stream_context = torch.get_device_module(device).stream \
+            if device.type == "cuda" else torch.cuda.stream
+
+    def stage_racy(self, batch):
+        batch.mul_(2)
+        with self._stream_context(self._side):
+            batch.add_(1)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'batch' is read and written by add_ on stream 'self._side' while mul_ on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-4]]:9: note: mul_ reads and writes 'batch' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self._side' wait for the current stream before entering it: `self._side.wait_stream(torch.cuda.current_stream())`
+
+    def stage_waited(self, batch):
+        batch.mul_(2)
+        self._side.wait_stream(torch.cuda.current_stream())
+        with self._stream_context(self._side):
+            batch.add_(1)
