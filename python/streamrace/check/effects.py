@@ -513,11 +513,13 @@ class CallEffects:
             function = self.resolve_method(receiver, name, frame)
             if function is not None:
                 return self.inline(function, args, kwargs, node, state, frame, receiver)
-            held = self.attribute_of(receiver, name, node.func, state, frame)
-            if isinstance(held, Module) and device_module_call(held.name)[0] is not None:
+            if receiver.key.root[0] in ("self", "object") and not receiver.key.path:
                 # `self._stream_context = torch.cuda.stream`, called later: what the call of
-                # the library function the attribute holds does.
-                return self.function_call(held, args, kwargs, node, state, frame)
+                # the library function the object's attribute holds does (asked of objects
+                # only: a tensor's method calls, most calls, hold none).
+                held = self.attribute_of(receiver, name, node.func, state, frame)
+                if isinstance(held, Module) and device_module_call(held.name)[0] is not None:
+                    return self.function_call(held, args, kwargs, node, state, frame)
             if name == "wait" and not args:
                 self.wait_outstanding_work(state)
                 return None
