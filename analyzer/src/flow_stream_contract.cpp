@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The stream-argument contract of a root function with one stream parameter.
+#include "flow_walk.h"
+
+#include "element_index.h"
+
+#include "clang/AST/ASTContext.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+namespace streamrace::analyzer {
+
+bool FlowEngine::Walk::isStreamType(clang::QualType type) {
+  const auto* pointer = type.getCanonicalType()->getAs<clang::PointerType>();
+  const clang::RecordDecl* record =
+      pointer ? pointer->getPointeeType()->getAsRecordDecl() : nullptr;
+  return record && record->getName() == "CUstream_st";
+}
+
+std::optional<FlowEngine::Walk::StreamContract>
+FlowEngine::Walk::streamContract(const clang::FunctionDecl& function) {
+  std::optional<StreamContract> contract;
+  const clang::ParmVarDecl* stream = nullptr;
+  for (const clang::ParmVarDecl* parameter : function.parameters())
+    if (isStreamType(parameter->getType())) {
+      if (stream) return std::nullopt;
+      stream = parameter;
+    }
+  if (!stream || !function.getBody()) return std::nullopt;
+  contract.emplace();
+  contract->stream = variableKey(stream);
+  contract->defaulted = stream->hasDefaultArg();
+  for (const clang::ParmVarDecl* parameter : function.parameters())
+    if (parameter != stream) contract->callersMemory.push_back(variableKey(parameter));
+  contract->callersWork = {kCallersMemory.str(), contract->stream, true,
+                           function.getBody(),   ByteRange{},      false,
+                           contract->stream};
+  return contract;
+}
+
+void FlowEngine::Walk::expectCallersWork(const clang::FunctionDecl& function, FlowState& entry) {
+  setEntry(entry.pending, contract_->callersWork, std::set<std::string>{});
+  AccessDetail& detail = details_[contract_->callersWork];
+  detail.operation = "the caller's work before the call to '" + function.getNameAsString() + "'";
+  detail.write = true;
+}
+
+bool FlowEngine::Walk::reachesCaller(llvm::StringRef buffer) const {
+  return std::any_of(contract_->callersMemory.begin(), contract_->callersMemory.end(),
+                     [&](const std::string& parameter) { return isRootedAt(buffer, parameter); });
+}
+
+bool FlowEngine::Walk::isOwnStream(const std::string& stream, const FlowState& state) const {
+  return state.createdStreams->contains(stream) &&
+         (!contract_->defaulted || !isBlocking(stream, state));
+}
+
+void FlowEngine::Walk::checkCallersWork(const ResolvedUse& access, const std::string& stream,
+                                        const std::string& element, const CallEffect& effect,
+                                        const clang::CallExpr& call, const FlowState& state,
+                                        const Frame& frame) {
+  if (!contract_ || !reachesCaller(access.buffer) || state.memory->contains(access.buffer) ||
+      !isOwnStream(stream, state))
+    return;
+  auto callers = state.pending->find(contract_->callersWork);
+  if (callers == state.pending->end() ||
+      orderedBefore(callers->first, callers->second, stream, element, state))
+    return;
+  notify({LaterAccess::StreamWork, callers->first, details_[callers->first], access.buffer, stream,
+          access.use.read, access.use.write, effect.operation, call, frame, false});
+}
+
+void FlowEngine::Walk::checkReturn(const FlowState& exit, const clang::FunctionDecl& function) {
+  for (const auto& [record, orderedAfter] : *exit.pending) {
+    if (record.buffer == kCallersMemory || !reachesCaller(record.buffer) ||
+        !isOwnStream(record.stream, exit) ||
+        orderedBefore(record, orderedAfter, contract_->stream, contract_->stream, exit))
+      continue;
+    auto detail = details_.find(record);
+    if (detail == details_.end() || !detail->second.call) continue;
+    for (const std::unique_ptr<Check>& check : checks_)
+      check->onPendingAtReturn({record, detail->second, contract_->stream, function});
+  }
+}
+} // namespace streamrace::analyzer
