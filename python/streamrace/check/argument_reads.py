@@ -6,8 +6,8 @@ on the current stream where it is called. Many such helpers only cut a buffer in
 (`shard_buffer(buf, n)` returns `[buf[i * s:(i + 1) * s] ...]`) or ask for its shape; reading
 them as accesses reports races on bytes nobody touched. A parameter is left out when every use
 of it, and of each view of it the body names, is a view, a metadata query, or what the helper
-returns, stores in a container it returns, or keeps in a dict or a list (a reference stored
-copies no bytes).
+returns, stores in a container it returns, or keeps in an attribute, a dict or a list (a
+reference stored copies no bytes: a constructor that keeps its arguments reads none of them).
 """
 import ast
 import functools
@@ -170,6 +170,7 @@ def _use_reads_nothing(node, aliases, parents, function):
             return True
         elif isinstance(parent, ast.Assign) and parent.value is node:
             return all(isinstance(t, ast.Name) and t.id in aliases or
+                       isinstance(t, ast.Attribute) or
                        isinstance(t, ast.Subscript) and _is_container(t.value, function)
                        for t in parent.targets)
         else:
