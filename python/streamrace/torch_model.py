@@ -212,6 +212,9 @@ COLLECTIVE_MODULES = frozenset({"torch.distributed", "dist", "deepspeed.comm", "
 P2P_OPS = {"isend": "read", "irecv": "write"}
 BATCH_P2P = "batch_isend_irecv"
 COALESCING_MANAGER = "_coalescing_manager"
+# The keywords that make a collective (and a coalescing manager's collectives) asynchronous: the
+# current stream waits for it only at the work handle's wait().
+ASYNC_KEYWORDS = ("async_op", "async_ops")
 
 # Autograd: backward() writes every gradient, on the stream current for the forward operators;
 # an optimizer's step() (torch.optim's classes) reads them on the stream current for it.

@@ -207,7 +207,7 @@ class CallEffects:
             return Container((Constant(model.P2P_OPS.get(operation, "read")), args[1][0]))
         if last == model.COALESCING_MANAGER:
             return ("coalescing", self.group_stream(kwargs, args, 0),
-                    self.keyword_true(kwargs, "async_ops"))
+                    self.flag_holds(kwargs, "async_ops", state, frame))
         if last in model.KNOWN_RESULTS:
             return Constant(model.KNOWN_RESULTS[last])
         if name.startswith(model.OPTIMIZER_MODULE + ".") and last[:1].isupper():
@@ -353,12 +353,25 @@ class CallEffects:
         group = kwargs.get("group") or kwargs.get("process_group")
         if group is None and group_position is not None and group_position < len(args):
             group = args[group_position]   # `_coalescing_manager(group)`
+        if group and isinstance(group[0], Constant) and group[0].value is None:
+            group = None                   # `group=None` is the default group
         text = self.spelling(group[1]) if group else "default"
         return Stream("collective:" + text, "collective", text)
 
     def keyword_true(self, kwargs, name):
         value = kwargs.get(name)
         return value is not None and isinstance(value[0], Constant) and bool(value[0].value)
+
+    def flag_holds(self, kwargs, name, state, frame):
+        """Whether a keyword flag is true on this path: a constant, or a condition the path has
+        decided (the statement making the call split the path on it: statements.py)."""
+        if self.keyword_true(kwargs, name):
+            return True
+        given = kwargs.get(name)
+        if given is None or isinstance(given[0], Constant):
+            return False
+        text = self.condition_text(given[1], frame)
+        return text is not None and state.conditions.get(text) is True
 
     def collective(self, name, args, kwargs, node, state, frame):
         spec = model.COLLECTIVES[name]
@@ -377,7 +390,8 @@ class CallEffects:
             made += self.access(given[0], mode, name, given[1], state, frame, stream=stream,
                                 tensor=True)
         coalescing = self.coalescing_context(state)
-        if spec.get("always_async") or self.keyword_true(kwargs, "async_op") or coalescing:
+        if spec.get("always_async") or self.flag_holds(kwargs, "async_op", state, frame) or \
+                coalescing:
             # Waiting for the handle waits for an event recorded after the collective on its
             # stream: for everything that stream has seen, the work of the current stream it
             # waited for at the launch included.

@@ -66,7 +66,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
         self.accesses = analysis.accesses
         self.checks = analysis.checks
         self.spent = 0
-        self.iteration = 0
+        self.iteration = 0      # of the innermost loop the walk is in
+        self.iterations = ()    # of every loop it is in, outermost first
         self.frame_ids = analysis.frame_ids
         self.root = None
         self.temporaries = {}

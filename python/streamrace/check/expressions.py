@@ -296,9 +296,11 @@ class ExpressionEvaluator(IndexEvaluator):
         if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
             if len(values) == 2 and isinstance(values[1], Constant) and values[1].value is None \
                     and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
-                # A tensor made here is not None; a stream, an event or a work handle either.
+                # A tensor made here is not None; a stream, an event, a work handle or a
+                # coalescing manager either.
                 if isinstance(values[0], (Tensor, Stream, Event, Work)) and \
-                        getattr(values[0], "alloc_stream", "x") is not None:
+                        getattr(values[0], "alloc_stream", "x") is not None or \
+                        isinstance(values[0], tuple) and values[0][:1] == ("coalescing",):
                     return Constant(isinstance(node.ops[0], ast.IsNot))
             return None
         operands = [node.left] + list(node.comparators)
@@ -446,9 +448,10 @@ class ExpressionEvaluator(IndexEvaluator):
             value = self.handed_back(value, name, value_node, state, frame)
         elif value is None or isinstance(value, Constant) and isinstance(value_node, ast.Call):
             key = self.local_key(frame, name, value_node)
-            if frame.loops and isinstance(value_node, ast.Call) and \
-                    self._given_a_loop_element(value_node, state, frame):
-                key = Key(key.root, (key.path[0] + _PER_ITERATION % self.iteration,))
+            if frame.loops and (isinstance(value_node, ast.Call) and
+                                self._given_a_loop_element(value_node, state, frame) or
+                                _made_from_what_the_loop_rebinds(value_node, frame)):
+                key = Key(key.root, (key.path[0] + self.per_iteration(),))
             value = Symbol(key, name, least=self.least_result(value_node))
         elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, self.local_key(frame, name), state, value_node)
@@ -485,12 +488,16 @@ class ExpressionEvaluator(IndexEvaluator):
         else:
             key = self.local_key(frame, name, value_node)
             if frame.loops:
-                key = Key(key.root, (key.path[0] + _PER_ITERATION % self.iteration,))
+                key = Key(key.root, (key.path[0] + self.per_iteration(),))
         key = Key(key.root, key.path, frozenset((value.key,)))
         state.escaped = state.escaped | {key}
         if isinstance(value, Tensor):
             return Tensor(key, value.alloc_stream, value.on_host, value.partial)
         return Symbol(key, name, value.partial)
+
+    def per_iteration(self):
+        """What tells a name's object in one iteration of the loops around it from another."""
+        return "/it" + "".join(map(str, self.iterations))
 
     def _given_a_loop_element(self, call, state, frame):
         """Whether a call the analysis cannot see into, in a loop, is given what differs from one
@@ -667,7 +674,13 @@ def _own_attribute(key, frame):
 _UNSET = object()
 # Appended to the version of a local bound in a loop to what a call given the loop's element
 # returned: the iteration it was bound in.
-_PER_ITERATION = "/it%d"
+def _made_from_what_the_loop_rebinds(value_node, frame):
+    """Whether an element the analysis does not know is taken from a container the innermost
+    loop binds anew in each iteration (`local = parts[rank]`, `parts` a list the body builds):
+    it is then another object in each iteration, as a loop element is. (Not any value computed
+    from such a name: `grad = bucket.data` may be one staging buffer every iteration fetches.)"""
+    return isinstance(value_node, ast.Subscript) and isinstance(value_node.value, ast.Name) and \
+        value_node.value.id in frame.loops[-1][2]
 _MISSING_HANDLER = object()
 _EXPRESSION_HANDLERS = {}   # expression node type -> its handler, looked up once
 

@@ -376,6 +376,20 @@ class _Indexer(ast.NodeVisitor):
         # After the body: the functions defined in it are summarized, and taken whole.
         _summarize(info, self.by_node)
         self.by_node[node] = info
+        self._count_async_flags(info, class_name)
+
+    def _count_async_flags(self, info, class_name):
+        """`async_op=flag` tests the flag: where the package tests it again (`if flag:
+        self.handle = work`), paths stay apart by its value from the call on (statements.py),
+        and it decides stream work (whether the current stream waits for the collective)."""
+        nested = {id(call) for inner in info.nested.values() for call in inner.call_nodes}
+        for call in info.call_nodes:
+            if id(call) in nested:
+                continue
+            for text in async_flag_texts(call, class_name):
+                counts = self.package.condition_counts
+                counts[text] = counts.get(text, 0) + 1
+                self.package.stream_condition_texts.add(text)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -559,6 +573,15 @@ def _hook_targets(package, module, function, argument):
         found = package.unique_method(argument.attr)
         return [found] if found is not None else []
     return []
+
+
+def async_flag_texts(call, class_name):
+    """The conditions a call's asynchronous flags name (`async_op=self.overlap`), where they are
+    not constants."""
+    return [text for keyword in call.keywords
+            if keyword.arg in torch_model.ASYNC_KEYWORDS and
+            not isinstance(keyword.value, ast.Constant)
+            for text in (condition_text(keyword.value, class_name),) if text is not None]
 
 
 def condition_text(test, class_name):

@@ -8,6 +8,7 @@ ends a path without returning; `return` hands its state to the caller.
 """
 import ast
 
+from .package import async_flag_texts
 from .state import join_all
 from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
                      StreamContext)
@@ -27,7 +28,8 @@ class Frame:
         self.class_info = class_info
         self.module = function.module
         self.returns = []
-        self.loops = []      # per enclosing loop: [break states, continue states]
+        # Per enclosing loop: [break states, continue states, the names it binds anew].
+        self.loops = []
         self.depth = depth
         self.chain = chain   # call sites from the analysis's starting function to here
         self.call_sites = tuple(site for site, _ in chain)   # the sites alone, for each access
@@ -100,15 +102,47 @@ class StatementWalker:
         self.statement_call, self.split_exits = saved
         return split if split else [(state, value)]
 
+    def flag_paths(self, expressions, paths, frame):
+        """The paths a statement starts on: apart by each flag that makes one of its calls
+        asynchronous (`async_op=async_op`) and that the package tests again, where the path has
+        not decided it, so that the collective's work is pending where `if async_op:` keeps its
+        handle, and waited for at once where it is not."""
+        texts = []
+        for expression in expressions:
+            texts += self.async_flags(expression, frame)
+        for text in texts:
+            split = []
+            for state in paths:
+                if text in state.conditions:
+                    split.append(state)
+                    continue
+                other = state.copy()
+                state.conditions[text] = True
+                other.conditions[text] = False
+                split += [state, other]
+            paths = split
+        return paths
+
+    def async_flags(self, expression, frame):
+        class_name = frame.class_info.name if frame.class_info else None
+        cached = getattr(expression, "_async_flags", None)
+        if cached is not None and cached[0] == class_name:
+            return cached[1]
+        texts = tuple(text for node in ast.walk(expression) if isinstance(node, ast.Call)
+                      for text in async_flag_texts(node, class_name)
+                      if text in self.package.correlated)
+        expression._async_flags = (class_name, texts)
+        return texts
+
     def stmt_Expr(self, node, paths, frame):
         out = []
-        for state in paths:
+        for state in self.flag_paths((node.value,), paths, frame):
             out += [after for after, _ in self.outcomes(node.value, state, frame)]
         return out
 
     def stmt_Assign(self, node, paths, frame):
         out = []
-        for state in paths:
+        for state in self.flag_paths((node.value,), paths, frame):
             for after, value in self.outcomes(node.value, state, frame):
                 for target in node.targets:
                     self.assign(target, value, node.value, after, frame)
@@ -137,6 +171,8 @@ class StatementWalker:
         return self.each(paths, delete)
 
     def stmt_Return(self, node, paths, frame):
+        if node.value is not None:
+            paths = self.flag_paths((node.value,), paths, frame)
         for state in paths:
             value = self.evaluate(node.value, state, frame) if node.value is not None else None
             if node.value is not None:
@@ -239,20 +275,24 @@ class StatementWalker:
         exits = []
         current = paths
         finished = []
+        # An inner loop's iterations are numbered within the outer loop's: once it ends, the
+        # outer loop's iteration goes on.
+        outer = self.iteration, self.iterations
         for iteration in range(2):
             self.iteration = iteration
+            self.iterations = outer[1] + (iteration,)
             entering = [state.copy() for state in current]
             for state in entering:
                 enter(state)
-            frame.loops.append(([], []))
+            frame.loops.append(([], [], _names_bound_in(node)))
             after = self.block(node.body, entering, frame)
-            breaks, continues = frame.loops.pop()
+            breaks, continues, _ = frame.loops.pop()
             exits.extend(breaks)
             current = self.merge(after + continues)
             finished.extend(current if iteration == 0 else [])
             if not current:
                 break
-        self.iteration = 0
+        self.iteration, self.iterations = outer
         # Left after one iteration, or two (what the second adds), or never entered; `else`
         # runs when the loop was not broken out of.
         finished = self.merge(not_entered + finished + current)
@@ -262,7 +302,7 @@ class StatementWalker:
 
     def stmt_With(self, node, paths, frame):
         out = []
-        for state in paths:
+        for state in self.flag_paths([item.context_expr for item in node.items], paths, frame):
             saved_stream = state.current
             contexts = []
             for item in node.items:
@@ -428,6 +468,26 @@ def leave_contexts(state, frame):
 _ITERABLE = "<iterable>"
 _MISSING = object()
 _STATEMENT_HANDLERS = {}    # statement node type -> its handler, looked up once
+
+
+def _names_bound_in(loop):
+    """The names a loop binds in each iteration, its target's and its body's (nested functions
+    and classes bind theirs elsewhere); computed once per loop."""
+    cached = getattr(loop, "_bound_names", None)
+    if cached is not None:
+        return cached
+    bound = set()
+    stack = [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) else []
+    stack += loop.body
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    loop._bound_names = frozenset(bound)
+    return loop._bound_names
 
 
 def _emptiness_condition(iterable):

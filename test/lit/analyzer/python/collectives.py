@@ -165,3 +165,104 @@ def scaled_after_the_coalesced_reduction(out, grads, group):
     with dist._coalescing_manager(group):
         dist.reduce_scatter_tensor(out, grads, group=group)
     out.mul_(2)
+
+
+# `async_op=flag`: where the flag is tested again, the collective is asynchronous on the paths
+# where it holds, and the current stream waits for it at once on the others.
+def reduced_and_overwritten_when_asynchronous(grads, incoming, async_op):
+    work = dist.all_reduce(grads, async_op=async_op)
+    grads.copy_(incoming)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'grads' is written by copy_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:28: note: all_reduce reads and writes 'grads' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:5: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    if async_op:
+        return work
+    return None
+
+
+def reduced_and_waited_for_when_asynchronous(grads, incoming, async_op):
+    work = dist.all_reduce(grads, async_op=async_op)
+    if async_op:
+        work.wait()
+    grads.copy_(incoming)
+
+
+class FlaggedGather:
+    def __init__(self, buckets, overlap):
+        self.buckets = buckets
+        self.overlap = overlap
+        self.handle = None
+
+    def gather_then_zero_without_waiting(self):
+        with dist._coalescing_manager(None, async_ops=self.overlap) as cm:
+            for bucket in self.buckets:
+                dist.all_gather_into_tensor(bucket.flat, bucket.shard)
+        if self.overlap:
+            self.handle = cm
+        for bucket in self.buckets:
+            bucket.flat.zero_()
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'self.buckets[*].flat' is read and written by zero_ on the current stream while all_gather_into_tensor on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-6]]:45: note: all_gather_into_tensor writes 'self.buckets[*].flat' on the process group's stream (the default group) here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+
+    def gather_then_zero_after_the_handle(self):
+        with dist._coalescing_manager(None, async_ops=self.overlap) as cm:
+            for bucket in self.buckets:
+                dist.all_gather_into_tensor(bucket.flat, bucket.shard)
+        if self.overlap:
+            self.handle = cm
+        if self.handle is not None:
+            self.handle.wait()
+            self.handle = None
+        for bucket in self.buckets:
+            bucket.flat.zero_()
+
+
+# A list the loop builds anew holds that iteration's views: the element a rank fills is another
+# tensor in each iteration, so filling it is not a race with the previous iteration's gather.
+def gather_each_bucket_into_its_own_slots(buckets, rank, source, world, async_op):
+    works = []
+    for bucket in buckets:
+        slots = []
+        for i in range(world):
+            slots.append(bucket[i * 8:(i + 1) * 8])
+        mine = slots[rank]
+        mine.copy_(source)
+        work = dist.all_gather(slots, mine, async_op=async_op)
+        if async_op:
+            works.append(work)
+    for work in works:
+        work.wait()
+
+
+# A handle object that keeps the output reads none of it when made: its wait() does.
+class ScaledWork:
+    def __init__(self, work, output):
+        self.work = work
+        self.output = output
+
+    def wait(self):
+        self.work.wait()
+        self.output.mul_(2)
+
+
+class ScaledWorkReadingEarly:
+    def __init__(self, work, output):
+        self.work = work
+        self.norm = output.norm()
+
+    def wait(self):
+        self.work.wait()
+
+
+def reduce_with_a_handle_object(grads):
+    work = dist.all_reduce(grads, async_op=True)
+    return ScaledWork(work, grads)
+
+
+def reduce_with_a_handle_object_that_reads_too_early(grads):
+    work = dist.all_reduce(grads, async_op=True)
+    return ScaledWorkReadingEarly(work, grads)
+    # CHECK-MESSAGES: :[[@LINE-1]]:41: warning: 'grads' is read by __init__ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:28: note: all_reduce reads and writes 'grads' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:41: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
