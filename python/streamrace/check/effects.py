@@ -505,9 +505,10 @@ class CallEffects:
                 self.wait_outstanding_work(state)
             return None
         if isinstance(receiver, Symbol) and name in _LOGGING_METHODS and \
-                name not in model.VIEW_METHODS:
+                name not in model.VIEW_METHODS and \
+                self.class_method(receiver, name, frame) is None:
             # A container's or a logger's method on an object of unknown kind: what it is given
-            # may be kept there.
+            # may be kept there. (An object of a package class has its own `start`, `update`.)
             for value, _ in list(args) + list(kwargs.values()):
                 self.escape(value, state)
             return None
@@ -555,14 +556,18 @@ class CallEffects:
         self.unknown_call(args, kwargs, name, node, state, frame)
         return None
 
-    def resolve_method(self, receiver, name, frame):
+    def class_method(self, receiver, name, frame):
+        """The method `name` of the package class the receiver is known to be an object of."""
         key = receiver.key
         class_name = key.instance_of() if key is not None else None
-        if class_name is not None:
-            class_info = self.package.class_named(class_name, frame.module)
-            found = self.package.method(class_info, name)
-            if found is not None:
-                return found
+        if class_name is None:
+            return None
+        return self.package.method(self.package.class_named(class_name, frame.module), name)
+
+    def resolve_method(self, receiver, name, frame):
+        found = self.class_method(receiver, name, frame)
+        if found is not None:
+            return found
         if name in model.METADATA_METHODS or name in model.VIEW_METHODS or \
                 name.endswith("_") or name in model.COPY_METHODS or \
                 name in model.HOST_BLOCKING_METHODS or name in _LOGGING_METHODS or \

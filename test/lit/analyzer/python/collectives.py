@@ -266,3 +266,30 @@ def reduce_with_a_handle_object_that_reads_too_early(grads):
     # CHECK-MESSAGES: :[[@LINE-1]]:41: warning: 'grads' is read by __init__ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
     # CHECK-MESSAGES: :[[@LINE-3]]:28: note: all_reduce reads and writes 'grads' on the process group's stream (the default group) here
     # CHECK-MESSAGES: :[[@LINE-3]]:41: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+
+
+# A package class's own method named as a container's or a timer's (`start`, `update`) is
+# followed like any other: the gather it starts is pending in the caller.
+class GatherPhases:
+    def __init__(self, buckets):
+        self.buckets = buckets
+        self.work = None
+
+    def start(self):
+        for bucket in self.buckets:
+            self.work = dist.all_reduce(bucket.flat, async_op=True)
+
+    def finish_racy(self):
+        self.start()
+        for bucket in self.buckets:
+            bucket.flat.mul_(2)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'self.buckets[*].flat' is read and written by mul_ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-7]]:41: note: all_reduce reads and writes 'self.buckets[*].flat' on the process group's stream (the default group) here
+            # CHECK-MESSAGES: :[[@LINE-5]]:9: note: 'start' is called here
+            # CHECK-MESSAGES: :[[@LINE-4]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+
+    def finish(self):
+        self.start()
+        self.work.wait()
+        for bucket in self.buckets:
+            bucket.flat.mul_(2)
