@@ -96,3 +96,23 @@ def scatter_after_waiting(grads, parts, padded, out):
     for grad, (work, reduced) in zip(grads, pending):
         work.wait()
         grad.copy_(out)
+
+
+# An element at an index the analysis does not know, of a list holding parts of one buffer, is
+# some part of that buffer: reading it meets the gather still writing the parts.
+def read_a_gathered_slot_before_the_gather_ends(flat, size, rank, peer):
+    slots = [flat[0:size], flat[size:2 * size]]
+    work = dist.all_gather(slots, slots[rank], async_op=True)
+    received = slots[peer].float()
+    # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'flat' is read by float on the current stream while all_gather on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:28: note: all_gather writes 'flat[*]' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:16: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    work.wait()
+    return received
+
+
+def read_a_gathered_slot_after_the_gather_ends(flat, size, rank, peer):
+    slots = [flat[0:size], flat[size:2 * size]]
+    work = dist.all_gather(slots, slots[rank], async_op=True)
+    work.wait()
+    return slots[peer].float()
