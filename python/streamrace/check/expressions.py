@@ -591,13 +591,18 @@ class ExpressionEvaluator(IndexEvaluator):
         return None
 
     def condition_text(self, test, frame):
+        return self.per_class(test, "_condition", frame, condition_text)
+
+    def per_class(self, node, slot, frame, compute):
+        """`compute(node, class name)` for the class the frame runs in, kept on the node: the
+        last class asked is the one asked again (the methods of one class come together)."""
         class_name = frame.class_info.name if frame.class_info else None
-        cached = getattr(test, "_condition", None)
+        cached = getattr(node, slot, None)
         if cached is not None and cached[0] == class_name:
             return cached[1]
-        text = condition_text(test, class_name)
-        test._condition = (class_name, text)
-        return text
+        value = compute(node, class_name)
+        setattr(node, slot, (class_name, value))
+        return value
 
     def spelling(self, node):
         """The source text of an expression, computed once per node."""

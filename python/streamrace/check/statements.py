@@ -124,15 +124,12 @@ class StatementWalker:
         return paths
 
     def async_flags(self, expression, frame):
-        class_name = frame.class_info.name if frame.class_info else None
-        cached = getattr(expression, "_async_flags", None)
-        if cached is not None and cached[0] == class_name:
-            return cached[1]
-        texts = tuple(text for node in ast.walk(expression) if isinstance(node, ast.Call)
-                      for text in async_flag_texts(node, class_name)
-                      if text in self.package.correlated)
-        expression._async_flags = (class_name, texts)
-        return texts
+        return self.per_class(expression, "_async_flags", frame, self._async_flags)
+
+    def _async_flags(self, expression, class_name):
+        return tuple(text for node in ast.walk(expression) if isinstance(node, ast.Call)
+                     for text in async_flag_texts(node, class_name)
+                     if text in self.package.correlated)
 
     def stmt_Expr(self, node, paths, frame):
         out = []
