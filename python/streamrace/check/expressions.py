@@ -14,13 +14,11 @@ from .. import torch_model
 from .indices import IndexEvaluator, integer_arithmetic
 from .package import ClassInfo, FunctionInfo, condition_text, expression_name
 from .state import AMBIENT, HOST_STREAM, join_returned
-from .values import (ANY_INDEX, Constant, Container, DeviceModule, Event, Function, Functions,
+from .values import (Constant, Container, DeviceModule, Event, Function, Functions,
                      Integer, Key, Linear, Module, Range, Stream, StreamContext, Symbol, Tensor,
-                     Work,
-                     attribute_stream_key, combine_linear, either_function, either_stream,
-                     device_module_call, holds_handles, HANDLES, items_labelled, least_of,
-                     linear_form, scale_linear,
-                     store_labelled)
+                     Work, any_element, attribute_stream_key, combine_linear, either_function,
+                     either_stream, device_module_call, holds_handles, HANDLES, items_labelled,
+                     least_of, linear_form, scale_linear, store_labelled)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -754,30 +752,8 @@ def _either(*values):
             len({v.key for v in values}) == 1:
         return values[0]
     if all(isinstance(v, (Tensor, Symbol)) for v in values):
-        return _any_element(values)
+        return any_element(values)
     return None
-
-
-def _any_element(values):
-    """Parts of one storage named by different elements or spans (`[buf[0:n], buf[n:2 * n]]`,
-    one per loop iteration): one of them is some part of it. None where they differ otherwise."""
-    first = values[0].key
-    if any(v.key.root != first.root for v in values):
-        return None
-    # The longest common path, then one element index where they go on by indices alone (a
-    # slice from the start is the buffer itself, partly).
-    common = 0
-    while all(len(v.key.path) > common and v.key.path[common] == first.path[common]
-              for v in values):
-        common += 1
-    rests = [v.key.path[common:] for v in values]
-    if any(not part.startswith("[") for rest in rests for part in rest):
-        return None
-    path = first.path[:common] + ((ANY_INDEX,) if all(rests) else ())
-    key = Key(first.root, path)
-    if all(isinstance(v, Tensor) for v in values):
-        return Tensor(key, partial=True)
-    return Symbol(key, values[0].spelling, partial=True)
 
 
 def _decided_by_least(op, left, right):

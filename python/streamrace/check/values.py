@@ -709,3 +709,25 @@ def either_stream(streams, name=""):
                               for stream in streams):
         return next(iter(side.values()))
     return Stream("<either>", "opaque", name)
+
+
+def any_element(values):
+    """Parts of one storage named by different elements or spans (`[buf[0:n], buf[n:2 * n]]`,
+    one per loop iteration): one of them is some part of it. None where they differ otherwise."""
+    first = values[0].key
+    if any(v.key.root != first.root for v in values):
+        return None
+    # The longest common path, then one element index where they go on by indices alone (a
+    # slice from the start is the buffer itself, partly).
+    common = 0
+    while all(len(v.key.path) > common and v.key.path[common] == first.path[common]
+              for v in values):
+        common += 1
+    rests = [v.key.path[common:] for v in values]
+    if any(not part.startswith("[") for rest in rests for part in rest):
+        return None
+    path = first.path[:common] + ((ANY_INDEX,) if all(rests) else ())
+    key = Key(first.root, path)
+    if all(isinstance(v, Tensor) for v in values):
+        return Tensor(key, partial=True)
+    return Symbol(key, values[0].spelling, partial=True)
