@@ -10,7 +10,7 @@ from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
                      Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
                      attribute_stream_key, holds_handles, items_labelled, least_of, linear_form,
-                     device_module_call, listed, merge_labelled, scale_linear)
+                     device_module_call, is_coalescing, listed, merge_labelled, scale_linear)
 
 _BUILTIN_NO_ACCESS = frozenset({
     "len", "isinstance", "issubclass", "hasattr", "getattr", "setattr", "id", "type", "callable",
@@ -415,8 +415,7 @@ class CallEffects:
         return Container((Work(stream.key, frozenset(a.ident for a in made)),))
 
     def coalescing_context(self, state):
-        return any(isinstance(v, tuple) and v and v[0] == "coalescing"
-                   for v in state.works.values())
+        return any(is_coalescing(v) for v in state.works.values())
 
     def work_wait(self, work, state):
         waiter = state.current
@@ -500,7 +499,7 @@ class CallEffects:
                 return None
             if name == "values" and holds_handles(receiver):
                 return Container(receiver.items)
-        if isinstance(receiver, tuple) and receiver and receiver[0] == "coalescing":
+        if is_coalescing(receiver):
             if name == "wait":
                 self.wait_outstanding_work(state)
             return None

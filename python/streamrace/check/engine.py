@@ -28,7 +28,7 @@ from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_ret
 from .statements import Frame, StatementWalker, merge_paths
 from .usage import TENSOR_ONLY_METHODS, TensorUsage
 from .user_model import EMPTY as EMPTY_MODEL
-from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor)
+from .values import Container, Key, Stream, StreamContext, Symbol, Tensor, is_coalescing
 
 MAX_DEPTH = 4
 # Statements one starting function may walk, calls followed included: past it, calls are no
@@ -399,13 +399,13 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
                                                 state.current, frame.ident),)
             state.current = value.stream
             return value
-        if isinstance(value, tuple) and value and value[0] == "coalescing":
+        if is_coalescing(value):
             state.works["<coalescing>"] = value
             return value
         return None
 
     def exit_context(self, context, state, frame):
-        if isinstance(context, tuple) and context and context[0] == "coalescing":
+        if is_coalescing(context):
             state.works.pop("<coalescing>", None)
             _, stream, async_ops = context
             if not async_ops:

@@ -17,7 +17,8 @@ from .state import AMBIENT, HOST_STREAM, join_returned
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions,
                      Integer, Key, Linear, Module, Range, Stream, StreamContext, Symbol, Tensor,
                      Work, any_element, attribute_stream_key, combine_linear, either_function,
-                     either_stream, device_module_call, holds_handles, HANDLES, items_labelled,
+                     either_stream, device_module_call, holds_handles, HANDLES, is_coalescing,
+                     items_labelled,
                      least_of, linear_form, scale_linear, store_labelled)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
@@ -299,7 +300,7 @@ class ExpressionEvaluator(IndexEvaluator):
                 # coalescing manager either.
                 if isinstance(values[0], (Tensor, Stream, Event, Work)) and \
                         getattr(values[0], "alloc_stream", "x") is not None or \
-                        isinstance(values[0], tuple) and values[0][:1] == ("coalescing",):
+                        is_coalescing(values[0]):
                     return Constant(isinstance(node.ops[0], ast.IsNot))
             return None
         operands = [node.left] + list(node.comparators)

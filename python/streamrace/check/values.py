@@ -731,3 +731,8 @@ def any_element(values):
     if all(isinstance(v, Tensor) for v in values):
         return Tensor(key, partial=True)
     return Symbol(key, values[0].spelling, partial=True)
+
+
+def is_coalescing(value):
+    """Whether a value is a coalescing manager (`("coalescing", group stream, async_ops)`)."""
+    return isinstance(value, tuple) and bool(value) and value[0] == "coalescing"
