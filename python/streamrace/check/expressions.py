@@ -19,7 +19,7 @@ from .values import (Constant, Container, DeviceModule, Event, Function, Functio
                      Work, any_element, attribute_stream_key, combine_linear, either_function,
                      either_stream, device_module_call, holds_handles, HANDLES, is_coalescing,
                      items_labelled,
-                     least_of, linear_form, scale_linear, store_labelled)
+                     least_of, linear_form, scale_linear, sequence_arithmetic, store_labelled)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
@@ -270,6 +270,9 @@ class ExpressionEvaluator(IndexEvaluator):
         integer = integer_arithmetic(node.op, left, right)
         if integer is not None:
             return integer
+        sequence = sequence_arithmetic(node.op, left, right)
+        if sequence is not None:
+            return sequence
         tensors = [(v, n) for v, n in ((left, node.left), (right, node.right))
                    if self.is_tensor(v, n, frame)]
         if not tensors:
@@ -407,7 +410,10 @@ class ExpressionEvaluator(IndexEvaluator):
             base = self.evaluate(target.value, state, frame)
             index = self.evaluate(target.slice, state, frame)
             if self.is_tensor(base, target.value, frame):
-                # `x[i] = v` writes x's bytes on the current stream (a host tensor on the host).
+                # `x[i] = v` copies v's bytes into x's on the current stream (a host tensor's
+                # on the host).
+                if value_node is not None and self.is_tensor(value, value_node, frame):
+                    self.access(value, "read", "__setitem__", value_node, state, frame)
                 self.access(base, "write", "__setitem__", target, state, frame)
             elif isinstance(base, (Symbol, Container)) and getattr(base, "key", None) is not None:
                 key = base.key.element(self.index_part(index))

@@ -347,6 +347,13 @@ def _join_value(a, b):
                     views = tuple(dict.fromkeys((a.views or (a.key,)) + (b.views or (b.key,))))
                 return Tensor(common, None, a.on_host and b.on_host, bool(views), views)
             return Symbol(common, getattr(a, "spelling", ""))
+        if isinstance(a, Tensor) or isinstance(b, Tensor):
+            # `buf = torch.zeros(n) if padded else flat[lo:hi]`, on two paths: one object or
+            # the other, of two storages. Named by the first, it touches the bytes of either.
+            views = tuple(dict.fromkeys((getattr(a, "views", ()) or (a.key,)) +
+                                        (getattr(b, "views", ()) or (b.key,))))
+            return Tensor(a.key, None, getattr(a, "on_host", False) and
+                          getattr(b, "on_host", False), True, views)
     if isinstance(a, Stream) and isinstance(b, (Stream, Symbol)) or \
             isinstance(b, Stream) and isinstance(a, Symbol):
         # Two paths joined: a stream neither path alone names (the paths that chose a stream by

@@ -617,6 +617,25 @@ def join_lists(a, b):
     return Container(items)
 
 
+def sequence_arithmetic(op, left, right):
+    """What `a + b` or `[x] * n` of lists or tuples holds: the elements of both, or of the one
+    repeated. A list the analysis does not name (`gathered = self._all_gather(parts)`) plus a
+    few it built (`gathered + [torch.empty_like(gathered[-1])] * pad`) stands for the unnamed
+    one's elements, so that a slice of the sum and an element of the unnamed list meet. None for
+    arithmetic that is not on lists."""
+    built = [isinstance(v, Container) and v.key is None for v in (left, right)]
+    if isinstance(op, ast.Mult) and any(built):
+        return left if built[0] else right
+    if not isinstance(op, ast.Add) or not any(built):
+        return None
+    if all(built):
+        return Container(left.items + right.items)
+    other = right if built[0] else left
+    if isinstance(other, (Symbol, Container)) and not getattr(other, "partial", False):
+        return other
+    return None
+
+
 @value_class
 class Constant:
     value: object

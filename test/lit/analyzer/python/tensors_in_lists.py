@@ -116,3 +116,68 @@ def read_a_gathered_slot_after_the_gather_ends(flat, size, rank, peer):
     work = dist.all_gather(slots, slots[rank], async_op=True)
     work.wait()
     return slots[peer].float()
+
+
+# A list the analysis cannot name, padded with a few tensors it made (`gathered + [pad] * k`):
+# the padded list's elements are the unnamed list's, so gathering into a slice of it writes what
+# an element of the unnamed list names. Where each element ends up is chosen on a branch: a new
+# buffer on one path, a view of the gathered element on the other; reading it reads either.
+def gather_momentums(parts):
+    return [part.clone() for part in parts]
+
+
+def update_from_gathered_racy(parts, world, rank, out, start, end):
+    gathered = gather_momentums(parts)
+    padded = gathered + [torch.empty_like(gathered[-1])] * (world - len(gathered) % world)
+    handles = []
+    for base in range(0, len(parts), world):
+        handles.append(dist.all_gather(padded[base:base + world], padded[base + rank],
+                                       async_op=True))
+    for index in range(len(parts)):
+        momentum = gathered[index]
+        if end > momentum.numel():
+            update = torch.zeros(end - start, device="cuda")
+        else:
+            update = momentum.view(-1)[start:end]
+        out.copy_(update)
+        # CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'update' is read by copy_ on the current stream while all_gather on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-10]]:40: note: all_gather writes 'gathered[*]' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-3]]:19: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+
+
+def update_from_gathered_after_waiting(parts, world, rank, out, start, end):
+    gathered = gather_momentums(parts)
+    padded = gathered + [torch.empty_like(gathered[-1])] * (world - len(gathered) % world)
+    handles = []
+    for base in range(0, len(parts), world):
+        handles.append(dist.all_gather(padded[base:base + world], padded[base + rank],
+                                       async_op=True))
+    for handle in handles:
+        handle.wait()
+    for index in range(len(parts)):
+        momentum = gathered[index]
+        if end > momentum.numel():
+            update = torch.zeros(end - start, device="cuda")
+        else:
+            update = momentum.view(-1)[start:end]
+        out.copy_(update)
+
+
+# `x[lo:hi] = v` copies v's bytes into x's: it reads v.
+def stage_reduced_racy(grad, numel):
+    staging = torch.empty(2 * numel, device="cuda")
+    work = dist.all_reduce(grad, async_op=True)
+    staging[:numel] = grad.view(-1)
+    # CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'grad' is read by __setitem__ on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:28: note: all_reduce reads and writes 'grad' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:23: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    work.wait()
+    return staging
+
+
+def stage_reduced_after_waiting(grad, numel):
+    staging = torch.empty(2 * numel, device="cuda")
+    work = dist.all_reduce(grad, async_op=True)
+    work.wait()
+    staging[:numel] = grad.view(-1)
+    return staging
