@@ -49,7 +49,10 @@ class ExpressionEvaluator(IndexEvaluator):
         if name == "self" and frame.self_key is not None:
             return Symbol(frame.self_key, "self")
         positional, vararg, keyword_only, kwarg = frame.function.parameters()
-        if name in positional or name in keyword_only:
+        if name in positional or name in keyword_only or \
+                name in frame.function.closure_names():
+            # A closure started on its own (a hook a factory made for its `params`) holds what
+            # its maker's call bound: given from outside, as a parameter is.
             return Symbol(Key(("param", frame.ident, name)), name)
         # What else a name stands for depends on the function alone (its module's functions,
         # classes and imports): found once, as the same name is read on every path and call.

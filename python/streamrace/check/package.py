@@ -35,6 +35,7 @@ class FunctionInfo:
     # What parameters() returns, once asked: every name the analysis cannot find among a
     # path's locals is looked up there.
     _parameters: Optional[tuple] = None
+    _closure_names: Optional[frozenset] = None
 
     def parameters(self):
         """(positional names, the *args node, keyword-only names, the **kwargs node)."""
@@ -50,6 +51,21 @@ class FunctionInfo:
 
     def is_method(self):
         return self.class_name is not None and self.parent is None
+
+    def closure_names(self):
+        """The names the enclosing functions bind (their parameters and locals), which a nested
+        function reads from the call of its maker that made it."""
+        if self._closure_names is None:
+            names = set()
+            parent = self.parent
+            while parent is not None:
+                positional, vararg, keyword_only, kwarg = parent.parameters()
+                names.update(positional + keyword_only)
+                names.update(extra.arg for extra in (vararg, kwarg) if extra is not None)
+                names.update(_bound_names(parent.node))
+                parent = parent.parent
+            self._closure_names = frozenset(names)
+        return self._closure_names
 
 
 @dataclass(eq=False)

@@ -105,3 +105,48 @@ class PingPongBuckets:
 
     def epilogue(self):
         torch.cuda.current_stream().wait_stream(self.reduction_stream)
+
+
+# A module hook made by a factory for its leaf's parameters (DeepSpeed ZeRO-3's leaf modules):
+# each hook holds the `params` its factory's call was given, and gives a gradient to those the
+# forward did not use. That gradient is made on the current stream; the reduction stream must
+# wait for it. (`params` had been taken for a global, whose attribute stores, gathered over the
+# package, told the test `param.grad is None` that it never holds.)
+class LeafModuleGradients:
+    def __init__(self, leaves, leaf_grads):
+        self.leaf_grads = leaf_grads
+        self.leaf_stream = torch.cuda.Stream()
+        for leaf, params in leaves:
+            leaf.register_full_backward_hook(self.make_racy_hook(params))
+            leaf.register_full_backward_hook(self.make_ordered_hook(params))
+
+    def make_racy_hook(self, params):
+        def reduce_leaf_grads(module, grad_input, grad_output):
+            for param in params:
+                if param.grad is None:
+                    param.grad = torch.zeros_like(param)
+                self.reduce_racy(param)
+
+        return reduce_leaf_grads
+
+    def make_ordered_hook(self, params):
+        def reduce_leaf_grads(module, grad_input, grad_output):
+            for param in params:
+                if param.grad is None:
+                    param.grad = torch.zeros_like(param)
+                self.reduce_ordered(param)
+
+        return reduce_leaf_grads
+
+    def reduce_racy(self, param):
+        with torch.cuda.stream(self.leaf_stream):
+            self.leaf_grads.copy_(param.grad)
+            # CHECK-MESSAGES: :[[@LINE-1]]:35: warning: 'params[*].grad' is read by copy_ on stream 'self.leaf_stream', which has not waited for the current stream since 'params[*].grad' was allocated there (torch.zeros_like): its block may still be in use by earlier work [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :128:17: note: 'reduce_racy' is called here
+            # CHECK-MESSAGES: :127:34: note: torch.zeros_like (allocation) writes 'params[*].grad' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-4]]:35: note: make stream 'self.leaf_stream' wait for the current stream before entering it: `self.leaf_stream.wait_stream(torch.cuda.current_stream())`
+
+    def reduce_ordered(self, param):
+        self.leaf_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.leaf_stream):
+            self.leaf_grads.copy_(param.grad)
