@@ -402,10 +402,12 @@ class ExpressionEvaluator(IndexEvaluator):
                 key = base.key.attribute(target.attr)
                 self.handed_to_an_object(base, value, target, state, frame)
                 if target.attr == "data":
-                    # `t.data = torch.empty(0)`: t's old storage is released (deallocation
-                    # helpers do this); pointing t at a view of other bytes keeps them alive.
-                    if isinstance(value, Tensor) and value.key.root[0] == "temporary" and \
-                            value_node is not None:
+                    # `t.data = torch.empty(0)` (deallocation helpers do this), or t pointed at
+                    # a view of other bytes (`grad.data = bucket.narrow(...)`): t's old storage
+                    # is released. A view of t's own bytes keeps them.
+                    if isinstance(value, (Tensor, Symbol)) and value_node is not None and \
+                            (value.key.root[0] == "temporary" or
+                             not value.key.overlaps(base.key)):
                         self.storage_released(base, target, state, frame)
                     return
                 self.store_attribute(key, value, value_node, target, state, frame)

@@ -282,9 +282,15 @@ def keys_meet(first, second):
     """Whether two accesses may touch the same bytes: of their keys, or of one of the views
     each is of. A tensor and its gradient do not (`params` handed to a call, `params[i].grad`
     written): an object's key overlaps those of what it holds, for what a release frees."""
-    return any(mine.overlaps(theirs) and not _tensor_and_its_gradient(mine, theirs)
+    return any(bytes_meet(mine, theirs)
                for mine in first.views or (first.key,)
                for theirs in second.views or (second.key,))
+
+
+def bytes_meet(first, second):
+    """Whether two keys may name the same bytes: overlapping, but not a tensor and its
+    gradient."""
+    return first.overlaps(second) and not _tensor_and_its_gradient(first, second)
 
 
 def _tensor_and_its_gradient(first, second):

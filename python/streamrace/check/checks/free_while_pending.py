@@ -15,7 +15,7 @@ stream, does not record that tensor (`record_stream_fields.py`).
 import ast
 
 from ..findings import Finding, Location
-from ..state import Site
+from ..state import Site, bytes_meet
 from ..values import Tensor, Container
 from .wording import (access_side, appended_fix, chain_notes, describe_access, insertion_fix,
                       location, side, stream_name, stream_spelling)
@@ -40,7 +40,7 @@ class FreeWhilePending:
             # Most pending work is the allocating stream's own: that test comes first.
             if access.stream.key == allocation.key or allocation.key in ordered:
                 continue
-            if access.key.root[0] == "field" or not access.key.overlaps(key):
+            if access.key.root[0] == "field" or not bytes_meet(access.key, key):
                 continue
             if one_object and (access.key.root != key.root or
                                access.key.path[:len(key.path)] != key.path):

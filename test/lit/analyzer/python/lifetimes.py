@@ -304,3 +304,49 @@ def train_with_unrecorded_batches(loader, model, mean):
     while batch is not None:
         model(batch)
         batch = prefetcher.next()
+
+
+# A gradient moved into a bucket on the bucket's stream, then pointed at its slot there
+# (DeepSpeed ZeRO-3's `param.grad.data = new_grad_tensor`): its old storage is released while
+# the copy out of it may still run. A view of its own bytes releases nothing.
+class GradientBucket:
+    def __init__(self, size):
+        self.bucket_stream = torch.cuda.Stream()
+        self.bucket = torch.empty(size, device="cuda")
+
+    def move_into_bucket_racy(self, numel, offset):
+        grad = torch.randn(numel, device="cuda")
+        self.bucket_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.bucket_stream):
+            slot = self.bucket.narrow(0, offset, numel)
+            slot.copy_(grad, non_blocking=True)
+            grad.data = slot
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the storage of 'grad' is released while copy_ reads 'grad' on stream 'self.bucket_stream' may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+            # CHECK-MESSAGES: :[[@LINE-3]]:24: note: copy_ reads 'grad' on stream 'self.bucket_stream' here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: tell the allocator about that use before this: `grad.record_stream(torch.cuda.current_stream())`
+        return grad
+
+    def move_into_bucket_recorded(self, numel, offset):
+        grad = torch.randn(numel, device="cuda")
+        self.bucket_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.bucket_stream):
+            slot = self.bucket.narrow(0, offset, numel)
+            slot.copy_(grad, non_blocking=True)
+            grad.record_stream(torch.cuda.current_stream())
+            grad.data = slot
+        return grad
+
+    def flatten_in_place(self, numel):
+        grad = torch.randn(numel, device="cuda")
+        self.bucket_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.bucket_stream):
+            self.bucket.narrow(0, 0, numel).copy_(grad, non_blocking=True)
+            grad.data = grad.view(-1)
+        return grad
+
+    def gradient_replaced_while_the_parameter_is_read(self, param, numel):
+        # The parameter's bytes are not its gradient's: releasing the gradient's meets nothing.
+        self.bucket_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.bucket_stream):
+            self.bucket.narrow(0, 0, numel).copy_(param.view(-1), non_blocking=True)
+        param.grad.data = self.bucket.narrow(0, 0, numel)
