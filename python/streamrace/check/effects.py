@@ -235,7 +235,7 @@ class CallEffects:
             if stream is not None and getattr(tensor, "key", None) is not None:
                 state.recorded = state.recorded | {(tensor.key, stream.key)}
         elif kind == "release" and isinstance(tensor, (Tensor, Symbol)):
-            self.storage_released(tensor, node, state, frame)
+            self.storage_released(tensor, node, state, frame, storage_only=True)
         elif kind == "allocate" and isinstance(tensor, (Tensor, Symbol)) and \
                 tensor.key is not None and tensor.key.path:
             # The storage gets a new block from the pool of the stream current here: the
@@ -606,7 +606,7 @@ class CallEffects:
                                      tensor.on_host)
         if name == model.STORAGE_RESIZE:
             if args and isinstance(args[0][0], Constant) and args[0][0].value == 0:
-                self.storage_released(tensor, node, state, frame)
+                self.storage_released(tensor, node, state, frame, storage_only=True)
             return None
         on_host = isinstance(tensor, Tensor) and tensor.on_host
         if name in model.HOST_BLOCKING_METHODS:

@@ -357,8 +357,10 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
                         creation=True)
         return bound
 
-    def storage_released(self, tensor, node, state, frame, scope_end=False, one_object=False):
-        self.checks.released(tensor, node, state, frame, self, scope_end, one_object)
+    def storage_released(self, tensor, node, state, frame, scope_end=False, one_object=False,
+                         storage_only=False):
+        self.checks.released(tensor, node, state, frame, self, scope_end, one_object,
+                             storage_only)
 
     def scope_ended(self, state, frame, node):
         """The function returns (at `node`, or after it): a tensor it made and kept in a local

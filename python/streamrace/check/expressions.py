@@ -408,7 +408,7 @@ class ExpressionEvaluator(IndexEvaluator):
                     if isinstance(value, (Tensor, Symbol)) and value_node is not None and \
                             (value.key.root[0] == "temporary" or
                              not value.key.overlaps(base.key)):
-                        self.storage_released(base, target, state, frame)
+                        self.storage_released(base, target, state, frame, storage_only=True)
                     return
                 self.store_attribute(key, value, value_node, target, state, frame)
         elif isinstance(target, ast.Subscript):

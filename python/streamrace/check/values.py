@@ -183,10 +183,13 @@ class Key:
         return Key(self.root, tuple(ANY_INDEX if p.startswith("[") else p for p in self.path
                                     if not p.startswith("@")))
 
-    def loop_elements_merged(self):
-        """The key with loop iterations' elements made one (what a later loop may touch)."""
-        return Key(self.root, tuple(ANY_INDEX if p.startswith("[it:") else p
-                                    for p in self.path))
+    def held_by_an_attribute_of(self, other):
+        """Whether the key names what an attribute of `other`'s object holds (`p._fp16_shard`
+        of `p`): a reference of its own, which releasing `other`'s storage leaves alive."""
+        length = len(other.path)
+        return len(self.path) > length and self.root == other.root and \
+            not self.path[length].startswith(("[", "@")) and \
+            Key(self.root, self.path[:length]).overlaps(other)
 
     def text(self):
         """How the source spells it, for messages: `self.buf`, `x`, `params[*].grad`."""

@@ -64,10 +64,11 @@ class Checks:
             self.add(self.cross_stream.returned_unordered(writes, key, caller, site, statement,
                                                           state, frame, walker, across_calls))
 
-    def released(self, tensor, node, state, frame, walker, scope_end=False, one_object=False):
+    def released(self, tensor, node, state, frame, walker, scope_end=False, one_object=False,
+                 storage_only=False):
         if self.reporting:
             self.add(self.free_while_pending.released(tensor, node, state, frame, walker,
-                                                      scope_end, one_object))
+                                                      scope_end, one_object, storage_only))
 
     def handed_over(self, value, node, state, frame, walker):
         if self.reporting:

@@ -24,11 +24,14 @@ from .wording import (access_side, appended_fix, chain_notes, describe_access, i
 class FreeWhilePending:
     name = "streamrace-free-while-pending"
 
-    def released(self, tensor, node, state, frame, walker, scope_end=False, one_object=False):
+    def released(self, tensor, node, state, frame, walker, scope_end=False, one_object=False,
+                 storage_only=False):
         """`scope_end`: the tensor is dropped as its function returns at `node` (a return
         statement) or after it (the last statement). `one_object`: only the uses of that very
         object count (an attribute names a new object at each store; a use the analysis
-        names by the attribute alone may be of another one)."""
+        names by the attribute alone may be of another one). `storage_only`: the tensor lives
+        on without its storage (`t.data = ...`, `resize_(0)`), and so do the tensors its
+        attributes hold."""
         key = getattr(tensor, "key", None)
         if key is None:
             return None
@@ -41,6 +44,8 @@ class FreeWhilePending:
             if access.stream.key == allocation.key or allocation.key in ordered:
                 continue
             if access.key.root[0] == "field" or not bytes_meet(access.key, key):
+                continue
+            if storage_only and access.key.held_by_an_attribute_of(key):
                 continue
             if one_object and (access.key.root != key.root or
                                access.key.path[:len(key.path)] != key.path):

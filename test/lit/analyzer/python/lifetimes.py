@@ -350,3 +350,21 @@ class GradientBucket:
         with torch.cuda.stream(self.bucket_stream):
             self.bucket.narrow(0, 0, numel).copy_(param.view(-1), non_blocking=True)
         param.grad.data = self.bucket.narrow(0, 0, numel)
+
+
+# Releasing a tensor's storage leaves the tensors its attributes hold alive (FairScale keeps a
+# parameter's shards in attributes of the parameter): a side stream still reading a shard meets
+# no release of the parameter's own bytes. Reading those bytes does.
+def parameter_freed_while_its_bytes_are_gathered(param, full, group):
+    work = dist.all_gather_into_tensor(full, param, group=group, async_op=True)
+    param.data = torch.empty(0, device=param.device)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the storage of 'param' is released while all_gather_into_tensor reads 'param' on the process group's stream (group=group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+    # CHECK-MESSAGES: :[[@LINE-3]]:46: note: all_gather_into_tensor reads 'param' on the process group's stream (group=group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:5: note: wait for the collective's work handle (`work.wait()`) before releasing the storage
+    return work
+
+
+def parameter_freed_while_its_shard_is_gathered(param, full, group):
+    work = dist.all_gather_into_tensor(full, param._shard, group=group, async_op=True)
+    param.data = torch.empty(0, device=param.device)
+    return work
