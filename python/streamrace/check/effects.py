@@ -236,13 +236,24 @@ class CallEffects:
                 state.recorded = state.recorded | {(tensor.key, stream.key)}
         elif kind == "release" and isinstance(tensor, (Tensor, Symbol)):
             self.storage_released(tensor, node, state, frame, storage_only=True)
-        elif kind == "allocate" and isinstance(tensor, (Tensor, Symbol)) and \
-                tensor.key is not None and tensor.key.path:
-            # The storage gets a new block from the pool of the stream current here: the
-            # allocator hands it out again only to that stream's later work once it is freed.
-            state.attributes[tensor.key] = Tensor(tensor.key, state.current,
-                                                  getattr(tensor, "on_host", False))
+        elif kind == "allocate":
+            self.storage_allocated(tensor, state)
         return None
+
+    @staticmethod
+    def storage_allocated(tensor, state):
+        """The storage gets a new block from the pool of the stream current here: the allocator
+        hands it out again only to that stream's later work once it is freed. Every name and
+        attribute holding the tensor holds it so."""
+        if not isinstance(tensor, (Tensor, Symbol)) or tensor.key is None:
+            return
+        regrown = Tensor(tensor.key, state.current, getattr(tensor, "on_host", False))
+        if tensor.key.path:
+            state.attributes[tensor.key] = regrown
+        for bindings in (state.attributes, state.locals):
+            for name in [name for name, value in bindings.items()
+                         if isinstance(value, Tensor) and value.key == tensor.key]:
+                bindings[name] = regrown
 
     # ---- the device: streams, events, synchronization ------------------------------------
 
@@ -607,6 +618,8 @@ class CallEffects:
         if name == model.STORAGE_RESIZE:
             if args and isinstance(args[0][0], Constant) and args[0][0].value == 0:
                 self.storage_released(tensor, node, state, frame, storage_only=True)
+            elif args:
+                self.storage_allocated(tensor, state)
             return None
         on_host = isinstance(tensor, Tensor) and tensor.on_host
         if name in model.HOST_BLOCKING_METHODS:

@@ -361,6 +361,14 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
                          storage_only=False):
         self.checks.released(tensor, node, state, frame, self, scope_end, one_object,
                              storage_only)
+        if storage_only and getattr(tensor, "key", None) is not None:
+            # The tensor has no block now: its making, which a later use on another stream could
+            # meet (the block may have been in use), is no longer what backs its bytes.
+            for ident in [ident for ident in state.pending
+                          if self.accesses[ident].creation and
+                          self.accesses[ident].key.overlaps(tensor.key) and
+                          not self.accesses[ident].key.held_by_an_attribute_of(tensor.key)]:
+                del state.pending[ident]
 
     def scope_ended(self, state, frame, node):
         """The function returns (at `node`, or after it): a tensor it made and kept in a local

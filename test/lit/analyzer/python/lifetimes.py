@@ -368,3 +368,46 @@ def parameter_freed_while_its_shard_is_gathered(param, full, group):
     work = dist.all_gather_into_tensor(full, param._shard, group=group, async_op=True)
     param.data = torch.empty(0, device=param.device)
     return work
+
+
+# A storage resized to nothing has no block: what its making left (a block another stream may
+# still have been using) is gone with it. Resized back under a side stream, it takes a block of
+# that stream's pool, which the stream may use at once, and which goes back to that pool when
+# the tensor is dropped (FairScale's `free_storage_` and `alloc_storage_`).
+class RegrownShard:
+    def __init__(self, numel):
+        self.shard_stream = torch.cuda.Stream()
+        self.numel = numel
+
+    def used_on_a_side_stream_racy(self):
+        self.shard = torch.empty(self.numel, device="cuda")
+        with torch.cuda.stream(self.shard_stream):
+            self.shard.mul_(2)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'self.shard' is read and written by mul_ on stream 'self.shard_stream', which has not waited for the current stream since 'self.shard' was allocated there (torch.empty): its block may still be in use by earlier work [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-4]]:22: note: torch.empty (allocation) writes 'self.shard' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self.shard_stream' wait for the current stream before entering it: `self.shard_stream.wait_stream(torch.cuda.current_stream())`
+
+    def regrown_on_a_side_stream(self):
+        self.shard = torch.empty(self.numel, device="cuda")
+        self.shard.untyped_storage().resize_(0)
+        with torch.cuda.stream(self.shard_stream):
+            self.shard.untyped_storage().resize_(4 * self.numel)
+            self.shard.mul_(2)
+
+    def dropped_while_the_side_stream_uses_it_racy(self):
+        self.shard = torch.empty(self.numel, device="cuda")
+        self.shard_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.shard_stream):
+            self.shard.mul_(2)
+        self.shard = None
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: the storage of 'self.shard' is released while mul_ reads and writes 'self.shard' on stream 'self.shard_stream' may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-3]]:13: note: mul_ reads and writes 'self.shard' on stream 'self.shard_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: tell the allocator about that use before this: `self.shard.record_stream(self.shard_stream)`
+
+    def regrown_and_dropped_on_the_side_stream(self):
+        self.shard = torch.empty(self.numel, device="cuda")
+        self.shard.untyped_storage().resize_(0)
+        with torch.cuda.stream(self.shard_stream):
+            self.shard.untyped_storage().resize_(4 * self.numel)
+            self.shard.mul_(2)
+        self.shard = None
