@@ -15,6 +15,7 @@ import os
 
 from .. import torch_model as model
 from .argument_reads import arguments_read
+from .collective_effects import CollectiveEffects
 from .effects import CallEffects
 from .entry_streams import entry_stream
 from .expressions import ExpressionEvaluator, _operator_name
@@ -57,7 +58,7 @@ _KEPT_NAMES = _RELEVANT_NAMES | frozenset({"empty", "zeros", "ones", "full", "em
                                            "zeros_like", "pin_memory", "cuda", "Tensor"})
 
 
-class Walker(StatementWalker, ExpressionEvaluator, CallEffects):
+class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffects):
     def __init__(self, analysis):
         self.analysis = analysis
         self.package = analysis.package

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Collectives: the process group's stream each runs on, what it reads and writes there, its work
+handle, and the waits for handles (one, or every collective the analysis lost the handle of).
+As PyTorch documents it, a collective runs after the current stream's earlier work; with
+`async_op` its output is ready once the handle is waited for, without it once the call returns
+on the current stream."""
+from .. import torch_model as model
+from .values import Constant, Container, Stream, Work, is_coalescing
+
+
+class CollectiveEffects:
+    def group_stream(self, kwargs, args, group_position):
+        group = kwargs.get("group") or kwargs.get("process_group")
+        if group is None and group_position is not None and group_position < len(args):
+            group = args[group_position]   # `_coalescing_manager(group)`
+        if group and isinstance(group[0], Constant) and group[0].value is None:
+            group = None                   # `group=None` is the default group
+        text = self.spelling(group[1]) if group else "default"
+        return Stream("collective:" + text, "collective", text)
+
+    def keyword_true(self, kwargs, name):
+        value = kwargs.get(name)
+        return value is not None and isinstance(value[0], Constant) and bool(value[0].value)
+
+    def flag_holds(self, kwargs, name, state, frame):
+        """Whether a keyword flag is true on this path: a constant, or a condition the path has
+        decided (the statement making the call split the path on it: statements.py)."""
+        if self.keyword_true(kwargs, name):
+            return True
+        given = kwargs.get(name)
+        if given is None or isinstance(given[0], Constant):
+            return False
+        text = self.condition_text(given[1], frame)
+        return text is not None and state.conditions.get(text) is True
+
+    def collective(self, name, args, kwargs, node, state, frame):
+        spec = model.COLLECTIVES[name]
+        stream = self.group_stream(kwargs, args, None)
+        # The process group's stream runs after the current stream's earlier work.
+        state.stream_waits(self.accesses, stream, state.current)
+        self.facts.waited(stream, state.current)
+        made = []
+        for role, mode in (("read", "read"), ("write", "write"), ("read_write", "read_write")):
+            if role not in spec:
+                continue
+            position, keyword = spec[role]
+            given = args[position] if position < len(args) else kwargs.get(keyword)
+            if given is None:
+                continue
+            made += self.access(given[0], mode, name, given[1], state, frame, stream=stream,
+                                tensor=True)
+        coalescing = self.coalescing_context(state)
+        if spec.get("always_async") or self.flag_holds(kwargs, "async_op", state, frame) or \
+                coalescing:
+            # Waiting for the handle waits for an event recorded after the collective on its
+            # stream: for everything that stream has seen, the work of the current stream it
+            # waited for at the launch included.
+            return Work(stream.key, frozenset(a.ident for a in made) |
+                        frozenset(state.covered_by(self.accesses, stream.key)))
+        state.stream_waits(self.accesses, state.current, stream)
+        self.facts.waited(state.current, stream)
+        return None
+
+    def batch_p2p(self, args, node, state, frame):
+        stream = Stream("collective:p2p", "collective", "point-to-point")
+        state.stream_waits(self.accesses, stream, state.current)
+        made = []
+        operations = args[0][0] if args else None
+        items = operations.items if isinstance(operations, Container) else ()
+        for item in items:
+            if isinstance(item, Container) and len(item.items) == 2:
+                mode = item.items[0].value if isinstance(item.items[0], Constant) else "read"
+                made += self.access(item.items[1], mode, "batch_isend_irecv", node, state, frame,
+                                    stream=stream, tensor=True)
+        return Container((Work(stream.key, frozenset(a.ident for a in made)),))
+
+    def coalescing_context(self, state):
+        return any(is_coalescing(v) for v in state.works.values())
+
+    def work_wait(self, work, state):
+        waiter = state.current
+        for ident in work.accesses:
+            if ident in state.pending:
+                state.pending[ident] = state.pending[ident] | {waiter.key}
+        state.waited = state.waited | {(waiter.key, work.stream)}
+        self.facts.waited(waiter, Stream(work.stream, "collective"))
+
+    def wait_outstanding_work(self, state):
+        """`handle.wait()` on a handle the analysis lost track of (kept in a dict or a list):
+        the current stream waits for every collective still pending."""
+        waiter = state.current
+        for ident in list(state.pending):
+            access = self.accesses[ident]
+            if access.stream.kind == "collective":
+                state.pending[ident] = state.pending[ident] | {waiter.key}
+                state.waited = state.waited | {(waiter.key, access.stream.key)}
+                self.facts.waited(waiter, access.stream)
+        # Handles kept in attributes are waited on in another method than the one that made
+        # them: that method's waits order every collective stream of the package.
+        self.facts.waits_for_all_collectives(waiter)
