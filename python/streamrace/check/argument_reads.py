@@ -19,14 +19,12 @@ _METADATA = torch_model.METADATA_METHODS | torch_model.METADATA_ATTRIBUTES
 _NOT_READING_BUILTINS = frozenset({"len", "isinstance", "id", "type", "hasattr", "getattr"})
 
 
-def arguments_read(function, args, kwargs, is_static):
+def arguments_read(function, args, kwargs):
     """The (args, kwargs) of a call of `function` whose bytes it may read."""
     if function.parameters_read is None:
         function.parameters_read = frozenset(_parameters_read(function))
     read = function.parameters_read
-    positional = function.parameters()[0]
-    if function.is_method() and positional and not is_static:
-        positional = positional[1:]
+    positional = function.parameters_after_self()
     vararg = function.parameters()[1]
     kept_args = [argument for index, argument in enumerate(args)
                  if (positional[index] if index < len(positional)

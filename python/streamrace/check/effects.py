@@ -133,6 +133,7 @@ class CallEffects:
                     self.host_blocking_read(value, name, argument, state, frame)
             return None
         self.unknown_call(args, kwargs, name, node, state, frame)
+        node._unseen = True
         return None
 
     def call_each(self, choices, args, kwargs, node, state, frame):
@@ -273,6 +274,8 @@ class CallEffects:
         if kind == "default_stream":
             return Stream(DEFAULT.key, DEFAULT.kind, spelling)
         if kind == "stream_context":
+            if state.conditions.get(self.optional_stream_text(node, frame)):
+                return None   # `stream(None)`
             stream = args[0][0] if args else kwargs.get("stream", (None, None))[0]
             stream = self.as_stream(stream, args[0][1] if args else None)
             return StreamContext(stream) if stream is not None else None
@@ -297,9 +300,11 @@ class CallEffects:
             kind = "opaque" if value.key.root[0] == "param" and not value.key.path else "named"
             key = attribute_stream_key(value.key) or "named:" + _stream_name_key(value.key) \
                 if kind == "named" else "opaque:" + repr(value.key)
-            return Stream(key, kind,
-                          value.spelling or (self.spelling(node) if node is not None else ""),
-                          value.key)
+            # Spelled as where it is used when that is an attribute (`self._stream` holding
+            # the constructor's `stream`): the fix-its go where it is used.
+            spelling = self.spelling(node) if isinstance(node, ast.Attribute) else \
+                value.spelling or (self.spelling(node) if node is not None else "")
+            return Stream(key, kind, spelling, value.key)
         if isinstance(value, Constant) and value.value is None:
             return None
         return None
@@ -443,7 +448,7 @@ class CallEffects:
                             state, frame)
             return None
         if isinstance(receiver, (Symbol, Tensor)):
-            function = self.resolve_method(receiver, name, frame)
+            function = self.resolve_method(receiver, name, args, kwargs, frame)
             if function is not None:
                 return self.inline(function, args, kwargs, node, state, frame, receiver)
             if receiver.key.root[0] in ("self", "object") and not receiver.key.path:
@@ -454,6 +459,9 @@ class CallEffects:
                 if isinstance(held, Module) and device_module_call(held.name)[0] is not None:
                     return self.function_call(held, args, kwargs, node, state, frame)
             if name == "wait" and not args:
+                # A handle of unknown kind (a future, an awaitable): what it hands back is ready
+                # on the stream current at the wait.
+                node._unseen = True
                 self.wait_outstanding_work(state)
                 return None
             if name in ("synchronize",) and not args:
@@ -472,6 +480,7 @@ class CallEffects:
         if isinstance(receiver, Function):
             return None
         self.unknown_call(args, kwargs, name, node, state, frame)
+        node._unseen = True
         return None
 
     def class_method(self, receiver, name, frame):
@@ -482,7 +491,7 @@ class CallEffects:
             return None
         return self.package.method(self.package.class_named(class_name, frame.module), name)
 
-    def resolve_method(self, receiver, name, frame):
+    def resolve_method(self, receiver, name, args, kwargs, frame):
         found = self.class_method(receiver, name, frame)
         if found is not None:
             return found
@@ -494,7 +503,11 @@ class CallEffects:
             # The torch API's own names: a package function of the same name is more likely a
             # wrapper of it than the method this object has.
             return None
-        return self.package.unique_method(name)
+        found = self.package.unique_method(name)
+        if found is not None and not _accepts(found, args, kwargs):
+            # Called with what that method cannot take: another object's method of that name.
+            return None
+        return found
 
     # ---- tensors ----------------------------------------------------------------------------
 
@@ -683,6 +696,16 @@ class CallEffects:
                 self.access(value, "read", name or "call", argument, state, frame)
             elif isinstance(value, Symbol) and self.is_tensor(value, argument, frame):
                 self.access(value, "read", name or "call", argument, state, frame)
+
+
+def _accepts(method, args, kwargs):
+    """Whether a method could be called with these arguments after its `self`."""
+    _, vararg, keyword_only, kwarg = method.parameters()
+    positional = method.parameters_after_self()
+    if len(args) > len(positional) and vararg is None:
+        return False
+    return kwarg is not None or all(name in positional or name in keyword_only
+                                    for name in kwargs)
 
 
 def _first_work(items):

@@ -177,7 +177,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
             if self.spent > STATEMENT_BUDGET:
                 self.analysis.over_budget.add(self.root.qualified_name)
             if not self.package.does_stream_work(function):
-                args, kwargs = arguments_read(function, args, kwargs, _is_static(function))
+                args, kwargs = arguments_read(function, args, kwargs)
                 self.unknown_call(args, kwargs, function.name, node, state, frame)
             # A function that does stream work and is not followed (too deep): what it does
             # first may be a wait, so its arguments are not taken as read where it is called.
@@ -222,10 +222,9 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         return state
 
     def bind_parameters(self, function, frame, args, kwargs, bound_self, state):
-        positional, vararg, keyword_only, kwarg = function.parameters()
+        _, vararg, keyword_only, kwarg = function.parameters()
+        positional = function.parameters_after_self()
         values = list(args)
-        if function.is_method() and positional and not _is_static(function):
-            positional = positional[1:]
         defaults = function.node.args.defaults
         default_start = len(positional) - len(defaults)
         for index, name in enumerate(positional):
@@ -452,11 +451,6 @@ def _operator_of(node):
     """How a message names what made a value: an operator's symbol, else the node's kind."""
     op = getattr(node, "op", None)
     return _operator_name(op) if op is not None else type(node).__name__
-
-
-def _is_static(function):
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod"
-               for d in function.node.decorator_list)
 
 
 def _mark_statements(tree):

@@ -11,6 +11,7 @@ import functools
 import re
 
 from .. import torch_model
+from .call_results import CallResults
 from .indices import IndexEvaluator, integer_arithmetic
 from .package import ClassInfo, FunctionInfo, condition_text, expression_name
 from .state import AMBIENT, HOST_STREAM, join_returned
@@ -25,7 +26,7 @@ _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.P
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 
 
-class ExpressionEvaluator(IndexEvaluator):
+class ExpressionEvaluator(IndexEvaluator, CallResults):
     # ---- names ----------------------------------------------------------------------------
 
     def local_key(self, frame, name, node=None):
@@ -454,16 +455,8 @@ class ExpressionEvaluator(IndexEvaluator):
                 previous.key not in state.escaped and value_node is not None:
             # The name held the only reference to a tensor made here: rebinding releases it.
             self.storage_released(previous, value_node, state, frame)
-        if isinstance(value, (Tensor, Symbol)) and isinstance(value_node, ast.Call) and \
-                _named_by_a_finished_call(value.key, frame):
-            value = self.handed_back(value, name, value_node, state, frame)
-        elif value is None or isinstance(value, Constant) and isinstance(value_node, ast.Call):
-            key = self.local_key(frame, name, value_node)
-            if frame.loops and (isinstance(value_node, ast.Call) and
-                                self._given_a_loop_element(value_node, state, frame) or
-                                _made_from_what_the_loop_rebinds(value_node, frame)):
-                key = Key(key.root, (key.path[0] + self.per_iteration(),))
-            value = Symbol(key, name, least=self.least_result(value_node))
+        if self.is_call_result(value, value_node, frame):
+            value = self.call_result(value, name, value_node, state, frame)
         elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, self.local_key(frame, name), state, value_node)
         elif isinstance(value, Tensor) and value.key.field_name() is not None:
@@ -479,49 +472,6 @@ class ExpressionEvaluator(IndexEvaluator):
         if state.conditions:
             for text in [t for t in state.conditions if _mentions(t, name)]:
                 del state.conditions[text]
-
-    def least_result(self, node):
-        """The least value a call returns when it counts (`dist.get_rank(group)`, `len(xs)`,
-        the world size's 1), else None."""
-        if not isinstance(node, ast.Call):
-            return None
-        return torch_model.COUNTING_CALLS.get(self.spelling(node.func).rsplit(".", 1)[-1])
-
-    def handed_back(self, value, name, value_node, state, frame):
-        """An object a followed call made or fetched and returned, bound to a local: named by
-        the local at this call (and loop iteration), as each call handed back an object of its
-        own, with the callee's key kept as an alias for what the callee did to it. (Named by the
-        callee's frame, it met another path's object bound to the same local at a join with
-        nothing in common, and the join kept no name.) Taken as kept elsewhere too, as it was
-        under the callee's name: rebinding the local releases nothing."""
-        if value.key.made_in_the_call():
-            key = Key(("local", frame.ident, name)).made(next(self.analysis.object_numbers))
-        else:
-            key = self.local_key(frame, name, value_node)
-            if frame.loops:
-                key = Key(key.root, (key.path[0] + self.per_iteration(),))
-        key = Key(key.root, key.path, frozenset((value.key,)))
-        state.escaped = state.escaped | {key}
-        if isinstance(value, Tensor):
-            return Tensor(key, value.alloc_stream, value.on_host, value.partial)
-        return Symbol(key, name, value.partial)
-
-    def per_iteration(self):
-        """What tells a name's object in one iteration of the loops around it from another."""
-        return "/it" + "".join(map(str, self.iterations))
-
-    def _given_a_loop_element(self, call, state, frame):
-        """Whether a call the analysis cannot see into, in a loop, is given what differs from one
-        iteration of the loop to the next (the loop's element, or what such a call returned):
-        its result is then taken as another object in each iteration (`gbuf =
-        self.buffer(bucket_id)`, `bucket = gbuf.fetch()`), as the element it was given is."""
-        for name in _names_in(call):
-            key = getattr(self.lookup_name(name, state, frame), "key", None)
-            if isinstance(key, Key) and any(part.startswith("[it:") or
-                                            part.startswith("@") and "/it" in part
-                                            for part in key.path):
-                return True
-        return False
 
     def store_attribute(self, key, value, value_node, node, state, frame):
         self.escape(value, state)
@@ -665,22 +615,6 @@ def _world_size_fact(node):
 
 
 @functools.cache
-def _names_in(node):
-    """The plain names an expression reads, found once per node (loops walk it twice, and each
-    path walks it again)."""
-    return tuple(child.id for child in ast.walk(node) if isinstance(child, ast.Name))
-
-
-def _named_by_a_finished_call(key, frame):
-    """Whether a key is a local of a call this frame made, which has returned, or a new object
-    such a call made: frames are numbered in the order they start, so a later one than this
-    frame's is one of its callees' (the frames of its callers and of its closures' definers are
-    earlier and still live)."""
-    if key.root[0] == "object":
-        return not key.path and key.root[-1] > frame.ident
-    return key.root[0] == "local" and key.root[1] > frame.ident
-
-
 def _own_attribute(key, frame):
     """Whether the key is an attribute of the object whose method the frame runs (`self.x`)."""
     return key.root[0] in ("self", "object") and len(key.path) == 1 and \
@@ -688,19 +622,8 @@ def _own_attribute(key, frame):
 
 
 _UNSET = object()
-# Appended to the version of a local bound in a loop to what a call given the loop's element
-# returned: the iteration it was bound in.
-def _made_from_what_the_loop_rebinds(value_node, frame):
-    """Whether an element the analysis does not know is taken from a container the innermost
-    loop binds anew in each iteration (`local = parts[rank]`, `parts` a list the body builds):
-    it is then another object in each iteration, as a loop element is. (Not any value computed
-    from such a name: `grad = bucket.data` may be one staging buffer every iteration fetches.)"""
-    return isinstance(value_node, ast.Subscript) and isinstance(value_node.value, ast.Name) and \
-        value_node.value.id in frame.loops[-1][2]
 _MISSING_HANDLER = object()
 _EXPRESSION_HANDLERS = {}   # expression node type -> its handler, looked up once
-
-
 _NAMES_OF_CONDITION = {}
 
 

@@ -52,6 +52,16 @@ class FunctionInfo:
     def is_method(self):
         return self.class_name is not None and self.parent is None
 
+    def is_static(self):
+        return any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                   for d in self.node.decorator_list)
+
+    def parameters_after_self(self):
+        """The positional parameters a call through an object gives values to."""
+        positional = self.parameters()[0]
+        return positional[1:] if self.is_method() and positional and not self.is_static() \
+            else positional
+
     def closure_names(self):
         """The names the enclosing functions bind (their parameters and locals), which a nested
         function reads from the call of its maker that made it."""
@@ -116,6 +126,7 @@ class Package:
         self.hooks = {}               # FunctionInfo -> "gradient" or "module"
         self.condition_counts = {}
         self.stream_condition_texts = set()
+        self.optional_stream_texts = set()
         for source in sources:
             module = ModuleInfo(source, _dotted_name(source.path))
             self.modules.append(module)
@@ -129,7 +140,8 @@ class Package:
             _find_hooks(self, module)
         # Conditions tested more than once: the paths that decide them differently are kept
         # apart, so that the second test takes the branch the first one took.
-        self.correlated = frozenset(t for t, n in self.condition_counts.items() if n > 1)
+        self.correlated = frozenset(t for t, n in self.condition_counts.items() if n > 1) | \
+            frozenset(t for t in self.optional_stream_texts if t in self.condition_counts)
         # Conditions that decide stream work (a branch that picks a stream, waits, or launches
         # a collective): paths that decide them differently are the last to be joined.
         self.stream_conditions = frozenset(self.stream_condition_texts)
@@ -304,6 +316,19 @@ class _Indexer(ast.NodeVisitor):
                                   for statement in node.body + node.orelse)
         self._count_condition(node.test, decides_stream_work)
         self.generic_visit(node)
+
+    def visit_With(self, node):
+        # `with torch.cuda.stream(self._stream):` is a test of whether the stream is None (a
+        # context of None changes nothing) where the code tests that too.
+        for item in node.items:
+            given = optional_stream(item.context_expr)
+            text = condition_text(none_test(given), self._class_name()) \
+                if given is not None else None
+            if text is not None:
+                self.package.optional_stream_texts.add(text)
+        self.generic_visit(node)
+
+    visit_AsyncWith = visit_With
 
     def visit_While(self, node):
         self._count_condition(node.test, False)
@@ -602,9 +627,15 @@ def async_flag_texts(call, class_name):
 
 def condition_text(test, class_name):
     """A condition's identity: its text with `self` named by the class, when it reads only
-    attributes and names (a flag, `self.overlap_comm`, `x is None`); None otherwise."""
-    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test = test.operand
+    attributes and names (a flag, `self.overlap_comm`, `x is None`); None otherwise. `x is not
+    None` is the condition `x is None`, negated."""
+    while True:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        elif is_not_none(test):
+            test = none_test(test.left)
+        else:
+            break
     for node in ast.walk(test):
         if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda)):
             return None
@@ -670,3 +701,30 @@ def _stream_work(package):
                 working.add(function)
                 changed = True
     return working
+
+
+def is_not_none(test):
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+        isinstance(test.ops[0], ast.IsNot) and isinstance(test.comparators[0], ast.Constant) and \
+        test.comparators[0].value is None
+
+
+def none_test(expression):
+    """`expression is None`, made once per expression."""
+    made = getattr(expression, "_none_test", None)
+    if made is None:
+        made = ast.Compare(expression, [ast.Is()], [ast.Constant(None)])
+        ast.copy_location(made, expression)
+        expression._none_test = made
+    return made
+
+
+def optional_stream(context_expr):
+    """The stream of `something.stream(<stream>)` given as a name or an attribute, which may be
+    None: the context then changes nothing."""
+    if isinstance(context_expr, ast.Call) and len(context_expr.args) == 1 and \
+            isinstance(context_expr.func, ast.Attribute) and context_expr.func.attr == "stream" and \
+            isinstance(context_expr.args[0], (ast.Name, ast.Attribute)):
+        return context_expr.args[0]
+    return None
+

@@ -8,7 +8,7 @@ ends a path without returning; `return` hands its state to the caller.
 """
 import ast
 
-from .package import async_flag_texts
+from .package import async_flag_texts, is_not_none, none_test, optional_stream
 from .state import join_all
 from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
                      StreamContext)
@@ -299,7 +299,10 @@ class StatementWalker:
 
     def stmt_With(self, node, paths, frame):
         out = []
-        for state in self.flag_paths([item.context_expr for item in node.items], paths, frame):
+        paths = self.flag_paths([item.context_expr for item in node.items], paths, frame)
+        for item in node.items:
+            paths = self.stream_given_or_none(item.context_expr, paths, frame)
+        for state in paths:
             saved_stream = state.current
             contexts = []
             for item in node.items:
@@ -321,6 +324,29 @@ class StatementWalker:
         return out
 
     stmt_AsyncWith = stmt_With
+
+    def stream_given_or_none(self, context_expr, paths, frame):
+        """`with torch.cuda.stream(self._stream):` where the code tests elsewhere whether
+        `self._stream is None`: a stream context of None changes nothing, so the paths go on
+        apart, one where the stream is given and one where it is None (`device_call`)."""
+        text = self.optional_stream_text(context_expr, frame)
+        if text is None or text not in self.package.correlated:
+            return paths
+        out = []
+        for state in paths:
+            if text in state.conditions:
+                out.append(state)
+                continue
+            absent = state.copy()
+            absent.conditions[text] = True
+            state.conditions[text] = False
+            out += [state, absent]
+        return out
+
+    def optional_stream_text(self, context_expr, frame):
+        """The condition `<stream> is None` of a stream context given a name or an attribute."""
+        given = optional_stream(context_expr)
+        return self.condition_text(none_test(given), frame) if given is not None else None
 
     def stmt_Try(self, node, paths, frame):
         body = self.block(node.body, [s.copy() for s in paths], frame)
@@ -355,9 +381,10 @@ class StatementWalker:
         {condition text: value} dict: `if multi and overlap:` skipped is `not multi`, or `multi`
         and `not overlap`, so that a later `if multi:` knows `overlap` is false there."""
         negate = False
-        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) or \
+                is_not_none(test):
             negate = not negate
-            test = test.operand
+            test = test.operand if isinstance(test, ast.UnaryOp) else none_test(test.left)
         if isinstance(test, ast.BoolOp):
             outcome, taken, skipped = self.chain_condition(test, state, frame)
         else:

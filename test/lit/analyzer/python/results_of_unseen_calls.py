@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# What a call into code outside the package hands back under a side stream was computed there:
+# an input distribution's awaitable waited for under its stream (TorchRec's pipelined forward),
+# a library's forward. The current stream must wait for that stream before it reads the result.
+# A stream kept as an optional attribute (`stream=None`) may be None, and `stream(None)` changes
+# nothing: where the code tests `self._stream is not None` before waiting, the path without a
+# stream waits for nothing and races with nothing.
+# RUN: %check_streamrace %s %t
+import torch
+
+
+class PipelinedForwardRacy:
+    def __init__(self, module, stream=None):
+        self._module = module
+        self._stream = stream
+
+    def __call__(self, request):
+        with torch.cuda.stream(self._stream):
+            data = request.wait()
+        if self._stream is not None:
+            data.record_stream(torch.cuda.current_stream())
+        return self._module.compute_and_output_dist(data)
+        # CHECK-MESSAGES: :[[@LINE-1]]:53: warning: 'data' is read by compute_and_output_dist on the current stream while request.wait on stream 'self._stream' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-5]]:20: note: request.wait writes 'data' on stream 'self._stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:53: note: make the current stream wait for stream 'self._stream' before this: `torch.cuda.current_stream().wait_stream(self._stream)`
+
+
+class PipelinedForwardOrdered:
+    def __init__(self, module, stream=None):
+        self._module = module
+        self._stream = stream
+
+    def __call__(self, request):
+        with torch.cuda.stream(self._stream):
+            data = request.wait()
+        if self._stream is not None:
+            torch.cuda.current_stream().wait_stream(self._stream)
+            data.record_stream(torch.cuda.current_stream())
+        return self._module.compute_and_output_dist(data)
+
+
+class PrefetchForward:
+    """A package class whose `compute_and_output_dist` takes no arguments: the call above, given
+    one, is another object's method of that name, not this one."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def compute_and_output_dist(self):
+        return self._module
+
+
+def library_forward_racy(model, x):
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        hidden = model.encoder(x)
+    return torch.relu(hidden)
+    # CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'hidden' is read by torch.relu on the current stream while model.encoder on stream 'side' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:18: note: model.encoder writes 'hidden' on stream 'side' here
+    # CHECK-MESSAGES: :[[@LINE-3]]:23: note: make the current stream wait for stream 'side' before this: `torch.cuda.current_stream().wait_stream(side)`
+
+
+def library_forward_ordered(model, x):
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        hidden = model.encoder(x)
+    torch.cuda.current_stream().wait_stream(side)
+    return torch.relu(hidden)
+
+
+class Buffer:
+    def __init__(self, data):
+        self.data = data
+
+    def shard(self):
+        return self.data[:128]
+
+
+def getter_of_the_package_under_a_side_stream(buffer: Buffer):
+    side = torch.cuda.Stream()
+    # The package's own getter hands back a view of a buffer made before: no work of the side
+    # stream made it.
+    with torch.cuda.stream(side):
+        part = buffer.shard()
+    return torch.relu(part)
