@@ -142,6 +142,11 @@ RECORD_STREAM = "record_stream"
 # `t.resize_(0)` and `t.untyped_storage().resize_(0)` free the storage's block.
 STORAGE_RESIZE = "resize_"
 
+# How code asks for a tensor's storage and its size (`t.untyped_storage().size() > 0`): where
+# it is zero, the tensor has no block.
+STORAGE_ACCESSORS = frozenset({"storage", "untyped_storage", "_typed_storage"})
+STORAGE_SIZES = frozenset({"size", "nbytes", "_size"})
+
 # Helpers PyTorch's own distributed code calls on storages: what each does to a tensor's life.
 LIFETIME_FUNCTIONS = {
     "_free_storage": "release",                 # torch.distributed.utils: storage resized to 0

@@ -241,13 +241,15 @@ class CallEffects:
             self.storage_allocated(tensor, state)
         return None
 
-    @staticmethod
-    def storage_allocated(tensor, state):
+    def storage_allocated(self, tensor, state):
         """The storage gets a new block from the pool of the stream current here: the allocator
         hands it out again only to that stream's later work once it is freed. Every name and
-        attribute holding the tensor holds it so."""
+        attribute holding the tensor holds it so. The work still pending on the block it had
+        used other bytes (whether the block was given back too early was judged when it was)."""
         if not isinstance(tensor, (Tensor, Symbol)) or tensor.key is None:
             return
+        state.forget_uses_of(self.accesses, tensor.key)
+        state.emptied = state.emptied - {tensor.key}
         regrown = Tensor(tensor.key, state.current, getattr(tensor, "on_host", False))
         if tensor.key.path:
             state.attributes[tensor.key] = regrown
@@ -546,7 +548,7 @@ class CallEffects:
         if name in model.HOST_BLOCKING_METHODS:
             if on_host:
                 self.access(tensor, "read", name, node.func.value, state, frame,
-                            stream=HOST_STREAM)
+                            stream=HOST_STREAM, own_bytes=True)
                 return tensor if name == "cpu" else None
             self.host_blocking_read(tensor, name, node.func.value, state, frame)
             return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True) \
@@ -559,21 +561,21 @@ class CallEffects:
                 name not in model.NOT_WRITING_IN_PLACE:
             self.read_tensor_arguments(args, kwargs, node, state, frame)
             self.access(tensor, "read_write", name, node.func.value, state, frame,
-                        stream=HOST_STREAM if on_host else None)
+                        stream=HOST_STREAM if on_host else None, own_bytes=True)
             return tensor
         self.read_tensor_arguments(args, kwargs, node, state, frame)
         self.access(tensor, "read", name, node.func.value, state, frame,
-                    stream=HOST_STREAM if on_host else None)
+                    stream=HOST_STREAM if on_host else None, own_bytes=True)
         out = kwargs.get("out")
         if out is not None:
-            self.access(out[0], "write", name, out[1], state, frame, tensor=True)
+            self.access(out[0], "write", name, out[1], state, frame, own_bytes=True)
             return out[0]
         return self.fresh_tensor(node, state, frame, on_host=on_host)
 
     def host_blocking_read(self, tensor, name, node, state, frame):
         """`x.item()`, `print(x)`: a copy to the host on the current stream, which the host
         waits for."""
-        self.access(tensor, "read", name, node, state, frame)
+        self.access(tensor, "read", name, node, state, frame, own_bytes=True)
         state.host_waits_for_stream(self.accesses, state.current)
         self.facts.host_waited(state.current)
 
@@ -592,13 +594,13 @@ class CallEffects:
             args[-1][0].value is True)
         if name == "pin_memory":
             self.access(tensor, "read", name, node.func.value, state, frame,
-                        stream=HOST_STREAM)
+                        stream=HOST_STREAM, own_bytes=True)
             return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True)
         host_source = isinstance(tensor, Tensor) and tensor.on_host
         if name == "to" and self.to_host(args, kwargs):
             if host_source:
                 return tensor
-            self.access(tensor, "read", name, node.func.value, state, frame)
+            self.access(tensor, "read", name, node.func.value, state, frame, own_bytes=True)
             if non_blocking:
                 return self.fresh_tensor(node, state, frame, on_host=True)
             state.host_waits_for_stream(self.accesses, state.current)
@@ -607,7 +609,7 @@ class CallEffects:
         # A copy to the device: its stream reads the source (host memory too, until it is
         # done when non_blocking).
         self.access(tensor, "read", name, node.func.value, state, frame, stream=state.current,
-                    blocking=not non_blocking)
+                    blocking=not non_blocking, own_bytes=True)
         if host_source and not non_blocking:
             # PyTorch's blocking copy from the host synchronizes the stream it ran on.
             state.host_waits_for_stream(self.accesses, state.current)
@@ -623,16 +625,17 @@ class CallEffects:
         target_host = isinstance(target, Tensor) and target.on_host
         source_host = isinstance(source, Tensor) and source.on_host
         if target_host and source_host:
-            self.access(source, "read", "copy_", source_node, state, frame, stream=HOST_STREAM)
+            self.access(source, "read", "copy_", source_node, state, frame, stream=HOST_STREAM,
+                        own_bytes=True)
             self.access(target, "write", "copy_", node.func.value, state, frame,
-                        stream=HOST_STREAM)
+                        stream=HOST_STREAM, own_bytes=True)
             return target
         # A copy between the device and the host: the stream does it, reading and writing host
         # memory as well.
         self.access(source, "read", "copy_", source_node, state, frame, stream=state.current,
-                    tensor=True, blocking=not non_blocking)
+                    own_bytes=True, blocking=not non_blocking)
         self.access(target, "write", "copy_", node.func.value, state, frame,
-                    stream=state.current, tensor=True, blocking=not non_blocking)
+                    stream=state.current, own_bytes=True, blocking=not non_blocking)
         if (target_host or source_host) and not non_blocking:
             # A blocking copy between host and device: the host waits for it.
             state.host_waits_for_stream(self.accesses, state.current)
@@ -665,7 +668,7 @@ class CallEffects:
         self.read_tensor_arguments(args, {k: v for k, v in kwargs.items() if k != "out"}, node,
                                    state, frame, api="torch." + name)
         if out is not None:
-            self.access(out[0], "write", "torch." + name, out[1], state, frame, tensor=True)
+            self.access(out[0], "write", "torch." + name, out[1], state, frame, own_bytes=True)
             return out[0]
         return self.fresh_tensor(node, state, frame)
 
@@ -676,9 +679,9 @@ class CallEffects:
             if isinstance(value, Container) and value.key is None:
                 for item in value.items:
                     if self.is_tensor(item, argument, frame, strong=False):
-                        self.access(item, "read", api, argument, state, frame)
+                        self.access(item, "read", api, argument, state, frame, own_bytes=True)
             elif self.is_tensor(value, argument, frame, strong=False):
-                self.access(value, "read", api, argument, state, frame)
+                self.access(value, "read", api, argument, state, frame, own_bytes=True)
 
     def unknown_call(self, args, kwargs, name, node, state, frame):
         """A function the analysis cannot see into reads the tensors it is given on the current

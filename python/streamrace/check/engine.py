@@ -171,7 +171,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         return frame
 
     def inline(self, function, args, kwargs, node, state, frame, bound_self=None):
-        if frame.depth + 1 >= MAX_DEPTH or any(s[1] is function for s in frame.chain) or \
+        if self.too_deep(function, frame) or any(s[1] is function for s in frame.chain) or \
                 self.spent > STATEMENT_BUDGET or function.node is self.root.node or \
                 not self.package.does_stream_work(function):
             if self.spent > STATEMENT_BUDGET:
@@ -215,6 +215,14 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         if all(isinstance(v, StreamContext) for v in values):
             return values[0] if len({v.stream.key for v in values}) == 1 else None
         return functools.reduce(join_returned, values)
+
+    def too_deep(self, function, frame):
+        """Calls are followed MAX_DEPTH deep, and one deeper into a helper that only releases or
+        resizes storage (`free_storage_(t)`): cheap, and without it a tensor made at the bound
+        keeps a block it gave back."""
+        depth = frame.depth + 1
+        return depth > MAX_DEPTH or depth == MAX_DEPTH and \
+            not self.package.only_changes_lifetimes(function)
 
     def leave_frame(self, state, frame):
         for name in [k for k in state.locals if k[0] == frame.ident]:
@@ -274,19 +282,20 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
             return True
         return self.usage.holds_tensor(value.key, frame.function.node)
 
-    def access(self, value, mode, api, node, state, frame, stream=None, tensor=False,
+    def access(self, value, mode, api, node, state, frame, stream=None, own_bytes=False,
                site=None, creation=False, blocking=False):
         """The access of `value`'s bytes by `stream` (the current one by default); checks it
-        against what is pending, then leaves it pending."""
+        against what is pending, then leaves it pending. `own_bytes`: a tensor operation on
+        `value` (Access.own_bytes)."""
         if isinstance(value, Container) and value.key is None:
             made = []
             for item in value.items:
-                made += self.access(item, mode, api, node, state, frame, stream, tensor, site,
+                made += self.access(item, mode, api, node, state, frame, stream, own_bytes, site,
                                     creation, blocking)
             return made
         if not isinstance(value, (Tensor, Symbol)) or value.key is None:
             return []
-        if value.key.root[0] == "temporary":
+        if value.key.root[0] == "temporary" or value.key in state.emptied:
             return []
         if stream is None and isinstance(value, Tensor) and value.on_host:
             stream = HOST_STREAM   # an operator on a host tensor runs on the host
@@ -298,7 +307,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         access = self.analysis.make_access(value.key, stream, mode, api, site, statement,
                                            frozenset(state.conditions.items()), creation,
                                            getattr(value, "partial", False), self.firing,
-                                           blocking, getattr(value, "views", ()))
+                                           blocking, getattr(value, "views", ()), own_bytes)
         if self.analysis.reporting:
             for earlier in state.conflicts(self.accesses, self.analysis.stream_keys, access):
                 self.checks.unordered(earlier, access, state, frame, self)
@@ -361,14 +370,21 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
                          storage_only=False):
         self.checks.released(tensor, node, state, frame, self, scope_end, one_object,
                              storage_only)
-        if storage_only and getattr(tensor, "key", None) is not None:
-            # The tensor has no block now: its making, which a later use on another stream could
-            # meet (the block may have been in use), is no longer what backs its bytes.
-            for ident in [ident for ident in state.pending
-                          if self.accesses[ident].creation and
-                          self.accesses[ident].key.overlaps(tensor.key) and
-                          not self.accesses[ident].key.held_by_an_attribute_of(tensor.key)]:
-                del state.pending[ident]
+        if storage_only:
+            self.without_block(tensor, state)
+
+    def without_block(self, tensor, state):
+        """The tensor has no block (now, or on this path): its making, which a later use on
+        another stream could meet (the block may have been in use), is not what backs its
+        bytes."""
+        if getattr(tensor, "key", None) is None:
+            return
+        state.emptied = state.emptied | {tensor.key}
+        for ident in [ident for ident in state.pending
+                      if self.accesses[ident].creation and
+                      self.accesses[ident].key.overlaps(tensor.key) and
+                      not self.accesses[ident].key.held_by_an_attribute_of(tensor.key)]:
+            del state.pending[ident]
 
     def scope_ended(self, state, frame, node):
         """The function returns (at `node`, or after it): a tensor it made and kept in a local
@@ -487,6 +503,9 @@ class Analysis:
         self.access_ids = {}
         self.frame_ids = itertools.count(1)
         self.object_numbers = itertools.count(1)   # objects constructors make, all runs through
+        # The attributes the package points a tensor's `.data` at (`p.data = p._fp16_shard`):
+        # the tensors they hold may be the bytes of the tensor whose attributes they are.
+        self.data_attributes = frozenset()
         self.reporting = False
         self.over_budget = set()
         self.called = set()   # functions some analyzed function calls
@@ -521,20 +540,25 @@ class Analysis:
         return kept
 
     def make_access(self, key, stream, mode, api, site, statement, conditions, creation,
-                    partial, firing=0, blocking=False, views=()):
+                    partial, firing=0, blocking=False, views=(), own_bytes=False):
+        own_bytes = self.data_attributes if own_bytes else None
         # `firing`: a hook's second firing makes accesses of its own, distinct from the first
         # firing's at the same sites, which may still be pending.
         identity = (key, stream.key, mode, api, site, conditions, creation, partial, firing,
-                    blocking, views)
+                    blocking, views, own_bytes)
         ident = self.access_ids.get(identity)
         if ident is None:
             ident = len(self.accesses)
             self.accesses.append(Access(ident, key, stream, mode, api, site, statement or (),
                                         conditions, creation, partial, firing, blocking,
-                                        views))
+                                        views, own_bytes))
             self.stream_keys.append(stream.key)
             self.access_ids[identity] = ident
         return self.accesses[ident]
+
+    def data_pointed_at(self, attribute):
+        if attribute not in self.data_attributes:
+            self.data_attributes = self.data_attributes | {attribute}
 
     def roots(self, kind="relevant"):
         """The starting points of one kind, constructors first:

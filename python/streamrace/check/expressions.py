@@ -264,7 +264,8 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         if isinstance(node.op, ast.USub) and isinstance(value, Linear):
             return scale_linear(linear_form(value), -1)
         if self.is_tensor(value, node.operand, frame):
-            self.access(value, "read", _operator_name(node.op), node, state, frame)
+            self.access(value, "read", _operator_name(node.op), node, state, frame,
+                        own_bytes=True)
             return self.fresh_tensor(node, state, frame)
         return None
 
@@ -282,7 +283,8 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         if not tensors:
             return None
         for value, operand in tensors:
-            self.access(value, "read", _operator_name(node.op), operand, state, frame)
+            self.access(value, "read", _operator_name(node.op), operand, state, frame,
+                        own_bytes=True)
         return self.fresh_tensor(node, state, frame)
 
     def expr_Compare(self, node, state, frame):
@@ -313,7 +315,8 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         operands = [node.left] + list(node.comparators)
         for value, operand in zip(values, operands):
             if self.is_tensor(value, operand, frame):
-                self.access(value, "read", "comparison", operand, state, frame)
+                self.access(value, "read", "comparison", operand, state, frame,
+                            own_bytes=True)
         if len(values) == 2:
             return _decided_by_least(node.ops[0], values[0], values[1])
         return None
@@ -403,6 +406,9 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
                 key = base.key.attribute(target.attr)
                 self.handed_to_an_object(base, value, target, state, frame)
                 if target.attr == "data":
+                    if isinstance(value, (Tensor, Symbol)) and \
+                            value.key.held_by_an_attribute_of(base.key):
+                        self.analysis.data_pointed_at(value.key.path[len(base.key.path)])
                     # `t.data = torch.empty(0)` (deallocation helpers do this), or t pointed at
                     # a view of other bytes (`grad.data = bucket.narrow(...)`): t's old storage
                     # is released. A view of t's own bytes keeps them.
@@ -419,8 +425,10 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
                 # `x[i] = v` copies v's bytes into x's on the current stream (a host tensor's
                 # on the host).
                 if value_node is not None and self.is_tensor(value, value_node, frame):
-                    self.access(value, "read", "__setitem__", value_node, state, frame)
-                self.access(base, "write", "__setitem__", target, state, frame)
+                    self.access(value, "read", "__setitem__", value_node, state, frame,
+                                own_bytes=True)
+                self.access(base, "write", "__setitem__", target, state, frame,
+                            own_bytes=True)
             elif isinstance(base, (Symbol, Container)) and getattr(base, "key", None) is not None:
                 key = base.key.element(self.index_part(index))
                 self.store_attribute(key, value, value_node, target, state, frame)
@@ -490,6 +498,7 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         elif isinstance(value, Event) and "(" in value.spelling:
             value = Event(value.key, self.spelling(node))
         state.attributes[key] = value if value is not None else Symbol(key)
+        state.emptied = state.emptied - {key}
         self.facts.stored(key, value, frame)
 
     def attribute_dropped(self, key, value, node, state, frame):
@@ -512,9 +521,10 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
             return
         if self.is_tensor(current, node.target, frame):
             if self.is_tensor(value, node.value, frame):
-                self.access(value, "read", _operator_name(node.op), node.value, state, frame)
+                self.access(value, "read", _operator_name(node.op), node.value, state, frame,
+                            own_bytes=True)
             self.access(current, "read_write", _operator_name(node.op) + "=", node.target, state,
-                        frame)
+                        frame, own_bytes=True)
 
     def escape(self, value, state):
         """The value is kept somewhere else now (an attribute, a container, a callee, the

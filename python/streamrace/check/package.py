@@ -159,6 +159,14 @@ class Package:
         (not only through the package's functions it calls)."""
         return bool(function.names & _STREAM_WORK_NAMES)
 
+    def only_changes_lifetimes(self, function):
+        """Whether a function's stream work is all releases, resizes and `record_stream`s of
+        its own (`free_storage_(t)`), none through the package's functions it calls."""
+        work = function.names & _STREAM_WORK_NAMES
+        return bool(work) and work <= _LIFETIME_WORK_NAMES and \
+            not any(self.does_stream_work(callee) for name in function.calls
+                    for callee in self.functions_by_name.get(name, ()))
+
     def all_functions(self):
         for functions in self.functions_by_name.values():
             yield from functions
@@ -677,6 +685,11 @@ _STREAM_WORK_NAMES = _STREAM_WORDS | frozenset(
     "reduce_scatter_fn", "send", "recv", "get_accelerator", "register_hook",
     "register_post_accumulate_grad_hook", "pin_memory",
 })
+
+
+_LIFETIME_WORK_NAMES = frozenset(
+    name for name, kind in torch_model.LIFETIME_FUNCTIONS.items() if kind == "release") | \
+    frozenset({RELEASES_STORAGE, torch_model.STORAGE_RESIZE, torch_model.RECORD_STREAM})
 
 
 def _stream_work(package):

@@ -57,6 +57,12 @@ class Access:
     # The views, one of which the access is of, when joined paths bound different views of
     # `key` (values.Tensor.views).
     views: Tuple = ()
+    # Made by a tensor operation on the key's tensor (an operand, a copy, a collective): of its
+    # bytes only, not of the tensors its attributes hold (`p._fp16_shard`), which an object's
+    # key overlaps for what a release frees and what a call given the object may touch. Then
+    # the attributes whose tensors may be its bytes (the package points `.data` at them);
+    # otherwise None.
+    own_bytes: Optional[frozenset] = None
 
     def writes(self):
         return self.mode != "read"
@@ -81,7 +87,7 @@ def may_be_same_stream(a, b):
 class State:
     __slots__ = ("current", "pending", "events", "locals", "attributes", "conditions",
                  "recorded", "waited", "host_synced", "host_synced_on_a_path", "works",
-                 "contexts", "escaped", "streams", "handed")
+                 "contexts", "escaped", "streams", "handed", "emptied")
 
     def __init__(self):
         self.current = AMBIENT
@@ -108,6 +114,9 @@ class State:
         # Tensors handed from the stream that made them to another one without record_stream,
         # on some path: (key, making stream key, receiving stream key, Site of the hand-over).
         self.handed = frozenset()
+        # Keys of tensors whose storage is empty on this path (resized to nothing, or tested
+        # so): work on them touches no bytes until they are grown back or bound anew.
+        self.emptied = frozenset()
 
     def copy(self):
         other = State.__new__(State)
@@ -126,6 +135,7 @@ class State:
         other.escaped = self.escaped
         other.streams = self.streams
         other.handed = self.handed
+        other.emptied = self.emptied
         return other
 
     # ---- ordering -------------------------------------------------------------------------
@@ -178,6 +188,14 @@ class State:
         self.pending.clear()
         self.host_synced = self.host_synced | {"*"}
         self.host_synced_on_a_path = self.host_synced_on_a_path | {"*"}
+
+    def forget_uses_of(self, accesses, key):
+        """The work pending on the bytes `key` names is done with them, as far as later work
+        on them is concerned."""
+        for ident in [ident for ident in self.pending
+                      if bytes_meet(accesses[ident].key, key) and
+                      not _own_bytes_apart(accesses[ident], accesses[ident].key, key)]:
+            del self.pending[ident]
 
     def conflicts(self, accesses, stream_keys, access):
         """Pending accesses the new one races with: same bytes, at least one writing, on streams
@@ -255,6 +273,7 @@ class State:
         if self.contexts != other.contexts:
             self.contexts = ()
         self.handed = self.handed | other.handed
+        self.emptied = self.emptied & other.emptied
 
     def same_as(self, other):
         # Called for every pair of paths after every statement, and nine times in ten the paths
@@ -265,6 +284,7 @@ class State:
                 and self.locals == other.locals and self.attributes == other.attributes
                 and self.events == other.events and self.recorded == other.recorded
                 and self.works == other.works and self.handed == other.handed
+                and self.emptied == other.emptied
                 and (self.current is other.current or self.current == other.current))
 
 
@@ -281,10 +301,19 @@ def touches_host_memory(access):
 def keys_meet(first, second):
     """Whether two accesses may touch the same bytes: of their keys, or of one of the views
     each is of. A tensor and its gradient do not (`params` handed to a call, `params[i].grad`
-    written): an object's key overlaps those of what it holds, for what a release frees."""
-    return any(bytes_meet(mine, theirs)
+    written): an object's key overlaps those of what it holds, for what a release frees. Nor
+    does a tensor operation on a tensor meet the tensors its attributes hold."""
+    return any(bytes_meet(mine, theirs) and not _own_bytes_apart(first, mine, theirs) and
+               not _own_bytes_apart(second, theirs, mine)
                for mine in first.views or (first.key,)
                for theirs in second.views or (second.key,))
+
+
+def _own_bytes_apart(access, mine, theirs):
+    """Whether `access`, of the bytes of the tensor `mine` names, leaves out those of `theirs`,
+    a tensor an attribute of it holds."""
+    return access.own_bytes is not None and theirs.held_by_an_attribute_of(mine) and \
+        theirs.path[len(mine.path)] not in access.own_bytes
 
 
 def bytes_meet(first, second):

@@ -8,6 +8,7 @@ ends a path without returning; `return` hands its state to the caller.
 """
 import ast
 
+from .. import torch_model as model
 from .package import async_flag_texts, is_not_none, none_test, optional_stream
 from .state import join_all
 from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
@@ -212,6 +213,10 @@ class StatementWalker:
                 taken = _split(state, when_taken, in_place=outcome is True)
             if outcome is not True:
                 skipped = _split(state, when_skipped, in_place=True)
+            storage, empty_when_taken = _storage_size_test(node.test)
+            if storage is not None:
+                for empty in taken if empty_when_taken else skipped:
+                    self.without_block(self.evaluate(storage, empty, frame), empty)
             out = self.block(node.body, taken, frame) if taken else []
             out += self.block(node.orelse, skipped, frame) if skipped else []
             if outcome is None and when_taken == when_skipped == [{}] and len(out) > 1:
@@ -467,6 +472,24 @@ def _split(state, alternatives, in_place):
         branch.conditions.update(conditions)
         out.append(branch)
     return out
+
+
+def _storage_size_test(test):
+    """`t.untyped_storage().size() > 0` (`!= 0`, `== 0`; `storage()`, `nbytes()`): (the
+    expression of t, whether its storage is empty where the test holds); (None, None) for any
+    other test."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and
+            isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0 and
+            isinstance(test.ops[0], (ast.Gt, ast.NotEq, ast.Eq))):
+        return None, None
+    size = test.left
+    if isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and \
+            size.func.attr in model.STORAGE_SIZES and not size.args and \
+            isinstance(size.func.value, ast.Call) and \
+            isinstance(size.func.value.func, ast.Attribute) and \
+            size.func.value.func.attr in model.STORAGE_ACCESSORS:
+        return size.func.value.func.value, isinstance(test.ops[0], ast.Eq)
+    return None, None
 
 
 def _streams_chosen(state):
