@@ -18,6 +18,7 @@ diff of the two versions, since a fix moves the lines after it), and whether it 
 at all (a file can hold other races than the one fixed). Prints one line a bug and the totals.
 """
 import argparse
+import ast
 import difflib
 import json
 import os
@@ -118,11 +119,14 @@ def main():
         if results is None:
             continue
         measured += 1
-        hit = any(names_the_race(f, bug["path"], bug["first"], bug["second"])
+        spans = {version: statement_lines("\n".join(text)) for version, text in texts.items()}
+        hit = any(names_the_race(f, bug["path"], widened(bug["first"], spans["buggy"]),
+                                 widened(bug["second"], spans["buggy"]))
                   for f in results["buggy"])
         first_fixed = lines_after_the_fix(texts["buggy"], texts["fixed"], bug["first"])
         second_fixed = lines_after_the_fix(texts["buggy"], texts["fixed"], bug["second"])
-        still = any(names_the_race(f, bug["path"], first_fixed, second_fixed)
+        still = any(names_the_race(f, bug["path"], widened(first_fixed, spans["fixed"]),
+                                   widened(second_fixed, spans["fixed"]))
                     for f in results["fixed"])
         fixed_count = len(results["fixed"])
         found += hit
@@ -134,6 +138,32 @@ def main():
     print("python bug corpus: %d of %d found on their lines; of them, %d with the fixed version "
           "no longer reporting the race, %d with the fixed version silent" % (
               found, measured, silent_on_race, silent))
+
+
+def statement_lines(text):
+    """Each line of a module -> the lines of the statement it belongs to (a compound statement's
+    header only), so that a label naming a statement's first line matches a finding placed at
+    one of its arguments. A module that does not parse has no spans."""
+    spans = {}
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return spans
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        body = getattr(node, "body", None)
+        last = body[0].lineno - 1 if isinstance(body, list) and body and \
+            isinstance(body[0], ast.stmt) else node.end_lineno
+        span = range(node.lineno, max(last, node.lineno) + 1)
+        for line in span:
+            if line not in spans or len(span) < len(spans[line]):
+                spans[line] = span
+    return spans
+
+
+def widened(lines, spans):
+    return {covered for line in lines for covered in spans.get(line, (line,))}
 
 
 def names_the_race(finding, path, first, second):

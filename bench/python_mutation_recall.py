@@ -35,7 +35,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from python_bug_corpus import (ROOT, findings, git_directory, lines_named,  # noqa: E402
-                               mark_packages)
+                               mark_packages, statement_lines, widened)
 LABELS = os.path.join(ROOT, "bench", "python_mutation_recall", "labels.json")
 
 # Methods whose call, as a statement, orders two streams, the host and a stream, or a tensor's
@@ -85,28 +85,6 @@ def without(text, first, last):
 def identity(finding):
     return (finding["file"].rsplit("/", 1)[-1], finding["line"], finding["column"],
             finding["check"], finding["message"])
-
-
-def statement_lines(text):
-    """Each line of a module -> the lines of the statement it belongs to (a compound statement's
-    header only), so that a label naming a statement's first line matches a finding placed at
-    one of its arguments."""
-    spans = {}
-    for node in ast.walk(ast.parse(text)):
-        if not isinstance(node, ast.stmt):
-            continue
-        body = getattr(node, "body", None)
-        last = body[0].lineno - 1 if isinstance(body, list) and body and \
-            isinstance(body[0], ast.stmt) else node.end_lineno
-        span = range(node.lineno, max(last, node.lineno) + 1)
-        for line in span:
-            if line not in spans or len(span) < len(spans[line]):
-                spans[line] = span
-    return spans
-
-
-def widened(lines, spans):
-    return {covered for line in lines for covered in spans.get(line, (line,))}
 
 
 def check_file(build, git_dir, entry):

@@ -137,6 +137,10 @@ HOST_READING_FUNCTIONS = frozenset({"print", "float", "int", "bool", "str", "rep
 # asynchronous (host memory must be pinned for it to be).
 COPY_METHODS = frozenset({"to", "cuda", "cpu", "copy_", "pin_memory"})
 
+# Methods that move an nn.Module's parameters in place (and return the module): called for their
+# effect alone, the result dropped, the receiver is a module, whose parameters they write.
+MODULE_MOVES = frozenset({"cuda", "to", "half", "float", "bfloat16", "double"})
+
 # Methods that end the life of a tensor's storage, or hand it to another stream.
 RECORD_STREAM = "record_stream"
 # `t.resize_(0)` and `t.untyped_storage().resize_(0)` free the storage's block.

@@ -31,10 +31,11 @@ class CallResults:
                 state.current.kind not in ("ambient", "default") and \
                 self.is_tensor(value, value_node, frame):
             # `with torch.cuda.stream(s): data = request.wait()`: the tensor a call of code
-            # outside the package hands back was computed by the work it enqueued on the stream
-            # current at the call. (The package's own functions not followed are mostly getters
-            # of views of buffers already made.)
-            self.access(value, "write", self.spelling(value_node.func), value_node, state, frame)
+            # outside the package hands back was made by the work it enqueued on the stream
+            # current at the call, a new object (which no earlier work touched). (The package's
+            # own functions not followed are mostly getters of views of buffers made before.)
+            self.access(value, "write", self.spelling(value_node.func), value_node, state, frame,
+                        creation=True)
         return value
 
     def least_result(self, node):
@@ -84,7 +85,11 @@ class CallResults:
 def _names_in(node):
     """The plain names an expression reads, found once per node (loops walk it twice, and each
     path walks it again)."""
-    return tuple(child.id for child in ast.walk(node) if isinstance(child, ast.Name))
+    names = getattr(node, "_names", None)
+    if names is None:
+        names = node._names = tuple(child.id for child in ast.walk(node)
+                                    if isinstance(child, ast.Name))
+    return names
 
 
 def _named_by_a_finished_call(key, frame):

@@ -697,7 +697,8 @@ class CallEffects:
                         self.access(item, "read", name or "call", argument, state, frame)
             elif isinstance(value, Tensor) and value.key.root[0] != "temporary":
                 self.access(value, "read", name or "call", argument, state, frame)
-            elif isinstance(value, Symbol) and self.is_tensor(value, argument, frame):
+            elif isinstance(value, Symbol) and (self.is_tensor(value, argument, frame) or
+                                                value.key in self.moved_modules):
                 self.access(value, "read", name or "call", argument, state, frame)
 
 

@@ -85,6 +85,9 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         # the copy's access ident -> (the store's site, statement, target), checked at the
         # return (handing_out.py).
         self.handed_on = {}
+        # Keys of the objects this walk moved as modules (`model.cuda()` for its effect):
+        # device memory, which a call the analysis cannot see into reads when given them.
+        self.moved_modules = set()
 
     # ---- starting points and calls -------------------------------------------------------
 

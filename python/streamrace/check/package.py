@@ -36,6 +36,7 @@ class FunctionInfo:
     # path's locals is looked up there.
     _parameters: Optional[tuple] = None
     _closure_names: Optional[frozenset] = None
+    _parameters_after_self: Optional[tuple] = None
 
     def parameters(self):
         """(positional names, the *args node, keyword-only names, the **kwargs node)."""
@@ -58,9 +59,11 @@ class FunctionInfo:
 
     def parameters_after_self(self):
         """The positional parameters a call through an object gives values to."""
-        positional = self.parameters()[0]
-        return positional[1:] if self.is_method() and positional and not self.is_static() \
-            else positional
+        if self._parameters_after_self is None:
+            positional = self.parameters()[0]
+            self._parameters_after_self = positional[1:] if self.is_method() and positional \
+                and not self.is_static() else positional
+        return self._parameters_after_self
 
     def closure_names(self):
         """The names the enclosing functions bind (their parameters and locals), which a nested

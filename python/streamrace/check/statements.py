@@ -136,6 +136,15 @@ class StatementWalker:
         out = []
         for state in self.flag_paths((node.value,), paths, frame):
             out += [after for after, _ in self.outcomes(node.value, state, frame)]
+        moved = _module_moved(node.value)
+        if moved is not None:
+            # `model.cuda()` for its effect: a module's parameters moved in place, on the
+            # current stream (a tensor's copy, dropped, would do nothing).
+            for state in out:
+                module = self.evaluate(moved, state, frame)
+                if getattr(module, "key", None) is not None:
+                    self.moved_modules.add(module.key)
+                self.access(module, "write", node.value.func.attr, moved, state, frame)
         return out
 
     def stmt_Assign(self, node, paths, frame):
@@ -490,6 +499,14 @@ def _storage_size_test(test):
             size.func.value.func.attr in model.STORAGE_ACCESSORS:
         return size.func.value.func.value, isinstance(test.ops[0], ast.Eq)
     return None, None
+
+
+def _module_moved(expression):
+    """The receiver of `x.cuda()`, `x.to(device)` and their kin called as a statement."""
+    if isinstance(expression, ast.Call) and isinstance(expression.func, ast.Attribute) and \
+            expression.func.attr in model.MODULE_MOVES:
+        return expression.func.value
+    return None
 
 
 def _streams_chosen(state):

@@ -39,6 +39,36 @@ class PipelinedForwardOrdered:
         return self._module.compute_and_output_dist(data)
 
 
+def batches_prefetched_in_turn(requests, prefetch):
+    # Each wait hands back a new batch: the next one's making does not meet the prefetch
+    # stream's read of the one before.
+    data_dist = torch.cuda.Stream()
+    prefetch_stream = torch.cuda.Stream()
+    for request in requests:
+        with torch.cuda.stream(data_dist):
+            data = request.wait()
+        prefetch_stream.wait_stream(data_dist)
+        with torch.cuda.stream(prefetch_stream):
+            prefetch(data)
+        data.record_stream(prefetch_stream)
+    torch.cuda.current_stream().wait_stream(prefetch_stream)
+
+
+def batch_prefetched_before_it_lands_racy(requests, prefetch):
+    data_dist = torch.cuda.Stream()
+    prefetch_stream = torch.cuda.Stream()
+    for request in requests:
+        with torch.cuda.stream(data_dist):
+            data = request.wait()
+        with torch.cuda.stream(prefetch_stream):
+            prefetch(data)
+            # CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'data' is read by prefetch on stream 'prefetch_stream' while request.wait on stream 'data_dist' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-4]]:20: note: request.wait writes 'data' on stream 'data_dist' here
+            # CHECK-MESSAGES: :[[@LINE-3]]:22: note: make stream 'prefetch_stream' wait for stream 'data_dist' before this: `torch.cuda.current_stream().wait_stream(data_dist)`
+        data.record_stream(prefetch_stream)
+    torch.cuda.current_stream().wait_stream(prefetch_stream)
+
+
 class PrefetchForward:
     """A package class whose `compute_and_output_dist` takes no arguments: the call above, given
     one, is another object's method of that name, not this one."""
