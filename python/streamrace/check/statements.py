@@ -112,16 +112,7 @@ class StatementWalker:
         for expression in expressions:
             texts += self.async_flags(expression, frame)
         for text in texts:
-            split = []
-            for state in paths:
-                if text in state.conditions:
-                    split.append(state)
-                    continue
-                other = state.copy()
-                state.conditions[text] = True
-                other.conditions[text] = False
-                split += [state, other]
-            paths = split
+            paths = _decided_both_ways(paths, text)
         return paths
 
     def async_flags(self, expression, frame):
@@ -346,16 +337,7 @@ class StatementWalker:
         text = self.optional_stream_text(context_expr, frame)
         if text is None or text not in self.package.correlated:
             return paths
-        out = []
-        for state in paths:
-            if text in state.conditions:
-                out.append(state)
-                continue
-            absent = state.copy()
-            absent.conditions[text] = True
-            state.conditions[text] = False
-            out += [state, absent]
-        return out
+        return _decided_both_ways(paths, text)
 
     def optional_stream_text(self, context_expr, frame):
         """The condition `<stream> is None` of a stream context given a name or an attribute."""
@@ -499,6 +481,21 @@ def _storage_size_test(test):
             size.func.value.func.attr in model.STORAGE_ACCESSORS:
         return size.func.value.func.value, isinstance(test.ops[0], ast.Eq)
     return None, None
+
+
+def _decided_both_ways(paths, text):
+    """The paths, each that has not decided the condition `text` split into one where it holds
+    and one where it does not."""
+    split = []
+    for state in paths:
+        if text in state.conditions:
+            split.append(state)
+            continue
+        other = state.copy()
+        state.conditions[text] = True
+        other.conditions[text] = False
+        split += [state, other]
+    return split
 
 
 def _module_moved(expression):
