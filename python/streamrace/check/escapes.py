@@ -32,6 +32,7 @@ class Escapes:
         # entry of a field). Checks run in the reporting pass only, where the package's waits
         # no longer change.
         self.wait_graphs = {}
+        self.field_groups = {}    # attribute name -> groups_of(attribute), in the reporting pass
 
     def left_pending(self, function, exit_state):
         """What `function` leaves pending when it returns, on objects that outlive the call:
@@ -116,47 +117,71 @@ class Escapes:
         # its making can meet that work (a block still in use), which the creation reports.
         if field is None or access.creation or access.key.made_in_the_call():
             return
-        entries = self.by_field.get(field)
-        if not entries:
+        groups = self.groups_of(field)
+        if not groups:
             return
-        facts = self.analysis.facts
-        accesses = self.analysis.accesses
-        owner = access.key.owner()
-        stream_key, site, writes = access.stream.key, access.site, access.writes()
-        for ident, ordered in entries.items():
-            earlier = accesses[ident]
-            if earlier.stream.key == stream_key or ident in state.pending:
+        stream, host = access.stream, access.stream.key == HOST
+        synced = state.host_synced
+        met = []
+        for earlier_stream, seen_by, seen_by_any_group, members in groups:
+            # Whether the two streams are ordered is one answer for the whole group.
+            if earlier_stream.key == stream.key:
                 continue
-            if earlier.site.line == site.line and earlier.site.column == site.column and \
-                    earlier.site.path == site.path:
+            if not host:
+                if may_be_same_stream(earlier_stream, stream) or stream.key in seen_by:
+                    continue
+                if not self.reach(stream.key, state.waited, self.analysis.facts).isdisjoint(
+                        seen_by_any_group):
+                    continue
+            if "*" in synced or not seen_by.isdisjoint(synced):
                 continue
-            if not any(may_be_one_owner(owner, earlier_owner)
-                       for earlier_owner in self.owners[(field, ident)]):
-                continue   # `param.grad._local_tensor` and `new_param._local_tensor`
-            if not (writes or earlier.writes()):
-                continue
-            if contradict(earlier.conditions, access.conditions):
-                continue
-            if earlier.partial and access.partial:
-                continue   # two parts of one buffer, in two calls: nothing says they meet
-            if access.stream.key == HOST:
-                if not touches_host_memory(earlier):
-                    continue
-                seen_by = {earlier.stream.key} | ordered
-                if seen_by & state.host_synced or "*" in state.host_synced:
-                    continue
-            else:
-                if may_be_same_stream(earlier.stream, access.stream):
-                    continue
-                seen_by = {earlier.stream.key} | ordered
-                if access.stream.key in seen_by:
-                    continue
-                if not self.reach(access.stream.key, state.waited, facts).isdisjoint(
-                        _with_every_group(seen_by)):
-                    continue
-                if seen_by & state.host_synced or "*" in state.host_synced:
-                    continue
+            met += [member for member in members if self.may_meet(member, access, state)]
+        for _, earlier, _ in sorted(met, key=lambda member: member[0]):
             walker.checks.unordered(earlier, access, state, frame, walker, across_calls=True)
+
+    def groups_of(self, field):
+        """The accesses left pending on `field`, grouped by their stream and the streams
+        ordered after them: (stream, those streams with it, the same with every process group's
+        stream, [(position, access, owners)]). Made once per field in the reporting pass, where
+        what calls leave pending no longer changes; a check asks the same field thousands of
+        times, and most groups are ordered before the access as a whole."""
+        groups = self.field_groups.get(field)
+        if groups is None:
+            by_ordering = {}
+            accesses = self.analysis.accesses
+            for position, (ident, ordered) in enumerate(self.by_field.get(field, {}).items()):
+                earlier = accesses[ident]
+                stream = earlier.stream
+                key = (stream.key, stream.kind, stream.storage, ordered)
+                if key not in by_ordering:
+                    seen_by = frozenset({stream.key} | ordered)
+                    by_ordering[key] = (stream, seen_by, frozenset(_with_every_group(seen_by)),
+                                        [])
+                by_ordering[key][3].append((position, earlier, self.owners[(field, ident)]))
+            groups = self.field_groups[field] = list(by_ordering.values())
+        return groups
+
+    @staticmethod
+    def may_meet(member, access, state):
+        """Whether an access left pending by another call may touch what `access` touches, on a
+        path that may hold both, one of them writing."""
+        _, earlier, owners = member
+        if earlier.ident in state.pending:
+            return False
+        site = access.site
+        if earlier.site.line == site.line and earlier.site.column == site.column and \
+                earlier.site.path == site.path:
+            return False
+        if not (access.writes() or earlier.writes()):
+            return False
+        if earlier.partial and access.partial:
+            return False   # two parts of one buffer, in two calls: nothing says they meet
+        if access.stream.key == HOST and not touches_host_memory(earlier):
+            return False
+        owner = access.key.owner()
+        if not any(may_be_one_owner(owner, earlier_owner) for earlier_owner in owners):
+            return False   # `param.grad._local_tensor` and `new_param._local_tensor`
+        return not contradict(earlier.conditions, access.conditions)
 
     def reach(self, stream, waited, facts):
         """The streams `stream` waited for, directly or through others, with the package's
