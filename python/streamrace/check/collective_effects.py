@@ -48,7 +48,7 @@ class CollectiveEffects:
             if given is None:
                 continue
             made += self.access(given[0], mode, name, given[1], state, frame, stream=stream,
-                                own_bytes=True)
+                                own_bytes=True, issued_on=state.current)
         coalescing = self.coalescing_context(state)
         if spec.get("always_async") or self.flag_holds(kwargs, "async_op", state, frame) or \
                 coalescing:
@@ -71,7 +71,7 @@ class CollectiveEffects:
             if isinstance(item, Container) and len(item.items) == 2:
                 mode = item.items[0].value if isinstance(item.items[0], Constant) else "read"
                 made += self.access(item.items[1], mode, "batch_isend_irecv", node, state, frame,
-                                    stream=stream, own_bytes=True)
+                                    stream=stream, own_bytes=True, issued_on=state.current)
         return Container((Work(stream.key, frozenset(a.ident for a in made)),))
 
     def coalescing_context(self, state):

@@ -286,7 +286,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         return self.usage.holds_tensor(value.key, frame.function.node)
 
     def access(self, value, mode, api, node, state, frame, stream=None, own_bytes=False,
-               site=None, creation=False, blocking=False):
+               site=None, creation=False, blocking=False, issued_on=None):
         """The access of `value`'s bytes by `stream` (the current one by default); checks it
         against what is pending, then leaves it pending. `own_bytes`: a tensor operation on
         `value` (Access.own_bytes)."""
@@ -294,7 +294,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
             made = []
             for item in value.items:
                 made += self.access(item, mode, api, node, state, frame, stream, own_bytes, site,
-                                    creation, blocking)
+                                    creation, blocking, issued_on)
             return made
         if not isinstance(value, (Tensor, Symbol)) or value.key is None:
             return []
@@ -310,7 +310,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         access = self.analysis.make_access(value.key, stream, mode, api, site, statement,
                                            frozenset(state.conditions.items()), creation,
                                            getattr(value, "partial", False), self.firing,
-                                           blocking, getattr(value, "views", ()), own_bytes)
+                                           blocking, getattr(value, "views", ()), own_bytes,
+                                           issued_on)
         if self.analysis.reporting:
             for earlier in state.conflicts(self.accesses, self.analysis.stream_keys, access):
                 self.checks.unordered(earlier, access, state, frame, self)
@@ -543,18 +544,18 @@ class Analysis:
         return kept
 
     def make_access(self, key, stream, mode, api, site, statement, conditions, creation,
-                    partial, firing=0, blocking=False, views=(), own_bytes=False):
+                    partial, firing=0, blocking=False, views=(), own_bytes=False, issued_on=None):
         own_bytes = self.data_attributes if own_bytes else None
         # `firing`: a hook's second firing makes accesses of its own, distinct from the first
         # firing's at the same sites, which may still be pending.
         identity = (key, stream.key, mode, api, site, conditions, creation, partial, firing,
-                    blocking, views, own_bytes)
+                    blocking, views, own_bytes, issued_on)
         ident = self.access_ids.get(identity)
         if ident is None:
             ident = len(self.accesses)
             self.accesses.append(Access(ident, key, stream, mode, api, site, statement or (),
                                         conditions, creation, partial, firing, blocking,
-                                        views, own_bytes))
+                                        views, own_bytes, issued_on))
             self.stream_keys.append(stream.key)
             self.access_ids[identity] = ident
         return self.accesses[ident]

@@ -63,6 +63,11 @@ class Access:
     # the attributes whose tensors may be its bytes (the package points `.data` at them);
     # otherwise None.
     own_bytes: Optional[frozenset] = None
+    # A collective's access: the stream current when it was called. The process group keeps
+    # the tensors it is given until its work rejoins that stream (it stashes them until the
+    # handle is waited for, or records its stream on them), so dropping a tensor made there is
+    # safe.
+    issued_on: Optional[Stream] = None
 
     def writes(self):
         return self.mode != "read"

@@ -15,7 +15,7 @@ stream, does not record that tensor (`record_stream_fields.py`).
 import ast
 
 from ..findings import Finding, Location
-from ..state import Site, bytes_meet
+from ..state import Site, bytes_meet, may_be_same_stream
 from ..values import Tensor, Container
 from .wording import (access_side, appended_fix, chain_notes, describe_access, insertion_fix,
                       location, side, stream_name, stream_spelling)
@@ -50,11 +50,10 @@ class FreeWhilePending:
             if one_object and (access.key.root != key.root or
                                access.key.path[:len(key.path)] != key.path):
                 continue
-            if scope_end and access.stream.kind in ("collective", "opaque"):
-                # The process group records its stream on the tensors a collective is given
-                # (or keeps them until the work is done): dropping them is safe. A stream the
-                # caller gives may be the one that made the tensor.
+            if not storage_only and _kept_by_the_process_group(access, allocation, key, state):
                 continue
+            if scope_end and access.stream.kind == "opaque":
+                continue   # a stream the caller gives may be the one that made the tensor
             if scope_end and _raced_after(access, allocation, state, accesses):
                 continue
             if (access.key, access.stream.key) in state.recorded or \
@@ -70,25 +69,41 @@ class FreeWhilePending:
             notes = chain_notes(site)
             notes.append((location(access.site), describe_access(access) + " here"))
             notes += chain_notes(access.site, shared=site.chain)
-            fixes = []
-            fix_text = self._record_stream_text(key, access.stream, state, frame, source)
-            if fix_text is not None:
-                if scope_end and not isinstance(node, ast.Return):
-                    made = appended_fix(source, node, fix_text)
-                else:
-                    made = insertion_fix(source, getattr(node, "_statement", None) or
-                                         (node.lineno, node.col_offset), fix_text)
-                if made is not None:
-                    fixes.append(made)
-                notes.append((location(site), "tell the allocator about that use before %s: "
-                              "`%s`" % ("it returns" if scope_end else "this", fix_text)))
-            elif access.stream.kind == "collective":
-                notes.append((location(site), "wait for the collective's work handle "
-                              "(`work.wait()`) before releasing the storage"))
+            fix_notes, fixes = self._record_fix(key, access, node, site, scope_end, storage_only,
+                                                state, frame, source)
+            notes += fix_notes
             return Finding(self.name, message, location(site), notes, fixes,
                            identity=((self.name, site.path, site.line, access.site.line),),
                            sides=(side(site, "release", allocation), access_side(access)))
         return None
+
+    def _record_fix(self, key, access, node, site, scope_end, storage_only, state, frame,
+                    source):
+        """The record_stream that makes the release safe, as notes and fixes. A tensor a
+        collective was given and that is dropped is recorded on the stream that called the
+        collective (`_kept_by_the_process_group`), beside the collective when that is in this
+        function: there the name is bound on every path, in a loop that rebinds it too."""
+        collective_drop = access.issued_on is not None and not storage_only
+        fix_text = self._record_stream_text(
+            key, access.issued_on if collective_drop else access.stream, state, frame, source)
+        if fix_text is None:
+            if access.stream.kind != "collective":
+                return [], []
+            return [(location(site), "wait for the collective's work handle (`work.wait()`) "
+                     "before releasing the storage")], []
+        if collective_drop and access.statement and access.site.path == site.path and \
+                access.site.function == site.function:
+            made = insertion_fix(source, access.statement, fix_text)
+            note = (location(access.site), "tell the allocator about this use: `%s`" % fix_text)
+        else:
+            if scope_end and not isinstance(node, ast.Return):
+                made = appended_fix(source, node, fix_text)
+            else:
+                made = insertion_fix(source, getattr(node, "_statement", None) or
+                                     (node.lineno, node.col_offset), fix_text)
+            note = (location(site), "tell the allocator about that use before %s: `%s`" % (
+                "it returns" if scope_end else "this", fix_text))
+        return [note], [made] if made is not None else []
 
     def handed_over(self, value, node, state, frame, walker):
         for item in handed_without_record(value, state):
@@ -194,6 +209,19 @@ class FreeWhilePending:
         return Finding(self.name, message, location(site), notes, fixes,
                        identity=((self.name, method.module.path, class_name, store.field),),
                        sides=(side(site, "record_stream"),))
+
+
+def _kept_by_the_process_group(access, allocation, key, state):
+    """Whether a collective's tensor, its last name dropped (at a return, a rebinding, a `del`),
+    is kept by the process group until it is safe to reuse: PyTorch's process group holds the
+    tensors of a collective until its work rejoins the stream that called it (Access.issued_on).
+    That covers a tensor allocated on that stream, or recorded on it. Freeing the storage itself
+    is never covered."""
+    if access.issued_on is None:
+        return False
+    return may_be_same_stream(access.issued_on, allocation) or \
+        (key, access.issued_on.key) in state.recorded or \
+        (access.key, access.issued_on.key) in state.recorded
 
 
 def _raced_after(access, allocation, state, accesses):
