@@ -20,6 +20,7 @@ from .effects import CallEffects
 from .entry_streams import entry_stream
 from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
+from .new_tensors import returns_new_tensor
 from .package import child_nodes
 from .record_stream_fields import unrecorded_stores
 from .checks.free_while_pending import handed_without_record
@@ -182,6 +183,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
             if not self.package.does_stream_work(function):
                 args, kwargs = arguments_read(function, args, kwargs)
                 self.unknown_call(args, kwargs, function.name, node, state, frame)
+                if returns_new_tensor(function):
+                    return self.fresh_tensor(node, state, frame)
             # A function that does stream work and is not followed (too deep): what it does
             # first may be a wait, so its arguments are not taken as read where it is called.
             return None

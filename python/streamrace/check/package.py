@@ -32,6 +32,8 @@ class FunctionInfo:
     call_nodes: tuple = ()
     # The parameters whose bytes the body may read, once asked (argument_reads.py).
     parameters_read: Optional[frozenset] = None
+    # Whether it returns a tensor it made, once asked (new_tensors.py).
+    returns_new_tensor: Optional[bool] = None
     # What parameters() returns, once asked: every name the analysis cannot find among a
     # path's locals is looked up there.
     _parameters: Optional[tuple] = None

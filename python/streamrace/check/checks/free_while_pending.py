@@ -87,6 +87,9 @@ class FreeWhilePending:
         fix_text = self._record_stream_text(
             key, access.issued_on if collective_drop else access.stream, state, frame, source)
         if fix_text is None:
+            if collective_drop:
+                return [(location(access.site), "tell the allocator about this use: record the "
+                         "tensor on the stream current here (`record_stream`)")], []
             if access.stream.kind != "collective":
                 return [], []
             return [(location(site), "wait for the collective's work handle (`work.wait()`) "
