@@ -69,6 +69,11 @@ class FreeWhilePending:
             notes = chain_notes(site)
             notes.append((location(access.site), describe_access(access) + " here"))
             notes += chain_notes(access.site, shared=site.chain)
+            made = _making(key, walker.accesses)
+            if made is not None:
+                # Where the block the allocator may hand out again was taken.
+                notes.append((location(made.site), "'%s' is made here, on %s" % (
+                    key.text(), stream_name(allocation))))
             fix_notes, fixes = self._record_fix(key, access, node, site, scope_end, storage_only,
                                                 state, frame, source)
             notes += fix_notes
@@ -212,6 +217,11 @@ class FreeWhilePending:
         return Finding(self.name, message, location(site), notes, fixes,
                        identity=((self.name, method.module.path, class_name, store.field),),
                        sides=(side(site, "record_stream"),))
+
+
+def _making(key, accesses):
+    """The access that made the tensor `key` names, when the analysis saw it made."""
+    return next((access for access in accesses if access.creation and access.key == key), None)
 
 
 def _kept_by_the_process_group(access, allocation, key, state):

@@ -31,7 +31,8 @@ def staging_storage_freed_while_reduced_racy(grad, output, group):
     staged.untyped_storage().resize_(0)
     # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the storage of 'staged' is released while reduce_scatter_tensor reads 'staged' on the process group's stream (group=group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
     # CHECK-MESSAGES: :[[@LINE-3]]:47: note: reduce_scatter_tensor reads 'staged' on the process group's stream (group=group) here
-    # CHECK-MESSAGES: :[[@LINE-3]]:5: note: wait for the collective's work handle (`work.wait()`) before releasing the storage
+    # CHECK-MESSAGES: :[[@LINE-5]]:14: note: 'staged' is made here, on the current stream
+    # CHECK-MESSAGES: :[[@LINE-4]]:5: note: wait for the collective's work handle (`work.wait()`) before releasing the storage
     return work
 
 
@@ -51,10 +52,12 @@ class BucketReducer:
                 dist.all_reduce(flat)
         # CHECK-MESSAGES: :[[@LINE-6]]:9: warning: 'flat' is dropped when 'reduce_under_the_comm_stream_racy' returns while all_reduce reads and writes 'flat' on the process group's stream (the default group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
         # CHECK-MESSAGES: :[[@LINE-2]]:33: note: all_reduce reads and writes 'flat' on the process group's stream (the default group) here
-        # CHECK-MESSAGES: :[[@LINE-3]]:33: note: tell the allocator about this use: `flat.record_stream(self.comm)`
-        # CHECK-MESSAGES: :[[@LINE-8]]:20: warning: the storage of 'flat' is released while all_reduce reads and writes 'flat' on the process group's stream (the default group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
-        # CHECK-MESSAGES: :[[@LINE-5]]:33: note: all_reduce reads and writes 'flat' on the process group's stream (the default group) here
-        # CHECK-MESSAGES: :[[@LINE-6]]:33: note: tell the allocator about this use: `flat.record_stream(self.comm)`
+        # CHECK-MESSAGES: :[[@LINE-7]]:20: note: 'flat' is made here, on the current stream
+        # CHECK-MESSAGES: :[[@LINE-4]]:33: note: tell the allocator about this use: `flat.record_stream(self.comm)`
+        # CHECK-MESSAGES: :[[@LINE-9]]:20: warning: the storage of 'flat' is released while all_reduce reads and writes 'flat' on the process group's stream (the default group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-6]]:33: note: all_reduce reads and writes 'flat' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-11]]:20: note: 'flat' is made here, on the current stream
+        # CHECK-MESSAGES: :[[@LINE-8]]:33: note: tell the allocator about this use: `flat.record_stream(self.comm)`
         # CHECK-FIXES: {{^}}                flat.record_stream(self.comm){{$}}
         # CHECK-FIXES-NEXT: {{^}}                dist.all_reduce(flat){{$}}
 

@@ -42,7 +42,8 @@ class Reducer:
             dist.all_reduce(flat)
         # CHECK-MESSAGES: :[[@LINE-2]]:9: warning: 'flat' is dropped when 'reduce_flattened_unrecorded_racy' returns while all_reduce reads and writes 'flat' on the process group's stream (the default group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
         # CHECK-MESSAGES: :[[@LINE-2]]:29: note: all_reduce reads and writes 'flat' on the process group's stream (the default group) here
-        # CHECK-MESSAGES: :[[@LINE-3]]:29: note: tell the allocator about this use: `flat.record_stream(self.comm)`
+        # CHECK-MESSAGES: :[[@LINE-7]]:16: note: 'flat' is made here, on the current stream
+        # CHECK-MESSAGES: :[[@LINE-4]]:29: note: tell the allocator about this use: `flat.record_stream(self.comm)`
 
     def reduce_flattened_recorded(self):
         flat = self.bucket.flattened()
