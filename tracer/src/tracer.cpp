@@ -444,8 +444,8 @@ void Tracer::process(CapturedCall& call) {
   } else if (late_run != 0) {
     late_runs_.push_back(LateRun{late_run, stream, call.thread, std::move(call.host_function_run)});
   } else {
-    place_hand_offs(*call.host_function_run, stream, call.time_ns, false, 0);
-    place_hand_offs(*call.host_function_run, stream, call.time_ns, true, 0);
+    place_hand_offs(*call.host_function_run, stream, call.time_ns, HandOffSide::Acquires, 0);
+    place_hand_offs(*call.host_function_run, stream, call.time_ns, HandOffSide::Releases, 0);
   }
 }
 
@@ -453,17 +453,18 @@ void Tracer::check_host_function(HostFunctionRun& run, StreamHandle stream, std:
   if (!await_host_function(run)) return;
   // What the function acquired comes before what it touched, what it released after: a
   // function waits, then works, then signals.
-  place_hand_offs(run, stream, time_ns, false, 0);
+  place_hand_offs(run, stream, time_ns, HandOffSide::Acquires, 0);
   for (const HostFunctionFault& fault : run.faults()) {
     CapturedCall access = host_function_access(run, fault, time_ns);
     access.payload = HostFunction{stream, 0, {accessed(fault)}, 0};
     process(access);
   }
-  place_hand_offs(run, stream, time_ns, true, 0);
+  place_hand_offs(run, stream, time_ns, HandOffSide::Releases, 0);
 }
 
 void Tracer::place_hand_offs(const HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns,
-                             bool releases, std::uint64_t late_run) {
+                             HandOffSide side, std::uint64_t late_run) {
+  const bool releases = side == HandOffSide::Releases;
   for (const HostFunctionHandOff& hand_off : run.hand_offs()) {
     if (hand_off.release != releases) continue;
     CapturedCall call;
@@ -471,9 +472,17 @@ void Tracer::place_hand_offs(const HostFunctionRun& run, StreamHandle stream, st
     call.thread = run.thread();
     call.time_ns = time_ns;
     if (releases)
-      call.payload = HostRelease{hand_off.object, true, stream, hand_off.sequence, late_run};
+      call.payload = HostRelease{.object = hand_off.object,
+                                 .host_function = true,
+                                 .stream = stream,
+                                 .sequence = hand_off.sequence,
+                                 .run = late_run};
     else
-      call.payload = HostAcquire{hand_off.object, true, stream, hand_off.sequence, late_run};
+      call.payload = HostAcquire{.object = hand_off.object,
+                                 .host_function = true,
+                                 .stream = stream,
+                                 .sequence = hand_off.sequence,
+                                 .run = late_run};
     process(call);
   }
 }
@@ -499,8 +508,8 @@ void Tracer::collect_late_runs(LateRunCollection which) {
     if (!ended) ended = late.run->abandon();
     const std::uint64_t time_ns = clock_();
     if (ended) {
-      place_hand_offs(*late.run, late.stream, time_ns, false, late.id);
-      place_hand_offs(*late.run, late.stream, time_ns, true, late.id);
+      place_hand_offs(*late.run, late.stream, time_ns, HandOffSide::Acquires, late.id);
+      place_hand_offs(*late.run, late.stream, time_ns, HandOffSide::Releases, late.id);
     }
     CapturedCall end;
     end.api = "host function end";

@@ -180,8 +180,9 @@ private:
   bool await_host_function(HostFunctionRun& run);
   // Gives the engine the run's releases (or acquires) as its stream's at the function's place,
   // or, for a late run (HostFunction::run), at the place the engine kept for it.
+  enum class HandOffSide { Acquires, Releases };
   void place_hand_offs(const HostFunctionRun& run, StreamHandle stream, std::uint64_t time_ns,
-                       bool releases, std::uint64_t late_run);
+                       HandOffSide side, std::uint64_t late_run);
   // Gives the engine the hand-offs of late runs that ended: of the oldest ones (cheap, after
   // each call), of every one, or, at the end, of every one after a bounded wait.
   enum class LateRunCollection { Oldest, Ended, All };

@@ -81,7 +81,7 @@ ThreadState& Ordering::lookup_thread(RankId rank, ThreadId id) {
   if (inserted) {
     state.rank = rank;
     state.id = id;
-    state.actor = new_actor(ActorInfo{false, rank, id, 0, StreamKind::Blocking, false, 0});
+    state.actor = new_actor(ActorInfo{.is_stream = false, .rank = rank, .handle = id});
   }
   if (RecentLookups* recent = recent_of(rank)) recent->thread = &state;
   return state;
@@ -114,8 +114,10 @@ StreamState& Ordering::default_stream(ThreadState& thread, bool per_thread) {
   stream.handle = per_thread ? kPerThreadStream : kLegacyStream;
   stream.device = thread.device;
   stream.kind = per_thread ? StreamKind::PerThreadDefault : StreamKind::LegacyDefault;
-  stream.actor =
-      new_actor(ActorInfo{true, thread.rank, stream.handle, thread.device, stream.kind, false, 0});
+  stream.actor = new_actor(ActorInfo{.rank = thread.rank,
+                                     .handle = stream.handle,
+                                     .device = thread.device,
+                                     .stream_kind = stream.kind});
   stream_slot(stream.actor) = &stream;
   DeviceState& dev = device(thread.rank, thread.device);
   stream.device_state = &dev;
@@ -153,8 +155,11 @@ StreamState& Ordering::create_stream(ThreadState& thread, const StreamCreate& cr
   stream.device = dev_id;
   stream.kind = create.kind;
   stream.graph_lane = graph_lane;
-  stream.actor =
-      new_actor(ActorInfo{true, thread.rank, create.stream, dev_id, create.kind, graph_lane, 0});
+  stream.actor = new_actor(ActorInfo{.rank = thread.rank,
+                                     .handle = create.stream,
+                                     .device = dev_id,
+                                     .stream_kind = create.kind,
+                                     .graph_lane = graph_lane});
   stream_slot(stream.actor) = &stream;
   stream.device_state = &device(thread.rank, dev_id);
   stream.device_state->streams.push_back(&stream);
