@@ -61,8 +61,13 @@ class FreeWhilePending:
                 continue
             site = walker.site(node, frame)
             source = walker.analysis.checks.sources.get(site.path)
-            released = "the storage of '%s' is released" % key.text() if not scope_end else \
-                "'%s' is dropped when '%s' returns" % (key.text(), site.function.rsplit(".", 1)[-1])
+            if scope_end:
+                released = "'%s' is dropped when '%s' returns" % (
+                    key.text(), site.function.rsplit(".", 1)[-1])
+            elif storage_only:
+                released = "the storage of '%s' is released" % key.text()
+            else:   # its last name rebound or deleted
+                released = "'%s' is dropped here" % key.text()
             message = "%s while %s may still use it; the caching allocator can give its block " \
                       "to new work on %s at once" % (released, describe_access(access),
                                                       stream_name(allocation))

@@ -54,7 +54,7 @@ class BucketReducer:
         # CHECK-MESSAGES: :[[@LINE-2]]:33: note: all_reduce reads and writes 'flat' on the process group's stream (the default group) here
         # CHECK-MESSAGES: :[[@LINE-7]]:20: note: 'flat' is made here, on the current stream
         # CHECK-MESSAGES: :[[@LINE-4]]:33: note: tell the allocator about this use: `flat.record_stream(self.comm)`
-        # CHECK-MESSAGES: :[[@LINE-9]]:20: warning: the storage of 'flat' is released while all_reduce reads and writes 'flat' on the process group's stream (the default group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-9]]:20: warning: 'flat' is dropped here while all_reduce reads and writes 'flat' on the process group's stream (the default group) may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
         # CHECK-MESSAGES: :[[@LINE-6]]:33: note: all_reduce reads and writes 'flat' on the process group's stream (the default group) here
         # CHECK-MESSAGES: :[[@LINE-11]]:20: note: 'flat' is made here, on the current stream
         # CHECK-MESSAGES: :[[@LINE-8]]:33: note: tell the allocator about this use: `flat.record_stream(self.comm)`

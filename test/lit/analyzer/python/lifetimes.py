@@ -196,7 +196,7 @@ class StagedUpload:
             self.device_copy.copy_(host, non_blocking=True)
             target.add_(self.device_copy)
         self.device_copy = None
-        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: the storage of 'self.device_copy' is released while copy_ writes 'self.device_copy' on stream 'self.upload_stream' may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'self.device_copy' is dropped here while copy_ writes 'self.device_copy' on stream 'self.upload_stream' may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
         # CHECK-MESSAGES: :[[@LINE-4]]:13: note: copy_ writes 'self.device_copy' on stream 'self.upload_stream' here
         # CHECK-MESSAGES: :[[@LINE-3]]:9: note: tell the allocator about that use before this: `self.device_copy.record_stream(self.upload_stream)`
         # CHECK-FIXES: {{^}}        self.device_copy.record_stream(self.upload_stream){{$}}
@@ -400,7 +400,7 @@ class RegrownShard:
         with torch.cuda.stream(self.shard_stream):
             self.shard.mul_(2)
         self.shard = None
-        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: the storage of 'self.shard' is released while mul_ reads and writes 'self.shard' on stream 'self.shard_stream' may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'self.shard' is dropped here while mul_ reads and writes 'self.shard' on stream 'self.shard_stream' may still use it; the caching allocator can give its block to new work on the current stream at once [streamrace-free-while-pending]
         # CHECK-MESSAGES: :[[@LINE-3]]:13: note: mul_ reads and writes 'self.shard' on stream 'self.shard_stream' here
         # CHECK-MESSAGES: :[[@LINE-3]]:9: note: tell the allocator about that use before this: `self.shard.record_stream(self.shard_stream)`
 
