@@ -88,8 +88,11 @@ void Engine::launch_graph(const Event& event, const GraphLaunch& launch) {
     lane_of[graph.streams[i]] = lane_handle;
     StreamState* lane = ordering_.find_stream(header.rank, lane_handle);
     if (!lane)
-      lane = &ordering_.create_stream(
-          thread, StreamCreate{lane_handle, stream.device, StreamKind::NonBlocking, 0}, true);
+      lane = &ordering_.create_stream(thread,
+                                      StreamCreate{.stream = lane_handle,
+                                                   .device = stream.device,
+                                                   .kind = StreamKind::NonBlocking},
+                                      Ordering::StreamOrigin::GraphLane);
     ordering_.join_into(*lane, stream.clock);
     lanes.push_back(lane);
   }

@@ -49,7 +49,12 @@ const char* join_kind_name(JoinKind kind) {
 
 void Ordering::notify(JoinKind kind, ActorId from, Epoch from_epoch, bool from_step, ActorId to,
                       std::uint64_t handle) const {
-  observer_->join(OrderingJoin{kind, from, from_epoch, from_step, to, handle});
+  observer_->join(OrderingJoin{.kind = kind,
+                               .from = from,
+                               .from_epoch = from_epoch,
+                               .from_step = from_step,
+                               .to = to,
+                               .handle = handle});
 }
 
 void Ordering::project(std::vector<bool> local_ranks) {
@@ -103,7 +108,8 @@ DeviceState& Ordering::device(RankId rank, DeviceId device) {
   return devices_[RankHandleKey{rank, device_key(device)}];
 }
 
-StreamState& Ordering::default_stream(ThreadState& thread, bool per_thread) {
+StreamState& Ordering::default_stream(ThreadState& thread, StreamKind kind) {
+  const bool per_thread = kind == StreamKind::PerThreadDefault;
   auto& table = per_thread ? per_thread_streams_ : legacy_streams_;
   const RankHandleKey key{thread.rank, per_thread ? (thread.id << 10) ^ device_key(thread.device)
                                                   : device_key(thread.device)};
@@ -113,7 +119,7 @@ StreamState& Ordering::default_stream(ThreadState& thread, bool per_thread) {
   stream.rank = thread.rank;
   stream.handle = per_thread ? kPerThreadStream : kLegacyStream;
   stream.device = thread.device;
-  stream.kind = per_thread ? StreamKind::PerThreadDefault : StreamKind::LegacyDefault;
+  stream.kind = kind;
   stream.actor = new_actor(ActorInfo{.rank = thread.rank,
                                      .handle = stream.handle,
                                      .device = thread.device,
@@ -128,20 +134,20 @@ StreamState& Ordering::default_stream(ThreadState& thread, bool per_thread) {
 }
 
 StreamState& Ordering::lookup_stream(ThreadState& thread, StreamHandle handle) {
-  if (handle == kNullStream || handle == kLegacyStream) return default_stream(thread, false);
-  if (handle == kPerThreadStream) return default_stream(thread, true);
+  if (handle == kNullStream || handle == kLegacyStream)
+    return default_stream(thread, StreamKind::LegacyDefault);
+  if (handle == kPerThreadStream) return default_stream(thread, StreamKind::PerThreadDefault);
   auto it = streams_.find(RankHandleKey{thread.rank, handle});
   StreamState& found =
-      it != streams_.end()
-          ? it->second
-          : create_stream(thread, StreamCreate{handle, kCurrentDevice, StreamKind::Blocking, 0});
+      it != streams_.end() ? it->second : create_stream(thread, StreamCreate{.stream = handle});
   // Stream states live in map nodes that are never erased: the pointer stays valid.
   if (RecentLookups* recent = recent_of(thread.rank)) recent->streams[recent_slot(handle)] = &found;
   return found;
 }
 
 StreamState& Ordering::create_stream(ThreadState& thread, const StreamCreate& create,
-                                     bool graph_lane) {
+                                     StreamOrigin origin) {
+  const bool graph_lane = origin == StreamOrigin::GraphLane;
   const DeviceId dev_id = create.device == kCurrentDevice ? thread.device : create.device;
   StreamState& stream = streams_[RankHandleKey{thread.rank, create.stream}];
   // A handle the program reuses after destroying a stream names a new stream.

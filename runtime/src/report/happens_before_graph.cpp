@@ -14,7 +14,8 @@ HappensBeforeGraph::ActorNodes& HappensBeforeGraph::of(ActorId actor) {
 void HappensBeforeGraph::step(ActorId actor, Epoch epoch) {
   ActorNodes& nodes = of(actor);
   const NodeId id = static_cast<NodeId>(nodes_.size());
-  nodes_.push_back(Node{actor, epoch, true, event_, nodes.last});
+  nodes_.push_back(
+      Node{.actor = actor, .epoch = epoch, .step = true, .event = event_, .previous = nodes.last});
   nodes.last = id;
   if (nodes.steps.size() < epoch) nodes.steps.resize(epoch, kNoNode);
   nodes.steps[epoch - 1] = id;
@@ -39,7 +40,8 @@ void HappensBeforeGraph::join(const OrderingJoin& join) {
   if (to == kNoNode || nodes_[to].step || nodes_[to].event != event_) {
     const Epoch epoch = to == kNoNode ? 0 : nodes_[to].epoch;
     to = static_cast<NodeId>(nodes_.size());
-    nodes_.push_back(Node{join.to, epoch, false, event_, target.last});
+    nodes_.push_back(Node{
+        .actor = join.to, .epoch = epoch, .step = false, .event = event_, .previous = target.last});
     target.last = to;
   }
   edges_.push_back(Edge{from, to, join.kind, join.handle});

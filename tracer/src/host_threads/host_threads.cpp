@@ -119,8 +119,8 @@ void release(const void* caller, const char* api, std::uint64_t object) {
   if (kept_by_host_function(caller, object, true)) return;
   Tracer* tracer = hand_off_tracer(caller);
   if (tracer != nullptr && hand_off_filter.release_carries_news(object, filter_thread))
-    tracer->record_hand_off(api,
-                            HostRelease{object, false, 0, hand_off_filter.number_release(object)});
+    tracer->record_hand_off(
+        api, HostRelease{.object = object, .sequence = hand_off_filter.number_release(object)});
 }
 
 void acquire(const void* caller, const char* api, std::uint64_t object) {
@@ -128,7 +128,8 @@ void acquire(const void* caller, const char* api, std::uint64_t object) {
   Tracer* tracer = hand_off_tracer(caller);
   if (tracer == nullptr || !hand_off_filter.acquire_carries_news(object, filter_thread)) return;
   ++filter_thread.clock_changes;
-  tracer->record_hand_off(api, HostAcquire{object, false, 0, hand_off_filter.last_release(object)});
+  tracer->record_hand_off(
+      api, HostAcquire{.object = object, .sequence = hand_off_filter.last_release(object)});
 }
 
 struct StartRoutine {
@@ -191,8 +192,9 @@ void note_gpu_thread(Tracer& tracer) {
   if (start_hand_off != 0) {
     ++filter_thread.clock_changes;
     const std::uint64_t started = std::exchange(start_hand_off, 0);
-    tracer.record_hand_off("pthread_create",
-                           HostAcquire{started, false, 0, hand_off_filter.last_release(started)});
+    tracer.record_hand_off(
+        "pthread_create",
+        HostAcquire{.object = started, .sequence = hand_off_filter.last_release(started)});
   }
 }
 

@@ -182,8 +182,10 @@ public:
     }
     return lookup_stream(thread, handle);
   }
+  // A graph lane is a stream the engine makes for a captured graph's branch, not the program.
+  enum class StreamOrigin { Program, GraphLane };
   StreamState& create_stream(ThreadState& thread, const StreamCreate& create,
-                             bool graph_lane = false);
+                             StreamOrigin origin = StreamOrigin::Program);
   void destroy_stream(ThreadState& thread, StreamHandle handle);
   // Events are named by address space (a process), not rank: a process records an event on one
   // device's stream and waits for it on another's (rule 15).
@@ -376,7 +378,8 @@ private:
   }
   void retire(ActorId& actor);
   DeviceState& device(RankId rank, DeviceId device);
-  StreamState& default_stream(ThreadState& thread, bool per_thread);
+  // `kind`: LegacyDefault or PerThreadDefault.
+  StreamState& default_stream(ThreadState& thread, StreamKind kind);
   std::shared_ptr<Rendezvous> meeting(const MeetingKey& key, int contributions, int acquirers);
   void contribute(Rendezvous& meeting, StreamState& stream);
   void acquire(const std::shared_ptr<Rendezvous>& meeting, StreamState& stream);
