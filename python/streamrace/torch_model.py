@@ -186,6 +186,9 @@ FACTORY_FUNCTIONS = frozenset({
     "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like",
 })
 
+# Factories whose tensor is on the host unless a device is given (`torch.tensor(xs)`).
+HOST_BY_DEFAULT_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy"})
+
 # torch.distributed collectives: which arguments are read, written, or both (positions, and the
 # keyword names PyTorch gives them). Tensors in lists count one by one. `always_async`: the call
 # returns a Work whatever `async_op` says (point-to-point).

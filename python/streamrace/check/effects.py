@@ -655,7 +655,7 @@ class CallEffects:
             device = kwargs.get("device")
             pinned = self.keyword_true(kwargs, "pin_memory")
             on_host = pinned or (device is not None and self.to_host([device], {}))
-            if name in ("tensor", "as_tensor", "from_numpy") and device is None:
+            if name in model.HOST_BY_DEFAULT_FACTORIES and device is None:
                 on_host = True
             return self.fresh_tensor(node, state, frame, on_host=on_host,
                                      on_host_stream=on_host)

@@ -6,10 +6,11 @@ the call, as a torch function's is, so that dropping it gives its block back to 
 pool; otherwise the result is an object of unknown kind.
 
 Every `return` of the function's own body (not of functions nested in it) must give a call
-that makes a tensor, or a local name every assignment of the function binds to one. A call
-makes a tensor when it is a torch function that is no view and writes no `out=`, or `clone()`
-or one of the `new_*` methods of a tensor. `.to()` and `.contiguous()` may return their
-receiver, so they do not count.
+that makes a tensor, or a local name last bound to one on the way to it. A call makes a tensor
+when it is a torch function that is no view and writes no `out=`, or `clone()` or one of the
+`new_*` methods of a tensor. `.to()` and `.contiguous()` may return their receiver, so they do
+not count; nor does a factory that makes a host tensor (`torch.tensor(xs)` without a device,
+`device="cpu"`, `pin_memory=True`): its drop frees no device block.
 """
 import ast
 
@@ -91,7 +92,17 @@ def _makes_tensor(value, imports):
         return False
     module, _, name = dotted.rpartition(".")
     return module in torch_model.TENSOR_FUNCTION_MODULES and name not in _NOT_MAKING and \
-        name not in ("Stream", "Event")
+        name not in ("Stream", "Event") and not _on_the_host(value, name)
+
+
+def _on_the_host(call, name):
+    keywords = {keyword.arg: keyword.value for keyword in call.keywords}
+    device, pinned = keywords.get("device"), keywords.get("pin_memory")
+    if isinstance(pinned, ast.Constant) and pinned.value is True:
+        return True
+    if device is None:
+        return name in torch_model.HOST_BY_DEFAULT_FACTORIES
+    return isinstance(device, ast.Constant) and str(device.value).startswith("cpu")
 
 
 def _dotted(func, imports):

@@ -2,8 +2,9 @@
 # A helper of the package that does no stream work is not followed; when every return of it
 # gives a tensor it made (`_flatten_dense_tensors(grads)`), its result is a new tensor made on
 # the stream current at the call, as a torch function's is: dropping it gives the block back to
-# that stream's pool. A helper returning a buffer it keeps, or `.to()` of one (which may be the
-# buffer itself), hands back no new tensor. Each racy function has its twin.
+# that stream's pool. A helper returning a buffer it keeps, `.to()` of one (which may be the
+# buffer itself), or a host tensor hands back no new device tensor. Each racy function has its
+# twin.
 # RUN: %check_streamrace %s %t
 import torch
 import torch.distributed as dist
@@ -27,6 +28,9 @@ class GradientBucket:
 
     def converted(self, dtype):
         return self.kept.to(dtype)
+
+    def counts(self):
+        return torch.tensor([len(grads) for grads in self.grads.values()])
 
 
 class Reducer:
@@ -66,3 +70,9 @@ class Reducer:
         self.comm.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(self.comm):
             dist.all_reduce(flat)
+
+    def reduce_host_counts(self):
+        counts = self.bucket.counts()
+        self.comm.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.comm):
+            dist.all_reduce(counts)
