@@ -185,7 +185,22 @@ class CallEffects:
                     Range(value.symbol, linear_form(scale_linear(value.step, -1)), value.least)
         if name == "next" and args:
             return self.element_of(args[0][0], args[0][1], state, frame)
+        if name in ("map", "filter") and len(args) == 2:
+            return self.mapped(name, args, state, frame)
         return None
+
+    def mapped(self, name, args, state, frame):
+        """`map(lambda h: h.wait(), handles)`, `filter(...)`: the lambda's body for an element
+        of the iterable, as a comprehension's (`[h.wait() for h in handles]`)."""
+        function, (iterable, iterable_node) = args[0][1], args[1]
+        parameters = function.args if isinstance(function, ast.Lambda) else None
+        if parameters is None or len(parameters.args) != 1 or parameters.vararg or \
+                parameters.kwonlyargs or parameters.kwarg:
+            return None
+        element = self.element_of(iterable, iterable_node, state, frame)
+        self.bind_local(parameters.args[0].arg, element, None, state, frame)
+        result = self.evaluate(function.body, state, frame)
+        return Container((result,)) if name == "map" else iterable
 
     def module_call(self, name, args, kwargs, node, state, frame):
         last = name.rsplit(".", 1)[-1]
