@@ -15,10 +15,11 @@ not count; nor does a factory that makes a host tensor (`torch.tensor(xs)` witho
 import ast
 
 from .. import torch_model
+from .package import bound_names
 
 _MAKING_METHODS = torch_model.NEW_TENSOR_METHODS | {"clone"}
 _NOT_MAKING = torch_model.VIEW_FUNCTIONS | torch_model.NON_ACCESSING_FUNCTIONS
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def returns_new_tensor(function):
@@ -53,8 +54,10 @@ def _returns_made(statements, bound, imports, returned):
             for inner in _inner_statement_lists(statement):
                 if not _returns_made(inner, bound, imports, returned):
                     return False
-        for name in _names_bound(statement):
+        for name in bound_names(statement):
             bound[name] = None
+        if isinstance(statement, _NESTED):
+            bound[statement.name] = None
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
                 isinstance(statement.targets[0], ast.Name):
             bound[statement.targets[0].id] = statement.value
@@ -68,18 +71,6 @@ def _inner_statement_lists(statement):
             yield inner
     for holder in getattr(statement, "handlers", []) + getattr(statement, "cases", []):
         yield holder.body
-
-
-def _names_bound(statement):
-    if isinstance(statement, _NESTED) and not isinstance(statement, ast.Lambda):
-        return {statement.name}
-    stack, names = [statement], set()
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        stack += [child for child in ast.iter_child_nodes(node) if not isinstance(child, _NESTED)]
-    return names
 
 
 def _makes_tensor(value, imports):

@@ -77,7 +77,7 @@ class FunctionInfo:
                 positional, vararg, keyword_only, kwarg = parent.parameters()
                 names.update(positional + keyword_only)
                 names.update(extra.arg for extra in (vararg, kwarg) if extra is not None)
-                names.update(_bound_names(parent.node))
+                names.update(bound_names(parent.node))
                 parent = parent.parent
             self._closure_names = frozenset(names)
         return self._closure_names
@@ -350,7 +350,7 @@ class _Indexer(ast.NodeVisitor):
     def visit_For(self, node):
         text = "for:" + (condition_text(node.iter, self._class_name()) or "")
         self.package.condition_counts[text] = self.package.condition_counts.get(text, 0) + 1
-        self._visit_loop(node, _bound_names(node.target))
+        self._visit_loop(node, bound_names(node.target))
 
     def _visit_loop(self, node, bound):
         for statement in node.body:
@@ -547,7 +547,7 @@ def child_nodes(node):
     return children
 
 
-def _bound_names(node):
+def bound_names(node):
     """The plain names a statement or target assigns, anywhere inside it."""
     return {n.id for n in ast.walk(node)
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
