@@ -186,8 +186,13 @@ FACTORY_FUNCTIONS = frozenset({
     "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like",
 })
 
-# Factories whose tensor is on the host unless a device is given (`torch.tensor(xs)`).
-HOST_BY_DEFAULT_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy"})
+# Factories whose tensor is on the host unless a device is given (`torch.tensor(xs)`,
+# `torch.arange(n)`): PyTorch's default device is the CPU. The `_like` ones take their
+# argument's device.
+HOST_BY_DEFAULT_FACTORIES = frozenset(name for name in FACTORY_FUNCTIONS
+                                      if not name.endswith("_like"))
+# Calls that make another device the default for the factories above.
+DEFAULT_DEVICE_SETTERS = frozenset({"set_default_device", "set_default_tensor_type"})
 
 # torch.distributed collectives: which arguments are read, written, or both (positions, and the
 # keyword names PyTorch gives them). Tensors in lists count one by one. `always_async`: the call

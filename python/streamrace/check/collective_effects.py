@@ -3,9 +3,11 @@
 handle, and the waits for handles (one, or every collective the analysis lost the handle of).
 As PyTorch documents it, a collective runs after the current stream's earlier work; with
 `async_op` its output is ready once the handle is waited for, without it once the call returns
-on the current stream."""
+on the current stream. A collective given host tensors only runs on the host (Gloo): without
+`async_op` it is done when the call returns, with it the host waits for it in `wait()`."""
 from .. import torch_model as model
-from .values import Constant, Container, Stream, Work, is_coalescing
+from .state import HOST_STREAM
+from .values import Constant, Container, Stream, Tensor, Work, is_coalescing
 
 
 class CollectiveEffects:
@@ -35,23 +37,30 @@ class CollectiveEffects:
 
     def collective(self, name, args, kwargs, node, state, frame):
         spec = model.COLLECTIVES[name]
-        stream = self.group_stream(kwargs, args, None)
-        # The process group's stream runs after the current stream's earlier work.
-        state.stream_waits(self.accesses, stream, state.current)
-        self.facts.waited(stream, state.current)
-        made = []
+        operands = []
         for role, mode in (("read", "read"), ("write", "write"), ("read_write", "read_write")):
             if role not in spec:
                 continue
             position, keyword = spec[role]
             given = args[position] if position < len(args) else kwargs.get(keyword)
-            if given is None:
-                continue
+            if given is not None:
+                operands.append((mode, given))
+        coalescing = self.coalescing_context(state)
+        asynchronous = spec.get("always_async") or coalescing or \
+            self.flag_holds(kwargs, "async_op", state, frame)
+        on_host = bool(operands) and all(isinstance(given[0], Tensor) and given[0].on_host
+                                         for _, given in operands)
+        if on_host:
+            return self.host_collective(name, operands, asynchronous, kwargs, args, state, frame)
+        stream = self.group_stream(kwargs, args, None)
+        # The process group's stream runs after the current stream's earlier work.
+        state.stream_waits(self.accesses, stream, state.current)
+        self.facts.waited(stream, state.current)
+        made = []
+        for mode, given in operands:
             made += self.access(given[0], mode, name, given[1], state, frame, stream=stream,
                                 own_bytes=True, issued_on=state.current)
-        coalescing = self.coalescing_context(state)
-        if spec.get("always_async") or self.flag_holds(kwargs, "async_op", state, frame) or \
-                coalescing:
+        if asynchronous:
             # Waiting for the handle waits for an event recorded after the collective on its
             # stream: for everything that stream has seen, the work of the current stream it
             # waited for at the launch included.
@@ -59,6 +68,19 @@ class CollectiveEffects:
                         frozenset(state.covered_by(self.accesses, stream.key)))
         state.stream_waits(self.accesses, state.current, stream)
         self.facts.waited(state.current, stream)
+        return None
+
+    def host_collective(self, name, operands, asynchronous, kwargs, args, state, frame):
+        """Host tensors are reduced by the host: in the call without `async_op`, else on a
+        thread of the process group that the host waits for in `wait()`. Neither waits for a
+        device stream, so a non-blocking copy still landing in the tensor races with it."""
+        stream = self.group_stream(kwargs, args, None) if asynchronous else HOST_STREAM
+        made = []
+        for mode, given in operands:
+            made += self.access(given[0], mode, name, given[1], state, frame, stream=stream,
+                                own_bytes=True)
+        if asynchronous:
+            return Work(stream.key, frozenset(a.ident for a in made), on_host=True)
         return None
 
     def batch_p2p(self, args, node, state, frame):
@@ -78,6 +100,9 @@ class CollectiveEffects:
         return any(is_coalescing(v) for v in state.works.values())
 
     def work_wait(self, work, state):
+        if work.on_host:
+            state.host_waits_for_stream(self.accesses, Stream(work.stream, "collective"))
+            return
         waiter = state.current
         for ident in work.accesses:
             if ident in state.pending:

@@ -314,7 +314,14 @@ class CallEffects:
         if isinstance(value, Stream):
             return value
         if isinstance(value, Symbol):
-            kind = "opaque" if value.key.root[0] == "param" and not value.key.path else "named"
+            kept = self.facts.current_stream_field(value.key)
+            if kept is not None:
+                return kept
+            # A stream the class reads from itself but nothing in the package ever stores
+            # (code that cannot run as given, or a subclass elsewhere sets it) is unknown.
+            kind = "opaque" if value.key.root[0] == "param" and not value.key.path or \
+                value.key.root[0] == "self" and len(value.key.path) == 1 and \
+                self.package.never_stored(value.key.field_name()) else "named"
             key = attribute_stream_key(value.key) or "named:" + _stream_name_key(value.key) \
                 if kind == "named" else "opaque:" + repr(value.key)
             # Spelled as where it is used when that is an attribute (`self._stream` holding
@@ -344,6 +351,7 @@ class CallEffects:
                 Event("event@%s:%d:%d#%d" % (frame.module.path, node.lineno, node.col_offset,
                                              frame.ident), self.spelling(node))
             state.record_event(self.accesses, event.key, stream)
+            self.facts.recorded(event.key, stream)
             return event
         if kind == "stream_synchronize":
             state.host_waits_for_stream(self.accesses, stream)
@@ -365,6 +373,7 @@ class CallEffects:
         stream = self.as_stream(given[0], given[1]) if given else None
         if kind == "event_record":
             state.record_event(self.accesses, event.key, stream or state.current)
+            self.facts.recorded(event.key, stream or state.current)
         elif kind == "event_wait":
             self.event_wait(event, stream or state.current, node, state, frame)
         elif kind == "event_synchronize":
@@ -376,6 +385,8 @@ class CallEffects:
         captured = state.events.get(event.key)
         if captured is not None and captured[2] is not None:
             self.facts.waited(waiter, Stream(captured[2], "named"))
+        elif captured is None:
+            self.facts.waited_for_event(waiter, event.key)
         if not recorded and event.key.startswith("event@") and \
                 event.key.endswith("#%d" % frame.ident):
             self.checks.wait_unrecorded_event(event, waiter, node, state, frame)
@@ -665,13 +676,14 @@ class CallEffects:
                                     frame)
         out = kwargs.get("out")
         if name in model.FACTORY_FUNCTIONS:
-            if name.endswith("_like") and args:
-                pass
             device = kwargs.get("device")
             pinned = self.keyword_true(kwargs, "pin_memory")
             on_host = pinned or (device is not None and self.to_host([device], {}))
-            if name in model.HOST_BY_DEFAULT_FACTORIES and device is None:
-                on_host = True
+            if device is None and name.endswith("_like"):
+                on_host = on_host or bool(args) and isinstance(args[0][0], Tensor) and \
+                    args[0][0].on_host
+            elif device is None and name in model.HOST_BY_DEFAULT_FACTORIES:
+                on_host = on_host or not self.package.sets_default_device()
             return self.fresh_tensor(node, state, frame, on_host=on_host,
                                      on_host_stream=on_host)
         if name in model.VIEW_FUNCTIONS and args:

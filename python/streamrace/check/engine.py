@@ -30,12 +30,15 @@ from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_ret
 from .statements import Frame, StatementWalker, merge_paths
 from .usage import TENSOR_ONLY_METHODS, TensorUsage
 from .user_model import EMPTY as EMPTY_MODEL
-from .values import Container, Key, Stream, StreamContext, Symbol, Tensor, is_coalescing
+from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor, instance_alias,
+                     is_coalescing)
 
 MAX_DEPTH = 4
 # Statements one starting function may walk, calls followed included: past it, calls are no
 # longer followed (the run's statistics count the functions it happened in).
 STATEMENT_BUDGET = 2000
+# Statements of a function without loops that is followed past that budget (Walker.small).
+SMALL_FUNCTION = 12
 # The ways a gradient hook's first firing may end that its second firing starts from, each on
 # its own (past this, those that agree on what decides stream work are joined).
 MAX_SECOND_FIRINGS = 8
@@ -175,10 +178,11 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         return frame
 
     def inline(self, function, args, kwargs, node, state, frame, bound_self=None):
+        over_budget = self.spent > STATEMENT_BUDGET and not self.small(function)
         if self.too_deep(function, frame) or any(s[1] is function for s in frame.chain) or \
-                self.spent > STATEMENT_BUDGET or function.node is self.root.node or \
+                over_budget or function.node is self.root.node or \
                 not self.package.does_stream_work(function):
-            if self.spent > STATEMENT_BUDGET:
+            if over_budget:
                 self.analysis.over_budget.add(self.root.qualified_name)
             if not self.package.does_stream_work(function):
                 args, kwargs = arguments_read(function, args, kwargs)
@@ -222,6 +226,21 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
             return values[0] if len({v.stream.key for v in values}) == 1 else None
         return functools.reduce(join_returned, values)
 
+    def small(self, function):
+        """A function of a few statements and no loop (`event.record()` behind a method of a
+        class of the package): followed past the statement budget, as it costs little and what
+        it orders is often the one ordering of a long function."""
+        size = self.analysis.statement_counts.get(function)
+        if size is None:
+            size = 0
+            for node in ast.walk(function.node):
+                if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                    size = SMALL_FUNCTION + 1
+                    break
+                size += isinstance(node, ast.stmt)
+            self.analysis.statement_counts[function] = size
+        return size <= SMALL_FUNCTION
+
     def too_deep(self, function, frame):
         """Calls are followed MAX_DEPTH deep, and one deeper into a helper that only releases or
         resizes storage (`free_storage_(t)`): cheap, and without it a tensor made at the bound
@@ -251,7 +270,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
             else:
                 value = None
             state.locals[(frame.ident, name)] = value if value is not None else \
-                Symbol(Key(("param", frame.ident, name)), name)
+                self.parameter(function, frame, name)
         keyword_defaults = dict(zip(keyword_only, function.node.args.kw_defaults))
         for name in keyword_only:
             given = kwargs.get(name, (None, None))[0]
@@ -259,7 +278,35 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
                 # Not given: the default (`*, wait_on_reqs=True`), as for a positional one.
                 given = self.evaluate(keyword_defaults[name], state, frame)
             state.locals[(frame.ident, name)] = given if given is not None else \
-                Symbol(Key(("param", frame.ident, name)), name)
+                self.parameter(function, frame, name)
+
+    def parameter(self, function, frame, name):
+        """What a parameter the caller gave nothing for names: an object of the class its
+        annotation names, if it names one of the package (`state: "EplbState"`), so that its
+        attributes are what that class's methods store in them."""
+        class_info = self.annotated_parameters(function).get(name)
+        aliases = frozenset({instance_alias(class_info.name)}) if class_info is not None else \
+            frozenset()
+        return Symbol(Key(("param", frame.ident, name), (), aliases), name)
+
+    def annotated_parameters(self, function):
+        """{parameter: the package class its annotation names}, with those of the functions
+        enclosing a closure, whose parameters it reads."""
+        annotated = self.analysis.annotated_parameters.get(function)
+        if annotated is None:
+            annotated = dict(self.annotated_parameters(function.parent)) \
+                if function.parent is not None else {}
+            arguments = function.node.args if hasattr(function.node, "args") else None
+            for argument in (arguments.posonlyargs + arguments.args + arguments.kwonlyargs
+                             if arguments is not None else ()):
+                found = self.package.annotated_class(argument.annotation, function.module) \
+                    if argument.annotation is not None else None
+                if found is not None:
+                    annotated[argument.arg] = found
+                else:
+                    annotated.pop(argument.arg, None)
+            self.analysis.annotated_parameters[function] = annotated
+        return annotated
 
     def site(self, node, frame):
         line = getattr(node, "lineno", 0)
@@ -522,6 +569,9 @@ class Analysis:
         self.marked = set()   # functions whose expressions know their statement
         # (function, name) -> what a name that is no local or parameter stands for there
         self.names_outside = {}
+        self.statement_counts = {}   # function -> its statements, for Walker.small
+        # function -> {parameter: the package class its annotation names}
+        self.annotated_parameters = {}
         self.entry_streams = {}  # private helper -> the stream its callers enter (entry_streams.py)
         self.locals_kept = {}    # function -> its locals that outlive its return (kept_past_return)
     def mark(self, function):

@@ -13,7 +13,8 @@ import re
 from .. import torch_model
 from .call_results import CallResults
 from .indices import IndexEvaluator, integer_arithmetic
-from .package import ClassInfo, FunctionInfo, condition_text, expression_name
+from .condition_texts import condition_text
+from .package import ClassInfo, FunctionInfo, expression_name
 from .state import AMBIENT, HOST_STREAM, join_returned
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions,
                      Integer, Key, Linear, Module, Range, Stream, StreamContext, Symbol, Tensor,
@@ -54,7 +55,7 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
                 name in frame.function.closure_names():
             # A closure started on its own (a hook a factory made for its `params`) holds what
             # its maker's call bound: given from outside, as a parameter is.
-            return Symbol(Key(("param", frame.ident, name)), name)
+            return self.parameter(frame.function, frame, name)
         # What else a name stands for depends on the function alone (its module's functions,
         # classes and imports): found once, as the same name is read on every path and call.
         found = self.analysis.names_outside.get((frame.function, name))
@@ -129,6 +130,11 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
                 return None
             if attribute.endswith("_device_handle") or attribute == "device_handle":
                 return DeviceModule(attribute)
+            prop = self.class_method(base, attribute, frame)
+            if prop is not None and prop.is_property and self.package.does_stream_work(prop):
+                # `self.main_stream`, a cached property returning `current_stream()`: what
+                # its body gives, not a side stream kept under that name.
+                return self.inline(prop, (), {}, node, state, frame, bound_self=base)
             key = base.key.attribute(attribute)
             return self.stored_value(key, state, frame,
                                      spelling=self.spelling(node) if node is not None else "")
@@ -151,7 +157,14 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         for alias in key.aliases:
             # What the call that handed the object back stored in it, or its class's methods.
             found = self.stored_value(alias, state, frame, spelling)
-            if not (isinstance(found, Symbol) and found.key == alias):
+            if isinstance(found, Symbol) and found.key == alias:
+                continue
+            if not alias.is_instance_alias():
+                return found
+            # The class's knowledge of an object it does not name: its streams, events and the
+            # objects it makes. Tensors, flags and work handles are each object's own.
+            if isinstance(found, (Stream, Event, ClassInfo)) or \
+                    isinstance(found, Symbol) and found.key.instance_of() is not None:
                 return found
         return Symbol(key, spelling)
 
@@ -285,7 +298,8 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         for value, operand in tensors:
             self.access(value, "read", _operator_name(node.op), operand, state, frame,
                         own_bytes=True)
-        return self.fresh_tensor(node, state, frame)
+        on_host = all(isinstance(value, Tensor) and value.on_host for value, _ in tensors)
+        return self.fresh_tensor(node, state, frame, on_host=on_host, on_host_stream=on_host)
 
     def expr_Compare(self, node, state, frame):
         known = _world_size_fact(node)
@@ -379,6 +393,13 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
             if isinstance(iterable, Tensor) and isinstance(element, Symbol):
                 return Tensor(element.key, iterable.alloc_stream, iterable.on_host)
             return element
+        if iterable is None and isinstance(node, (ast.Attribute, ast.Name)):
+            # A later iteration of a loop whose paths lost the collection when they were
+            # joined: the name still says whose it is (`self.buckets` of this object, not of
+            # another object of the class whose method this is too).
+            named = self.evaluate(node, state, frame)
+            if isinstance(named, (Tensor, Symbol, Container)) and named.key is not None:
+                return self.element_of(named, node, state, frame)
         if node is not None:
             # A collection the analysis has no name for (`d.values()`): its elements, named by
             # how the loop spells it.
@@ -438,6 +459,11 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
                 # `handles["send_next"] = work`: the dict holds the handle under that key.
                 self.assign(target.value, store_labelled(base, index.value, value), None, state,
                             frame)
+            elif isinstance(base, Container) and base.key is None and \
+                    isinstance(target.value, ast.Attribute) and not isinstance(value, HANDLES):
+                # `self.model_states[name] = state` into a dict the class made empty: it holds
+                # what the program put there, which other methods iterate over.
+                self.assign(target.value, None, None, state, frame)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, None, None, state, frame)
 

@@ -4,7 +4,8 @@
 hands out. Also the orderings the package makes anywhere, which the cross-function rule
 (`escapes.py`) takes as the program's intent.
 """
-from .values import Constant, Stream, Symbol, Tensor, either_stream, join_lists
+from .values import (Constant, Container, Event, Stream, Symbol, Tensor, attribute_stream_key, either_stream,
+                     join_lists)
 
 
 class ClassFacts:
@@ -13,17 +14,30 @@ class ClassFacts:
         self.values = {}           # Key -> value, joined over every store
         self.waits = set()         # (waiter stream key, waited stream key), anywhere
         self.host_waits = set()    # stream keys the host waits for somewhere
+        self.event_records = {}    # event key -> the stream keys it is recorded on, anywhere
+        self.event_waits = set()   # (waiter stream key, event key) of events not recorded there
+        # An attribute's stream key (`named:field:copy_stream`) -> the streams made where the
+        # package stores them under that name.
+        self.created_streams = {}
+        # An attribute's event, where its methods store events made in several places (a new
+        # one before each record) -> those events' keys.
+        self.attribute_events = {}
         # Attribute name -> whether every tensor the package stores under it, on any object,
         # is in host memory (`p._cpu_grad = torch.zeros(..., device="cpu").pin_memory()` for
         # each parameter `p`, read back as `param._cpu_grad` in a hook given the parameter).
         self.host_fields = {}
+        # Attribute name -> the stream every store under it holds, on any object, where they
+        # agree and it is the current or the default one (`self.main_stream =
+        # torch.cuda.current_stream()`); None where they disagree.
+        self.current_stream_fields = {}
         self.settled = False
 
     def stored(self, key, value, frame):
         if self.settled:
             return
         for alias in key.aliases:
-            self.stored(alias, value, frame)   # what is stored in an object its class keeps
+            if not alias.is_instance_alias():
+                self.stored(alias, value, frame)   # what is stored in an object its class keeps
         field = key.field_name()
         if field is not None and not (isinstance(value, Constant) and value.value is None):
             # Anything but a tensor known to be in host memory (a symbol, a device tensor)
@@ -45,8 +59,19 @@ class ClassFacts:
         if isinstance(value, Symbol) and value.key.root[0] == "param" and not value.key.path:
             # A stream or buffer handed to the constructor: named by the attribute it is kept in.
             value = Symbol(key, value.spelling)
+        if field is not None and not (isinstance(value, Constant) and value.value is None):
+            agreed = self.current_stream_fields.get(field, value)
+            self.current_stream_fields[field] = value if isinstance(value, Stream) and \
+                value.kind in ("ambient", "default") and agreed == value else None
+        if isinstance(value, Event):
+            # Made by any call of the method that makes it: the attribute's event.
+            value = Event(_made_anywhere(value.key), key.text())
+            self.attribute_events.setdefault(_attribute_event_key(key), set()).add(value.key)
         if isinstance(value, Stream) and value.kind == "created":
             value = Stream(value.key, value.kind, key.text())
+            named = attribute_stream_key(key)
+            if named is not None:
+                self.created_streams.setdefault(named, set()).add(value.key)
         if key not in self.values:
             self.values[key] = value
             return
@@ -60,12 +85,27 @@ class ClassFacts:
             # What the class's methods store applies to each of its objects.
             key = key.__class__(("self", key.root[1]), key.path)
         value = self.values.get(key)
+        if isinstance(value, Container) and not value.items and \
+                key.field_name() in self.package.filled_fields:
+            # Made empty where the analysis saw it, filled in code it did not walk.
+            return None
+        if isinstance(value, Constant) and \
+                self.package.stored_constants.get(key.field_name()) != {repr(value.value)}:
+            # Set where the analysis saw it, changed in code it did not walk (`self.is_async =
+            # config.use_async` in a method no path reaches).
+            return None
         if value is None and key.path and key.path[-1].startswith("["):
             # One element of a container of streams: a stream of that container.
             container = self.values.get(key.__class__(key.root, key.path[:-1]))
             if isinstance(container, Stream):
                 return container
         return value
+
+    def current_stream_field(self, key):
+        """The current or default stream an attribute of an object whose stores the analysis
+        did not follow holds: the one every store under its name holds."""
+        field = key.field_name()
+        return self.current_stream_fields.get(field) if field is not None else None
 
     def host_tensor_field(self, key):
         """Whether an attribute of an object whose stores the analysis did not follow is a
@@ -77,6 +117,17 @@ class ClassFacts:
         if not self.settled:
             self.waits.add((waiter.key, waited.key))
 
+    def recorded(self, event_key, stream):
+        if not self.settled:
+            self.event_records.setdefault(_made_anywhere(event_key), set()).add(stream.key)
+
+    def waited_for_event(self, waiter, event_key):
+        """A wait for an event recorded in another call (a class's event, recorded by one
+        method and waited for by another): the waiter waits for the streams it is recorded on,
+        known once every function has been walked (`settle`)."""
+        if not self.settled:
+            self.event_waits.add((waiter.key, event_key))
+
     def waits_for_all_collectives(self, waiter):
         if not self.settled:
             self.waits.add((waiter.key, "collective:*"))
@@ -86,13 +137,41 @@ class ClassFacts:
             self.host_waits.add(stream.key)
 
     def settle(self):
+        for named, created in self.created_streams.items():
+            if len(created) == 1:
+                # Seen through another object (`self.handler.copy_stream`), the one stream the
+                # package keeps under that name: an ordering made under either name holds for
+                # the other. Streams of several places are kept apart.
+                made = next(iter(created))
+                self.waits |= {(named, made), (made, named)}
+        # An event stored in an attribute stands for each event the attribute holds.
+        held_with = {}
+        for attribute, events in self.attribute_events.items():
+            for event in events | {attribute}:
+                held_with.setdefault(event, set()).update(events | {attribute})
+        for waiter, event_key in self.event_waits:
+            for event in held_with.get(_made_anywhere(event_key), {_made_anywhere(event_key)}):
+                self.waits |= {(waiter, recorded_on)
+                               for recorded_on in self.event_records.get(event, ())}
         self.settled = True
+
+
+def _made_anywhere(event_key):
+    """An event made by a constructor call, whichever call of its function made it."""
+    return event_key.split("#")[0]
+
+
+def _attribute_event_key(key):
+    return "named:%s:%s" % (key.root[1], key.text())
 
 
 def _join(previous, value, key):
     handles = join_lists(previous, value)
     if handles is not None:
         return handles   # a list of streams made empty, then filled by append
+    if isinstance(previous, Event) and isinstance(value, Event):
+        # Events made in different places for one attribute: the attribute's event.
+        return Event(_attribute_event_key(key), key.text())
     if isinstance(previous, Stream) and isinstance(value, Stream):
         side = [s for s in (previous, value) if s.kind in ("created", "named")]
         if len(side) == 2:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from .. import torch_model
+from .condition_texts import async_flag_texts, condition_text, none_test, optional_stream
 
 
 @dataclass(eq=False)
@@ -128,6 +129,12 @@ class Package:
         self.classes_by_name = {}
         self.functions_by_name = {}   # plain name -> [FunctionInfo] (methods and nested too)
         self.attribute_functions = {}  # attribute name -> [FunctionInfo] assigned to it
+        # Attribute names of containers the package fills by an item store or a method
+        # (`self.model_states[name] = state`, `obj.buckets.append(b)`), anywhere.
+        self.filled_fields = set()
+        # Attribute name -> the constants stored under it anywhere (None for a store of
+        # anything else): a flag set in `__init__` and changed by code not walked is no constant.
+        self.stored_constants = {}
         self.hooks = {}               # FunctionInfo -> "gradient" or "module"
         self.condition_counts = {}
         self.stream_condition_texts = set()
@@ -151,6 +158,7 @@ class Package:
         # a collective): paths that decide them differently are the last to be joined.
         self.stream_conditions = frozenset(self.stream_condition_texts)
         self._stream_work = None
+        self._sets_default_device = None
 
     def does_stream_work(self, function):
         """Whether a function, or one it calls by name, touches streams, events, collectives or
@@ -158,6 +166,20 @@ class Package:
         if self._stream_work is None:
             self._stream_work = _stream_work(self)
         return function in self._stream_work
+
+    def never_stored(self, attribute):
+        """Whether no statement of the package stores anything under that attribute name: a
+        stream read from it is one the package knows nothing of (set from outside, or code
+        that never runs)."""
+        return attribute is not None and attribute not in self.stored_constants
+
+    def sets_default_device(self):
+        """Whether the package makes another device than the CPU the default one for new
+        tensors (`torch.set_default_device("cuda")`), anywhere."""
+        if self._sets_default_device is None:
+            self._sets_default_device = any(function.names & torch_model.DEFAULT_DEVICE_SETTERS
+                                            for function in self.all_functions())
+        return self._sets_default_device
 
     def does_stream_work_itself(self, function):
         """Whether a function's own body touches streams, events, collectives or host copies
@@ -208,6 +230,22 @@ class Package:
                 if found is not None:
                     return found
         return None
+
+    def annotated_class(self, annotation, module):
+        """The package class whose instance a parameter annotation names (`EplbState`,
+        `"EplbState"`, `EplbState | None`, `Optional[EplbState]`); None for anything else,
+        containers of instances included."""
+        annotation = parsed_annotation(annotation)
+        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            sides = [side for side in (annotation.left, annotation.right)
+                     if not (isinstance(side, ast.Constant) and side.value is None)]
+            return self.annotated_class(sides[0], module) if len(sides) == 1 else None
+        if isinstance(annotation, ast.Subscript) and \
+                _expression_name(annotation.value) in ("Optional", "typing.Optional"):
+            return self.annotated_class(annotation.slice, module)
+        name = _expression_name(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) \
+            else None
+        return self.class_named(name.split(".")[-1], module) if name else None
 
     def resolve_name(self, module, function, name):
         """A plain name called in `function` of `module`: a closure's nested function, a function
@@ -447,7 +485,32 @@ class _Indexer(ast.NodeVisitor):
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
+    def visit_Expr(self, node):
+        call = node.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                call.func.attr in _FILLING_METHODS and isinstance(call.func.value, ast.Attribute):
+            self.package.filled_fields.add(call.func.value.attr)
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None:
+            self._stored(node.target, node.value)
+
+    def visit_AugAssign(self, node):
+        self._stored(node.target, None)
+
+    def _stored(self, target, value):
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute):
+            self.package.filled_fields.add(target.value.attr)
+        elif isinstance(target, ast.Attribute):
+            constant = repr(value.value) if isinstance(value, ast.Constant) else None
+            self.package.stored_constants.setdefault(target.attr, set()).add(constant)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._stored(element, None)
+
     def visit_Assign(self, node):
+        for target in node.targets:
+            self._stored(target, node.value)
         # obj.name = nested_function: calls of obj.name() reach it.
         enclosing = self.scopes[-1] if self.scopes else None
         if isinstance(enclosing, FunctionInfo) and isinstance(node.value, ast.Name):
@@ -456,6 +519,9 @@ class _Indexer(ast.NodeVisitor):
                     found = enclosing.nested.get(node.value.id)
                     if found is not None:
                         self.package.attribute_functions.setdefault(target.attr, []).append(found)
+
+
+_FILLING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 
 
 def _summarize(info, summarized):
@@ -568,6 +634,17 @@ def _expression_name(node):
 expression_name = _expression_name
 
 
+def parsed_annotation(annotation):
+    """An annotation's expression, a string one parsed (`"EplbState"`); None if it does not
+    parse."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    return annotation
+
+
 def _find_hooks(package, module):
     """Functions given to register_hook and its kin run later, on the stream current when the
     hook fires."""
@@ -627,35 +704,6 @@ def _hook_targets(package, module, function, argument):
         found = package.unique_method(argument.attr)
         return [found] if found is not None else []
     return []
-
-
-def async_flag_texts(call, class_name):
-    """The conditions a call's asynchronous flags name (`async_op=self.overlap`), where they are
-    not constants."""
-    return [text for keyword in call.keywords
-            if keyword.arg in torch_model.ASYNC_KEYWORDS and
-            not isinstance(keyword.value, ast.Constant)
-            for text in (condition_text(keyword.value, class_name),) if text is not None]
-
-
-def condition_text(test, class_name):
-    """A condition's identity: its text with `self` named by the class, when it reads only
-    attributes and names (a flag, `self.overlap_comm`, `x is None`); None otherwise. `x is not
-    None` is the condition `x is None`, negated."""
-    while True:
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test = test.operand
-        elif is_not_none(test):
-            test = none_test(test.left)
-        else:
-            break
-    for node in ast.walk(test):
-        if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda)):
-            return None
-    text = ast.unparse(test)
-    if class_name:
-        text = text.replace("self.", class_name + ".")
-    return text
 
 
 _STREAM_WORDS = frozenset({"stream", "Stream", "current_stream", "default_stream", "wait_stream",
@@ -719,30 +767,3 @@ def _stream_work(package):
                 working.add(function)
                 changed = True
     return working
-
-
-def is_not_none(test):
-    return isinstance(test, ast.Compare) and len(test.ops) == 1 and \
-        isinstance(test.ops[0], ast.IsNot) and isinstance(test.comparators[0], ast.Constant) and \
-        test.comparators[0].value is None
-
-
-def none_test(expression):
-    """`expression is None`, made once per expression."""
-    made = getattr(expression, "_none_test", None)
-    if made is None:
-        made = ast.Compare(expression, [ast.Is()], [ast.Constant(None)])
-        ast.copy_location(made, expression)
-        expression._none_test = made
-    return made
-
-
-def optional_stream(context_expr):
-    """The stream of `something.stream(<stream>)` given as a name or an attribute, which may be
-    None: the context then changes nothing."""
-    if isinstance(context_expr, ast.Call) and len(context_expr.args) == 1 and \
-            isinstance(context_expr.func, ast.Attribute) and context_expr.func.attr == "stream" and \
-            isinstance(context_expr.args[0], (ast.Name, ast.Attribute)):
-        return context_expr.args[0]
-    return None
-

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import torch_model as model
-from .package import FunctionInfo, child_nodes, expression_name
+from .package import FunctionInfo, child_nodes, expression_name, parsed_annotation
 
 # How deep calls of the package's functions are followed to find what their result is.
 _MAX_CALL_DEPTH = 2
@@ -168,13 +168,9 @@ def _holders(package, function, contracts):
 
 
 def _annotated_contract(package, function, annotation, contracts):
+    annotation = parsed_annotation(annotation)
     if annotation is None:
         return None
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return None
     for node in ast.walk(annotation):
         name = node.id if isinstance(node, ast.Name) else \
             node.attr if isinstance(node, ast.Attribute) else None

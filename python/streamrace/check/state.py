@@ -370,7 +370,7 @@ def _join_value(a, b):
         return handles
     if isinstance(a, Work) and isinstance(b, Work) and a.stream == b.stream:
         # The handle of either collective: waiting for it waits for both.
-        return Work(a.stream, a.accesses | b.accesses)
+        return Work(a.stream, a.accesses | b.accesses, a.on_host and b.on_host)
     functions = either_function(a, b)
     if functions is not None:
         return functions

@@ -9,7 +9,7 @@ ends a path without returning; `return` hands its state to the caller.
 import ast
 
 from .. import torch_model as model
-from .package import async_flag_texts, is_not_none, none_test, optional_stream
+from .condition_texts import async_flag_texts, is_not_none, none_test, optional_stream
 from .state import join_all
 from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
                      StreamContext)

@@ -97,12 +97,17 @@ class Key:
             return None
         return None
 
+    def is_instance_alias(self):
+        """Whether the key is an `instance_alias` or an attribute path under one."""
+        return self.root[0] == "object" and len(self.root) == 2
+
     def instance_of(self):
         """The name of the class whose instance the key names (`self`, a new object, or a local
         a followed call handed one back to), or None."""
         if self.root[0] in ("self", "object") and not self.path:
             return self.root[1]
-        classes = {alias.instance_of() for alias in self.aliases}
+        classes = {alias.instance_of() for alias in self.aliases
+                   if not alias.is_instance_alias()}
         return classes.pop() if len(classes) == 1 else None
 
     def owner(self):
@@ -123,9 +128,12 @@ class Key:
         if self.root[0] == "field" or other.root[0] == "field":
             return self._field_overlaps(other)
         if self.root != other.root:
+            # An object known by its class only names none of the bytes another one does.
             return bool(self.aliases or other.aliases) and \
-                (any(alias.overlaps(other) for alias in self.aliases) or
-                 any(self.overlaps(alias) for alias in other.aliases))
+                (any(alias.overlaps(other) for alias in self.aliases
+                     if not alias.is_instance_alias()) or
+                 any(self.overlaps(alias) for alias in other.aliases
+                     if not alias.is_instance_alias()))
         for position, (mine, theirs) in enumerate(zip(self.path, other.path)):
             if mine == theirs:
                 continue
@@ -475,9 +483,11 @@ class Event:
 @value_class
 class Work:
     """A collective's handle: its accesses on the process group's stream, pending until
-    `wait()` orders them before the current stream."""
+    `wait()` orders them before the current stream (before the host, for a collective of host
+    tensors)."""
     stream: str
     accesses: frozenset = frozenset()
+    on_host: bool = False
 
 
 @value_class
@@ -686,6 +696,14 @@ class Symbol:
 
 
 UNKNOWN = None
+
+
+def instance_alias(class_name):
+    """The alias of an object known only by its class (a parameter annotated with it): the
+    streams, events and objects its attributes hold are what the class's methods store there.
+    It names none of the bytes another object does, and calls on it are not taken to run that
+    class's methods (whose other instances' tensors and flags would stand for its own)."""
+    return Key(("object", class_name))
 
 
 def may_be_one_owner(first, second):

@@ -33,7 +33,10 @@ class FreeWhilePending:
         on without its storage (`t.data = ...`, `resize_(0)`), and so do the tensors its
         attributes hold."""
         key = getattr(tensor, "key", None)
-        if key is None:
+        if key is None or isinstance(tensor, Tensor) and tensor.on_host:
+            # PyTorch's pinned-memory allocator records an event for each non-blocking copy and
+            # reuses the block once it has passed; a copy from or to pageable memory is done
+            # with it when the call returns.
             return None
         allocation = tensor.alloc_stream if isinstance(tensor, Tensor) and \
             tensor.alloc_stream is not None else state.current
@@ -263,8 +266,8 @@ def handed_without_record(value, state):
     stream (the current stream waited for it) with no record_stream for the current stream."""
     items = value.items if isinstance(value, Container) and value.key is None else (value,)
     for item in items:
-        if not isinstance(item, Tensor) or item.alloc_stream is None:
-            continue
+        if not isinstance(item, Tensor) or item.alloc_stream is None or item.on_host:
+            continue   # a host tensor's block is not the device pool's
         allocation = item.alloc_stream
         receiver = state.current
         if allocation.kind not in ("created", "named") or receiver.key == allocation.key:

@@ -23,13 +23,18 @@ class HostAccessBeforeSync:
         message += across_firings(earlier, later, "the copy")
         notes = pair_notes(earlier, later)
         fixes = []
-        stream = stream_spelling(earlier.stream, state, frame, source)
-        text = "%s.synchronize()" % (stream or device_spelling(frame))
-        made = insertion_fix(source, later.statement, text)
-        if made is not None:
-            fixes.append(made)
-        notes.append((location(later.site), "make the host wait for %s before this: `%s`"
-                      % (stream_name(earlier.stream), text)))
+        if earlier.stream.kind == "collective":
+            # A collective of host tensors: no device synchronize waits for the process group.
+            notes.append((location(later.site), "wait for the collective's work handle "
+                                                "(`work.wait()`) before this"))
+        else:
+            stream = stream_spelling(earlier.stream, state, frame, source)
+            text = "%s.synchronize()" % (stream or device_spelling(frame))
+            made = insertion_fix(source, later.statement, text)
+            if made is not None:
+                fixes.append(made)
+            notes.append((location(later.site), "make the host wait for %s before this: `%s`"
+                          % (stream_name(earlier.stream), text)))
         return Finding(self.name, message, location(later.site), notes, fixes,
                        identity=((self.name, earlier.site.path, earlier.site.line,
                                   earlier.site.column, later.site.line),),

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""How a condition is named: its text, with `self` named by the class, so that one flag tested
+in several places and on several paths is one condition (`self.overlap_comm`, `x is None`)."""
+import ast
+
+from .. import torch_model
+
+
+def async_flag_texts(call, class_name):
+    """The conditions a call's asynchronous flags name (`async_op=self.overlap`), where they are
+    not constants."""
+    return [text for keyword in call.keywords
+            if keyword.arg in torch_model.ASYNC_KEYWORDS and
+            not isinstance(keyword.value, ast.Constant)
+            for text in (condition_text(keyword.value, class_name),) if text is not None]
+
+
+def condition_text(test, class_name):
+    """A condition's identity: its text with `self` named by the class, when it reads only
+    attributes and names (a flag, `self.overlap_comm`, `x is None`); None otherwise. `x is not
+    None` is the condition `x is None`, negated."""
+    while True:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        elif is_not_none(test):
+            test = none_test(test.left)
+        else:
+            break
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda)):
+            return None
+    text = ast.unparse(test)
+    if class_name:
+        text = text.replace("self.", class_name + ".")
+    return text
+
+
+def is_not_none(test):
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+        isinstance(test.ops[0], ast.IsNot) and isinstance(test.comparators[0], ast.Constant) and \
+        test.comparators[0].value is None
+
+
+def none_test(expression):
+    """`expression is None`, made once per expression."""
+    made = getattr(expression, "_none_test", None)
+    if made is None:
+        made = ast.Compare(expression, [ast.Is()], [ast.Constant(None)])
+        ast.copy_location(made, expression)
+        expression._none_test = made
+    return made
+
+
+def optional_stream(context_expr):
+    """The stream of `something.stream(<stream>)` given as a name or an attribute, which may be
+    None: the context then changes nothing."""
+    if isinstance(context_expr, ast.Call) and len(context_expr.args) == 1 and \
+            isinstance(context_expr.func, ast.Attribute) and context_expr.func.attr == "stream" and \
+            isinstance(context_expr.args[0], (ast.Name, ast.Attribute)):
+        return context_expr.args[0]
+    return None
