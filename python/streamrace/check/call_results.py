@@ -27,16 +27,28 @@ class CallResults:
                             _made_from_what_the_loop_rebinds(value_node, frame)):
             key = Key(key.root, (key.path[0] + self.per_iteration(),))
         value = Symbol(key, name, least=self.least_result(value_node))
-        if getattr(value_node, "_unseen", False) and \
-                state.current.kind not in ("ambient", "default") and \
-                self.is_tensor(value, value_node, frame):
+        on_a_side_stream = state.current.kind not in ("ambient", "default")
+        if getattr(value_node, "_unseen", False) and (
+                self.is_tensor(value, value_node, frame) if on_a_side_stream else
+                self.calls_a_held_object(value_node)):
             # `with torch.cuda.stream(s): data = request.wait()`: the tensor a call of code
             # outside the package hands back was made by the work it enqueued on the stream
             # current at the call, a new object (which no earlier work touched). (The package's
             # own functions not followed are mostly getters of views of buffers made before.)
+            # So is what an object the class holds computes when called on the current stream
+            # (`self.sampler(logits)`, a module's forward), whatever it returns.
             self.access(value, "write", self.spelling(value_node.func), value_node, state, frame,
                         creation=True)
         return value
+
+    def calls_a_held_object(self, call):
+        """Whether a call calls an object held in an attribute of `self` (`self.model(x)`),
+        which no function of the package is named after: a module or a callable, computing its
+        result now, not a getter of the package."""
+        function = getattr(call, "func", None)
+        return isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and \
+            function.value.id == "self" and \
+            not self.package.functions_by_name.get(function.attr)
 
     def least_result(self, node):
         """The least value a call returns when it counts (`dist.get_rank(group)`, `len(xs)`,

@@ -350,6 +350,8 @@ class CallEffects:
             event = self.as_event(args[0][0], args[0][1], state, frame) if args else \
                 Event("event@%s:%d:%d#%d" % (frame.module.path, node.lineno, node.col_offset,
                                              frame.ident), self.spelling(node))
+            if event is None:
+                return None   # an event the analysis has no name for
             state.record_event(self.accesses, event.key, stream)
             self.facts.recorded(event.key, stream)
             return event
@@ -496,7 +498,8 @@ class CallEffects:
                 state.host_waits_for_device()
                 return None
             if name in ("current_stream", "default_stream", "Stream", "Event", "stream",
-                        "set_stream") and name in model.DEVICE_CALLS:
+                        "set_stream") and name in model.DEVICE_CALLS and \
+                    receiver.key.root[0] != "local":
                 # A device module the analysis did not recognize by name (an accelerator
                 # object held in an attribute).
                 return self.device_call(DeviceModule(self.spelling(node.func.value)), name, args,

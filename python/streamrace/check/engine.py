@@ -114,6 +114,9 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         for path in paths:
             self.scope_ended(path, frame, function.node.body[-1])
         exits = paths + [s for s, _ in frame.returns]
+        self.analysis.returned_keys[function] = frozenset(
+            value.key for _, value in frame.returns
+            if isinstance(value, (Tensor, Symbol)) and value.key is not None)
         if hook is not None and hook[0] == "gradient" and exits:
             exits = self.fire_again(function, exits)
         if hook is not None and hook[1] in model.HANDING_BACK_HOOKS and self.analysis.reporting:
@@ -565,6 +568,8 @@ class Analysis:
         self.called = set()   # functions some analyzed function calls
         self.several_streams = set()  # starting points whose analysis met several streams
         self.given_up = set()  # functions whose analysis stopped, and why
+        # starting function -> the keys of what it returns, which the caller takes over
+        self.returned_keys = {}
         self.roots_analyzed = 0
         self.marked = set()   # functions whose expressions know their statement
         # (function, name) -> what a name that is no local or parameter stands for there

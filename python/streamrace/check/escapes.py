@@ -11,7 +11,7 @@ orders after the earlier access's stream (no wait_stream or event between the tw
 that direction, anywhere), when the path to it has not made the host wait for that stream
 either. A program that orders the two streams somewhere is taken at its word.
 """
-from .state import AMBIENT, HOST, contradict, may_be_same_stream, touches_host_memory
+from .state import AMBIENT, HOST, bytes_meet, contradict, may_be_same_stream, touches_host_memory
 from .values import Symbol, Tensor, may_be_one_owner
 
 
@@ -39,13 +39,17 @@ class Escapes:
         attributes of `self`, of its parameters and of globals, and a local's object once an
         attribute holds it (`param.ds_secondary_tensor = buffer`)."""
         accesses = self.analysis.accesses
+        # What the function returns is the caller's to order (`copy_to_cpu()` handing back the
+        # host buffer its copy still fills); handing_out.py judges the return itself.
+        returned = self.analysis.returned_keys.get(function, ())
         held = {}
         for attribute, value in exit_state.attributes.items():
             if isinstance(value, (Tensor, Symbol)) and value.key.root[0] == "local":
                 held[value.key] = attribute
         for ident, ordered in exit_state.pending.items():
             access = accesses[ident]
-            if access.key.root[0] == "temporary":
+            if access.key.root[0] == "temporary" or \
+                    any(bytes_meet(access.key, key) for key in returned):
                 continue
             if access.creation:
                 if access.stream.kind in ("created", "named") and \
@@ -161,8 +165,13 @@ class Escapes:
             groups = self.field_groups[field] = list(by_ordering.values())
         return groups
 
-    @staticmethod
-    def may_meet(member, access, state):
+    def related_classes(self, first, second):
+        """Whether an object of one class may be an object of the other: one derives from the
+        other (by the names of their bases in the package)."""
+        return second in self.analysis.package.ancestors(first) or \
+            first in self.analysis.package.ancestors(second)
+
+    def may_meet(self, member, access, state):
         """Whether an access left pending by another call may touch what `access` touches, on a
         path that may hold both, one of them writing."""
         _, earlier, owners = member
@@ -179,7 +188,8 @@ class Escapes:
         if access.stream.key == HOST and not touches_host_memory(earlier):
             return False
         owner = access.key.owner()
-        if not any(may_be_one_owner(owner, earlier_owner) for earlier_owner in owners):
+        if not any(may_be_one_owner(owner, earlier_owner, self.related_classes)
+                   for earlier_owner in owners):
             return False   # `param.grad._local_tensor` and `new_param._local_tensor`
         return not contradict(earlier.conditions, access.conditions)
 

@@ -159,6 +159,7 @@ class Package:
         self.stream_conditions = frozenset(self.stream_condition_texts)
         self._stream_work = None
         self._sets_default_device = None
+        self._ancestors = {}
 
     def does_stream_work(self, function):
         """Whether a function, or one it calls by name, touches streams, events, collectives or
@@ -214,6 +215,22 @@ class Package:
                     return found
         candidates = self.classes_by_name.get(name, [])
         return candidates[0] if len(candidates) == 1 else None
+
+    def ancestors(self, class_name):
+        """The names of a class and of the classes it derives from, as far as the package
+        defines them (found once per class name)."""
+        found = self._ancestors.get(class_name)
+        if found is None:
+            found, pending = {class_name}, [class_name]
+            while pending:
+                class_info = self.class_named(pending.pop())
+                for base in class_info.bases if class_info is not None else ():
+                    name = base.split(".")[-1]
+                    if name not in found:
+                        found.add(name)
+                        pending.append(name)
+            self._ancestors[class_name] = found = frozenset(found)
+        return found
 
     def method(self, class_info, name, seen=None):
         """The method `name` of the class or of its bases in the package."""

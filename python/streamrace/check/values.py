@@ -113,15 +113,22 @@ class Key:
     def owner(self):
         """What holds the object `field_name` is an attribute of, as (kind, name): the attribute
         (`param.grad._local_tensor` -> ("attribute", "grad")) or the variable
-        (`new_param._local_tensor` -> ("variable", "new_param")); None for `self`'s attributes
-        (any instance of the class) and a container's element's."""
+        (`new_param._local_tensor` -> ("variable", "new_param")); an element of a container
+        kept in an attribute is held through that attribute (`self.stale[i].cpu` -> ("attribute",
+        "stale")); `self`, for `self`'s own attributes (("instance", its class)); None for an
+        element of a container no attribute names."""
         parts = [part for part in self.path if not part.startswith("@")]
         while parts and parts[-1].startswith("["):
             parts.pop()
         if len(parts) >= 2:
-            return None if parts[-2].startswith("[") else ("attribute", parts[-2])
+            if not parts[-2].startswith("["):
+                return "attribute", parts[-2]
+            holders = [part for part in parts[:-1] if not part.startswith("[")]
+            return ("attribute", holders[-1]) if holders else None
         if parts and self.root[0] in ("local", "param", "global"):
             return "variable", self.root[-1]
+        if parts and self.root[0] == "self":
+            return "instance", self.root[1]
         return None
 
     def overlaps(self, other):
@@ -706,14 +713,17 @@ def instance_alias(class_name):
     return Key(("object", class_name))
 
 
-def may_be_one_owner(first, second):
+def may_be_one_owner(first, second, related_classes):
     """Whether the objects two owners (`Key.owner`) hold may be one, by their names, as the rule
     across calls matches attributes by name: not a gradient (held in an attribute or a variable
     whose name says so) and an object named otherwise, nor objects held in attributes of two
-    names (as two attributes of two names hold two tensors). Two variables may be one object
+    names (as two attributes of two names hold two tensors), nor `self` of two classes neither
+    of which derives from the other (`related_classes`). Two variables may be one object
     whatever their names (`state`, `fsdp_state`)."""
     if first is None or second is None or first[1] == second[1]:
         return True
+    if first[0] == "instance" or second[0] == "instance":
+        return first[0] != second[0] or related_classes(first[1], second[1])
     if _names_a_gradient(first[1]) != _names_a_gradient(second[1]):
         return False
     return not (first[0] == second[0] == "attribute")

@@ -69,6 +69,9 @@ def main():
     if args.tool == "cli":
         if "error:" in output:
             sys.exit("the analyzed file does not compile:\n" + output)
+        if "not analyzed to the end" in output:
+            sys.exit("part of the file was not analyzed (an internal error, or a limit hit):\n" +
+                     output)
         wanted_status = 1 if expects_messages else 0
         if result.returncode != wanted_status:
             sys.exit("streamrace-check exited %d, expected %d:\n%s" %

@@ -3,6 +3,8 @@
 # one-line `record_event().wait()`, and host waits (Stream/Event.synchronize,
 # torch.cuda.synchronize). Each racy function has an ordered twin.
 # RUN: %check_streamrace %s %t
+from multiprocessing import get_context
+
 import torch
 
 
@@ -103,6 +105,45 @@ def wait_on_an_event_recorded_on_every_branch(x, out, ready):
     else:
         done.record(torch.cuda.current_stream())
     side.wait_event(done)
+    with torch.cuda.stream(side):
+        out.copy_(x)
+    torch.cuda.current_stream().wait_stream(side)
+
+
+# An accelerator kept in an attribute makes device events; a multiprocessing context's event is
+# the host's, whose wait orders no stream and needs no record on the device.
+class Worker:
+    def __init__(self, accelerator):
+        self.accelerator = accelerator
+
+    def start_helper(self, target, shared):
+        context = get_context("spawn")
+        ready = context.Event()
+        process = context.Process(target=target, args=(ready,))
+        process.start()
+        if not ready.wait(timeout=600):
+            process.terminate()
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            shared.mul_(2)
+        torch.cuda.current_stream().wait_stream(side)
+
+    def wait_for_nothing(self, x, out):
+        side = torch.cuda.Stream()
+        done = self.accelerator.Event()
+        side.wait_event(done)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: stream 'side' waits on event 'done', which is not recorded on every path to here; where it is not, the wait orders nothing [streamrace-wait-unrecorded-event]
+        with torch.cuda.stream(side):
+            out.copy_(x)
+        torch.cuda.current_stream().wait_stream(side)
+
+
+# `record_event` of an object that is no stream (a request's own event log) records nothing.
+def log_preemption(request, kind, timestamp, x, out):
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    request.record_event(kind, timestamp)
     with torch.cuda.stream(side):
         out.copy_(x)
     torch.cuda.current_stream().wait_stream(side)

@@ -4,7 +4,9 @@
 # a library's forward. The current stream must wait for that stream before it reads the result.
 # A stream kept as an optional attribute (`stream=None`) may be None, and `stream(None)` changes
 # nothing: where the code tests `self._stream is not None` before waiting, the path without a
-# stream waits for nothing and races with nothing.
+# stream waits for nothing and races with nothing. What an object the class holds computes when
+# called on the current stream (a sampler, a model's forward) is computed there too: a side
+# stream copying it down must wait for the current stream first.
 # RUN: %check_streamrace %s %t
 import torch
 
@@ -115,3 +117,33 @@ def getter_of_the_package_under_a_side_stream(buffer: Buffer):
     with torch.cuda.stream(side):
         part = buffer.shard()
     return torch.relu(part)
+
+
+class SampledDownload:
+    def __init__(self, sampler):
+        self.sampler = sampler
+        self.copy_stream = torch.cuda.Stream()
+
+    def step(self, logits):
+        sampled = self.sampler(logits)
+        self.copy_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.copy_stream):
+            sampled_cpu = sampled.to("cpu", non_blocking=True)
+        self.copy_stream.synchronize()
+        return sampled_cpu
+
+
+class SampledDownloadRacy:
+    def __init__(self, drafter):
+        self.drafter = drafter
+        self.download_stream = torch.cuda.Stream()
+
+    def step(self, hidden):
+        drafts = self.drafter(hidden)
+        with torch.cuda.stream(self.download_stream):
+            drafts_cpu = drafts.to("cpu", non_blocking=True)
+            # CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'drafts' is read by to on stream 'self.download_stream' while self.drafter on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-4]]:18: note: self.drafter writes 'drafts' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:26: note: make stream 'self.download_stream' wait for the current stream before entering it: `self.download_stream.wait_stream(torch.cuda.current_stream())`
+        self.download_stream.synchronize()
+        return drafts_cpu

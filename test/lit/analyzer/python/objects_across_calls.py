@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Across calls, attributes are matched by name only on objects that may be one: `self` of two
+# classes neither of which derives from the other are two objects, and an element of a list an
+# attribute holds is held through that attribute. What a function returns is its caller's to
+# order, not another call's. Each racy class has a twin.
+# RUN: %check_streamrace %s %t
+import torch
+
+
+class HostStaging:
+    def __init__(self, rows):
+        self.host = torch.zeros(rows, pin_memory=True)
+        self.device = torch.zeros(rows, device="cuda")
+
+    def download(self):
+        self.host.copy_(self.device, non_blocking=True)
+
+
+class HostStagingReader(HostStaging):
+    def total(self):
+        total = self.host.sum()
+        # CHECK-MESSAGES: :[[@LINE-1]]:17: warning: the host reads 'self.host' (sum) while copy_ on the current stream may still be writing it; nothing makes the host wait for that stream (the copy is left pending when 'download' returns) [streamrace-host-access-before-sync]
+        # CHECK-MESSAGES: :[[@LINE-7]]:9: note: copy_ writes 'self.host' on the current stream here
+        # CHECK-MESSAGES: :[[@LINE-3]]:17: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
+        return total.to("cuda", non_blocking=True)
+
+
+class Scheduler:
+    def __init__(self, rows):
+        self.host = torch.zeros(rows, pin_memory=True)
+
+    def plan(self):
+        total = self.host.sum()
+        return total.to("cuda", non_blocking=True)
+
+
+class Buffer:
+    def __init__(self, rows):
+        self.cpu = torch.zeros(rows, pin_memory=True)
+        self.gpu = torch.zeros(rows, device="cuda")
+
+    def copy_to_cpu(self):
+        return self.cpu.copy_(self.gpu, non_blocking=True)
+
+
+class ConfidenceRecorder:
+    def __init__(self):
+        self.stale = [Buffer(8), Buffer(8)]
+        self.index = 0
+
+    def record(self):
+        self.recorded_on = torch.cuda.current_stream()
+        self.stale[self.index].copy_to_cpu()
+        self.index = 1 - self.index
+
+
+class IndexBuilder:
+    def __init__(self):
+        self.indices = Buffer(8)
+
+    def build(self):
+        indices = torch.from_numpy(self.indices.cpu.numpy())
+        return indices.to("cuda", non_blocking=True)
+
+
+class ConfidenceRecorderRacy:
+    def __init__(self):
+        self.pending = [Buffer(8), Buffer(8)]
+
+    def record(self, index):
+        self.recorded_on = torch.cuda.current_stream()
+        self.pending[index].copy_to_cpu()
+
+    def read(self, index):
+        confidences = torch.from_numpy(self.pending[index].cpu.numpy())
+        # CHECK-MESSAGES: :[[@LINE-1]]:40: warning: the host reads 'self.pending[index].cpu' (numpy) while copy_ on the current stream may still be writing it; nothing makes the host wait for that stream (the copy is left pending when 'copy_to_cpu' returns) [streamrace-host-access-before-sync]
+        # CHECK-MESSAGES: :[[@LINE-34]]:16: note: copy_ writes 'self.pending[index].cpu' on the current stream here
+        # CHECK-MESSAGES: :[[@LINE-6]]:9: note: 'copy_to_cpu' is called here
+        # CHECK-MESSAGES: :[[@LINE-4]]:40: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
+        return confidences.to("cuda", non_blocking=True)
