@@ -181,7 +181,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         return frame
 
     def inline(self, function, args, kwargs, node, state, frame, bound_self=None):
-        over_budget = self.spent > STATEMENT_BUDGET and not self.small(function)
+        over_budget = self.spent > STATEMENT_BUDGET and not (
+            self.small(function) and self.package.does_stream_work_itself(function))
         if self.too_deep(function, frame) or any(s[1] is function for s in frame.chain) or \
                 over_budget or function.node is self.root.node or \
                 not self.package.does_stream_work(function):
@@ -231,8 +232,9 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
 
     def small(self, function):
         """A function of a few statements and no loop (`event.record()` behind a method of a
-        class of the package): followed past the statement budget, as it costs little and what
-        it orders is often the one ordering of a long function."""
+        class of the package): followed past the statement budget when its own body does stream
+        work, as it costs little and what it orders is often the one ordering of a long
+        function."""
         size = self.analysis.statement_counts.get(function)
         if size is None:
             size = 0
