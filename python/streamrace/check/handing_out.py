@@ -27,7 +27,7 @@ import ast
 
 from .escapes import reaches_through, waits_graph
 from .state import HOST, contradict, touches_host_memory
-from .values import Container, Key, Symbol, Tensor
+from .values import Container, Key, Symbol, Tensor, may_be_one_owner
 
 # Roots of keys naming objects that outlive the call and that code outside reads: an object the
 # function was given, a module global.
@@ -163,6 +163,8 @@ class HandingOut:
                 # object is the attribute's through the store that put it there).
                 continue
             if contradict(access.conditions, conditions) or \
+                    not may_be_one_owner(key.owner(), access.key.owner(),
+                                         self.analysis.escapes.related_classes) or \
                     self.ordered_for(access, ordered, caller, state) or \
                     access.stream.key in self.analysis.facts.host_waits:
                 continue

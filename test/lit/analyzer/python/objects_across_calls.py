@@ -2,7 +2,8 @@
 # Across calls, attributes are matched by name only on objects that may be one: `self` of two
 # classes neither of which derives from the other are two objects, and an element of a list an
 # attribute holds is held through that attribute. What a function returns is its caller's to
-# order, not another call's. Each racy class has a twin.
+# order, not another call's; a gradient one call scales on a side stream is handed out by another
+# only if the two may be one object. Each racy class has a twin.
 # RUN: %check_streamrace %s %t
 import torch
 
@@ -78,3 +79,26 @@ class ConfidenceRecorderRacy:
         # CHECK-MESSAGES: :[[@LINE-6]]:9: note: 'copy_to_cpu' is called here
         # CHECK-MESSAGES: :[[@LINE-4]]:40: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
         return confidences.to("cuda", non_blocking=True)
+
+
+# A gradient scaled on the reduction stream by one call is handed out by another only when the
+# two may be one object: the gradient of the parameter one attribute holds is not the gradient
+# of the parameter another holds.
+class GradientReducer:
+    def __init__(self, total, bias):
+        self.reduction_stream = torch.cuda.Stream()
+        self.total = total
+        self.bias = bias
+
+    def reduce_total(self):
+        with torch.cuda.stream(self.reduction_stream):
+            self.total.grad.mul_(0.5)
+
+    def bias_grad(self):
+        return self.bias.grad
+
+    def total_grad(self):
+        return self.total.grad
+        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'self.total.grad' is returned to the caller of 'total_grad', which uses it on the current stream, while mul_ on stream 'self.reduction_stream' may still be writing it; nothing makes the current stream wait for that stream before the return (the write is left pending when 'reduce_total' returns) [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-8]]:13: note: mul_ reads and writes 'self.total.grad' on stream 'self.reduction_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:16: note: make the current stream wait for stream 'self.reduction_stream' before returning: `torch.cuda.current_stream().wait_stream(self.reduction_stream)`
