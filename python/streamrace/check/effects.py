@@ -472,6 +472,12 @@ class CallEffects:
             stream = self.as_stream(receiver, node.func.value)
             if stream is not None:
                 return self.stream_method(stream, name, args, kwargs, node, state, frame)
+        if isinstance(receiver, Symbol) and name in model.EVENT_METHODS and \
+                _named_as_an_event(receiver.key) and self.class_method(receiver, name, frame) is None:
+            # `state.fork_event.record()`: what a name says it holds is an event, as a stream
+            # kept in an attribute is one (the analysis has not seen it made).
+            event = self.as_event(receiver, node.func.value, state, frame)
+            return self.event_method(event, name, args, kwargs, node, state, frame)
         if isinstance(receiver, Symbol) and receiver.key.root[0] == "optimizer":
             if name == "step":
                 self.access(Tensor(Key(("field", "grad"))), "read", "optimizer.step", node,
@@ -750,6 +756,14 @@ def _first_work(items):
 
 
 __all__ = ["CallEffects", "FunctionInfo"]
+
+
+def _named_as_an_event(key):
+    """Whether the attribute or variable a key names says it holds a device event
+    (`fork_event`, `copy_done_event`)."""
+    name = key.field_name() or (key.root[-1] if key.root[0] in ("local", "param") and
+                                not key.path else None)
+    return isinstance(name, str) and name.lower().endswith("event")
 
 
 def _stream_name_key(key):

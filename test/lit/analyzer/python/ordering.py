@@ -147,3 +147,31 @@ def log_preemption(request, kind, timestamp, x, out):
     with torch.cuda.stream(side):
         out.copy_(x)
     torch.cuda.current_stream().wait_stream(side)
+
+
+# Events kept on an object the analysis has not seen made are known by their names, as streams
+# kept in attributes are: the fork event recorded on the current stream and waited for under
+# the side stream orders the side stream's work after the clone, and the join event brings it
+# back. Unrecorded, the fork event orders nothing.
+def fork_to_the_side(state, hidden):
+    side_input = hidden.clone()
+    state.fork_event.record(torch.cuda.current_stream())
+    with torch.cuda.stream(state.stream):
+        state.fork_event.wait()
+        side_input.mul_(2)
+        state.join_event.record()
+    torch.cuda.current_stream().wait_event(state.join_event)
+    return side_input
+
+
+def fork_to_the_side_unrecorded(state, hidden):
+    side_input = hidden.clone()
+    with torch.cuda.stream(state.stream):
+        state.fork_event.wait()
+        side_input.mul_(2)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'side_input' is read and written by mul_ on stream 'state.stream' while hidden.clone on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-5]]:18: note: hidden.clone writes 'side_input' on the current stream here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: make stream 'state.stream' wait for the current stream before entering it: `state.stream.wait_stream(torch.cuda.current_stream())`
+        state.join_event.record()
+    torch.cuda.current_stream().wait_event(state.join_event)
+    return side_input
