@@ -6,7 +6,7 @@ import ast
 
 from .. import torch_model as model
 from .package import ClassInfo, FunctionInfo
-from .state import DEFAULT, HOST_STREAM, State, join_all
+from .state import DEFAULT, HOST_STREAM, State, bytes_meet, join_all, touches_host_memory
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
                      Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
                      attribute_stream_key, holds_handles, items_labelled, least_of, linear_form,
@@ -353,7 +353,7 @@ class CallEffects:
             if event is None:
                 return None   # an event the analysis has no name for
             state.record_event(self.accesses, event.key, stream)
-            self.facts.recorded(event.key, stream)
+            self.facts.recorded(event.key, stream, frame.function)
             return event
         if kind == "stream_synchronize":
             state.host_waits_for_stream(self.accesses, stream)
@@ -375,11 +375,16 @@ class CallEffects:
         stream = self.as_stream(given[0], given[1]) if given else None
         if kind == "event_record":
             state.record_event(self.accesses, event.key, stream or state.current)
-            self.facts.recorded(event.key, stream or state.current)
+            self.facts.recorded(event.key, stream or state.current, frame.function)
         elif kind == "event_wait":
             self.event_wait(event, stream or state.current, node, state, frame)
         elif kind == "event_synchronize":
+            if event.key not in state.events:
+                # Recorded by another call (`__init__` records the copies' event, `get_output`
+                # synchronizes it): the host has waited for what preceded the records there.
+                state.host_waits_for_records(self.facts.recorded_streams(event.key))
             state.host_waits_for_event(event.key)
+            self.facts.event_synchronized(event.key)
         return None
 
     def event_wait(self, event, waiter, node, state, frame):
@@ -473,7 +478,8 @@ class CallEffects:
             if stream is not None:
                 return self.stream_method(stream, name, args, kwargs, node, state, frame)
         if isinstance(receiver, Symbol) and name in model.EVENT_METHODS and \
-                _named_as_an_event(receiver.key) and self.class_method(receiver, name, frame) is None:
+                _named_as_an_event(receiver.key) and \
+                self.class_method(receiver, name, frame) is None:
             # `state.fork_event.record()`: what a name says it holds is an event, as a stream
             # kept in an attribute is one (the analysis has not seen it made).
             event = self.as_event(receiver, node.func.value, state, frame)
@@ -581,6 +587,8 @@ class CallEffects:
             return None
         on_host = isinstance(tensor, Tensor) and tensor.on_host
         if name in model.HOST_BLOCKING_METHODS:
+            if on_host and name == "numpy":
+                return tensor   # an array over the same host memory, read when it is used
             if on_host:
                 self.access(tensor, "read", name, node.func.value, state, frame,
                             stream=HOST_STREAM, own_bytes=True)
@@ -732,10 +740,23 @@ class CallEffects:
                                 item.partial or self.is_tensor(item, argument, frame)):
                         self.access(item, "read", name or "call", argument, state, frame)
             elif isinstance(value, Tensor) and value.key.root[0] != "temporary":
-                self.access(value, "read", name or "call", argument, state, frame)
+                if not self.handed_on_while_copied(value, state, frame):
+                    self.access(value, "read", name or "call", argument, state, frame)
             elif isinstance(value, Symbol) and (self.is_tensor(value, argument, frame) or
                                                 value.key in self.moved_modules):
                 self.access(value, "read", name or "call", argument, state, frame)
+
+    def handed_on_while_copied(self, tensor, state, frame):
+        """A host tensor a non-blocking copy still fills, given to code the analysis cannot see
+        by a function that records an event the package synchronizes somewhere (an output
+        object's constructor that starts the downloads, records their event, and hands the
+        arrays on; a later call synchronizes the event): handed on, to be read once that
+        event has passed, not read now."""
+        if not (tensor.on_host and self.facts.settled and
+                self.facts.publishes_by_event(frame.function)):
+            return False
+        return any(touches_host_memory(access) and bytes_meet(access.key, tensor.key)
+                   for access in map(self.accesses.__getitem__, state.pending))
 
 
 def _accepts(method, args, kwargs):

@@ -20,6 +20,7 @@ from .effects import CallEffects
 from .entry_streams import entry_stream
 from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
+from .generator_contexts import GeneratorContext, generator_parts
 from .new_tensors import returns_new_tensor
 from .package import child_nodes
 from .record_stream_fields import unrecorded_stores
@@ -204,6 +205,10 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         if function.parent is not None and function.parent is frame.function:
             callee.enclosing = frame
         self.bind_parameters(function, callee, args, kwargs, bound_self, state)
+        parts = self.analysis.generator_parts(function) if getattr(node, "_with_item", False) \
+            else None
+        if parts is not None:
+            return self.enter_generator(parts, callee, state)
         paths = self.block(function.node.body, [state.copy()], callee)
         for path in paths:
             self.scope_ended(path, callee, function.node.body[-1])
@@ -229,6 +234,31 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         if all(isinstance(v, StreamContext) for v in values):
             return values[0] if len({v.stream.key for v in values}) == 1 else None
         return functools.reduce(join_returned, values)
+
+    def enter_generator(self, parts, callee, state):
+        """A `with` entering a context manager generator: its statements up to the yield run
+        now; its frame lives on until the `with` is left (`leave_generator`)."""
+        self.block(parts.enter, [state.copy()], callee)
+        if not callee.returns:
+            return None   # every path raises before the yield
+        joined = join_all([s for s, _ in callee.returns])
+        for slot in State.__slots__:
+            setattr(state, slot, getattr(joined, slot))
+        values = {v for _, v in callee.returns}
+        yielded = values.pop() if len(values) == 1 else None
+        callee.returns = []
+        return GeneratorContext(callee, parts.leave, yielded)
+
+    def leave_generator(self, context, paths):
+        """The `with` is left: the generator's statements after its yield run on each path."""
+        frame = context.frame
+        ended = self.block(context.leave, paths, frame)
+        for state in ended:
+            self.scope_ended(state, frame, frame.function.node.body[-1])
+        out = ended + [s for s, _ in frame.returns]
+        for state in out:
+            self.leave_frame(state, frame)
+        return out
 
     def small(self, function):
         """A function of a few statements and no loop (`event.record()` behind a method of a
@@ -425,6 +455,16 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
                         creation=True)
         return bound
 
+    def made_by_return(self, value_node, value, state, frame):
+        """`return x.to("cpu", non_blocking=True)` in a function the analysis followed: the
+        tensor the statement makes is an object of its own for the caller, its making (the
+        copy's write) pending there as a binding's is."""
+        if isinstance(value, Tensor) and value.key.root[0] == "temporary" and frame.depth > 0:
+            return self.bind_new_tensor(
+                value, Key(("local", frame.ident, "%s()" % frame.function.name)), state,
+                value_node)
+        return value
+
     def storage_released(self, tensor, node, state, frame, scope_end=False, one_object=False,
                          storage_only=False):
         self.checks.released(tensor, node, state, frame, self, scope_end, one_object,
@@ -477,6 +517,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
     # ---- contexts ----------------------------------------------------------------------------
 
     def enter_context(self, value, node, state, frame):
+        if isinstance(value, GeneratorContext):
+            return value
         if isinstance(value, Stream):
             value = StreamContext(value)
         if isinstance(value, StreamContext):
@@ -577,6 +619,7 @@ class Analysis:
         # (function, name) -> what a name that is no local or parameter stands for there
         self.names_outside = {}
         self.statement_counts = {}   # function -> its statements, for Walker.small
+        self.generators = {}         # function -> its GeneratorParts, or None
         # function -> {parameter: the package class its annotation names}
         self.annotated_parameters = {}
         self.entry_streams = {}  # private helper -> the stream its callers enter (entry_streams.py)
@@ -619,6 +662,11 @@ class Analysis:
             self.stream_keys.append(stream.key)
             self.access_ids[identity] = ident
         return self.accesses[ident]
+
+    def generator_parts(self, function):
+        if function not in self.generators:
+            self.generators[function] = generator_parts(function.node)
+        return self.generators[function]
 
     def data_pointed_at(self, attribute):
         if attribute not in self.data_attributes:
@@ -695,10 +743,12 @@ class Analysis:
                   f in self.handing_out.handing_out_fills]
         walked += self.roots("callers")
         # And what hands out an attribute another call leaves written on a side stream (a
-        # property returning a norm still being reduced), whatever else it does.
+        # property returning a norm still being reduced), or may read host memory another
+        # call's copy still fills, whatever else it does.
         chosen = set(walked)
         walked += [f for f in self.package.all_functions()
-                   if f not in chosen and self.handing_out.may_return_a_side_write(f)]
+                   if f not in chosen and (self.handing_out.may_return_a_side_write(f) or
+                                           self.escapes.reads_host_copies(f))]
         self.walk(walked)
         for store in unrecorded_stores(self.package):
             self.checks.unrecorded_field(store)

@@ -22,6 +22,12 @@ class Escapes:
         # (attribute name, access ident) -> the owners it was held through (`Key.owner`)
         self.owners = {}
         self.side_fields = set()  # attributes accessed on a stream other than the current one
+        # (owner, attribute name): host memory a call leaves a non-blocking copy filling or
+        # reading, in an attribute of an object held as `owner` (`Key.owner`); a function that
+        # names both (`self` of a related class, or the holding attribute) is checked whatever
+        # else it does.
+        self.host_copies = set()
+        self.host_views = None    # host_copies_and_views(), once the package is walked
         # attribute name -> {write ident: streams ordered after it}: what a call leaves writing
         # an attribute on a side stream when it returns, the tensor made there included (a
         # norm computed on a reduction stream), for whoever returns the attribute to code
@@ -51,21 +57,32 @@ class Escapes:
             if access.key.root[0] == "temporary" or \
                     any(bytes_meet(access.key, key) for key in returned):
                 continue
+            on_side_stream = access.stream.kind in ("created", "named")
             if access.creation:
-                if access.stream.kind in ("created", "named") and \
-                        not access.api.endswith(" (allocation)"):
+                if access.api.endswith(" (allocation)"):
+                    continue
+                if on_side_stream:
                     self.note_side_write(access, ordered, held)
-                continue
+                # A tensor made by a non-blocking copy to the host on a stream other than the
+                # caller's is filled after the call returns: a later call's host read of the
+                # attribute holding it meets the copy. (On the caller's stream, as what a
+                # function returns, the copy is its caller's to wait for.)
+                if not touches_host_memory(access) or \
+                        access.stream.kind in ("ambient", "default"):
+                    continue
             holder = self.holder(access, held)
             field = holder.field_name() if holder is not None else None
             if field is None:
                 continue
             if access.stream.kind not in ("ambient", "default"):
                 self.side_fields.add(field)
+            owner = holder.owner()
+            if owner is not None and owner[0] != "variable" and touches_host_memory(access):
+                self.host_copies.add((owner, field))
             entries = self.by_field.setdefault(field, {})
             entries[ident] = entries.get(ident, ordered) & ordered
-            self.owners.setdefault((field, ident), set()).add(holder.owner())
-            if access.writes() and access.stream.kind in ("created", "named"):
+            self.owners.setdefault((field, ident), set()).add(owner)
+            if access.writes() and on_side_stream and not access.creation:
                 self.note_side_write(access, ordered, held)
 
     def note_side_write(self, access, ordered, held):
@@ -191,7 +208,42 @@ class Escapes:
         if not any(may_be_one_owner(owner, earlier_owner, self.related_classes)
                    for earlier_owner in owners):
             return False   # `param.grad._local_tensor` and `new_param._local_tensor`
+        if earlier.creation and not self.own_object(owner, owners):
+            return False   # another object's attribute of that name holds another tensor
         return not contradict(earlier.conditions, access.conditions)
+
+    def reads_host_copies(self, function):
+        """Whether a function may read host memory another call left a copy on: it names the
+        attribute, one the package keeps host tensors in only, and the attribute holding its
+        object or, for `self`'s own attribute, is a method of a related class."""
+        host_fields = self.analysis.facts.host_fields
+        return any(
+            field in function.names and host_fields.get(field, False) and (
+                holder in function.names if kind == "attribute" else
+                function.class_name is not None and (
+                    holder == function.class_name or
+                    self.related_classes(holder, function.class_name)))
+            for (kind, holder), field in self.host_copies_and_views())
+
+    def host_copies_and_views(self):
+        """`host_copies`, with the attributes of `self` the package keeps a view of such an
+        attribute in (`self.counts_np = self.counts_cpu.numpy()`), read under their own name."""
+        if self.host_views is None:
+            copied = {field for _, field in self.host_copies}
+            self.host_views = set(self.host_copies) | {
+                (("instance", key.root[1]), key.field_name())
+                for key, value in self.analysis.facts.values.items()
+                if key.root[0] == "self" and isinstance(value, Tensor) and
+                value.key.field_name() in copied}
+        return self.host_views
+
+    def own_object(self, owner, owners):
+        """Whether an access through `owner` is of the object of a class whose method made the
+        tensor and kept it in `self`: the one holder known to hold that very tensor."""
+        return owner is not None and owner[0] == "instance" and any(
+            held is not None and held[0] == "instance" and
+            (held[1] == owner[1] or self.related_classes(held[1], owner[1]))
+            for held in owners)
 
     def reach(self, stream, waited, facts):
         """The streams `stream` waited for, directly or through others, with the package's

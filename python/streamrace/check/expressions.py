@@ -470,9 +470,9 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
     def container_changed(self, target, old, new, state, frame):
         """A list or dict the code built, spelled `target`, changed by an append or an extend:
         the name holds the new one; an element of another such container
-        (`buckets[key].append(grad_slice)`) is replaced there. A list of tensors kept in an attribute keeps being named by the
-        attribute (`self.buffers[i]`, the name the class's other methods use); one of streams,
-        events or work handles holds them."""
+        (`buckets[key].append(grad_slice)`) is replaced there. A list of tensors kept in an
+        attribute keeps being named by the attribute (`self.buffers[i]`, the name the class's
+        other methods use); one of streams, events or work handles holds them."""
         if isinstance(target, ast.Name) or isinstance(target, ast.Attribute) and \
                 all(isinstance(item, HANDLES) for item in new.items):
             self.assign(target, new, None, state, frame)

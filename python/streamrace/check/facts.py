@@ -4,8 +4,8 @@
 hands out. Also the orderings the package makes anywhere, which the cross-function rule
 (`escapes.py`) takes as the program's intent.
 """
-from .values import (Constant, Container, Event, Stream, Symbol, Tensor, attribute_stream_key, either_stream,
-                     join_lists)
+from .values import (Constant, Container, Event, Stream, Symbol, Tensor, attribute_stream_key,
+                     either_stream, join_lists)
 
 
 class ClassFacts:
@@ -16,6 +16,11 @@ class ClassFacts:
         self.host_waits = set()    # stream keys the host waits for somewhere
         self.event_records = {}    # event key -> the stream keys it is recorded on, anywhere
         self.event_waits = set()   # (waiter stream key, event key) of events not recorded there
+        self.events_recorded_in = {}   # function -> the events it records
+        self.synchronized_events = set()   # events the host waits for somewhere
+        # Once settled: event key -> the streams it, or an event its attribute holds, is
+        # recorded on anywhere, for a host that synchronizes an event another call recorded.
+        self.event_streams = {}
         # An attribute's stream key (`named:field:copy_stream`) -> the streams made where the
         # package stores them under that name.
         self.created_streams = {}
@@ -53,8 +58,10 @@ class ClassFacts:
         if key.root[0] == "object":
             key = key.__class__(("self", key.root[1]), key.path)
         if isinstance(value, Tensor):
-            # Other methods see the attribute's object, whichever one a path made.
-            value = Tensor(value.key.unversioned().without_spans(), value.alloc_stream,
+            # Other methods see the attribute's object, whichever one a path made; a tensor a
+            # local of the storing call named is known to them by the attribute alone.
+            held = key if value.key.root[0] == "local" else value.key
+            value = Tensor(held.unversioned().without_spans(), value.alloc_stream,
                            value.on_host)
         if isinstance(value, Symbol) and value.key.root[0] == "param" and not value.key.path:
             # A stream or buffer handed to the constructor: named by the attribute it is kept in.
@@ -117,9 +124,20 @@ class ClassFacts:
         if not self.settled:
             self.waits.add((waiter.key, waited.key))
 
-    def recorded(self, event_key, stream):
+    def recorded(self, event_key, stream, function):
         if not self.settled:
             self.event_records.setdefault(_made_anywhere(event_key), set()).add(stream.key)
+            self.events_recorded_in.setdefault(function, set()).add(_made_anywhere(event_key))
+
+    def event_synchronized(self, event_key):
+        if not self.settled:
+            self.synchronized_events.add(_made_anywhere(event_key))
+
+    def publishes_by_event(self, function):
+        """Whether the function records an event the package synchronizes somewhere (an event
+        held under one attribute standing for the others it holds), once settled."""
+        return not self.events_recorded_in.get(function, set()).isdisjoint(
+            self.synchronized_events)
 
     def waited_for_event(self, waiter, event_key):
         """A wait for an event recorded in another call (a class's event, recorded by one
@@ -149,11 +167,20 @@ class ClassFacts:
         for attribute, events in self.attribute_events.items():
             for event in events | {attribute}:
                 held_with.setdefault(event, set()).update(events | {attribute})
+        for event in set(self.event_records) | set(held_with):
+            self.event_streams[event] = frozenset(
+                recorded_on for held in held_with.get(event, {event})
+                for recorded_on in self.event_records.get(held, ()))
+        self.synchronized_events = {held for event in self.synchronized_events
+                                    for held in held_with.get(event, {event})}
         for waiter, event_key in self.event_waits:
-            for event in held_with.get(_made_anywhere(event_key), {_made_anywhere(event_key)}):
-                self.waits |= {(waiter, recorded_on)
-                               for recorded_on in self.event_records.get(event, ())}
+            self.waits |= {(waiter, recorded_on)
+                           for recorded_on in self.recorded_streams(event_key)}
         self.settled = True
+
+    def recorded_streams(self, event_key):
+        """The streams an event made or held anywhere is recorded on anywhere (once settled)."""
+        return self.event_streams.get(_made_anywhere(event_key), frozenset())
 
 
 def _made_anywhere(event_key):

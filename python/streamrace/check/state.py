@@ -189,6 +189,12 @@ class State:
             self.host_synced_on_a_path = self.host_synced_on_a_path | {recorded_on}
         return recorded
 
+    def host_waits_for_records(self, stream_keys):
+        """The host waited for what other calls left on these streams before recording an
+        event there: none of this path's own work, which came after."""
+        self.host_synced = self.host_synced | stream_keys
+        self.host_synced_on_a_path = self.host_synced_on_a_path | stream_keys
+
     def host_waits_for_device(self):
         self.pending.clear()
         self.host_synced = self.host_synced | {"*"}
@@ -223,11 +229,13 @@ class State:
             if contradict(earlier.conditions, access.conditions):
                 continue
             if earlier.firing != access.firing and earlier.partial and access.partial:
-                continue   # two parts of one buffer, in two firings of a hook: nothing says they meet
+                # Two parts of one buffer, in two firings of a hook: nothing says they meet.
+                continue
             if access.stream.key == HOST and not touches_host_memory(earlier):
                 continue   # only a copy's stream touches host memory
             if access.stream.key != HOST:
-                if access.stream.key in ordered or may_be_same_stream(earlier.stream, access.stream):
+                if access.stream.key in ordered or \
+                        may_be_same_stream(earlier.stream, access.stream):
                     continue
             found.append(earlier)
         return found

@@ -10,6 +10,7 @@ import ast
 
 from .. import torch_model as model
 from .condition_texts import async_flag_texts, is_not_none, none_test, optional_stream
+from .generator_contexts import GeneratorContext
 from .state import join_all
 from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
                      StreamContext)
@@ -174,6 +175,7 @@ class StatementWalker:
         for state in paths:
             value = self.evaluate(node.value, state, frame) if node.value is not None else None
             if node.value is not None:
+                value = self.made_by_return(node.value, value, state, frame)
                 self.returned(node.value, value, state, frame)
             leave_contexts(state, frame)
             self.scope_ended(state, frame, node)
@@ -307,26 +309,52 @@ class StatementWalker:
         paths = self.flag_paths([item.context_expr for item in node.items], paths, frame)
         for item in node.items:
             paths = self.stream_given_or_none(item.context_expr, paths, frame)
+        for item in node.items:
+            item.context_expr._with_item = True   # a generator it calls runs to its yield
         for state in paths:
             saved_stream = state.current
-            contexts = []
-            for item in node.items:
-                value = self.evaluate(item.context_expr, state, frame)
-                context = self.enter_context(value, item.context_expr, state, frame)
-                contexts.append(context)
-                if item.optional_vars is not None:
-                    self.assign(item.optional_vars, context if context is not None else value,
-                                None, state, frame)
+            contexts = self.enter_items(node.items, state, frame)
             inner = self.block(node.body, [state], frame)
-            for after in inner:
-                for context in reversed(contexts):
+            for context in reversed(contexts):
+                if isinstance(context, GeneratorContext):
+                    inner = self.leave_generator(context, inner)
+                    continue
+                for after in inner:
                     self.exit_context(context, after, frame)
-                if any(isinstance(c, StreamContext) for c in contexts):
+            if any(isinstance(c, StreamContext) for c in contexts):
+                for after in inner:
                     after.current = saved_stream
                     after.contexts = after.contexts[:len(after.contexts) - sum(
                         isinstance(c, StreamContext) for c in contexts)]
             out.extend(inner)
         return out
+
+    def stmt_YieldPoint(self, node, paths, frame):
+        for state in paths:
+            value = self.evaluate(node.value, state, frame) if node.value is not None else None
+            frame.returns.append((state, value))
+        return []
+
+    def stmt_EnterContexts(self, node, paths, frame):
+        for state in paths:
+            self.enter_items(node.items, state, frame)
+        return paths
+
+    def enter_items(self, items, state, frame):
+        """Enters a `with`'s items in order, binding their `as` names; returns the contexts."""
+        contexts = []
+        for item in items:
+            value = self.evaluate(item.context_expr, state, frame)
+            context = self.enter_context(value, item.context_expr, state, frame)
+            contexts.append(context)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, bound_by_as(context, value), None, state, frame)
+        return contexts
+
+    def stmt_ExitContexts(self, node, paths, frame):
+        for state in paths:
+            leave_contexts(state, frame, node.statement)
+        return paths
 
     stmt_AsyncWith = stmt_With
 
@@ -516,11 +544,19 @@ def _streams_chosen(state):
                       if isinstance(value, Integer)])
 
 
-def leave_contexts(state, frame):
+def bound_by_as(context, value):
+    """What `with ... as name` binds: a generator's yielded value, else the entered context
+    or the value itself."""
+    if isinstance(context, GeneratorContext):
+        return context.yielded
+    return context if context is not None else value
+
+
+def leave_contexts(state, frame, statement=None):
     """A `return` inside `with torch.cuda.stream(s):` leaves the context: the caller's stream is
-    current again."""
+    current again. With `statement`, only the contexts the `with` there entered are left."""
     for position, context in enumerate(state.contexts):
-        if context[3] == frame.ident:
+        if context[3] == frame.ident and statement in (None, context[1]):
             state.current = context[2]
             state.contexts = state.contexts[:position]
             return

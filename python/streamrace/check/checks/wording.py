@@ -63,9 +63,11 @@ def pair_notes(earlier, later):
 
 
 def left_pending(earlier, what):
-    """The message's tail for a pair across two calls."""
+    """The message's tail for a pair across two calls: the call that returned is the one the
+    analysis started from, the outermost of the access's call chain."""
+    outermost = earlier.site.chain[0] if earlier.site.chain else earlier.site
     return " (%s is left pending when '%s' returns)" % (
-        what, earlier.site.function.rsplit(".", 1)[-1])
+        what, outermost.function.rsplit(".", 1)[-1])
 
 
 def across_firings(earlier, later, what):

@@ -9,18 +9,33 @@ import torch
 
 def read_before_the_download_lands(logits):
     host = logits.to("cpu", non_blocking=True)
-    return host.numpy()
-    # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: the host reads 'host' (numpy) while logits.to on the current stream may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
+    return host.numpy().tolist()
+    # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: the host reads 'host' (tolist) while logits.to on the current stream may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
     # CHECK-MESSAGES: :[[@LINE-3]]:12: note: logits.to writes 'host' on the current stream here
     # CHECK-MESSAGES: :[[@LINE-3]]:12: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
     # CHECK-FIXES: torch.cuda.current_stream().synchronize()
-    # CHECK-FIXES-NEXT: return host.numpy()
+    # CHECK-FIXES-NEXT: return host.numpy().tolist()
 
 
 def read_after_synchronizing(logits):
     host = logits.to("cpu", non_blocking=True)
     torch.cuda.current_stream().synchronize()
-    return host.numpy()
+    return host.numpy().tolist()
+
+
+def array_read_before_the_download_lands(logits):
+    # `.numpy()` reads nothing: the array is the tensor's memory, read where it is used.
+    array = logits.to("cpu", non_blocking=True).numpy()
+    total = array.sum()
+    # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the host reads 'array' (sum) while logits.to on the current stream may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
+    torch.cuda.current_stream().synchronize()
+    return total
+
+
+def array_made_before_synchronizing(logits):
+    array = logits.to("cpu", non_blocking=True).numpy()
+    torch.cuda.current_stream().synchronize()
+    return array.sum()
 
 
 def blocking_copies_need_no_wait(logits):

@@ -60,8 +60,7 @@ class IndexBuilder:
         self.indices = Buffer(8)
 
     def build(self):
-        indices = torch.from_numpy(self.indices.cpu.numpy())
-        return indices.to("cuda", non_blocking=True)
+        return self.indices.cpu.numpy().tolist()
 
 
 class ConfidenceRecorderRacy:
@@ -73,12 +72,12 @@ class ConfidenceRecorderRacy:
         self.pending[index].copy_to_cpu()
 
     def read(self, index):
-        confidences = torch.from_numpy(self.pending[index].cpu.numpy())
-        # CHECK-MESSAGES: :[[@LINE-1]]:40: warning: the host reads 'self.pending[index].cpu' (numpy) while copy_ on the current stream may still be writing it; nothing makes the host wait for that stream (the copy is left pending when 'copy_to_cpu' returns) [streamrace-host-access-before-sync]
-        # CHECK-MESSAGES: :[[@LINE-34]]:16: note: copy_ writes 'self.pending[index].cpu' on the current stream here
+        confidences = self.pending[index].cpu.numpy().tolist()
+        # CHECK-MESSAGES: :[[@LINE-1]]:23: warning: the host reads 'self.pending[index].cpu' (tolist) while copy_ on the current stream may still be writing it; nothing makes the host wait for that stream (the copy is left pending when 'record' returns) [streamrace-host-access-before-sync]
+        # CHECK-MESSAGES: :[[@LINE-33]]:16: note: copy_ writes 'self.pending[index].cpu' on the current stream here
         # CHECK-MESSAGES: :[[@LINE-6]]:9: note: 'copy_to_cpu' is called here
-        # CHECK-MESSAGES: :[[@LINE-4]]:40: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
-        return confidences.to("cuda", non_blocking=True)
+        # CHECK-MESSAGES: :[[@LINE-4]]:23: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
+        return confidences
 
 
 # A gradient scaled on the reduction stream by one call is handed out by another only when the
