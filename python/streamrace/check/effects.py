@@ -6,7 +6,7 @@ import ast
 
 from .. import torch_model as model
 from .package import ClassInfo, FunctionInfo
-from .state import DEFAULT, HOST_STREAM, State, bytes_meet, join_all, touches_host_memory
+from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
                      Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
                      attribute_stream_key, holds_handles, items_labelled, least_of, linear_form,
@@ -740,23 +740,11 @@ class CallEffects:
                                 item.partial or self.is_tensor(item, argument, frame)):
                         self.access(item, "read", name or "call", argument, state, frame)
             elif isinstance(value, Tensor) and value.key.root[0] != "temporary":
-                if not self.handed_on_while_copied(value, state, frame):
+                if not self.analysis.handing_out.handed_on_while_copied(value, state, frame):
                     self.access(value, "read", name or "call", argument, state, frame)
             elif isinstance(value, Symbol) and (self.is_tensor(value, argument, frame) or
                                                 value.key in self.moved_modules):
                 self.access(value, "read", name or "call", argument, state, frame)
-
-    def handed_on_while_copied(self, tensor, state, frame):
-        """A host tensor a non-blocking copy still fills, given to code the analysis cannot see
-        by a function that records an event the package synchronizes somewhere (an output
-        object's constructor that starts the downloads, records their event, and hands the
-        arrays on; a later call synchronizes the event): handed on, to be read once that
-        event has passed, not read now."""
-        if not (tensor.on_host and self.facts.settled and
-                self.facts.publishes_by_event(frame.function)):
-            return False
-        return any(touches_host_memory(access) and bytes_meet(access.key, tensor.key)
-                   for access in map(self.accesses.__getitem__, state.pending))
 
 
 def _accepts(method, args, kwargs):

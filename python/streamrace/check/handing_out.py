@@ -26,7 +26,7 @@ given, such as a CPU optimizer reading `param.grad`, on the host. Two rules:
 import ast
 
 from .escapes import reaches_through, waits_graph
-from .state import HOST, contradict, touches_host_memory
+from .state import HOST, bytes_meet, contradict, touches_host_memory
 from .values import Container, Key, Symbol, Tensor, may_be_one_owner
 
 # Roots of keys naming objects that outlive the call and that code outside reads: an object the
@@ -41,6 +41,18 @@ class HandingOut:
         # Starting functions the learning pass saw hand out a host tensor still being filled:
         # walked again to report, whether or not they met several streams.
         self.handing_out_fills = set()
+
+    def handed_on_while_copied(self, tensor, state, frame):
+        """A host tensor a non-blocking copy still fills, given to code the analysis cannot see
+        by a function that records an event the package synchronizes somewhere (an output
+        object's constructor that starts the downloads, records their event, and hands the
+        arrays on; a later call synchronizes the event): handed on, to be read once that
+        event has passed, not read now."""
+        facts, accesses = self.analysis.facts, self.analysis.accesses
+        if not (tensor.on_host and facts.settled and facts.publishes_by_event(frame.function)):
+            return False
+        return any(touches_host_memory(access) and bytes_meet(access.key, tensor.key)
+                   for access in map(accesses.__getitem__, state.pending))
 
     def read_outside(self, function):
         """Whether what the function returns is read by code the analysis cannot see: no
