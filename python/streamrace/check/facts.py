@@ -4,8 +4,8 @@
 hands out. Also the orderings the package makes anywhere, which the cross-function rule
 (`escapes.py`) takes as the program's intent.
 """
-from .values import (Constant, Container, Event, Stream, Symbol, Tensor, attribute_stream_key,
-                     either_stream, join_lists)
+from .values import (Constant, Container, Event, Key, Stream, Symbol, Tensor,
+                     attribute_stream_key, either_stream, join_lists)
 
 
 class ClassFacts:
@@ -63,6 +63,12 @@ class ClassFacts:
             held = key if value.key.root[0] == "local" else value.key
             value = Tensor(held.unversioned().without_spans(), value.alloc_stream,
                            value.on_host)
+        if isinstance(value, Symbol) and value.key.root[0] == "object" and \
+                not value.key.path and key.root[0] == "self":
+            # An object the class made, known to its other methods by the attribute holding it
+            # (`self.indices.cpu` is not another holder's `.cpu`); its class's methods and
+            # what they store apply through the alias.
+            value = Symbol(Key(key.root, key.path, frozenset({value.key})), value.spelling)
         if isinstance(value, Symbol) and value.key.root[0] == "param" and not value.key.path:
             # A stream or buffer handed to the constructor: named by the attribute it is kept in.
             value = Symbol(key, value.spelling)

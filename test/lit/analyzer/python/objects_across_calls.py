@@ -101,3 +101,24 @@ class GradientReducer:
         # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'self.total.grad' is returned to the caller of 'total_grad', which uses it on the current stream, while mul_ on stream 'self.reduction_stream' may still be writing it; nothing makes the current stream wait for that stream before the return (the write is left pending when 'reduce_total' returns) [streamrace-unsynchronized-cross-stream]
         # CHECK-MESSAGES: :[[@LINE-8]]:13: note: mul_ reads and writes 'self.total.grad' on stream 'self.reduction_stream' here
         # CHECK-MESSAGES: :[[@LINE-3]]:16: note: make the current stream wait for stream 'self.reduction_stream' before returning: `torch.cuda.current_stream().wait_stream(self.reduction_stream)`
+
+
+# Objects a constructor makes and keeps in two attributes are two objects for the class's other
+# methods: a download into one buffer's host tensor is not the other buffer's.
+class Planner:
+    def __init__(self):
+        self.copy_stream = torch.cuda.Stream()
+        self.downloads = Buffer(8)
+        self.ranks = Buffer(8)
+
+    def record(self):
+        self.copy_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.copy_stream):
+            self.downloads.copy_to_cpu()
+
+    def plan(self):
+        return self.ranks.cpu.numpy().tolist()
+
+    def read_downloads(self):
+        return self.downloads.cpu.numpy().tolist()
+        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: the host reads 'self.downloads.cpu' (tolist) while copy_ on stream 'self.copy_stream' may still be writing it; nothing makes the host wait for that stream (the copy is left pending when 'record' returns) [streamrace-host-access-before-sync]
