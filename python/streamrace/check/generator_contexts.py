@@ -39,7 +39,7 @@ class GeneratorParts:
 def generator_parts(function_node) -> Optional[GeneratorParts]:
     """The two parts of a context manager generator with one `yield`, or None where it is no
     such function or its yield sits where the split does not reach (a branch, a loop)."""
-    if not any(_names_contextmanager(d) for d in function_node.decorator_list):
+    if not any(_names_contextmanager(d) for d in getattr(function_node, "decorator_list", ())):
         return None
     split = _split(function_node.body)
     if split is None:
