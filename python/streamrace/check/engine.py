@@ -22,13 +22,13 @@ from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
 from .generator_contexts import GeneratorContext, generator_parts
 from .new_tensors import returns_new_tensor
-from .package import child_nodes
 from .record_stream_fields import unrecorded_stores
 from .checks.free_while_pending import handed_without_record
 from .escapes import Escapes, reaches
 from .handing_out import HandingOut
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_returned
 from .statements import Frame, StatementWalker, merge_paths
+from .syntax import child_nodes
 from .usage import TENSOR_ONLY_METHODS, TensorUsage
 from .user_model import EMPTY as EMPTY_MODEL
 from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor, instance_alias,
@@ -93,6 +93,9 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
         # Keys of the objects this walk moved as modules (`model.cuda()` for its effect):
         # device memory, which a call the analysis cannot see into reads when given them.
         self.moved_modules = set()
+        # The functions this walk followed calls into: the attributes they name are those the
+        # objects it reached may have come through (escapes.py).
+        self.followed = set()
 
     # ---- starting points and calls -------------------------------------------------------
 
@@ -198,6 +201,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffect
             # first may be a wait, so its arguments are not taken as read where it is called.
             return None
         self.analysis.called.add(function)
+        self.followed.add(function)
         self.analysis.mark(function)
         site = self.site(node, frame)
         callee = self.new_frame(function, frame.depth + 1, frame.chain + ((site, function),),

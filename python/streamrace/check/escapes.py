@@ -19,8 +19,10 @@ class Escapes:
     def __init__(self, analysis):
         self.analysis = analysis
         self.by_field = {}        # attribute name -> {access ident: streams ordered after it}
-        # (attribute name, access ident) -> the owners it was held through (`Key.owner`)
+        # (attribute name, access ident) -> the owners it was held through (`Key.owner`), and
+        # the functions whose calls left it pending
         self.owners = {}
+        self.leavers = {}
         self.side_fields = set()  # attributes accessed on a stream other than the current one
         # (owner, attribute name): host memory a call leaves a non-blocking copy filling or
         # reading, in an attribute of an object held as `owner` (`Key.owner`); a function that
@@ -39,6 +41,8 @@ class Escapes:
         # no longer change.
         self.wait_graphs = {}
         self.field_groups = {}    # attribute name -> groups_of(attribute), in the reporting pass
+        self.called_through = {}  # (attribute name, method) -> may_be_called_through(...)
+        self.functions_naming = {}   # attribute name -> the package's functions naming it
 
     def left_pending(self, function, exit_state):
         """What `function` leaves pending when it returns, on objects that outlive the call:
@@ -82,6 +86,7 @@ class Escapes:
             entries = self.by_field.setdefault(field, {})
             entries[ident] = entries.get(ident, ordered) & ordered
             self.owners.setdefault((field, ident), set()).add(owner)
+            self.leavers.setdefault((field, ident), set()).add(function)
             if access.writes() and on_side_stream and not access.creation:
                 self.note_side_write(access, ordered, held)
 
@@ -156,8 +161,8 @@ class Escapes:
                     continue
             if "*" in synced or not seen_by.isdisjoint(synced):
                 continue
-            met += [member for member in members if self.may_meet(member, access, state)]
-        for _, earlier, _ in sorted(met, key=lambda member: member[0]):
+            met += [member for member in members if self.may_meet(member, access, state, walker)]
+        for _, earlier, _, _ in sorted(met, key=lambda member: member[0]):
             walker.checks.unordered(earlier, access, state, frame, walker, across_calls=True)
 
     def groups_of(self, field):
@@ -178,7 +183,8 @@ class Escapes:
                     seen_by = frozenset({stream.key} | ordered)
                     by_ordering[key] = (stream, seen_by, frozenset(_with_every_group(seen_by)),
                                         [])
-                by_ordering[key][3].append((position, earlier, self.owners[(field, ident)]))
+                by_ordering[key][3].append((position, earlier, self.owners[(field, ident)],
+                                            self.leavers[(field, ident)]))
             groups = self.field_groups[field] = list(by_ordering.values())
         return groups
 
@@ -188,10 +194,10 @@ class Escapes:
         return second in self.analysis.package.ancestors(first) or \
             first in self.analysis.package.ancestors(second)
 
-    def may_meet(self, member, access, state):
+    def may_meet(self, member, access, state, walker):
         """Whether an access left pending by another call may touch what `access` touches, on a
         path that may hold both, one of them writing."""
-        _, earlier, owners = member
+        _, earlier, owners, leavers = member
         if earlier.ident in state.pending:
             return False
         site = access.site
@@ -205,7 +211,8 @@ class Escapes:
         if access.stream.key == HOST and not touches_host_memory(earlier):
             return False
         owner = access.key.owner()
-        if not any(may_be_one_owner(owner, earlier_owner, self.related_classes)
+        if not any(may_be_one_owner(owner, earlier_owner, self.related_classes) and
+                   self.may_run_on_held(owner, earlier_owner, walker, leavers)
                    for earlier_owner in owners):
             return False   # `param.grad._local_tensor` and `new_param._local_tensor`
         if earlier.creation and not self.own_object(owner, owners):
@@ -236,6 +243,80 @@ class Escapes:
                 if key.root[0] == "self" and isinstance(value, Tensor) and
                 value.key.field_name() in copied}
         return self.host_views
+
+    def may_run_on_held(self, owner, earlier_owner, walker, leavers):
+        """Where one of the two accesses is of an object known by its class and the other of an
+        object held in an attribute: whether the first may be the attribute's object. Objects
+        held under two attribute names are taken as two (as for tensors); so one of a buffer
+        class's many objects, kept by one class, meets the methods the package calls on it, not
+        every method of the buffer class run for the others. An attribute that only ever holds
+        new objects of classes unrelated to the first's holds another object. A method walked
+        on its own may run on the attribute's object where the package calls that method on
+        it; a walk that reached the object from outside its class met it only if what the walk
+        followed names the attribute."""
+        if owner is None or earlier_owner is None or owner[0] == earlier_owner[0]:
+            return True
+        instance, held = (owner, earlier_owner) if owner[0] == "instance" else \
+            (earlier_owner, owner)
+        if instance[0] == "instance" and held[0] == "attribute":
+            classes = self.analysis.package.classes_held_in(held[1])
+            if classes is not None and not any(self.related_classes(name, instance[1])
+                                               for name in classes):
+                return False   # the attribute holds objects of other classes only
+        if owner[0] == "instance" and earlier_owner[0] == "attribute":
+            root, field = walker.root, earlier_owner[1]
+            if root.class_name is None or \
+                    not self.related_classes(root.class_name, owner[1]):
+                return field in root.names or \
+                    any(field in function.names for function in walker.followed)
+            return self.may_be_called_through(field, root, owner[1])
+        if owner[0] == "attribute" and earlier_owner[0] == "instance":
+            return any(self.may_be_called_through(owner[1], leaver, earlier_owner[1])
+                       for leaver in leavers)
+        return True
+
+    def may_be_called_through(self, field, method, class_name):
+        """Whether `method`, walked with `self` an object of `class_name`, may run on an object
+        the attribute `field` holds: a function naming the attribute names the method (or the
+        class, for `__init__`), or names a method of a related class that calls it on `self`.
+        Methods Python calls by itself (other double-underscore ones) may always."""
+        found = self.called_through.get((field, method))
+        if found is not None:
+            return found
+        package = self.analysis.package
+        class_info = package.class_named(method.class_name) if method.class_name else None
+        if class_info is None or class_info.methods.get(method.name) is not method or \
+                not self.related_classes(method.class_name, class_name):
+            return True
+        naming = self.naming_functions(field)
+        related = [info for infos in package.classes_by_name.values() for info in infos
+                   if self.related_classes(info.name, class_name)]
+        found, reached, pending = False, set(), [method]
+        while pending and not found:
+            callee = pending.pop()
+            if callee in reached:
+                continue
+            reached.add(callee)
+            name = callee.name
+            if name.startswith("__") and name.endswith("__") and name != "__init__":
+                found = True
+                break
+            called_as = callee.class_name if name == "__init__" else name
+            found = any(called_as in function.names for function in naming)
+            pending += [caller for info in related for caller in info.methods.values()
+                        if caller not in reached and name in caller.names]
+        self.called_through[(field, method)] = found
+        return found
+
+    def naming_functions(self, field):
+        """The package's functions that name an attribute; not a module's body, whose names
+        are those of every function in it."""
+        found = self.functions_naming.get(field)
+        if found is None:
+            found = self.functions_naming[field] = [
+                function for function in self.analysis.package.all_functions()
+                if field in function.names and function.name != "<module>"]
+        return found
 
     def own_object(self, owner, owners):
         """Whether an access through `owner` is of the object of a class whose method made the

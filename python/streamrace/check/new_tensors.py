@@ -15,7 +15,7 @@ not count; nor does a factory that makes a host tensor (`torch.tensor(xs)` witho
 import ast
 
 from .. import torch_model
-from .package import bound_names
+from .syntax import bound_names
 
 _MAKING_METHODS = torch_model.NEW_TENSOR_METHODS | {"clone"}
 _NOT_MAKING = torch_model.VIEW_FUNCTIONS | torch_model.NON_ACCESSING_FUNCTIONS

@@ -11,6 +11,8 @@ from typing import Dict, List, Optional
 
 from .. import torch_model
 from .condition_texts import async_flag_texts, condition_text, none_test, optional_stream
+from .syntax import (bound_names, breadth_first, child_nodes, expression_name, nodes_under,
+                     parsed_annotation)
 
 
 @dataclass(eq=False)
@@ -35,6 +37,8 @@ class FunctionInfo:
     parameters_read: Optional[frozenset] = None
     # Whether it returns a tensor it made, once asked (new_tensors.py).
     returns_new_tensor: Optional[bool] = None
+    # The local names it binds to a tensor's sizes, once asked (indices.py).
+    size_names: Optional[frozenset] = None
     # What parameters() returns, once asked: every name the analysis cannot find among a
     # path's locals is looked up there.
     _parameters: Optional[tuple] = None
@@ -135,6 +139,9 @@ class Package:
         # Attribute name -> the constants stored under it anywhere (None for a store of
         # anything else): a flag set in `__init__` and changed by code not walked is no constant.
         self.stored_constants = {}
+        # Attribute name -> the names of the classes whose new objects are stored under it, or
+        # held in a container stored or filled under it, anywhere (None for anything else).
+        self.stored_classes = {}
         self.hooks = {}               # FunctionInfo -> "gradient" or "module"
         self.condition_counts = {}
         self.stream_condition_texts = set()
@@ -167,6 +174,16 @@ class Package:
         if self._stream_work is None:
             self._stream_work = _stream_work(self)
         return function in self._stream_work
+
+    def classes_held_in(self, attribute):
+        """The package's classes whose objects every store under that attribute name makes
+        (`self.staging = StagingBuffer(...)`, `self.slots = [Slot() for _ in range(2)]`), or
+        None where a store holds anything else."""
+        names = self.stored_classes.get(attribute)
+        if not names or None in names:
+            return None
+        classes = [self.class_named(name) for name in names]
+        return None if None in classes else frozenset(names)
 
     def never_stored(self, attribute):
         """Whether no statement of the package stores anything under that attribute name: a
@@ -258,9 +275,9 @@ class Package:
                      if not (isinstance(side, ast.Constant) and side.value is None)]
             return self.annotated_class(sides[0], module) if len(sides) == 1 else None
         if isinstance(annotation, ast.Subscript) and \
-                _expression_name(annotation.value) in ("Optional", "typing.Optional"):
+                expression_name(annotation.value) in ("Optional", "typing.Optional"):
             return self.annotated_class(annotation.slice, module)
-        name = _expression_name(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) \
+        name = expression_name(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) \
             else None
         return self.class_named(name.split(".")[-1], module) if name else None
 
@@ -444,7 +461,7 @@ class _Indexer(ast.NodeVisitor):
 
     def visit_ClassDef(self, node):
         info = ClassInfo(node.name, self.module, node,
-                         [_expression_name(b) for b in node.bases if _expression_name(b)])
+                         [expression_name(b) for b in node.bases if expression_name(b)])
         if not self.scopes:
             self.module.classes[node.name] = info
         self.package.classes_by_name.setdefault(node.name, []).append(info)
@@ -466,7 +483,7 @@ class _Indexer(ast.NodeVisitor):
         else:
             parent, class_name, qualified = None, None, node.name
         info = FunctionInfo(node.name, qualified, node, self.module, class_name, parent)
-        info.is_property = any(_expression_name(d) in ("property", "cached_property",
+        info.is_property = any(expression_name(d) in ("property", "cached_property",
                                                        "functools.cached_property")
                                for d in node.decorator_list)
         if isinstance(enclosing, ClassInfo):
@@ -507,6 +524,8 @@ class _Indexer(ast.NodeVisitor):
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
                 call.func.attr in _FILLING_METHODS and isinstance(call.func.value, ast.Attribute):
             self.package.filled_fields.add(call.func.value.attr)
+            for argument in call.args or [None]:
+                self._held(call.func.value.attr, argument)
 
     def visit_AnnAssign(self, node):
         if node.value is not None:
@@ -518,9 +537,11 @@ class _Indexer(ast.NodeVisitor):
     def _stored(self, target, value):
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute):
             self.package.filled_fields.add(target.value.attr)
+            self._held(target.value.attr, value)
         elif isinstance(target, ast.Attribute):
             constant = repr(value.value) if isinstance(value, ast.Constant) else None
             self.package.stored_constants.setdefault(target.attr, set()).add(constant)
+            self._held(target.attr, value)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self._stored(element, None)
@@ -538,6 +559,29 @@ class _Indexer(ast.NodeVisitor):
                         self.package.attribute_functions.setdefault(target.attr, []).append(found)
 
 
+    def _held(self, attribute, value):
+        if isinstance(value, ast.Constant) and value.value is None:
+            return   # a placeholder until the object is made
+        if isinstance(value, (ast.List, ast.Tuple)):
+            elements = value.elts
+        elif isinstance(value, ast.ListComp):
+            elements = [value.elt]
+        else:
+            elements = [value]
+        held = self.package.stored_classes.setdefault(attribute, set())
+        held.update(_constructed_class(element) for element in elements or [None])
+
+
+def _constructed_class(value):
+    """The name a call that may make an object is made by (`StagingBuffer(...)`,
+    `buffers.StagingBuffer(...)`), or None."""
+    if not isinstance(value, ast.Call):
+        return None
+    if isinstance(value.func, ast.Name):
+        return value.func.id
+    return value.func.attr if isinstance(value.func, ast.Attribute) else None
+
+
 _FILLING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 
 
@@ -547,7 +591,7 @@ def _summarize(info, summarized):
     that defines it) is taken from its own summary, so that every node is walked once."""
     names, calls, attributes, call_nodes = set(), set(), [], []
     registers_hooks = False
-    for child in _nodes_under(info.node, summarized):
+    for child in nodes_under(info.node, summarized):
         if isinstance(child, FunctionInfo):
             names |= child.names
             calls |= child.calls
@@ -574,7 +618,7 @@ def _summarize(info, summarized):
     info.calls = frozenset(calls)
     # In ast.walk's order, as registrations are taken (the first of a hook's wins); few
     # functions register hooks, so those alone are walked again.
-    info.hook_calls = tuple(child for child in _breadth_first(info.node) if
+    info.hook_calls = tuple(child for child in breadth_first(info.node) if
                             isinstance(child, ast.Call) and _registers_hook(child)) \
         if registers_hooks else ()
     info.attribute_nodes = tuple(attributes)
@@ -589,77 +633,6 @@ def _registers_hook(call):
             call.func.attr in torch_model.MODULE_HOOKS or \
             call.func.attr in torch_model.OPTIMIZER_HOOKS
     return False
-
-
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _nodes_under(root, summarized=None):
-    """The nodes under `root`, itself included, in no set order (ast.walk's generators cost
-    most of the indexing); a function definition in `summarized` comes as its FunctionInfo,
-    its nodes not walked."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if summarized and type(node) in _DEFINITIONS and node is not root:
-            info = summarized.get(node)
-            if info is not None:
-                yield info
-                continue
-        yield node
-        stack += child_nodes(node)
-
-
-def _breadth_first(root):
-    """ast.walk's nodes, in its order, without its generators."""
-    order = [root]
-    for node in order:   # the list grows behind the loop: each node's children join its end
-        order += child_nodes(node)
-    return order
-
-
-def child_nodes(node):
-    """ast.iter_child_nodes as a list, without its two generators."""
-    children = []
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            children += [item for item in value if isinstance(item, ast.AST)]
-        elif isinstance(value, ast.AST):
-            children.append(value)
-    return children
-
-
-def bound_names(node):
-    """The plain names a statement or target assigns, anywhere inside it."""
-    return {n.id for n in ast.walk(node)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
-
-
-def _expression_name(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _expression_name(node.value)
-        return base + "." + node.attr if base else node.attr
-    if isinstance(node, ast.Call):
-        base = _expression_name(node.func)
-        return base + "()" if base else None
-    return None
-
-
-expression_name = _expression_name
-
-
-def parsed_annotation(annotation):
-    """An annotation's expression, a string one parsed (`"EplbState"`); None if it does not
-    parse."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            return ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return None
-    return annotation
 
 
 def _find_hooks(package, module):
@@ -698,7 +671,7 @@ def _hook_targets(package, module, function, argument):
     """The functions a hook argument names: a function, a bound method, functools.partial of
     one, or a function that a call returns (a hook factory's nested function)."""
     if isinstance(argument, ast.Call):
-        name = _expression_name(argument.func) or ""
+        name = expression_name(argument.func) or ""
         if name.split(".")[-1] == "partial" and argument.args:
             return _hook_targets(package, module, function, argument.args[0])
         made_by = _hook_targets(package, module, function, argument.func)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .. import torch_model as model
-from .package import FunctionInfo, child_nodes, expression_name, parsed_annotation
+from .package import FunctionInfo
+from .syntax import child_nodes, expression_name, parsed_annotation
 
 # How deep calls of the package's functions are followed to find what their result is.
 _MAX_CALL_DEPTH = 2
