@@ -5,9 +5,10 @@ so that two elements or spans are told apart only where their bounds prove it.
 """
 import ast
 
+from .row_ranges import range_index
 from .values import (ANY_INDEX, Constant, Integer, Linear, Range, Symbol, affine_index,
-                     combine_linear, constant_index, linear_form, range_index, scale_linear,
-                     span_index, symbol_name)
+                     combine_linear, constant_index, linear_form, scale_linear, span_index,
+                     symbol_name)
 
 
 class IndexEvaluator:
@@ -48,6 +49,9 @@ class IndexEvaluator:
                     return None
                 lower = _affine_bound(self.evaluate(dimension.lower, state, frame)) \
                     if dimension.lower is not None else ("", 0, 0)
+                rows_from_end = _rows_before_the_end(dimension, frame.function)
+                if rows_from_end is not None:
+                    lower = ("", 0, -rows_from_end)
                 upper = _affine_bound(self.evaluate(dimension.upper, state, frame)) \
                     if dimension.upper is not None else None
                 if lower is None or dimension.upper is not None and upper is None:
@@ -83,6 +87,65 @@ class IndexEvaluator:
             if part is not None:
                 self.evaluate(part, state, frame)
         return None
+
+
+def _rows_before_the_end(dimension, function):
+    """k for a slice to the end from a size less k (`x[:, h - 1:]` where `h, w = x.shape[2:]`,
+    `x[:, x.size(1) - 2:]`): the dimension's last k rows, as `x[:, -k:]` names them, the size
+    taken for the sliced dimension's own."""
+    lower = dimension.lower
+    if dimension.upper is not None or not isinstance(lower, ast.BinOp) or \
+            not isinstance(lower.op, ast.Sub) or not isinstance(lower.right, ast.Constant) or \
+            not isinstance(lower.right.value, int) or isinstance(lower.right.value, bool) or \
+            lower.right.value <= 0:
+        return None
+    size = lower.left
+    if isinstance(size, ast.Name) and size.id in _size_names(function) or _reads_a_size(size):
+        return lower.right.value
+    return None
+
+
+def _size_names(function):
+    """The names a function binds to a tensor's sizes: `n, h, w, c = list(x.shape)`,
+    `h = x.size(1)`, `h = x.shape[1]`, `n = len(x)`."""
+    if function.size_names is None:
+        found = set()
+        for node in ast.walk(function.node):
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+                continue
+            target, value = node.targets[0], node.value
+            if isinstance(target, ast.Name) and _reads_a_size(value):
+                found.add(target.id)
+            elif isinstance(target, (ast.Tuple, ast.List)) and _reads_sizes(value):
+                found.update(element.id for element in target.elts
+                             if isinstance(element, ast.Name))
+        function.size_names = frozenset(found)
+    return function.size_names
+
+
+def _reads_sizes(value):
+    """`x.shape`, `x.size()`, `list(x.shape)`, `x.shape[1:]`: a tensor's sizes."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
+            value.func.id in ("list", "tuple") and len(value.args) == 1:
+        value = value.args[0]
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+        value = value.value
+    if isinstance(value, ast.Attribute) and value.attr == "shape":
+        return True
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+        value.func.attr == "size" and not value.args
+
+
+def _reads_a_size(value):
+    """`x.shape[1]`, `x.size(1)`, `x.size()[1]`, `len(x)`: one of a tensor's sizes."""
+    if isinstance(value, ast.Subscript) and not isinstance(value.slice, ast.Slice):
+        return _reads_sizes(value.value)
+    if not isinstance(value, ast.Call):
+        return False
+    if isinstance(value.func, ast.Name):
+        return value.func.id == "len" and len(value.args) == 1
+    return isinstance(value.func, ast.Attribute) and value.func.attr == "size" and \
+        len(value.args) == 1
 
 
 def _affine_bound(value):

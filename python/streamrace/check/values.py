@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from .. import torch_model
+from .row_ranges import ranges_disjoint
 
 ANY_INDEX = "[*]"
 
@@ -245,40 +246,6 @@ def affine_index(scale, offset, symbol):
     return "[s:%s:%d:%d]" % (symbol, scale, offset)
 
 
-def range_index(dimension, lower, upper):
-    """The part of a tensor a multi-dimensional slice keeps (`x[:, 1:h + 1]`): the rows
-    [lower, upper) of its first dimension that is not taken whole. Bounds are affine forms
-    (symbol, scale, offset), a constant's symbol empty; `upper` None runs to the end."""
-    upper = upper or ("", 0, _UNBOUNDED)
-    return "[r|%d|%s|%d|%d|%s|%d|%d]" % ((dimension,) + tuple(lower) + tuple(upper))
-
-
-_UNBOUNDED = 2 ** 62
-
-
-def _ranges_disjoint(a, b):
-    dimension_a, *bounds_a = a[3:-1].split("|")
-    dimension_b, *bounds_b = b[3:-1].split("|")
-    if dimension_a != dimension_b:
-        return False
-
-    def bound(parts):
-        return parts[0], int(parts[1]), int(parts[2])
-
-    lower_a, upper_a = bound(bounds_a[:3]), bound(bounds_a[3:])
-    lower_b, upper_b = bound(bounds_b[:3]), bound(bounds_b[3:])
-    return _at_most(upper_a, lower_b) or _at_most(upper_b, lower_a)
-
-
-def _at_most(x, y):
-    """Whether affine bound x <= y for every value of their symbol."""
-    if x[2] == _UNBOUNDED and x[1] == 0:
-        return False
-    if x[1] == y[1] and (x[0] == y[0] or x[1] == 0):
-        return x[2] <= y[2]
-    return False
-
-
 def indices_differ(a, b):
     """Whether two element indices are different for sure: two constants that differ, or two
     affine forms of one symbol that no integer makes equal (`i` and `1 - i`, `i` and `i + 1`),
@@ -289,7 +256,7 @@ def indices_differ(a, b):
     if a.startswith("[l:") or b.startswith("[l:"):
         return _spans_disjoint(a, b)
     if a.startswith("[r|") and b.startswith("[r|"):
-        return _ranges_disjoint(a, b)
+        return ranges_disjoint(a, b)
     if a.startswith("[c:") and b.startswith("[c:"):
         return a != b
     if a.startswith("[it:") and b.startswith("[it:"):

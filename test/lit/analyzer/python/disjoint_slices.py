@@ -198,3 +198,41 @@ def halo_rows_by_layout_overlapping(out, channels_last, exchange):
     torch.cuda.current_stream().wait_stream(interior_stream)
     torch.cuda.current_stream().wait_stream(halo_stream)
     return padded
+
+
+# A slab's first row and its last, corrected on two streams (apex's halo correction): two rows
+# whenever the slab is two rows high or more, which a halo exchange means. The last column
+# crosses the first row, and the rows from an offset the caller gives to the end may include
+# it: both race with its copy.
+def halo_rows_corrected_on_two_streams(out, top, bottom):
+    top_stream, bottom_stream = torch.cuda.Stream(), torch.cuda.Stream()
+    n, h, w, c = list(out.shape)
+    top_stream.wait_stream(torch.cuda.current_stream())
+    bottom_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(top_stream):
+        out[:, :1, :, :].copy_(top)
+    with torch.cuda.stream(bottom_stream):
+        out[:, h - 1:, :, :].copy_(bottom)
+        out[:, :, :, -1:].zero_()
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'out[*]' is read and written by zero_ on stream 'bottom_stream' while copy_ on stream 'top_stream' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-5]]:9: note: copy_ writes 'out[*]' on stream 'top_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: make stream 'bottom_stream' wait for stream 'top_stream' before this: `torch.cuda.current_stream().wait_stream(top_stream)`
+    torch.cuda.current_stream().wait_stream(top_stream)
+    torch.cuda.current_stream().wait_stream(bottom_stream)
+    return out
+
+
+def rows_from_an_offset_on_two_streams(out, top, rest, offset):
+    top_stream, rest_stream = torch.cuda.Stream(), torch.cuda.Stream()
+    top_stream.wait_stream(torch.cuda.current_stream())
+    rest_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(top_stream):
+        out[:, :1, :, :].copy_(top)
+    with torch.cuda.stream(rest_stream):
+        out[:, offset - 1:, :, :].copy_(rest)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'out[*]' is written by copy_ on stream 'rest_stream' while copy_ on stream 'top_stream' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: copy_ writes 'out[*]' on stream 'top_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: make stream 'rest_stream' wait for stream 'top_stream' before this: `torch.cuda.current_stream().wait_stream(top_stream)`
+    torch.cuda.current_stream().wait_stream(top_stream)
+    torch.cuda.current_stream().wait_stream(rest_stream)
+    return out
