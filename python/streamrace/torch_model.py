@@ -58,6 +58,11 @@ EVENT_METHODS = {
     "query": "event_query",
 }
 
+# Methods that ask whether a stream's or an event's work is done: the way where one answered yes
+# has seen that work done, as a synchronize would have waited for it.
+POLLING_METHODS = frozenset(name for methods in (STREAM_METHODS, EVENT_METHODS)
+                            for name, kind in methods.items() if kind.endswith("_query"))
+
 # A collective's Work handle: `wait()` makes the current stream wait for the collective.
 WORK_METHODS = frozenset({"wait", "is_completed", "get_future", "synchronize", "result"})
 
@@ -136,6 +141,18 @@ HOST_READING_FUNCTIONS = frozenset({"print", "float", "int", "bool", "str", "rep
 # Tensor methods that move a tensor between devices: `non_blocking=True` makes the copy
 # asynchronous (host memory must be pinned for it to be).
 COPY_METHODS = frozenset({"to", "cuda", "cpu", "copy_", "pin_memory"})
+
+# The dtypes by the names `torch` gives them: `x.to(torch.int32)`, or `x.to(y.dtype)`,
+# converts on the tensor's own device (a host tensor on the host, done when it returns) and
+# moves nothing.
+DTYPE_NAMES = frozenset({
+    "float32", "float", "float64", "double", "float16", "half", "bfloat16", "complex64",
+    "cfloat", "complex128", "cdouble", "uint8", "uint16", "uint32", "uint64", "int8", "int16",
+    "short", "int32", "int", "int64", "long", "bool", "float8_e4m3fn", "float8_e4m3fnuz",
+    "float8_e5m2", "float8_e5m2fnuz",
+})
+# What `to` may be given beside a dtype without naming a device.
+DTYPE_CONVERSION_KEYWORDS = frozenset({"dtype", "non_blocking", "copy", "memory_format"})
 
 # Methods that move an nn.Module's parameters in place (and return the module): called for their
 # effect alone, the result dropped, the receiver is a module, whose parameters they write.

@@ -26,13 +26,30 @@ def condition_text(test, class_name):
             test = none_test(test.left)
         else:
             break
+    polls = set(map(id, polls_in(test)))
     for node in ast.walk(test):
-        if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda)):
+        if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda)) and \
+                id(node) not in polls:
             return None
     text = ast.unparse(test)
     if class_name:
         text = text.replace("self.", class_name + ".")
     return text
+
+
+def polls_completion(test):
+    """Whether a test asks a stream or an event whether its work is done (`e.query()`, on a
+    receiver of names and attributes): a condition of its own, which, once true on a path,
+    stays true."""
+    return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and \
+        test.func.attr in torch_model.POLLING_METHODS and not test.args and \
+        not test.keywords and not any(isinstance(node, ast.Call)
+                                      for node in ast.walk(test.func.value))
+
+
+def polls_in(test):
+    """The `query()` calls a test makes (`self.copied is None or self.copied.query()`)."""
+    return [node for node in ast.walk(test) if polls_completion(node)]
 
 
 def is_not_none(test):

@@ -5,6 +5,7 @@ bodies; any other call reads the tensors it is given, on the current stream."""
 import ast
 
 from .. import torch_model as model
+from .condition_texts import polls_in
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
@@ -387,6 +388,23 @@ class CallEffects:
             self.facts.event_synchronized(event.key)
         return None
 
+    def polled_to_completion(self, test, state, frame):
+        """The way past an `if` where an event's or a stream's `query()` held (`if
+        self.copied is None or self.copied.query():`, the second way): the host saw the work
+        before the record, or the stream's work, done, as a synchronize would have waited for
+        it."""
+        for call in polls_in(test):
+            text = self.condition_text(call, frame)
+            if text is None or state.conditions.get(text) is not True:
+                continue
+            receiver = self.evaluate(call.func.value, state, frame)
+            if isinstance(receiver, Stream):
+                state.host_waits_for_stream(self.accesses, receiver)
+                continue
+            event = self.as_event(receiver, call.func.value, state, frame)
+            if event is not None:
+                self.event_method(event, "synchronize", [], {}, call, state, frame)
+
     def event_wait(self, event, waiter, node, state, frame):
         recorded = state.wait_event(event.key, waiter)
         captured = state.events.get(event.key)
@@ -614,76 +632,6 @@ class CallEffects:
             self.access(out[0], "write", name, out[1], state, frame, own_bytes=True)
             return out[0]
         return self.fresh_tensor(node, state, frame, on_host=on_host)
-
-    def host_blocking_read(self, tensor, name, node, state, frame):
-        """`x.item()`, `print(x)`: a copy to the host on the current stream, which the host
-        waits for."""
-        self.access(tensor, "read", name, node, state, frame, own_bytes=True)
-        state.host_waits_for_stream(self.accesses, state.current)
-        self.facts.host_waited(state.current)
-
-    def to_host(self, args, kwargs):
-        for value, node in list(args) + list(kwargs.values()):
-            text = self.spelling(node)
-            if isinstance(value, Constant) and isinstance(value.value, str):
-                return value.value.startswith("cpu")
-            if "cpu" in text and "cuda" not in text:
-                return True
-        return False
-
-    def device_copy(self, tensor, name, args, kwargs, node, state, frame):
-        non_blocking = self.keyword_true(kwargs, "non_blocking") or (
-            name == "cuda" and args and isinstance(args[-1][0], Constant) and
-            args[-1][0].value is True)
-        if name == "pin_memory":
-            self.access(tensor, "read", name, node.func.value, state, frame,
-                        stream=HOST_STREAM, own_bytes=True)
-            return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True)
-        host_source = isinstance(tensor, Tensor) and tensor.on_host
-        if name == "to" and self.to_host(args, kwargs):
-            if host_source:
-                return tensor
-            self.access(tensor, "read", name, node.func.value, state, frame, own_bytes=True)
-            if non_blocking:
-                return self.fresh_tensor(node, state, frame, on_host=True)
-            state.host_waits_for_stream(self.accesses, state.current)
-            self.facts.host_waited(state.current)
-            return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True)
-        # A copy to the device: its stream reads the source (host memory too, until it is
-        # done when non_blocking).
-        self.access(tensor, "read", name, node.func.value, state, frame, stream=state.current,
-                    blocking=not non_blocking, own_bytes=True)
-        if host_source and not non_blocking:
-            # PyTorch's blocking copy from the host synchronizes the stream it ran on.
-            state.host_waits_for_stream(self.accesses, state.current)
-            return self.fresh_tensor(node, state, frame, complete=True)
-        return self.fresh_tensor(node, state, frame)
-
-    def copy_into(self, target, args, kwargs, node, state, frame):
-        if not args:
-            return target
-        source, source_node = args[0]
-        non_blocking = self.keyword_true(kwargs, "non_blocking") or (
-            len(args) > 1 and isinstance(args[1][0], Constant) and args[1][0].value is True)
-        target_host = isinstance(target, Tensor) and target.on_host
-        source_host = isinstance(source, Tensor) and source.on_host
-        if target_host and source_host:
-            self.access(source, "read", "copy_", source_node, state, frame, stream=HOST_STREAM,
-                        own_bytes=True)
-            self.access(target, "write", "copy_", node.func.value, state, frame,
-                        stream=HOST_STREAM, own_bytes=True)
-            return target
-        # A copy between the device and the host: the stream does it, reading and writing host
-        # memory as well.
-        self.access(source, "read", "copy_", source_node, state, frame, stream=state.current,
-                    own_bytes=True, blocking=not non_blocking)
-        self.access(target, "write", "copy_", node.func.value, state, frame,
-                    stream=state.current, own_bytes=True, blocking=not non_blocking)
-        if (target_host or source_host) and not non_blocking:
-            # A blocking copy between host and device: the host waits for it.
-            state.host_waits_for_stream(self.accesses, state.current)
-            self.facts.host_waited(state.current)
-        return target
 
     def torch_function(self, name, args, kwargs, node, state, frame):
         if name in model.NON_ACCESSING_FUNCTIONS:

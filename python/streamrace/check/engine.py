@@ -16,6 +16,7 @@ import os
 from .. import torch_model as model
 from .argument_reads import arguments_read
 from .collective_effects import CollectiveEffects
+from .copy_effects import CopyEffects
 from .effects import CallEffects
 from .entry_streams import entry_stream
 from .expressions import ExpressionEvaluator, _operator_name
@@ -63,7 +64,7 @@ _KEPT_NAMES = _RELEVANT_NAMES | frozenset({"empty", "zeros", "ones", "full", "em
                                            "zeros_like", "pin_memory", "cuda", "Tensor"})
 
 
-class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CollectiveEffects):
+class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, CollectiveEffects):
     def __init__(self, analysis):
         self.analysis = analysis
         self.package = analysis.package

@@ -9,7 +9,8 @@ ends a path without returning; `return` hands its state to the caller.
 import ast
 
 from .. import torch_model as model
-from .condition_texts import async_flag_texts, is_not_none, none_test, optional_stream
+from .condition_texts import (async_flag_texts, is_not_none, none_test, optional_stream,
+                              polls_completion)
 from .generator_contexts import GeneratorContext
 from .state import join_all
 from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
@@ -219,6 +220,8 @@ class StatementWalker:
             if storage is not None:
                 for empty in taken if empty_when_taken else skipped:
                     self.without_block(self.evaluate(storage, empty, frame), empty)
+            for polled in taken + skipped:
+                self.polled_to_completion(node.test, polled, frame)
             out = self.block(node.body, taken, frame) if taken else []
             out += self.block(node.orelse, skipped, frame) if skipped else []
             if outcome is None and when_taken == when_skipped == [{}] and len(out) > 1:
@@ -423,8 +426,12 @@ class StatementWalker:
         text = self.condition_text(test, frame)
         if outcome is None and text is not None:
             outcome = state.conditions.get(text)
-        if outcome is not None or text is None or text not in self.package.correlated:
+        if outcome is not None or text is None or \
+                text not in self.package.correlated and not polls_completion(test):
             return outcome, [{}], [{}]
+        if polls_completion(test):
+            # Asked again later, the answer may have become yes: only a yes is kept.
+            return None, [{text: True}], [{}]
         return None, [{text: True}], [{text: False}]
 
     def chain_condition(self, test, state, frame):

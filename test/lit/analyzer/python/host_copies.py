@@ -102,3 +102,23 @@ class ShardsWrittenBackBlocking:
         p._pinned_master = p._master.pin_memory()
         with torch.cuda.stream(self.stream):
             p._padded_master = torch.zeros_like(p._pinned_master, device="cuda")
+
+
+# A host tensor converted to another dtype stays on the host, converted when `to` returns: a
+# schedule built on the host and pinned for its upload. A host tensor given a device is a copy
+# the stream makes: pinning the result reads it before it is made.
+def host_schedule_converted(lengths, device):
+    counts = torch.tensor(lengths)
+    offsets = (torch.arange(8, dtype=torch.int64) - counts).to(torch.int32)
+    widths = offsets.to(counts.dtype, copy=True)
+    return offsets.pin_memory().to(device, non_blocking=True), widths.pin_memory()
+
+
+def host_schedule_sent_and_pinned(lengths):
+    counts = torch.tensor(lengths)
+    offsets = (torch.arange(8, dtype=torch.int64) - counts).to("cuda", non_blocking=True)
+    back = offsets.to("cpu", non_blocking=True)
+    return back.pin_memory()
+    # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: the host reads 'back' (pin_memory) while offsets.to on the current stream may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
+    # CHECK-MESSAGES: :[[@LINE-3]]:12: note: offsets.to writes 'back' on the current stream here
+    # CHECK-MESSAGES: :[[@LINE-3]]:12: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
