@@ -47,9 +47,38 @@ def polls_completion(test):
                                       for node in ast.walk(test.func.value))
 
 
-def polls_in(test):
-    """The `query()` calls a test makes (`self.copied is None or self.copied.query()`)."""
-    return [node for node in ast.walk(test) if polls_completion(node)]
+def polls_in(test, flags=None):
+    """The `query()` calls a test makes (`self.copied is None or self.copied.query()`), those
+    of the polling flags it reads (`polling_flags`) included."""
+    found = []
+    for node in ast.walk(test):
+        if polls_completion(node):
+            found.append(node)
+        elif flags and isinstance(node, ast.Name) and node.id in flags:
+            found += polls_in(flags[node.id])
+    return found
+
+
+def polling_flags(function_node):
+    """The names a function binds once to a test that polls (`done = event is not None and
+    event.query()`), each to that test: `if done:` asks it again, and the poll's yes holds
+    there as it would in `if event.query():`. Found once per function."""
+    found = getattr(function_node, "_polling_flags", None)
+    if found is None:
+        bound, found = {}, {}
+        for node in ast.walk(function_node):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            bound[name.id] = bound.get(name.id, 0) + 1
+                if isinstance(node, ast.Assign) and len(targets) == 1 and \
+                        isinstance(targets[0], ast.Name) and polls_in(node.value):
+                    found[targets[0].id] = node.value
+        found = {name: test for name, test in found.items() if bound[name] == 1}
+        function_node._polling_flags = found
+    return found
 
 
 def is_not_none(test):

@@ -5,7 +5,7 @@ bodies; any other call reads the tensors it is given, on the current stream."""
 import ast
 
 from .. import torch_model as model
-from .condition_texts import polls_in
+from .condition_texts import polling_flags, polls_in
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
@@ -393,7 +393,7 @@ class CallEffects:
         self.copied is None or self.copied.query():`, the second way): the host saw the work
         before the record, or the stream's work, done, as a synchronize would have waited for
         it."""
-        for call in polls_in(test):
+        for call in polls_in(test, polling_flags(frame.function.node)):
             text = self.condition_text(call, frame)
             if text is None or state.conditions.get(text) is not True:
                 continue

@@ -10,7 +10,7 @@ import ast
 
 from .. import torch_model as model
 from .condition_texts import (async_flag_texts, is_not_none, none_test, optional_stream,
-                              polls_completion)
+                              polling_flags, polls_completion)
 from .generator_contexts import GeneratorContext
 from .state import join_all
 from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
@@ -412,6 +412,8 @@ class StatementWalker:
                 is_not_none(test):
             negate = not negate
             test = test.operand if isinstance(test, ast.UnaryOp) else none_test(test.left)
+        if isinstance(test, ast.Name):
+            test = polling_flags(frame.function.node).get(test.id, test)
         if isinstance(test, ast.BoolOp):
             outcome, taken, skipped = self.chain_condition(test, state, frame)
         else:
