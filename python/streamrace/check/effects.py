@@ -6,6 +6,7 @@ import ast
 
 from .. import torch_model as model
 from .condition_texts import polling_flags, polls_in
+from .facts import event_field_key
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
@@ -366,7 +367,9 @@ class CallEffects:
         if isinstance(value, Event):
             return value
         if isinstance(value, Symbol):
-            return Event("named:" + _stream_name_key(value.key),
+            field = self.facts.event_field(value.key)
+            return Event(event_field_key(field, value.key) if field is not None else
+                         "named:" + _stream_name_key(value.key),
                          value.spelling or self.spelling(node))
         return None
 
@@ -496,7 +499,7 @@ class CallEffects:
             if stream is not None:
                 return self.stream_method(stream, name, args, kwargs, node, state, frame)
         if isinstance(receiver, Symbol) and name in model.EVENT_METHODS and \
-                _named_as_an_event(receiver.key) and \
+                (_named_as_an_event(receiver.key) or self.facts.event_field(receiver.key)) and \
                 self.class_method(receiver, name, frame) is None:
             # `state.fork_event.record()`: what a name says it holds is an event, as a stream
             # kept in an attribute is one (the analysis has not seen it made).

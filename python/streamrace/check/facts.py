@@ -31,6 +31,11 @@ class ClassFacts:
         # is in host memory (`p._cpu_grad = torch.zeros(..., device="cpu").pin_memory()` for
         # each parameter `p`, read back as `param._cpu_grad` in a hook given the parameter).
         self.host_fields = {}
+        # Attribute name -> whether every store under it, on any object, holds device events (an
+        # event, or a list of them: `self.events = [torch.cuda.Event() for _ in range(4)]`),
+        # for an element read through an object whose stores the analysis did not follow
+        # (`state.events[2].record()`).
+        self.event_fields = {}
         # Attribute name -> the stream every store under it holds, on any object, where they
         # agree and it is the current or the default one (`self.main_stream =
         # torch.cuda.current_stream()`); None where they disagree.
@@ -49,6 +54,8 @@ class ClassFacts:
             # says the name may hold device memory.
             self.host_fields[field] = self.host_fields.get(field, True) and \
                 isinstance(value, Tensor) and value.on_host
+            self.event_fields[field] = self.event_fields.get(field, True) and \
+                _events_only(value)
         if key.root[0] not in ("self", "global", "object"):
             return
         if isinstance(value, Constant) and value.value is None:
@@ -76,10 +83,17 @@ class ClassFacts:
             agreed = self.current_stream_fields.get(field, value)
             self.current_stream_fields[field] = value if isinstance(value, Stream) and \
                 value.kind in ("ambient", "default") and agreed == value else None
+        if field is not None and isinstance(value, Container) and _events_only(value):
+            # Each event of the list stands for the events the package keeps under that name.
+            self.attribute_events.setdefault(event_field_key(field), set()).update(
+                _made_anywhere(item.key) for item in value.items)
         if isinstance(value, Event):
             # Made by any call of the method that makes it: the attribute's event.
             value = Event(_made_anywhere(value.key), key.text())
             self.attribute_events.setdefault(_attribute_event_key(key), set()).add(value.key)
+            if field is not None:
+                # And for the attribute's name, by which other objects' paths reach it.
+                self.attribute_events.setdefault(event_field_key(field), set()).add(value.key)
         if isinstance(value, Stream) and value.kind == "created":
             value = Stream(value.key, value.kind, key.text())
             named = attribute_stream_key(key)
@@ -119,6 +133,13 @@ class ClassFacts:
         did not follow holds: the one every store under its name holds."""
         field = key.field_name()
         return self.current_stream_fields.get(field) if field is not None else None
+
+    def event_field(self, key):
+        """The attribute name of an object whose stores the analysis did not follow, where the
+        package stores device events only under that name (an element of a list of events
+        included); None otherwise."""
+        field = key.field_name()
+        return field if field is not None and self.event_fields.get(field, False) else None
 
     def host_tensor_field(self, key):
         """Whether an attribute of an object whose stores the analysis did not follow is a
@@ -187,6 +208,21 @@ class ClassFacts:
     def recorded_streams(self, event_key):
         """The streams an event made or held anywhere is recorded on anywhere (once settled)."""
         return self.event_streams.get(_made_anywhere(event_key), frozenset())
+
+
+def event_field_key(field, key=None):
+    """The event an attribute name that holds events stands for, on any object (programs keep
+    their events by role, as their streams): the element of a list of events at a constant
+    index (`state.events[2]`, or the third name `state.events` is unpacked into), or any."""
+    if key is not None and len(key.path) >= 2 and key.path[-1].startswith("[c:") and \
+            key.path[-2] == field:
+        return "named:events:%s%s" % (field, key.path[-1])
+    return "named:events:" + field
+
+
+def _events_only(value):
+    return isinstance(value, Event) or isinstance(value, Container) and bool(value.items) and \
+        all(isinstance(item, Event) for item in value.items)
 
 
 def _made_anywhere(event_key):
