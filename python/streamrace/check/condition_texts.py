@@ -81,6 +81,38 @@ def polling_flags(function_node):
     return found
 
 
+def asserted_on_host(test):
+    """The names a test says are tensors in host memory, each part of an `and` apart:
+    `x.device.type == "cpu"`, `x.is_cpu`, `not x.is_cuda`, `x.device == torch.device("cpu")`."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) \
+        else [test]
+    found = []
+    for part in parts:
+        if isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not) and \
+                isinstance(part.operand, ast.Attribute) and part.operand.attr == "is_cuda":
+            tensor = part.operand.value
+        elif isinstance(part, ast.Attribute) and part.attr == "is_cpu":
+            tensor = part.value
+        elif isinstance(part, ast.Compare) and len(part.ops) == 1 and \
+                isinstance(part.ops[0], ast.Eq) and _names_the_host(part.comparators[0]):
+            device = part.left.value if isinstance(part.left, ast.Attribute) and \
+                part.left.attr == "type" else part.left
+            tensor = device.value if isinstance(device, ast.Attribute) and \
+                device.attr == "device" else None
+        else:
+            tensor = None
+        if isinstance(tensor, ast.Name):
+            found.append(tensor)
+    return found
+
+
+def _names_the_host(node):
+    """`"cpu"`, or `torch.device("cpu")`."""
+    if isinstance(node, ast.Call) and len(node.args) == 1:
+        node = node.args[0]
+    return isinstance(node, ast.Constant) and node.value == "cpu"
+
+
 def is_not_none(test):
     return isinstance(test, ast.Compare) and len(test.ops) == 1 and \
         isinstance(test.ops[0], ast.IsNot) and isinstance(test.comparators[0], ast.Constant) and \

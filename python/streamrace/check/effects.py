@@ -665,7 +665,13 @@ class CallEffects:
         if out is not None:
             self.access(out[0], "write", "torch." + name, out[1], state, frame, own_bytes=True)
             return out[0]
-        return self.fresh_tensor(node, state, frame)
+        # Of host tensors only (`torch.repeat_interleave(counts.cumsum(0), counts)`), computed on
+        # the host when the call returns.
+        given = [value for value, argument in list(args) + list(kwargs.values())
+                 if self.is_tensor(value, argument, frame, strong=False)]
+        on_host = bool(given) and "device" not in kwargs and \
+            all(isinstance(value, Tensor) and value.on_host for value in given)
+        return self.fresh_tensor(node, state, frame, on_host=on_host, on_host_stream=on_host)
 
     def read_tensor_arguments(self, args, kwargs, node, state, frame, api=None):
         api = api or self.spelling(node.func).rsplit(".", 1)[-1] if isinstance(node, ast.Call) \

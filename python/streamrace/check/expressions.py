@@ -279,7 +279,8 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         if self.is_tensor(value, node.operand, frame):
             self.access(value, "read", _operator_name(node.op), node, state, frame,
                         own_bytes=True)
-            return self.fresh_tensor(node, state, frame)
+            on_host = isinstance(value, Tensor) and value.on_host
+            return self.fresh_tensor(node, state, frame, on_host=on_host, on_host_stream=on_host)
         return None
 
     def expr_BinOp(self, node, state, frame):

@@ -9,12 +9,12 @@ ends a path without returning; `return` hands its state to the caller.
 import ast
 
 from .. import torch_model as model
-from .condition_texts import (async_flag_texts, is_not_none, none_test, optional_stream,
-                              polling_flags, polls_completion)
+from .condition_texts import (async_flag_texts, asserted_on_host, is_not_none, none_test,
+                              optional_stream, polling_flags, polls_completion)
 from .generator_contexts import GeneratorContext
 from .state import join_all
 from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
-                     StreamContext)
+                     StreamContext, Symbol, Tensor)
 
 MAX_PATHS = 4
 
@@ -162,7 +162,15 @@ class StatementWalker:
         return self.each(paths, lambda state: self.augmented_assign(node, state, frame))
 
     def stmt_Assert(self, node, paths, frame):
-        return self.each(paths, lambda state: self.evaluate(node.test, state, frame))
+        def asserted(state):
+            self.evaluate(node.test, state, frame)
+            for name in asserted_on_host(node.test):
+                # `assert x.device.type == "cpu"`: past it, the tensor is host memory.
+                value = self.evaluate(name, state, frame)
+                if isinstance(value, (Symbol, Tensor)) and value.key is not None and \
+                        not (isinstance(value, Tensor) and value.on_host):
+                    state.locals[(frame.ident, name.id)] = Tensor(value.key, None, on_host=True)
+        return self.each(paths, asserted)
 
     def stmt_Delete(self, node, paths, frame):
         def delete(state):

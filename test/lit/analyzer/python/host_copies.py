@@ -122,3 +122,26 @@ def host_schedule_sent_and_pinned(lengths):
     # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: the host reads 'back' (pin_memory) while offsets.to on the current stream may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
     # CHECK-MESSAGES: :[[@LINE-3]]:12: note: offsets.to writes 'back' on the current stream here
     # CHECK-MESSAGES: :[[@LINE-3]]:12: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
+
+
+# A tensor a function is given and asserts is in host memory, and what the host computes from it
+# (a negation, a floor division, a torch function of host tensors only), stay on the host: a
+# schedule converted and pinned for its upload. Computed from a download still landing, the
+# schedule reads it too early.
+def host_schedule_from_a_given_tensor(query_start_loc_cpu, block, device):
+    assert query_start_loc_cpu.device.type == "cpu"
+    counts = (-(-query_start_loc_cpu.diff() // block)).to(torch.int64)
+    starts = torch.repeat_interleave(counts.cumsum(0) - counts, counts)
+    offsets = (torch.arange(8, dtype=torch.int64) - starts).to(torch.int32)
+    return offsets.pin_memory().to(device, non_blocking=True)
+
+
+def host_schedule_from_a_download(query_start_loc, block, device):
+    query_start_loc_cpu = query_start_loc.to("cpu", non_blocking=True)
+    counts = (-(-query_start_loc_cpu.diff() // block)).to(torch.int64)
+    # CHECK-MESSAGES: :[[@LINE-1]]:18: warning: the host reads 'query_start_loc_cpu' (diff) while query_start_loc.to on the current stream may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
+    # CHECK-MESSAGES: :[[@LINE-3]]:27: note: query_start_loc.to writes 'query_start_loc_cpu' on the current stream here
+    # CHECK-MESSAGES: :[[@LINE-3]]:18: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
+    starts = torch.repeat_interleave(counts.cumsum(0) - counts, counts)
+    offsets = (torch.arange(8, dtype=torch.int64) - starts).to(torch.int32)
+    return offsets.pin_memory().to(device, non_blocking=True)
