@@ -26,10 +26,9 @@ def condition_text(test, class_name):
             test = none_test(test.left)
         else:
             break
-    polls = set(map(id, polls_in(test)))
     for node in ast.walk(test):
         if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda)) and \
-                id(node) not in polls:
+                not polls_completion(node):
             return None
     text = ast.unparse(test)
     if class_name:

@@ -396,7 +396,11 @@ class CallEffects:
         self.copied is None or self.copied.query():`, the second way): the host saw the work
         before the record, or the stream's work, done, as a synchronize would have waited for
         it."""
-        for call in polls_in(test, polling_flags(frame.function.node)):
+        polls = getattr(test, "_polls", None)
+        if polls is None:
+            # A test belongs to one function, whose polling flags are known once: its polls are.
+            polls = test._polls = polls_in(test, polling_flags(frame.function.node))
+        for call in polls:
             text = self.condition_text(call, frame)
             if text is None or state.conditions.get(text) is not True:
                 continue
@@ -667,10 +671,11 @@ class CallEffects:
             return out[0]
         # Of host tensors only (`torch.repeat_interleave(counts.cumsum(0), counts)`), computed on
         # the host when the call returns.
-        given = [value for value, argument in list(args) + list(kwargs.values())
-                 if self.is_tensor(value, argument, frame, strong=False)]
-        on_host = bool(given) and "device" not in kwargs and \
-            all(isinstance(value, Tensor) and value.on_host for value in given)
+        given = list(args) + list(kwargs.values())
+        on_host = "device" not in kwargs and \
+            any(isinstance(value, Tensor) and value.on_host for value, _ in given) and \
+            all(isinstance(value, Tensor) and value.on_host for value, argument in given
+                if self.is_tensor(value, argument, frame, strong=False))
         return self.fresh_tensor(node, state, frame, on_host=on_host, on_host_stream=on_host)
 
     def read_tensor_arguments(self, args, kwargs, node, state, frame, api=None):
