@@ -41,7 +41,8 @@ class Escapes:
         # no longer change.
         self.wait_graphs = {}
         self.field_groups = {}    # attribute name -> groups_of(attribute), in the reporting pass
-        self.called_through = {}  # (attribute name, method) -> may_be_called_through(...)
+        # (attribute name, method, class name) -> may_be_called_through(...)
+        self.called_through = {}
         self.functions_naming = {}   # attribute name -> the package's functions naming it
 
     def left_pending(self, function, exit_state):
@@ -280,7 +281,7 @@ class Escapes:
         the attribute `field` holds: a function naming the attribute names the method (or the
         class, for `__init__`), or names a method of a related class that calls it on `self`.
         Methods Python calls by itself (other double-underscore ones) may always."""
-        found = self.called_through.get((field, method))
+        found = self.called_through.get((field, method, class_name))
         if found is not None:
             return found
         package = self.analysis.package
@@ -305,7 +306,7 @@ class Escapes:
             found = any(called_as in function.names for function in naming)
             pending += [caller for info in related for caller in info.methods.values()
                         if caller not in reached and name in caller.names]
-        self.called_through[(field, method)] = found
+        self.called_through[(field, method, class_name)] = found
         return found
 
     def naming_functions(self, field):
