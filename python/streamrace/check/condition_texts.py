@@ -4,6 +4,7 @@ in several places and on several paths is one condition (`self.overlap_comm`, `x
 import ast
 
 from .. import torch_model
+from .syntax import bound_names, expression_name
 
 
 def async_flag_texts(call, class_name):
@@ -69,9 +70,8 @@ def polling_flags(function_node):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
-                    for name in ast.walk(target):
-                        if isinstance(name, ast.Name):
-                            bound[name.id] = bound.get(name.id, 0) + 1
+                    for name in bound_names(target):
+                        bound[name] = bound.get(name, 0) + 1
                 if isinstance(node, ast.Assign) and len(targets) == 1 and \
                         isinstance(targets[0], ast.Name) and polls_in(node.value):
                     found[targets[0].id] = node.value
@@ -107,7 +107,8 @@ def asserted_on_host(test):
 
 def _names_the_host(node):
     """`"cpu"`, or `torch.device("cpu")`."""
-    if isinstance(node, ast.Call) and len(node.args) == 1:
+    if isinstance(node, ast.Call) and len(node.args) == 1 and \
+            (expression_name(node.func) or "").split(".")[-1] == "device":
         node = node.args[0]
     return isinstance(node, ast.Constant) and node.value == "cpu"
 

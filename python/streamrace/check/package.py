@@ -561,7 +561,7 @@ class _Indexer(ast.NodeVisitor):
 
     def _held(self, attribute, value):
         if isinstance(value, ast.Constant) and value.value is None:
-            return   # a placeholder until the object is made
+            return   # `self.x = None` until the object is made: says nothing of it
         if isinstance(value, (ast.List, ast.Tuple)):
             elements = value.elts
         elif isinstance(value, ast.ListComp):
