@@ -335,8 +335,10 @@ deepspeed_run() { # name, script arguments...
       --nproc-per-node="$gpu_count" "$script" "$@" > "$out/run-$name.out" 2> "$out/report-$name.txt" || code=$?
   else
     # The wheel's libraries carry DT_RPATH to their own CUDA copies: streamrace run preloads the
-    # emulator's in their place (cuda_libraries).
-    "$bin/streamrace" run --output="$out/traces-$name" --options="cuda_libraries=$build/emulator/lib" \
+    # emulator's in their place (cuda_libraries). Event records complete 5 ms late, as on a GPU
+    # running behind its host: ZeRO polls events, and a poll that finds the copy done orders it,
+    # which on a busy machine hides the race the step shows (test/lit/torch/deepspeed_hpz.test).
+    STREAMRACE_EMU_DELAY=kind=event:5 "$bin/streamrace" run --output="$out/traces-$name" --options="cuda_libraries=$build/emulator/lib" \
       "--launcher=$bin/streamrace-emu-launch --nodes 2 --gpus-per-node 2" -- \
       "$build/venv/bin/python" "$script" "$@" > "$out/run-$name.out" 2> "$out/report-$name.txt" || code=$?
   fi
