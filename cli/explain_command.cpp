@@ -41,7 +41,7 @@ int explain_command(const std::vector<std::string>& args) {
   std::optional<Suppressions> suppressions = load_suppressions(settings);
   const std::vector<std::string> inputs(arguments.positional.begin() + 1,
                                         arguments.positional.end());
-  const Replay replay = replay_traces(inputs, settings, true);
+  const Replay replay = replay_traces(inputs, settings, Recording::Graph);
   const std::vector<Finding> findings = unsuppressed_findings(replay, suppressions).findings;
   const Finding& finding =
       finding_by_id(findings, *replay.engine, replay.symbols, arguments.positional[0]);

@@ -67,8 +67,9 @@ int export_command(const std::vector<std::string>& args) {
   if (arguments.values.contains("output"))
     output.emplace(arguments.value("output"), arguments.positional);
 
-  const bool graph = format == "perfetto" || format == "dot";
-  const Replay replay = replay_traces(arguments.positional, settings, graph);
+  const Recording recording =
+      format == "perfetto" || format == "dot" ? Recording::Graph : Recording::FindingsOnly;
+  const Replay replay = replay_traces(arguments.positional, settings, recording);
   std::vector<Finding> findings = unsuppressed_findings(replay, suppressions).findings;
   if (arguments.values.contains("finding"))
     findings = {

@@ -30,17 +30,17 @@ void remap_sites(Finding& finding, const std::vector<CallSiteId>& ids) {
 
 void Tracer::halt_if_found() {
   if (!settings_.tracer.halt_on_error || engine_->findings().size() <= findings_reported_) return;
-  if (report_findings(*engine_, false) == 0) return;
+  if (report_findings(*engine_, ReportMoment::Halting) == 0) return;
   if (writer_) writer_->flush();
   halt_();
 }
 
-std::size_t Tracer::report_findings(const Engine& engine, bool final) {
+std::size_t Tracer::report_findings(const Engine& engine, ReportMoment moment) {
   const std::vector<CallSite> symbolized = sites_.symbolize_all(settings_.report.symbolizer);
   if (writer_)
     for (std::size_t i = 0; i < symbolized.size(); ++i)
       writer_->define_call_site(static_cast<CallSiteId>(i + 1), symbolized[i]);
-  if (!settings_.tracer.report_at_exit && final) return 0;
+  if (!settings_.tracer.report_at_exit && moment == ReportMoment::AtExit) return 0;
   // Sites that symbolize alike become one, as they do when a trace is replayed.
   SymbolTable symbols;
   {
@@ -58,7 +58,7 @@ std::size_t Tracer::report_findings(const Engine& engine, bool final) {
   findings_reported_ = engine.findings().size();
   // As `streamrace report` prints them, without its replay line; a process with nothing to
   // report stays silent.
-  if (final) std::fputs(checking_pauses_text(engine).c_str(), stderr);
+  if (moment == ReportMoment::AtExit) std::fputs(checking_pauses_text(engine).c_str(), stderr);
   const ReportedFindings reported = unsuppressed_findings(fresh, engine, symbols, suppressions_);
   if (!reported.findings.empty())
     std::fputs(findings_text(reported.findings, engine, symbols).c_str(), stderr);

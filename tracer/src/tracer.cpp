@@ -616,7 +616,7 @@ void Tracer::finish_locked() {
   }
   engine_->finish();
   warn_if_torch_ran_unobserved(settings_);
-  report_findings(*engine_, true);
+  report_findings(*engine_, ReportMoment::AtExit);
   if (writer_) writer_->flush();
 }
 

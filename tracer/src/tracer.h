@@ -201,7 +201,9 @@ private:
   bool lock_engine_briefly();
   void halt_if_found();
   // Prints the findings since the last report that the suppressions leave; returns how many.
-  std::size_t report_findings(const Engine& engine, bool final);
+  // At exit, only when the settings ask for a report then.
+  enum class ReportMoment { Halting, AtExit };
+  std::size_t report_findings(const Engine& engine, ReportMoment moment);
 
   std::atomic<bool> enabled_{true};
   // The traced process: a vfork() child shares its memory, tracer included, but not its pid.

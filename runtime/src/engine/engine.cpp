@@ -263,7 +263,7 @@ template <typename Payload> void Engine::handle(const Event& event, const Payloa
     StreamState& stream = ordering_.stream(thread, p.stream);
     // Rule 6: synchronizing the legacy stream waits for what an action on it would wait for.
     if (stream.kind == StreamKind::LegacyDefault && !options_.strict_legacy_sync)
-      ordering_.host_waits_for_device(thread, stream.device, true);
+      ordering_.host_waits_for_device(thread, stream.device, Ordering::DeviceStreams::Blocking);
     else
       ordering_.host_waits_for(thread, stream);
   } else if constexpr (std::is_same_v<Payload, EventSynchronize>) {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The ordering's actors and its rules within a process: program order, streams and their
 // lookup, enqueues, events, host synchronizations. The meetings across ranks are in
-// ordering_rendezvous.cpp.
+// ordering_meetings.cpp.
 #include "streamrace/engine/ordering.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 
 namespace streamrace {
@@ -350,7 +351,7 @@ bool Ordering::release_clock(const VectorClock& clock, ActorId releaser, Epoch e
   hand_off.note_arrival(release.sequence);
   const auto awaited = hand_off.awaited.find(release.sequence);
   if (awaited == hand_off.awaited.end()) return false;
-  const std::shared_ptr<Rendezvous> meeting = std::move(awaited->second);
+  const std::shared_ptr<Meeting> meeting = std::move(awaited->second);
   hand_off.awaited.erase(awaited);
   meeting->outcome = hand_off.clock;
   if (observer_) [[unlikely]]
@@ -359,12 +360,11 @@ bool Ordering::release_clock(const VectorClock& clock, ActorId releaser, Epoch e
   return true;
 }
 
-std::shared_ptr<Rendezvous>& Ordering::awaited_release(HandOff& hand_off,
-                                                       const HostHandOff& acquire, ActorId actor,
-                                                       Epoch since) {
-  std::shared_ptr<Rendezvous>& meeting = hand_off.awaited[acquire.sequence];
+std::shared_ptr<Meeting>& Ordering::awaited_release(HandOff& hand_off, const HostHandOff& acquire,
+                                                    ActorId actor, Epoch since) {
+  std::shared_ptr<Meeting>& meeting = hand_off.awaited[acquire.sequence];
   if (!meeting) {
-    meeting = std::make_shared<Rendezvous>();
+    meeting = std::make_shared<Meeting>();
     meeting->expected_contributions = 1;
     meeting->hand_off = acquire.object;
   }
@@ -373,8 +373,8 @@ std::shared_ptr<Rendezvous>& Ordering::awaited_release(HandOff& hand_off,
   return meeting;
 }
 
-template <typename Holder>
-void Ordering::acquire_by(Holder& holder, bool is_stream, const HostHandOff& acquire) {
+template <typename Holder> void Ordering::acquire_by(Holder& holder, const HostHandOff& acquire) {
+  constexpr bool is_stream = std::is_same_v<Holder, StreamState>;
   const RankHandleKey key{acquire.address_space, acquire.object};
   // An object nothing released, nor is awaited to, orders nothing and needs no entry.
   if (acquire.sequence == 0 && !hand_offs_.contains(key)) return;
@@ -393,7 +393,7 @@ void Ordering::acquire_by(Holder& holder, bool is_stream, const HostHandOff& acq
 
 void Ordering::begin_late_run(StreamState& stream, std::uint32_t address_space, std::uint64_t run) {
   LateRun& late = late_runs_[RankHandleKey{address_space, run}];
-  late.meeting = std::make_shared<Rendezvous>();
+  late.meeting = std::make_shared<Meeting>();
   late.meeting->expected_contributions = 1;
   late.meeting->hand_off = run;
   late.place = stream.clock.get(stream.actor);
@@ -420,7 +420,7 @@ void Ordering::acquire_in_run(const HostHandOff& acquire) {
   LateRun& late = found->second;
   HandOff& hand_off = hand_offs_[RankHandleKey{acquire.address_space, acquire.object}];
   if (!hand_off.has_arrived(acquire.sequence)) {
-    const std::shared_ptr<Rendezvous> awaited =
+    const std::shared_ptr<Meeting> awaited =
         awaited_release(hand_off, acquire, late.stream, late.place);
     late.meeting->outcome.add_pending(awaited);
     if (StreamState* stream = stream_slot(late.stream)) stream->clock.add_pending(awaited);
@@ -445,7 +445,7 @@ bool Ordering::release_in_run(const HostHandOff& release) {
 bool Ordering::end_late_run(std::uint32_t address_space, std::uint64_t run) {
   const auto found = late_runs_.find(RankHandleKey{address_space, run});
   if (found == late_runs_.end()) return false;
-  const std::shared_ptr<Rendezvous> meeting = std::move(found->second.meeting);
+  const std::shared_ptr<Meeting> meeting = std::move(found->second.meeting);
   StreamState* stream = stream_slot(found->second.stream);
   late_runs_.erase(found);
   settle_acquirers(*meeting);
@@ -453,14 +453,14 @@ bool Ordering::end_late_run(std::uint32_t address_space, std::uint64_t run) {
   return true;
 }
 
-std::vector<std::shared_ptr<Rendezvous>> Ordering::awaited_hand_offs(ActorId actor,
-                                                                     Epoch epoch) const {
-  std::vector<std::shared_ptr<Rendezvous>> awaited;
+std::vector<std::shared_ptr<Meeting>> Ordering::awaited_hand_offs(ActorId actor,
+                                                                  Epoch epoch) const {
+  std::vector<std::shared_ptr<Meeting>> awaited;
   const StreamState* stream = stream_of(actor);
   if (stream == nullptr) return awaited;
   // A stream's earlier late runs wait behind its latest one (begin_late_run).
   std::vector<const VectorClock*> clocks{&stream->clock};
-  std::vector<const Rendezvous*> seen;
+  std::vector<const Meeting*> seen;
   while (!clocks.empty()) {
     const VectorClock* clock = clocks.back();
     clocks.pop_back();
@@ -485,7 +485,7 @@ bool Ordering::release(ThreadState& thread, const HostHandOff& hand_off) {
 }
 
 void Ordering::acquire(ThreadState& thread, const HostHandOff& hand_off) {
-  acquire_by(thread, false, hand_off);
+  acquire_by(thread, hand_off);
 }
 
 bool Ordering::release(StreamState& stream, const HostHandOff& hand_off) {
@@ -493,7 +493,7 @@ bool Ordering::release(StreamState& stream, const HostHandOff& hand_off) {
 }
 
 void Ordering::acquire(StreamState& stream, const HostHandOff& hand_off) {
-  acquire_by(stream, true, hand_off);
+  acquire_by(stream, hand_off);
 }
 
 void Ordering::host_waits_for(ThreadState& thread, StreamState& stream) {
@@ -516,10 +516,10 @@ void Ordering::host_waits_for(ThreadState& thread, const EventState& event) {
 }
 
 void Ordering::host_waits_for_device(ThreadState& thread, DeviceId device_id,
-                                     bool blocking_streams_only) {
+                                     DeviceStreams streams) {
   const DeviceId target = device_id == kCurrentDevice ? thread.device : device_id;
   for (StreamState* stream : device(thread.rank, target).streams) {
-    if (blocking_streams_only && stream->kind == StreamKind::NonBlocking) continue;
+    if (streams == DeviceStreams::Blocking && stream->kind == StreamKind::NonBlocking) continue;
     settle_owned(stream->clock, stream->actor);
     thread.clock.join(stream->clock);
     if (observer_) [[unlikely]]

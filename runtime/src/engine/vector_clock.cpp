@@ -34,12 +34,12 @@ void VectorClock::join(const VectorClock& other) {
     add_pending(meeting);
 }
 
-void VectorClock::add_pending(const std::shared_ptr<Rendezvous>& meeting) {
+void VectorClock::add_pending(const std::shared_ptr<Meeting>& meeting) {
   if (std::find(pending_.begin(), pending_.end(), meeting) == pending_.end())
     pending_.push_back(meeting);
 }
 
-void VectorClock::remove_pending(const Rendezvous* meeting) {
+void VectorClock::remove_pending(const Meeting* meeting) {
   std::erase_if(pending_, [meeting](const auto& p) { return p.get() == meeting; });
 }
 

@@ -10,15 +10,17 @@
 
 namespace streamrace {
 
-Replay replay_traces(const std::vector<std::string>& paths, const Settings& settings, bool record) {
+Replay replay_traces(const std::vector<std::string>& paths, const Settings& settings,
+                     Recording recording) {
   Replay replay;
   TraceSet set = open_trace_set(paths, replay.symbols);
-  replay_trace_set(replay, set, settings, record);
+  replay_trace_set(replay, set, settings, recording);
   return replay;
 }
 
-void replay_trace_set(Replay& replay, TraceSet& set, const Settings& settings, bool record,
+void replay_trace_set(Replay& replay, TraceSet& set, const Settings& settings, Recording recording,
                       const std::vector<bool>* checked_ranks) {
+  const bool record = recording == Recording::Graph;
   std::vector<trace::TraceReader>& readers = set.readers;
   replay.engine = std::make_unique<Engine>(settings.engine);
   if (checked_ranks) replay.engine->check_only(*checked_ranks);

@@ -175,7 +175,7 @@ Replay settle_traces(const std::vector<std::string>& paths, const Settings& sett
           if (rank >= checked_ranks.size()) checked_ranks.resize(rank + 1, false);
           checked_ranks[rank] = true;
         }
-    replay_trace_set(replay, set, settings, false, &checked_ranks);
+    replay_trace_set(replay, set, settings, Recording::FindingsOnly, &checked_ranks);
 
     found.clear();
     const std::vector<Finding>& findings = replay.engine->findings().all();

@@ -49,8 +49,12 @@ std::string nvtx_text(const Engine& engine, const SymbolTable& symbols, std::uin
   return text;
 }
 
-void access_block(std::ostringstream& out, bool previous, const AccessSide& side,
-                  const Engine& engine, const SymbolTable& symbols, const RankNames& rank_names) {
+// The finding's later access first, then the previous one it races with.
+enum class Turn { Later, Previous };
+
+void access_block(std::ostringstream& out, Turn turn, const AccessSide& side, const Engine& engine,
+                  const SymbolTable& symbols, const RankNames& rank_names) {
+  const bool previous = turn == Turn::Previous;
   const AccessRecord& a = side.access;
   std::string word = access_mode_word(a);
   if (!previous) word[0] = static_cast<char>(word[0] - 'a' + 'A');
@@ -119,8 +123,8 @@ std::string describe_finding(const Finding& finding, const Engine& engine,
     out << kRule << "\n";
     return out.str();
   }
-  access_block(out, false, finding.second, engine, symbols, rank_names);
-  access_block(out, true, finding.first, engine, symbols, rank_names);
+  access_block(out, Turn::Later, finding.second, engine, symbols, rank_names);
+  access_block(out, Turn::Previous, finding.first, engine, symbols, rank_names);
 
   const MemoryContext& memory = finding.memory;
   out << "  Memory: " << memory.overlap_size << " bytes at " << hex_text(memory.overlap_begin);

@@ -68,15 +68,14 @@ HappensBeforeGraph::Reach HappensBeforeGraph::latest_reached(NodeId later, Actor
   };
   std::unordered_map<NodeId, Visit> visits{{later, Visit{0, kNoNode}}};
   std::deque<NodeId> queue{later};
-  auto relax = [&](NodeId next, NodeId from, std::uint32_t joins, bool join) {
-    if (next == kNoNode) return;
+  // A 0-1 breadth-first search: a step in program order costs no join, so it goes to the
+  // front of the queue, and a join edge to the back.
+  auto improves = [&](NodeId next, NodeId from, std::uint32_t joins) {
+    if (next == kNoNode) return false;
     Visit& visit = visits[next];
-    if (visit.joins <= joins) return;
+    if (visit.joins <= joins) return false;
     visit = Visit{joins, from};
-    if (join)
-      queue.push_back(next);
-    else
-      queue.push_front(next);
+    return true;
   };
   while (!queue.empty()) {
     const NodeId node = queue.front();
@@ -89,9 +88,9 @@ HappensBeforeGraph::Reach HappensBeforeGraph::latest_reached(NodeId later, Actor
       if (newer) reach.latest = node;
       continue; // earlier nodes of `actor` are older still
     }
-    relax(n.previous, node, joins, false);
+    if (improves(n.previous, node, joins)) queue.push_front(n.previous);
     for (const Edge* edge : edges_into(node))
-      relax(edge->from, node, joins + 1, true);
+      if (improves(edge->from, node, joins + 1)) queue.push_back(edge->from);
   }
   if (reach.latest == kNoNode) return reach;
   for (NodeId node = reach.latest; node != kNoNode; node = visits.at(node).from)

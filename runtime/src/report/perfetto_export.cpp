@@ -87,7 +87,9 @@ private:
 
   int pid_of(RankId rank) const { return static_cast<int>(rank) + 1; }
 
-  std::size_t track(RankId rank, bool stream, std::uint64_t handle, ActorId actor) {
+  enum class TrackKind { HostThread, Stream };
+  std::size_t track(RankId rank, TrackKind kind, std::uint64_t handle, ActorId actor) {
+    const bool stream = kind == TrackKind::Stream;
     const auto key = std::make_tuple(rank, stream, handle);
     auto [it, inserted] = track_index_.try_emplace(key, tracks_.size());
     if (!inserted) return it->second;
@@ -121,7 +123,8 @@ private:
 
   std::size_t actor_track(ActorId id) {
     const ActorInfo& actor = run_.engine.ordering().actor(id);
-    return track(actor.rank, actor.is_stream, actor.handle, id);
+    return track(actor.rank, actor.is_stream ? TrackKind::Stream : TrackKind::HostThread,
+                 actor.handle, id);
   }
 
   // One slice per trace event and actor it moved; events that moved none sit on their host
@@ -150,7 +153,7 @@ private:
       if (sliced[e] || event.names_only) continue;
       Slice slice;
       slice.event = e;
-      slice.track = track(event.header.rank, false, event.header.thread, 0);
+      slice.track = track(event.header.rank, TrackKind::HostThread, event.header.thread, 0);
       slices_.push_back(slice);
     }
     // In event order, slices of one event in the order they were made. (Not std::stable_sort:

@@ -19,7 +19,7 @@ using namespace std::chrono_literals;
 // Long enough that work left unordered visibly overtakes it, short enough for a unit test.
 constexpr auto slowOperation = 150ms;
 // How long a host function waits for a partner that must be running at the same time.
-constexpr auto rendezvousTimeout = 5s;
+constexpr auto meetingTimeout = 5s;
 
 struct Flag {
   std::atomic<bool> set{false};
@@ -61,30 +61,30 @@ inline void CUDART_CB observe(void* observation) {
 
 // Two host functions that each set their own flag and wait for the other's: both finish only
 // if they run at the same time.
-struct Rendezvous {
+struct Meeting {
   Flag first;
   Flag second;
   std::atomic<int> met{0};
 };
 
 inline bool waitFor(const Flag& flag) {
-  auto deadline = std::chrono::steady_clock::now() + rendezvousTimeout;
+  auto deadline = std::chrono::steady_clock::now() + meetingTimeout;
   while (!flag.set && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(1ms);
   }
   return flag.set;
 }
 
-inline void CUDART_CB meetFirst(void* rendezvous) {
-  auto* meeting = static_cast<Rendezvous*>(rendezvous);
+inline void CUDART_CB meetFirst(void* meetingPlace) {
+  auto* meeting = static_cast<Meeting*>(meetingPlace);
   meeting->first.set = true;
   if (waitFor(meeting->second)) {
     ++meeting->met;
   }
 }
 
-inline void CUDART_CB meetSecond(void* rendezvous) {
-  auto* meeting = static_cast<Rendezvous*>(rendezvous);
+inline void CUDART_CB meetSecond(void* meetingPlace) {
+  auto* meeting = static_cast<Meeting*>(meetingPlace);
   meeting->second.set = true;
   if (waitFor(meeting->first)) {
     ++meeting->met;

@@ -63,7 +63,7 @@ TEST_F(StreamPair, AWaitKeepsTheSnapshotItSawWhenTheEventIsRecordedAgain) {
 }
 
 TEST_F(StreamPair, WaitingOnANeverRecordedEventOrdersNothing) {
-  Rendezvous meeting;
+  Meeting meeting;
   cudaEvent_t neverRecorded;
   ASSERT_CUDA_OK(cudaEventCreate(&neverRecorded));
   ASSERT_CUDA_OK(cudaLaunchHostFunc(first, meetFirst, &meeting));
@@ -75,7 +75,7 @@ TEST_F(StreamPair, WaitingOnANeverRecordedEventOrdersNothing) {
 }
 
 TEST_F(StreamPair, UnorderedStreamsRunAtTheSameTime) {
-  Rendezvous meeting;
+  Meeting meeting;
   ASSERT_CUDA_OK(cudaLaunchHostFunc(first, meetFirst, &meeting));
   ASSERT_CUDA_OK(cudaLaunchHostFunc(second, meetSecond, &meeting));
   ASSERT_CUDA_OK(cudaDeviceSynchronize());
@@ -184,7 +184,7 @@ TEST_F(StreamPair, TheLegacyStreamWaitsForBlockingStreamsAndTheyWaitForIt) {
 TEST(LegacyStream, NonBlockingStreamsTakeNoPartInItsImplicitSynchronization) {
   cudaStream_t nonBlocking;
   ASSERT_CUDA_OK(cudaStreamCreateWithFlags(&nonBlocking, cudaStreamNonBlocking));
-  Rendezvous meeting;
+  Meeting meeting;
   ASSERT_CUDA_OK(cudaLaunchHostFunc(nonBlocking, meetFirst, &meeting));
   ASSERT_CUDA_OK(cudaLaunchHostFunc(0, meetSecond, &meeting));
   ASSERT_CUDA_OK(cudaDeviceSynchronize());

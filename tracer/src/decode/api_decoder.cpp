@@ -29,8 +29,10 @@ CopyKind direction_of(const ApiFunction& function, const CallArguments& argument
                                                               : CopyKind::Default;
 }
 
+// `role` is the call's (or its graph node's): Copy or Copy2D.
 std::optional<Payload> decode_copy(const ApiFunction& function, const CallArguments& arguments,
-                                   bool two_dimensional) {
+                                   ApiRole role) {
+  const bool two_dimensional = role == ApiRole::Copy2D;
   // Symbol copies name the host-side symbol, not the device bytes it stands for.
   if (function.has(ArgMeaning::Offset)) return std::nullopt;
   const std::optional<std::uint64_t> dst = arguments.get(function, ArgMeaning::WrittenBuffer);
@@ -59,8 +61,10 @@ std::optional<Payload> decode_copy(const ApiFunction& function, const CallArgume
   return copy;
 }
 
+// `role` is the call's (or its graph node's): Set or Set2D.
 std::optional<Payload> decode_set(const ApiFunction& function, const CallArguments& arguments,
-                                  bool two_dimensional) {
+                                  ApiRole role) {
+  const bool two_dimensional = role == ApiRole::Set2D;
   Set set;
   set.stream = stream_of(function, arguments);
   set.dst = arguments.get_or(function, ArgMeaning::WrittenBuffer, 0);
@@ -163,10 +167,10 @@ std::optional<Payload> decode_graph_node(const ApiFunction& function,
   switch (function.nodeRole) {
   case ApiRole::Copy:
   case ApiRole::Copy2D:
-    operation = decode_copy(function, arguments, function.nodeRole == ApiRole::Copy2D);
+    operation = decode_copy(function, arguments, function.nodeRole);
     break;
   case ApiRole::Set2D:
-    operation = decode_set(function, arguments, true);
+    operation = decode_set(function, arguments, function.nodeRole);
     break;
   case ApiRole::AllocAsync:
     return allocation(function, arguments, MemoryKind::StreamOrdered,
@@ -205,13 +209,13 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
 
   switch (function.role) {
   case ApiRole::Copy:
-    return decode_copy(function, arguments, false);
+    return decode_copy(function, arguments, function.role);
   case ApiRole::Copy2D:
-    return decode_copy(function, arguments, true);
+    return decode_copy(function, arguments, function.role);
   case ApiRole::Set:
-    return decode_set(function, arguments, false);
+    return decode_set(function, arguments, function.role);
   case ApiRole::Set2D:
-    return decode_set(function, arguments, true);
+    return decode_set(function, arguments, function.role);
   case ApiRole::KernelLaunch:
     return KernelLaunch{stream_of(function, arguments), inputs.function_name, {}};
   case ApiRole::HostFunc:

@@ -29,12 +29,12 @@ std::size_t home_slot(std::uint64_t object, std::size_t slots) {
 
 } // namespace
 
-std::size_t HandOffFilter::slot_of(std::uint64_t object, bool claim) {
+std::size_t HandOffFilter::slot_of(std::uint64_t object, SlotLookup lookup) {
   const std::size_t home = home_slot(object, kSlots);
   for (std::size_t probe = 0; probe < kProbes; ++probe) {
     const std::size_t slot = (home + probe) & (kSlots - 1);
     std::uint64_t key = objects_[slot].load(std::memory_order_acquire);
-    if (key == 0 && claim &&
+    if (key == 0 && lookup == SlotLookup::Claim &&
         objects_[slot].compare_exchange_strong(key, object, std::memory_order_acq_rel))
       return slot;
     if (key == object) return slot;
@@ -45,7 +45,7 @@ std::size_t HandOffFilter::slot_of(std::uint64_t object, bool claim) {
 
 bool HandOffFilter::release_carries_news(std::uint64_t object, HandOffThread thread) {
   if (thread.index == 0 || object == 0) return true;
-  const std::size_t slot = slot_of(object, true);
+  const std::size_t slot = slot_of(object, SlotLookup::Claim);
   if (slot == kSlots) return true;
   std::uint64_t seen = stamps_[slot].load(std::memory_order_acquire);
   for (;;) {
@@ -59,7 +59,7 @@ bool HandOffFilter::release_carries_news(std::uint64_t object, HandOffThread thr
 
 bool HandOffFilter::acquire_carries_news(std::uint64_t object, HandOffThread thread) {
   if (thread.index == 0 || object == 0) return true;
-  const std::size_t slot = slot_of(object, false);
+  const std::size_t slot = slot_of(object, SlotLookup::Find);
   if (slot == kSlots) return true;
   const std::uint64_t seen = stamps_[slot].load(std::memory_order_acquire);
   return seen == 0 || releaser(seen) != thread.index || (seen & kShared) != 0;
@@ -67,7 +67,7 @@ bool HandOffFilter::acquire_carries_news(std::uint64_t object, HandOffThread thr
 
 std::uint64_t HandOffFilter::number_release(std::uint64_t object) {
   const std::uint64_t number = releases_.fetch_add(1, std::memory_order_relaxed) + 1;
-  const std::size_t slot = slot_of(object, true);
+  const std::size_t slot = slot_of(object, SlotLookup::Claim);
   if (slot == kSlots) return number;
   // Two threads releasing at once may store out of order: the later number stays.
   std::uint64_t kept = last_releases_[slot].load(std::memory_order_relaxed);
@@ -78,7 +78,7 @@ std::uint64_t HandOffFilter::number_release(std::uint64_t object) {
 }
 
 std::uint64_t HandOffFilter::last_release(std::uint64_t object) {
-  const std::size_t slot = slot_of(object, false);
+  const std::size_t slot = slot_of(object, SlotLookup::Find);
   return slot == kSlots ? 0 : last_releases_[slot].load(std::memory_order_acquire);
 }
 

@@ -46,8 +46,9 @@ public:
 private:
   static constexpr std::size_t kSlots = std::size_t{1} << 14;
   static constexpr std::size_t kProbes = 16;
-  // The object's slot (kSlots: none), claiming a free one for it if `claim`.
-  std::size_t slot_of(std::uint64_t object, bool claim);
+  // The object's slot (kSlots: none); Claim takes a free one for it when it has none.
+  enum class SlotLookup { Find, Claim };
+  std::size_t slot_of(std::uint64_t object, SlotLookup lookup);
 
   std::array<std::atomic<std::uint64_t>, kSlots> objects_{};
   // Per slot: the last releaser's index, whether any other thread ever released the object, and

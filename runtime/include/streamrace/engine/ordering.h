@@ -52,7 +52,7 @@ struct StreamState {
   std::uint32_t last_event_space = 0; // the address space (process) whose handle it is
   std::optional<UnrecordedWait> unrecorded_wait;
   // The latest of its host functions whose hand-offs are still to come (Ordering::begin_late_run).
-  std::shared_ptr<Rendezvous> late_run;
+  std::shared_ptr<Meeting> late_run;
 
   bool takes_part_in_legacy_sync() const {
     return kind == StreamKind::Blocking || kind == StreamKind::PerThreadDefault;
@@ -123,7 +123,7 @@ struct CommState {
 // A cross-rank meeting: the k-th collective on a communicator (every rank contributes its
 // stream's clock and acquires the join), or the k-th send from one rank to another (the
 // sender contributes, the receiver acquires).
-struct Rendezvous {
+struct Meeting {
   bool complete = false;
   VectorClock outcome;
   int expected_contributions = 0;
@@ -153,7 +153,7 @@ struct HostHandOff {
 
 // What a collective's arrival at its meeting found.
 struct Arrival {
-  std::shared_ptr<Rendezvous> completed;
+  std::shared_ptr<Meeting> completed;
   std::optional<CollectiveDisagreement> disagreement;
 };
 
@@ -255,7 +255,7 @@ public:
 
   // The host releases a step of `actor` came after without them having arrived: what they
   // carry may order other work before the step. awaits_hand_off: whether there are any.
-  std::vector<std::shared_ptr<Rendezvous>> awaited_hand_offs(ActorId actor, Epoch epoch) const;
+  std::vector<std::shared_ptr<Meeting>> awaited_hand_offs(ActorId actor, Epoch epoch) const;
   bool awaits_hand_off(ActorId actor, Epoch epoch) const {
     const StreamState* stream = stream_of(actor);
     return stream != nullptr && !stream->clock.pending().empty() &&
@@ -268,15 +268,17 @@ public:
   // Rule 5 (and the implicit device synchronizations of rules 7 and 8).
   void host_waits_for(ThreadState& thread, StreamState& stream);
   void host_waits_for(ThreadState& thread, const EventState& event);
-  // Every stream of the device, or only those that take part in legacy-stream synchronization.
+  // Every stream of the device, or only the blocking ones: those that take part in
+  // legacy-stream synchronization.
+  enum class DeviceStreams { All, Blocking };
   void host_waits_for_device(ThreadState& thread, DeviceId device,
-                             bool blocking_streams_only = false);
+                             DeviceStreams streams = DeviceStreams::All);
 
   // Rule 14: the stream's part of the meeting `key` (expected parties per the call).
   Arrival arrive_collective(StreamState& stream, const CommState& comm, std::uint64_t sequence,
                             const CollectiveCall& call);
-  std::shared_ptr<Rendezvous> arrive_send(StreamState& stream, const CommState& comm,
-                                          std::int32_t peer, std::uint64_t sequence);
+  std::shared_ptr<Meeting> arrive_send(StreamState& stream, const CommState& comm,
+                                       std::int32_t peer, std::uint64_t sequence);
   void arrive_receive(StreamState& stream, const CommState& comm, std::int32_t peer,
                       std::uint64_t sequence);
   // Folds the outcome of every completed meeting the clock waits for into it.
@@ -309,8 +311,7 @@ public:
 
 private:
   template <typename Holder> bool release_by(Holder& holder, const HostHandOff& hand_off);
-  template <typename Holder>
-  void acquire_by(Holder& holder, bool is_stream, const HostHandOff& hand_off);
+  template <typename Holder> void acquire_by(Holder& holder, const HostHandOff& hand_off);
   // Joins `clock`, `releaser`'s at `epoch`, into the object; completes the acquires that waited
   // for this release, returning whether there were any.
   bool release_clock(const VectorClock& clock, ActorId releaser, Epoch epoch,
@@ -318,8 +319,8 @@ private:
   struct HandOff;
   // The meeting an acquire of a release that has not arrived waits for; `actor` waits from
   // `since`.
-  std::shared_ptr<Rendezvous>& awaited_release(HandOff& hand_off, const HostHandOff& acquire,
-                                               ActorId actor, Epoch since);
+  std::shared_ptr<Meeting>& awaited_release(HandOff& hand_off, const HostHandOff& acquire,
+                                            ActorId actor, Epoch since);
   struct MeetingKey {
     CommKey comm = 0;
     std::uint64_t sequence = 0;
@@ -380,18 +381,18 @@ private:
   DeviceState& device(RankId rank, DeviceId device);
   // `kind`: LegacyDefault or PerThreadDefault.
   StreamState& default_stream(ThreadState& thread, StreamKind kind);
-  std::shared_ptr<Rendezvous> meeting(const MeetingKey& key, int contributions, int acquirers);
-  void contribute(Rendezvous& meeting, StreamState& stream);
-  void acquire(const std::shared_ptr<Rendezvous>& meeting, StreamState& stream);
-  void complete(const MeetingKey& key, const std::shared_ptr<Rendezvous>& meeting);
+  std::shared_ptr<Meeting> meeting(const MeetingKey& key, int contributions, int acquirers);
+  void contribute(Meeting& meeting, StreamState& stream);
+  void acquire(const std::shared_ptr<Meeting>& meeting, StreamState& stream);
+  void complete(const MeetingKey& key, const std::shared_ptr<Meeting>& meeting);
   // Marks the meeting complete and folds its outcome into the streams that wait for it.
-  void settle_acquirers(Rendezvous& meeting);
-  void forget_if_done(const MeetingKey& key, const Rendezvous& meeting);
+  void settle_acquirers(Meeting& meeting);
+  void forget_if_done(const MeetingKey& key, const Meeting& meeting);
   // settle() for a clock `owner` holds, telling the observer which meetings it folded in.
   void settle_owned(VectorClock& clock, ActorId owner);
   void notify(JoinKind kind, ActorId from, Epoch from_epoch, bool from_step, ActorId to,
               std::uint64_t handle) const;
-  void notify_meeting(const Rendezvous& meeting, ActorId to) const;
+  void notify_meeting(const Meeting& meeting, ActorId to) const;
   void join_clock(StreamState& stream, const VectorClock& clock);
   void switch_ranks(ThreadState& thread, std::uint32_t address_space);
 
@@ -418,7 +419,7 @@ private:
     bool released = false;
     std::array<std::uint64_t, 16> recent_releases{};
     std::size_t release_count = 0;
-    std::unordered_map<std::uint64_t, std::shared_ptr<Rendezvous>> awaited; // by sequence
+    std::unordered_map<std::uint64_t, std::shared_ptr<Meeting>> awaited; // by sequence
     bool has_arrived(std::uint64_t sequence) const;
     void note_arrival(std::uint64_t sequence);
   };
@@ -427,7 +428,7 @@ private:
   // the stream's later work waits for, and the stream (its actor: a handle reused meanwhile
   // names another) and its clock at the function's place.
   struct LateRun {
-    std::shared_ptr<Rendezvous> meeting;
+    std::shared_ptr<Meeting> meeting;
     VectorClock at_place;
     ActorId stream = 0;
     Epoch place = 0;
@@ -436,7 +437,7 @@ private:
   std::unordered_map<RankHandleKey, DeviceState, RankHandleHash> devices_;
   std::unordered_map<RankHandleKey, CommState, RankHandleHash> comms_;
   std::unordered_map<CommKey, CommRanks> comm_ranks_;
-  std::unordered_map<MeetingKey, std::shared_ptr<Rendezvous>, MeetingHash> meetings_;
+  std::unordered_map<MeetingKey, std::shared_ptr<Meeting>, MeetingHash> meetings_;
   // By rank, made at the rank's first lookup: a process's own replay (settling) sees a few ranks
   // of a wide job, not every rank below them.
   std::vector<std::unique_ptr<RecentLookups>> recent_;

@@ -26,7 +26,7 @@ inline constexpr bool is_foreign(ActorId actor) {
 // A cross-rank meeting (the k-th collective on a communicator, or a send/recv pair) whose
 // outcome is not known yet because some rank's part of it has not arrived. Clocks that already
 // depend on it carry a reference and fold its outcome in once it completes.
-struct Rendezvous;
+struct Meeting;
 
 class VectorClock {
 public:
@@ -46,9 +46,9 @@ public:
   }
   void join(const VectorClock& other);
 
-  const std::vector<std::shared_ptr<Rendezvous>>& pending() const { return pending_; }
-  void add_pending(const std::shared_ptr<Rendezvous>& meeting);
-  void remove_pending(const Rendezvous* meeting);
+  const std::vector<std::shared_ptr<Meeting>>& pending() const { return pending_; }
+  void add_pending(const std::shared_ptr<Meeting>& meeting);
+  void remove_pending(const Meeting* meeting);
 
   std::size_t size() const { return epochs_.size(); }
   bool operator==(const VectorClock&) const = default;
@@ -57,7 +57,7 @@ private:
   void grow(std::size_t size);
 
   std::vector<Epoch> epochs_;
-  std::vector<std::shared_ptr<Rendezvous>> pending_;
+  std::vector<std::shared_ptr<Meeting>> pending_;
 };
 
 } // namespace streamrace

@@ -46,14 +46,15 @@ struct Replay {
 
 // The trace set `paths` names (trace_set.h), replayed. Files cut short are replayed up to their
 // last complete record and say so in `sources` (and on stderr); a process that crashed has its
-// raw call sites symbolized from its object files. With `record`, the engine's ordering is
-// observed event by event into `graph`.
+// raw call sites symbolized from its object files. With Recording::Graph, the engine's ordering
+// is observed event by event into `graph`.
+enum class Recording { FindingsOnly, Graph };
 Replay replay_traces(const std::vector<std::string>& paths, const Settings& settings,
-                     bool record = false);
+                     Recording recording = Recording::FindingsOnly);
 
 // replay_traces over a set already opened with `replay.symbols`. With `checked_ranks`, only
 // those ranks' accesses are checked, under clocks projected on their actors (settling).
-void replay_trace_set(Replay& replay, TraceSet& set, const Settings& settings, bool record,
+void replay_trace_set(Replay& replay, TraceSet& set, const Settings& settings, Recording recording,
                       const std::vector<bool>* checked_ranks = nullptr);
 
 // The replay's findings that the suppressions leave.

@@ -15,12 +15,12 @@ namespace {
 // another one, which completes holding a reference back), so each meeting is folded once per
 // call: settling ends.
 template <typename OnSettled> void settle_meetings(VectorClock& clock, OnSettled on_settled) {
-  std::vector<const Rendezvous*> folded;
+  std::vector<const Meeting*> folded;
   while (true) {
     auto done = std::find_if(clock.pending().begin(), clock.pending().end(),
                              [](const auto& meeting) { return meeting->complete; });
     if (done == clock.pending().end()) return;
-    const std::shared_ptr<Rendezvous> meeting = *done;
+    const std::shared_ptr<Meeting> meeting = *done;
     clock.remove_pending(meeting.get());
     if (std::find(folded.begin(), folded.end(), meeting.get()) != folded.end()) continue;
     folded.push_back(meeting.get());
@@ -31,7 +31,7 @@ template <typename OnSettled> void settle_meetings(VectorClock& clock, OnSettled
 
 } // namespace
 
-void Ordering::notify_meeting(const Rendezvous& meeting, ActorId to) const {
+void Ordering::notify_meeting(const Meeting& meeting, ActorId to) const {
   const JoinKind kind = meeting.hand_off != 0  ? JoinKind::HostHandOff
                         : meeting.send_receive ? JoinKind::SendReceive
                                                : JoinKind::Collective;
@@ -41,21 +41,21 @@ void Ordering::notify_meeting(const Rendezvous& meeting, ActorId to) const {
 }
 
 void Ordering::settle_owned(VectorClock& clock, ActorId owner) {
-  settle_meetings(clock, [&](const Rendezvous& meeting) {
+  settle_meetings(clock, [&](const Meeting& meeting) {
     if (observer_) [[unlikely]]
       notify_meeting(meeting, owner);
   });
 }
 
 void Ordering::settle(VectorClock& clock) {
-  settle_meetings(clock, [](const Rendezvous&) {});
+  settle_meetings(clock, [](const Meeting&) {});
 }
 
-std::shared_ptr<Rendezvous> Ordering::meeting(const MeetingKey& key, int contributions,
-                                              int acquirers) {
+std::shared_ptr<Meeting> Ordering::meeting(const MeetingKey& key, int contributions,
+                                           int acquirers) {
   auto [it, inserted] = meetings_.try_emplace(key);
   if (inserted) {
-    it->second = std::make_shared<Rendezvous>();
+    it->second = std::make_shared<Meeting>();
     it->second->expected_contributions = contributions;
     it->second->expected_acquirers = acquirers;
     it->second->acquirers.reserve(static_cast<std::size_t>(acquirers));
@@ -65,14 +65,14 @@ std::shared_ptr<Rendezvous> Ordering::meeting(const MeetingKey& key, int contrib
   return it->second;
 }
 
-void Ordering::contribute(Rendezvous& meeting, StreamState& stream) {
+void Ordering::contribute(Meeting& meeting, StreamState& stream) {
   meeting.outcome.join(stream.clock);
   ++meeting.contributions;
   if (observer_) [[unlikely]]
     meeting.contributors.emplace_back(stream.actor, stream.clock.get(stream.actor));
 }
 
-void Ordering::acquire(const std::shared_ptr<Rendezvous>& meeting, StreamState& stream) {
+void Ordering::acquire(const std::shared_ptr<Meeting>& meeting, StreamState& stream) {
   meeting->acquirers.push_back(stream.actor);
   if (meeting->complete) {
     join_clock(stream, meeting->outcome);
@@ -83,12 +83,12 @@ void Ordering::acquire(const std::shared_ptr<Rendezvous>& meeting, StreamState& 
   }
 }
 
-void Ordering::complete(const MeetingKey& key, const std::shared_ptr<Rendezvous>& meeting) {
+void Ordering::complete(const MeetingKey& key, const std::shared_ptr<Meeting>& meeting) {
   settle_acquirers(*meeting);
   forget_if_done(key, *meeting);
 }
 
-void Ordering::settle_acquirers(Rendezvous& meeting) {
+void Ordering::settle_acquirers(Meeting& meeting) {
   meeting.complete = true;
   // A participant's clock may already depend on this very meeting (through events between
   // ranks that share a process, or a host thread's releases); the meeting cannot wait for
@@ -108,7 +108,7 @@ void Ordering::settle_acquirers(Rendezvous& meeting) {
   }
 }
 
-void Ordering::forget_if_done(const MeetingKey& key, const Rendezvous& meeting) {
+void Ordering::forget_if_done(const MeetingKey& key, const Meeting& meeting) {
   if (meeting.complete && static_cast<int>(meeting.acquirers.size()) >= meeting.expected_acquirers)
     meetings_.erase(key);
 }
@@ -116,7 +116,7 @@ void Ordering::forget_if_done(const MeetingKey& key, const Rendezvous& meeting) 
 Arrival Ordering::arrive_collective(StreamState& stream, const CommState& comm,
                                     std::uint64_t sequence, const CollectiveCall& call) {
   const MeetingKey key{comm.key, sequence, -1, -1};
-  std::shared_ptr<Rendezvous> meeting = this->meeting(key, comm.nranks, comm.nranks);
+  std::shared_ptr<Meeting> meeting = this->meeting(key, comm.nranks, comm.nranks);
   Arrival arrival;
   if (!meeting->first_call) {
     meeting->first_call = call;
@@ -136,10 +136,10 @@ Arrival Ordering::arrive_collective(StreamState& stream, const CommState& comm,
   return arrival;
 }
 
-std::shared_ptr<Rendezvous> Ordering::arrive_send(StreamState& stream, const CommState& comm,
-                                                  std::int32_t peer, std::uint64_t sequence) {
+std::shared_ptr<Meeting> Ordering::arrive_send(StreamState& stream, const CommState& comm,
+                                               std::int32_t peer, std::uint64_t sequence) {
   const MeetingKey key{comm.key, sequence, comm.comm_rank, peer};
-  std::shared_ptr<Rendezvous> meeting = this->meeting(key, 1, 1);
+  std::shared_ptr<Meeting> meeting = this->meeting(key, 1, 1);
   contribute(*meeting, stream);
   complete(key, meeting);
   return meeting;
@@ -148,7 +148,7 @@ std::shared_ptr<Rendezvous> Ordering::arrive_send(StreamState& stream, const Com
 void Ordering::arrive_receive(StreamState& stream, const CommState& comm, std::int32_t peer,
                               std::uint64_t sequence) {
   const MeetingKey key{comm.key, sequence, peer, comm.comm_rank};
-  std::shared_ptr<Rendezvous> meeting = this->meeting(key, 1, 1);
+  std::shared_ptr<Meeting> meeting = this->meeting(key, 1, 1);
   acquire(meeting, stream);
   forget_if_done(key, *meeting);
 }
