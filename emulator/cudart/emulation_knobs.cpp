@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "emulation_knobs.h"
 
+#include "settings.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -36,28 +38,8 @@ std::string_view operationKindName(OperationKind kind) {
 
 namespace {
 
-[[noreturn]] void rejectKnob(const char* variable, std::string_view value, const char* expected) {
-  std::fprintf(stderr, "streamrace emulator: %s=%.*s is invalid: expected %s\n", variable,
-               static_cast<int>(value.size()), value.data(), expected);
-  std::exit(2);
-}
-
-long long parseInteger(const char* variable, const char* text, long long minimum) {
-  char* end = nullptr;
-  long long value = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || value < minimum) {
-    std::string expected = "a whole number of at least " + std::to_string(minimum);
-    rejectKnob(variable, text, expected.c_str());
-  }
-  return value;
-}
-
 // STREAMRACE_EMU_DELAY="stream=<label>:<ms>,kind=<kind>:<ms>,..."
-void parseDelays(const char* text, EmulationKnobs& knobs) {
-  static constexpr const char* expected =
-      "comma-separated stream=<legacy|per-thread|N>:<ms> or "
-      "kind=<memcpy|memset|kernel|host|event|wait|alloc|free|graph>:<ms>";
-  std::string_view rest(text);
+void parseDelays(std::string_view rest, EmulationKnobs& knobs) {
   while (!rest.empty()) {
     std::size_t comma = rest.find(',');
     std::string_view entry = rest.substr(0, comma);
@@ -65,7 +47,7 @@ void parseDelays(const char* text, EmulationKnobs& knobs) {
     std::size_t equals = entry.find('=');
     std::size_t colon = entry.rfind(':');
     if (equals == std::string_view::npos || colon == std::string_view::npos || colon < equals) {
-      rejectKnob("STREAMRACE_EMU_DELAY", entry, expected);
+      rejectSetting(Setting::Delay, entry);
     }
     std::string_view selector = entry.substr(0, equals);
     std::string target(entry.substr(equals + 1, colon - equals - 1));
@@ -73,45 +55,39 @@ void parseDelays(const char* text, EmulationKnobs& knobs) {
     char* end = nullptr;
     double millis = std::strtod(millisText.c_str(), &end);
     if (millisText.empty() || *end != '\0' || millis < 0) {
-      rejectKnob("STREAMRACE_EMU_DELAY", entry, expected);
+      rejectSetting(Setting::Delay, entry);
     }
     if (selector == "stream") {
       knobs.streamDelayMs[target] = millis;
     } else if (selector == "kind") {
       knobs.kindDelayMs[target] = millis;
     } else {
-      rejectKnob("STREAMRACE_EMU_DELAY", entry, expected);
+      rejectSetting(Setting::Delay, entry);
     }
   }
 }
 
 EmulationKnobs readEnvironment() {
   EmulationKnobs knobs;
-  if (const char* devices = std::getenv("STREAMRACE_EMU_DEVICES")) {
-    knobs.deviceCount = static_cast<int>(parseInteger("STREAMRACE_EMU_DEVICES", devices, 1));
+  knobs.deviceCount = static_cast<int>(settingInteger(Setting::Devices, knobs.deviceCount));
+  knobs.deviceMemoryBytes =
+      static_cast<std::size_t>(settingInteger(
+          Setting::DeviceMemoryMb, static_cast<std::int64_t>(knobs.deviceMemoryBytes >> 20)))
+      << 20;
+  if (const std::optional<std::string> delays = settingText(Setting::Delay)) {
+    parseDelays(*delays, knobs);
   }
-  if (const char* memory = std::getenv("STREAMRACE_EMU_DEVICE_MEMORY_MB")) {
-    knobs.deviceMemoryBytes =
-        static_cast<std::size_t>(parseInteger("STREAMRACE_EMU_DEVICE_MEMORY_MB", memory, 1)) << 20;
-  }
-  if (const char* delays = std::getenv("STREAMRACE_EMU_DELAY")) {
-    parseDelays(delays, knobs);
-  }
-  if (const char* seed = std::getenv("STREAMRACE_EMU_JITTER_SEED")) {
-    knobs.jitterSeed =
-        static_cast<std::uint64_t>(parseInteger("STREAMRACE_EMU_JITTER_SEED", seed, 0));
+  if (settingText(Setting::JitterSeed)) {
+    knobs.jitterSeed = static_cast<std::uint64_t>(settingInteger(Setting::JitterSeed, 0));
     knobs.jitterMaxMicroseconds = 1000;
   }
-  if (const char* maxMicros = std::getenv("STREAMRACE_EMU_JITTER_MAX_US")) {
-    knobs.jitterMaxMicroseconds =
-        static_cast<std::uint32_t>(parseInteger("STREAMRACE_EMU_JITTER_MAX_US", maxMicros, 0));
-  }
-  if (const char* dispatch = std::getenv("STREAMRACE_EMU_DISPATCH")) {
-    std::string_view order(dispatch);
-    if (order != "in-order" && order != "any-order") {
-      rejectKnob("STREAMRACE_EMU_DISPATCH", order, "in-order or any-order");
+  knobs.jitterMaxMicroseconds =
+      static_cast<std::uint32_t>(settingInteger(Setting::JitterMaxUs, knobs.jitterMaxMicroseconds));
+  if (const std::optional<std::string> order = settingText(Setting::Dispatch)) {
+    if (*order != "in-order" && *order != "any-order") {
+      rejectSetting(Setting::Dispatch, *order);
     }
-    knobs.dispatchInSubmissionOrder = order == "in-order";
+    knobs.dispatchInSubmissionOrder = *order == "in-order";
   }
   return knobs;
 }

@@ -3,6 +3,7 @@
 // (see launchUsage()). The ranks meet through the emulated NCCL's shared-memory rendezvous.
 #include "launch_options.h"
 #include "prefixed_output.h"
+#include "settings.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+using namespace streamrace::emu;
 using namespace streamrace::emu::launcher;
 
 namespace {
@@ -61,14 +63,14 @@ void setRankEnvironment(const LaunchOptions& options, int rank, const std::strin
   setEnvironment("MASTER_ADDR", "127.0.0.1");
   setEnvironment("MASTER_PORT", std::to_string(masterPort));
   if (options.sharedNcclIds) {
-    setEnvironment("STREAMRACE_EMU_NCCL_ID", ncclId);
+    setEnvironment(settingVariable(Setting::NcclId), ncclId);
   }
-  setEnvironment("STREAMRACE_EMU_RENDEZVOUS_DIR", rendezvousDir);
-  setEnvironment("STREAMRACE_EMU_NODES", std::to_string(options.nodes));
-  setEnvironment("STREAMRACE_EMU_GPUS_PER_NODE", std::to_string(options.gpusPerNode));
-  setEnvironment("STREAMRACE_EMU_NODE_RANK", std::to_string(node));
+  setEnvironment(settingVariable(Setting::RendezvousDir), rendezvousDir);
+  setEnvironment(settingVariable(Setting::Nodes), std::to_string(options.nodes));
+  setEnvironment(settingVariable(Setting::GpusPerNode), std::to_string(options.gpusPerNode));
+  setEnvironment(settingVariable(Setting::NodeRank), std::to_string(node));
   // Each process sees its node's GPUs and drives the one at LOCAL_RANK, as on a real node.
-  setenv("STREAMRACE_EMU_DEVICES", std::to_string(options.gpusPerNode).c_str(), 0);
+  setenv(settingVariable(Setting::Devices), std::to_string(options.gpusPerNode).c_str(), 0);
 }
 
 Rank startRank(const LaunchOptions& options, int rank, const std::string& ncclId,
@@ -138,7 +140,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (options.help) {
-    std::fputs(launchUsage(), stdout);
+    std::printf("%s\n%s", launchUsage(), settingsHelp().c_str());
     return 0;
   }
   const auto now = std::chrono::steady_clock::now().time_since_epoch().count();

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "api_state.h"
 
-#include "environment.h"
 #include "link_statistics.h"
+#include "settings.h"
 
 #include <unistd.h>
 
@@ -58,7 +58,10 @@ std::string lastErrorMessage() {
 void reportAsynchronousFailure(const Communicator& communicator) {
   const std::string message = communicator.lastError();
   recordError(communicator.asyncError(), message);
-  const std::optional<std::string> policy = environmentString("STREAMRACE_EMU_NCCL_ON_ERROR");
+  const std::optional<std::string> policy = settingText(Setting::NcclOnError);
+  if (policy && *policy != "exit" && *policy != "continue") {
+    rejectSetting(Setting::NcclOnError, *policy);
+  }
   const bool keepRunning = policy && *policy == "continue";
   std::fprintf(stderr, "streamrace-emu nccl: error on rank %d: %s\n", communicator.rank(),
                message.c_str());
@@ -74,8 +77,8 @@ void reportAsynchronousFailure(const Communicator& communicator) {
 }
 
 int nodeOfDevice(int device) {
-  const std::int64_t base = environmentInteger("STREAMRACE_EMU_NODE_RANK", 0);
-  const std::int64_t gpusPerNode = environmentInteger("STREAMRACE_EMU_GPUS_PER_NODE", 0);
+  const std::int64_t base = settingInteger(Setting::NodeRank, 0);
+  const std::int64_t gpusPerNode = settingInteger(Setting::GpusPerNode, 0);
   return static_cast<int>(base + (gpusPerNode > 0 ? device / gpusPerNode : 0));
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "communicator.h"
 
-#include "environment.h"
 #include "polling.h"
+#include "settings.h"
 
 #include <unistd.h>
 
@@ -15,10 +15,9 @@ namespace streamrace::emu::nccl {
 
 CommunicatorSettings CommunicatorSettings::fromEnvironment() {
   CommunicatorSettings settings;
-  settings.timeoutMs = environmentInteger("STREAMRACE_EMU_NCCL_TIMEOUT_MS", settings.timeoutMs);
-  const std::int64_t slot =
-      environmentInteger("STREAMRACE_EMU_NCCL_SLOT_BYTES",
-                         static_cast<std::int64_t>(settings.sizes.collectiveSlotBytes));
+  settings.timeoutMs = settingInteger(Setting::NcclTimeoutMs, settings.timeoutMs);
+  const std::int64_t slot = settingInteger(
+      Setting::NcclSlotBytes, static_cast<std::int64_t>(settings.sizes.collectiveSlotBytes));
   // Staging must hold at least one element per rank for every datatype.
   settings.sizes.collectiveSlotBytes =
       std::max<std::uint64_t>(static_cast<std::uint64_t>(slot), 4096);

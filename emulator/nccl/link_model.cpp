@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "link_model.h"
 
-#include "environment.h"
+#include "settings.h"
 
 #include <algorithm>
 
@@ -21,15 +21,13 @@ void addBytes(LinkTraffic& traffic, bool crossesNodes, std::uint64_t bytes) {
 LinkParameters LinkParameters::fromEnvironment() {
   LinkParameters defaults;
   LinkParameters parameters;
-  parameters.intraNodeGbps =
-      environmentDouble("STREAMRACE_EMU_NCCL_INTRA_GBPS", defaults.intraNodeGbps);
-  parameters.intraNodeLatencyMicroseconds = environmentDouble(
-      "STREAMRACE_EMU_NCCL_INTRA_LATENCY_US", defaults.intraNodeLatencyMicroseconds);
-  parameters.interNodeGbps =
-      environmentDouble("STREAMRACE_EMU_NCCL_INTER_GBPS", defaults.interNodeGbps);
-  parameters.interNodeLatencyMicroseconds = environmentDouble(
-      "STREAMRACE_EMU_NCCL_INTER_LATENCY_US", defaults.interNodeLatencyMicroseconds);
-  parameters.timeScale = environmentDouble("STREAMRACE_EMU_NCCL_TIME_SCALE", defaults.timeScale);
+  parameters.intraNodeGbps = settingNumber(Setting::NcclIntraGbps, defaults.intraNodeGbps);
+  parameters.intraNodeLatencyMicroseconds =
+      settingNumber(Setting::NcclIntraLatencyUs, defaults.intraNodeLatencyMicroseconds);
+  parameters.interNodeGbps = settingNumber(Setting::NcclInterGbps, defaults.interNodeGbps);
+  parameters.interNodeLatencyMicroseconds =
+      settingNumber(Setting::NcclInterLatencyUs, defaults.interNodeLatencyMicroseconds);
+  parameters.timeScale = settingNumber(Setting::NcclTimeScale, defaults.timeScale);
   if (parameters.intraNodeGbps <= 0) {
     parameters.intraNodeGbps = defaults.intraNodeGbps;
   }

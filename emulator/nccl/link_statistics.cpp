@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "link_statistics.h"
 
-#include "environment.h"
+#include "settings.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -38,6 +39,15 @@ struct WriteAtExit {
   ~WriteAtExit() { writeStatisticsFile(); }
 } writeAtExit;
 
+// The RANK a launcher gave the process (torchrun's variable, not an emulator setting), or -1.
+long long launcherRank() {
+  const char* text = std::getenv("RANK");
+  if (text == nullptr) return -1;
+  char* end = nullptr;
+  const long long rank = std::strtoll(text, &end, 10);
+  return end == text || *end != '\0' ? -1 : rank;
+}
+
 } // namespace
 
 void recordTraffic(const char* operationName, const LinkTraffic& traffic) {
@@ -53,7 +63,7 @@ void recordTraffic(const char* operationName, const LinkTraffic& traffic) {
 std::string statisticsJson() {
   Statistics& stats = statistics();
   std::lock_guard lock(stats.mutex);
-  const long long rank = environmentString("RANK") ? environmentInteger("RANK", -1) : -1;
+  const long long rank = launcherRank();
   std::string json = "{\"pid\":" + std::to_string(getpid()) + ",\"rank\":" + std::to_string(rank) +
                      ",\"intra_node_bytes\":" + std::to_string(stats.total.intraNodeBytes) +
                      ",\"inter_node_bytes\":" + std::to_string(stats.total.interNodeBytes) +
@@ -70,7 +80,7 @@ std::string statisticsJson() {
 }
 
 void writeStatisticsFile() {
-  const std::optional<std::string> path = environmentString("STREAMRACE_EMU_NCCL_STATS");
+  const std::optional<std::string> path = settingText(Setting::NcclStats);
   if (!path || statistics().written.exchange(true)) {
     return;
   }

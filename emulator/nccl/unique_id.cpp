@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "unique_id.h"
 
-#include "environment.h"
+#include "settings.h"
 
 #include <unistd.h>
 
@@ -49,7 +49,7 @@ std::string randomSegmentName() {
 }
 
 std::string newSegmentName() {
-  if (const std::optional<std::string> shared = environmentString("STREAMRACE_EMU_NCCL_ID")) {
+  if (const std::optional<std::string> shared = settingText(Setting::NcclId)) {
     static std::atomic<std::uint64_t> sharedCalls{0};
     return "/srnccl-" + hex(fnv1a(*shared + "#" + std::to_string(sharedCalls++)));
   }
