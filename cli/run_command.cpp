@@ -135,8 +135,8 @@ std::string cuda_library_preload(const std::string& folder) {
 
 // The processes get the settings this command resolved (its environment's, then --options), with
 // its own on top: the trace folder (also as STREAMRACE_OUTPUT_DIR, the variable launchers are
-// told to pass on), and no report at exit, since this command prints the report merged from
-// every process's trace.
+// told to pass on), the observer's cache folder (cache_dir, as STREAMRACE_CACHE_DIR), and no
+// report at exit, since this command prints the report merged from every process's trace.
 std::vector<std::string> traced_environment(const RunRequest& request, const fs::path& library,
                                             const fs::path& output) {
   Settings traced = request.settings;
@@ -158,6 +158,7 @@ std::vector<std::string> traced_environment(const RunRequest& request, const fs:
     if (variable.rfind("CUDA_INJECTION64_PATH=", 0) == 0 ||
         variable.rfind("NVTX_INJECTION64_PATH=", 0) == 0 ||
         variable.rfind("STREAMRACE_OUTPUT_DIR=", 0) == 0 ||
+        variable.rfind("STREAMRACE_CACHE_DIR=", 0) == 0 ||
         variable.rfind(std::string(kOptionsVariable) + "=", 0) == 0 ||
         (package_path && variable.rfind("PYTHONPATH=", 0) == 0))
       continue;
@@ -168,6 +169,9 @@ std::vector<std::string> traced_environment(const RunRequest& request, const fs:
   environment.push_back("CUDA_INJECTION64_PATH=" + library.string());
   environment.push_back("NVTX_INJECTION64_PATH=" + library.string());
   environment.push_back("STREAMRACE_OUTPUT_DIR=" + output.string());
+  // The Python side reads the observer's cache folder from the option's own variable.
+  if (!traced.run.cache_dir.empty())
+    environment.push_back("STREAMRACE_CACHE_DIR=" + traced.run.cache_dir);
   environment.push_back(std::string(kOptionsVariable) + "=" + settings_text(traced));
   return environment;
 }

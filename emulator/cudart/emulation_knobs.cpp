@@ -3,7 +3,6 @@
 
 #include "settings.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>

@@ -2,7 +2,8 @@
 """The compiled operator observer (observer.cpp): built against this process's own PyTorch the
 first time a traced job imports torch, kept in a cache, loaded from there by every later process.
 
-The cache is STREAMRACE_CACHE_DIR, else $XDG_CACHE_HOME/streamrace, else ~/.cache/streamrace;
+The cache is STREAMRACE_CACHE_DIR (the variable of the run option cache_dir, which `streamrace
+run` passes on), else $XDG_CACHE_HOME/streamrace, else ~/.cache/streamrace;
 a library is named by a digest of its sources, the PyTorch build and the compiler, so a new
 PyTorch or a new streamrace builds a new one. Building takes a C++20 compiler (CXX, else c++)
 and about 20 seconds; processes that build at once each write their own file and rename it.
