@@ -29,31 +29,6 @@ const Declaration& declaration(Setting setting) {
   return kDeclarations[static_cast<std::size_t>(setting)];
 }
 
-// `words` as lines of at most `width` columns, each starting with `indent` spaces.
-std::string wrapped(std::string_view words, std::size_t indent, std::size_t width = 96) {
-  std::string text;
-  std::size_t column = 0;
-  while (!words.empty()) {
-    const std::size_t space = words.find(' ');
-    const std::string_view word = words.substr(0, space);
-    words = space == std::string_view::npos ? std::string_view{} : words.substr(space + 1);
-    if (column > indent && column + 1 + word.size() > width) {
-      text += '\n';
-      column = 0;
-    }
-    if (column == 0) {
-      text.append(indent, ' ');
-      column = indent;
-    } else {
-      text += ' ';
-      ++column;
-    }
-    text += word;
-    column += word.size();
-  }
-  return text + '\n';
-}
-
 } // namespace
 
 const char* settingVariable(Setting setting) {
@@ -100,7 +75,7 @@ std::string settingsHelp() {
   std::string text = "Emulator settings (environment variables, read once per process):\n";
   for (const Declaration& declared : kDeclarations) {
     text += "  " + std::string(declared.variable) + " (default " + declared.fallback + ")\n";
-    text += wrapped(std::string("Expects ") + declared.form + ". " + declared.help, 6);
+    text += "      Expects " + std::string(declared.form) + ". " + declared.help + "\n";
   }
   return text;
 }
