@@ -25,12 +25,12 @@
 //       generation order, so `streamrace report DIR` replays them in this order) instead.
 #include "streamrace/engine/engine.h"
 #include "streamrace/trace/trace_writer.h"
+#include "whole_number.h"
 
 #include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -97,19 +97,19 @@ double thread_cpu_seconds() {
 // longer (on memory the host shares), and turns replay time into cycles. 0 off x86-64.
 double core_ghz() {
 #if defined(__x86_64__)
-  constexpr std::uint64_t kRounds = 12'500; // eight adds each: 100k cycles, 50 us at 2 GHz
+  constexpr std::uint64_t k_rounds = 12'500; // eight adds each: 100k cycles, 50 us at 2 GHz
   const double start = thread_cpu_seconds();
   // Register operands: cores since Golden Cove fold dependent adds of an immediate at
   // rename, several per cycle, which read as an 11 GHz clock.
   std::uint64_t chain = 0;
   const std::uint64_t one = 1;
-  for (std::uint64_t round = 0; round < kRounds; ++round)
+  for (std::uint64_t round = 0; round < k_rounds; ++round)
     asm volatile("add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
                  "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
                  : "+r"(chain)
                  : "r"(one));
   const double seconds = thread_cpu_seconds() - start;
-  return seconds > 0 ? static_cast<double>(kRounds * 8) / seconds / 1e9 : 0;
+  return seconds > 0 ? static_cast<double>(k_rounds * 8) / seconds / 1e9 : 0;
 #else
   return 0;
 #endif
@@ -191,7 +191,7 @@ private:
                  std::move(payload)};
   }
   int tensors_;
-  std::mt19937_64 rng_{12345};
+  std::mt19937_64 rng_{12345}; // NOLINT(bugprone-random-generator-seed): the same workload each run
   std::uint64_t next_fresh_ = 0;
 };
 
@@ -229,14 +229,6 @@ int write_trace(const std::string& dir, std::uint64_t total, int tensors_per_ran
 constexpr const char* kUsage =
     "usage: engine-replay-bench [EVENTS (default 10000000, > 0)] [HISTORY_LIMIT_MB (default 64)]"
     " [--tensors-per-rank N (default 512)] [--repeat R (default 1)] [--write-trace DIR]";
-
-// A whole argument as a decimal number, or nothing.
-std::optional<std::uint64_t> parse_count(std::string_view text) {
-  std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 int usage_error(const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "engine-replay-bench: %s\n", problem.c_str());
@@ -323,7 +315,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--tensors-per-rank" || arg == "--repeat") {
       // Each rank's tensors are 1 MiB apart below the fresh pool allocations at 0x7000000000.
       const int most = arg == "--repeat" ? 100 : 65536;
-      const auto value = i + 1 < argc ? parse_count(argv[i + 1]) : std::nullopt;
+      const auto value = i + 1 < argc ? whole_number<std::uint64_t>(argv[i + 1]) : std::nullopt;
       if (!value || *value == 0 || *value > static_cast<std::uint64_t>(most))
         return usage_error(std::string(arg) + " needs a whole number from 1 to " +
                            std::to_string(most));
@@ -341,14 +333,14 @@ int main(int argc, char** argv) {
   Options options;
   options.history_limit_mb = 64;
   if (!numbers.empty()) {
-    const auto events = parse_count(numbers[0]);
+    const auto events = whole_number<std::uint64_t>(numbers[0]);
     if (!events || *events == 0)
       return usage_error("EVENTS must be a positive whole number, got '" + std::string(numbers[0]) +
                          "'");
     total = *events;
   }
   if (numbers.size() > 1) {
-    const auto limit = parse_count(numbers[1]);
+    const auto limit = whole_number<std::uint64_t>(numbers[1]);
     if (!limit)
       return usage_error("HISTORY_LIMIT_MB must be a whole number, got '" +
                          std::string(numbers[1]) + "'");

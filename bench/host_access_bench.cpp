@@ -12,6 +12,7 @@
 //
 //   host-access-bench [ITERATIONS (default 2000)] [KIB (default 64)]
 #include "cuda_check.h"
+#include "whole_number.h"
 
 #include <cuda_runtime_api.h>
 
@@ -135,8 +136,8 @@ void system_calls() {
 } // namespace
 
 int main(int argc, char** argv) {
-  const int iterations = argc > 1 ? std::atoi(argv[1]) : 2000;
-  const int kib = argc > 2 ? std::atoi(argv[2]) : 64;
+  const int iterations = argc > 1 ? whole_number<int>(argv[1]).value_or(0) : 2000;
+  const int kib = argc > 2 ? whole_number<int>(argv[2]).value_or(0) : 64;
   if (argc > 3 || iterations < 1 || kib < 1 || kib > 1 << 20) {
     std::fprintf(stderr, "usage: host-access-bench [ITERATIONS >= 1] [KIB 1..1048576]\n");
     return 2;

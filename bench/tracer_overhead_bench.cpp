@@ -13,18 +13,19 @@
 //
 //   LD_LIBRARY_PATH=<build>/emulator/lib <build>/bin/tracer-overhead-bench [batches=200]
 #include "cuda_check.h"
+#include "whole_number.h"
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -140,9 +141,9 @@ Figures run_child(const std::string& self, int batches,
   int status = 0;
   waitpid(child, &status, 0);
   Figures figures;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      std::sscanf(output.c_str(), "%lf %lf %lf %lf", &figures.record.wall, &figures.record.cpu,
-                  &figures.copy.wall, &figures.copy.cpu) != 4) {
+  std::istringstream printed(output);
+  printed >> figures.record.wall >> figures.record.cpu >> figures.copy.wall >> figures.copy.cpu;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !printed) {
     std::fprintf(stderr, "tracer-overhead-bench: a measuring run failed (without a GPU, put the "
                          "emulator's libraries on LD_LIBRARY_PATH; see --help)\n");
     std::exit(1);
@@ -158,13 +159,10 @@ constexpr const char* kUsage =
     "with back-pressure. Run it on the CUDA runtime the library path names, e.g. the emulator's:\n"
     "  LD_LIBRARY_PATH=<build>/emulator/lib tracer-overhead-bench\n";
 
-// A whole number of batches in range, or nothing: atoi would take "--help" or "abc" as 0
-// batches and the median of no measurements would be read out of an empty vector.
+// A number of batches in range, or nothing: none would leave no measurement to take the median of.
 std::optional<int> batch_count(const char* text) {
-  int batches = 0;
-  const char* end = text + std::strlen(text);
-  const auto [stop, error] = std::from_chars(text, end, batches);
-  if (error != std::errc() || stop != end || batches < 1 || batches > 1000000) return std::nullopt;
+  const std::optional<int> batches = whole_number<int>(text);
+  if (!batches || *batches < 1 || *batches > 1000000) return std::nullopt;
   return batches;
 }
 

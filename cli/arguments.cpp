@@ -6,6 +6,14 @@
 #include <stdexcept>
 
 namespace streamrace::cli {
+namespace {
+
+UsageError given_twice(const std::string& name, const std::string& first,
+                       const std::string& second) {
+  return UsageError("option '--" + name + "' given twice ('" + first + "' and '" + second + "')");
+}
+
+} // namespace
 
 Arguments Arguments::parse(const std::vector<std::string>& args, const std::string& command,
                            const std::set<std::string>& valued,
@@ -45,8 +53,7 @@ Arguments Arguments::parse(const std::vector<std::string>& args, const std::stri
       throw UsageError("option '--" + name + "' needs a value, got an empty one");
     // A repeated option would silently drop one of the two values: say which were given.
     if (auto [it, inserted] = parsed.values.emplace(name, value); !inserted)
-      throw UsageError("option '--" + name + "' given twice ('" + it->second + "' and '" + value +
-                       "')");
+      throw given_twice(name, it->second, value);
   }
   return parsed;
 }

@@ -190,7 +190,7 @@ std::optional<std::string> executable_file(const std::string& command) {
   const char* path = std::getenv("PATH");
   std::istringstream folders(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
   for (std::string folder; std::getline(folders, folder, ':');) {
-    const std::string candidate = (folder.empty() ? "." : folder) + "/" + command;
+    std::string candidate = (folder.empty() ? "." : folder) + "/" + command;
     std::error_code error;
     if (fs::is_regular_file(candidate, error) && access(candidate.c_str(), X_OK) == 0)
       return candidate;

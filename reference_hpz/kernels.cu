@@ -10,10 +10,10 @@ namespace hpz {
 
 namespace {
 
-constexpr int threadsPerBlock = 128;
+constexpr int kThreadsPerBlock = 128;
 
 int blocksFor(int count) {
-  return (count + threadsPerBlock - 1) / threadsPerBlock;
+  return (count + kThreadsPerBlock - 1) / kThreadsPerBlock;
 }
 
 // The arithmetic shared by the device kernels and their CPU twins, one output element each.
@@ -95,9 +95,9 @@ __host__ __device__ void quantizeBlock(const float* values, int shardSize, std::
                                        float* scales, int block) {
   const int blocksPerShard = quantizationBlocks(shardSize);
   const int shardBegin = (block / blocksPerShard) * shardSize;
-  const int begin = shardBegin + (block % blocksPerShard) * quantizationBlock;
+  const int begin = shardBegin + (block % blocksPerShard) * kQuantizationBlock;
   const int shardEnd = shardBegin + shardSize;
-  const int end = begin + quantizationBlock < shardEnd ? begin + quantizationBlock : shardEnd;
+  const int end = begin + kQuantizationBlock < shardEnd ? begin + kQuantizationBlock : shardEnd;
   float largest = 0.0f;
   for (int j = begin; j < end; ++j) {
     largest = fmaxf(largest, fabsf(values[j]));
@@ -113,7 +113,7 @@ __host__ __device__ void quantizeBlock(const float* values, int shardSize, std::
 __host__ __device__ float dequantizeElement(const std::int8_t* quantized, const float* scales,
                                             int shardSize, int j) {
   const int shard = j / shardSize;
-  const int block = (j % shardSize) / quantizationBlock;
+  const int block = (j % shardSize) / kQuantizationBlock;
   return static_cast<float>(quantized[j]) * scales[shard * quantizationBlocks(shardSize) + block];
 }
 
@@ -300,7 +300,7 @@ bool registerCpuKernels() {
 
 void launchDenseForward(const float* parameters, const float* input, float* output, int batch,
                         int inFeatures, int outFeatures, bool applyRelu, cudaStream_t stream) {
-  denseForward<<<blocksFor(batch * outFeatures), threadsPerBlock, 0, stream>>>(
+  denseForward<<<blocksFor(batch * outFeatures), kThreadsPerBlock, 0, stream>>>(
       parameters, input, output, batch, inFeatures, outFeatures, applyRelu ? 1 : 0);
   CUDA_CHECK(cudaGetLastError());
 }
@@ -314,7 +314,7 @@ void launchMseLoss(const float* prediction, const float* target, float* gradient
 void launchDenseBackwardInput(const float* parameters, const float* outputGradient,
                               const float* input, float* inputGradient, int batch, int inFeatures,
                               int outFeatures, cudaStream_t stream) {
-  denseBackwardInput<<<blocksFor(batch * inFeatures), threadsPerBlock, 0, stream>>>(
+  denseBackwardInput<<<blocksFor(batch * inFeatures), kThreadsPerBlock, 0, stream>>>(
       parameters, outputGradient, input, inputGradient, batch, inFeatures, outFeatures);
   CUDA_CHECK(cudaGetLastError());
 }
@@ -322,7 +322,7 @@ void launchDenseBackwardInput(const float* parameters, const float* outputGradie
 void launchDenseBackwardParameters(const float* outputGradient, const float* input,
                                    float* parameterGradient, int batch, int inFeatures,
                                    int outFeatures, float scale, cudaStream_t stream) {
-  denseBackwardParameters<<<blocksFor(outFeatures * (inFeatures + 1)), threadsPerBlock, 0,
+  denseBackwardParameters<<<blocksFor(outFeatures * (inFeatures + 1)), kThreadsPerBlock, 0,
                             stream>>>(outputGradient, input, parameterGradient, batch, inFeatures,
                                       outFeatures, scale);
   CUDA_CHECK(cudaGetLastError());
@@ -330,35 +330,35 @@ void launchDenseBackwardParameters(const float* outputGradient, const float* inp
 
 void launchAdam(float* parameters, const float* gradients, float* firstMoment, float* secondMoment,
                 int count, AdamStep step, cudaStream_t stream) {
-  adam<<<blocksFor(count), threadsPerBlock, 0, stream>>>(parameters, gradients, firstMoment,
-                                                         secondMoment, count, step);
+  adam<<<blocksFor(count), kThreadsPerBlock, 0, stream>>>(parameters, gradients, firstMoment,
+                                                          secondMoment, count, step);
   CUDA_CHECK(cudaGetLastError());
 }
 
 void launchQuantize(const float* values, int shardSize, int shards, std::int8_t* quantized,
                     float* scales, cudaStream_t stream) {
-  quantize<<<blocksFor(quantizationBlocks(shardSize) * shards), threadsPerBlock, 0, stream>>>(
+  quantize<<<blocksFor(quantizationBlocks(shardSize) * shards), kThreadsPerBlock, 0, stream>>>(
       values, shardSize, shards, quantized, scales);
   CUDA_CHECK(cudaGetLastError());
 }
 
 void launchDequantize(const std::int8_t* quantized, const float* scales, int shardSize, int shards,
                       float* values, cudaStream_t stream) {
-  dequantize<<<blocksFor(shardSize * shards), threadsPerBlock, 0, stream>>>(
+  dequantize<<<blocksFor(shardSize * shards), kThreadsPerBlock, 0, stream>>>(
       quantized, scales, shardSize, shards, values);
   CUDA_CHECK(cudaGetLastError());
 }
 
 void launchDequantizeSum(const std::int8_t* quantized, const float* scales, int shardSize,
                          int chunks, int sources, float* sums, cudaStream_t stream) {
-  dequantizeSum<<<blocksFor(chunks * shardSize), threadsPerBlock, 0, stream>>>(
+  dequantizeSum<<<blocksFor(chunks * shardSize), kThreadsPerBlock, 0, stream>>>(
       quantized, scales, shardSize, chunks, sources, sums);
   CUDA_CHECK(cudaGetLastError());
 }
 
 void launchGroupShardsByLocalRank(const float* gradient, int shardSize, int nodes, int ranksPerNode,
                                   float* grouped, cudaStream_t stream) {
-  groupShardsByLocalRank<<<blocksFor(shardSize * nodes * ranksPerNode), threadsPerBlock, 0,
+  groupShardsByLocalRank<<<blocksFor(shardSize * nodes * ranksPerNode), kThreadsPerBlock, 0,
                            stream>>>(gradient, shardSize, nodes, ranksPerNode, grouped);
   CUDA_CHECK(cudaGetLastError());
 }

@@ -47,10 +47,10 @@ void launchAdam(float* parameters, const float* gradients, float* firstMoment, f
 
 // qwZ: symmetric int8 quantization in blocks of `quantizationBlock` values, one scale
 // (max |x| / 127) per block; a shard of n values has ceil(n / quantizationBlock) blocks.
-constexpr int quantizationBlock = 64;
+constexpr int kQuantizationBlock = 64;
 
 __host__ __device__ inline int quantizationBlocks(int count) {
-  return (count + quantizationBlock - 1) / quantizationBlock;
+  return (count + kQuantizationBlock - 1) / kQuantizationBlock;
 }
 
 // `shards` consecutive shards of `shardSize` values each, blocks restarting at every shard;

@@ -12,13 +12,13 @@ struct ModeSpelling {
   const char* name;
 };
 
-constexpr ModeSpelling modeSpellings[] = {{Mode::Zero3, "zero3"},
-                                          {Mode::HpzBuggy, "hpz-buggy"},
-                                          {Mode::HpzFixHostSync, "hpz-fix-hostsync"},
-                                          {Mode::HpzFixEvent, "hpz-fix-event"}};
+constexpr ModeSpelling kModeSpellings[] = {{Mode::Zero3, "zero3"},
+                                           {Mode::HpzBuggy, "hpz-buggy"},
+                                           {Mode::HpzFixHostSync, "hpz-fix-hostsync"},
+                                           {Mode::HpzFixEvent, "hpz-fix-event"}};
 
 Mode parseMode(const std::string& text) {
-  for (const ModeSpelling& spelling : modeSpellings) {
+  for (const ModeSpelling& spelling : kModeSpellings) {
     if (text == spelling.name) {
       return spelling.mode;
     }
@@ -45,7 +45,7 @@ std::uint64_t parseUnsigned(const std::string& option, const std::string& text) 
 } // namespace
 
 const char* modeName(Mode mode) {
-  for (const ModeSpelling& spelling : modeSpellings) {
+  for (const ModeSpelling& spelling : kModeSpellings) {
     if (spelling.mode == mode) {
       return spelling.name;
     }

@@ -115,6 +115,8 @@ void serveUniqueId(const ncclUniqueId& id, const std::string& port, int clients)
 ncclUniqueId fetchUniqueId(const std::string& host, const std::string& port) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::seconds(60);
+  const std::string late =
+      "rank 0 did not serve the NCCL id on " + host + ":" + port + " within 60 s";
   while (true) {
     AddressList addresses(host, port, false);
     for (addrinfo* address = addresses.head; address != nullptr; address = address->ai_next) {
@@ -127,8 +129,7 @@ ncclUniqueId fetchUniqueId(const std::string& host, const std::string& port) {
       }
     }
     if (Clock::now() > deadline) {
-      throw std::runtime_error("rank 0 did not serve the NCCL id on " + host + ":" + port +
-                               " within 60 s");
+      throw std::runtime_error(late);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

@@ -7,6 +7,12 @@ namespace hpz {
 
 namespace {
 
+// Where (row, column) sits in a row-major matrix `width` columns wide, computed in std::size_t.
+std::size_t flatIndex(int row, int width, int column = 0) {
+  return static_cast<std::size_t>(row) * static_cast<std::size_t>(width) +
+         static_cast<std::size_t>(column);
+}
+
 // splitmix64: tiny, seedable, and the same on every platform.
 class Random {
 public:
@@ -50,29 +56,27 @@ std::vector<float> initialParameters(const DenseShape& shape, std::uint64_t seed
 
 Samples rankSamples(std::uint64_t seed, int rank, int count, int inFeatures, int outFeatures) {
   Random teacher(mix(seed, 2, 0));
-  std::vector<float> teacherWeights(static_cast<std::size_t>(outFeatures * inFeatures));
+  std::vector<float> teacherWeights(flatIndex(outFeatures, inFeatures));
   for (float& weight : teacherWeights) {
     weight = teacher.symmetric() * 0.5f;
   }
   Random data(mix(seed, 3, static_cast<std::uint64_t>(rank)));
   Samples samples;
   samples.count = count;
-  samples.inputs.resize(static_cast<std::size_t>(count * inFeatures));
-  samples.targets.resize(static_cast<std::size_t>(count * outFeatures));
+  samples.inputs.resize(flatIndex(count, inFeatures));
+  samples.targets.resize(flatIndex(count, outFeatures));
   for (int sample = 0; sample < count; ++sample) {
-    const float* input = &samples.inputs[static_cast<std::size_t>(sample * inFeatures)];
+    const float* input = &samples.inputs[flatIndex(sample, inFeatures)];
     for (int i = 0; i < inFeatures; ++i) {
-      samples.inputs[static_cast<std::size_t>(sample * inFeatures + i)] = data.symmetric();
+      samples.inputs[flatIndex(sample, inFeatures, i)] = data.symmetric();
     }
     for (int o = 0; o < outFeatures; ++o) {
       double projection = 0.0;
       for (int i = 0; i < inFeatures; ++i) {
-        projection +=
-            static_cast<double>(teacherWeights[static_cast<std::size_t>(o * inFeatures + i)]) *
-            static_cast<double>(input[i]);
+        projection += static_cast<double>(teacherWeights[flatIndex(o, inFeatures, i)]) *
+                      static_cast<double>(input[i]);
       }
-      samples.targets[static_cast<std::size_t>(sample * outFeatures + o)] =
-          static_cast<float>(std::sin(projection));
+      samples.targets[flatIndex(sample, outFeatures, o)] = static_cast<float>(std::sin(projection));
     }
   }
   return samples;

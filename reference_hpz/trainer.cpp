@@ -6,10 +6,10 @@
 
 #include <nvtx3/nvToolsExtCudaRt.h>
 
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -17,9 +17,9 @@ namespace hpz {
 
 namespace {
 
-constexpr int samplesPerRank = 256;
-constexpr int batchPerRank = 16;
-constexpr AdamStep adamHyperparameters{1e-3f, 0.9f, 0.999f, 1e-8f, 1.0f, 1.0f};
+constexpr int kSamplesPerRank = 256;
+constexpr int kBatchPerRank = 16;
+constexpr AdamStep kAdamHyperparameters{1e-3f, 0.9f, 0.999f, 1e-8f, 1.0f, 1.0f};
 
 using Clock = std::chrono::steady_clock;
 
@@ -66,9 +66,9 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
   for (int node = 0; node < nodes; ++node) {
     intraNodeGroups_.emplace_back(static_cast<std::size_t>(layout_.ranksPerNode), node);
   }
-  std::vector<int> everyNode;
+  std::vector<int> everyNode(static_cast<std::size_t>(nodes));
   for (int node = 0; node < nodes; ++node) {
-    everyNode.push_back(node);
+    everyNode[static_cast<std::size_t>(node)] = node;
   }
   interNodeGroups_.assign(static_cast<std::size_t>(layout_.ranksPerNode), everyNode);
 
@@ -91,7 +91,7 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
     layer.forwardWeights = DeviceFloats(geometry.aligned);
     layer.backwardWeights = DeviceFloats(geometry.aligned);
     const std::size_t activations =
-        static_cast<std::size_t>(batchPerRank) * static_cast<std::size_t>(layer.shape.outFeatures);
+        static_cast<std::size_t>(kBatchPerRank) * static_cast<std::size_t>(layer.shape.outFeatures);
     if (options_.quantizeWeights) {
       allocateWeightQuantization(layer);
     }
@@ -125,7 +125,7 @@ Trainer::Trainer(const Options& options, const RankLayout& layout, Communicators
   }
 
   const Samples samples =
-      rankSamples(options_.seed, layout_.rank, samplesPerRank, layers_.front().shape.inFeatures,
+      rankSamples(options_.seed, layout_.rank, kSamplesPerRank, layers_.front().shape.inFeatures,
                   layers_.back().shape.outFeatures);
   sampleCount_ = samples.count;
   inputs_ = DeviceFloats(samples.inputs.size());
@@ -349,9 +349,9 @@ template <Mode mode> StepReport Trainer::stepIn(int stepIndex) {
   StepReport report;
   const Clock::time_point stepStart = Clock::now();
   const cudaStream_t compute = computeStream_;
-  const int batchesPerEpoch = sampleCount_ / batchPerRank;
+  const int batchesPerEpoch = sampleCount_ / kBatchPerRank;
   const std::size_t firstSample = static_cast<std::size_t>(stepIndex % batchesPerEpoch) *
-                                  static_cast<std::size_t>(batchPerRank);
+                                  static_cast<std::size_t>(kBatchPerRank);
   const float* batchInput =
       inputs_.get() + firstSample * static_cast<std::size_t>(layers_.front().shape.inFeatures);
   const float* batchTarget =
@@ -367,7 +367,7 @@ template <Mode mode> StepReport Trainer::stepIn(int stepIndex) {
     }
     CUDA_CHECK(cudaStreamWaitEvent(compute, layer.forwardGathered.get(), 0));
     const float* input = index == 0 ? batchInput : layers_[index - 1].output.get();
-    launchDenseForward(layer.forwardWeights.get(), input, layer.output.get(), batchPerRank,
+    launchDenseForward(layer.forwardWeights.get(), input, layer.output.get(), kBatchPerRank,
                        layer.shape.inFeatures, layer.shape.outFeatures, index + 1 < layerCount,
                        compute);
     if (createSecondaryShards) {
@@ -377,7 +377,7 @@ template <Mode mode> StepReport Trainer::stepIn(int stepIndex) {
   }
   Layer& last = layers_.back();
   launchMseLoss(last.output.get(), batchTarget, last.outputGradient.get(), loss_.get(),
-                batchPerRank * last.shape.outFeatures, compute);
+                kBatchPerRank * last.shape.outFeatures, compute);
 
   const float gradientScale = 1.0f / static_cast<float>(layout_.worldSize);
   issueBackwardGather<mode>(layers_[layerCount - 1], report);
@@ -389,11 +389,11 @@ template <Mode mode> StepReport Trainer::stepIn(int stepIndex) {
     CUDA_CHECK(cudaStreamWaitEvent(compute, layer.backwardGathered.get(), 0));
     const float* input = index == 0 ? batchInput : layers_[index - 1].output.get();
     launchDenseBackwardParameters(layer.outputGradient.get(), input, layer.gradient.get(),
-                                  batchPerRank, layer.shape.inFeatures, layer.shape.outFeatures,
+                                  kBatchPerRank, layer.shape.inFeatures, layer.shape.outFeatures,
                                   gradientScale, compute);
     if (index > 0) {
       launchDenseBackwardInput(layer.backwardWeights.get(), layer.outputGradient.get(), input,
-                               layers_[index - 1].outputGradient.get(), batchPerRank,
+                               layers_[index - 1].outputGradient.get(), kBatchPerRank,
                                layer.shape.inFeatures, layer.shape.outFeatures, compute);
     }
     CUDA_CHECK(cudaEventRecord(layer.gradientReady.get(), compute));
@@ -403,7 +403,7 @@ template <Mode mode> StepReport Trainer::stepIn(int stepIndex) {
   CUDA_CHECK(cudaEventRecord(reduceScattered_.get(), reduceScatterStream_.get()));
   CUDA_CHECK(cudaStreamWaitEvent(compute, reduceScattered_.get(), 0));
 
-  AdamStep adamStep = adamHyperparameters;
+  AdamStep adamStep = kAdamHyperparameters;
   adamStep.biasCorrection1 = 1.0f - std::pow(adamStep.beta1, static_cast<float>(stepIndex + 1));
   adamStep.biasCorrection2 = 1.0f - std::pow(adamStep.beta2, static_cast<float>(stepIndex + 1));
   for (Layer& layer : layers_) {
@@ -444,7 +444,10 @@ void Trainer::checkWeights(int stepIndex, StepReport& report) {
     checksums.push_back(checksumOf(backward));
     std::size_t differing = 0;
     for (std::size_t value = 0; value < count; ++value) {
-      differing += std::memcmp(&forward[value], &backward[value], sizeof(float)) != 0 ? 1 : 0;
+      differing += std::bit_cast<std::uint32_t>(forward[value]) !=
+                           std::bit_cast<std::uint32_t>(backward[value])
+                       ? 1
+                       : 0;
     }
     if (differing > 0) {
       ++report.mismatchingLayers;

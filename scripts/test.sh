@@ -20,7 +20,17 @@ cmake --build "$clang_build" --target streamrace streamrace_tracer streamrace_em
   streamrace_emu_cublaslt streamrace-emu-launch \
   -- -j"$(nproc)"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+tidy_log=$(mktemp)
+trap 'rm -f "$log" "$tidy_log"' EXIT
+# clang-tidy over the product code (naming included) counts as one more test.
+tidy_failed=0
+if ! "$root/scripts/tidy.sh" >"$tidy_log" 2>&1; then
+  tidy_failed=1
+  echo "clang-tidy: FAILED"
+  grep -E '^/.*: (warning|error): ' "$tidy_log" | sed "s#^$root/##" | sort -u | head -n 100
+else
+  echo "clang-tidy: the product code is clean"
+fi
 status=0
 /usr/lib/llvm-22/bin/lit -sv --time-tests "$build/test/lit" "$build/test/unit" 2>&1 | tee "$log" || status=$?
 # lit's summary lines look like "  Passed: 212 (100.00%)": add up the first number after each.
@@ -29,9 +39,10 @@ count() {
     index(line, k ":") == 1 { rest = substr(line, length(k) + 2); n += rest + 0 }
     END { print n + 0 }' "$log"
 }
-passed=$(($(count Passed) + $(count "Expectedly Failed")))
+passed=$(($(count Passed) + $(count "Expectedly Failed") + 1 - tidy_failed))
 failed=$(($(count Failed) + $(count "Unexpectedly Passed") + $(count Unresolved) + $(count "Timed Out")))
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+failed=$((failed + tidy_failed))
 # A CI log that is cut keeps its head and its tail: repeat, last, the first FileCheck error of
 # each failed test with the input around it, so a failure that does not reproduce is still seen.
 if [ "$failed" -ne 0 ]; then

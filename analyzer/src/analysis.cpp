@@ -44,7 +44,7 @@ public:
     if (function->doesThisDeclarationHaveABody() && !function->isDependentContext() &&
         !function->isImplicit() && isHostCode(*function) &&
         sources_.isInMainFile(sources_.getExpansionLoc(function->getLocation())))
-      functions_.push_back(function);
+      functions.push_back(function);
     return true;
   }
 
@@ -60,11 +60,11 @@ public:
     const clang::CXXMethodDecl* call = lambda->getCallOperator();
     if (call && !call->isDependentContext() && call->hasBody() &&
         sources_.isInMainFile(sources_.getExpansionLoc(call->getLocation())))
-      functions_.push_back(call);
+      functions.push_back(call);
     return true;
   }
 
-  std::vector<const clang::FunctionDecl*> functions_;
+  std::vector<const clang::FunctionDecl*> functions;
 
 private:
   const clang::SourceManager& sources_;
@@ -77,9 +77,9 @@ AnalysisResult analyzeTranslationUnit(clang::ASTContext& context, const Analysis
   collector.TraverseDecl(context.getTranslationUnitDecl());
   FindingSink sink(context.getSourceManager());
   RemarkSink remarks(context.getSourceManager());
-  FlowEngine engine(context, options, makeChecks(context, sink), remarks, collector.functions_);
+  FlowEngine engine(context, options, makeChecks(context, sink), remarks, collector.functions);
   std::set<const clang::FunctionDecl*> analyzed;
-  for (const clang::FunctionDecl* function : collector.functions_)
+  for (const clang::FunctionDecl* function : collector.functions)
     if (analyzed.insert(function).second) engine.analyzeFunction(*function);
   if (options.externalDefinitions)
     for (const ExternalDefinitions::Miss& miss : options.externalDefinitions->takeMisses())

@@ -18,10 +18,16 @@ Polynomial Polynomial::atom(std::string name) {
   return polynomial;
 }
 
+void Polynomial::add(const std::vector<std::string>& monomial, std::int64_t coefficient) {
+  std::int64_t& sum = terms_[monomial];
+  sum += coefficient;
+  if (sum == 0) terms_.erase(monomial);
+}
+
 Polynomial Polynomial::operator+(const Polynomial& other) const {
   Polynomial sum = *this;
   for (const auto& [monomial, coefficient] : other.terms_)
-    if ((sum.terms_[monomial] += coefficient) == 0) sum.terms_.erase(monomial);
+    sum.add(monomial, coefficient);
   return sum;
 }
 
@@ -36,7 +42,7 @@ Polynomial Polynomial::operator*(const Polynomial& other) const {
       std::vector<std::string> monomial = left;
       monomial.insert(monomial.end(), right.begin(), right.end());
       std::sort(monomial.begin(), monomial.end());
-      if ((product.terms_[monomial] += a * b) == 0) product.terms_.erase(monomial);
+      product.add(monomial, a * b);
     }
   return product;
 }
@@ -109,7 +115,7 @@ namespace {
 // a constant that is not negative.
 bool endsBefore(const ByteRange& range, const ByteRange& later) {
   if (!range.length) return false;
-  const Polynomial gap = *later.offset - *range.offset - *range.length;
+  const Polynomial gap = later.offset.value() - range.offset.value() - *range.length;
   return gap.isConstant() && gap.constantTerm() >= 0;
 }
 

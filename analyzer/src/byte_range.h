@@ -66,6 +66,9 @@ public:
   auto operator<=>(const Polynomial&) const = default;
 
 private:
+  // Adds `coefficient` to the term of `monomial`, dropping the term if it cancels out.
+  void add(const std::vector<std::string>& monomial, std::int64_t coefficient);
+
   // Monomial (sorted atoms; empty for the constant) -> coefficient, zero coefficients dropped.
   std::map<std::vector<std::string>, std::int64_t> terms_;
 };

@@ -142,7 +142,9 @@ void FlowEngine::Walk::applyEffect(const CallEffect& effect, const clang::CallEx
     return;
   case CallEffectKind::GroupEnd:
     // An unbalanced end is refused by NCCL and changes nothing.
-    if (state.groupDepth == 0 || --state.groupDepth > 0) return;
+    if (state.groupDepth == 0) return;
+    --state.groupDepth;
+    if (state.groupDepth > 0) return;
     // After the group, each of its streams is ordered after all of its calls.
     for (const auto& [communicator, streams] : *state.groupStreams)
       joinStreams(streams, state);
@@ -336,9 +338,9 @@ void FlowEngine::Walk::enqueue(const CallEffect& effect, const clang::CallExpr& 
     if (*stream == kLegacyStream) orderedAfter.insert(kEveryBlockingStream.str());
     state.pending.edit()[record] = std::move(orderedAfter);
     noteConditions(record, state);
-    if (onlyWhen[i]) {
+    if (const std::optional<Condition>& condition = onlyWhen[i]) {
       FlowState::Conditions made = *state.conditions;
-      made[*onlyWhen[i]] = true;
+      made[*condition] = true;
       setEntry(state.recordConditions, record, std::move(made));
     }
     AccessDetail& detail = details_[record];

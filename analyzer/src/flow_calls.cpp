@@ -281,6 +281,7 @@ bool FlowEngine::Walk::inertCallObservable(
   if (loops.empty()) return false;
   if (loops.opaque) return true;
   std::vector<std::string> mentions;
+  mentions.reserve(loops.variables.size());
   for (const clang::ValueDecl* variable : loops.variables)
     mentions.push_back(variableKey(variable));
   if (!loops.containers.empty()) {

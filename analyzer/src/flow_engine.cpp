@@ -69,9 +69,9 @@ void FlowEngine::Walk::analyzeFunction(const clang::FunctionDecl& function) {
     for (const clang::FieldDecl* field : fieldMemory_.pinnedFields(*method->getParent()))
       setEntry(entry.memory, frame.thisKey + "." + field->getNameAsString(), MemoryKind::Pinned);
   contract_ = streamContract(function);
-  if (contract_) expectCallersWork(function, entry);
+  if (contract_) expectCallersWork(*contract_, function, entry);
   const FlowState exit = run(function, std::move(entry), frame);
-  if (contract_ && !exit.unreachable) checkReturn(exit, function);
+  if (contract_ && !exit.unreachable) checkReturn(*contract_, exit, function);
   contract_.reset();
 }
 

@@ -21,7 +21,6 @@ bool FlowEngine::Walk::isStreamType(clang::QualType type) {
 
 std::optional<FlowEngine::Walk::StreamContract>
 FlowEngine::Walk::streamContract(const clang::FunctionDecl& function) {
-  std::optional<StreamContract> contract;
   const clang::ParmVarDecl* stream = nullptr;
   for (const clang::ParmVarDecl* parameter : function.parameters())
     if (isStreamType(parameter->getType())) {
@@ -29,42 +28,45 @@ FlowEngine::Walk::streamContract(const clang::FunctionDecl& function) {
       stream = parameter;
     }
   if (!stream || !function.getBody()) return std::nullopt;
-  contract.emplace();
-  contract->stream = variableKey(stream);
-  contract->defaulted = stream->hasDefaultArg();
+  StreamContract contract;
+  contract.stream = variableKey(stream);
+  contract.defaulted = stream->hasDefaultArg();
   for (const clang::ParmVarDecl* parameter : function.parameters())
-    if (parameter != stream) contract->callersMemory.push_back(variableKey(parameter));
-  contract->callersWork = {kCallersMemory.str(), contract->stream, true,
-                           function.getBody(),   ByteRange{},      false,
-                           contract->stream};
+    if (parameter != stream) contract.callersMemory.push_back(variableKey(parameter));
+  contract.callersWork = {kCallersMemory.str(), contract.stream, true,           function.getBody(),
+                          ByteRange{},          false,           contract.stream};
   return contract;
 }
 
-void FlowEngine::Walk::expectCallersWork(const clang::FunctionDecl& function, FlowState& entry) {
-  setEntry(entry.pending, contract_->callersWork, std::set<std::string>{});
-  AccessDetail& detail = details_[contract_->callersWork];
+void FlowEngine::Walk::expectCallersWork(const StreamContract& contract,
+                                         const clang::FunctionDecl& function, FlowState& entry) {
+  setEntry(entry.pending, contract.callersWork, std::set<std::string>{});
+  AccessDetail& detail = details_[contract.callersWork];
   detail.operation = "the caller's work before the call to '" + function.getNameAsString() + "'";
   detail.write = true;
 }
 
-bool FlowEngine::Walk::reachesCaller(llvm::StringRef buffer) const {
-  return std::any_of(contract_->callersMemory.begin(), contract_->callersMemory.end(),
+bool FlowEngine::Walk::reachesCaller(const StreamContract& contract, llvm::StringRef buffer) {
+  return std::any_of(contract.callersMemory.begin(), contract.callersMemory.end(),
                      [&](const std::string& parameter) { return isRootedAt(buffer, parameter); });
 }
 
-bool FlowEngine::Walk::isOwnStream(const std::string& stream, const FlowState& state) const {
+bool FlowEngine::Walk::isOwnStream(const StreamContract& contract, const std::string& stream,
+                                   const FlowState& state) const {
   return state.createdStreams->contains(stream) &&
-         (!contract_->defaulted || !isBlocking(stream, state));
+         (!contract.defaulted || !isBlocking(stream, state));
 }
 
 void FlowEngine::Walk::checkCallersWork(const ResolvedUse& access, const std::string& stream,
                                         const std::string& element, const CallEffect& effect,
                                         const clang::CallExpr& call, const FlowState& state,
                                         const Frame& frame) {
-  if (!contract_ || !reachesCaller(access.buffer) || state.memory->contains(access.buffer) ||
-      !isOwnStream(stream, state))
+  if (!contract_) return;
+  const StreamContract& contract = *contract_;
+  if (!reachesCaller(contract, access.buffer) || state.memory->contains(access.buffer) ||
+      !isOwnStream(contract, stream, state))
     return;
-  auto callers = state.pending->find(contract_->callersWork);
+  auto callers = state.pending->find(contract.callersWork);
   if (callers == state.pending->end() ||
       orderedBefore(callers->first, callers->second, stream, element, state))
     return;
@@ -72,16 +74,17 @@ void FlowEngine::Walk::checkCallersWork(const ResolvedUse& access, const std::st
           access.use.read, access.use.write, effect.operation, call, frame, false});
 }
 
-void FlowEngine::Walk::checkReturn(const FlowState& exit, const clang::FunctionDecl& function) {
+void FlowEngine::Walk::checkReturn(const StreamContract& contract, const FlowState& exit,
+                                   const clang::FunctionDecl& function) {
   for (const auto& [record, orderedAfter] : *exit.pending) {
-    if (record.buffer == kCallersMemory || !reachesCaller(record.buffer) ||
-        !isOwnStream(record.stream, exit) ||
-        orderedBefore(record, orderedAfter, contract_->stream, contract_->stream, exit))
+    if (record.buffer == kCallersMemory || !reachesCaller(contract, record.buffer) ||
+        !isOwnStream(contract, record.stream, exit) ||
+        orderedBefore(record, orderedAfter, contract.stream, contract.stream, exit))
       continue;
     auto detail = details_.find(record);
     if (detail == details_.end() || !detail->second.call) continue;
     for (const std::unique_ptr<Check>& check : checks_)
-      check->onPendingAtReturn({record, detail->second, contract_->stream, function});
+      check->onPendingAtReturn({record, detail->second, contract.stream, function});
   }
 }
 } // namespace streamrace::analyzer

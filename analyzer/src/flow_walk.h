@@ -412,14 +412,16 @@ private:
   static std::optional<StreamContract> streamContract(const clang::FunctionDecl& function);
 
   // The caller's earlier work on the stream parameter, writing what it handed in.
-  void expectCallersWork(const clang::FunctionDecl& function, FlowState& entry);
+  void expectCallersWork(const StreamContract& contract, const clang::FunctionDecl& function,
+                         FlowState& entry);
 
   // Memory the caller handed in: a parameter's, or reached from one.
-  bool reachesCaller(llvm::StringRef buffer) const;
+  static bool reachesCaller(const StreamContract& contract, llvm::StringRef buffer);
 
   // A stream the function created, so never the one the caller passed; with a defaulted stream
   // parameter, only a non-blocking one, which the legacy default stream does not order.
-  bool isOwnStream(const std::string& stream, const FlowState& state) const;
+  bool isOwnStream(const StreamContract& contract, const std::string& stream,
+                   const FlowState& state) const;
 
   // Entry: the caller's memory touched on the function's own stream before that stream waited
   // for the parameter. Memory the function allocated again (state.memory knows it) is its own.
@@ -429,7 +431,8 @@ private:
 
   // Return: the function's own streams' work on the caller's memory that the stream parameter
   // is not ordered after.
-  void checkReturn(const FlowState& exit, const clang::FunctionDecl& function);
+  void checkReturn(const StreamContract& contract, const FlowState& exit,
+                   const clang::FunctionDecl& function);
 
   void waitOnEvent(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
                    const Frame& frame);

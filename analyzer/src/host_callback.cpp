@@ -40,6 +40,7 @@ public:
 
   std::vector<CallbackAccess> accesses() const {
     std::vector<CallbackAccess> result;
+    result.reserve(modes_.size());
     for (const auto& [field, mode] : modes_)
       result.push_back({field, mode.first, mode.second});
     return result;

@@ -125,6 +125,7 @@ bool KernelBodyScanner::VisitDeclRefExpr(clang::DeclRefExpr* reference) {
 
 std::vector<std::optional<unsigned>> KernelBodyScanner::takeGuards() const {
   std::vector<std::optional<unsigned>> guards;
+  guards.reserve(params_.size());
   for (const PointerUse& use : params_)
     guards.push_back(use.finalGuard());
   return guards;
@@ -146,6 +147,7 @@ std::vector<ParamAccess> KernelBodyScanner::takeAccess() const {
 
 std::vector<std::optional<ParamExtent>> KernelBodyScanner::takeExtents() const {
   std::vector<std::optional<ParamExtent>> extents;
+  extents.reserve(params_.size());
   for (const PointerUse& use : params_)
     extents.push_back(use.finalExtent());
   return extents;
@@ -371,6 +373,7 @@ const std::vector<CalleeParam>* CalleeSummaries::find(const clang::FunctionDecl&
   const std::vector<ParamAccess> access = scanner.takeAccess();
   const std::vector<std::optional<ParamExtent>> extents = scanner.takeExtents();
   std::vector<CalleeParam> params;
+  params.reserve(access.size());
   for (std::size_t i = 0; i < access.size(); ++i)
     params.push_back(CalleeParam{access[i], extents[i]});
   return &*(summaries_[definition] = std::move(params));

@@ -129,7 +129,9 @@ std::optional<ParamExtent> KernelBodyScanner::rowsExtent(const clang::ArraySubsc
       for (auto [rowSide, widthSide] : {std::pair{product->getLHS(), product->getRHS()},
                                         std::pair{product->getRHS(), product->getLHS()}}) {
         width = unchangedIntegerParam(widthSide);
-        if (width && (row = shiftedLocal(rowSide, rowShift))) break;
+        if (!width) continue;
+        row = shiftedLocal(rowSide, rowShift);
+        if (row) break;
       }
       if (!row) return std::nullopt;
     } else if (const clang::VarDecl* local = localVariable(term); local && !negated && !column) {

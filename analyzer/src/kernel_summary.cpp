@@ -75,19 +75,19 @@ private:
 // The words come from the contract the tracer reads them by (api_model/kernel_access.h).
 const char* paramAccessName(ParamAccess access) {
   using api_model::kernel_access::ParameterAccess;
-  using api_model::kernel_access::summary_word;
+  using api_model::kernel_access::summaryWord;
   switch (access) {
   case ParamAccess::None:
-    return summary_word(ParameterAccess::None).data();
+    return summaryWord(ParameterAccess::None).data();
   case ParamAccess::Read:
-    return summary_word(ParameterAccess::Read).data();
+    return summaryWord(ParameterAccess::Read).data();
   case ParamAccess::Write:
-    return summary_word(ParameterAccess::Write).data();
+    return summaryWord(ParameterAccess::Write).data();
   case ParamAccess::ReadWrite:
   case ParamAccess::Atomic: // the access the tracer knows; the summary adds kParamAtomicKey
-    return summary_word(ParameterAccess::ReadWrite).data();
+    return summaryWord(ParameterAccess::ReadWrite).data();
   }
-  return summary_word(ParameterAccess::None).data();
+  return summaryWord(ParameterAccess::None).data();
 }
 
 KernelSummaries summarizeKernels(clang::ASTContext& context) {

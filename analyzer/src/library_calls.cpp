@@ -13,7 +13,6 @@
 namespace streamrace::analyzer {
 namespace {
 
-using api_model::ApiFamily;
 using api_model::ApiFunction;
 using api_model::ApiRole;
 using api_model::ArgMeaning;

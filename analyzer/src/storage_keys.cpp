@@ -452,7 +452,8 @@ std::optional<std::string> spellingIn(llvm::StringRef key, const clang::Function
 }
 
 std::string displayNameIn(llvm::StringRef key, const clang::FunctionDecl& function) {
-  return *spell(key, function, false);
+  // Not strict: every key has a spelling, if only its own text.
+  return spell(key, function, false).value();
 }
 
 std::string streamDisplayNameIn(llvm::StringRef key, const clang::FunctionDecl& function) {

@@ -284,7 +284,7 @@ void CrossTuIndex::storeEntry(const std::string& key, const Entry& entry) {
       stream << document;
     }
     error = llvm::sys::fs::rename(temporary, cacheDirectory_ + "/" + key + ".json");
-    if (error) llvm::sys::fs::remove(temporary);
+    if (error) static_cast<void>(llvm::sys::fs::remove(temporary));
   }
   if (error && !cacheWarned_) {
     cacheWarned_ = true;

@@ -119,7 +119,7 @@ std::optional<std::string> hostCompilerIncludeDir(const std::string& compiler) {
   const llvm::StringRef arguments[] = {*program, "-print-file-name=include"};
   const int status = llvm::sys::ExecuteAndWait(*program, arguments, std::nullopt, redirects);
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> printed = llvm::MemoryBuffer::getFile(output);
-  llvm::sys::fs::remove(output);
+  static_cast<void>(llvm::sys::fs::remove(output)); // a temporary: what is left is harmless
   if (status != 0 || !printed) return std::nullopt;
   const std::string directory = (*printed)->getBuffer().trim().str();
   if (llvm::sys::path::is_absolute(directory) && llvm::sys::fs::is_directory(directory))
@@ -135,7 +135,7 @@ bool namesGcc(llvm::StringRef program) {
 
 } // namespace
 
-clang::tooling::ArgumentsAdjuster cudaHostPassAdjuster(HostPassSettings settings) {
+clang::tooling::ArgumentsAdjuster cudaHostPassAdjuster(const HostPassSettings& settings) {
   return [settings](const CommandLineArguments& original, llvm::StringRef file) {
     const bool nvcc = isNvccCommand(original);
     TranslatedCommand command;

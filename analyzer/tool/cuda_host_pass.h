@@ -36,7 +36,7 @@ extern const char* const kHostPassPreludePath;
 extern const char* const kHostPassPrelude;
 
 // Translates nvcc commands and adds the host-pass setup to every command.
-clang::tooling::ArgumentsAdjuster cudaHostPassAdjuster(HostPassSettings settings);
+clang::tooling::ArgumentsAdjuster cudaHostPassAdjuster(const HostPassSettings& settings);
 
 // A tool that parses `files` with their commands in `compilations` as the host pass (the
 // adjuster above, braced launch configurations, the prelude), for syntax only.

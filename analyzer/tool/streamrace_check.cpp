@@ -402,7 +402,7 @@ int run(int argc, const char** argv) {
     llvm::errs() << "streamrace-check: --suppressions applies to the Python files; C++ findings "
                     "are all reported\n";
 
-  const HostPassSettings hostPass{STREAMRACE_CLANG_RESOURCE_DIR, cudaPathOption,
+  const HostPassSettings hostPass{STREAMRACE_CLANG_RESOURCE_DIR, cudaPathOption.getValue(),
                                   cudaPathOption.getNumOccurrences() > 0};
   std::unique_ptr<clang::tooling::ClangTool> tool =
       makeHostPassTool(parser->getCompilations(), parser->getSourcePathList(), hostPass);
@@ -417,9 +417,10 @@ int run(int argc, const char** argv) {
   const int toolStatus = parser->getSourcePathList().empty() ? 0 : tool->run(&factory);
   bool pythonOk = true;
   if (!pythonInputs.empty()) {
-    PythonCheckResult python =
-        checkPythonInputs(pythonInputs, {checksOption, modelOption, suppressionsOption},
-                          llvm::sys::fs::getMainExecutable(argv[0], (void*)&run));
+    PythonCheckResult python = checkPythonInputs(
+        pythonInputs,
+        {checksOption.getValue(), modelOption.getValue(), suppressionsOption.getValue()},
+        llvm::sys::fs::getMainExecutable(argv[0], (void*)&run));
     if (!python.failure.empty()) {
       llvm::errs() << "streamrace-check: " << python.failure << "\n";
       pythonOk = false;

@@ -446,6 +446,8 @@ cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int* smCountTarget)
   return CUBLAS_STATUS_SUCCESS;
 }
 
+// T is a type: it cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define STREAMRACE_TYPED_GEMMS(prefix, T)                                                          \
   cublasStatus_t cublas##prefix##gemm_v2(cublasHandle_t handle, cublasOperation_t transa,          \
                                          cublasOperation_t transb, int m, int n, int k,            \
@@ -473,6 +475,7 @@ cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int* smCountTarget)
                                          int incx, const T* beta, T* y, int incy) {                \
     return gemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy, typeOf<T>());          \
   }
+// NOLINTEND(bugprone-macro-parentheses)
 
 STREAMRACE_TYPED_GEMMS(S, float)
 STREAMRACE_TYPED_GEMMS(D, double)

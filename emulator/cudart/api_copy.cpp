@@ -266,10 +266,10 @@ cudaError_t set3DPitched(cudaPitchedPtr pointer, int value, cudaExtent extent, c
                value, handle, zero, flavor);
 }
 
-constexpr DefaultStream plain = DefaultStream::Legacy;
-constexpr DefaultStream perThread = DefaultStream::PerThread;
-constexpr ApiFlavor synchronous = ApiFlavor::Synchronous;
-constexpr ApiFlavor asynchronous = ApiFlavor::Asynchronous;
+constexpr DefaultStream kPlain = DefaultStream::Legacy;
+constexpr DefaultStream kPerThread = DefaultStream::PerThread;
+constexpr ApiFlavor kSynchronous = ApiFlavor::Synchronous;
+constexpr ApiFlavor kAsynchronous = ApiFlavor::Asynchronous;
 
 } // namespace
 
@@ -324,27 +324,27 @@ extern "C" {
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
   STREAMRACE_EMU_TRACED(cudaMemcpy, v3020,
-                        copyOnStream(dst, src, count, kind, nullptr, plain, synchronous), dst, src,
-                        count, kind);
+                        copyOnStream(dst, src, count, kind, nullptr, kPlain, kSynchronous), dst,
+                        src, count, kind);
 }
 
 cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
   STREAMRACE_EMU_TRACED(cudaMemcpy_ptds, v7000,
-                        copyOnStream(dst, src, count, kind, nullptr, perThread, synchronous), dst,
+                        copyOnStream(dst, src, count, kind, nullptr, kPerThread, kSynchronous), dst,
                         src, count, kind);
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(cudaMemcpyAsync, v3020,
-                        copyOnStream(dst, src, count, kind, stream, plain, asynchronous), dst, src,
-                        count, kind, stream);
+                        copyOnStream(dst, src, count, kind, stream, kPlain, kAsynchronous), dst,
+                        src, count, kind, stream);
 }
 
 cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                                  cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(cudaMemcpyAsync_ptsz, v7000,
-                        copyOnStream(dst, src, count, kind, stream, perThread, asynchronous), dst,
+                        copyOnStream(dst, src, count, kind, stream, kPerThread, kAsynchronous), dst,
                         src, count, kind, stream);
 }
 
@@ -352,7 +352,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
                          size_t height, cudaMemcpyKind kind) {
   STREAMRACE_EMU_TRACED(
       cudaMemcpy2D, v3020,
-      copy2DOn(dst, dpitch, src, spitch, width, height, kind, nullptr, plain, synchronous), dst,
+      copy2DOn(dst, dpitch, src, spitch, width, height, kind, nullptr, kPlain, kSynchronous), dst,
       dpitch, src, spitch, width, height, kind);
 }
 
@@ -360,8 +360,8 @@ cudaError_t cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t 
                               size_t width, size_t height, cudaMemcpyKind kind) {
   STREAMRACE_EMU_TRACED(
       cudaMemcpy2D_ptds, v7000,
-      copy2DOn(dst, dpitch, src, spitch, width, height, kind, nullptr, perThread, synchronous), dst,
-      dpitch, src, spitch, width, height, kind);
+      copy2DOn(dst, dpitch, src, spitch, width, height, kind, nullptr, kPerThread, kSynchronous),
+      dst, dpitch, src, spitch, width, height, kind);
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -369,7 +369,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
                               cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(
       cudaMemcpy2DAsync, v3020,
-      copy2DOn(dst, dpitch, src, spitch, width, height, kind, stream, plain, asynchronous), dst,
+      copy2DOn(dst, dpitch, src, spitch, width, height, kind, stream, kPlain, kAsynchronous), dst,
       dpitch, src, spitch, width, height, kind, stream);
 }
 
@@ -378,115 +378,119 @@ cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const void* src, si
                                    cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(
       cudaMemcpy2DAsync_ptsz, v7000,
-      copy2DOn(dst, dpitch, src, spitch, width, height, kind, stream, perThread, asynchronous), dst,
-      dpitch, src, spitch, width, height, kind, stream);
+      copy2DOn(dst, dpitch, src, spitch, width, height, kind, stream, kPerThread, kAsynchronous),
+      dst, dpitch, src, spitch, width, height, kind, stream);
 }
 
 cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
   STREAMRACE_EMU_TRACED(cudaMemcpyPeer, v4000,
-                        copyPeer(dst, dstDevice, src, srcDevice, count, nullptr, synchronous), dst,
+                        copyPeer(dst, dstDevice, src, srcDevice, count, nullptr, kSynchronous), dst,
                         dstDevice, src, srcDevice, count);
 }
 
 cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice,
                                 size_t count, cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(cudaMemcpyPeerAsync, v4000,
-                        copyPeer(dst, dstDevice, src, srcDevice, count, stream, asynchronous), dst,
+                        copyPeer(dst, dstDevice, src, srcDevice, count, stream, kAsynchronous), dst,
                         dstDevice, src, srcDevice, count, stream);
 }
 
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
   STREAMRACE_EMU_TRACED(cudaMemset, v3020,
-                        set2D(devPtr, count, value, count, 1, nullptr, plain, synchronous), devPtr,
-                        value, count);
+                        set2D(devPtr, count, value, count, 1, nullptr, kPlain, kSynchronous),
+                        devPtr, value, count);
 }
 
 cudaError_t cudaMemset_ptds(void* devPtr, int value, size_t count) {
   STREAMRACE_EMU_TRACED(cudaMemset_ptds, v7000,
-                        set2D(devPtr, count, value, count, 1, nullptr, perThread, synchronous),
+                        set2D(devPtr, count, value, count, 1, nullptr, kPerThread, kSynchronous),
                         devPtr, value, count);
 }
 
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(cudaMemsetAsync, v3020,
-                        set2D(devPtr, count, value, count, 1, stream, plain, asynchronous), devPtr,
-                        value, count, stream);
+                        set2D(devPtr, count, value, count, 1, stream, kPlain, kAsynchronous),
+                        devPtr, value, count, stream);
 }
 
 cudaError_t cudaMemsetAsync_ptsz(void* devPtr, int value, size_t count, cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(cudaMemsetAsync_ptsz, v7000,
-                        set2D(devPtr, count, value, count, 1, stream, perThread, asynchronous),
+                        set2D(devPtr, count, value, count, 1, stream, kPerThread, kAsynchronous),
                         devPtr, value, count, stream);
 }
 
 cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
   STREAMRACE_EMU_TRACED(cudaMemset2D, v3020,
-                        set2D(devPtr, pitch, value, width, height, nullptr, plain, synchronous),
+                        set2D(devPtr, pitch, value, width, height, nullptr, kPlain, kSynchronous),
                         devPtr, pitch, value, width, height);
 }
 
 cudaError_t cudaMemset2D_ptds(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
-  STREAMRACE_EMU_TRACED(cudaMemset2D_ptds, v7000,
-                        set2D(devPtr, pitch, value, width, height, nullptr, perThread, synchronous),
-                        devPtr, pitch, value, width, height);
+  STREAMRACE_EMU_TRACED(
+      cudaMemset2D_ptds, v7000,
+      set2D(devPtr, pitch, value, width, height, nullptr, kPerThread, kSynchronous), devPtr, pitch,
+      value, width, height);
 }
 
 cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
                               cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(cudaMemset2DAsync, v3020,
-                        set2D(devPtr, pitch, value, width, height, stream, plain, asynchronous),
+                        set2D(devPtr, pitch, value, width, height, stream, kPlain, kAsynchronous),
                         devPtr, pitch, value, width, height, stream);
 }
 
 cudaError_t cudaMemset2DAsync_ptsz(void* devPtr, size_t pitch, int value, size_t width,
                                    size_t height, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemset2DAsync_ptsz, v7000,
-                        set2D(devPtr, pitch, value, width, height, stream, perThread, asynchronous),
-                        devPtr, pitch, value, width, height, stream);
+  STREAMRACE_EMU_TRACED(
+      cudaMemset2DAsync_ptsz, v7000,
+      set2D(devPtr, pitch, value, width, height, stream, kPerThread, kAsynchronous), devPtr, pitch,
+      value, width, height, stream);
 }
 
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy3D, v3020, copy3D(p, nullptr, plain, synchronous), p);
+  STREAMRACE_EMU_TRACED(cudaMemcpy3D, v3020, copy3D(p, nullptr, kPlain, kSynchronous), p);
 }
 
 cudaError_t cudaMemcpy3D_ptds(const cudaMemcpy3DParms* p) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy3D_ptds, v7000, copy3D(p, nullptr, perThread, synchronous), p);
+  STREAMRACE_EMU_TRACED(cudaMemcpy3D_ptds, v7000, copy3D(p, nullptr, kPerThread, kSynchronous), p);
 }
 
 cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy3DAsync, v3020, copy3D(p, stream, plain, asynchronous), p,
+  STREAMRACE_EMU_TRACED(cudaMemcpy3DAsync, v3020, copy3D(p, stream, kPlain, kAsynchronous), p,
                         stream);
 }
 
 cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms* p, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpy3DAsync_ptsz, v7000, copy3D(p, stream, perThread, asynchronous),
+  STREAMRACE_EMU_TRACED(cudaMemcpy3DAsync_ptsz, v7000, copy3D(p, stream, kPerThread, kAsynchronous),
                         p, stream);
 }
 
 cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) {
   STREAMRACE_EMU_TRACED(cudaMemset3D, v3020,
-                        set3DPitched(pitchedDevPtr, value, extent, nullptr, plain, synchronous),
+                        set3DPitched(pitchedDevPtr, value, extent, nullptr, kPlain, kSynchronous),
                         pitchedDevPtr, value, extent);
 }
 
 cudaError_t cudaMemset3D_ptds(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) {
-  STREAMRACE_EMU_TRACED(cudaMemset3D_ptds, v7000,
-                        set3DPitched(pitchedDevPtr, value, extent, nullptr, perThread, synchronous),
-                        pitchedDevPtr, value, extent);
+  STREAMRACE_EMU_TRACED(
+      cudaMemset3D_ptds, v7000,
+      set3DPitched(pitchedDevPtr, value, extent, nullptr, kPerThread, kSynchronous), pitchedDevPtr,
+      value, extent);
 }
 
 cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent,
                               cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(cudaMemset3DAsync, v3020,
-                        set3DPitched(pitchedDevPtr, value, extent, stream, plain, asynchronous),
+                        set3DPitched(pitchedDevPtr, value, extent, stream, kPlain, kAsynchronous),
                         pitchedDevPtr, value, extent, stream);
 }
 
 cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent,
                                    cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemset3DAsync_ptsz, v7000,
-                        set3DPitched(pitchedDevPtr, value, extent, stream, perThread, asynchronous),
-                        pitchedDevPtr, value, extent, stream);
+  STREAMRACE_EMU_TRACED(
+      cudaMemset3DAsync_ptsz, v7000,
+      set3DPitched(pitchedDevPtr, value, extent, stream, kPerThread, kAsynchronous), pitchedDevPtr,
+      value, extent, stream);
 }
 
 } // extern "C"

@@ -15,7 +15,7 @@ using namespace streamrace::emu;
 
 namespace {
 
-constexpr int runtimeVersion = CUDART_VERSION;
+constexpr int kRuntimeVersion = CUDART_VERSION;
 
 cudaError_t setDevice(int device) {
   Runtime& runtime = Runtime::instance();
@@ -150,7 +150,7 @@ cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
 }
 
 cudaError_t cudaDriverGetVersion(int* driverVersion) {
-  STREAMRACE_EMU_TRACED(cudaDriverGetVersion, v3020, store(driverVersion, runtimeVersion),
+  STREAMRACE_EMU_TRACED(cudaDriverGetVersion, v3020, store(driverVersion, kRuntimeVersion),
                         driverVersion);
 }
 
@@ -170,7 +170,7 @@ cudaError_t cudaProfilerStop(void) {
 }
 
 cudaError_t cudaRuntimeGetVersion(int* version) {
-  STREAMRACE_EMU_TRACED(cudaRuntimeGetVersion, v3020, store(version, runtimeVersion), version);
+  STREAMRACE_EMU_TRACED(cudaRuntimeGetVersion, v3020, store(version, kRuntimeVersion), version);
 }
 
 } // extern "C"

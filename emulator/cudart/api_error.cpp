@@ -16,7 +16,7 @@ struct ErrorName {
 };
 
 // Generated at build time from the toolkit's driver_types.h, so every code has its name.
-constexpr ErrorName errorNames[] = {
+constexpr ErrorName kErrorNames[] = {
 #include "cuda_error_names.inc"
 };
 
@@ -26,7 +26,7 @@ struct ErrorString {
   const char* text;
 };
 
-constexpr ErrorString errorStrings[] = {
+constexpr ErrorString kErrorStrings[] = {
     {cudaSuccess, "no error"},
     {cudaErrorInvalidValue, "invalid argument"},
     {cudaErrorMemoryAllocation, "out of memory"},
@@ -51,7 +51,7 @@ constexpr ErrorString errorStrings[] = {
 };
 
 const char* nameOf(cudaError_t error) {
-  for (const ErrorName& entry : errorNames) {
+  for (const ErrorName& entry : kErrorNames) {
     if (entry.code == error) {
       return entry.name;
     }
@@ -60,7 +60,7 @@ const char* nameOf(cudaError_t error) {
 }
 
 const char* stringOf(cudaError_t error) {
-  for (const ErrorString& entry : errorStrings) {
+  for (const ErrorString& entry : kErrorStrings) {
     if (entry.code == error) {
       return entry.text;
     }

@@ -14,9 +14,9 @@ using namespace streamrace::emu;
 
 namespace {
 
-constexpr unsigned validEventFlags =
+constexpr unsigned kValidEventFlags =
     cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
-constexpr unsigned validRecordFlags = cudaEventRecordExternal;
+constexpr unsigned kValidRecordFlags = cudaEventRecordExternal;
 
 cudaError_t elapsedTime(float* ms, cudaEvent_t startHandle, cudaEvent_t endHandle) {
   Runtime& runtime = Runtime::instance();
@@ -50,7 +50,7 @@ cudaError_t elapsedTime(float* ms, cudaEvent_t startHandle, cudaEvent_t endHandl
 namespace streamrace::emu {
 
 cudaError_t createEvent(cudaEvent_t* event, unsigned flags) {
-  if (event == nullptr || (flags & ~validEventFlags) != 0) {
+  if (event == nullptr || (flags & ~kValidEventFlags) != 0) {
     return cudaErrorInvalidValue;
   }
   // Interprocess events must be created without timing, as the runtime requires.
@@ -69,7 +69,7 @@ cudaError_t recordEvent(cudaEvent_t eventHandle, cudaStream_t streamHandle, unsi
   if (event == nullptr || stream == nullptr) {
     return cudaErrorInvalidResourceHandle;
   }
-  if ((flags & ~validRecordFlags) != 0) {
+  if ((flags & ~kValidRecordFlags) != 0) {
     return cudaErrorInvalidValue;
   }
   runtime.recordEvent(*event, *stream);

@@ -192,30 +192,29 @@ cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
                         pCaptureStatus);
 }
 
-cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
-                                     cudaStreamCaptureStatus* captureStatus_out,
-                                     unsigned long long* id_out, cudaGraph_t* graph_out,
-                                     const cudaGraphNode_t** dependencies_out,
-                                     const cudaGraphEdgeData** edgeData_out,
-                                     size_t* numDependencies_out) {
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* captureStatusOut,
+                                     unsigned long long* idOut, cudaGraph_t* graphOut,
+                                     const cudaGraphNode_t** dependenciesOut,
+                                     const cudaGraphEdgeData** edgeDataOut,
+                                     size_t* numDependenciesOut) {
   STREAMRACE_EMU_TRACED(cudaStreamGetCaptureInfo, v12030,
-                        captureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out,
-                                    edgeData_out, numDependencies_out, DefaultStream::Legacy),
-                        stream, captureStatus_out, id_out, graph_out, dependencies_out,
-                        edgeData_out, numDependencies_out);
+                        captureInfo(stream, captureStatusOut, idOut, graphOut, dependenciesOut,
+                                    edgeDataOut, numDependenciesOut, DefaultStream::Legacy),
+                        stream, captureStatusOut, idOut, graphOut, dependenciesOut, edgeDataOut,
+                        numDependenciesOut);
 }
 
 cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
-                                          cudaStreamCaptureStatus* captureStatus_out,
-                                          unsigned long long* id_out, cudaGraph_t* graph_out,
-                                          const cudaGraphNode_t** dependencies_out,
-                                          const cudaGraphEdgeData** edgeData_out,
-                                          size_t* numDependencies_out) {
+                                          cudaStreamCaptureStatus* captureStatusOut,
+                                          unsigned long long* idOut, cudaGraph_t* graphOut,
+                                          const cudaGraphNode_t** dependenciesOut,
+                                          const cudaGraphEdgeData** edgeDataOut,
+                                          size_t* numDependenciesOut) {
   STREAMRACE_EMU_TRACED(cudaStreamGetCaptureInfo_ptsz, v12030,
-                        captureInfo(stream, captureStatus_out, id_out, graph_out, dependencies_out,
-                                    edgeData_out, numDependencies_out, DefaultStream::PerThread),
-                        stream, captureStatus_out, id_out, graph_out, dependencies_out,
-                        edgeData_out, numDependencies_out);
+                        captureInfo(stream, captureStatusOut, idOut, graphOut, dependenciesOut,
+                                    edgeDataOut, numDependenciesOut, DefaultStream::PerThread),
+                        stream, captureStatusOut, idOut, graphOut, dependenciesOut, edgeDataOut,
+                        numDependenciesOut);
 }
 
 cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode) {

@@ -619,14 +619,14 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t gra
 }
 
 cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
-                                           struct cudaMemAllocNodeParams* params_out) {
-  STREAMRACE_EMU_TRACED(cudaGraphMemAllocNodeGetParams, v11040,
-                        memAllocNodeParams(node, params_out), node, params_out);
+                                           struct cudaMemAllocNodeParams* paramsOut) {
+  STREAMRACE_EMU_TRACED(cudaGraphMemAllocNodeGetParams, v11040, memAllocNodeParams(node, paramsOut),
+                        node, paramsOut);
 }
 
-cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) {
-  STREAMRACE_EMU_TRACED(cudaGraphMemFreeNodeGetParams, v11040, memFreeNodeParams(node, dptr_out),
-                        node, dptr_out);
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptrOut) {
+  STREAMRACE_EMU_TRACED(cudaGraphMemFreeNodeGetParams, v11040, memFreeNodeParams(node, dptrOut),
+                        node, dptrOut);
 }
 
 // Graph memory is never handed back (memAllocNode): there is nothing to trim.

@@ -137,6 +137,7 @@ cudaError_t updateCaptureDependencies(cudaStream_t handle, cudaGraphNode_t* depe
     return cudaErrorInvalidValue;
   }
   std::vector<const GraphNode*> nodes;
+  nodes.reserve(count);
   for (std::size_t index = 0; index < count; ++index) {
     nodes.push_back(reinterpret_cast<const GraphNode*>(dependencies[index]));
   }
@@ -248,7 +249,7 @@ cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraph
                         pNodeParams);
 }
 
-cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle_out,
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandleOut,
                                              cudaGraph_t graph, unsigned int defaultLaunchValue,
                                              unsigned int flags) {
   // Conditional nodes branch on values device code sets, which the emulator does not run.
@@ -256,7 +257,7 @@ cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle* pHandle
       cudaGraphConditionalHandleCreate, v12030,
       static_cast<cudaError_t>(reportNotEmulated("cudaGraphConditionalHandleCreate",
                                                  cudaErrorNotSupported, "cudaErrorNotSupported")),
-      pHandle_out, graph, defaultLaunchValue, flags);
+      pHandleOut, graph, defaultLaunchValue, flags);
 }
 
 cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
@@ -294,11 +295,11 @@ cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream,
                         stream, dependencies, dependencyData, numDependencies, flags);
 }
 
-cudaError_t cudaUserObjectCreate(cudaUserObject_t* object_out, void* ptr, cudaHostFn_t destroy,
+cudaError_t cudaUserObjectCreate(cudaUserObject_t* objectOut, void* ptr, cudaHostFn_t destroy,
                                  unsigned int initialRefcount, unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaUserObjectCreate, v11030,
-                        createUserObject(object_out, ptr, destroy, initialRefcount, flags),
-                        object_out, ptr, destroy, initialRefcount, flags);
+                        createUserObject(objectOut, ptr, destroy, initialRefcount, flags),
+                        objectOut, ptr, destroy, initialRefcount, flags);
 }
 
 cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {

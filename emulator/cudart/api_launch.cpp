@@ -20,9 +20,9 @@ using namespace streamrace::emu;
 
 namespace {
 
-constexpr unsigned maxThreadsPerBlock = 1024;
+constexpr unsigned kMaxThreadsPerBlock = 1024;
 // Argument copies are laid out on boundaries this wide, enough for every kernel parameter type.
-constexpr std::size_t argumentAlignment = alignof(std::max_align_t);
+constexpr std::size_t kArgumentAlignment = alignof(std::max_align_t);
 
 struct CallConfiguration {
   dim3 gridDim;
@@ -53,7 +53,7 @@ public:
     std::size_t total = 0;
     for (std::size_t size : sizes) {
       offsets.push_back(total);
-      total += (size + argumentAlignment - 1) / argumentAlignment * argumentAlignment;
+      total += (size + kArgumentAlignment - 1) / kArgumentAlignment * kArgumentAlignment;
     }
     storage_ = std::make_unique<std::max_align_t[]>(total / sizeof(std::max_align_t) + 1);
     auto* bytes = reinterpret_cast<std::byte*>(storage_.get());
@@ -87,7 +87,7 @@ bool validGeometry(dim3 grid, dim3 block) {
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0) {
     return false;
   }
-  return static_cast<unsigned long long>(block.x) * block.y * block.z <= maxThreadsPerBlock;
+  return static_cast<unsigned long long>(block.x) * block.y * block.z <= kMaxThreadsPerBlock;
 }
 
 // `extra`: the packed argument buffer a driver launch passed instead of kernelParams, whose
@@ -106,7 +106,7 @@ cudaError_t launch(const std::optional<KernelLaunchInfo>& kernel, dim3 grid, dim
   if (!validGeometry(grid, block)) {
     return cudaErrorInvalidConfiguration;
   }
-  if (kernel->argumentSizes.size() > 0 && args == nullptr) {
+  if (!kernel->argumentSizes.empty() && args == nullptr) {
     return cudaErrorInvalidValue;
   }
   // The driver launch a real runtime performs underneath (or the program's own), as a CUPTI

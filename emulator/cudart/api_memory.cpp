@@ -16,10 +16,10 @@ using namespace streamrace::emu;
 
 namespace {
 
-constexpr unsigned validHostAllocFlags =
+constexpr unsigned kValidHostAllocFlags =
     cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
-constexpr unsigned validHostRegisterFlags = cudaHostRegisterPortable | cudaHostRegisterMapped |
-                                            cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
+constexpr unsigned kValidHostRegisterFlags = cudaHostRegisterPortable | cudaHostRegisterMapped |
+                                             cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
 
 // Rows padded to the allocation granule, as a real device pads them to its alignment.
 cudaError_t allocatePitched(void** devPtr, std::size_t* pitch, std::size_t width,
@@ -75,7 +75,7 @@ void releaseHost(const Allocation& allocation) {
 }
 
 cudaError_t hostRegister(void* pointer, std::size_t size, unsigned flags) {
-  if (pointer == nullptr || size == 0 || (flags & ~validHostRegisterFlags) != 0) {
+  if (pointer == nullptr || size == 0 || (flags & ~kValidHostRegisterFlags) != 0) {
     return cudaErrorInvalidValue;
   }
   Runtime& runtime = Runtime::instance();
@@ -226,7 +226,7 @@ cudaError_t freeDevice(void* devPtr) {
 }
 
 cudaError_t hostAlloc(void** pointer, std::size_t size, unsigned flags) {
-  if ((flags & ~validHostAllocFlags) != 0) {
+  if ((flags & ~kValidHostAllocFlags) != 0) {
     return cudaErrorInvalidValue;
   }
   return allocateHost(pointer, size, MemoryKind::Pinned, flags);

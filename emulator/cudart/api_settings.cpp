@@ -165,18 +165,17 @@ cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID a
 }
 
 cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr,
-                                   cudaStreamAttrValue* value_out) {
+                                   cudaStreamAttrValue* valueOut) {
   STREAMRACE_EMU_TRACED(cudaStreamGetAttribute, v11000,
-                        streamAttribute(hStream, attr, nullptr, value_out, DefaultStream::Legacy),
-                        hStream, attr, value_out);
+                        streamAttribute(hStream, attr, nullptr, valueOut, DefaultStream::Legacy),
+                        hStream, attr, valueOut);
 }
 
 cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr,
-                                        cudaStreamAttrValue* value_out) {
-  STREAMRACE_EMU_TRACED(
-      cudaStreamGetAttribute_ptsz, v11000,
-      streamAttribute(hStream, attr, nullptr, value_out, DefaultStream::PerThread), hStream, attr,
-      value_out);
+                                        cudaStreamAttrValue* valueOut) {
+  STREAMRACE_EMU_TRACED(cudaStreamGetAttribute_ptsz, v11000,
+                        streamAttribute(hStream, attr, nullptr, valueOut, DefaultStream::PerThread),
+                        hStream, attr, valueOut);
 }
 
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, size_t length,

@@ -15,8 +15,8 @@ using namespace streamrace::emu;
 
 namespace {
 
-constexpr int lowestPriority = 0;
-constexpr int highestPriority = -5;
+constexpr int kLowestPriority = 0;
+constexpr int kHighestPriority = -5;
 
 cudaError_t addCallback(cudaStream_t handle, cudaStreamCallback_t callback, void* userData,
                         unsigned flags, DefaultStream zero) {
@@ -72,7 +72,7 @@ cudaError_t createStream(cudaStream_t* pStream, unsigned flags, int priority) {
   Runtime& runtime = Runtime::instance();
   int device = runtime.currentDevice();
   Stream& stream =
-      runtime.createStream(device, flags, std::clamp(priority, highestPriority, lowestPriority));
+      runtime.createStream(device, flags, std::clamp(priority, kHighestPriority, kLowestPriority));
   *pStream = stream.handle();
   notifyStreamCreated(device, stream.handle());
   return cudaSuccess;
@@ -150,12 +150,12 @@ extern "C" {
 
 cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
   STREAMRACE_EMU_TRACED(cudaStreamCreate, v3020,
-                        createStream(pStream, cudaStreamDefault, lowestPriority), pStream);
+                        createStream(pStream, cudaStreamDefault, kLowestPriority), pStream);
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
   STREAMRACE_EMU_TRACED(cudaStreamCreateWithFlags, v5000,
-                        createStream(pStream, flags, lowestPriority), pStream, flags);
+                        createStream(pStream, flags, kLowestPriority), pStream, flags);
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {

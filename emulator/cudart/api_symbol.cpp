@@ -72,10 +72,10 @@ cudaError_t symbolSize(std::size_t* size, const void* symbol) {
   return cudaSuccess;
 }
 
-constexpr DefaultStream plain = DefaultStream::Legacy;
-constexpr DefaultStream perThread = DefaultStream::PerThread;
-constexpr ApiFlavor synchronous = ApiFlavor::Synchronous;
-constexpr ApiFlavor asynchronous = ApiFlavor::Asynchronous;
+constexpr DefaultStream kPlain = DefaultStream::Legacy;
+constexpr DefaultStream kPerThread = DefaultStream::PerThread;
+constexpr ApiFlavor kSynchronous = ApiFlavor::Synchronous;
+constexpr ApiFlavor kAsynchronous = ApiFlavor::Asynchronous;
 
 } // namespace
 
@@ -91,39 +91,41 @@ void __cudaRegisterVar(void** /*fatCubinHandle*/, char* hostVar, char* /*deviceA
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
                                cudaMemcpyKind kind) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyToSymbol, v3020,
-                        copyToSymbol(symbol, src, count, offset, kind, nullptr, plain, synchronous),
-                        symbol, src, count, offset, kind);
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpyToSymbol, v3020,
+      copyToSymbol(symbol, src, count, offset, kind, nullptr, kPlain, kSynchronous), symbol, src,
+      count, offset, kind);
 }
 
 cudaError_t cudaMemcpyToSymbol_ptds(const void* symbol, const void* src, size_t count,
                                     size_t offset, cudaMemcpyKind kind) {
   STREAMRACE_EMU_TRACED(
       cudaMemcpyToSymbol_ptds, v7000,
-      copyToSymbol(symbol, src, count, offset, kind, nullptr, perThread, synchronous), symbol, src,
-      count, offset, kind);
+      copyToSymbol(symbol, src, count, offset, kind, nullptr, kPerThread, kSynchronous), symbol,
+      src, count, offset, kind);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
                                     size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
-  STREAMRACE_EMU_TRACED(cudaMemcpyToSymbolAsync, v3020,
-                        copyToSymbol(symbol, src, count, offset, kind, stream, plain, asynchronous),
-                        symbol, src, count, offset, kind, stream);
+  STREAMRACE_EMU_TRACED(
+      cudaMemcpyToSymbolAsync, v3020,
+      copyToSymbol(symbol, src, count, offset, kind, stream, kPlain, kAsynchronous), symbol, src,
+      count, offset, kind, stream);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void* symbol, const void* src, size_t count,
                                          size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(
       cudaMemcpyToSymbolAsync_ptsz, v7000,
-      copyToSymbol(symbol, src, count, offset, kind, stream, perThread, asynchronous), symbol, src,
-      count, offset, kind, stream);
+      copyToSymbol(symbol, src, count, offset, kind, stream, kPerThread, kAsynchronous), symbol,
+      src, count, offset, kind, stream);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
                                  cudaMemcpyKind kind) {
   STREAMRACE_EMU_TRACED(
       cudaMemcpyFromSymbol, v3020,
-      copyFromSymbol(dst, symbol, count, offset, kind, nullptr, plain, synchronous), dst, symbol,
+      copyFromSymbol(dst, symbol, count, offset, kind, nullptr, kPlain, kSynchronous), dst, symbol,
       count, offset, kind);
 }
 
@@ -131,7 +133,7 @@ cudaError_t cudaMemcpyFromSymbol_ptds(void* dst, const void* symbol, size_t coun
                                       cudaMemcpyKind kind) {
   STREAMRACE_EMU_TRACED(
       cudaMemcpyFromSymbol_ptds, v7000,
-      copyFromSymbol(dst, symbol, count, offset, kind, nullptr, perThread, synchronous), dst,
+      copyFromSymbol(dst, symbol, count, offset, kind, nullptr, kPerThread, kSynchronous), dst,
       symbol, count, offset, kind);
 }
 
@@ -139,7 +141,7 @@ cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t coun
                                       cudaMemcpyKind kind, cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(
       cudaMemcpyFromSymbolAsync, v3020,
-      copyFromSymbol(dst, symbol, count, offset, kind, stream, plain, asynchronous), dst, symbol,
+      copyFromSymbol(dst, symbol, count, offset, kind, stream, kPlain, kAsynchronous), dst, symbol,
       count, offset, kind, stream);
 }
 
@@ -148,7 +150,7 @@ cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void* dst, const void* symbol, size_t
                                            cudaStream_t stream) {
   STREAMRACE_EMU_TRACED(
       cudaMemcpyFromSymbolAsync_ptsz, v7000,
-      copyFromSymbol(dst, symbol, count, offset, kind, stream, perThread, asynchronous), dst,
+      copyFromSymbol(dst, symbol, count, offset, kind, stream, kPerThread, kAsynchronous), dst,
       symbol, count, offset, kind, stream);
 }
 

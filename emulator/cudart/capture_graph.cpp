@@ -53,6 +53,7 @@ GraphExec::GraphExec(const Graph& graph) : userObjects_(graph.userObjects) {
     indexOf.emplace(node, works_.size());
     works_.push_back(node->work);
     std::vector<std::size_t> nodeDependencies;
+    nodeDependencies.reserve(node->dependencies.size());
     for (const GraphNode* dependency : node->dependencies) {
       nodeDependencies.push_back(indexOf.at(dependency));
     }

@@ -11,15 +11,15 @@ namespace {
 
 // What the emulated devices claim to be: a recent data-center part, so programs take their
 // ordinary code paths.
-constexpr int emulatedMajor = 9;
-constexpr int emulatedMinor = 0;
-constexpr int emulatedMultiprocessors = 132;
+constexpr int kEmulatedMajor = 9;
+constexpr int kEmulatedMinor = 0;
+constexpr int kEmulatedMultiprocessors = 132;
 // A part of that class sets aside up to three quarters of its L2 for persisting accesses and
 // takes access-policy windows up to 128 MiB less a page, so programs that tune L2 persistence
 // run their tuned path instead of waiving it.
-constexpr int emulatedL2Bytes = 50 << 20;
-constexpr int emulatedPersistingL2Bytes = emulatedL2Bytes / 4 * 3;
-constexpr int emulatedAccessPolicyWindowBytes = (128 << 20) - 4096;
+constexpr int kEmulatedL2Bytes = 50 << 20;
+constexpr int kEmulatedPersistingL2Bytes = kEmulatedL2Bytes / 4 * 3;
+constexpr int kEmulatedAccessPolicyWindowBytes = (128 << 20) - 4096;
 
 } // namespace
 
@@ -50,20 +50,20 @@ cudaError_t fillProperties(cudaDeviceProp* prop, int device) {
   prop->maxGridSize[1] = 65535;
   prop->maxGridSize[2] = 65535;
   prop->totalConstMem = 65536;
-  prop->major = emulatedMajor;
-  prop->minor = emulatedMinor;
+  prop->major = kEmulatedMajor;
+  prop->minor = kEmulatedMinor;
   prop->textureAlignment = 512;
   prop->texturePitchAlignment = 32;
-  prop->multiProcessorCount = emulatedMultiprocessors;
+  prop->multiProcessorCount = kEmulatedMultiprocessors;
   prop->canMapHostMemory = 1;
   prop->concurrentKernels = 1;
   prop->pciBusID = device + 1;
   prop->asyncEngineCount = 2;
   prop->unifiedAddressing = 1;
   prop->memoryBusWidth = 5120;
-  prop->l2CacheSize = emulatedL2Bytes;
-  prop->persistingL2CacheMaxSize = emulatedPersistingL2Bytes;
-  prop->accessPolicyMaxWindowSize = emulatedAccessPolicyWindowBytes;
+  prop->l2CacheSize = kEmulatedL2Bytes;
+  prop->persistingL2CacheMaxSize = kEmulatedPersistingL2Bytes;
+  prop->accessPolicyMaxWindowSize = kEmulatedAccessPolicyWindowBytes;
   prop->maxThreadsPerMultiProcessor = 2048;
   prop->streamPrioritiesSupported = 1;
   prop->managedMemory = 1;

@@ -13,7 +13,7 @@ using namespace streamrace::emu;
 
 namespace {
 
-constexpr DefaultStream legacy = DefaultStream::Legacy;
+constexpr DefaultStream kLegacy = DefaultStream::Legacy;
 
 void* address(CUdeviceptr pointer) {
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(pointer));
@@ -21,12 +21,12 @@ void* address(CUdeviceptr pointer) {
 
 CUresult copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, CUstream stream,
               ApiFlavor flavor) {
-  return driverResult(copyOnStream(dst, src, bytes, kind, stream, legacy, flavor));
+  return driverResult(copyOnStream(dst, src, bytes, kind, stream, kLegacy, flavor));
 }
 
 CUresult set(CUdeviceptr dst, unsigned char value, std::size_t bytes, CUstream stream,
              ApiFlavor flavor) {
-  return driverResult(setOnStream(address(dst), value, bytes, stream, legacy, flavor));
+  return driverResult(setOnStream(address(dst), value, bytes, stream, kLegacy, flavor));
 }
 
 // The driver's allocations hand out CUdeviceptr integers where the runtime's give void*.
@@ -117,36 +117,36 @@ CUresult streamraceEmuDriverMemsetD8Async(CUdeviceptr dst, unsigned char value, 
 }
 
 CUresult streamraceEmuDriverLaunchHostFunc(CUstream stream, CUhostFn function, void* userData) {
-  STREAMRACE_EMU_DRIVER_TRACED(cuLaunchHostFunc,
-                               driverResult(launchHostFunction(stream, function, userData, legacy)),
-                               stream, function, userData);
+  STREAMRACE_EMU_DRIVER_TRACED(
+      cuLaunchHostFunc, driverResult(launchHostFunction(stream, function, userData, kLegacy)),
+      stream, function, userData);
 }
 
 CUresult streamraceEmuDriverEventRecord(CUevent event, CUstream stream) {
-  STREAMRACE_EMU_DRIVER_TRACED(cuEventRecord, driverResult(recordEvent(event, stream, 0, legacy)),
+  STREAMRACE_EMU_DRIVER_TRACED(cuEventRecord, driverResult(recordEvent(event, stream, 0, kLegacy)),
                                event, stream);
 }
 
 CUresult streamraceEmuDriverEventRecordWithFlags(CUevent event, CUstream stream,
                                                  unsigned int flags) {
   STREAMRACE_EMU_DRIVER_TRACED(cuEventRecordWithFlags,
-                               driverResult(recordEvent(event, stream, flags, legacy)), event,
+                               driverResult(recordEvent(event, stream, flags, kLegacy)), event,
                                stream, flags);
 }
 
 CUresult streamraceEmuDriverStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
   STREAMRACE_EMU_DRIVER_TRACED(cuStreamWaitEvent,
-                               driverResult(waitEvent(stream, event, flags, legacy)), stream, event,
-                               flags);
+                               driverResult(waitEvent(stream, event, flags, kLegacy)), stream,
+                               event, flags);
 }
 
 CUresult streamraceEmuDriverStreamSynchronize(CUstream stream) {
-  STREAMRACE_EMU_DRIVER_TRACED(cuStreamSynchronize, driverResult(synchronizeStream(stream, legacy)),
-                               stream);
+  STREAMRACE_EMU_DRIVER_TRACED(cuStreamSynchronize,
+                               driverResult(synchronizeStream(stream, kLegacy)), stream);
 }
 
 CUresult streamraceEmuDriverStreamQuery(CUstream stream) {
-  STREAMRACE_EMU_DRIVER_TRACED(cuStreamQuery, driverResult(queryStream(stream, legacy)), stream);
+  STREAMRACE_EMU_DRIVER_TRACED(cuStreamQuery, driverResult(queryStream(stream, kLegacy)), stream);
 }
 
 CUresult streamraceEmuDriverEventSynchronize(CUevent event) {
@@ -186,7 +186,7 @@ CUresult streamraceEmuDriverMemHostAlloc(void** pointer, size_t bytes, unsigned 
 CUresult streamraceEmuDriverMemAllocAsync(CUdeviceptr* pointer, size_t bytes, CUstream stream) {
   STREAMRACE_EMU_DRIVER_TRACED(
       cuMemAllocAsync,
-      allocate(pointer, [&](void** memory) { return mallocAsync(memory, bytes, stream, legacy); }),
+      allocate(pointer, [&](void** memory) { return mallocAsync(memory, bytes, stream, kLegacy); }),
       pointer, bytes, stream);
 }
 
@@ -200,7 +200,7 @@ CUresult streamraceEmuDriverMemFreeHost(void* pointer) {
 
 CUresult streamraceEmuDriverMemFreeAsync(CUdeviceptr pointer, CUstream stream) {
   STREAMRACE_EMU_DRIVER_TRACED(
-      cuMemFreeAsync, driverResult(freeAsync(address(pointer), stream, legacy)), pointer, stream);
+      cuMemFreeAsync, driverResult(freeAsync(address(pointer), stream, kLegacy)), pointer, stream);
 }
 
 CUresult streamraceEmuDriverStreamCreate(CUstream* stream, unsigned int flags) {

@@ -24,7 +24,7 @@ using namespace streamrace::emu;
 
 namespace {
 
-constexpr int driverVersion = CUDA_VERSION;
+constexpr int kDriverVersion = CUDA_VERSION;
 
 // What cuCtxPushCurrent saved on this thread: the context current before each push (null when
 // none was). cuCtxSetCurrent(NULL) leaves the thread without a current context until it makes
@@ -258,7 +258,7 @@ CUresult streamContext(CUstream handle, CUcontext* context) {
 extern "C" {
 
 CUresult streamraceEmuDriverDriverGetVersion(int* version) {
-  STREAMRACE_EMU_DRIVER_TRACED(cuDriverGetVersion, store(version, driverVersion), version);
+  STREAMRACE_EMU_DRIVER_TRACED(cuDriverGetVersion, store(version, kDriverVersion), version);
 }
 
 CUresult streamraceEmuDriverDeviceGet(CUdevice* device, int ordinal) {

@@ -28,7 +28,7 @@ CUresult pointerAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr
     return CUDA_ERROR_INVALID_VALUE;
   }
   auto write = [data](auto value) {
-    std::memcpy(data, &value, sizeof value);
+    std::memcpy(data, &value, sizeof(decltype(value)));
     return CUDA_SUCCESS;
   };
   switch (attribute) {

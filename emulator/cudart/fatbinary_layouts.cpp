@@ -108,15 +108,16 @@ std::optional<std::vector<ParameterSlot>> layoutOf(std::span<const std::byte> in
       at += 4;
       continue;
     }
-    const std::uint16_t size = *read<std::uint16_t>(info, at + 2);
+    // In bounds: the loop and the size checks keep every read inside its span.
+    const std::uint16_t size = read<std::uint16_t>(info, at + 2).value();
     const std::span<const std::byte> value = slice(info, at + 4, size);
     if (value.size() != size) {
       return std::nullopt;
     }
     if (attribute == kParameterInfo && size >= 12) {
-      const std::uint16_t ordinal = *read<std::uint16_t>(value, 4);
-      const std::uint16_t offset = *read<std::uint16_t>(value, 6);
-      const std::uint32_t flags = *read<std::uint32_t>(value, 8);
+      const std::uint16_t ordinal = read<std::uint16_t>(value, 4).value();
+      const std::uint16_t offset = read<std::uint16_t>(value, 6).value();
+      const std::uint32_t flags = read<std::uint32_t>(value, 8).value();
       if (ordinal >= byOrdinal.size()) {
         byOrdinal.resize(ordinal + 1);
       }

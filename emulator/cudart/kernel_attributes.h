@@ -10,18 +10,18 @@
 
 namespace streamrace::emu {
 
-inline constexpr int kernelMaxThreadsPerBlock = 1024;
-inline constexpr int kernelMaxDynamicSharedBytes = 48 << 10;
+inline constexpr int kErnelMaxThreadsPerBlock = 1024;
+inline constexpr int kErnelMaxDynamicSharedBytes = 48 << 10;
 
 inline cudaFuncAttributes emulatedKernelAttributes() {
   constexpr int registersPerThread = 32;
   constexpr int compiledFor = 90;
   cudaFuncAttributes attributes{};
-  attributes.maxThreadsPerBlock = kernelMaxThreadsPerBlock;
+  attributes.maxThreadsPerBlock = kErnelMaxThreadsPerBlock;
   attributes.numRegs = registersPerThread;
   attributes.ptxVersion = compiledFor;
   attributes.binaryVersion = compiledFor;
-  attributes.maxDynamicSharedSizeBytes = kernelMaxDynamicSharedBytes;
+  attributes.maxDynamicSharedSizeBytes = kErnelMaxDynamicSharedBytes;
   return attributes;
 }
 

@@ -13,7 +13,8 @@ namespace streamrace::emu {
 namespace {
 
 struct FreeDeleter {
-  void operator()(char* text) const { std::free(text); }
+  // __cxa_demangle returns memory from malloc.
+  void operator()(char* text) const { std::free(text); } // NOLINT(cppcoreguidelines-no-malloc)
 };
 
 std::string_view trim(std::string_view text) {

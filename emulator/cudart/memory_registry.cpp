@@ -10,14 +10,14 @@ namespace streamrace::emu {
 
 namespace {
 // Matches the real allocator's guarantee (256-byte alignment for cudaMalloc).
-constexpr std::size_t allocationGranule = 256;
+constexpr std::size_t kAllocationGranule = 256;
 // Ranges at least this large are handed back to the OS on release.
-constexpr std::size_t returnToSystemThreshold = std::size_t{1} << 16;
+constexpr std::size_t kReturnToSystemThreshold = std::size_t{1} << 16;
 } // namespace
 
 std::size_t DeviceArena::roundedSize(std::size_t bytes) {
   std::size_t nonZero = bytes == 0 ? 1 : bytes;
-  return (nonZero + allocationGranule - 1) / allocationGranule * allocationGranule;
+  return (nonZero + kAllocationGranule - 1) / kAllocationGranule * kAllocationGranule;
 }
 
 DeviceArena::DeviceArena(std::size_t capacity) : capacity_(capacity) {
@@ -55,7 +55,7 @@ void* DeviceArena::allocate(std::size_t bytes) {
 void DeviceArena::release(void* pointer, std::size_t bytes) {
   std::size_t size = roundedSize(bytes);
   std::size_t offset = static_cast<std::size_t>(static_cast<std::byte*>(pointer) - base_);
-  if (size >= returnToSystemThreshold) {
+  if (size >= kReturnToSystemThreshold) {
     madvise(pointer, size, MADV_DONTNEED);
   }
   std::lock_guard lock(mutex_);

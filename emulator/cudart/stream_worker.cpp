@@ -12,7 +12,7 @@ StreamWorker::StreamWorker(std::string label, DispatchOrder& dispatch)
     : label_(std::move(label)), dispatch_(dispatch), last_(makeFinishedCompletion()),
       jitter_(EmulationKnobs::fromEnvironment().jitterSeed.value_or(0) ^
               std::hash<std::string>{}(label_)),
-      thread_([this](std::stop_token stop) { run(std::move(stop)); }) {}
+      thread_([this](const std::stop_token& stop) { run(stop); }) {}
 
 StreamWorker::~StreamWorker() {
   // Finish what was enqueued, as a real device would, before the thread goes away.
@@ -77,7 +77,7 @@ DispatchOrder::Start howItStarts(OperationKind kind,
 
 } // namespace
 
-void StreamWorker::run(std::stop_token stop) {
+void StreamWorker::run(const std::stop_token& stop) {
   for (;;) {
     Pending next;
     {

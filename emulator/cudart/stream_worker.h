@@ -49,7 +49,7 @@ private:
     DispatchOrder::TicketPtr ticket;
   };
 
-  void run(std::stop_token stop);
+  void run(const std::stop_token& stop);
   std::chrono::duration<double, std::milli> delayFor(OperationKind kind);
 
   std::string label_;

@@ -9,7 +9,7 @@ namespace streamrace::emu {
 
 namespace {
 // Device variables live on the first device: the emulator keeps one copy per process.
-constexpr int symbolDevice = 0;
+constexpr int kSymbolDevice = 0;
 } // namespace
 
 SymbolTable& SymbolTable::instance() {
@@ -31,13 +31,13 @@ std::optional<DeviceSymbol> SymbolTable::resolve(const void* hostShadow) {
   Entry& entry = it->second;
   if (entry.address == nullptr) {
     Runtime& runtime = Runtime::instance();
-    void* memory = runtime.device(symbolDevice).arena.allocate(entry.size);
+    void* memory = runtime.device(kSymbolDevice).arena.allocate(entry.size);
     if (memory == nullptr) {
       return std::nullopt;
     }
     std::memset(memory, 0, entry.size);
     runtime.memory.add(Allocation{reinterpret_cast<std::uintptr_t>(memory), entry.size,
-                                  MemoryKind::Device, symbolDevice, 0});
+                                  MemoryKind::Device, kSymbolDevice, 0});
     entry.address = memory;
   }
   return DeviceSymbol{entry.address, entry.size};

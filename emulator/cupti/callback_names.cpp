@@ -13,17 +13,17 @@ struct Named {
 };
 
 // Generated at build time from cupti_runtime_cbid.h, cupti_driver_cbid.h and cupti_result.h.
-constexpr Named runtimeNames[] = {
+constexpr Named kRuntimeNames[] = {
 #include "runtime_callback_names.inc"
 };
-constexpr Named driverNames[] = {
+constexpr Named kDriverNames[] = {
 #include "driver_callback_names.inc"
 };
-constexpr Named resultNames[] = {
+constexpr Named kResultNames[] = {
 #include "result_names.inc"
 };
 
-template <std::size_t N> const char* lookup(const Named (&table)[N], std::uint32_t value) {
+template <std::size_t n> const char* lookup(const Named (&table)[n], std::uint32_t value) {
   for (const Named& entry : table) {
     if (entry.value == value) {
       return entry.name;
@@ -37,16 +37,16 @@ template <std::size_t N> const char* lookup(const Named (&table)[N], std::uint32
 const char* callbackName(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   switch (domain) {
   case CUPTI_CB_DOMAIN_RUNTIME_API:
-    return lookup(runtimeNames, cbid);
+    return lookup(kRuntimeNames, cbid);
   case CUPTI_CB_DOMAIN_DRIVER_API:
-    return lookup(driverNames, cbid);
+    return lookup(kDriverNames, cbid);
   default:
     return nullptr;
   }
 }
 
 const char* resultName(CUptiResult result) {
-  return lookup(resultNames, static_cast<std::uint32_t>(result));
+  return lookup(kResultNames, static_cast<std::uint32_t>(result));
 }
 
 } // namespace streamrace::emu::cupti

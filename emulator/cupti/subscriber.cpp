@@ -18,7 +18,7 @@ void hooksDeliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void
   Subscriber::instance().deliver(domain, cbid, cbdata);
 }
 
-constexpr CallbackHooks subscriberHooks{&hooksWanted, &hooksDeliver};
+constexpr CallbackHooks kSubscriberHooks{&hooksWanted, &hooksDeliver};
 
 } // namespace
 
@@ -58,7 +58,7 @@ CUptiResult Subscriber::subscribe(CUpti_SubscriberHandle* handle, CUpti_Callback
   }
   callback_.store(callback);
   userdata_.store(userdata);
-  installCallbackHooks(&subscriberHooks);
+  installCallbackHooks(&kSubscriberHooks);
   *handle = reinterpret_cast<CUpti_SubscriberHandle>(this);
   return CUPTI_SUCCESS;
 }
@@ -96,7 +96,7 @@ void Subscriber::enable(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool
 
 bool Subscriber::enabled(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const {
   if (!active_.load(std::memory_order_acquire) || domain <= CUPTI_CB_DOMAIN_INVALID ||
-      domain >= CUPTI_CB_DOMAIN_SIZE || cbid >= bitsPerDomain) {
+      domain >= CUPTI_CB_DOMAIN_SIZE || cbid >= kBitsPerDomain) {
     return false;
   }
   return (enabledBits_[domain][cbid / 64].load(std::memory_order_relaxed) >> (cbid % 64) & 1) != 0;

@@ -30,8 +30,8 @@ public:
   void deliver(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) const;
 
 private:
-  static constexpr std::size_t bitsPerDomain = 1024;
-  using DomainBits = std::array<std::atomic<std::uint64_t>, bitsPerDomain / 64>;
+  static constexpr std::size_t kBitsPerDomain = 1024;
+  using DomainBits = std::array<std::atomic<std::uint64_t>, kBitsPerDomain / 64>;
 
   std::atomic<bool> active_{false};
   std::atomic<CUpti_CallbackFunc> callback_{nullptr};

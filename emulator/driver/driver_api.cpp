@@ -22,12 +22,12 @@ struct ErrorName {
   const char* name;
 };
 
-constexpr ErrorName errorNames[] = {
+constexpr ErrorName kErrorNames[] = {
 #include "cuda_result_names.inc"
 };
 
 const char* errorName(CUresult error) {
-  for (const ErrorName& entry : errorNames) {
+  for (const ErrorName& entry : kErrorNames) {
     if (entry.code == error) {
       return entry.name;
     }
@@ -96,13 +96,13 @@ CUresult cuGetErrorString(CUresult error, const char** pStr) {
 }
 
 CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void*,
-                                CUlogsCallbackHandle* callback_out) {
-  if (callbackFunc == nullptr || callback_out == nullptr) {
+                                CUlogsCallbackHandle* callbackOut) {
+  if (callbackFunc == nullptr || callbackOut == nullptr) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   std::lock_guard lock(logCallbacksMutex);
-  *callback_out = nextLogCallback();
-  logCallbacks.insert(*callback_out);
+  *callbackOut = nextLogCallback();
+  logCallbacks.insert(*callbackOut);
   return CUDA_SUCCESS;
 }
 
@@ -320,8 +320,8 @@ CUresult cuMemsetD32_v2(CUdeviceptr destination, unsigned int value, size_t coun
   return streamraceEmuDriverMemsetD32(destination, value, count);
 }
 
-CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream) {
-  return streamraceEmuDriverMemsetD32Async(dstDevice, ui, N, hStream);
+CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t n, CUstream hStream) {
+  return streamraceEmuDriverMemsetD32Async(dstDevice, ui, n, hStream);
 }
 
 CUresult cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,

@@ -19,7 +19,7 @@ template <typename Function> void* address(Function* function) {
   return reinterpret_cast<void*>(function);
 }
 
-const Entry entries[] = {
+const Entry kEntries[] = {
     {"cuInit", address(&cuInit)},
     {"cuDriverGetVersion", address(&cuDriverGetVersion)},
     {"cuGetErrorName", address(&cuGetErrorName)},
@@ -98,7 +98,7 @@ CUresult lookUp(const char* symbol, void** pfn, CUdriverProcAddressQueryResult* 
   if (symbol == nullptr || pfn == nullptr) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  for (const Entry& entry : entries) {
+  for (const Entry& entry : kEntries) {
     if (std::strcmp(entry.name, symbol) == 0) {
       *pfn = entry.function;
       if (symbolStatus != nullptr) {

@@ -92,6 +92,7 @@ Rank startRank(const LaunchOptions& options, int rank, const std::string& ncclId
     signal(SIGTERM, SIG_DFL);
     setRankEnvironment(options, rank, ncclId, rendezvousDir, masterPort);
     std::vector<char*> argv;
+    argv.reserve(options.command.size() + 1);
     for (const std::string& argument : options.command) {
       argv.push_back(const_cast<char*>(argument.c_str()));
     }
@@ -159,6 +160,7 @@ int main(int argc, char** argv) {
   sigaction(SIGTERM, &interrupt, nullptr);
 
   std::vector<Rank> ranks;
+  ranks.reserve(static_cast<std::size_t>(options.worldSize()));
   for (int rank = 0; rank < options.worldSize(); ++rank) {
     ranks.push_back(startRank(options, rank, ncclId, rendezvousDir, masterPort));
   }

@@ -123,6 +123,7 @@ STREAMRACE_NCCL_EXPORT ncclResult_t pncclCommInitAll(ncclComm_t* comms, int ndev
   const std::string segmentName = randomSegmentName();
   std::vector<ncclResult_t> results(ndev, ncclSuccess);
   std::vector<std::thread> ranks;
+  ranks.reserve(static_cast<std::size_t>(ndev));
   // Ranks join concurrently: each blocks until all have arrived.
   for (int rank = 0; rank < ndev; ++rank) {
     ranks.emplace_back([&, rank] {

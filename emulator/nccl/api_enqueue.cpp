@@ -334,6 +334,7 @@ ncclResult_t groupEnd() {
   ncclResult_t firstError = ncclSuccess;
   std::vector<ncclResult_t> joinResults(joins.size(), ncclSuccess);
   std::vector<std::thread> threads;
+  threads.reserve(joins.size());
   for (std::size_t i = 0; i < joins.size(); ++i) {
     threads.emplace_back([&, i] { joinResults[i] = joins[i].join(); });
   }

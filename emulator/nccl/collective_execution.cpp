@@ -119,6 +119,7 @@ bool Communicator::checkDescriptors(const CollectiveCall& call) {
     return true;
   }
   std::vector<std::pair<CollectiveDescriptor, std::vector<int>>> byFirstRank;
+  byFirstRank.reserve(variants.size());
   for (auto& [key, entry] : variants) {
     byFirstRank.push_back(entry);
   }

@@ -93,8 +93,9 @@ int main(int argc, char** argv) {
         writer->write(event);
       });
       std::printf("wrote %llu events of mode %s to %zu trace files in %s\n",
-                  static_cast<unsigned long long>(clock), examples::hpz_mode_name(modes[0]).data(),
-                  writers.size(), trace_dir.c_str());
+                  static_cast<unsigned long long>(clock),
+                  std::string(examples::hpz_mode_name(modes[0])).c_str(), writers.size(),
+                  trace_dir.c_str());
       return 0;
     } catch (const std::exception& error) {
       std::fprintf(stderr, "hpz-synthetic: %s\n", error.what());
@@ -114,8 +115,9 @@ int main(int argc, char** argv) {
       engine.process(event);
     engine.finish();
     const auto& findings = engine.findings().all();
-    std::printf("== mode %s: %zu events, %zu finding%s\n", examples::hpz_mode_name(mode).data(),
-                events.size(), findings.size(), findings.size() == 1 ? "" : "s");
+    std::printf("== mode %s: %zu events, %zu finding%s\n",
+                std::string(examples::hpz_mode_name(mode)).c_str(), events.size(), findings.size(),
+                findings.size() == 1 ? "" : "s");
     std::fputs(findings_text(findings, engine, symbols).c_str(), stdout);
     any |= !findings.empty();
   }

@@ -48,6 +48,7 @@ std::size_t Tracer::report_findings(const Engine& engine, ReportMoment moment) {
     symbols = names_;
   }
   std::vector<CallSiteId> ids;
+  ids.reserve(symbolized.size());
   for (const CallSite& site : symbolized)
     ids.push_back(symbols.add_call_site(site));
   std::vector<Finding> fresh(engine.findings().all().begin() +

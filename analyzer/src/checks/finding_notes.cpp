@@ -23,7 +23,7 @@ std::string stillPending(const AccessRecord& record, const AccessDetail& earlier
 std::string describeFunction(const clang::FunctionDecl& function) {
   if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function))
     if (method->getParent()->isLambda()) return "the lambda";
-  const std::string name = "'" + function.getNameAsString() + "'";
+  std::string name = "'" + function.getNameAsString() + "'";
   if (llvm::isa<clang::CXXConstructorDecl>(function)) return "the constructor " + name;
   if (llvm::isa<clang::CXXDestructorDecl>(function)) return "the destructor " + name;
   return name;

@@ -29,19 +29,19 @@
 extern "C" {
 
 // The launch configuration a kernel sees through gridDim and blockDim.
-typedef struct StreamraceEmuLaunch {
+struct StreamraceEmuLaunch {
   dim3 gridDim;
   dim3 blockDim;
   size_t sharedMem;
   cudaStream_t stream;
-} StreamraceEmuLaunch;
+};
 
 // `args[i]` points at a copy of the i-th kernel argument.
-typedef void (*StreamraceEmuKernelBody)(const StreamraceEmuLaunch* launch, void** args);
+using StreamraceEmuKernelBody = void (*)(const StreamraceEmuLaunch* launch, void** args);
 
 // Exported by the emulated libcudart.so.13 only. Returns 0 on success.
-typedef int (*StreamraceEmuRegisterKernelFn)(const void* kernel, StreamraceEmuKernelBody body,
-                                             unsigned argCount, const size_t* argSizes);
+using StreamraceEmuRegisterKernelFn = int (*)(const void* kernel, StreamraceEmuKernelBody body,
+                                              unsigned argCount, const size_t* argSizes);
 }
 
 #define STREAMRACE_EMU_REGISTER_KERNEL_SYMBOL "streamraceEmuRegisterKernel"
@@ -50,23 +50,23 @@ namespace streamrace_emulator {
 
 namespace detail {
 
-template <auto CpuImplementation, typename... Args, std::size_t... Index>
+template <auto cpuImplementation, typename... Args, std::size_t... index>
 void invokeWithArguments(const StreamraceEmuLaunch* launch, void** args,
-                         std::index_sequence<Index...>) {
-  CpuImplementation(*launch, *static_cast<std::remove_cv_t<Args>*>(args[Index])...);
+                         std::index_sequence<index...>) {
+  cpuImplementation(*launch, *static_cast<std::remove_cv_t<Args>*>(args[index])...);
 }
 
-template <auto CpuImplementation, typename... Args>
+template <auto cpuImplementation, typename... Args>
 void invoke(const StreamraceEmuLaunch* launch, void** args) {
-  invokeWithArguments<CpuImplementation, Args...>(launch, args, std::index_sequence_for<Args...>{});
+  invokeWithArguments<cpuImplementation, Args...>(launch, args, std::index_sequence_for<Args...>{});
 }
 
 } // namespace detail
 
 // Returns true when running on the emulator and the registration took effect.
-template <auto CpuImplementation, typename... Args> bool registerKernel(void (*kernel)(Args...)) {
+template <auto cpuImplementation, typename... Args> bool registerKernel(void (*kernel)(Args...)) {
   static_assert(
-      std::is_invocable_v<decltype(CpuImplementation), const StreamraceEmuLaunch&, Args...>,
+      std::is_invocable_v<decltype(cpuImplementation), const StreamraceEmuLaunch&, Args...>,
       "the CPU implementation must take (const StreamraceEmuLaunch &, <the kernel's "
       "parameters>...)");
   auto registerWithEmulator = reinterpret_cast<StreamraceEmuRegisterKernelFn>(
@@ -76,7 +76,7 @@ template <auto CpuImplementation, typename... Args> bool registerKernel(void (*k
   }
   static constexpr size_t argumentSizes[sizeof...(Args) + 1] = {sizeof(Args)..., 0};
   return registerWithEmulator(reinterpret_cast<const void*>(kernel),
-                              &detail::invoke<CpuImplementation, Args...>, sizeof...(Args),
+                              &detail::invoke<cpuImplementation, Args...>, sizeof...(Args),
                               argumentSizes) == 0;
 }
 

@@ -54,14 +54,14 @@ void Engine::process(std::span<const Event> events) {
   // Each stage far enough ahead for its miss to land before the event runs: an access's
   // lookup slot first, then the interval the slot names. An event is decoded once, by the
   // first stage; the second finds its accesses in `warmed`, by event number.
-  constexpr std::size_t kSlotAhead = 8;
-  constexpr std::size_t kIntervalAhead = 4;
-  std::array<WarmedAccesses, kSlotAhead> warmed{};
+  constexpr std::size_t k_slot_ahead = 8;
+  constexpr std::size_t k_interval_ahead = 4;
+  std::array<WarmedAccesses, k_slot_ahead> warmed{};
   for (std::size_t i = 0; i < events.size(); ++i) {
-    if (i + kSlotAhead < events.size())
-      warmed[(i + kSlotAhead) % kSlotAhead] = warm_accesses(events[i + kSlotAhead]);
-    if (i + kIntervalAhead < events.size())
-      for (const WarmedAccess& access : warmed[(i + kIntervalAhead) % kSlotAhead])
+    if (i + k_slot_ahead < events.size())
+      warmed[(i + k_slot_ahead) % k_slot_ahead] = warm_accesses(events[i + k_slot_ahead]);
+    if (i + k_interval_ahead < events.size())
+      for (const WarmedAccess& access : warmed[(i + k_interval_ahead) % k_slot_ahead])
         if (access.space) access.space->prefetch_interval(access.begin);
     process(events[i]);
   }

@@ -213,7 +213,7 @@ std::string apply_environment(Settings& settings, const EnvironmentLookup& looku
       return std::string(kOptionsVariable) + ": " + error;
   // An alias stands for its one setting: its whole value, separators and all.
 #define STREAMRACE_OPTION(part, type, name, default_value, alias, help)                            \
-  if constexpr (std::string_view(alias).size() > 0) {                                              \
+  if constexpr (!std::string_view(alias).empty()) {                                                \
     if (const char* value = lookup(alias); value != nullptr && *value != '\0') {                   \
       if (!parse_value(value, settings.part.name))                                                 \
         return std::string(alias) + ": expects a " + type_name(settings.part.name) + ", got '" +   \
@@ -253,7 +253,7 @@ std::string options_help() {
       << value_text(defaults.part.name) << ")\n      " help;                                       \
   if (const ValueRange* range = range_of(#name))                                                   \
     out << " (values: " << accepted_values(*range) << ")";                                         \
-  if constexpr (std::string_view(alias).size() > 0)                                                \
+  if constexpr (!std::string_view(alias).empty())                                                  \
     out << "; or the environment variable " alias ", which wins over STREAMRACE_OPTIONS";          \
   out << "\n";
 #include "streamrace/engine/options.inc"

@@ -122,6 +122,7 @@ Replay settle_traces(const std::vector<std::string>& paths, const Settings& sett
   Replay replay;
   TraceSet set = open_trace_set(paths, replay.symbols);
   std::vector<std::string> files;
+  files.reserve(set.readers.size());
   for (const trace::TraceReader& reader : set.readers)
     files.push_back(reader.path());
   const std::vector<AloneReplay> alone = replay_each_alone(files, settings);
@@ -222,6 +223,7 @@ Replay replay_for_report(const std::vector<std::string>& paths, const Settings& 
     if (settle_from != 0) processes = trace::find_trace_files(paths).size();
   } catch (const std::exception&) {
     // Paths that hold no trace, or cannot be read: opening the set says which and why.
+    processes = 0;
   }
   if (settle_from != 0 && processes >= settle_from) return settle_traces(paths, settings);
   return replay_traces(paths, settings);

@@ -50,7 +50,8 @@ void check_readable(const std::string& path) {
   if (error && error != std::errc::no_such_file_or_directory)
     throw std::runtime_error("cannot read '" + path + "': " + error.message());
   if (fs::is_directory(status)) {
-    fs::directory_iterator(path, error);
+    // Opening the folder's listing is the test that it can be read.
+    const fs::directory_iterator listing(path, error);
     if (error) throw std::runtime_error("cannot read folder '" + path + "': " + error.message());
   } else if (fs::exists(status) && !fs::is_regular_file(status)) {
     // The reader measures and seeks in the file: a pipe would look empty, hence "bad header".

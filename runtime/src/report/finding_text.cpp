@@ -87,7 +87,7 @@ const char* memory_kind_text(MemoryKind kind) {
 
 void collective_block(std::ostringstream& out, const Finding& finding,
                       const RankNames& rank_names) {
-  const CollectiveDisagreement& c = *finding.collective;
+  const CollectiveDisagreement& c = finding.collective.value();
   if (finding.kind == FindingKind::CollectiveCountMismatch) {
     out << "  Communicator " << hex_text(c.comm)
         << ": ranks issued different numbers of collectives:";

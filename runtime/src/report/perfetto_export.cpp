@@ -177,14 +177,14 @@ private:
   // A slice lasts until the next one on its track (four fifths of the gap, so slices never
   // touch and every flow binds to exactly one).
   void size_slices() {
-    constexpr double kLongest = 1000.0;
+    constexpr double k_longest = 1000.0;
     std::vector<std::size_t> last(tracks_.size(), slices_.size());
     for (std::size_t i = 0; i < slices_.size(); ++i) {
       Slice& slice = slices_[i];
       slice.ts = time_of(slice.event);
       slice.dur = 0.8;
       if (std::size_t previous = last[slice.track]; previous != slices_.size())
-        slices_[previous].dur = 0.8 * std::min(slice.ts - slices_[previous].ts, kLongest);
+        slices_[previous].dur = 0.8 * std::min(slice.ts - slices_[previous].ts, k_longest);
       last[slice.track] = i;
     }
   }

@@ -76,13 +76,13 @@ struct FieldDecoder {
   template <typename... T> void operator()(T&... values) { (one(values), ...); }
 };
 
-template <std::size_t I = 0> bool emplace_payload(std::size_t index, Payload& payload) {
-  if constexpr (I < std::variant_size_v<Payload>) {
-    if (index == I) {
-      payload.emplace<I>();
+template <std::size_t i = 0> bool emplace_payload(std::size_t index, Payload& payload) {
+  if constexpr (i < std::variant_size_v<Payload>) {
+    if (index == i) {
+      payload.emplace<i>();
       return true;
     }
-    return emplace_payload<I + 1>(index, payload);
+    return emplace_payload<i + 1>(index, payload);
   } else {
     return false;
   }

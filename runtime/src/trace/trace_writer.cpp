@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/trace/trace_writer.h"
 
+#include <cstdio>
 #include <utility>
 
 namespace streamrace::trace {
@@ -33,8 +34,10 @@ TraceWriter::TraceWriter(const std::string& path, std::uint64_t pid, std::uint64
 TraceWriter::~TraceWriter() {
   try {
     flush();
-  } catch (const std::exception&) {
-    // A destructor cannot report; the records already written stay readable.
+  } catch (const std::exception& error) {
+    // A destructor cannot throw; the records already written stay readable.
+    std::fprintf(stderr, "streamrace: the trace's last records were not written: %s\n",
+                 error.what());
   }
 }
 

@@ -50,6 +50,9 @@
 #ifndef STREAMRACE_ANNOTATIONS_H
 #define STREAMRACE_ANNOTATIONS_H
 
+/* A C header: C names, typedefs and 0 for null. */
+/* NOLINTBEGIN(readability-identifier-naming,modernize-use-using,modernize-use-nullptr) */
+
 #include <dlfcn.h>
 
 #define STREAMRACE_ANNOTATE_KERNEL_SYMBOL "streamraceAnnotateKernel"
@@ -61,5 +64,7 @@ static inline int streamrace_annotate_kernel(const void* kernel, const char* spe
       (StreamraceAnnotateKernelFn)dlsym(RTLD_DEFAULT, STREAMRACE_ANNOTATE_KERNEL_SYMBOL);
   return annotate != 0 ? annotate(kernel, specification) : 0;
 }
+
+/* NOLINTEND(readability-identifier-naming,modernize-use-using,modernize-use-nullptr) */
 
 #endif /* STREAMRACE_ANNOTATIONS_H */

@@ -25,6 +25,9 @@
 #ifndef STREAMRACE_OP_EXTENTS_H
 #define STREAMRACE_OP_EXTENTS_H
 
+/* A C header: C names, typedefs and 0 for null. */
+/* NOLINTBEGIN(readability-identifier-naming,modernize-use-using,modernize-use-nullptr) */
+
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,5 +55,7 @@ static inline int streamrace_end_op(const streamrace_extent* extents, size_t cou
   StreamraceEndOpFn end = (StreamraceEndOpFn)dlsym(RTLD_DEFAULT, "streamraceEndOp");
   return end != 0 ? end(extents, count) : 0;
 }
+
+/* NOLINTEND(readability-identifier-naming,modernize-use-using,modernize-use-nullptr) */
 
 #endif /* STREAMRACE_OP_EXTENTS_H */

@@ -98,7 +98,7 @@ std::uint64_t read_slot(const ArgumentSlot& slot, const unsigned char* params) {
 
 template <typename Struct> Struct read_struct(const void* at) {
   Struct value;
-  std::memcpy(&value, at, sizeof value);
+  std::memcpy(&value, at, sizeof(Struct));
   return value;
 }
 

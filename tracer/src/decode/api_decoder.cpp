@@ -209,11 +209,9 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
 
   switch (function.role) {
   case ApiRole::Copy:
-    return decode_copy(function, arguments, function.role);
   case ApiRole::Copy2D:
     return decode_copy(function, arguments, function.role);
   case ApiRole::Set:
-    return decode_set(function, arguments, function.role);
   case ApiRole::Set2D:
     return decode_set(function, arguments, function.role);
   case ApiRole::KernelLaunch:
@@ -308,10 +306,8 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
   case ApiRole::GraphSetNode:
   case ApiRole::GraphExecUpdate:
     // The front end follows graphs built by hand (hand_built_graphs.h): none is an engine event.
-    return std::nullopt;
   case ApiRole::SelectContext:
     // The device comes from the driver after the call (context_devices.h), not the arguments.
-    return std::nullopt;
   case ApiRole::LibraryCreate:
   case ApiRole::LibrarySetStream:
   case ApiRole::LibraryWork:

@@ -286,78 +286,78 @@ using streamrace::tracer::watching_here;
 
 extern "C" {
 
-__attribute__((visibility("default"))) cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec,
-                                                                        cudaGraph_t graph,
-                                                                        unsigned long long flags) {
+__attribute__((visibility("default"))) cudaError_t
+cudaGraphInstantiate(cudaGraphExec_t* p_graph_exec, cudaGraph_t graph, unsigned long long flags) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphInstantiate, "cudaGraphInstantiate");
-  return adopt_instantiated(real(pGraphExec, graph, flags), pGraphExec, graph);
+  return adopt_instantiated(real(p_graph_exec, graph, flags), p_graph_exec, graph);
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaGraphInstantiateWithFlags(
-    cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+    cudaGraphExec_t* p_graph_exec, cudaGraph_t graph, unsigned long long flags) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphInstantiateWithFlags, "cudaGraphInstantiateWithFlags");
-  return adopt_instantiated(real(pGraphExec, graph, flags), pGraphExec, graph);
+  return adopt_instantiated(real(p_graph_exec, graph, flags), p_graph_exec, graph);
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaGraphInstantiateWithParams(
-    cudaGraphExec_t* pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams* params) {
+    cudaGraphExec_t* p_graph_exec, cudaGraph_t graph, cudaGraphInstantiateParams* params) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphInstantiateWithParams, "cudaGraphInstantiateWithParams");
-  return adopt_instantiated(real(pGraphExec, graph, params), pGraphExec, graph);
+  return adopt_instantiated(real(p_graph_exec, graph, params), p_graph_exec, graph);
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaGraphInstantiateWithParams_ptsz(
-    cudaGraphExec_t* pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams* params) {
+    cudaGraphExec_t* p_graph_exec, cudaGraph_t graph, cudaGraphInstantiateParams* params) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphInstantiateWithParams, "cudaGraphInstantiateWithParams_ptsz");
-  return adopt_instantiated(real(pGraphExec, graph, params), pGraphExec, graph);
+  return adopt_instantiated(real(p_graph_exec, graph, params), p_graph_exec, graph);
 }
 
-__attribute__((visibility("default"))) cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec,
+__attribute__((visibility("default"))) cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec,
                                                                    cudaStream_t stream) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphLaunch, "cudaGraphLaunch");
-  return launch_watched_graph(graphExec, stream, false, [&] { return real(graphExec, stream); });
+  return launch_watched_graph(graph_exec, stream, false, [&] { return real(graph_exec, stream); });
 }
 
-__attribute__((visibility("default"))) cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec,
+__attribute__((visibility("default"))) cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graph_exec,
                                                                         cudaStream_t stream) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphLaunch, "cudaGraphLaunch_ptsz");
-  return launch_watched_graph(graphExec, stream, true, [&] { return real(graphExec, stream); });
+  return launch_watched_graph(graph_exec, stream, true, [&] { return real(graph_exec, stream); });
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaGraphExecHostNodeSetParams(
-    cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) {
+    cudaGraphExec_t h_graph_exec, cudaGraphNode_t node, const cudaHostNodeParams* p_node_params) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphExecHostNodeSetParams, "cudaGraphExecHostNodeSetParams");
-  if (pNodeParams != nullptr && pNodeParams->fn != nullptr && watching_here())
-    if (auto replaced = ExecHostNodes::instance().replace(hGraphExec, node, *pNodeParams))
+  if (p_node_params != nullptr && p_node_params->fn != nullptr && watching_here())
+    if (auto replaced = ExecHostNodes::instance().replace(h_graph_exec, node, *p_node_params))
       return *replaced;
-  return real(hGraphExec, node, pNodeParams);
+  return real(h_graph_exec, node, p_node_params);
 }
 
 // The generic setter, for a host node: as cudaGraphExecHostNodeSetParams.
 __attribute__((visibility("default"))) cudaError_t cudaGraphExecNodeSetParams(
-    cudaGraphExec_t graphExec, cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) {
+    cudaGraphExec_t graph_exec, cudaGraphNode_t node, cudaGraphNodeParams* node_params) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphExecNodeSetParams, "cudaGraphExecNodeSetParams");
-  if (nodeParams != nullptr && nodeParams->type == cudaGraphNodeTypeHost &&
-      nodeParams->host.fn != nullptr && watching_here())
+  if (node_params != nullptr && node_params->type == cudaGraphNodeTypeHost &&
+      node_params->host.fn != nullptr && watching_here())
     if (auto replaced = ExecHostNodes::instance().replace(
-            graphExec, node, cudaHostNodeParams{nodeParams->host.fn, nodeParams->host.userData}))
+            graph_exec, node, cudaHostNodeParams{node_params->host.fn, node_params->host.userData}))
       return *replaced;
-  return real(graphExec, node, nodeParams);
+  return real(graph_exec, node, node_params);
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaGraphExecUpdate(
-    cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo* resultInfo) {
+    cudaGraphExec_t h_graph_exec, cudaGraph_t h_graph, cudaGraphExecUpdateResultInfo* result_info) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphExecUpdate, "cudaGraphExecUpdate");
-  const cudaError_t result = real(hGraphExec, hGraph, resultInfo);
+  const cudaError_t result = real(h_graph_exec, h_graph, result_info);
   // The executable now calls the functions of the updated graph's host nodes, unwatched.
   if (result == cudaSuccess && WatchedMemory::enabled())
-    ExecHostNodes::instance().forget(hGraphExec);
+    ExecHostNodes::instance().forget(h_graph_exec);
   return result;
 }
 
-__attribute__((visibility("default"))) cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+__attribute__((visibility("default"))) cudaError_t
+cudaGraphExecDestroy(cudaGraphExec_t graph_exec) {
   STREAMRACE_NEXT_RUNTIME(cudaGraphExecDestroy, "cudaGraphExecDestroy");
-  if (WatchedMemory::enabled()) ExecHostNodes::instance().forget(graphExec);
-  return real(graphExec);
+  if (WatchedMemory::enabled()) ExecHostNodes::instance().forget(graph_exec);
+  return real(graph_exec);
 }
 
 } // extern "C"

@@ -172,35 +172,35 @@ extern "C" {
 
 __attribute__((visibility("default"))) cudaError_t cudaLaunchHostFunc(cudaStream_t stream,
                                                                       cudaHostFn_t fn,
-                                                                      void* userData) {
+                                                                      void* user_data) {
   STREAMRACE_NEXT_RUNTIME(cudaLaunchHostFunc, "cudaLaunchHostFunc");
   return launch_watched(
-      stream, false, fn, userData, run_host_function,
+      stream, false, fn, user_data, run_host_function,
       [&](cudaHostFn_t function, void* argument) { return real(stream, function, argument); });
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream,
                                                                            cudaHostFn_t fn,
-                                                                           void* userData) {
+                                                                           void* user_data) {
   STREAMRACE_NEXT_RUNTIME(cudaLaunchHostFunc, "cudaLaunchHostFunc_ptsz");
   return launch_watched(
-      stream, true, fn, userData, run_host_function,
+      stream, true, fn, user_data, run_host_function,
       [&](cudaHostFn_t function, void* argument) { return real(stream, function, argument); });
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaStreamAddCallback(
-    cudaStream_t stream, cudaStreamCallback_t callback, void* userData, unsigned int flags) {
+    cudaStream_t stream, cudaStreamCallback_t callback, void* user_data, unsigned int flags) {
   STREAMRACE_NEXT_RUNTIME(cudaStreamAddCallback, "cudaStreamAddCallback");
-  return launch_watched(stream, false, callback, userData, run_callback,
+  return launch_watched(stream, false, callback, user_data, run_callback,
                         [&](cudaStreamCallback_t function, void* argument) {
                           return real(stream, function, argument, flags);
                         });
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaStreamAddCallback_ptsz(
-    cudaStream_t stream, cudaStreamCallback_t callback, void* userData, unsigned int flags) {
+    cudaStream_t stream, cudaStreamCallback_t callback, void* user_data, unsigned int flags) {
   STREAMRACE_NEXT_RUNTIME(cudaStreamAddCallback, "cudaStreamAddCallback_ptsz");
-  return launch_watched(stream, true, callback, userData, run_callback,
+  return launch_watched(stream, true, callback, user_data, run_callback,
                         [&](cudaStreamCallback_t function, void* argument) {
                           return real(stream, function, argument, flags);
                         });

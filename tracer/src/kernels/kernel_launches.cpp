@@ -131,8 +131,7 @@ void read_values(const std::vector<std::uint32_t>& sizes, void* const* args,
 
 KernelLaunchReader& KernelLaunchReader::instance() {
   // Never destroyed: launches from runtime threads may still arrive while the process exits.
-  static KernelLaunchReader* const reader =
-      std::unique_ptr<KernelLaunchReader>(new KernelLaunchReader()).release();
+  static KernelLaunchReader* const reader = std::make_unique<KernelLaunchReader>().release();
   return *reader;
 }
 
@@ -209,8 +208,7 @@ std::string KernelLaunchReader::read_graph_node(const void* function, void* cons
                                                 std::vector<KernelPointer>& out) {
   if (function == nullptr) return {};
   std::lock_guard lock(mutex_);
-  const std::string name =
-      shapes_.contains(function) ? std::string() : runtime_kernel_name(function);
+  std::string name = shapes_.contains(function) ? std::string() : runtime_kernel_name(function);
   const Shape* shape = shape_of(Api::Runtime, function, name.empty() ? nullptr : name.c_str());
   if (shape == nullptr) return name;
   if (args != nullptr) read_shape(*shape, args, threads_x, out);

@@ -40,7 +40,7 @@ AccessMode access_mode(ParameterAccess access) {
 std::optional<ParameterRule> parse_entry(std::string_view entry, std::string& error) {
   ParameterRule rule;
   const std::size_t bracket = entry.find(ka::kExtentOpen);
-  const std::optional<ParameterAccess> access = ka::access_of_annotation(entry.substr(0, bracket));
+  const std::optional<ParameterAccess> access = ka::accessOfAnnotation(entry.substr(0, bracket));
   if (!access) {
     error = "'" + std::string(entry) + "' is not -, r, w or rw";
     return std::nullopt;
@@ -78,7 +78,7 @@ std::string parse_access(const JsonValue& entry, std::size_t parameter_count, Ac
   using Kind = JsonValue::Kind;
   const JsonValue* access = entry.member(ka::kParamAccessKey);
   if (access == nullptr || access->kind != Kind::String) return "an entry without an access";
-  const std::optional<ParameterAccess> mode = ka::access_of_summary(access->string);
+  const std::optional<ParameterAccess> mode = ka::accessOfSummary(access->string);
   if (!mode) return "access '" + access->string + "' is not none, read, write or read_write";
   rule.accessed = *mode != ParameterAccess::None;
   rule.mode = access_mode(*mode);
@@ -334,12 +334,12 @@ void by_value_pointers(std::size_t parameter, const LaunchArguments& arguments,
   // Below the first 64 KiB nothing is mapped; x86-64 and AArch64 user space ends at 2^47 (2^48),
   // where unified addressing puts device memory too. Small counts, strides and floating-point
   // values fall outside.
-  constexpr std::uint64_t kLowest = 0x10000;
-  constexpr std::uint64_t kBeyondUserSpace = std::uint64_t{1} << 48;
+  constexpr std::uint64_t k_lowest = 0x10000;
+  constexpr std::uint64_t k_beyond_user_space = std::uint64_t{1} << 48;
   const std::size_t scanned = std::min(bytes.size(), kMaxScannedArgumentBytes);
   for (std::size_t at = 0; at + 8 <= scanned; at += 8) {
     const std::uint64_t word = word_at(bytes, at);
-    if (word < kLowest || word >= kBeyondUserSpace) continue;
+    if (word < k_lowest || word >= k_beyond_user_space) continue;
     out.push_back(KernelPointer{word, 0, AccessMode::ReadWrite, Extent::Approximate});
   }
 }

@@ -203,31 +203,31 @@ STREAMRACE_EXPORT ncclResult_t ncclGroupEnd() {
   STREAMRACE_FORWARD(ncclGroupEnd);
 }
 
-STREAMRACE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId,
+STREAMRACE_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId comm_id,
                                                 int rank) {
   using namespace streamrace::tracer;
   static const auto real = resolve<decltype(&pncclCommInitRank)>("pncclCommInitRank");
   ncclResult_t result;
   {
     InsideLibraryCall inside;
-    result = real(comm, nranks, commId, rank);
+    result = real(comm, nranks, comm_id, rank);
   }
   if (succeeded(result))
-    record_communicator("ncclCommInitRank", *comm, hash_bytes(&commId, sizeof commId, 0));
+    record_communicator("ncclCommInitRank", *comm, hash_bytes(&comm_id, sizeof comm_id, 0));
   return result;
 }
 STREAMRACE_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks,
-                                                      ncclUniqueId commId, int rank,
+                                                      ncclUniqueId comm_id, int rank,
                                                       ncclConfig_t* config) {
   using namespace streamrace::tracer;
   static const auto real = resolve<decltype(&pncclCommInitRankConfig)>("pncclCommInitRankConfig");
   ncclResult_t result;
   {
     InsideLibraryCall inside;
-    result = real(comm, nranks, commId, rank, config);
+    result = real(comm, nranks, comm_id, rank, config);
   }
   if (succeeded(result))
-    record_communicator("ncclCommInitRankConfig", *comm, hash_bytes(&commId, sizeof commId, 0));
+    record_communicator("ncclCommInitRankConfig", *comm, hash_bytes(&comm_id, sizeof comm_id, 0));
   return result;
 }
 STREAMRACE_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {

@@ -68,7 +68,7 @@ void Tracer::flush_for_signal_handler() {
       drain();
       if (writer_) writer_->flush();
     }
-  } catch (const std::exception&) {
+  } catch (const std::exception&) { // NOLINT(bugprone-empty-catch): nothing is left to do
     // The process is dying of its own fault; a trace that cannot be written stays a prefix.
   }
   crash_flushes_done_.store(asked);

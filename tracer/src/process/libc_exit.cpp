@@ -13,8 +13,8 @@ using ExitFunction = void (*)(int);
 
 // Resolved when the library loads: by the time a vfork() child or a signal handler exits,
 // looking a symbol up (the loader's lock, malloc) is no longer safe. _Exit is C99's name.
-const ExitFunction next_exit = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "_exit"));
-const ExitFunction next_exit_c99 = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "_Exit"));
+const ExitFunction kNextExit = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "_exit"));
+const ExitFunction kNextExitC99 = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "_Exit"));
 
 [[noreturn]] void exit_through(ExitFunction next, int status) {
   if (next != nullptr) next(status);
@@ -26,11 +26,11 @@ const ExitFunction next_exit_c99 = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEX
 } // namespace
 
 void libc_exit(int status) {
-  exit_through(next_exit, status);
+  exit_through(kNextExit, status);
 }
 
 void libc_exit_c99(int status) {
-  exit_through(next_exit_c99, status);
+  exit_through(kNextExitC99, status);
 }
 
 } // namespace streamrace::tracer

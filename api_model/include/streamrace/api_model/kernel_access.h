@@ -78,18 +78,18 @@ inline constexpr std::array<AccessWords, 4> kAccessWords{{
     {ParameterAccess::ReadWrite, "rw", "read_write"},
 }};
 
-constexpr std::string_view annotation_word(ParameterAccess access) {
+constexpr std::string_view annotationWord(ParameterAccess access) {
   return kAccessWords[static_cast<std::size_t>(access)].annotation;
 }
-constexpr std::string_view summary_word(ParameterAccess access) {
+constexpr std::string_view summaryWord(ParameterAccess access) {
   return kAccessWords[static_cast<std::size_t>(access)].summary;
 }
-constexpr std::optional<ParameterAccess> access_of_annotation(std::string_view word) {
+constexpr std::optional<ParameterAccess> accessOfAnnotation(std::string_view word) {
   for (const AccessWords& words : kAccessWords)
     if (words.annotation == word) return words.access;
   return std::nullopt;
 }
-constexpr std::optional<ParameterAccess> access_of_summary(std::string_view word) {
+constexpr std::optional<ParameterAccess> accessOfSummary(std::string_view word) {
   for (const AccessWords& words : kAccessWords)
     if (words.summary == word) return words.access;
   return std::nullopt;

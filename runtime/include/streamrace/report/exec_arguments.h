@@ -10,6 +10,7 @@ namespace streamrace {
 
 inline std::vector<char*> exec_arguments(std::vector<std::string>& strings) {
   std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
   for (std::string& text : strings)
     pointers.push_back(text.data());
   pointers.push_back(nullptr);
