@@ -20,7 +20,9 @@ template <typename OnSettled> void settle_meetings(VectorClock& clock, OnSettled
     auto done = std::find_if(clock.pending().begin(), clock.pending().end(),
                              [](const auto& meeting) { return meeting->complete; });
     if (done == clock.pending().end()) return;
-    const std::shared_ptr<Meeting>& meeting = *done;
+    // A copy, not a reference: it keeps the meeting alive once the clock lets go of it.
+    // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
+    const std::shared_ptr<Meeting> meeting = *done;
     clock.remove_pending(meeting.get());
     if (std::find(folded.begin(), folded.end(), meeting.get()) != folded.end()) continue;
     folded.push_back(meeting.get());
