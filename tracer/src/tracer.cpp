@@ -28,8 +28,6 @@ namespace streamrace::tracer {
 
 namespace {
 
-thread_local int library_call_depth = 0;
-
 ThreadId current_thread() {
   thread_local const ThreadId id = static_cast<ThreadId>(syscall(SYS_gettid));
   return id;
@@ -84,23 +82,6 @@ template <typename Step> auto from_setting(std::string_view option, Step step) {
 }
 
 } // namespace
-
-std::uint64_t wall_clock_ns() {
-  timespec time{};
-  clock_gettime(CLOCK_REALTIME, &time);
-  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000ull +
-         static_cast<std::uint64_t>(time.tv_nsec);
-}
-
-InsideLibraryCall::InsideLibraryCall() {
-  ++library_call_depth;
-}
-InsideLibraryCall::~InsideLibraryCall() {
-  --library_call_depth;
-}
-bool InsideLibraryCall::active() {
-  return library_call_depth > 0;
-}
 
 Tracer::Tracer(TracerSetup setup)
     : settings_(std::move(setup.settings)), clock_(std::move(setup.clock)),

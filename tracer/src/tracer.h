@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process-wide tracer. Every front end (CUPTI callbacks, NCCL wrappers, NVTX) hands it
-// decoded events; the calling thread only stamps them (thread, time, raw stack) and queues them.
-// One tracer thread takes them in queue order, completes them (rank, call site, kernel accesses),
-// runs them through the in-process engine, appends them to this process's trace, and
-// reports. It fails open: the first internal error disables it with one line on stderr.
+// decoded events through its Recorder face (recorder.h); the calling thread only stamps them
+// (thread, time, raw stack) and queues them. One tracer thread takes them in queue order, completes
+// them (rank, call site, kernel accesses), runs them through the in-process engine, appends them to
+// this process's trace, and reports. It fails open: the first internal error disables it with one
+// line on stderr.
 #pragma once
 
 #include "kernels/kernel_accesses.h"
@@ -11,6 +12,7 @@
 #include "queue/captured_call.h"
 #include "queue/event_queue.h"
 #include "ranks/rank_assignment.h"
+#include "recorder.h"
 #include "stacks/call_sites.h"
 
 #include "streamrace/engine/engine.h"
@@ -54,7 +56,7 @@ struct TracerSetup {
   std::function<void()> halt;
 };
 
-class Tracer {
+class Tracer final : public Recorder {
 public:
   // The process's tracer, created on first use; null when tracing is (or became) disabled.
   static Tracer* get();
@@ -69,44 +71,27 @@ public:
   // the tracer thread; a failure disables the tracer with one line.
   void start();
 
-  // Queues one event of the API `api` (a name from the API model, which outlives the tracer),
-  // with the calling thread's stack as its call site. A kernel launch passes the pointers among
-  // its arguments, which become accesses once the tracer thread knows the allocations.
+  // The Recorder's (recorder.h).
   void record(std::string_view api, Payload payload,
-              std::vector<KernelPointer> kernel_pointers = {});
-  // An event a framework reports from inside its own machinery (PyTorch's caching allocator
-  // calling back its trace tracker): the native stack is the framework's, so the call site is
-  // only the Python lines of the op it happens in (op_scopes.h), and no stack is walked.
-  void record_from_framework(std::string_view api, Payload payload);
-  // Queues a call that builds a graph node by node (hand_built_graphs.h); a kernel node passes
-  // the pointers among its arguments, as a launch does.
+              std::vector<KernelPointer> kernel_pointers = {}) override;
+  void record_from_framework(std::string_view api, Payload payload) override;
   void record_graph_build(std::string_view api, GraphBuildCall call,
-                          std::vector<KernelPointer> kernel_pointers = {});
-  // Queues a call captured earlier on this thread (held in an op until it ended, op_scopes.h).
-  // When the ring is full: with block_on_full, waits (or processes the ring itself), but not for
-  // a detector that stopped moving (stall_watch.h); else waits full_ring_wait_us at most, then
-  // pauses access checking (back_pressure.cpp).
-  void push(CapturedCall call);
-  // Queues a call recorded on this thread and held back until now (a host function launched
-  // into a capture, graph_host_nodes.h), into the thread's op if it is in one.
-  void queue(CapturedCall call);
-  NameId intern_name(std::string_view text);
-  // The calling thread loaded from or stored to `size` bytes at `address`, at `stack`, in watched
-  // memory: a fault (host_fault_handler.h) or a system call given the bytes (syscall_buffers.cpp).
-  void record_host_access(Address address, std::uint64_t size, bool write, const RawStack& stack);
-  // Queues a host thread's hand-off (host_threads.h): no call site, since a lock taken a
-  // thousand times a second must cost little, and a report names the CUDA calls around it.
-  void record_hand_off(std::string_view api, Payload payload);
+                          std::vector<KernelPointer> kernel_pointers = {}) override;
+  void push(CapturedCall call) override;
+  void queue(CapturedCall call) override;
+  NameId intern_name(std::string_view text) override;
+  void record_host_access(Address address, std::uint64_t size, bool write,
+                          const RawStack& stack) override;
+  void record_hand_off(std::string_view api, Payload payload) override;
+  void disable(std::string_view reason) override;
+  bool enabled() const override { return enabled_.load(std::memory_order_relaxed); }
 
-  // Stops tracing with one line on stderr; safe from any thread, any number of times.
-  void disable(std::string_view reason);
   // The same for settings the user wrote that cannot be used (options.inc's parser says why):
   // the user's error, not the tracer's.
   void refuse_settings(std::string_view problem);
   // The watchdog's verdict: the detector made no progress for `watchdog_seconds` while the
   // program waited for it. Stops tracing with one line saying so; the program goes on.
   void give_up_on_stalled_detector();
-  bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
   // How many calls have been taken off the ring so far.
   std::uint64_t calls_taken() const { return progress_.load(std::memory_order_relaxed); }
   // The in-process engine, for a caller that knows no thread is using it: after finish().
@@ -283,23 +268,5 @@ private:
   std::atomic<std::size_t> names_version_{0};
   std::size_t names_written_version_ = 0;
 };
-
-// Marks the calling thread as inside an intercepted library call (NCCL) for the guard's
-// lifetime, so the CUDA calls the library makes on its own behalf are not traced twice.
-class InsideLibraryCall {
-public:
-  InsideLibraryCall();
-  ~InsideLibraryCall();
-  InsideLibraryCall(const InsideLibraryCall&) = delete;
-  InsideLibraryCall& operator=(const InsideLibraryCall&) = delete;
-  static bool active();
-};
-
-// The time events are stamped with: ns since the epoch (traces of several hosts merge by it).
-std::uint64_t wall_clock_ns();
-
-// Whether the calling thread is inside a CUDA runtime call (between its CUPTI enter and exit
-// callbacks): what the runtime does there, its own locking included, is the runtime's.
-bool inside_cuda_runtime_call();
 
 } // namespace streamrace::tracer

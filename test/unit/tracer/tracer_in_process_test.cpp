@@ -196,7 +196,7 @@ protected:
 
   FakeCupti cupti_;
   Program program_{cupti_};
-  TracerLookup lookup_;
+  RecorderLookup lookup_;
   FakeClock clock_;
   TraceBytes trace_bytes_;
   int traces_opened_ = 0;
@@ -218,7 +218,7 @@ void expect_race_between_copies(const FindingSet& findings) {
 }
 
 TEST_F(TracerInProcess, SubscribesToTheRuntimeAndTheDriverCallsTheModelLists) {
-  const TracerLookup nobody = [] { return static_cast<Tracer*>(nullptr); };
+  const RecorderLookup nobody = [] { return static_cast<Recorder*>(nullptr); };
   ASSERT_EQ(subscribe_callbacks(cupti_, nobody), "");
   EXPECT_TRUE(
       cupti_.enabled(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020));
@@ -237,7 +237,7 @@ TEST_F(TracerInProcess, SubscribesToTheRuntimeAndTheDriverCallsTheModelLists) {
 
 TEST_F(TracerInProcess, ARefusedSubscriptionSaysWhy) {
   cupti_.refuse_subscriptions(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
-  const TracerLookup nobody = [] { return static_cast<Tracer*>(nullptr); };
+  const RecorderLookup nobody = [] { return static_cast<Recorder*>(nullptr); };
   EXPECT_EQ(subscribe_callbacks(cupti_, nobody),
             "cannot subscribe to CUPTI callbacks: CUPTI result " +
                 std::to_string(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) +

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cuda_entry/context_devices.h"
 
-#include "tracer.h"
+#include "calling_thread.h"
+#include "recorder.h"
 
 #include <cuda.h>
 

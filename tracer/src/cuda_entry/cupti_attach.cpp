@@ -4,12 +4,13 @@
 // parameters are known.
 #include "cuda_entry/cupti_attach.h"
 
+#include "calling_thread.h"
 #include "cuda_entry/context_devices.h"
 #include "cuda_entry/cuda_arguments.h"
 #include "cuda_entry/driver_launches.h"
 #include "decode/api_decoder.h"
 #include "kernels/kernel_launches.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include <cupti.h>
 
@@ -72,7 +73,7 @@ std::vector<std::uint64_t> node_handles(std::uint64_t array, std::uint64_t count
   return handles;
 }
 
-void record_graph_build(Tracer& tracer, const api_model::ApiFunction& function,
+void record_graph_build(Recorder& tracer, const api_model::ApiFunction& function,
                         const CallArguments& arguments, CallOutcome outcome) {
   using api_model::ApiRole;
   using api_model::ArgMeaning;
@@ -164,7 +165,7 @@ bool releases_memory(const CudaCallShape* shape) {
 }
 
 // A modeled call as it returns, or, for one that releases memory, as it begins.
-void on_api_call(Tracer& tracer, const CudaCallShape* shape, const CUpti_CallbackData& call) {
+void on_api_call(Recorder& tracer, const CudaCallShape* shape, const CUpti_CallbackData& call) {
   if (shape == nullptr) return;
   const api_model::ApiFunction& function = *shape->function;
   DecodeInputs inputs;
@@ -226,7 +227,7 @@ void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Cal
     return;
   }
   if (InsideLibraryCall::active()) return;
-  Tracer* tracer = (*static_cast<const TracerLookup*>(userdata))();
+  Recorder* tracer = (*static_cast<const RecorderLookup*>(userdata))();
   if (tracer == nullptr) return;
   try {
     if (!runtime && is_driver_launch(id)) {
@@ -245,9 +246,10 @@ void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Cal
 
 } // namespace
 
-std::string subscribe_callbacks(CuptiApi& cupti, const TracerLookup& tracer) {
+std::string subscribe_callbacks(CuptiApi& cupti, const RecorderLookup& tracer) {
   CUpti_SubscriberHandle subscriber = nullptr;
-  CUptiResult result = cupti.subscribe(subscriber, on_callback, const_cast<TracerLookup*>(&tracer));
+  CUptiResult result =
+      cupti.subscribe(subscriber, on_callback, const_cast<RecorderLookup*>(&tracer));
   if (result == CUPTI_SUCCESS)
     result = cupti.enable_domain(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
   // Of the driver domain only the launches and the modeled calls, which the callback reads

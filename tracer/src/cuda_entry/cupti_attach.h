@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cuda_entry/cupti_api.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include <functional>
 #include <string>
@@ -12,12 +12,12 @@
 namespace streamrace::tracer {
 
 // The tracer a callback records into, or null while nothing is traced. The process's is created
-// on its first call (Tracer::get), not when the library subscribes as it loads.
-using TracerLookup = std::function<Tracer*()>;
+// on its first call (Recorder::get), not when the library subscribes as it loads.
+using RecorderLookup = std::function<Recorder*()>;
 
 // Subscribes the callbacks through `cupti`: the runtime domain, and of the driver domain the
 // kernel launches. `tracer` must outlive the subscription. Returns an empty string, or why CUPTI
 // refused.
-std::string subscribe_callbacks(CuptiApi& cupti, const TracerLookup& tracer);
+std::string subscribe_callbacks(CuptiApi& cupti, const RecorderLookup& tracer);
 
 } // namespace streamrace::tracer

@@ -19,10 +19,10 @@ void attach_cupti() {
     std::string problem;
     // Both live as long as the process: CUPTI calls back until it exits.
     static const std::unique_ptr<CuptiApi> cupti = load_cupti(problem);
-    static const TracerLookup process_tracer = [] { return Tracer::get(); };
+    static const RecorderLookup process_tracer = [] { return Recorder::get(); };
     if (cupti != nullptr) problem = subscribe_callbacks(*cupti, process_tracer);
     if (!problem.empty())
-      if (Tracer* tracer = Tracer::get()) tracer->disable(problem);
+      if (Recorder* tracer = Recorder::get()) tracer->disable(problem);
   });
 }
 

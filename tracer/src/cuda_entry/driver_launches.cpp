@@ -88,7 +88,7 @@ std::span<const std::byte> packed_arguments(void** extra) {
 
 } // namespace
 
-void record_driver_launch(Tracer& tracer, CUpti_CallbackId id, const CUpti_CallbackData& call) {
+void record_driver_launch(Recorder& tracer, CUpti_CallbackId id, const CUpti_CallbackData& call) {
   if (call.functionParams == nullptr || call.functionReturnValue == nullptr ||
       *static_cast<const CUresult*>(call.functionReturnValue) != CUDA_SUCCESS)
     return;

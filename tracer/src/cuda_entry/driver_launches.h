@@ -6,7 +6,7 @@
 // from exactly one source.
 #pragma once
 
-#include "tracer.h"
+#include "recorder.h"
 
 #include <cupti.h>
 
@@ -27,6 +27,6 @@ constexpr bool is_driver_launch(CUpti_CallbackId id) {
 
 // At the exit of a driver launch not nested in a runtime call: records the launch with the
 // pointers among its arguments (kernelParams; a packed `extra` buffer gives none).
-void record_driver_launch(Tracer& tracer, CUpti_CallbackId id, const CUpti_CallbackData& call);
+void record_driver_launch(Recorder& tracer, CUpti_CallbackId id, const CUpti_CallbackData& call);
 
 } // namespace streamrace::tracer

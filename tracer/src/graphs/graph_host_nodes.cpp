@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "graphs/graph_host_nodes.h"
 
+#include "calling_thread.h"
 #include "host_access/watched_memory.h"
 #include "queue/captured_call.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include <cuda_runtime_api.h>
 
@@ -218,7 +219,7 @@ private:
 };
 
 bool watching_here() {
-  return !InsideLibraryCall::active() && WatchedMemory::enabled() && Tracer::get() != nullptr;
+  return !InsideLibraryCall::active() && WatchedMemory::enabled() && Recorder::get() != nullptr;
 }
 
 cudaError_t adopt_instantiated(cudaError_t result, const cudaGraphExec_t* exec, cudaGraph_t graph) {
@@ -267,7 +268,7 @@ CapturedHostLaunch::~CapturedHostLaunch() {
   held_captured_launch.reset();
   if (auto* function = std::get_if<HostFunction>(&call.payload))
     function->node = last_captured_node(stream_, per_thread_);
-  if (Tracer* tracer = Tracer::running()) tracer->queue(std::move(call));
+  if (Recorder* tracer = Recorder::running()) tracer->queue(std::move(call));
 }
 
 bool CapturedHostLaunch::hold(CapturedCall& call) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "host_access/host_access_record.h"
 
+#include "calling_thread.h"
 #include "host_threads/host_function_runs.h"
 #include "host_threads/host_threads.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include <algorithm>
 
@@ -62,7 +63,7 @@ void record_watched_access(Address address, std::uint64_t size, bool write, RawS
     run->record(address, size, write, stack);
     return;
   }
-  if (Tracer* tracer = Tracer::running(); tracer != nullptr && program_access(stack))
+  if (Recorder* tracer = Recorder::running(); tracer != nullptr && program_access(stack))
     tracer->record_host_access(address, size, write, stack);
 }
 

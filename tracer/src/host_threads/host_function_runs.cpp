@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "host_threads/host_function_runs.h"
 
+#include "calling_thread.h"
 #include "graphs/graph_host_nodes.h"
 #include "host_access/watched_memory.h"
 #include "host_threads/host_threads.h"
 #include "process/next_definition.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include <cuda_runtime_api.h>
 
@@ -28,7 +29,7 @@ ThreadId this_thread() {
 }
 
 bool watching_launches() {
-  return !InsideLibraryCall::active() && Tracer::get() != nullptr;
+  return !InsideLibraryCall::active() && Recorder::get() != nullptr;
 }
 
 // What the trampoline runs: the program's function and argument, and the run they make.

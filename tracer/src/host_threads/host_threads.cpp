@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "host_threads/host_threads.h"
 
+#include "calling_thread.h"
 #include "host_threads/hand_off_filter.h"
 #include "process/next_definition.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include <algorithm>
 #include <array>
@@ -94,11 +95,11 @@ int find_image(dl_phdr_info* info, std::size_t, void* data) {
 }
 
 // The tracer to tell, when this call on this thread is the program's own hand-off.
-Tracer* hand_off_tracer(const void* caller) {
+Recorder* hand_off_tracer(const void* caller) {
   if (!gpu_thread || tracer_code_depth > 0 || InsideLibraryCall::active() ||
       inside_cuda_runtime_call())
     return nullptr;
-  Tracer* tracer = Tracer::running();
+  Recorder* tracer = Recorder::running();
   return tracer != nullptr && !in_runtime_library(caller) ? tracer : nullptr;
 }
 
@@ -117,7 +118,7 @@ bool kept_by_host_function(const void* caller, std::uint64_t object, bool releas
 
 void release(const void* caller, const char* api, std::uint64_t object) {
   if (kept_by_host_function(caller, object, true)) return;
-  Tracer* tracer = hand_off_tracer(caller);
+  Recorder* tracer = hand_off_tracer(caller);
   if (tracer != nullptr && hand_off_filter.release_carries_news(object, filter_thread))
     tracer->record_hand_off(
         api, HostRelease{.object = object, .sequence = hand_off_filter.number_release(object)});
@@ -125,7 +126,7 @@ void release(const void* caller, const char* api, std::uint64_t object) {
 
 void acquire(const void* caller, const char* api, std::uint64_t object) {
   if (kept_by_host_function(caller, object, false)) return;
-  Tracer* tracer = hand_off_tracer(caller);
+  Recorder* tracer = hand_off_tracer(caller);
   if (tracer == nullptr || !hand_off_filter.acquire_carries_news(object, filter_thread)) return;
   ++filter_thread.clock_changes;
   tracer->record_hand_off(
@@ -179,7 +180,7 @@ bool is_gpu_thread() {
   return gpu_thread;
 }
 
-void note_gpu_thread(Tracer& tracer) {
+void note_gpu_thread(Recorder& tracer) {
   ++filter_thread.clock_changes;
   if (gpu_thread) return;
   gpu_thread = true;

@@ -8,13 +8,13 @@
 
 namespace streamrace::tracer {
 
-class Tracer;
+class Recorder;
 
 // Called by the tracer for every event a thread records, before it queues it: the thread's first
 // event makes it a GPU thread, whose hand-offs count from then on, and first acquires the
 // creation hand-off its parent released. Each event may change the thread's clock, which the
 // hand-off filter needs to know.
-void note_gpu_thread(Tracer& tracer);
+void note_gpu_thread(Recorder& tracer);
 // Whether the calling thread has made a CUDA or NCCL call (its hand-offs count).
 bool is_gpu_thread();
 // Whether `code` lies in a CUDA, NCCL or NVTX library, PyTorch's (or this one): what it does is

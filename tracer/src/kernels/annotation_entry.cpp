@@ -4,7 +4,7 @@
 #include "kernels/annotation_entry.h"
 
 #include "kernels/kernel_launches.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include "streamrace/annotations.h"
 
@@ -16,7 +16,7 @@ namespace streamrace::tracer {
 
 int accept_kernel_annotation(const void* function, std::string_view name,
                              std::string_view specification, std::string_view origin) {
-  Tracer* tracer = Tracer::get();
+  Recorder* tracer = Recorder::get();
   if (tracer == nullptr) return 0;
   try {
     const std::string error =
@@ -36,7 +36,7 @@ int accept_kernel_annotation(const void* function, std::string_view name,
 extern "C" __attribute__((visibility("default"))) int
 streamraceAnnotateKernel(const void* kernel, const char* specification) {
   using namespace streamrace::tracer;
-  if (Tracer::get() == nullptr) return 0;
+  if (Recorder::get() == nullptr) return 0;
   if (kernel == nullptr || specification == nullptr) {
     std::fprintf(stderr, "streamrace: warning: a kernel annotation without a kernel or a "
                          "specification is ignored\n");

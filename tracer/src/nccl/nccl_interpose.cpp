@@ -3,8 +3,9 @@
 // to the library's own pncclX (NCCL exports both, the MPI-profiling pattern) and records what
 // was enqueued. CUDA calls NCCL makes on the caller's thread are not traced: they are NCCL's
 // implementation, already described by the collective.
+#include "calling_thread.h"
 #include "decode/api_decoder.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include <nccl.h>
 
@@ -54,7 +55,7 @@ bool succeeded(ncclResult_t result) {
 }
 
 template <typename Body> void guarded(Body&& body) {
-  Tracer* tracer = Tracer::get();
+  Recorder* tracer = Recorder::get();
   if (tracer == nullptr) return;
   try {
     body(*tracer);
@@ -73,7 +74,7 @@ ncclResult_t intercept(Real real, const api_model::ApiFunction& function, Argume
     result = real(arguments...);
   }
   if (!succeeded(result)) return result;
-  guarded([&](Tracer& tracer) {
+  guarded([&](Recorder& tracer) {
     CallArguments values{{widen(arguments)...}};
     if (std::optional<Payload> payload = decode_call(function, values, DecodeInputs{}))
       tracer.record(function.name, std::move(*payload));
@@ -111,12 +112,12 @@ void record_communicator(std::string_view api, ncclComm_t comm, CommKey key) {
     std::lock_guard lock(communicator_mutex);
     communicator_keys[comm] = key;
   }
-  guarded([&](Tracer& tracer) { tracer.record(api, init); });
+  guarded([&](Recorder& tracer) { tracer.record(api, init); });
 }
 
 ncclResult_t destroy(ncclResult_t (*real)(ncclComm_t), std::string_view api, ncclComm_t comm) {
   // Recorded first: once NCCL has freed it, the handle may name the next communicator.
-  guarded([&](Tracer& tracer) { tracer.record(api, CommDestroy{widen(comm)}); });
+  guarded([&](Recorder& tracer) { tracer.record(api, CommDestroy{widen(comm)}); });
   {
     std::lock_guard lock(communicator_mutex);
     communicator_keys.erase(comm);

@@ -5,7 +5,7 @@
 // reports can say which phase of the program and which named stream an access belongs to, and
 // for the "streamrace" domain's kernel annotations (nvtx_kernel_annotations.cpp).
 #include "nvtx/nvtx_kernel_annotations.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -18,7 +18,7 @@ namespace {
 thread_local int range_depth = 0;
 
 void record(std::string_view api, Payload payload) {
-  Tracer* tracer = Tracer::get();
+  Recorder* tracer = Recorder::get();
   if (tracer == nullptr) return;
   try {
     tracer->record(api, std::move(payload));
@@ -30,7 +30,7 @@ void record(std::string_view api, Payload payload) {
 }
 
 NameId intern(const char* text) {
-  Tracer* tracer = Tracer::get();
+  Recorder* tracer = Recorder::get();
   return tracer != nullptr && text != nullptr ? tracer->intern_name(text) : 0;
 }
 

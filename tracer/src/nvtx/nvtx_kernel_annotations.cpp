@@ -3,7 +3,7 @@
 
 #include "kernels/annotation_entry.h"
 #include "kernels/kernel_rules.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include <atomic>
 #include <cstdint>
@@ -79,9 +79,9 @@ template <typename Handle, typename Body> Handle guarded(Body&& body) {
   try {
     return body();
   } catch (const std::exception& error) {
-    if (Tracer* tracer = Tracer::get()) tracer->disable(error.what());
+    if (Recorder* tracer = Recorder::get()) tracer->disable(error.what());
   } catch (...) {
-    if (Tracer* tracer = Tracer::get()) tracer->disable("unknown exception in an NVTX handler");
+    if (Recorder* tracer = Recorder::get()) tracer->disable("unknown exception in an NVTX handler");
   }
   return nullptr;
 }
@@ -160,7 +160,7 @@ void annotate_from_mark(const nvtxEventAttributes_t& attributes) {
 
 void NVTX_API domain_mark(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) {
   if (attributes == nullptr || !is_streamrace_domain(domain)) return;
-  Tracer* tracer = Tracer::get();
+  Recorder* tracer = Recorder::get();
   if (tracer == nullptr) return;
   try {
     annotate_from_mark(*attributes);

@@ -2,7 +2,7 @@
 // The entry points streamrace/op_extents.h looks up in a traced process.
 #include "ops/op_scopes.h"
 #include "ops/stated_extents.h"
-#include "tracer.h"
+#include "recorder.h"
 
 #include "streamrace/op_extents.h"
 
@@ -43,7 +43,7 @@ using namespace streamrace::tracer;
 
 extern "C" __attribute__((visibility("default"))) int
 streamraceBeginOp(const char* name, const streamrace_extent* extents, size_t count) {
-  if (Tracer::get() == nullptr) return 0;
+  if (Recorder::get() == nullptr) return 0;
   std::vector<streamrace::Access> accesses;
   if (!read_stated_extents(extents, count, accesses)) return rejected("streamrace_begin_op");
   OpScopes::begin(OpScopes::intern_name(name != nullptr ? name : ""), accesses, 0);
@@ -52,7 +52,7 @@ streamraceBeginOp(const char* name, const streamrace_extent* extents, size_t cou
 
 extern "C" __attribute__((visibility("default"))) int
 streamraceEndOp(const streamrace_extent* extents, size_t count) {
-  if (Tracer::get() == nullptr) return 0;
+  if (Recorder::get() == nullptr) return 0;
   std::vector<streamrace::Access> accesses;
   if (!read_stated_extents(extents, count, accesses) || !OpScopes::end(accesses))
     return rejected("streamrace_end_op");

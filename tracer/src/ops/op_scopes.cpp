@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "ops/op_scopes.h"
 
-#include "tracer.h"
+#include "recorder.h"
 
 #include <algorithm>
 #include <memory>
@@ -75,7 +75,7 @@ bool OpScopes::end(std::span<const Access> accesses,
                  std::make_move_iterator(op.held.end()));
     return true;
   }
-  if (Tracer* tracer = Tracer::get())
+  if (Recorder* tracer = Recorder::get())
     for (CapturedCall& call : op.held)
       tracer->push(std::move(call));
   return true;

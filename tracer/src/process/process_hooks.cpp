@@ -4,6 +4,7 @@
 // of its own, and the hooks that finish or flush it
 // however the process ends — at exit, quick_exit, _exit()/_Exit(), a fatal signal — and that
 // carry it across fork().
+#include "calling_thread.h"
 #include "tracer.h"
 
 #include "host_access/host_fault_handler.h"
@@ -176,6 +177,14 @@ Tracer* Tracer::get() {
 Tracer* Tracer::running() {
   Tracer* tracer = installed_tracer;
   return tracer != nullptr && tracer->enabled() ? tracer : nullptr;
+}
+
+Recorder* Recorder::get() {
+  return Tracer::get();
+}
+
+Recorder* Recorder::running() {
+  return Tracer::running();
 }
 
 } // namespace streamrace::tracer

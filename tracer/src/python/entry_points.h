@@ -4,7 +4,7 @@
 // ours, and arguments it got wrong cost a warning, not the tracer.
 #pragma once
 
-#include "tracer.h"
+#include "recorder.h"
 
 #include <cstdio>
 #include <exception>
@@ -15,7 +15,7 @@ namespace streamrace::tracer {
 // tracer then disables itself with the exception's message); -1 when `body` returned false,
 // finding its arguments malformed (a warning names `what`).
 template <typename Body> int run_entry_point(const char* what, Body&& body) {
-  Tracer* tracer = Tracer::get();
+  Recorder* tracer = Recorder::get();
   if (tracer == nullptr) return 0;
   try {
     if (body(*tracer)) return 1;

@@ -8,8 +8,8 @@
 #include "ops/op_scopes.h"
 #include "python/entry_points.h"
 #include "python/python_api.h"
+#include "recorder.h"
 #include "stacks/python_stacks.h"
-#include "tracer.h"
 
 #include <string>
 #include <vector>
@@ -61,7 +61,7 @@ bool read_ranges(const PythonApi& python, PyObjectPtr list, std::vector<Access>&
 template <typename Body> int guarded(const char* what, Body&& body) {
   const PythonApi* python = PythonApi::get();
   if (python == nullptr) return 0;
-  return run_entry_point(what, [&](Tracer&) { return body(*python); });
+  return run_entry_point(what, [&](Recorder&) { return body(*python); });
 }
 
 thread_local std::vector<Access> ranges;
@@ -131,7 +131,7 @@ STREAMRACE_PYTHON_ENTRY streamracePythonEndOp(PyObjectPtr extents, PyObjectPtr b
 STREAMRACE_PYTHON_ENTRY streamracePythonBlockAlloc(unsigned long long base,
                                                    unsigned long long stream, int device) {
   return guarded("streamracePythonBlockAlloc", [&](const PythonApi&) {
-    Tracer::get()->record("caching allocator block", BlockAlloc{base, 0, device, stream});
+    Recorder::get()->record("caching allocator block", BlockAlloc{base, 0, device, stream});
     return true;
   });
 }
@@ -140,7 +140,7 @@ STREAMRACE_PYTHON_ENTRY streamracePythonBlockAlloc(unsigned long long base,
 STREAMRACE_PYTHON_ENTRY streamracePythonBlockStreamUse(unsigned long long base,
                                                        unsigned long long stream) {
   return guarded("streamracePythonBlockStreamUse", [&](const PythonApi&) {
-    Tracer::get()->record("record_stream", BlockStreamUse{base, stream});
+    Recorder::get()->record("record_stream", BlockStreamUse{base, stream});
     return true;
   });
 }
@@ -151,7 +151,7 @@ STREAMRACE_PYTHON_ENTRY streamracePythonBlockFree(unsigned long long base, int s
   return guarded("streamracePythonBlockFree", [&](const PythonApi&) {
     OpScopes::begin(OpScopes::intern_name("tensor freed"), {},
                     PythonStacks::instance().capture(skip));
-    Tracer::get()->record("tensor freed", BlockFree{base});
+    Recorder::get()->record("tensor freed", BlockFree{base});
     return OpScopes::end({});
   });
 }
@@ -161,7 +161,7 @@ STREAMRACE_PYTHON_ENTRY streamracePythonBlockFree(unsigned long long base, int s
 STREAMRACE_PYTHON_ENTRY streamracePythonHostAccess(PyObjectPtr extents) {
   return guarded("streamracePythonHostAccess", [&](const PythonApi& python) {
     if (!read_ranges(python, extents, ranges)) return false;
-    Tracer::get()->record("host access", HostAccess{ranges});
+    Recorder::get()->record("host access", HostAccess{ranges});
     return true;
   });
 }
@@ -170,7 +170,7 @@ STREAMRACE_PYTHON_ENTRY streamracePythonHostAccess(PyObjectPtr extents) {
 // streamracePythonBeginOpWithStack (0 for none): the ops the autograd engine runs on its own
 // threads for a backward() call continue that call's stack.
 STREAMRACE_PYTHON_ENTRY streamracePythonCaptureStack(int skip) {
-  Tracer* tracer = Tracer::get();
+  Recorder* tracer = Recorder::get();
   if (tracer == nullptr || PythonApi::get() == nullptr) return 0;
   try {
     return static_cast<int>(PythonStacks::instance().capture(skip));

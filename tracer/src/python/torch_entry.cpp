@@ -8,8 +8,8 @@
 #include "ops/stated_extents.h"
 #include "python/entry_points.h"
 #include "python/python_api.h"
+#include "recorder.h"
 #include "stacks/python_stacks.h"
-#include "tracer.h"
 
 #include <utility>
 #include <vector>
@@ -47,7 +47,7 @@ using namespace streamrace::tracer;
 // operators the autograd engine runs. An op nested in another keeps the enclosing op's lines.
 STREAMRACE_TORCH_ENTRY streamraceTorchBeginOp(const char* name, const streamrace_extent* extents,
                                               size_t count, unsigned caller) {
-  return run_entry_point("streamraceTorchBeginOp", [&](Tracer&) {
+  return run_entry_point("streamraceTorchBeginOp", [&](Recorder&) {
     if (name == nullptr || !read_stated_extents(extents, count, ranges)) return false;
     OpScopes::begin(OpScopes::intern_name(name), ranges,
                     OpScopes::inside_op() ? 0 : python_lines(caller));
@@ -59,7 +59,7 @@ STREAMRACE_TORCH_ENTRY streamraceTorchBeginOp(const char* name, const streamrace
 // (address, size) pairs: the caching-allocator blocks of those outputs.
 STREAMRACE_TORCH_ENTRY streamraceTorchEndOp(const streamrace_extent* extents, size_t count,
                                             const uint64_t* blocks, size_t block_count) {
-  return run_entry_point("streamraceTorchEndOp", [&](Tracer&) {
+  return run_entry_point("streamraceTorchEndOp", [&](Recorder&) {
     if (block_count > 0 && blocks == nullptr) return false;
     std::vector<std::pair<Address, std::uint64_t>> sizes;
     sizes.reserve(block_count);
@@ -72,7 +72,7 @@ STREAMRACE_TORCH_ENTRY streamraceTorchEndOp(const streamrace_extent* extents, si
 // The calling thread reads or writes host memory itself: a CPU operator on pinned memory that
 // device copies also touch.
 STREAMRACE_TORCH_ENTRY streamraceTorchHostAccess(const streamrace_extent* extents, size_t count) {
-  return run_entry_point("streamraceTorchHostAccess", [&](Tracer& tracer) {
+  return run_entry_point("streamraceTorchHostAccess", [&](Recorder& tracer) {
     if (!read_stated_extents(extents, count, ranges)) return false;
     tracer.record("host access", HostAccess{ranges});
     return true;
@@ -81,7 +81,7 @@ STREAMRACE_TORCH_ENTRY streamraceTorchHostAccess(const streamrace_extent* extent
 
 // torch's record_stream: the block at `base` is used on `stream` too.
 STREAMRACE_TORCH_ENTRY streamraceTorchBlockStreamUse(uint64_t base, uint64_t stream) {
-  return run_entry_point("streamraceTorchBlockStreamUse", [&](Tracer& tracer) {
+  return run_entry_point("streamraceTorchBlockStreamUse", [&](Recorder& tracer) {
     tracer.record("record_stream", BlockStreamUse{base, stream});
     return true;
   });
@@ -91,7 +91,7 @@ STREAMRACE_TORCH_ENTRY streamraceTorchBlockStreamUse(uint64_t base, uint64_t str
 // (its size comes with the op's outputs, streamraceTorchEndOp). Called under the allocator's
 // lock: never waits for anything.
 STREAMRACE_TORCH_ENTRY streamraceTorchBlockAlloc(uint64_t base, uint64_t stream, int device) {
-  return run_entry_point("streamraceTorchBlockAlloc", [&](Tracer& tracer) {
+  return run_entry_point("streamraceTorchBlockAlloc", [&](Recorder& tracer) {
     tracer.record_from_framework("caching allocator block", BlockAlloc{base, 0, device, stream});
     return true;
   });
