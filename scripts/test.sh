@@ -27,7 +27,9 @@ tidy_failed=0
 if ! "$root/scripts/tidy.sh" >"$tidy_log" 2>&1; then
   tidy_failed=1
   echo "clang-tidy: FAILED"
-  grep -E '^/.*: (warning|error): ' "$tidy_log" | sed "s#^$root/##" | sort -u | head -n 100
+  # The diagnostics, or when there are none (no compile database, no clang-tidy), how it ended.
+  grep -E '^/.*: (warning|error): ' "$tidy_log" | sed "s#^$root/##" | sort -u | head -n 100 ||
+    tail -n 20 "$tidy_log"
 else
   echo "clang-tidy: the product code is clean"
 fi
