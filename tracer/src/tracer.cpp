@@ -98,7 +98,8 @@ void Tracer::start() {
   try {
     if (!clock_) throw std::invalid_argument("the tracer was set up without a clock");
     pid_ = getpid();
-    queue_ = std::make_unique<EventQueue<CapturedCall>>(settings_.tracer.ring_capacity);
+    queue_ = std::make_unique<CallQueue>(settings_.tracer.ring_capacity,
+                                         settings_.tracer.overflow_capacity, clock_);
     // A file that cannot be read throws: tracing stops rather than halting or reporting on
     // findings the user asked to hide.
     if (!settings_.report.suppressions.empty())
@@ -254,7 +255,7 @@ void Tracer::record_hand_off(std::string_view api, Payload payload) {
 }
 
 void Tracer::push(CapturedCall call) {
-  if (paused_.load(std::memory_order_acquire) || !queue_->try_push(call)) {
+  if (queue_->paused() || !queue_->try_push(call)) {
     if (!settings_.tracer.block_on_full)
       push_within_bound(call);
     else if (!wait_for_room(call))
@@ -307,7 +308,7 @@ std::size_t Tracer::drain(std::size_t limit) {
     std::optional<CapturedCall> call = queue_->pop();
     if (!call) {
       // Calls queued while checking was paused come after every call in the ring.
-      if (!paused_.load(std::memory_order_acquire)) break;
+      if (!queue_->paused()) break;
       processed += drain_overflow();
       continue;
     }

@@ -9,8 +9,8 @@
 
 #include "kernels/kernel_accesses.h"
 #include "kernels/kernel_rules.h"
+#include "queue/call_queue.h"
 #include "queue/captured_call.h"
-#include "queue/event_queue.h"
 #include "ranks/rank_assignment.h"
 #include "recorder.h"
 #include "stacks/call_sites.h"
@@ -129,14 +129,9 @@ private:
   // then queues the call behind a pause.
   bool wait_for_room(CapturedCall& call);
   void push_within_bound(CapturedCall& call);
-  // Appends `call`, without its accesses, to the overflow while checking is paused, pausing it
-  // first when `open`, and waiting for room when the overflow is full; false (nothing done)
-  // when checking is not paused and `open` is not set, or it resumed while the call waited.
-  bool queue_behind_pause(CapturedCall& call, bool open);
-  // Under `lock` (of overflow_mutex_): waits until the full overflow has room or checking
-  // resumed, and counts the wait in overflow_wait_ns_; false when tracing stopped meanwhile
-  // (the call is dropped with the rest).
-  bool wait_for_overflow_room(std::unique_lock<std::mutex>& lock);
+  // CallQueue::queue_behind_pause, waiting for a full overflow while tracing goes on and the
+  // detector moves (the call is dropped with the rest once it stops).
+  bool queue_behind_pause(CapturedCall& call, CallQueue::Pausing pausing);
   // The tracer's side: processes the overflow's calls with their accesses unchecked, or, once
   // it is empty, resumes checking. Returns how many calls it processed.
   std::size_t drain_overflow();
@@ -204,19 +199,9 @@ private:
   // `streamrace report` leaves them out of its report and exit status.
   std::optional<Suppressions> suppressions_;
 
-  // The hand-off (its capacity is the ring_capacity setting). A program that makes calls faster
-  // than the tracer thread processes them finds the ring full: back_pressure.cpp.
-  std::unique_ptr<EventQueue<CapturedCall>> queue_;
-  // While access checking is paused, every call goes to the overflow instead of the ring, in
-  // the order of its calls; the tracer thread takes the ring's calls first, then the overflow's.
-  // paused_ changes only under overflow_mutex_. The overflow holds overflow_capacity calls at
-  // most: callers wait on overflow_room_ for the tracer thread to take them.
-  std::atomic<bool> paused_{false};
-  std::mutex overflow_mutex_;
-  std::condition_variable overflow_room_;
-  std::vector<CapturedCall> overflow_;
-  ThreadId pausing_thread_ = 0;        // under overflow_mutex_, for the resume's event
-  std::uint64_t overflow_wait_ns_ = 0; // under overflow_mutex_: callers' waits since the resume
+  // The hand-off (ring_capacity and overflow_capacity settings). A program that makes calls
+  // faster than the tracer thread processes them finds the ring full: back_pressure.cpp.
+  std::unique_ptr<CallQueue> queue_;
   std::atomic<bool> stopping_{false};
   // Calls taken off the ring so far, and whether the tracer thread has returned: what the
   // watchdog (stall_watch.h) looks at.

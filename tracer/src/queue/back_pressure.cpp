@@ -12,7 +12,8 @@
 // (overflow_capacity): when it is full, the calling thread waits for the tracer thread to take it.
 // Checking resumes when the tracer thread finds the overflow empty; the trace holds the window and
 // how long calls waited in it, and the report says how long it lasted, how many accesses went
-// unchecked and how long calls waited.
+// unchecked and how long calls waited. The ring, the overflow and the pause are the CallQueue's
+// (call_queue.h); this is the Tracer's policy over them.
 #include "queue/stall_watch.h"
 #include "tracer.h"
 
@@ -25,17 +26,8 @@ namespace streamrace::tracer {
 
 namespace {
 
+// How long a thread waiting for ring room sleeps between tries.
 constexpr auto kRoomPoll = std::chrono::microseconds(50);
-
-CapturedCall checking_change(AccessChecks checks, ThreadId thread, std::uint64_t time_ns) {
-  CapturedCall change;
-  change.api =
-      checks.paused ? "streamrace: access checking paused" : "streamrace: access checking resumed";
-  change.payload = checks;
-  change.thread = thread;
-  change.time_ns = time_ns;
-  return change;
-}
 
 } // namespace
 
@@ -64,77 +56,35 @@ void Tracer::push_within_bound(CapturedCall& call) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(settings_.tracer.full_ring_wait_us);
   for (;;) {
-    if (paused_.load(std::memory_order_acquire) && queue_behind_pause(call, false)) return;
+    if (queue_->paused() && queue_behind_pause(call, CallQueue::Pausing::IfPaused)) return;
     if (queue_->try_push(call)) return;
-    if (std::chrono::steady_clock::now() >= deadline && queue_behind_pause(call, true)) return;
+    if (std::chrono::steady_clock::now() >= deadline &&
+        queue_behind_pause(call, CallQueue::Pausing::Pause))
+      return;
     if (!enabled() || stopping_.load(std::memory_order_relaxed)) return;
     wake_.notify_one();
     std::this_thread::sleep_for(kRoomPoll);
   }
 }
 
-bool Tracer::queue_behind_pause(CapturedCall& call, bool open) {
-  std::unique_lock lock(overflow_mutex_);
-  if (!paused_.load(std::memory_order_relaxed)) {
-    if (!open) return false;
-    pausing_thread_ = call.thread;
-    overflow_.push_back(checking_change(AccessChecks{true}, call.thread, clock_()));
-    paused_.store(true, std::memory_order_release);
-  }
-  if (overflow_.size() >= settings_.tracer.overflow_capacity) {
-    if (!wait_for_overflow_room(lock)) return true;
-    // Checking resumed while this thread waited: the call goes to the ring, after the others.
-    if (!paused_.load(std::memory_order_relaxed)) return false;
-  }
-  // The engine will not check the call's accesses: a graph build keeps its kernel node's, which
-  // the graph's later launches are checked with.
-  if (!call.graph_build) {
-    call.kernel_pointers = {};
-    call.stated_accesses.reset();
-    call.host_access = {};
-  }
-  overflow_.push_back(std::move(call));
-  return true;
-}
-
-bool Tracer::wait_for_overflow_room(std::unique_lock<std::mutex>& lock) {
-  const auto began = std::chrono::steady_clock::now();
-  StallWatch watch(progress_, std::chrono::seconds(settings_.tracer.watchdog_seconds));
-  bool room = true;
-  while (paused_.load(std::memory_order_relaxed) &&
-         overflow_.size() >= settings_.tracer.overflow_capacity) {
-    if (!enabled() || stopping_.load(std::memory_order_relaxed)) {
-      room = false;
-      break;
-    }
-    if (watch.stalled()) {
+bool Tracer::queue_behind_pause(CapturedCall& call, CallQueue::Pausing pausing) {
+  // A full overflow is waited for, but not once tracing stops or the detector stands still.
+  std::optional<StallWatch> watch;
+  const auto may_wait = [&] {
+    if (!enabled() || stopping_.load(std::memory_order_relaxed)) return false;
+    if (!watch) watch.emplace(progress_, std::chrono::seconds(settings_.tracer.watchdog_seconds));
+    if (watch->stalled()) {
       give_up_on_stalled_detector();
-      room = false;
-      break;
+      return false;
     }
     wake_.notify_one();
-    overflow_room_.wait_for(lock, kRoomPoll);
-  }
-  // Counted in the window that is open, or else in the next one.
-  overflow_wait_ns_ += static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began)
-          .count());
-  return room;
+    return true;
+  };
+  return queue_->queue_behind_pause(call, pausing, may_wait);
 }
 
 std::size_t Tracer::drain_overflow() {
-  std::vector<CapturedCall> taken;
-  {
-    std::lock_guard lock(overflow_mutex_);
-    taken.swap(overflow_);
-    if (taken.empty()) {
-      // Caught up: calls go to the ring again, after everything processed so far.
-      paused_.store(false, std::memory_order_release);
-      taken.push_back(checking_change(AccessChecks{false, std::exchange(overflow_wait_ns_, 0)},
-                                      pausing_thread_, clock_()));
-    }
-  }
-  overflow_room_.notify_all();
+  std::vector<CapturedCall> taken = queue_->take_overflow();
   // A thread that saw checking on and was then preempted pushes its call into the ring after
   // the pause began, and its next call into the overflow: that call is in `taken`, and the
   // earlier one claimed its ring slot before the swap. Processing the ring up to the claims
