@@ -158,6 +158,7 @@ FlowState join(const FlowState& a, const FlowState& b) {
   };
   // Spinning on any path: a host wait could hang there.
   joined.spinningStreams = joinPart(a.spinningStreams, b.spinningStreams, either);
+  joined.programStreams = joinPart(a.programStreams, b.programStreams, either);
   // Work captured on any path is not run then; reporting it would be a guess either way.
   auto eitherEntry = [](const std::map<std::string, std::string>& entriesA,
                         const std::map<std::string, std::string>& entriesB) {

@@ -112,6 +112,9 @@ struct FlowState {
   CopyOnWrite<std::set<std::string>> nonBlockingStreams;
   // Streams this path created (on every path that reaches here): not a stream the caller passed.
   CopyOnWrite<std::set<std::string>> createdStreams;
+  // Member streams that only creations fill (stream_storage.h), named on any path: as little a
+  // stream the caller passed as one the path created.
+  CopyOnWrite<std::set<std::string>> programStreams;
   // Stream capture (graph_capture.h): each capturing stream -> the stream whose BeginCapture
   // started its capture; events recorded in a capture -> that stream; the work a capture
   // recorded, under its capture's key, then its graph's and its executables' keys.

@@ -53,7 +53,7 @@ bool FlowEngine::Walk::reachesCaller(const StreamContract& contract, llvm::Strin
 
 bool FlowEngine::Walk::isOwnStream(const StreamContract& contract, const std::string& stream,
                                    const FlowState& state) const {
-  return state.createdStreams->contains(stream) &&
+  return (state.createdStreams->contains(stream) || state.programStreams->contains(stream)) &&
          (!contract.defaulted || !isBlocking(stream, state));
 }
 
