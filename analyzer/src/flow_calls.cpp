@@ -30,6 +30,7 @@ void FlowEngine::Walk::handleCall(const clang::CallExpr& call, FlowState& state,
       operatorCall && runCallableTargets(*operatorCall, state, frame))
     return;
   if (callee && inlineCall(call, *callee, state, frame)) return;
+  forgetGlobalConditions(callee, state);
   if (const clang::FunctionDecl* definition =
           callee ? analyzableDefinition(*callee, context_.getSourceManager(),
                                         options_.externalDefinitions)
@@ -242,6 +243,8 @@ bool FlowEngine::Walk::inlineFunction(const clang::Stmt& call, const clang::Func
   if (!effects_.mayTouchStreams(*definition) &&
       !inertCallObservable(*definition, bindings, inner.thisKey, state, frame)) {
     if (neverReturns(*definition)) state.unreachable = true;
+    // Not run, so its assignments are not seen (or those of what it calls elsewhere).
+    forgetGlobalConditions(definition, state);
     return true;
   }
 
@@ -250,9 +253,18 @@ bool FlowEngine::Walk::inlineFunction(const clang::Stmt& call, const clang::Func
   inner.parents = calleeCfg->parents.get();
   for (const auto& [parameter, argument] : integers)
     setEntry(state.integers, parameter, IntegerBinding{argument.first, argument.second});
-  for (auto& [parameter, value] : bindings) {
+  for (unsigned i = 0; i < bindings.size(); ++i) {
+    auto& [parameter, value] = bindings[i];
     // Another call of the same function: what an earlier one's branches knew is gone.
     forgetCondition(parameter, state);
+    if (const clang::VarDecl* given =
+            i < arguments.size() && parameter->getType()->isIntegralOrEnumerationType()
+                ? conditionVariable(arguments[i])
+                : nullptr) {
+      auto alias = state.conditionAliases->find(given);
+      setEntry(state.conditionAliases, parameter,
+               alias != state.conditionAliases->end() ? alias->second : given);
+    }
     eraseEntry(state.aliases, parameter);
     eraseEntry(state.aliasOffsets, parameter);
     if (isIndexVariable(parameter)) forgetIndexVariable(parameter, state);

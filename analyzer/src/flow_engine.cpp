@@ -126,7 +126,9 @@ FlowState FlowEngine::Walk::run(const clang::FunctionDecl& function, FlowState e
         firstIterationBranch(*block, *functionCfg->parents, context_);
     if (firstIteration) firstIterationGuards[firstIteration->loop].insert(block);
     if (block->getLoopTarget()) forgetFinishedLoops(state);
-    const std::optional<BooleanBranch> branch = booleanBranch(*block);
+    const std::optional<BooleanBranch> branch = booleanBranch(*block, state);
+    const std::optional<FlowState::Conditions> conjunction =
+        branch ? conjunctionOf(*block, *functionCfg->parents, state) : std::nullopt;
     const auto* testedLoop = llvm::dyn_cast_or_null<clang::ForStmt>(block->getTerminatorStmt());
     std::optional<LoopEntry> entryTest;
     if (testedLoop) entryTest = loopEntry(*testedLoop, context_);
@@ -162,6 +164,8 @@ FlowState FlowEngine::Walk::run(const clang::FunctionDecl& function, FlowState e
                               ? withoutLaterIterations(state, *firstIteration, loopEntries)
                               : state;
       if (branch && index < 2) assume(branch->condition, (index == 0) != branch->negated, leaving);
+      // Leaving `a && b` false at one of its operands: not all of them hold.
+      if (conjunction && index == 1) exclude(*conjunction, leaving);
       if (entryTest && entryTest->variable && index == 0)
         assume(enteredWhen(*entryTest), entryTest->above, leaving);
       if (entryTest && index == 1) {
@@ -204,10 +208,21 @@ bool FlowEngine::Walk::endsInThrow(const clang::CFGBlock& block) {
   return false;
 }
 
+const clang::VarDecl* FlowEngine::Walk::conditionVariable(const clang::Expr* expr) const {
+  const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
+  const auto* variable = reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
+  if (!variable || variable->getType().isVolatileQualified() ||
+      !variable->getType()->isIntegralOrEnumerationType())
+    return nullptr;
+  if (variable->hasLocalStorage()) return variable;
+  return variable->hasGlobalStorage() && !variable->isStaticLocal() &&
+                 !context_.getSourceManager().isInSystemHeader(variable->getLocation())
+             ? variable
+             : nullptr;
+}
+
 std::optional<FlowEngine::Walk::BooleanBranch>
-FlowEngine::Walk::booleanBranch(const clang::CFGBlock& block) {
-  if (block.succ_size() != 2) return std::nullopt;
-  const clang::Expr* condition = block.getLastCondition();
+FlowEngine::Walk::conditionOf(const clang::Expr* condition, const FlowState& state) const {
   if (!condition) return std::nullopt;
   BooleanBranch branch;
   condition = condition->IgnoreParenImpCasts();
@@ -216,13 +231,93 @@ FlowEngine::Walk::booleanBranch(const clang::CFGBlock& block) {
     branch.negated = !branch.negated;
     condition = negation->getSubExpr()->IgnoreParenImpCasts();
   }
-  const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(condition);
-  const auto* variable = reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
-  if (!variable || !variable->hasLocalStorage() || !variable->getType()->isBooleanType())
-    return std::nullopt;
-  branch.condition.variable = variable;
+  const clang::VarDecl* variable = nullptr;
+  if (const auto* comparison = llvm::dyn_cast<clang::BinaryOperator>(condition);
+      comparison && comparison->isEqualityOp()) {
+    const clang::Expr* tested = comparison->getLHS();
+    std::optional<int64_t> value = constantValue(comparison->getRHS(), context_);
+    if (!value) {
+      tested = comparison->getRHS();
+      value = constantValue(comparison->getLHS(), context_);
+    }
+    if (!value) return std::nullopt;
+    variable = conditionVariable(tested);
+    if (!variable) return std::nullopt;
+    branch.condition.threshold = *value;
+    branch.condition.equals = true;
+    if (comparison->getOpcode() == clang::BO_NE) branch.negated = !branch.negated;
+  } else {
+    variable = conditionVariable(condition);
+    if (!variable || !variable->getType()->isBooleanType()) return std::nullopt;
+  }
+  auto alias = state.conditionAliases->find(variable);
+  if (alias == state.conditionAliases->end()) {
+    branch.condition.variable = variable;
+    return branch;
+  }
+  branch.condition.variable = alias->second;
+  // A boolean parameter given an integer (`int access` for `bool p2paccess`) is true where the
+  // integer is not 0.
+  if (!branch.condition.equals && !alias->second->getType()->isBooleanType()) {
+    branch.condition.equals = true;
+    branch.negated = !branch.negated;
+  }
   return branch;
 }
+
+std::optional<FlowEngine::Walk::BooleanBranch>
+FlowEngine::Walk::booleanBranch(const clang::CFGBlock& block, const FlowState& state) const {
+  if (block.succ_size() != 2) return std::nullopt;
+  return conditionOf(block.getLastCondition(), state);
+}
+
+std::optional<FlowState::Conditions>
+FlowEngine::Walk::conjunctionOf(const clang::CFGBlock& block, const clang::ParentMap& parents,
+                                const FlowState& state) const {
+  const clang::Expr* leaf = block.succ_size() == 2 ? block.getLastCondition() : nullptr;
+  if (!leaf) return std::nullopt;
+  auto parentOf = [&](const clang::Stmt* child) {
+    const clang::Stmt* parent = parents.getParent(child);
+    while (parent &&
+           (llvm::isa<clang::ParenExpr>(parent) || llvm::isa<clang::ImplicitCastExpr>(parent)))
+      parent = parents.getParent(parent);
+    return parent;
+  };
+  const clang::Stmt* top = leaf;
+  while (const auto* conjunction = llvm::dyn_cast_or_null<clang::BinaryOperator>(parentOf(top))) {
+    if (conjunction->getOpcode() != clang::BO_LAnd) break;
+    top = conjunction;
+  }
+  if (top == leaf) return std::nullopt;
+  FlowState::Conditions all;
+  std::vector<const clang::Expr*> operands = {llvm::cast<clang::Expr>(top)};
+  while (!operands.empty()) {
+    const clang::Expr* operand = operands.back()->IgnoreParenImpCasts();
+    operands.pop_back();
+    if (const auto* conjunction = llvm::dyn_cast<clang::BinaryOperator>(operand);
+        conjunction && conjunction->getOpcode() == clang::BO_LAnd) {
+      operands.push_back(conjunction->getLHS());
+      operands.push_back(conjunction->getRHS());
+      continue;
+    }
+    const std::optional<BooleanBranch> literal = conditionOf(operand, state);
+    if (!literal) return std::nullopt;
+    auto [slot, inserted] = all.try_emplace(literal->condition, !literal->negated);
+    if (!inserted && slot->second != !literal->negated) return std::nullopt;
+  }
+  return all;
+}
+
+namespace {
+
+bool allHold(const FlowState::Conditions& exclusion, const FlowState::Conditions& known) {
+  return std::all_of(exclusion.begin(), exclusion.end(), [&](const auto& literal) {
+    auto found = known.find(literal.first);
+    return found != known.end() && found->second == literal.second;
+  });
+}
+
+} // namespace
 
 void FlowEngine::Walk::assume(const Condition& condition, bool value, FlowState& state) {
   if (auto known = state.conditions->find(condition); known != state.conditions->end()) {
@@ -230,25 +325,72 @@ void FlowEngine::Walk::assume(const Condition& condition, bool value, FlowState&
     return;
   }
   setEntry(state.conditions, condition, value);
+  auto nowHolds = [&](const FlowState::Conditions& exclusion) {
+    auto literal = exclusion.find(condition);
+    return literal != exclusion.end() && literal->second == value &&
+           allHold(exclusion, *state.conditions);
+  };
+  if (std::any_of(state.exclusions->begin(), state.exclusions->end(), nowHolds)) {
+    state.unreachable = true;
+    return;
+  }
   std::vector<AccessRecord> impossible;
   for (const auto& [record, conditions] : *state.recordConditions)
     if (auto made = conditions.find(condition); made != conditions.end() && made->second != value)
       impossible.push_back(record);
+  for (const auto& [record, exclusions] : *state.recordExclusions)
+    if (std::any_of(exclusions.begin(), exclusions.end(), nowHolds)) impossible.push_back(record);
   for (const AccessRecord& record : impossible)
     eraseEntry(state.pending, record);
 }
 
-void FlowEngine::Walk::forgetCondition(const clang::ValueDecl* variable, FlowState& state) {
-  auto about = [&](const auto& known) { return known.first.variable == variable; };
+void FlowEngine::Walk::exclude(FlowState::Conditions conjunction, FlowState& state) {
+  if (!state.exclusions->contains(conjunction))
+    state.exclusions.edit().insert(std::move(conjunction));
+}
+
+void FlowEngine::Walk::forgetConditionsIf(llvm::function_ref<bool(const clang::ValueDecl*)> changed,
+                                          FlowState& state) {
+  auto about = [&](const auto& known) { return changed(known.first.variable); };
   auto mentions = [&](const FlowState::Conditions& conditions) {
     return std::any_of(conditions.begin(), conditions.end(), about);
   };
   if (mentions(*state.conditions)) std::erase_if(state.conditions.edit(), about);
-  if (std::none_of(state.recordConditions->begin(), state.recordConditions->end(),
-                   [&](const auto& entry) { return mentions(entry.second); }))
+  if (std::any_of(state.exclusions->begin(), state.exclusions->end(), mentions))
+    std::erase_if(state.exclusions.edit(), mentions);
+  if (std::any_of(state.recordConditions->begin(), state.recordConditions->end(),
+                  [&](const auto& entry) { return mentions(entry.second); }))
+    for (auto& [record, conditions] : state.recordConditions.edit())
+      std::erase_if(conditions, about);
+  if (std::any_of(state.recordExclusions->begin(), state.recordExclusions->end(),
+                  [&](const auto& entry) {
+                    return std::any_of(entry.second.begin(), entry.second.end(), mentions);
+                  }))
+    for (auto& [record, exclusions] : state.recordExclusions.edit())
+      std::erase_if(exclusions, mentions);
+}
+
+void FlowEngine::Walk::forgetCondition(const clang::ValueDecl* variable, FlowState& state) {
+  // A parameter given a new value is no longer the caller's variable.
+  eraseEntry(state.conditionAliases, variable);
+  forgetConditionsIf([&](const clang::ValueDecl* known) { return known == variable; }, state);
+}
+
+void FlowEngine::Walk::forgetGlobalConditions(const clang::FunctionDecl* callee,
+                                              FlowState& state) const {
+  if (callee &&
+      (context_.getSourceManager().isInSystemHeader(callee->getLocation()) ||
+       callee->isInStdNamespace() ||
+       (callee->getDeclName().isIdentifier() &&
+        (callee->getName().starts_with("cuda") || callee->getName().starts_with("__cuda") ||
+         callee->getName().starts_with("nccl")))))
     return;
-  for (auto& [record, conditions] : state.recordConditions.edit())
-    std::erase_if(conditions, about);
+  forgetConditionsIf(
+      [](const clang::ValueDecl* known) {
+        const auto* variable = llvm::dyn_cast<clang::VarDecl>(known);
+        return variable && !variable->hasLocalStorage();
+      },
+      state);
 }
 
 Condition FlowEngine::Walk::enteredWhen(const LoopEntry& entry) {
@@ -279,6 +421,10 @@ void FlowEngine::Walk::noteConditions(const AccessRecord& record, FlowState& sta
     eraseEntry(state.recordConditions, record);
   else
     setEntry(state.recordConditions, record, *state.conditions);
+  if (state.exclusions->empty())
+    eraseEntry(state.recordExclusions, record);
+  else
+    setEntry(state.recordExclusions, record, *state.exclusions);
 }
 
 FlowState FlowEngine::Walk::withoutLaterIterations(

@@ -210,6 +210,8 @@ void FlowEngine::Walk::rewriteKeys(FlowState& state, llvm::StringRef mention,
     });
     state.recordConditions.assign(std::move(conditions));
   }
+  // What a renamed record's path knew could not all hold is dropped with the old names.
+  if (pendingMentioned && !state.recordExclusions->empty()) state.recordExclusions.assign({});
   if (pendingMentioned) {
     PendingAccesses pending;
     for (const auto& [record, orderedAfter] : *state.pending) {

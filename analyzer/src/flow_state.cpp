@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "flow_state.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace streamrace::analyzer {
 namespace {
 
@@ -35,6 +38,32 @@ std::set<AccessRecord> joinSnapshots(const EventState& a, const FlowState& state
   for (const AccessRecord& record : b.snapshot)
     if (!stateA.pending->contains(record)) joined.insert(record);
   return joined;
+}
+
+// What each pending record's path knew when it made it, for two paths joined: a record pending
+// on one path only keeps what that path knew; one pending on both holds what both knew
+// (`common`), and nothing where one made it knowing nothing.
+template <class Known, class Common>
+std::map<AccessRecord, Known> joinRecordKnowledge(const std::map<AccessRecord, Known>& recordsA,
+                                                  const PendingAccesses& pendingA,
+                                                  const std::map<AccessRecord, Known>& recordsB,
+                                                  const PendingAccesses& pendingB, Common common) {
+  std::map<AccessRecord, Known> records;
+  auto add = [&](const auto& mine, const auto& theirs, const PendingAccesses& theirPending) {
+    for (const auto& [record, known] : mine) {
+      if (!theirPending.contains(record)) {
+        records.emplace(record, known);
+        continue;
+      }
+      auto other = theirs.find(record);
+      if (other == theirs.end()) continue;
+      if (auto both = common(known, other->second); !both.empty())
+        records.emplace(record, std::move(both));
+    }
+  };
+  add(recordsA, recordsB, pendingB);
+  add(recordsB, recordsA, pendingA);
+  return records;
 }
 
 } // namespace
@@ -91,26 +120,27 @@ FlowState join(const FlowState& a, const FlowState& b) {
       joinPart(a.conditions, b.conditions, [](const auto& knownA, const auto& knownB) {
         return joinEqualEntries(knownA, knownB);
       });
-  // A record pending on both paths holds what both knew when they made it (nothing, where one
-  // made it knowing nothing).
+  joined.conditionAliases = joinPart(a.conditionAliases, b.conditionAliases,
+                                     [](const auto& aliasesA, const auto& aliasesB) {
+                                       return joinEqualEntries(aliasesA, aliasesB);
+                                     });
   joined.recordConditions = joinPart(
       a.recordConditions, b.recordConditions, [&](const auto& recordsA, const auto& recordsB) {
-        std::map<AccessRecord, FlowState::Conditions> records;
-        auto add = [&](const auto& mine, const auto& theirs, const PendingAccesses& theirPending) {
-          for (const auto& [record, conditions] : mine) {
-            if (!theirPending.contains(record)) {
-              records.emplace(record, conditions);
-              continue;
-            }
-            auto other = theirs.find(record);
-            if (other == theirs.end()) continue;
-            if (auto common = joinEqualEntries(conditions, other->second); !common.empty())
-              records.emplace(record, std::move(common));
-          }
-        };
-        add(recordsA, recordsB, *b.pending);
-        add(recordsB, recordsA, *a.pending);
-        return records;
+        return joinRecordKnowledge(recordsA, *a.pending, recordsB, *b.pending,
+                                   [](const auto& knownA, const auto& knownB) {
+                                     return joinEqualEntries(knownA, knownB);
+                                   });
+      });
+  auto common = [](const FlowState::Exclusions& mine, const FlowState::Exclusions& theirs) {
+    FlowState::Exclusions both;
+    std::set_intersection(mine.begin(), mine.end(), theirs.begin(), theirs.end(),
+                          std::inserter(both, both.end()));
+    return both;
+  };
+  joined.exclusions = joinPart(a.exclusions, b.exclusions, common);
+  joined.recordExclusions = joinPart(
+      a.recordExclusions, b.recordExclusions, [&](const auto& recordsA, const auto& recordsB) {
+        return joinRecordKnowledge(recordsA, *a.pending, recordsB, *b.pending, common);
       });
   joined.groupDepth = std::max(a.groupDepth, b.groupDepth);
   joined.groupStreams =

@@ -89,12 +89,13 @@ struct IntegerBinding {
   bool operator==(const IntegerBinding&) const = default;
 };
 
-// What a path can know of a variable: whether it is above a threshold. A boolean is above 0
-// when true; the body of `for (int i = 0; i < n; ++i)` runs only where n is above 0
-// (loop_counter.h).
+// What a path can know of a variable: whether it is above a threshold, or equal to it. A
+// boolean is above 0 when true; the body of `for (int i = 0; i < n; ++i)` runs only where n is
+// above 0 (loop_counter.h); `if (mode == SM)` tests equality with SM's value.
 struct Condition {
   const clang::ValueDecl* variable = nullptr;
   std::int64_t threshold = 0;
+  bool equals = false;
   auto operator<=>(const Condition&) const = default;
 };
 
@@ -136,6 +137,16 @@ struct FlowState {
   using Conditions = std::map<Condition, bool>;
   CopyOnWrite<Conditions> conditions;
   CopyOnWrite<std::map<AccessRecord, Conditions>> recordConditions;
+  // Sets of conditions the path knows do not all hold (in the else of `if (mode == SM && access)`,
+  // not both do), and those the path knew when it made each pending record: a path that comes to
+  // know all of one such set is no path, and a record made knowing it is not pending there.
+  using Exclusions = std::set<Conditions>;
+  CopyOnWrite<Exclusions> exclusions;
+  CopyOnWrite<std::map<AccessRecord, Exclusions>> recordExclusions;
+  // A parameter of a call analysed in place bound to the caller's variable it was given
+  // (`copy(..., access)`): a branch on the parameter is a branch on that variable, so two calls
+  // given the same variable take the same way.
+  CopyOnWrite<std::map<const clang::ValueDecl*, const clang::ValueDecl*>> conditionAliases;
   // Inside ncclGroupStart/End (docs/semantics.md rule 13): how deep, and per communicator the
   // streams the group's calls used so far.
   int groupDepth = 0;

@@ -66,21 +66,42 @@ private:
   // exit or the enclosing handler as its successor).
   static bool endsInThrow(const clang::CFGBlock& block);
 
-  // A two-way branch on a boolean variable (`if (overlap)`, `if (!profiling)`, each operand of
-  // `a && b`): its first successor is where the variable is true, unless negated.
+  // A two-way branch on a variable (`if (overlap)`, `if (!profiling)`, `if (mode == SM)`, each
+  // operand of `a && b`): its first successor is where the condition holds, unless negated. The
+  // variable is a local, a parameter (as the caller's variable it was given, conditionAliases),
+  // or a global, which calls the analysis does not follow may change (forgetGlobalConditions).
   struct BooleanBranch {
-    Condition condition; // the variable above 0
+    Condition condition;
     bool negated = false;
   };
 
-  static std::optional<BooleanBranch> booleanBranch(const clang::CFGBlock& block);
+  std::optional<BooleanBranch> booleanBranch(const clang::CFGBlock& block,
+                                             const FlowState& state) const;
+  std::optional<BooleanBranch> conditionOf(const clang::Expr* condition,
+                                           const FlowState& state) const;
+  const clang::VarDecl* conditionVariable(const clang::Expr* expr) const;
+  // Where `block` tests one operand of `a && b && ...` whose every operand is such a branch: the
+  // operands, each with the value that makes it true.
+  std::optional<FlowState::Conditions> conjunctionOf(const clang::CFGBlock& block,
+                                                     const clang::ParentMap& parents,
+                                                     const FlowState& state) const;
 
   // The path goes on knowing `condition` is `value`: work made knowing the opposite is not
   // pending on it, and a path that knew the opposite is no path.
   static void assume(const Condition& condition, bool value, FlowState& state);
 
+  // The path knows the conditions of `conjunction` do not all hold.
+  static void exclude(FlowState::Conditions conjunction, FlowState& state);
+
   // `variable` changed: what the path knew of it is gone.
   static void forgetCondition(const clang::ValueDecl* variable, FlowState& state);
+  static void forgetConditionsIf(llvm::function_ref<bool(const clang::ValueDecl*)> changed,
+                                 FlowState& state);
+
+  // A call of code the analysis does not run (another translation unit, past the depth limit)
+  // may assign any global: what the path knew of globals is gone. Not for libraries' functions
+  // (declared in system headers, the CUDA and NCCL APIs), which cannot name the program's.
+  void forgetGlobalConditions(const clang::FunctionDecl* callee, FlowState& state) const;
 
   static Condition enteredWhen(const LoopEntry& entry);
 
