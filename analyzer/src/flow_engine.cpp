@@ -351,6 +351,12 @@ void FlowEngine::Walk::exclude(FlowState::Conditions conjunction, FlowState& sta
 
 void FlowEngine::Walk::forgetConditionsIf(llvm::function_ref<bool(const clang::ValueDecl*)> changed,
                                           FlowState& state) {
+  // A parameter given a new value is no longer the caller's variable, nor is one whose caller's
+  // variable changed: it keeps the value it was given.
+  if (std::any_of(state.conditionAliases->begin(), state.conditionAliases->end(),
+                  [&](const auto& alias) { return changed(alias.first) || changed(alias.second); }))
+    std::erase_if(state.conditionAliases.edit(),
+                  [&](const auto& alias) { return changed(alias.first) || changed(alias.second); });
   auto about = [&](const auto& known) { return changed(known.first.variable); };
   auto mentions = [&](const FlowState::Conditions& conditions) {
     return std::any_of(conditions.begin(), conditions.end(), about);
@@ -371,8 +377,6 @@ void FlowEngine::Walk::forgetConditionsIf(llvm::function_ref<bool(const clang::V
 }
 
 void FlowEngine::Walk::forgetCondition(const clang::ValueDecl* variable, FlowState& state) {
-  // A parameter given a new value is no longer the caller's variable.
-  eraseEntry(state.conditionAliases, variable);
   forgetConditionsIf([&](const clang::ValueDecl* known) { return known == variable; }, state);
 }
 
