@@ -253,7 +253,7 @@ class CallEffects:
             if stream is not None and getattr(tensor, "key", None) is not None:
                 state.recorded = state.recorded | {(tensor.key, stream.key)}
         elif kind == "release" and isinstance(tensor, (Tensor, Symbol)):
-            self.storage_released(tensor, node, state, frame, storage_only=True)
+            self.storage_emptied(tensor, node, state, frame)
         elif kind == "allocate":
             self.storage_allocated(tensor, state)
         return None
@@ -606,7 +606,7 @@ class CallEffects:
                                      tensor.on_host)
         if name == model.STORAGE_RESIZE:
             if args and isinstance(args[0][0], Constant) and args[0][0].value == 0:
-                self.storage_released(tensor, node, state, frame, storage_only=True)
+                self.storage_emptied(tensor, node, state, frame)
             elif args:
                 self.storage_allocated(tensor, state)
             return None

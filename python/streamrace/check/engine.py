@@ -477,6 +477,20 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         if storage_only:
             self.without_block(tensor, state)
 
+    def storage_emptied(self, tensor, node, state, frame):
+        """`storage().resize_(0)`, or a helper that does it: the block is given back, whether
+        too early judged here."""
+        self.storage_released(tensor, node, state, frame, storage_only=True)
+        self.forget_old_block(tensor, state)
+
+    def forget_old_block(self, tensor, state):
+        """The tensor's storage is empty (given back, or tested so): what is later done through
+        it is done on the block it is grown back into, or on no bytes. The work still pending on
+        its old block meets none of it, whichever path joins this one later (whether the block
+        was given back too early was judged when it was)."""
+        if getattr(tensor, "key", None) is not None:
+            state.forget_uses_of(self.accesses, tensor.key)
+
     def without_block(self, tensor, state):
         """The tensor has no block (now, or on this path): its making, which a later use on
         another stream could meet (the block may have been in use), is not what backs its

@@ -214,7 +214,8 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         items = tuple(self.evaluate(e, state, frame) for e in node.elts)
         for item in items:
             self.escape(item, state)
-        return Container(items)
+        literal = not any(isinstance(e, ast.Starred) for e in node.elts)
+        return Container(items, literal=literal)
 
     expr_List = expr_Tuple
     expr_Set = expr_Tuple
@@ -326,6 +327,10 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
                         getattr(values[0], "alloc_stream", "x") is not None or \
                         is_coalescing(values[0]):
                     return Constant(isinstance(node.ops[0], ast.IsNot))
+                # A list, tuple or dict the code built is not None either (`params=[p]` given
+                # for `if params is None: params = self.params`).
+                if isinstance(values[0], Container) and values[0].key is None:
+                    return Constant(isinstance(node.ops[0], ast.IsNot))
             return None
         operands = [node.left] + list(node.comparators)
         for value, operand in zip(values, operands):
@@ -382,6 +387,10 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         if isinstance(iterable, Container):
             if iterable.key is not None:
                 return Symbol(iterable.key.element(index))
+            if iterable.literal and iterable.items:
+                # The first item, then the others: one of them (a loop over `[p]` binds p).
+                rest = iterable.items[min(self.iteration, len(iterable.items) - 1):]
+                return rest[0] if len(rest) == 1 else _join_items(rest)
             element = _join_items(iterable.items)
             if isinstance(element, (Tensor, Symbol)) and element.key.root[0] != "temporary":
                 # The storage a list holds is one value for the analysis (a parameter, or the
@@ -527,6 +536,14 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         state.attributes[key] = value if value is not None else Symbol(key)
         state.emptied = state.emptied - {key}
         self.facts.stored(key, value, frame)
+        if state.conditions:
+            # Conditions that read the attribute (`self.handle is None`, asserted before the
+            # handle is stored) may not hold any more.
+            spelling = key.text()
+            if key.root[0] == "self":
+                spelling = key.root[1] + spelling[len("self"):]
+            for text in [t for t in state.conditions if _mentions_attribute(t, spelling)]:
+                del state.conditions[text]
 
     def attribute_dropped(self, key, value, node, state, frame):
         """`self.buf = other` (or None, or `del self.buf`): a tensor this call made and kept in
@@ -671,6 +688,19 @@ def _mentions(text, name):
         names = _NAMES_OF_CONDITION[text] = frozenset(re.findall(r"(?<![\w.])([A-Za-z_]\w*)",
                                                                    text))
     return name in names
+
+
+def _mentions_attribute(text, spelling):
+    """Whether a condition's text reads the attribute `spelling` (`Bucket.handle`), or one of
+    its own attributes."""
+    start = text.find(spelling)
+    while start >= 0:
+        end = start + len(spelling)
+        if (start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "_.")) and \
+                (end == len(text) or not (text[end].isalnum() or text[end] == "_")):
+            return True
+        start = text.find(spelling, start + 1)
+    return False
 
 
 def _named_by(item, node, evaluator):

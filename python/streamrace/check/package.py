@@ -415,6 +415,12 @@ class _Indexer(ast.NodeVisitor):
 
     visit_AsyncWith = visit_With
 
+    def visit_Assert(self, node):
+        # What an assertion tests holds past it (statements.py): tested by an `if` elsewhere,
+        # the paths that took the other branch there do not reach past it.
+        self._count_condition(node.test, False)
+        self.generic_visit(node)
+
     def visit_While(self, node):
         self._count_condition(node.test, False)
         self._visit_loop(node, set())

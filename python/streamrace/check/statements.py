@@ -162,15 +162,25 @@ class StatementWalker:
         return self.each(paths, lambda state: self.augmented_assign(node, state, frame))
 
     def stmt_Assert(self, node, paths, frame):
-        def asserted(state):
-            self.evaluate(node.test, state, frame)
+        """Past an assertion, its test holds: a path that took the other way at an `if` on the
+        same condition raises there, and one that has not decided it goes on with it decided
+        (`assert not overlap` after `if overlap:`). Only a condition the path decided rules it
+        out: a value's test may be decided from what another call stored (`assert self.handle
+        is None` where some method stores a handle), not from what this path holds."""
+        holding = []
+        for state in paths:
+            outcome, when_taken, _ = self.condition(node.test, state, frame)
+            if outcome is False and self.decided_by_the_path(node.test, state, frame):
+                continue
+            holding += _split(state, when_taken, in_place=True)
+        for state in holding:
             for name in asserted_on_host(node.test):
                 # `assert x.device.type == "cpu"`: past it, the tensor is host memory.
                 value = self.evaluate(name, state, frame)
                 if isinstance(value, (Symbol, Tensor)) and value.key is not None and \
                         not (isinstance(value, Tensor) and value.on_host):
                     state.locals[(frame.ident, name.id)] = Tensor(value.key, None, on_host=True)
-        return self.each(paths, asserted)
+        return holding
 
     def stmt_Delete(self, node, paths, frame):
         def delete(state):
@@ -227,7 +237,9 @@ class StatementWalker:
             storage, empty_when_taken = _storage_size_test(node.test)
             if storage is not None:
                 for empty in taken if empty_when_taken else skipped:
-                    self.without_block(self.evaluate(storage, empty, frame), empty)
+                    tensor = self.evaluate(storage, empty, frame)
+                    self.without_block(tensor, empty)
+                    self.forget_old_block(tensor, empty)
             for polled in taken + skipped:
                 self.polled_to_completion(node.test, polled, frame)
             out = self.block(node.body, taken, frame) if taken else []
@@ -429,6 +441,12 @@ class StatementWalker:
         if negate:
             return (None if outcome is None else not outcome), skipped, taken
         return outcome, taken, skipped
+
+    def decided_by_the_path(self, test, state, frame):
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) or \
+                is_not_none(test):
+            test = test.operand if isinstance(test, ast.UnaryOp) else none_test(test.left)
+        return self.condition_text(test, frame) in state.conditions
 
     def simple_condition(self, test, state, frame):
         value = self.evaluate(test, state, frame)

@@ -523,6 +523,10 @@ class Container:
     # may give a key two items. (Dicts of streams keep no keys yet: FairScale's
     # `self._streams["all_gather"]`, resolved, meets imprecisions of tensor keys elsewhere.)
     labels: Tuple = ()
+    # Written out item by item (`[p]`, `(a, b)`): a loop over it binds each item itself, not
+    # an element of what the item names (as for a list filled in a loop, whose one item stands
+    # for everything appended).
+    literal: bool = False
 
     def labelled(self):
         return len(self.labels) == len(self.items)
