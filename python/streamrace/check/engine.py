@@ -9,6 +9,7 @@ It runs twice. The first pass learns what the methods of each class store in its
 when it returns; the second reports, with that knowledge (`facts.py`, `escapes.py`).
 """
 import ast
+import dataclasses
 import functools
 import itertools
 import os
@@ -104,7 +105,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         self.analysis.mark(function)
         self.root = function
         self.spent = 0
-        state = State()
+        state = State(self.analysis)
         frame = self.new_frame(function, 0, ())
         if hook is None:
             self.start_on_the_callers_stream(function, state, frame)
@@ -186,8 +187,12 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         return frame
 
     def inline(self, function, args, kwargs, node, state, frame, bound_self=None):
+        # Past the budget, what is cheap and may order the rest is still followed: a small
+        # function doing stream work itself, and one that only records and releases storage
+        # (without it, a tensor would keep the block it gave back).
         over_budget = self.spent > STATEMENT_BUDGET and not (
-            self.small(function) and self.package.does_stream_work_itself(function))
+            self.small(function) and self.package.does_stream_work_itself(function)) and \
+            not self.package.only_keeps_lifetimes(function)
         if self.too_deep(function, frame) or any(s[1] is function for s in frame.chain) or \
                 over_budget or function.node is self.root.node or \
                 not self.package.does_stream_work(function):
@@ -667,18 +672,25 @@ class Analysis:
 
     def make_access(self, key, stream, mode, api, site, statement, conditions, creation,
                     partial, firing=0, blocking=False, views=(), own_bytes=False, issued_on=None):
-        own_bytes = self.data_attributes if own_bytes else None
         # `firing`: a hook's second firing makes accesses of its own, distinct from the first
         # firing's at the same sites, which may still be pending.
-        identity = (key, stream.key, mode, api, site, conditions, creation, partial, firing,
-                    blocking, views, own_bytes, issued_on)
+        return self._recorded(Access(-1, key, stream, mode, api, site, statement or (),
+                                     conditions, creation, partial, firing, blocking, views,
+                                     self.data_attributes if own_bytes else None, issued_on))
+
+    def with_conditions(self, access, conditions):
+        """The access as made on a path with those conditions (State.absorb)."""
+        return self._recorded(dataclasses.replace(access, ident=-1, conditions=conditions))
+
+    def _recorded(self, access):
+        identity = (access.key, access.stream.key, access.mode, access.api, access.site,
+                    access.conditions, access.creation, access.partial, access.firing,
+                    access.blocking, access.views, access.own_bytes, access.issued_on)
         ident = self.access_ids.get(identity)
         if ident is None:
-            ident = len(self.accesses)
-            self.accesses.append(Access(ident, key, stream, mode, api, site, statement or (),
-                                        conditions, creation, partial, firing, blocking,
-                                        views, own_bytes, issued_on))
-            self.stream_keys.append(stream.key)
+            ident = access.ident = len(self.accesses)
+            self.accesses.append(access)
+            self.stream_keys.append(access.stream.key)
             self.access_ids[identity] = ident
         return self.accesses[ident]
 

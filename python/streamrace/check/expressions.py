@@ -176,7 +176,7 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
     def element(self, base, index, node, state, frame):
         if isinstance(base, Container) and base.labels and isinstance(index, Constant) and \
                 base.labelled():
-            return items_labelled(base, index.value)
+            return _named_by(items_labelled(base, index.value), node, self)
         if isinstance(base, Container):
             if isinstance(index, Constant) and isinstance(index.value, int) and \
                     -len(base.items) <= index.value < len(base.items) and base.key is None:
@@ -225,7 +225,7 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
                 for key in node.keys]
         items = tuple(self.evaluate(v, state, frame) for v in node.values)
         if all(isinstance(key, Constant) for key in keys) and \
-                all(isinstance(item, Work) for item in items):
+                all(isinstance(item, HANDLES) for item in items):
             return Container(items, labels=tuple(key.value for key in keys))
         return Container(items)
 
@@ -463,10 +463,11 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
             elif isinstance(base, (Symbol, Container)) and getattr(base, "key", None) is not None:
                 key = base.key.element(self.index_part(index))
                 self.store_attribute(key, value, value_node, target, state, frame)
-            elif isinstance(value, Work) and isinstance(index, Constant) and \
+            elif isinstance(value, HANDLES) and isinstance(index, Constant) and \
                     holds_handles(base) and base.labelled() and \
                     isinstance(target.value, (ast.Name, ast.Attribute)):
-                # `handles["send_next"] = work`: the dict holds the handle under that key.
+                # `handles["send_next"] = work`: the dict holds the handle under that key (a
+                # stream, an event likewise).
                 self.assign(target.value, store_labelled(base, index.value, value), None, state,
                             frame)
             elif isinstance(base, Container) and base.key is None and \

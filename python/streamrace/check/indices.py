@@ -7,7 +7,7 @@ import ast
 
 from .row_ranges import range_index
 from .values import (ANY_INDEX, Constant, Integer, Linear, Range, Symbol, affine_index,
-                     combine_linear, constant_index, linear_form, scale_linear, span_index,
+                     combine_linear, constant_index, label_index, linear_form, scale_linear, span_index,
                      symbol_name)
 
 
@@ -69,6 +69,8 @@ class IndexEvaluator:
         if isinstance(index, Constant) and isinstance(index.value, int) \
                 and not isinstance(index.value, bool):
             return constant_index(index.value)
+        if isinstance(index, Constant) and isinstance(index.value, str):
+            return label_index(index.value)
         if isinstance(index, Integer):
             return affine_index(index.scale, index.offset, index.symbol)
         if isinstance(index, Symbol):

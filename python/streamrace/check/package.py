@@ -10,7 +10,10 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from .. import torch_model
-from .condition_texts import async_flag_texts, condition_text, none_test, optional_stream
+from .condition_texts import (async_flag_texts, condition_text, is_not_none, none_test,
+                              optional_stream)
+from .stream_work import (LIFETIME_WORK_NAMES, RELEASES_STORAGE, STREAM_READS, STREAM_WORDS,
+                          STREAM_WORK_NAMES, functions_doing_stream_work)
 from .syntax import (bound_names, breadth_first, child_nodes, expression_name, nodes_under,
                      parsed_annotation)
 
@@ -144,6 +147,9 @@ class Package:
         self.stored_classes = {}
         self.hooks = {}               # FunctionInfo -> "gradient" or "module"
         self.condition_counts = {}
+        # Per `if` whose branches do no stream work themselves: its condition texts, and the
+        # names its branches use (the functions they call among them).
+        self.branches_calling = []
         self.stream_condition_texts = set()
         self.optional_stream_texts = set()
         for source in sources:
@@ -161,18 +167,23 @@ class Package:
         # apart, so that the second test takes the branch the first one took.
         self.correlated = frozenset(t for t, n in self.condition_counts.items() if n > 1) | \
             frozenset(t for t in self.optional_stream_texts if t in self.condition_counts)
+        self._stream_work = functions_doing_stream_work(self)
         # Conditions that decide stream work (a branch that picks a stream, waits, or launches
         # a collective): paths that decide them differently are the last to be joined.
+        releasing = {function.name for function in self._stream_work
+                     if self.only_keeps_lifetimes(function)}
+        for texts, names in self.branches_calling:
+            if not names.isdisjoint(releasing):
+                # `if overlap: self.free_shards(p)`, where the callee records and releases:
+                # whether storage is given back decides what later work on it meets.
+                self.stream_condition_texts.update(texts)
         self.stream_conditions = frozenset(self.stream_condition_texts)
-        self._stream_work = None
         self._sets_default_device = None
         self._ancestors = {}
 
     def does_stream_work(self, function):
         """Whether a function, or one it calls by name, touches streams, events, collectives or
         host copies: only those are followed into from their callers."""
-        if self._stream_work is None:
-            self._stream_work = _stream_work(self)
         return function in self._stream_work
 
     def classes_held_in(self, attribute):
@@ -202,15 +213,30 @@ class Package:
     def does_stream_work_itself(self, function):
         """Whether a function's own body touches streams, events, collectives or host copies
         (not only through the package's functions it calls)."""
-        return bool(function.names & _STREAM_WORK_NAMES)
+        return bool(function.names & STREAM_WORK_NAMES)
 
     def only_changes_lifetimes(self, function):
         """Whether a function's stream work is all releases, resizes and `record_stream`s of
         its own (`free_storage_(t)`), none through the package's functions it calls."""
-        work = function.names & _STREAM_WORK_NAMES
-        return bool(work) and work <= _LIFETIME_WORK_NAMES and \
+        work = function.names & STREAM_WORK_NAMES
+        return bool(work) and work <= LIFETIME_WORK_NAMES and \
             not any(self.does_stream_work(callee) for name in function.calls
                     for callee in self.functions_by_name.get(name, ()))
+
+    def only_keeps_lifetimes(self, function, seen=frozenset()):
+        """Whether all the stream work a function does, itself and through the package's
+        functions it calls, is releases, resizes and `record_stream`s (`free_shards(params)`
+        recording each shard on the current stream, then calling `free_storage_` on it)."""
+        work = function.names & STREAM_WORK_NAMES - STREAM_READS
+        if not work <= LIFETIME_WORK_NAMES:
+            return False
+        seen = seen | {function}
+        # A call by the name of the work itself (`p.record_stream(s)`) is that work, whatever
+        # a package class of that method name does.
+        return all(callee not in seen and self.only_keeps_lifetimes(callee, seen)
+                   for name in function.calls - STREAM_WORK_NAMES
+                   for callee in self.functions_by_name.get(name, ())
+                   if self.does_stream_work(callee))
 
     def all_functions(self):
         for functions in self.functions_by_name.values():
@@ -362,9 +388,25 @@ class _Indexer(ast.NodeVisitor):
                 counts = self.package.condition_counts
                 counts[text] = counts.get(text, 0) + self._times_tested(part)
         if decides_stream_work:
-            text = condition_text(test, class_name)
+            self.package.stream_condition_texts.update(self._condition_texts(test))
+
+    def _condition_texts(self, test):
+        """A test's text, and those of the parts of its `and`/`or` chains, negations taken off,
+        which are what the paths record (statements.py)."""
+        texts = set()
+        parts = [test]
+        while parts:
+            part = parts.pop()
+            text = condition_text(part, self._class_name())
             if text is not None:
-                self.package.stream_condition_texts.add(text)
+                texts.add(text)
+            if isinstance(part, ast.BoolOp):
+                parts += part.values
+            elif isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not):
+                parts.append(part.operand)
+            elif is_not_none(part):
+                parts.append(none_test(part.left))
+        return texts
 
     def _times_tested(self, test):
         """A test in a loop that reads nothing the loop changes is tested again, with the same
@@ -397,9 +439,15 @@ class _Indexer(ast.NodeVisitor):
         return found
 
     def visit_If(self, node):
-        decides_stream_work = any(not self._names_of(statement)[0].isdisjoint(_STREAM_WORDS)
-                                  for statement in node.body + node.orelse)
+        names = set()
+        for statement in node.body + node.orelse:
+            names |= self._names_of(statement)[0]
+        decides_stream_work = not names.isdisjoint(STREAM_WORDS)
         self._count_condition(node.test, decides_stream_work)
+        if not decides_stream_work:
+            # Whether a branch calls a function that does stream work is known once every
+            # module is indexed (Package.__init__).
+            self.package.branches_calling.append((self._condition_texts(node.test), names))
         self.generic_visit(node)
 
     def visit_With(self, node):
@@ -702,16 +750,6 @@ def _hook_targets(package, module, function, argument):
     return []
 
 
-_STREAM_WORDS = frozenset({"stream", "Stream", "current_stream", "default_stream", "wait_stream",
-                           "wait_event", "record_event", "record", "synchronize", "async_op",
-                           "non_blocking", "record_stream", "wait"})
-
-
-# What a body holds when it points a tensor's `.data` at a new allocation (`out.data =
-# torch.empty((1,))`, a deallocation helper's idiom), releasing the old storage.
-RELEASES_STORAGE = "<.data released>"
-
-
 def _points_data_at_new_storage(assign):
     value = assign.value
     if not isinstance(value, ast.Call):
@@ -720,46 +758,3 @@ def _points_data_at_new_storage(assign):
         value.func.id if isinstance(value.func, ast.Name) else None
     return made in torch_model.FACTORY_FUNCTIONS and any(
         isinstance(target, ast.Attribute) and target.attr == "data" for target in assign.targets)
-
-# Names of the work that makes a function worth following from its callers: stream work, and
-# the release of a tensor's storage (`_free_storage`, `resize_(0)`, a `.data` store), which
-# races with the work other streams may still do on it.
-_STREAM_WORK_NAMES = _STREAM_WORDS | frozenset(
-    name for name, kind in torch_model.LIFETIME_FUNCTIONS.items() if kind == "release") | frozenset({
-    RELEASES_STORAGE, torch_model.STORAGE_RESIZE,
-    "wait_event", "record_event", "Event", "set_stream", "record_stream", "isend", "irecv",
-    "batch_isend_irecv", "_coalescing_manager", "all_reduce", "all_gather", "broadcast",
-    "reduce_scatter", "reduce_scatter_tensor", "all_gather_into_tensor", "_all_gather_base",
-    "_reduce_scatter_base", "all_to_all", "all_to_all_single", "allgather_fn",
-    "reduce_scatter_fn", "send", "recv", "get_accelerator", "register_hook",
-    "register_post_accumulate_grad_hook", "pin_memory",
-})
-
-
-_LIFETIME_WORK_NAMES = frozenset(
-    name for name, kind in torch_model.LIFETIME_FUNCTIONS.items() if kind == "release") | \
-    frozenset({RELEASES_STORAGE, torch_model.STORAGE_RESIZE, torch_model.RECORD_STREAM})
-
-
-def _stream_work(package):
-    """The functions that do stream work themselves or through the package's functions they
-    call (by name, as calls resolve)."""
-    calls = {}
-    working = set()
-    for function in package.all_functions():
-        if function.names & _STREAM_WORK_NAMES:
-            working.add(function)
-        calls[function] = function.calls
-    by_name = {}
-    for function in package.all_functions():
-        by_name.setdefault(function.name, []).append(function)
-    changed = True
-    while changed:
-        changed = False
-        for function, called in calls.items():
-            if function in working:
-                continue
-            if any(callee in working for name in called for callee in by_name.get(name, ())):
-                working.add(function)
-                changed = True
-    return working

@@ -92,9 +92,12 @@ def may_be_same_stream(a, b):
 class State:
     __slots__ = ("current", "pending", "events", "locals", "attributes", "conditions",
                  "recorded", "waited", "host_synced", "host_synced_on_a_path", "works",
-                 "contexts", "escaped", "streams", "handed", "emptied")
+                 "contexts", "escaped", "streams", "handed", "emptied", "ledger")
 
-    def __init__(self):
+    def __init__(self, ledger=None):
+        # What makes accesses (the Analysis): joining paths narrows work only some of them hold
+        # to their conditions (absorb).
+        self.ledger = ledger
         self.current = AMBIENT
         # access ident -> frozenset of stream keys ordered after it
         self.pending = {}
@@ -141,6 +144,7 @@ class State:
         other.streams = self.streams
         other.handed = self.handed
         other.emptied = self.emptied
+        other.ledger = self.ledger
         return other
 
     # ---- ordering -------------------------------------------------------------------------
@@ -242,18 +246,29 @@ class State:
 
     # ---- joining paths --------------------------------------------------------------------
 
-    def absorb(self, other):
+    def absorb(self, other, narrowing=frozenset()):
         """Joins another path's state into this one, in place. join_all folds its states into a
         copy of the first so: each further state costs what it changes, not a new copy of
-        every dict (a merge may join many paths)."""
+        every dict (a merge may join many paths). `narrowing`: conditions by which the work only
+        one of the two holds keeps what tells its path apart (_narrowed)."""
         if not (self.current is other.current or self.current == other.current):
             self.current = Stream("<joined>", "opaque", "")
         if other.pending != self.pending:
             pending = self.pending
+            mine_apart = _apart(self.conditions, other.conditions, narrowing)
+            only_mine = [ident for ident in pending if ident not in other.pending] \
+                if mine_apart else ()
+            theirs_apart = _apart(other.conditions, self.conditions, narrowing)
             for ident, ordered in other.pending.items():
                 mine = pending.get(ident)
-                if mine is not ordered:   # most pending work is shared: nothing to store
+                if mine is None and theirs_apart:
+                    _add_pending(pending, self._narrowed(ident, theirs_apart), ordered)
+                elif mine is not ordered:   # most pending work is shared: nothing to store
                     pending[ident] = ordered if mine is None else mine & ordered
+            for ident in only_mine:
+                narrowed = self._narrowed(ident, mine_apart)
+                if narrowed != ident:
+                    _add_pending(pending, narrowed, pending.pop(ident))
         if other.events != self.events:
             events = self.events
             for key, (captured, recorded, on) in other.events.items():
@@ -288,6 +303,20 @@ class State:
         self.handed = self.handed | other.handed
         self.emptied = self.emptied & other.emptied
 
+    def _narrowed(self, ident, conditions):
+        """Work pending on one of two paths joined past the limit on paths (merge_paths) is
+        pending only where that path's conditions hold: the access, with those of them its own
+        did not name that tell that path apart from the other (the read a path that skipped a
+        release keeps pending never meets work done where the release was made)."""
+        if self.ledger is None:
+            return ident
+        access = self.ledger.accesses[ident]
+        named = {text for text, _ in access.conditions}
+        added = [(text, value) for text, value in conditions if text not in named]
+        if not added:
+            return ident
+        return self.ledger.with_conditions(access, access.conditions | frozenset(added)).ident
+
     def same_as(self, other):
         # Called for every pair of paths after every statement, and nine times in ten the paths
         # differ: the comparisons that tell most apart come first, the conditions of the path
@@ -299,6 +328,20 @@ class State:
                 and self.works == other.works and self.handed == other.handed
                 and self.emptied == other.emptied
                 and (self.current is other.current or self.current == other.current))
+
+
+def _apart(conditions, others, texts):
+    """The conditions among `texts` of one path that another does not share: what tells the
+    first apart."""
+    if not texts:
+        return ()
+    return [(text, value) for text, value in conditions.items()
+            if text in texts and others.get(text, _MISSING) != value]
+
+
+def _add_pending(pending, ident, ordered):
+    mine = pending.get(ident)
+    pending[ident] = ordered if mine is None else mine & ordered
 
 
 def touches_host_memory(access):
@@ -423,7 +466,7 @@ def join_returned(a, b):
     return _join_value(a, b)
 
 
-def join_all(states):
+def join_all(states, narrowing=frozenset()):
     states = [s for s in states if s is not None]
     if not states:
         return None
@@ -431,7 +474,7 @@ def join_all(states):
         return states[0]
     joined = states[0].copy()
     for other in states[1:]:
-        joined.absorb(other)
+        joined.absorb(other, narrowing)
     return joined
 
 

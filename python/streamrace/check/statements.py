@@ -58,9 +58,11 @@ def merge_paths(paths, stream_conditions=frozenset(), max_paths=None):
             (text, value) for text, value in state.conditions.items()
             if text in stream_conditions)))
         groups.setdefault(signature, []).append(state)
+    # Joined past the limit, paths that decided conditions of stream work differently lose
+    # them: the work only some of them hold keeps those conditions (State._narrowed).
     if len(groups) <= max_paths:
-        return [join_all(group) for group in groups.values()]
-    return [join_all(unique)]
+        return [join_all(group, stream_conditions) for group in groups.values()]
+    return [join_all(unique, stream_conditions)]
 
 
 class StatementWalker:

@@ -242,6 +242,12 @@ def constant_index(value):
     return "[c:%d]" % value
 
 
+def label_index(label):
+    """A dict's element under a constant string key (`self._streams["all_gather"]`): one of
+    its own, apart from those under other keys."""
+    return "[k:%r]" % (label,)
+
+
 def affine_index(scale, offset, symbol):
     return "[s:%s:%d:%d]" % (symbol, scale, offset)
 
@@ -257,7 +263,7 @@ def indices_differ(a, b):
         return _spans_disjoint(a, b)
     if a.startswith("[r|") and b.startswith("[r|"):
         return ranges_disjoint(a, b)
-    if a.startswith("[c:") and b.startswith("[c:"):
+    if a.startswith("[c:") and b.startswith("[c:") or a.startswith("[k:") and b.startswith("[k:"):
         return a != b
     if a.startswith("[it:") and b.startswith("[it:"):
         return a != b   # one loop's element in two of its iterations
@@ -405,7 +411,7 @@ def _affine_parts(index):
 def index_text(index):
     if index == ANY_INDEX or index.startswith(("[it:", "[r|", "[l:")):
         return "[*]"
-    if index.startswith("[c:"):
+    if index.startswith(("[c:", "[k:")):
         return "[%s]" % index[3:-1]
     symbol, scale, offset = _affine_parts(index)
     name = symbol.split("@")[0]
@@ -518,10 +524,9 @@ class Container:
     """A list, tuple or dict the code built, with what its elements may be."""
     items: Tuple = ()
     key: Optional[Key] = None
-    # The constant key of each item of a dict of work handles, when every item was stored
-    # under one (`handles["send"] = work`): an item per key and path, so that two paths joined
-    # may give a key two items. (Dicts of streams keep no keys yet: FairScale's
-    # `self._streams["all_gather"]`, resolved, meets imprecisions of tensor keys elsewhere.)
+    # The constant key of each item of a dict of streams, events or work handles, when every
+    # item was stored under one (`handles["send"] = work`, `{"all_gather": Stream()}`): an item
+    # per key and path, so that two paths joined may give a key two items.
     labels: Tuple = ()
     # Written out item by item (`[p]`, `(a, b)`): a loop over it binds each item itself, not
     # an element of what the item names (as for a list filled in a loop, whose one item stands
