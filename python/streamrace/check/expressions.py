@@ -694,14 +694,7 @@ def _mentions(text, name):
 def _mentions_attribute(text, spelling):
     """Whether a condition's text reads the attribute `spelling` (`Bucket.handle`), or one of
     its own attributes."""
-    start = text.find(spelling)
-    while start >= 0:
-        end = start + len(spelling)
-        if (start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "_.")) and \
-                (end == len(text) or not (text[end].isalnum() or text[end] == "_")):
-            return True
-        start = text.find(spelling, start + 1)
-    return False
+    return re.search(r"(?<![\w.])%s(?!\w)" % re.escape(spelling), text) is not None
 
 
 def _named_by(item, node, evaluator):

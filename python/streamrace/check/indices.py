@@ -7,8 +7,8 @@ import ast
 
 from .row_ranges import range_index
 from .values import (ANY_INDEX, Constant, Integer, Linear, Range, Symbol, affine_index,
-                     combine_linear, constant_index, label_index, linear_form, scale_linear, span_index,
-                     symbol_name)
+                     combine_linear, constant_index, label_index, linear_form, scale_linear,
+                     span_index, symbol_name)
 
 
 class IndexEvaluator:

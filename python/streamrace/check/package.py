@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from .. import torch_model
-from .condition_texts import (async_flag_texts, condition_text, is_not_none, none_test,
-                              optional_stream)
+from .condition_texts import async_flag_texts, condition_text, none_test, optional_stream
 from .stream_work import (LIFETIME_WORK_NAMES, RELEASES_STORAGE, STREAM_READS, STREAM_WORDS,
                           STREAM_WORK_NAMES, functions_doing_stream_work)
 from .syntax import (bound_names, breadth_first, child_nodes, expression_name, nodes_under,
@@ -391,8 +390,8 @@ class _Indexer(ast.NodeVisitor):
             self.package.stream_condition_texts.update(self._condition_texts(test))
 
     def _condition_texts(self, test):
-        """A test's text, and those of the parts of its `and`/`or` chains, negations taken off,
-        which are what the paths record (statements.py)."""
+        """A test's text, and those of the parts of its `and`/`or` chains (under a negation
+        too), which are what the paths record (statements.py)."""
         texts = set()
         parts = [test]
         while parts:
@@ -404,8 +403,6 @@ class _Indexer(ast.NodeVisitor):
                 parts += part.values
             elif isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not):
                 parts.append(part.operand)
-            elif is_not_none(part):
-                parts.append(none_test(part.left))
         return texts
 
     def _times_tested(self, test):

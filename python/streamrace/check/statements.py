@@ -445,9 +445,7 @@ class StatementWalker:
         return outcome, taken, skipped
 
     def decided_by_the_path(self, test, state, frame):
-        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) or \
-                is_not_none(test):
-            test = test.operand if isinstance(test, ast.UnaryOp) else none_test(test.left)
+        # A condition's text names it without its negations (condition_texts.py).
         return self.condition_text(test, frame) in state.conditions
 
     def simple_condition(self, test, state, frame):
