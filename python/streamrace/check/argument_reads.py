@@ -13,6 +13,7 @@ import ast
 import functools
 
 from .. import torch_model
+from .syntax import breadth_first, child_nodes
 
 _VIEWS = torch_model.VIEW_METHODS | torch_model.VIEW_FUNCTIONS
 _METADATA = torch_model.METADATA_METHODS | torch_model.METADATA_ATTRIBUTES
@@ -43,8 +44,8 @@ def _parameters_read(function):
         if extra is not None:
             names.add(extra.arg)
     parents = {}
-    for node in ast.walk(function.node):
-        for child in ast.iter_child_nodes(node):
+    for node in breadth_first(function.node):
+        for child in child_nodes(node):
             parents[child] = node
     views = _views_of(function.node, names)
     return {name for name in names
@@ -70,7 +71,7 @@ def _is_container(node, function):
 def _containers_bound_in(body):
     """The names and attributes of self a definition binds to a dict or a list anywhere inside,
     found once per definition (a class's methods ask about the class's)."""
-    return frozenset(_expression_text(target) for node in ast.walk(body)
+    return frozenset(_expression_text(target) for node in breadth_first(body)
                      if isinstance(node, ast.Assign) and _makes_container(node.value)
                      for target in node.targets) - {None}
 
@@ -98,7 +99,7 @@ def _views_of(body, parameters):
     changed = True
     while changed:
         changed = False
-        for node in ast.walk(body):
+        for node in breadth_first(body):
             if not isinstance(node, ast.Assign) or len(node.targets) != 1 or \
                     not isinstance(node.targets[0], ast.Name):
                 continue
@@ -133,7 +134,7 @@ def _view_root(node):
 
 
 def _may_read(parameter, aliases, body, parents, function):
-    for node in ast.walk(body):
+    for node in breadth_first(body):
         if isinstance(node, ast.Name) and node.id in aliases and isinstance(node.ctx, ast.Load):
             if not _use_reads_nothing(node, aliases, parents, function):
                 return True

@@ -6,6 +6,7 @@ it), and the work that computed it when code outside the package made it on a si
 import ast
 
 from .. import torch_model
+from .syntax import breadth_first
 from .values import Constant, Key, Symbol, Tensor
 
 
@@ -99,7 +100,7 @@ def _names_in(node):
     path walks it again)."""
     names = getattr(node, "_names", None)
     if names is None:
-        names = node._names = tuple(child.id for child in ast.walk(node)
+        names = node._names = tuple(child.id for child in breadth_first(node)
                                     if isinstance(child, ast.Name))
     return names
 

@@ -4,7 +4,7 @@ in several places and on several paths is one condition (`self.overlap_comm`, `x
 import ast
 
 from .. import torch_model
-from .syntax import bound_names, expression_name
+from .syntax import bound_names, breadth_first, expression_name
 
 
 def async_flag_texts(call, class_name):
@@ -27,7 +27,7 @@ def condition_text(test, class_name):
             test = none_test(test.left)
         else:
             break
-    for node in ast.walk(test):
+    for node in breadth_first(test):
         if isinstance(node, (ast.Call, ast.Await, ast.NamedExpr, ast.Lambda)) and \
                 not polls_completion(node):
             return None
@@ -44,14 +44,14 @@ def polls_completion(test):
     return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and \
         test.func.attr in torch_model.POLLING_METHODS and not test.args and \
         not test.keywords and not any(isinstance(node, ast.Call)
-                                      for node in ast.walk(test.func.value))
+                                      for node in breadth_first(test.func.value))
 
 
 def polls_in(test, flags=None):
     """The `query()` calls a test makes (`self.copied is None or self.copied.query()`), those
     of the polling flags it reads (`polling_flags`) included."""
     found = []
-    for node in ast.walk(test):
+    for node in breadth_first(test):
         if polls_completion(node):
             found.append(node)
         elif flags and isinstance(node, ast.Name) and node.id in flags:
@@ -66,7 +66,7 @@ def polling_flags(function_node):
     found = getattr(function_node, "_polling_flags", None)
     if found is None:
         bound, found = {}, {}
-        for node in ast.walk(function_node):
+        for node in breadth_first(function_node):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:

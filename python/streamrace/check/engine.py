@@ -30,7 +30,7 @@ from .escapes import Escapes, reaches
 from .handing_out import HandingOut
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_returned
 from .statements import Frame, StatementWalker, merge_paths
-from .syntax import child_nodes
+from .syntax import breadth_first, child_nodes
 from .usage import TENSOR_ONLY_METHODS, TensorUsage
 from .user_model import EMPTY as EMPTY_MODEL
 from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor, instance_alias,
@@ -278,7 +278,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         size = self.analysis.statement_counts.get(function)
         if size is None:
             size = 0
-            for node in ast.walk(function.node):
+            for node in breadth_first(function.node):
                 if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                     size = SMALL_FUNCTION + 1
                     break
@@ -660,13 +660,13 @@ class Analysis:
         kept = self.locals_kept.get(function)
         if kept is None:
             kept = set()
-            for node in ast.walk(function.node):
+            for node in breadth_first(function.node):
                 if isinstance(node, (ast.Yield, ast.YieldFrom)):
                     kept = _EVERY_LOCAL
                     break
                 if node is not function.node and \
                         isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                    kept |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                    kept |= {n.id for n in breadth_first(node) if isinstance(n, ast.Name)}
             self.locals_kept[function] = kept
         return kept
 

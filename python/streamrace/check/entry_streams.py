@@ -12,6 +12,7 @@ between streams that are one. The callers' own walks still follow the helper on 
 import ast
 
 from .. import torch_model
+from .syntax import child_nodes
 
 
 def entry_stream(package, function):
@@ -53,7 +54,7 @@ def _calls_with_their_stream(root, name):
         if node is not root and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                   ast.Lambda)):
             stream = None
-        stack += [(child, stream) for child in ast.iter_child_nodes(node)]
+        stack += [(child, stream) for child in child_nodes(node)]
 
 
 def _called_name(func):

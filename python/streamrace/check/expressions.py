@@ -16,6 +16,7 @@ from .indices import IndexEvaluator, integer_arithmetic
 from .condition_texts import condition_text
 from .package import ClassInfo, FunctionInfo, expression_name
 from .state import AMBIENT, HOST_STREAM, join_returned
+from .syntax import child_nodes
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions,
                      Integer, Key, Linear, Module, Range, Stream, StreamContext, Symbol, Tensor,
                      Work, any_element, attribute_stream_key, combine_linear, either_function,
@@ -90,7 +91,7 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
                 type(self), "expr_" + type(node).__name__, None)
         if handler is not None:
             return handler(self, node, state, frame)
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             if isinstance(child, ast.expr):
                 self.evaluate(child, state, frame)
         return None
@@ -694,7 +695,8 @@ def _mentions(text, name):
 def _mentions_attribute(text, spelling):
     """Whether a condition's text reads the attribute `spelling` (`Bucket.handle`), or one of
     its own attributes."""
-    return re.search(r"(?<![\w.])%s(?!\w)" % re.escape(spelling), text) is not None
+    return spelling in text and \
+        re.search(r"(?<![\w.])%s(?!\w)" % re.escape(spelling), text) is not None
 
 
 def _named_by(item, node, evaluator):

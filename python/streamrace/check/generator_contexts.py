@@ -14,6 +14,8 @@ import ast
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from .syntax import child_nodes
+
 
 class YieldPoint(ast.stmt):
     """Where the generator stops until the `with` body has run: its value is what `as` binds."""
@@ -92,7 +94,7 @@ def _yields(statement):
         if node is not statement and isinstance(
                 node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return False
 
 

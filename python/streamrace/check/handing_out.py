@@ -27,6 +27,7 @@ import ast
 
 from .escapes import reaches_through, waits_graph
 from .state import HOST, bytes_meet, contradict, touches_host_memory
+from .syntax import breadth_first
 from .values import Container, Key, Symbol, Tensor, may_be_one_owner
 
 # Roots of keys naming objects that outlive the call and that code outside reads: an object the
@@ -68,7 +69,7 @@ class HandingOut:
         return bool(function.names & self.analysis.escapes.side_writes.keys()) and \
             self.read_outside(function) and \
             any(isinstance(node, ast.Return) and node.value is not None
-                for node in ast.walk(function.node))
+                for node in breadth_first(function.node))
 
     # ---- the walk's events ----------------------------------------------------------------
 

@@ -6,6 +6,7 @@ so that two elements or spans are told apart only where their bounds prove it.
 import ast
 
 from .row_ranges import range_index
+from .syntax import breadth_first
 from .values import (ANY_INDEX, Constant, Integer, Linear, Range, Symbol, affine_index,
                      combine_linear, constant_index, label_index, linear_form, scale_linear,
                      span_index, symbol_name)
@@ -112,7 +113,7 @@ def _size_names(function):
     `h = x.size(1)`, `h = x.shape[1]`, `n = len(x)`."""
     if function.size_names is None:
         found = set()
-        for node in ast.walk(function.node):
+        for node in breadth_first(function.node):
             if not isinstance(node, ast.Assign) or len(node.targets) != 1:
                 continue
             target, value = node.targets[0], node.value

@@ -408,14 +408,14 @@ class _Indexer(ast.NodeVisitor):
     def _times_tested(self, test):
         """A test in a loop that reads nothing the loop changes is tested again, with the same
         outcome, on the next iteration."""
-        read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        read = {n.id for n in breadth_first(test) if isinstance(n, ast.Name)}
         return 2 if any(not (read & bound) for bound in self.loops) else 1
 
     def _names_of(self, statement):
         found = self.statement_names.get(statement)
         if found is None:
             names, bound = set(), set()
-            stack = child_nodes(statement)
+            stack = list(child_nodes(statement))
             while stack:
                 node = stack.pop()
                 if isinstance(node, ast.stmt):
@@ -728,7 +728,7 @@ def _hook_targets(package, module, function, argument):
         made_by = _hook_targets(package, module, function, argument.func)
         returned = []
         for factory in made_by:
-            for node in ast.walk(factory.node):
+            for node in breadth_first(factory.node):
                 if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
                     nested = factory.nested.get(node.value.id)
                     if nested is not None:

@@ -21,7 +21,7 @@ from typing import Optional
 
 from .. import torch_model as model
 from .package import FunctionInfo
-from .syntax import child_nodes, expression_name, parsed_annotation
+from .syntax import breadth_first, child_nodes, expression_name, parsed_annotation
 
 # How deep calls of the package's functions are followed to find what their result is.
 _MAX_CALL_DEPTH = 2
@@ -111,7 +111,7 @@ def _fields_recorded(package, method, owner, contracts):
     this = method.parameters()[0][0]
     fields = set()
     attribute_bases = set()
-    for node in ast.walk(method.node):
+    for node in breadth_first(method.node):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
                 node.value.id == this:
             if package.method(owner, node.attr) is not None:
@@ -125,7 +125,7 @@ def _fields_recorded(package, method, owner, contracts):
             if inherited is None or inherited.covered is None:
                 return None
             fields |= inherited.covered
-    for node in ast.walk(method.node):
+    for node in breadth_first(method.node):
         if isinstance(node, ast.Name) and node.id == this and id(node) not in attribute_bases:
             return None
     return frozenset(fields)
@@ -172,7 +172,7 @@ def _annotated_contract(package, function, annotation, contracts):
     annotation = parsed_annotation(annotation)
     if annotation is None:
         return None
-    for node in ast.walk(annotation):
+    for node in breadth_first(annotation):
         name = node.id if isinstance(node, ast.Name) else \
             node.attr if isinstance(node, ast.Attribute) else None
         if name is None:
@@ -212,7 +212,7 @@ def _stores(package, function, holders):
 
 def _set_to_none(class_node, field):
     """Whether the class gives the field None (`self.f = None`, or `f: T = None` in its body)."""
-    for node in ast.walk(class_node):
+    for node in breadth_first(class_node):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and \
                 isinstance(node.value, ast.Constant) and node.value.value is None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -311,9 +311,9 @@ def _closure(package, nested, maker, depth, seen):
     node = nested.node if isinstance(nested, FunctionInfo) else nested
     own = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
     body = node.body if isinstance(node.body, list) else [node.body]
-    own |= {n.id for statement in body for n in ast.walk(statement)
+    own |= {n.id for statement in body for n in breadth_first(statement)
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    reads = sorted((n for statement in body for n in ast.walk(statement)
+    reads = sorted((n for statement in body for n in breadth_first(statement)
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and
                     n.id not in own), key=lambda n: (n.lineno, n.col_offset))
     for read in reads:

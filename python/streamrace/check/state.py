@@ -259,11 +259,11 @@ class State:
             only_mine = [ident for ident in pending if ident not in other.pending] \
                 if mine_apart else ()
             theirs_apart = _apart(other.conditions, self.conditions, narrowing)
-            for ident, ordered in other.pending.items():
+            for ident, ordered in _differing(other.pending, pending):
                 mine = pending.get(ident)
                 if mine is None and theirs_apart:
                     _add_pending(pending, self._narrowed(ident, theirs_apart), ordered)
-                elif mine is not ordered:   # most pending work is shared: nothing to store
+                else:
                     pending[ident] = ordered if mine is None else mine & ordered
             for ident in only_mine:
                 narrowed = self._narrowed(ident, mine_apart)
@@ -399,14 +399,22 @@ def _condition_values(conditions):
     return dict(conditions)
 
 
+def _differing(theirs, mine):
+    """The items of `theirs` that `mine` lacks or holds another object for, in `theirs`' order
+    (in which work only `theirs` holds joins `mine`). Joined paths share most of their values,
+    the same objects, copied from one state."""
+    get = mine.get
+    return [item for item in theirs.items() if get(item[0], _MISSING) is not item[1]]
+
+
 def _absorb_values(mine, theirs):
     """Names (locals, attributes) of two paths joined into `mine`: a name on one path only
-    keeps its value; one the paths disagree on is joined."""
-    for name, other in theirs.items():
+    keeps its value; one the paths disagree on is joined. Most are the same object on both."""
+    for name, other in _differing(theirs, mine):
         value = mine.get(name, _MISSING)
         if value is _MISSING:
             mine[name] = other
-        elif other is not value and not other == value:
+        elif not other == value:
             mine[name] = _join_value(value, other)
 
 

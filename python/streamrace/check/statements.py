@@ -13,6 +13,7 @@ from .condition_texts import (async_flag_texts, asserted_on_host, is_not_none, n
                               optional_stream, polling_flags, polls_completion)
 from .generator_contexts import GeneratorContext
 from .state import join_all
+from .syntax import breadth_first, child_nodes
 from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
                      StreamContext, Symbol, Tensor)
 
@@ -48,15 +49,18 @@ def merge_paths(paths, stream_conditions=frozenset(), max_paths=None):
     max_paths = max_paths or MAX_PATHS
     unique = []
     for state in paths:
-        if not any(state.same_as(other) for other in unique):
+        for other in unique:
+            if state.same_as(other):
+                break
+        else:
             unique.append(state)
     if len(unique) <= max_paths:
         return unique
     groups = {}
     for state in unique:
+        conditions = state.conditions
         signature = (state.current.key, _streams_chosen(state), tuple(sorted(
-            (text, value) for text, value in state.conditions.items()
-            if text in stream_conditions)))
+            (text, conditions[text]) for text in conditions.keys() & stream_conditions)))
         groups.setdefault(signature, []).append(state)
     # Joined past the limit, paths that decided conditions of stream work differently lose
     # them: the work only some of them hold keeps those conditions (State._narrowed).
@@ -123,7 +127,7 @@ class StatementWalker:
         return self.per_class(expression, "_async_flags", frame, self._async_flags)
 
     def _async_flags(self, expression, class_name):
-        return tuple(text for node in ast.walk(expression) if isinstance(node, ast.Call)
+        return tuple(text for node in breadth_first(expression) if isinstance(node, ast.Call)
                      for text in async_flag_texts(node, class_name)
                      if text in self.package.correlated)
 
@@ -573,10 +577,12 @@ def _streams_chosen(state):
     """What a path chose that decides where later work goes: the streams and stream contexts
     its locals hold, and the indices computed from another one its attributes hold (which
     buffer of a ping-pong pair is filled next: `self.index = 1 - self.index`)."""
-    return frozenset([(name, value) for name, value in state.locals.items()
-                      if isinstance(value, (Stream, StreamContext))] +
-                     [(key, value) for key, value in state.attributes.items()
-                      if isinstance(value, Integer)])
+    return frozenset([item for item in state.locals.items()
+                      if type(item[1]) in _STREAM_CHOICES] +
+                     [item for item in state.attributes.items() if type(item[1]) is Integer])
+
+
+_STREAM_CHOICES = frozenset({Stream, StreamContext})
 
 
 def bound_by_as(context, value):
@@ -617,7 +623,7 @@ def _names_bound_in(loop):
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound.add(node.id)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     loop._bound_names = frozenset(bound)
     return loop._bound_names
 

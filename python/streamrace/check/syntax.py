@@ -31,20 +31,24 @@ def breadth_first(root):
 
 
 def child_nodes(node):
-    """ast.iter_child_nodes as a list, without its two generators."""
-    children = []
-    for name in node._fields:
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            children += [item for item in value if isinstance(item, ast.AST)]
-        elif isinstance(value, ast.AST):
-            children.append(value)
+    """ast.iter_child_nodes as a tuple, without its two generators; kept on the node, since the
+    passes walk the same trees many times (the check never changes them)."""
+    children = node.__dict__.get("_children")
+    if children is None:
+        found = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                found += [item for item in value if isinstance(item, ast.AST)]
+            elif isinstance(value, ast.AST):
+                found.append(value)
+        children = node._children = tuple(found)
     return children
 
 
 def bound_names(node):
     """The plain names a statement or target assigns, anywhere inside it."""
-    return {n.id for n in ast.walk(node)
+    return {n.id for n in breadth_first(node)
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
 
 

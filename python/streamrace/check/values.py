@@ -8,6 +8,7 @@ name overlapping bytes when one is a prefix of the other (a tensor and its views
 their base), unless an element index tells them apart (`bufs[0]` and `bufs[1]`).
 """
 import ast
+import functools
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
@@ -22,7 +23,7 @@ ANY_INDEX = "[*]"
 value_class = dataclass(slots=True, unsafe_hash=True)
 
 
-@value_class
+@dataclass(slots=True)
 class Key:
     # ("local", frame, name) / ("self", class) / ("global", module, name) / ("param", frame, name)
     root: Tuple
@@ -32,6 +33,14 @@ class Key:
     # those bytes was done to this key's. The caller names the object by its own local, so that
     # two paths' objects bound to that local join into one key.
     aliases: frozenset = frozenset()
+    # The hash, once computed: keys index every path's attributes and accesses, and a
+    # dataclass would hash its three fields anew at each lookup.
+    _hash: int = field(default=0, init=False, compare=False, repr=False)
+
+    def __hash__(self):
+        if not self._hash:
+            self._hash = hash((self.root, self.path, self.aliases))
+        return self._hash
 
     def attribute(self, name):
         if self.aliases:
@@ -279,8 +288,10 @@ def indices_differ(a, b):
     return False
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def symbol_name(key):
-    """An integer symbol's name: the key it was read from (same key, same unknown value)."""
+    """An integer symbol's name: the key it was read from (same key, same unknown value). Asked
+    again for each index arithmetic reads it in."""
     return key.text() + "@" + repr(key.root)
 
 
