@@ -23,7 +23,8 @@ def nodes_under(root, summarized=None):
 
 
 def breadth_first(root):
-    """ast.walk's nodes, in its order, without its generators."""
+    """ast.walk's nodes, in its order, without its generators (and without the operators and
+    load/store markers, see child_nodes)."""
     order = [root]
     for node in order:   # the list grows behind the loop: each node's children join its end
         order += child_nodes(node)
@@ -32,11 +33,15 @@ def breadth_first(root):
 
 def child_nodes(node):
     """ast.iter_child_nodes as a tuple, without its two generators; kept on the node, since the
-    passes walk the same trees many times (the check never changes them)."""
+    passes walk the same trees many times (the check never changes them). Left out: operators
+    and load/store markers (`ctx`), read only through the node that holds them, and a third of
+    what a walk would visit."""
     children = node.__dict__.get("_children")
     if children is None:
         found = []
         for name in node._fields:
+            if name in _MARKER_FIELDS:
+                continue
             value = getattr(node, name, None)
             if isinstance(value, list):
                 found += [item for item in value if isinstance(item, ast.AST)]
@@ -44,6 +49,9 @@ def child_nodes(node):
                 found.append(value)
         children = node._children = tuple(found)
     return children
+
+
+_MARKER_FIELDS = frozenset({"ctx", "op", "ops"})
 
 
 def bound_names(node):
