@@ -168,6 +168,8 @@ def integer_arithmetic(op, left, right):
     """Affine integers of one symbol (`1 - i`, `i + 1`, `2 * i`): element indices that can be
     told apart; linear forms of several (`base_i + rank`), or of a symbol whose least value is
     known, that spans of elements can be compared by."""
+    if not isinstance(op, _AFFINE_OPERATORS):
+        return None
     linear = _linear_arithmetic(op, left, right)
     if linear is not None:
         return linear
@@ -210,6 +212,9 @@ def integer_arithmetic(op, left, right):
         except TypeError:
             return None
     return None
+
+
+_AFFINE_OPERATORS = (ast.Add, ast.Sub, ast.Mult)
 
 
 def _linear_arithmetic(op, left, right):

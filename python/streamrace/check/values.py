@@ -22,6 +22,9 @@ ANY_INDEX = "[*]"
 # object.__setattr__, three times slower, and the analysis makes millions of them.
 value_class = dataclass(slots=True, unsafe_hash=True)
 
+# How a key's path marks what is not an attribute: an element ("[") and an object made ("@").
+_NOT_ATTRIBUTE_MARKS = frozenset({"[", "@"})
+
 
 @dataclass(slots=True)
 class Key:
@@ -101,10 +104,8 @@ class Key:
         """The last attribute of the path (`param.ds_secondary_tensor` -> its name), the name
         objects of many kinds share across functions; None for a plain variable."""
         for part in reversed(self.path):
-            if not part.startswith("[") and not part.startswith("@"):
+            if part[:1] not in _NOT_ATTRIBUTE_MARKS:
                 return part
-        if self.root[0] in ("self",):
-            return None
         return None
 
     def is_instance_alias(self):
