@@ -48,12 +48,12 @@ class IndexEvaluator:
                     continue
                 if dimension.step is not None:
                     return None
-                lower = _affine_bound(self.evaluate(dimension.lower, state, frame)) \
+                lower = _affine_bound(self.bound_value(dimension.lower, state, frame)) \
                     if dimension.lower is not None else ("", 0, 0)
                 rows_from_end = _rows_before_the_end(dimension, frame.function)
                 if rows_from_end is not None:
                     lower = ("", 0, -rows_from_end)
-                upper = _affine_bound(self.evaluate(dimension.upper, state, frame)) \
+                upper = _affine_bound(self.bound_value(dimension.upper, state, frame)) \
                     if dimension.upper is not None else None
                 if lower is None or dimension.upper is not None and upper is None:
                     return None
@@ -65,6 +65,22 @@ class IndexEvaluator:
                 return None
             return range_index(position, row, (row[0], row[1], row[2] + 1))
         return None
+
+    def bound_value(self, node, state, frame):
+        """A slice bound's value. A bound is an integer, and so is each operand of its sums and
+        products: `2 * half` is an affine form here, where elsewhere `2 * x` may be a tensor's
+        product (integer_arithmetic takes only what it knows to be integers)."""
+        if not isinstance(node, ast.BinOp) or not isinstance(node.op, _AFFINE_OPERATORS):
+            return self.evaluate(node, state, frame)
+        left = linear_form(self.bound_value(node.left, state, frame))
+        right = linear_form(self.bound_value(node.right, state, frame))
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Mult):
+            if left[0] and right[0]:
+                return None   # a product of two unknowns is no linear form
+            return scale_linear(left, right[1]) if not right[0] else scale_linear(right, left[1])
+        return combine_linear(left, right, 1 if isinstance(node.op, ast.Add) else -1)
 
     def index_part(self, index):
         if isinstance(index, Constant) and isinstance(index.value, int) \
@@ -161,6 +177,11 @@ def _affine_bound(value):
         return value.symbol, value.scale, value.offset
     if isinstance(value, Symbol) and value.key is not None:
         return symbol_name(value.key), 1, 0
+    if isinstance(value, Linear) and value.terms:
+        # Several symbols (`h + half`, the row a halo's middle ends at): one symbol of their
+        # sum, so that the bound ending one slice and the same sum starting the next compare.
+        return "+".join("%d*%s" % (scale, symbol) for symbol, scale, _ in
+                        sorted(value.terms, key=lambda term: term[0])), 1, value.offset
     return None
 
 

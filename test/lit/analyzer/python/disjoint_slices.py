@@ -236,3 +236,47 @@ def rows_from_an_offset_on_two_streams(out, top, rest, offset):
     torch.cuda.current_stream().wait_stream(top_stream)
     torch.cuda.current_stream().wait_stream(rest_stream)
     return out
+
+
+# A halo `half` rows high (apex's halo exchanger): bounds that add two sizes (`h + half`) or
+# a multiple of one (`h + 2 * half`) are compared as written, a slice's end against the next
+# one's start. A middle that reaches into the bottom halo races with its fill.
+def halo_of_a_given_height_disjoint(y, half):
+    edge_stream, middle_stream = torch.cuda.Stream(), torch.cuda.Stream()
+    n, c, h, w = list(y.shape)
+    padded = torch.empty([n, c, h + 2 * half, w], dtype=y.dtype, device="cuda")
+    top = padded[:, :, :half, :]
+    middle = padded[:, :, half:h + half, :]
+    bottom = padded[:, :, h + half:h + 2 * half, :]
+    edge_stream.wait_stream(torch.cuda.current_stream())
+    middle_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(edge_stream):
+        top.zero_()
+        bottom.zero_()
+    with torch.cuda.stream(middle_stream):
+        middle.copy_(y)
+    torch.cuda.current_stream().wait_stream(edge_stream)
+    torch.cuda.current_stream().wait_stream(middle_stream)
+    return padded
+
+
+def halo_of_a_given_height_overlapping(y, half):
+    edge_stream, middle_stream = torch.cuda.Stream(), torch.cuda.Stream()
+    n, c, h, w = list(y.shape)
+    padded = torch.empty([n, c, h + 2 * half, w], dtype=y.dtype, device="cuda")
+    top = padded[:, :, :half, :]
+    middle = padded[:, :, half:h + 2 * half, :]
+    bottom = padded[:, :, h + half:h + 2 * half, :]
+    edge_stream.wait_stream(torch.cuda.current_stream())
+    middle_stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(edge_stream):
+        top.zero_()
+        bottom.zero_()
+    with torch.cuda.stream(middle_stream):
+        middle.copy_(y)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'padded[*]' is written by copy_ on stream 'middle_stream' while zero_ on stream 'edge_stream' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: zero_ reads and writes 'padded[*]' on stream 'edge_stream' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:9: note: make stream 'middle_stream' wait for stream 'edge_stream' before this: `torch.cuda.current_stream().wait_stream(edge_stream)`
+    torch.cuda.current_stream().wait_stream(edge_stream)
+    torch.cuda.current_stream().wait_stream(middle_stream)
+    return padded
