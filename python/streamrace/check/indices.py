@@ -76,11 +76,7 @@ class IndexEvaluator:
         right = linear_form(self.bound_value(node.right, state, frame))
         if left is None or right is None:
             return None
-        if isinstance(node.op, ast.Mult):
-            if left[0] and right[0]:
-                return None   # a product of two unknowns is no linear form
-            return scale_linear(left, right[1]) if not right[0] else scale_linear(right, left[1])
-        return combine_linear(left, right, 1 if isinstance(node.op, ast.Add) else -1)
+        return _forms_arithmetic(node.op, left, right)
 
     def index_part(self, index):
         if isinstance(index, Constant) and isinstance(index.value, int) \
@@ -250,6 +246,11 @@ def _linear_arithmetic(op, left, right):
         len({symbol for symbol, _, _ in a[0] + b[0]}) > 1
     if not several:
         return None
+    return _forms_arithmetic(op, a, b)
+
+
+def _forms_arithmetic(op, a, b):
+    """`+`, `-` or `*` of two linear forms, as a value; None for a product of two unknowns."""
     if isinstance(op, (ast.Add, ast.Sub)):
         return combine_linear(a, b, 1 if isinstance(op, ast.Add) else -1)
     if isinstance(op, ast.Mult) and not b[0]:
