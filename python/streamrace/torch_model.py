@@ -15,6 +15,8 @@ Names are attribute names as they are called: `torch.cuda.current_stream()`,
 device handle's `current_stream()` (FSDP's `_device_handle`, `torch.get_device_module(d)`) are the
 same call on different device modules.
 """
+from . import tensor_api as _tensor_api
+
 
 # Objects whose stream/event/synchronize calls are the device's: `torch.cuda`, the 2.x
 # `torch.accelerator` and `torch.xpu`, DeepSpeed's `get_accelerator()`, FSDP's device handle.
@@ -153,6 +155,12 @@ DTYPE_NAMES = frozenset({
 })
 # What `to` may be given beside a dtype without naming a device.
 DTYPE_CONVERSION_KEYWORDS = frozenset({"dtype", "non_blocking", "copy", "memory_format"})
+
+# The names a tensor answers to (tensor_api.py): a method of another name is no tensor operation.
+TENSOR_ATTRIBUTES = _tensor_api.TENSOR_ATTRIBUTES
+
+# A shallow copy of an object holding tensors (a batch): the same tensors, no byte copied.
+SHALLOW_COPY_FUNCTIONS = frozenset({"copy.copy"})
 
 # Methods that move an nn.Module's parameters in place (and return the module): called for their
 # effect alone, the result dropped, the receiver is a module, whose parameters they write.

@@ -206,6 +206,8 @@ class CallEffects:
 
     def module_call(self, name, args, kwargs, node, state, frame):
         last = name.rsplit(".", 1)[-1]
+        if name in model.SHALLOW_COPY_FUNCTIONS and len(args) == 1:
+            return args[0][0]
         if last == "get_accelerator":
             return DeviceModule("get_accelerator()")
         if last == "get_device_module":
@@ -541,7 +543,8 @@ class CallEffects:
                 # object held in an attribute).
                 return self.device_call(DeviceModule(self.spelling(node.func.value)), name, args,
                                         kwargs, node, state, frame)
-            if self.is_tensor(receiver, node.func.value, frame, method=name):
+            if self.is_tensor(receiver, node.func.value, frame, method=name) and \
+                    (name in model.TENSOR_ATTRIBUTES or name.startswith("_")):
                 return self.tensor_method(receiver, name, args, kwargs, node, state, frame)
         if name in _LOGGING_METHODS:
             return None
