@@ -288,11 +288,13 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
 
     def too_deep(self, function, frame):
         """Calls are followed MAX_DEPTH deep, and one deeper into a helper that only releases or
-        resizes storage (`free_storage_(t)`): cheap, and without it a tensor made at the bound
-        keeps a block it gave back."""
+        resizes storage (`free_storage_(t)`), or a small one whose stream work is all its own
+        (`wait_for_batch(batch, stream)`): cheap, and without them a tensor made at the bound
+        keeps a block it gave back, and the wait a pipeline's deepest step makes is lost."""
         depth = frame.depth + 1
         return depth > MAX_DEPTH or depth == MAX_DEPTH and \
-            not self.package.only_changes_lifetimes(function)
+            not self.package.only_changes_lifetimes(function) and \
+            not (self.small(function) and self.package.works_alone(function))
 
     def leave_frame(self, state, frame):
         for name in [k for k in state.locals if k[0] == frame.ident]:

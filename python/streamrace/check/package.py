@@ -219,8 +219,17 @@ class Package:
         its own (`free_storage_(t)`), none through the package's functions it calls."""
         work = function.names & STREAM_WORK_NAMES
         return bool(work) and work <= LIFETIME_WORK_NAMES and \
-            not any(self.does_stream_work(callee) for name in function.calls
-                    for callee in self.functions_by_name.get(name, ()))
+            not self.works_through_callees(function)
+
+    def works_alone(self, function):
+        """Whether a function does stream work itself and none through the package's functions
+        it calls (`wait_for_batch(batch, stream)`: a wait and a `record_stream`)."""
+        return self.does_stream_work_itself(function) and \
+            not self.works_through_callees(function)
+
+    def works_through_callees(self, function):
+        return any(self.does_stream_work(callee) for name in function.calls
+                   for callee in self.functions_by_name.get(name, ()))
 
     def only_keeps_lifetimes(self, function, seen=frozenset()):
         """Whether all the stream work a function does, itself and through the package's
