@@ -520,8 +520,10 @@ class _Indexer(ast.NodeVisitor):
             self.module.imports[alias.asname or alias.name] = base + "." + alias.name
 
     def visit_ClassDef(self, node):
+        # A generic base (`Pipeline[In, Out]`) is the class it subscripts.
+        bases = [b.value if isinstance(b, ast.Subscript) else b for b in node.bases]
         info = ClassInfo(node.name, self.module, node,
-                         [expression_name(b) for b in node.bases if expression_name(b)])
+                         [expression_name(b) for b in bases if expression_name(b)])
         if not self.scopes:
             self.module.classes[node.name] = info
         self.package.classes_by_name.setdefault(node.name, []).append(info)
