@@ -543,8 +543,8 @@ class CallEffects:
                 # object held in an attribute).
                 return self.device_call(DeviceModule(self.spelling(node.func.value)), name, args,
                                         kwargs, node, state, frame)
-            if self.is_tensor(receiver, node.func.value, frame, method=name) and \
-                    (name in model.TENSOR_ATTRIBUTES or name.startswith("_")):
+            if (name in model.TENSOR_ATTRIBUTES or name.startswith("_")) and \
+                    self.is_tensor(receiver, node.func.value, frame, method=name):
                 return self.tensor_method(receiver, name, args, kwargs, node, state, frame)
         if name in _LOGGING_METHODS:
             return None
