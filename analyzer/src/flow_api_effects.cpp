@@ -34,8 +34,14 @@ void FlowEngine::Walk::applyEffect(const CallEffect& effect, const clang::CallEx
     recorded.status = RecordedStatus::Recorded;
     if (stream) {
       const std::string element = streamElementOf(effect, *stream, state, frame);
+      // Recorded in a loop over a stream array by its counter, the event stands for the work
+      // of each of its streams, constant elements too (the join of a fork over the array).
+      const std::optional<std::string> array = sweptByItsLoop(effect.stream, call, frame)
+                                                   ? std::optional(anyElement(*stream))
+                                                   : std::nullopt;
       for (const auto& [record, orderedAfter] : *state.pending)
-        if (orderedBefore(record, orderedAfter, *stream, element, state))
+        if (orderedBefore(record, orderedAfter, *stream, element, state) ||
+            (array && anyElement(record.stream) == *array))
           recorded.snapshot.insert(record);
     }
     setEntry(state.events, *event, std::move(recorded));
@@ -500,14 +506,22 @@ void FlowEngine::Walk::waitOnEvent(const CallEffect& effect, const clang::CallEx
   if (waited.status == RecordedStatus::Unrecorded && frame.reporting)
     for (const std::unique_ptr<Check>& check : checks_)
       check->onUnrecordedWait({*stream, *event, waited, effect.operation, call, frame});
+  // A wait in a loop over a stream array by its counter makes each of its streams wait,
+  // `streams[0]` as much as `streams[i]` (as a synchronize there completes each).
+  const std::string waiting = sweptByItsLoop(effect.stream, call, frame)
+                                  ? kEveryElementOf.str() + anyElement(*stream)
+                                  : *stream;
   auto ordersMore = [&](const AccessRecord& record) {
     auto pending = state.pending->find(record);
-    return pending != state.pending->end() && !pending->second.contains(*stream);
+    return pending != state.pending->end() && !pending->second.contains(waiting);
   };
   if (std::none_of(waited.snapshot.begin(), waited.snapshot.end(), ordersMore)) return;
   PendingAccesses& pending = state.pending.edit();
   for (const AccessRecord& record : waited.snapshot)
-    if (auto access = pending.find(record); access != pending.end()) access->second.insert(*stream);
+    if (auto access = pending.find(record); access != pending.end()) {
+      access->second.insert(*stream);
+      access->second.insert(waiting);
+    }
 }
 
 void FlowEngine::Walk::freeInStreamOrder(const CallEffect& effect, const clang::CallExpr& call,

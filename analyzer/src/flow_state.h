@@ -35,6 +35,10 @@ inline constexpr llvm::StringLiteral kLegacyStream = "<legacy>";
 inline constexpr llvm::StringLiteral kPerThreadStream = "<per-thread>";
 // In a record's ordered-after set: every blocking stream (a legacy-stream op came after it).
 inline constexpr llvm::StringLiteral kEveryBlockingStream = "<every-blocking-stream>";
+// In a record's ordered-after set, this followed by a stream array's key with every index "[*]"
+// (anyElement): each of the array's streams, constant elements too (a wait in a loop over the
+// array by its counter).
+inline constexpr llvm::StringLiteral kEveryElementOf = "<every-element-of>";
 // The buffer of the record that stands for the caller's work on a function's stream parameter
 // (the stream-argument contract, flow_engine.cpp): it meets every buffer the caller handed in.
 inline constexpr llvm::StringLiteral kCallersMemory = "<caller's memory>";

@@ -109,6 +109,8 @@ bool FlowEngine::Walk::orderedBefore(const AccessRecord& record, llvm::StringRef
                                      llvm::StringRef stream, llvm::StringRef element,
                                      const FlowState& state) const {
   if (orderedAfter.contains(stream.str())) return true;
+  if (stream.contains('[') && orderedAfter.contains(kEveryElementOf.str() + anyElement(stream)))
+    return true;
   if (record.stream == stream && mayBeSameHandle(recordElement, element)) return true;
   const bool blocking = isBlocking(stream, state);
   if (stream == kLegacyStream && isBlocking(record.stream, state)) return true;

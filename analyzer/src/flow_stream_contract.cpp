@@ -3,6 +3,7 @@
 #include "flow_walk.h"
 
 #include "element_index.h"
+#include "handle_types.h"
 
 #include "clang/AST/ASTContext.h"
 
@@ -11,13 +12,6 @@
 #include <set>
 
 namespace streamrace::analyzer {
-
-bool FlowEngine::Walk::isStreamType(clang::QualType type) {
-  const auto* pointer = type.getCanonicalType()->getAs<clang::PointerType>();
-  const clang::RecordDecl* record =
-      pointer ? pointer->getPointeeType()->getAsRecordDecl() : nullptr;
-  return record && record->getName() == "CUstream_st";
-}
 
 std::optional<FlowEngine::Walk::StreamContract>
 FlowEngine::Walk::streamContract(const clang::FunctionDecl& function) {

@@ -426,8 +426,6 @@ private:
     AccessRecord callersWork;               // pending on entry
   };
 
-  static bool isStreamType(clang::QualType type);
-
   // The contract of a function with exactly one stream parameter. With two, which stream the
   // caller's work on a buffer is on is not known, so neither carries one.
   static std::optional<StreamContract> streamContract(const clang::FunctionDecl& function);

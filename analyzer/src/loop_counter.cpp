@@ -3,9 +3,11 @@
 
 #include "call_model.h"
 #include "element_index.h"
+#include "handle_types.h"
 #include "sub_statements.h"
 
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/Stmt.h"
 
@@ -55,6 +57,13 @@ bool inLoopUpTo(const clang::Stmt* stmt, const clang::ValueDecl* counter, const 
     if (test && test->op == clang::BO_LT && variableOf(test->bound) == limit) return true;
   }
   return false;
+}
+
+bool sizeOfStreamContainer(const clang::Expr* bound) {
+  const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(bound->IgnoreParenImpCasts());
+  const clang::CXXMethodDecl* method = call ? call->getMethodDecl() : nullptr;
+  return method && method->getIdentifier() && method->getName() == "size" &&
+         call->getNumArgs() == 0 && holdsStreams(call->getImplicitObjectArgument()->getType());
 }
 
 } // namespace
@@ -131,6 +140,12 @@ std::optional<LoopEntry> loopEntry(const clang::ForStmt& loop, const clang::ASTC
     if (!enters) return std::nullopt;
     return LoopEntry{};
   }
+  // Up from 0 over a container of streams (`i < streams.size()`): were it empty, it would hold
+  // no stream for work to be pending on, so the path that skips the loop has nothing the loop
+  // orders.
+  if (start == 0 && counter->direction > 0 && (op == clang::BO_LT || op == clang::BO_NE) &&
+      sizeOfStreamContainer(bound))
+    return LoopEntry{};
   // Written as `variable + offset op threshold`.
   std::optional<AffineIndex> variable;
   int64_t threshold = 0;

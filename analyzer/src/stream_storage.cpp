@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "stream_storage.h"
 
+#include "handle_types.h"
+
 #include "storage_keys.h"
 
 #include "streamrace/api_model/api_model.h"
@@ -80,11 +82,6 @@ const clang::VarDecl* localRead(const clang::Expr* expr) {
   const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(expr);
   const auto* var = reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
   return var && var->isLocalVarDecl() ? var : nullptr;
-}
-
-// A stream handle, or a container or array of them.
-bool holdsStreams(clang::QualType type) {
-  return llvm::StringRef(type.getCanonicalType().getAsString()).contains("CUstream_st");
 }
 
 // Member functions that only read a container of streams or hand out places in it; any other
