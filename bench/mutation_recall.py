@@ -14,7 +14,8 @@ on the file and on each mutant with the flags the project builds the file with, 
 reported when a warning that the unmutated file does not get names both lines of the pair the
 label says the removal leaves unordered.
 
-Labels were written once by reading the code: `racy` (with the two lines now unordered) or
+Labels were written once by reading the code: `racy` (with the two lines now unordered; `pairs`
+lists them all where the removal leaves several pairs unordered, any one of which counts) or
 `neutral` (another path orders them, or the ordering was redundant). A file's `latent` list names
 the warnings its unmodified code gets that reading found true (line, check, why): they are
 counted apart from the warnings on unmutated files, which are false by the goal's definition. A file whose content no
@@ -245,8 +246,8 @@ def judge(mutant, result, baseline_keys):
     if not new:
         return "silent", []
     said = [f"{f['line']}: {f['check']}: {f['message']}" for f in new]
-    pair = set(mutant.get("pair", []))
-    if pair and any(pair <= finding_lines(f) for f in new):
+    pairs = [set(pair) for pair in mutant.get("pairs", [mutant.get("pair", [])]) if pair]
+    if any(pair <= finding_lines(f) for pair in pairs for f in new):
         return "reported", said
     return "other", said
 
@@ -323,7 +324,8 @@ def main():
         if label == "racy":
             count["racy"] += 1
             count["reported"] += verdict == "reported"
-            pair = "/".join(str(line) for line in mutant["pair"])
+            pair = " or ".join("/".join(str(line) for line in pair)
+                               for pair in mutant.get("pairs", [mutant.get("pair")]))
             outcome = {"reported": "REPORTED", "other": "MISSED (other warning)",
                        "silent": "MISSED", "error": "ERROR"}[verdict]
             cause = f" [{mutant['blind_spot']}]" if verdict != "reported" and \

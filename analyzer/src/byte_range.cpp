@@ -119,13 +119,24 @@ bool endsBefore(const ByteRange& range, const ByteRange& later) {
   return gap.isConstant() && gap.constantTerm() >= 0;
 }
 
+// Whether `range` provably holds the byte at `offset` (anywhere: it may), offsets and sizes
+// being never negative.
+bool holdsFirstByte(const ByteRange& range, const std::optional<Polynomial>& offset) {
+  if (!range.offset || !offset) return true;
+  auto atLeastZero = [](const Polynomial& value) {
+    return value == Polynomial() || value.plainlyPositive();
+  };
+  if (!atLeastZero(*offset - *range.offset)) return false;
+  return !range.length || (*range.offset + *range.length - *offset).plainlyPositive();
+}
+
 } // namespace
 
 ByteRange spanning(const ByteRange& a, const ByteRange& b) {
   if (a == b) return a;
   // Offsets are relative to the start of the storage the key names, so never negative.
   auto wholeStorage = [](const ByteRange& range) {
-    return range.offset && *range.offset == Polynomial() && !range.length;
+    return range.offset && *range.offset == Polynomial() && !range.length && !range.part;
   };
   if (wholeStorage(a)) return a;
   if (wholeStorage(b)) return b;
@@ -133,6 +144,14 @@ ByteRange spanning(const ByteRange& a, const ByteRange& b) {
 }
 
 bool mayOverlap(const ByteRange& a, const ByteRange& b) {
+  if (a.part && b.part)
+    return a.part->function != b.part->function || a.part->arguments == b.part->arguments;
+  if (a.part || b.part) {
+    const ByteRange& part = a.part ? a : b;
+    const ByteRange& other = a.part ? b : a;
+    if (part.part->split && other.length) return false;
+    return holdsFirstByte(other, part.offset);
+  }
   if (!a.offset || !b.offset) return true;
   if (endsBefore(a, b) || endsBefore(b, a)) return false;
   const Polynomial distance = *a.offset - *b.offset;

@@ -73,9 +73,24 @@ private:
   std::map<std::vector<std::string>, std::int64_t> terms_;
 };
 
+// The bytes a function whose body is elsewhere (external_launchers.h) touches from the pointer it
+// is given: a part its other arguments choose, how much nothing says. It meets another access
+// where that one holds its first byte, or, split (the function is given the same pointer with
+// other numbers elsewhere: a halo's rows and the interior), where that one holds everything from
+// its first byte on. It meets another such part unless both are of calls of one function with
+// other arguments.
+struct ChosenPart {
+  std::string function;
+  std::string arguments; // the call's other arguments as written
+  bool split = false;
+
+  auto operator<=>(const ChosenPart&) const = default;
+};
+
 struct ByteRange {
   std::optional<Polynomial> offset = Polynomial(); // nullopt: anywhere in the buffer
   std::optional<Polynomial> length;                // nullopt: to the end of the allocation
+  std::optional<ChosenPart> part;                  // set: a part from offset on (length unset)
   // How far each index variable moved since the range was taken (element_index.h kExactOffset
   // bounds it, so loops reach a fixpoint): one past the bound the range stays where it is, and
   // stands for every iteration that far back or farther. Its offset and length being linear in
@@ -120,14 +135,14 @@ struct ByteRange {
   }
   ByteRange forgetting(const std::string& variable) const;
   // Anywhere in its buffer (the whole allocation, as far as anyone knows).
-  static ByteRange unknown() { return ByteRange{std::nullopt, std::nullopt, {}}; }
+  static ByteRange unknown() { return ByteRange{std::nullopt, std::nullopt, std::nullopt, {}}; }
 };
 
 // A range holding both: either one when it holds the other (equal, or the whole storage from its
 // start), else anywhere in the buffer.
 ByteRange spanning(const ByteRange& a, const ByteRange& b);
 
-// Whether two ranges of storage that may be the same may share a byte (see above).
+// Whether two ranges of storage that may be the same may share a byte (see above and ChosenPart).
 bool mayOverlap(const ByteRange& a, const ByteRange& b);
 
 } // namespace streamrace::analyzer

@@ -3,6 +3,7 @@
 // model, the user's wrapper models and the kernel summaries, folded into one description.
 #pragma once
 
+#include "byte_range.h"
 #include "streamrace/analyzer/kernel_summary.h"
 #include "streamrace/analyzer/user_model.h"
 #include "streamrace/api_model/api_model.h"
@@ -83,6 +84,8 @@ struct BufferUse {
   // A member of a library descriptor (a sparse matrix's offsets): accessed only where the
   // descriptor's creation bound it; a descriptor holds no memory under a member never bound.
   bool boundMemberOnly = false;
+  // A function whose body is elsewhere: the part of the buffer its other arguments choose.
+  std::optional<ChosenPart> part{};
 };
 
 struct CallEffect {

@@ -3,6 +3,7 @@
 #include "flow_walk.h"
 
 #include "element_index.h"
+#include "external_launchers.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -39,6 +40,13 @@ void FlowEngine::Walk::handleCall(const clang::CallExpr& call, FlowState& state,
     state.unreachable = true;
     return;
   }
+  if (callee) {
+    auto [launch, unseen] = launches_.try_emplace(&call);
+    if (unseen)
+      launch->second = externalLauncherEffect(call, *callee, frame.function, context_,
+                                              options_.externalDefinitions);
+    if (launch->second) enqueueDeviceWork(*launch->second, call, state, frame);
+  }
   // An external function given pinned host memory may read or write it right now.
   for (unsigned i = 0; i < call.getNumArgs(); ++i) {
     const clang::Expr* argument = call.getArg(i);
@@ -55,6 +63,19 @@ void FlowEngine::Walk::handleCall(const clang::CallExpr& call, FlowState& state,
     range.offset = keys_.byteOffsetOf(argument, state, frame.thisKey);
     hostAccess(*buffer, range, writes, &call, state, frame);
   }
+}
+
+void FlowEngine::Walk::enqueueDeviceWork(CallEffect launch, const clang::CallExpr& call,
+                                         FlowState& state, const Frame& frame) {
+  // Host memory it is given, it may be filling and waiting for before it returns (a helper that
+  // downloads a result): that stays the host access below.
+  std::erase_if(launch.buffers, [&](const BufferUse& use) {
+    std::optional<std::string> buffer = keyOf(use.expr, state, frame);
+    auto memory = buffer ? state.memory->find(*buffer) : state.memory->end();
+    return memory != state.memory->end() &&
+           (memory->second == MemoryKind::Pinned || memory->second == MemoryKind::Pageable);
+  });
+  enqueue(launch, call, state, frame);
 }
 
 bool FlowEngine::Walk::inlineCall(const clang::CallExpr& call, const clang::FunctionDecl& callee,

@@ -237,7 +237,7 @@ void FlowEngine::Walk::rewriteKeys(FlowState& state, llvm::StringRef mention,
   if (offsetsMentioned)
     for (auto& [variable, offset] : state.aliasOffsets.edit())
       if (offset && offset->mentions(mention.str()))
-        offset = renameRange(ByteRange{offset, std::nullopt, {}}).offset;
+        offset = renameRange(ByteRange{offset, std::nullopt, std::nullopt, {}}).offset;
   if (memoryMentioned) {
     std::map<std::string, MemoryKind> memory;
     for (const auto& [buffer, kind] : *state.memory)

@@ -46,6 +46,7 @@ ByteRange FlowEngine::Walk::rangeOf(const BufferUse& use, const FlowState& state
                                     const Frame& frame) const {
   ByteRange range;
   range.offset = keys_.byteOffsetOf(use.expr, state, frame.thisKey);
+  range.part = use.part;
   const Extent& extent = use.extent;
   if (extent.bytes) {
     if (std::optional<Polynomial> count = keys_.valueOf(extent.bytes, state, frame.thisKey))

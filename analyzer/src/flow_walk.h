@@ -272,6 +272,10 @@ private:
   // --- Call and return (flow_calls.cpp) ----------------------------------------------------------
 
   void handleCall(const clang::CallExpr& call, FlowState& state, const Frame& frame);
+  // The work of a function that takes a stream and whose body is elsewhere
+  // (external_launchers.h), on the memory it is given that is not known to be the host's.
+  void enqueueDeviceWork(CallEffect launch, const clang::CallExpr& call, FlowState& state,
+                         const Frame& frame);
 
   bool inlineCall(const clang::CallExpr& call, const clang::FunctionDecl& callee, FlowState& state,
                   const Frame& frame);
@@ -486,6 +490,8 @@ private:
   std::map<const clang::FunctionDecl*, FunctionCfg> cfgs_;
   std::map<const clang::FunctionDecl*, bool> neverReturns_;
   std::map<const clang::FunctionDecl*, const clang::VarDecl*> returnedLocals_;
+  // Per call: what a launcher whose body is elsewhere enqueues (nullopt: no launcher).
+  std::map<const clang::CallExpr*, std::optional<CallEffect>> launches_;
   std::vector<std::unique_ptr<Check>> checks_;
   std::map<AccessRecord, AccessDetail> details_;
   std::optional<StreamContract> contract_; // of the root function being analysed

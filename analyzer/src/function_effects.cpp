@@ -2,6 +2,7 @@
 #include "function_effects.h"
 
 #include "element_index.h"
+#include "external_launchers.h"
 #include "sub_statements.h"
 
 #include "clang/AST/ASTContext.h"
@@ -88,11 +89,13 @@ private:
       return;
     }
     if (const auto* call = llvm::dyn_cast<clang::CallExpr>(stmt)) {
-      if (classifyCall(*call, userModel_, kernels_, context_)) {
+      const clang::FunctionDecl* callee = call->getDirectCallee();
+      if (classifyCall(*call, userModel_, kernels_, context_) ||
+          (callee && isExternalLauncher(*callee, context_.getSourceManager(), external_))) {
         touchesStreams = true;
         return;
       }
-      if (const clang::FunctionDecl* callee = call->getDirectCallee()) addCallee(*callee);
+      if (callee) addCallee(*callee);
       if (const auto* operatorCall = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call))
         for (const clang::CXXMethodDecl* target : callables_.targetsOf(*operatorCall))
           addCallee(*target);

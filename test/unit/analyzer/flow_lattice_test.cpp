@@ -18,7 +18,7 @@ Polynomial constant(std::int64_t value) {
 }
 
 ByteRange bytes(Polynomial offset, Polynomial length) {
-  return ByteRange{std::move(offset), std::move(length), {}};
+  return ByteRange{std::move(offset), std::move(length), std::nullopt, {}};
 }
 
 TEST(ByteRange, PolynomialsAddUpTermsThatBecomeEqual) {
@@ -55,13 +55,41 @@ TEST(ByteRange, SlicesOfOneShapeAtSymbolicPlacesAreTheSlicesTheyAreComputedToBe)
 TEST(ByteRange, UnknownOffsetsMeetEverythingAndUnknownLengthsReachTheEnd) {
   const ByteRange first = bytes(constant(0), constant(16));
   EXPECT_TRUE(mayOverlap(ByteRange::unknown(), first));
-  const ByteRange tail{constant(64), std::nullopt, {}};
+  const ByteRange tail{constant(64), std::nullopt, std::nullopt, {}};
   EXPECT_FALSE(mayOverlap(first, tail));
   EXPECT_TRUE(mayOverlap(bytes(constant(128), constant(4)), tail));
 }
 
+ByteRange part(Polynomial offset, std::string function, std::string arguments, bool split) {
+  return ByteRange{std::move(offset),
+                   std::nullopt,
+                   ChosenPart{std::move(function), std::move(arguments), split},
+                   {}};
+}
+
+TEST(ByteRange, ChosenPartsMeetWhatHoldsTheirFirstByte) {
+  const ByteRange interior = part(Polynomial(), "launch", "iy_start+1;iy_end-1;", false);
+  // An upload of the first 120 bytes holds the part's first byte; a halo row further on may not.
+  EXPECT_TRUE(mayOverlap(interior, bytes(constant(0), constant(120))));
+  EXPECT_FALSE(mayOverlap(
+      interior, bytes(atom("iy_end") * atom("nx") * constant(8), atom("nx") * constant(8))));
+  EXPECT_TRUE(mayOverlap(interior, ByteRange::unknown()));
+  // Split between calls, only what runs to the end of the storage from its start meets it.
+  const ByteRange split = part(Polynomial(), "launch", "iy_start+1;iy_end-1;", true);
+  EXPECT_FALSE(mayOverlap(split, bytes(constant(0), atom("nx") * constant(8))));
+  EXPECT_TRUE(mayOverlap(split, ByteRange{Polynomial(), std::nullopt, std::nullopt, {}}));
+}
+
+TEST(ByteRange, ChosenPartsOfOneFunctionWithOtherArgumentsAreApart) {
+  const ByteRange top = part(Polynomial(), "launch", "iy_start;iy_start+1;", true);
+  const ByteRange interior = part(Polynomial(), "launch", "iy_start+1;iy_end-1;", true);
+  EXPECT_FALSE(mayOverlap(top, interior));
+  EXPECT_TRUE(mayOverlap(top, top));
+  EXPECT_TRUE(mayOverlap(top, part(Polynomial(), "reduce", "iy_start;iy_start+1;", false)));
+}
+
 TEST(ByteRange, SpanningKeepsTheWholeStorageOrGivesUp) {
-  const ByteRange whole{Polynomial(), std::nullopt, {}};
+  const ByteRange whole{Polynomial(), std::nullopt, std::nullopt, {}};
   const ByteRange head = bytes(constant(0), constant(8));
   EXPECT_EQ(spanning(head, head), head);
   EXPECT_EQ(spanning(head, whole), whole);

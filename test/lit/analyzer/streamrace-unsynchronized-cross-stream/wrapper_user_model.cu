@@ -1,7 +1,8 @@
 // A project's own wrapper whose body the analyzer cannot see is understood through a user model
-// (which argument is read, written, a size, a stream). Without the model the call is opaque.
+// (which argument is read, written, a size, a stream). Without the model its declaration, with
+// one stream parameter, makes it a launcher (external_launchers.h): the same finding.
 // RUN: %check_streamrace %s %t --model=%inputs/wrappers.json -- %mock_cuda
-// RUN: streamrace-check %s -- %mock_cuda
+// RUN: %check_streamrace %s %t.declared -- %mock_cuda
 #include "cuda_runtime.h"
 
 namespace comm {
