@@ -36,7 +36,7 @@ if (($#)); then
   given_flags=("$@")
 fi
 if ((${#files[@]} == 0)); then
-  mapfile -t files < <(find "$root/test/lit/analyzer" -maxdepth 1 -name 'real_cuda_*.cu' | sort; \
+  mapfile -t files < <(find "$root/test/lit/analyzer" -name 'real_cuda_*.cu' | sort; \
                        find "$root/examples" "$root/reference_hpz" -name '*.cu' 2>/dev/null | sort; \
                        echo "$root/reference_hpz/trainer.cpp")
 fi
