@@ -95,9 +95,10 @@ def closing_paren(code, open_index):
 
 
 def statement_start(code, call_index):
-    """Where the statement holding the call starts: after the last `;`, `{`, `}`, `:` label or
-    closed `)` of an `if`/`for` head that precedes it at the same nesting, so that a call wrapped
-    in a checking macro (`CHECK(cudaEventRecord(e, s));`) is removed whole."""
+    """Where the statement holding the call starts: after the last `;`, `{`, `}`, `:` label,
+    closed `)` of an `if`/`for` head or preprocessor line (`#ifdef`) that precedes it at the same
+    nesting, so that a call wrapped in a checking macro (`CHECK(cudaEventRecord(e, s));`) is
+    removed whole and the directives around it stay."""
     depth = 0
     index = call_index - 1
     while index >= 0:
@@ -113,6 +114,9 @@ def statement_start(code, call_index):
             depth += 1
         elif char in ";{}" and depth == 0:
             return index + 1
+        elif char == "\n" and depth == 0 and \
+                code[code.rfind("\n", 0, index) + 1:index].lstrip().startswith("#"):
+            return index + 1  # a preprocessor line before the statement stays
         elif re.match(r"\belse\b", code[index:index + 5]) and depth == 0 and (
                 index == 0 or not (code[index - 1].isalnum() or code[index - 1] == "_")):
             return index + 4
