@@ -130,6 +130,13 @@ bool holdsFirstByte(const ByteRange& range, const std::optional<Polynomial>& off
   return !range.length || (*range.offset + *range.length - *offset).plainlyPositive();
 }
 
+// Whether a chosen part from `offset` on may share a byte with `other`, not a part (ChosenPart).
+bool partMeets(const ChosenPart& part, const std::optional<Polynomial>& offset,
+               const ByteRange& other) {
+  if (part.split && other.length) return false;
+  return holdsFirstByte(other, offset);
+}
+
 } // namespace
 
 ByteRange spanning(const ByteRange& a, const ByteRange& b) {
@@ -146,12 +153,8 @@ ByteRange spanning(const ByteRange& a, const ByteRange& b) {
 bool mayOverlap(const ByteRange& a, const ByteRange& b) {
   if (a.part && b.part)
     return a.part->function != b.part->function || a.part->arguments == b.part->arguments;
-  if (a.part || b.part) {
-    const ByteRange& part = a.part ? a : b;
-    const ByteRange& other = a.part ? b : a;
-    if (part.part->split && other.length) return false;
-    return holdsFirstByte(other, part.offset);
-  }
+  if (a.part) return partMeets(*a.part, a.offset, b);
+  if (b.part) return partMeets(*b.part, b.offset, a);
   if (!a.offset || !b.offset) return true;
   if (endsBefore(a, b) || endsBefore(b, a)) return false;
   const Polynomial distance = *a.offset - *b.offset;
