@@ -585,7 +585,11 @@ void FlowEngine::Walk::endLifetime(const clang::VarDecl* var, FlowState& state) 
     eraseEntry(state.integers, var);
     return;
   }
-  if (var->getType()->isReferenceType() || state.aliases->contains(var)) return;
+  // A parameter names the caller's storage (what a pointer points to, an object's fields' buffers):
+  // its end at a `return` leaves that storage, and the work pending on it, to the caller.
+  if (var->getType()->isReferenceType() || llvm::isa<clang::ParmVarDecl>(var) ||
+      state.aliases->contains(var))
+    return;
   const std::string root = variableKey(var);
   auto rooted = [&](llvm::StringRef key) { return isRootedAt(key, root); };
   // Still named through a pointer or reference bound to it: kept.

@@ -44,6 +44,38 @@ void fork_without_join(const float* in, float* out, cudaStream_t main_stream) {
   cudaStreamDestroy(side);
 }
 
+// The same, returning a status: the `return` ends the parameters, not the caller's memory they
+// name, so the work still pending on `out` reaches the caller.
+cudaError_t fork_without_join_status(const float* in, float* out, cudaStream_t main_stream) {
+  cudaStream_t side;
+  cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+  cudaEvent_t ready;
+  cudaEventCreateWithFlags(&ready, cudaEventDisableTiming);
+  cudaEventRecord(ready, main_stream);
+  cudaStreamWaitEvent(side, ready, 0);
+  produce<<<1, 32, 0, side>>>(in, out);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'in' is read by kernel 'produce' on stream 'side', which 'fork_without_join_status' does not join back into stream 'main_stream' before returning; the caller's later work on stream 'main_stream' may run while it is still reading it [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE+4]]:1: note: 'fork_without_join_status' returns here: an event recorded on stream 'side' after that work and waited on by stream 'main_stream' (cudaStreamWaitEvent), or a synchronization of stream 'side', before returning would order the caller's later work
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: warning: 'out' is written by kernel 'produce' on stream 'side', which 'fork_without_join_status' does not join back into stream 'main_stream' before returning; the caller's later work on stream 'main_stream' may run while it is still writing it [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE+2]]:1: note: 'fork_without_join_status' returns here: an event recorded on stream 'side' after that work and waited on by stream 'main_stream' (cudaStreamWaitEvent), or a synchronization of stream 'side', before returning would order the caller's later work
+  return cudaSuccess;
+}
+
+// Joined before the status is returned: silent.
+cudaError_t fork_and_join_status(const float* in, float* out, cudaStream_t main_stream) {
+  cudaStream_t side;
+  cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+  cudaEvent_t ready, done;
+  cudaEventCreateWithFlags(&ready, cudaEventDisableTiming);
+  cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+  cudaEventRecord(ready, main_stream);
+  cudaStreamWaitEvent(side, ready, 0);
+  produce<<<1, 32, 0, side>>>(in, out);
+  cudaEventRecord(done, side);
+  cudaStreamWaitEvent(main_stream, done, 0);
+  return cudaSuccess;
+}
+
 // A caller the unjoined work only passes through is not reported for it again: the join belongs
 // in fork_without_join, where it orders the work for every caller.
 void passes_unjoined_work_through(const float* in, float* out, cudaStream_t main_stream) {
