@@ -28,6 +28,7 @@ void FlowEngine::Walk::applyEffect(const CallEffect& effect, const clang::CallEx
     std::optional<std::string> stream =
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
     if (!event || (stream && recordInCapture(state, *event, *stream))) return;
+    noteFirst(firstRecorded_, *event, textPlace(call, frame));
     EventState recorded;
     if (auto found = state.events->find(*event); found != state.events->end())
       recorded.created = found->second.created;
@@ -64,10 +65,13 @@ void FlowEngine::Walk::applyEffect(const CallEffect& effect, const clang::CallEx
     if (!isPolledToCompletion(call, frame)) return;
     [[fallthrough]];
   case CallEffectKind::EventSync:
-    if (std::optional<std::string> event = handleKeyOf(effect.event, state, frame))
+    if (std::optional<std::string> event = handleKeyOf(effect.event, state, frame)) {
       if (auto found = state.events->find(*event); found != state.events->end())
         for (const AccessRecord& record : found->second.snapshot)
           eraseEntry(state.pending, record);
+      else
+        noteFirst(awaitedBeforeRecorded_, *event, textPlace(call, frame));
+    }
     return;
   case CallEffectKind::DeviceSync:
     if (!state.pending->empty()) state.pending.edit().clear();
@@ -253,7 +257,8 @@ FlowEngine::Walk::FlagGuard FlowEngine::Walk::flagGuard(const BufferUse& use,
   const auto* variable = reference ? llvm::dyn_cast<clang::VarDecl>(reference->getDecl()) : nullptr;
   if (!variable || !variable->hasLocalStorage() || !variable->getType()->isBooleanType())
     return guard;
-  const Condition flag{variable, 0};
+  Condition flag;
+  flag.variable = variable;
   if (auto known = state.conditions->find(flag); known != state.conditions->end())
     guard.never = !known->second;
   else
@@ -498,7 +503,10 @@ void FlowEngine::Walk::waitOnEvent(const CallEffect& effect, const clang::CallEx
   std::optional<std::string> event = handleKeyOf(effect.event, state, frame);
   if (!stream || !event || joinCaptureThroughEvent(state, *stream, *event)) return;
   auto found = state.events->find(*event);
-  if (found == state.events->end()) return;
+  if (found == state.events->end()) {
+    noteFirst(awaitedBeforeRecorded_, *event, textPlace(call, frame));
+    return;
+  }
   const EventState& waited = found->second;
   // A wait on an event recorded on some paths only is a no-op on the others; whether that
   // leaves an access unordered is the cross-stream check's question. Never recorded on any

@@ -32,6 +32,7 @@ void FlowEngine::Walk::handleCall(const clang::CallExpr& call, FlowState& state,
     return;
   if (callee && inlineCall(call, *callee, state, frame)) return;
   forgetGlobalConditions(callee, state);
+  forgetFieldsGiven(call, state, frame);
   if (const clang::FunctionDecl* definition =
           callee ? analyzableDefinition(*callee, context_.getSourceManager(),
                                         options_.externalDefinitions)
@@ -266,6 +267,8 @@ bool FlowEngine::Walk::inlineFunction(const clang::Stmt& call, const clang::Func
     if (neverReturns(*definition)) state.unreachable = true;
     // Not run, so its assignments are not seen (or those of what it calls elsewhere).
     forgetGlobalConditions(definition, state);
+    if (const auto* called = llvm::dyn_cast<clang::CallExpr>(&call))
+      forgetFieldsGiven(*called, state, frame);
     return true;
   }
 

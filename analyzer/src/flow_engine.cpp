@@ -68,10 +68,14 @@ void FlowEngine::Walk::analyzeFunction(const clang::FunctionDecl& function) {
       method && method->isInstance())
     for (const clang::FieldDecl* field : fieldMemory_.pinnedFields(*method->getParent()))
       setEntry(entry.memory, frame.thisKey + "." + field->getNameAsString(), MemoryKind::Pinned);
+  awaitedBeforeRecorded_.clear();
+  firstRecorded_.clear();
   contract_ = streamContract(function);
   if (contract_) expectCallersWork(*contract_, function, entry);
-  const FlowState exit = run(function, std::move(entry), frame);
+  const FlowState exit = run(function, entry, frame);
   if (contract_ && !exit.unreachable) checkReturn(*contract_, exit, function);
+  if (!exit.unreachable && entryPoints_.calledAgainFromOutside(function))
+    runNextCall(function, std::move(entry), exit, frame);
   contract_.reset();
 }
 
@@ -126,9 +130,9 @@ FlowState FlowEngine::Walk::run(const clang::FunctionDecl& function, FlowState e
         firstIterationBranch(*block, *functionCfg->parents, context_);
     if (firstIteration) firstIterationGuards[firstIteration->loop].insert(block);
     if (block->getLoopTarget()) forgetFinishedLoops(state);
-    const std::optional<BooleanBranch> branch = booleanBranch(*block, state);
+    const std::optional<BooleanBranch> branch = booleanBranch(*block, state, frame);
     const std::optional<FlowState::Conditions> conjunction =
-        branch ? conjunctionOf(*block, *functionCfg->parents, state) : std::nullopt;
+        branch ? conjunctionOf(*block, *functionCfg->parents, state, frame) : std::nullopt;
     const auto* testedLoop = llvm::dyn_cast_or_null<clang::ForStmt>(block->getTerminatorStmt());
     std::optional<LoopEntry> entryTest;
     if (testedLoop) entryTest = loopEntry(*testedLoop, context_);
@@ -221,8 +225,40 @@ const clang::VarDecl* FlowEngine::Walk::conditionVariable(const clang::Expr* exp
              : nullptr;
 }
 
+std::optional<Condition> FlowEngine::Walk::fieldCondition(const clang::Expr* expr,
+                                                          const FlowState& state,
+                                                          const Frame& frame) const {
+  const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr->IgnoreParenImpCasts());
+  const auto* field = member ? llvm::dyn_cast<clang::FieldDecl>(member->getMemberDecl()) : nullptr;
+  if (!field || field->getType().isVolatileQualified() ||
+      !field->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  std::optional<std::string> object = keyOf(member->getBase(), state, frame);
+  if (!object) return std::nullopt;
+  Condition condition;
+  condition.variable = field;
+  condition.object = std::move(*object);
+  return condition;
+}
+
+void FlowEngine::Walk::assignField(const clang::MemberExpr& field, const clang::Expr* value,
+                                   FlowState& state, const Frame& frame) const {
+  std::optional<Condition> flag = fieldCondition(&field, state, frame);
+  if (!flag) return;
+  forgetCondition(flag->variable, state);
+  const std::optional<int64_t> assigned =
+      value ? constantValue(value, context_) : std::optional<int64_t>();
+  if (!assigned) return;
+  Condition equality = *flag;
+  equality.threshold = *assigned;
+  equality.equals = true;
+  setEntry(state.conditions, equality, true);
+  setEntry(state.conditions, *flag, *assigned > 0);
+}
+
 std::optional<FlowEngine::Walk::BooleanBranch>
-FlowEngine::Walk::conditionOf(const clang::Expr* condition, const FlowState& state) const {
+FlowEngine::Walk::conditionOf(const clang::Expr* condition, const FlowState& state,
+                              const Frame& frame) const {
   if (!condition) return std::nullopt;
   BooleanBranch branch;
   condition = condition->IgnoreParenImpCasts();
@@ -241,14 +277,25 @@ FlowEngine::Walk::conditionOf(const clang::Expr* condition, const FlowState& sta
       value = constantValue(comparison->getLHS(), context_);
     }
     if (!value) return std::nullopt;
+    if (comparison->getOpcode() == clang::BO_NE) branch.negated = !branch.negated;
     variable = conditionVariable(tested);
-    if (!variable) return std::nullopt;
+    if (!variable) {
+      std::optional<Condition> field = fieldCondition(tested, state, frame);
+      if (!field) return std::nullopt;
+      branch.condition = std::move(*field);
+    }
     branch.condition.threshold = *value;
     branch.condition.equals = true;
-    if (comparison->getOpcode() == clang::BO_NE) branch.negated = !branch.negated;
+    if (!variable) return branch;
   } else {
     variable = conditionVariable(condition);
-    if (!variable || !variable->getType()->isBooleanType()) return std::nullopt;
+    if (!variable) {
+      std::optional<Condition> field = fieldCondition(condition, state, frame);
+      if (!field || !field->variable->getType()->isBooleanType()) return std::nullopt;
+      branch.condition = std::move(*field);
+      return branch;
+    }
+    if (!variable->getType()->isBooleanType()) return std::nullopt;
   }
   auto alias = state.conditionAliases->find(variable);
   if (alias == state.conditionAliases->end()) {
@@ -266,14 +313,15 @@ FlowEngine::Walk::conditionOf(const clang::Expr* condition, const FlowState& sta
 }
 
 std::optional<FlowEngine::Walk::BooleanBranch>
-FlowEngine::Walk::booleanBranch(const clang::CFGBlock& block, const FlowState& state) const {
+FlowEngine::Walk::booleanBranch(const clang::CFGBlock& block, const FlowState& state,
+                                const Frame& frame) const {
   if (block.succ_size() != 2) return std::nullopt;
-  return conditionOf(block.getLastCondition(), state);
+  return conditionOf(block.getLastCondition(), state, frame);
 }
 
 std::optional<FlowState::Conditions>
 FlowEngine::Walk::conjunctionOf(const clang::CFGBlock& block, const clang::ParentMap& parents,
-                                const FlowState& state) const {
+                                const FlowState& state, const Frame& frame) const {
   const clang::Expr* leaf = block.succ_size() == 2 ? block.getLastCondition() : nullptr;
   if (!leaf) return std::nullopt;
   auto parentOf = [&](const clang::Stmt* child) {
@@ -300,7 +348,7 @@ FlowEngine::Walk::conjunctionOf(const clang::CFGBlock& block, const clang::Paren
       operands.push_back(conjunction->getRHS());
       continue;
     }
-    const std::optional<BooleanBranch> literal = conditionOf(operand, state);
+    const std::optional<BooleanBranch> literal = conditionOf(operand, state, frame);
     if (!literal) return std::nullopt;
     auto [slot, inserted] = all.try_emplace(literal->condition, !literal->negated);
     if (!inserted && slot->second != !literal->negated) return std::nullopt;
@@ -380,15 +428,18 @@ void FlowEngine::Walk::forgetCondition(const clang::ValueDecl* variable, FlowSta
   forgetConditionsIf([&](const clang::ValueDecl* known) { return known == variable; }, state);
 }
 
+bool FlowEngine::Walk::isLibraryFunction(const clang::FunctionDecl* callee) const {
+  return callee &&
+         (context_.getSourceManager().isInSystemHeader(callee->getLocation()) ||
+          callee->isInStdNamespace() ||
+          (callee->getDeclName().isIdentifier() &&
+           (callee->getName().starts_with("cuda") || callee->getName().starts_with("__cuda") ||
+            callee->getName().starts_with("nccl"))));
+}
+
 void FlowEngine::Walk::forgetGlobalConditions(const clang::FunctionDecl* callee,
                                               FlowState& state) const {
-  if (callee &&
-      (context_.getSourceManager().isInSystemHeader(callee->getLocation()) ||
-       callee->isInStdNamespace() ||
-       (callee->getDeclName().isIdentifier() &&
-        (callee->getName().starts_with("cuda") || callee->getName().starts_with("__cuda") ||
-         callee->getName().starts_with("nccl")))))
-    return;
+  if (isLibraryFunction(callee)) return;
   forgetConditionsIf(
       [](const clang::ValueDecl* known) {
         const auto* variable = llvm::dyn_cast<clang::VarDecl>(known);
@@ -397,8 +448,37 @@ void FlowEngine::Walk::forgetGlobalConditions(const clang::FunctionDecl* callee,
       state);
 }
 
+void FlowEngine::Walk::forgetFieldsGiven(const clang::CallExpr& call, FlowState& state,
+                                         const Frame& frame) const {
+  if (isLibraryFunction(call.getDirectCallee()) ||
+      std::none_of(state.conditions->begin(), state.conditions->end(),
+                   [](const auto& known) { return !known.first.object.empty(); }))
+    return;
+  // What a call can change is what it is given a pointer or reference to; a pointer names what it
+  // points to, so a field is reached from an argument whose key its object's key starts with.
+  std::vector<std::string> given;
+  for (const clang::Expr* argument : call.arguments()) {
+    const clang::QualType type = argument->IgnoreParenImpCasts()->getType();
+    if (!type->isPointerType() && !type->isArrayType() && !argument->isGLValue()) continue;
+    if (std::optional<std::string> key = keyOf(argument, state, frame)) given.push_back(*key);
+  }
+  if (const auto* member = llvm::dyn_cast<clang::CXXMemberCallExpr>(&call))
+    if (std::optional<std::string> key = keyOf(member->getImplicitObjectArgument(), state, frame))
+      given.push_back(*key);
+  std::set<const clang::ValueDecl*> changed;
+  for (const auto& [known, value] : *state.conditions)
+    if (!known.object.empty() &&
+        std::any_of(given.begin(), given.end(),
+                    [&](const std::string& key) { return isRootedAt(known.object, key); }))
+      changed.insert(known.variable);
+  forgetConditionsIf([&](const clang::ValueDecl* known) { return changed.contains(known); }, state);
+}
+
 Condition FlowEngine::Walk::enteredWhen(const LoopEntry& entry) {
-  return Condition{entry.variable, entry.threshold};
+  Condition entered;
+  entered.variable = entry.variable;
+  entered.threshold = entry.threshold;
+  return entered;
 }
 
 std::optional<FlowState> FlowEngine::Walk::loopExit(
@@ -533,6 +613,10 @@ void FlowEngine::Walk::transferStatement(const clang::Stmt* stmt, FlowState& sta
       return;
     }
     const clang::Expr* target = binary->getLHS()->IgnoreParenImpCasts();
+    if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(target);
+        member && binary->isAssignmentOp())
+      assignField(*member, binary->getOpcode() == clang::BO_Assign ? binary->getRHS() : nullptr,
+                  state, frame);
     if (binary->getOpcode() != clang::BO_Assign) return;
     if (const auto* reference = llvm::dyn_cast<clang::DeclRefExpr>(target))
       if (const auto* var = llvm::dyn_cast<clang::VarDecl>(reference->getDecl()))
@@ -574,6 +658,10 @@ void FlowEngine::Walk::transferStatement(const clang::Stmt* stmt, FlowState& sta
             llvm::dyn_cast<clang::DeclRefExpr>(unary->getSubExpr()->IgnoreParenImpCasts());
         reference && unary->isIncrementDecrementOp())
       forgetCondition(reference->getDecl(), state);
+    if (const auto* member =
+            llvm::dyn_cast<clang::MemberExpr>(unary->getSubExpr()->IgnoreParenImpCasts());
+        member && unary->isIncrementDecrementOp())
+      assignField(*member, nullptr, state, frame);
     if (unary->getOpcode() == clang::UO_Deref && !unary->getType()->isPointerType())
       hostElementAccess(unary, unary->getSubExpr(), state, frame);
   }

@@ -53,6 +53,9 @@ struct AccessRecord {
   // The stream with its indices (`streams[i]`), so later work on an element the analysis can
   // tell apart (`streams[1 - i]`) is on another stream (element_index.h mayBeSameHandle).
   std::string streamElement;
+  // Made by the previous call of the entry point being analysed (entry_points.h), so apart from
+  // what the same statement makes in this call.
+  bool previousCall = false;
   auto operator<=>(const AccessRecord&) const = default;
 };
 
@@ -95,11 +98,14 @@ struct IntegerBinding {
 
 // What a path can know of a variable: whether it is above a threshold, or equal to it. A
 // boolean is above 0 when true; the body of `for (int i = 0; i < n; ++i)` runs only where n is
-// above 0 (loop_counter.h); `if (mode == SM)` tests equality with SM's value.
+// above 0 (loop_counter.h); `if (mode == SM)` tests equality with SM's value. The variable may be
+// a field of the object `object` names (`p->gathered_once`, a flag a function sets for its next
+// call).
 struct Condition {
   const clang::ValueDecl* variable = nullptr;
   std::int64_t threshold = 0;
   bool equals = false;
+  std::string object{}; // the object's storage key, for a field
   auto operator<=>(const Condition&) const = default;
 };
 

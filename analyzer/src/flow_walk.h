@@ -8,12 +8,14 @@
 //   flow_calls.cpp            call and return: functions of the translation unit run in place;
 //   flow_api_effects.cpp      what the API model says a call does to streams, events and memory;
 //   flow_stream_contract.cpp  the stream-argument contract of a root function;
+//   flow_next_call.cpp        an entry point's next call, after what its last one left;
 //   flow_host_accesses.cpp    the host's own reads and writes.
 #pragma once
 
 #include "byte_range.h"
 #include "call_model.h"
 #include "callable_targets.h"
+#include "entry_points.h"
 #include "field_memory.h"
 #include "first_iteration.h"
 #include "flow_engine.h"
@@ -46,7 +48,8 @@ public:
         kernels_(summarizeKernels(context)), callables_(functions),
         effects_(context, options.userModel, kernels_, callables_, options.externalDefinitions),
         streamStorage_(functions, options.userModel, kernels_, context),
-        fieldMemory_(functions, options.userModel, kernels_, context), checks_(std::move(checks)) {}
+        fieldMemory_(functions, options.userModel, kernels_, context), entryPoints_(functions),
+        checks_(std::move(checks)) {}
 
   void analyzeFunction(const clang::FunctionDecl& function);
 
@@ -75,16 +78,26 @@ private:
     bool negated = false;
   };
 
-  std::optional<BooleanBranch> booleanBranch(const clang::CFGBlock& block,
-                                             const FlowState& state) const;
-  std::optional<BooleanBranch> conditionOf(const clang::Expr* condition,
-                                           const FlowState& state) const;
+  std::optional<BooleanBranch> booleanBranch(const clang::CFGBlock& block, const FlowState& state,
+                                             const Frame& frame) const;
+  std::optional<BooleanBranch> conditionOf(const clang::Expr* condition, const FlowState& state,
+                                           const Frame& frame) const;
   const clang::VarDecl* conditionVariable(const clang::Expr* expr) const;
+  // An integer or boolean field of an object the analysis names (`p->ready`, `this->primed`),
+  // as a condition's variable and object; nullopt for anything else.
+  std::optional<Condition> fieldCondition(const clang::Expr* expr, const FlowState& state,
+                                          const Frame& frame) const;
+  // `field = value` with a constant value: the path knows the field's flag and value conditions
+  // (only those: a branch comparing it with another constant stays open). Any other change
+  // (`value` null for `+=`, `++`) forgets what the path knew of the field.
+  void assignField(const clang::MemberExpr& field, const clang::Expr* value, FlowState& state,
+                   const Frame& frame) const;
   // Where `block` tests one operand of `a && b && ...` whose every operand is such a branch: the
   // operands, each with the value that makes it true.
   std::optional<FlowState::Conditions> conjunctionOf(const clang::CFGBlock& block,
                                                      const clang::ParentMap& parents,
-                                                     const FlowState& state) const;
+                                                     const FlowState& state,
+                                                     const Frame& frame) const;
 
   // The path goes on knowing `condition` is `value`: work made knowing the opposite is not
   // pending on it, and a path that knew the opposite is no path.
@@ -102,6 +115,11 @@ private:
   // may assign any global: what the path knew of globals is gone. Not for libraries' functions
   // (declared in system headers, the CUDA and NCCL APIs), which cannot name the program's.
   void forgetGlobalConditions(const clang::FunctionDecl* callee, FlowState& state) const;
+  bool isLibraryFunction(const clang::FunctionDecl* callee) const;
+
+  // A call the analysis does not run may change the fields of the objects it is given (an
+  // argument, or the object of a member call): what the path knew of them is gone.
+  void forgetFieldsGiven(const clang::CallExpr& call, FlowState& state, const Frame& frame) const;
 
   static Condition enteredWhen(const LoopEntry& entry);
 
@@ -457,6 +475,17 @@ private:
   void checkReturn(const StreamContract& contract, const FlowState& exit,
                    const clang::FunctionDecl& function);
 
+  // --- The next call of an entry point (flow_next_call.cpp) -------------------------------------
+
+  // `function` (an entry point, entry_points.h) called again, when it shows it is written for
+  // that: it waits for an event that it records itself only later, so the wait is for its
+  // previous call's work. The next call starts from `entry`, its own first state, with the work
+  // the last call left pending in `exit` on storage that outlives a call, and the events,
+  // streams, field bindings and field flags that call left there. Findings name that work as the
+  // previous call's.
+  void runNextCall(const clang::FunctionDecl& function, FlowState entry, const FlowState& exit,
+                   const Frame& frame);
+
   void waitOnEvent(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
                    const Frame& frame);
 
@@ -487,6 +516,7 @@ private:
   FunctionEffects effects_;
   StreamStorage streamStorage_;
   FieldMemory fieldMemory_;
+  EntryPoints entryPoints_;
   std::map<const clang::FunctionDecl*, FunctionCfg> cfgs_;
   std::map<const clang::FunctionDecl*, bool> neverReturns_;
   std::map<const clang::FunctionDecl*, const clang::VarDecl*> returnedLocals_;
@@ -495,6 +525,18 @@ private:
   std::vector<std::unique_ptr<Check>> checks_;
   std::map<AccessRecord, AccessDetail> details_;
   std::optional<StreamContract> contract_; // of the root function being analysed
+  // Events the root function waits for where nothing in this call recorded them yet, and where
+  // it records them: by event, the first such place in its text (flow_next_call.cpp).
+  // A place is where each call from the root down to it is in its function's text, outermost
+  // first: places compare in the order the text unrolled at its calls shows them.
+  using TextPlace = std::vector<clang::SourceLocation>;
+  std::map<std::string, TextPlace> awaitedBeforeRecorded_;
+  std::map<std::string, TextPlace> firstRecorded_;
+  TextPlace textPlace(const clang::Stmt& call, const Frame& frame) const;
+  bool comesBefore(const TextPlace& first, const TextPlace& second) const;
+  // Keeps the first of `place` and what `places` holds for `event`.
+  void noteFirst(std::map<std::string, TextPlace>& places, const std::string& event,
+                 TextPlace place) const;
 };
 
 } // namespace streamrace::analyzer
