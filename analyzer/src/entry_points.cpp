@@ -5,6 +5,7 @@
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 namespace streamrace::analyzer {
@@ -13,7 +14,21 @@ namespace {
 
 class DirectCallees : public clang::RecursiveASTVisitor<DirectCallees> {
 public:
-  explicit DirectCallees(std::set<const clang::FunctionDecl*>& called) : called_(called) {}
+  DirectCallees(std::set<const clang::FunctionDecl*>& called,
+                std::set<const clang::FieldDecl*>& flags)
+      : called_(called), flags_(flags) {}
+
+  bool VisitBinaryOperator(clang::BinaryOperator* assignment) {
+    if (assignment->getOpcode() != clang::BO_Assign) return true;
+    const auto* member =
+        llvm::dyn_cast<clang::MemberExpr>(assignment->getLHS()->IgnoreParenImpCasts());
+    const auto* field =
+        member ? llvm::dyn_cast<clang::FieldDecl>(member->getMemberDecl()) : nullptr;
+    if (field && field->getType()->isBooleanType() &&
+        llvm::isa<clang::CXXBoolLiteralExpr>(assignment->getRHS()->IgnoreParenImpCasts()))
+      flags_.insert(field);
+    return true;
+  }
 
   bool VisitCallExpr(clang::CallExpr* call) {
     if (const clang::FunctionDecl* callee = call->getDirectCallee()) add(callee);
@@ -33,6 +48,7 @@ private:
   }
 
   std::set<const clang::FunctionDecl*>& called_;
+  std::set<const clang::FieldDecl*>& flags_;
 };
 
 class GlobalsNamed : public clang::RecursiveASTVisitor<GlobalsNamed> {
@@ -50,7 +66,7 @@ public:
 } // namespace
 
 EntryPoints::EntryPoints(const std::vector<const clang::FunctionDecl*>& functions) {
-  DirectCallees callees(called_);
+  DirectCallees callees(called_, flags_);
   for (const clang::FunctionDecl* function : functions)
     callees.TraverseStmt(function->getBody());
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 namespace clang {
+class FieldDecl;
 class FunctionDecl;
 } // namespace clang
 
@@ -19,7 +20,8 @@ namespace streamrace::analyzer {
 
 class EntryPoints {
 public:
-  // Learns which of `functions` the others call directly (calls, constructions, destructions).
+  // Learns which of `functions` the others call directly (calls, constructions), and which fields
+  // they set as flags.
   explicit EntryPoints(const std::vector<const clang::FunctionDecl*>& functions);
 
   // Whether `function` is called again from outside: none of the translation unit's functions
@@ -27,8 +29,14 @@ public:
   // program, object or expression that makes it).
   bool calledAgainFromOutside(const clang::FunctionDecl& function) const;
 
+  // Whether `field` is a flag: a boolean field some function of the translation unit sets to true
+  // or false (`p->primed = true`), as code that skips a wait on its first call does. Only flags
+  // are followed through branches: every field would split the paths for nothing.
+  bool isFlag(const clang::FieldDecl* field) const { return flags_.contains(field); }
+
 private:
   std::set<const clang::FunctionDecl*> called_;
+  std::set<const clang::FieldDecl*> flags_;
 };
 
 // The roots of storage keys that outlive a call of `function`: `this` (its fields), the

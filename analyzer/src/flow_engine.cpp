@@ -230,8 +230,7 @@ std::optional<Condition> FlowEngine::Walk::fieldCondition(const clang::Expr* exp
                                                           const Frame& frame) const {
   const auto* member = llvm::dyn_cast<clang::MemberExpr>(expr->IgnoreParenImpCasts());
   const auto* field = member ? llvm::dyn_cast<clang::FieldDecl>(member->getMemberDecl()) : nullptr;
-  if (!field || field->getType().isVolatileQualified() ||
-      !field->getType()->isIntegralOrEnumerationType())
+  if (!field || field->getType().isVolatileQualified() || !entryPoints_.isFlag(field))
     return std::nullopt;
   std::optional<std::string> object = keyOf(member->getBase(), state, frame);
   if (!object) return std::nullopt;
@@ -243,16 +242,21 @@ std::optional<Condition> FlowEngine::Walk::fieldCondition(const clang::Expr* exp
 
 void FlowEngine::Walk::assignField(const clang::MemberExpr& field, const clang::Expr* value,
                                    FlowState& state, const Frame& frame) const {
+  const clang::ValueDecl* member = field.getMemberDecl();
+  auto about = [&](const auto& known) { return known.first.variable == member; };
+  if (std::any_of(state.conditions->begin(), state.conditions->end(), about) ||
+      std::any_of(state.exclusions->begin(), state.exclusions->end(),
+                  [&](const FlowState::Conditions& excluded) {
+                    return std::any_of(excluded.begin(), excluded.end(), about);
+                  }))
+    forgetCondition(member, state);
+  // Only a flag's value is learnt: counters and sizes assigned everywhere would make every path
+  // a different state.
+  if (!value || !member->getType()->isBooleanType()) return;
+  const std::optional<int64_t> assigned = constantValue(value, context_);
+  if (!assigned) return;
   std::optional<Condition> flag = fieldCondition(&field, state, frame);
   if (!flag) return;
-  forgetCondition(flag->variable, state);
-  const std::optional<int64_t> assigned =
-      value ? constantValue(value, context_) : std::optional<int64_t>();
-  if (!assigned) return;
-  Condition equality = *flag;
-  equality.threshold = *assigned;
-  equality.equals = true;
-  setEntry(state.conditions, equality, true);
   setEntry(state.conditions, *flag, *assigned > 0);
 }
 
@@ -563,7 +567,7 @@ void FlowEngine::Walk::transferBlock(const clang::CFGBlock& block, FlowState& st
                  element.getAs<clang::CFGAutomaticObjDtor>())
       runDestructor(*destructor->getVarDecl(), *destructor->getTriggerStmt(), state, frame);
     else if (std::optional<clang::CFGLifetimeEnds> ends = element.getAs<clang::CFGLifetimeEnds>())
-      endLifetime(ends->getVarDecl(), state);
+      endLifetime(ends->getVarDecl(), state, frame);
   }
 }
 
@@ -667,16 +671,18 @@ void FlowEngine::Walk::transferStatement(const clang::Stmt* stmt, FlowState& sta
   }
 }
 
-void FlowEngine::Walk::endLifetime(const clang::VarDecl* var, FlowState& state) {
+void FlowEngine::Walk::endLifetime(const clang::VarDecl* var, FlowState& state,
+                                   const Frame& frame) {
   if (isIndexVariable(var)) {
     forgetIndexVariable(var, state);
     eraseEntry(state.integers, var);
     return;
   }
-  // A parameter names the caller's storage (what a pointer points to, an object's fields' buffers):
-  // its end at a `return` leaves that storage, and the work pending on it, to the caller.
-  if (var->getType()->isReferenceType() || llvm::isa<clang::ParmVarDecl>(var) ||
-      state.aliases->contains(var))
+  // The root function's parameter names its caller's storage (what a pointer points to, an
+  // object's fields' buffers): its end at a `return` leaves that storage, and the work pending on
+  // it, to the caller. (A callee's parameter names the caller's storage through its alias.)
+  if (var->getType()->isReferenceType() || state.aliases->contains(var) ||
+      (llvm::isa<clang::ParmVarDecl>(var) && !frame.caller))
     return;
   const std::string root = variableKey(var);
   auto rooted = [&](llvm::StringRef key) { return isRootedAt(key, root); };

@@ -83,13 +83,12 @@ private:
   std::optional<BooleanBranch> conditionOf(const clang::Expr* condition, const FlowState& state,
                                            const Frame& frame) const;
   const clang::VarDecl* conditionVariable(const clang::Expr* expr) const;
-  // An integer or boolean field of an object the analysis names (`p->ready`, `this->primed`),
-  // as a condition's variable and object; nullopt for anything else.
+  // A flag field (entry_points.h) of an object the analysis names (`p->primed`,
+  // `this->primed`), as a condition's variable and object; nullopt for anything else.
   std::optional<Condition> fieldCondition(const clang::Expr* expr, const FlowState& state,
                                           const Frame& frame) const;
-  // `field = value` with a constant value: the path knows the field's flag and value conditions
-  // (only those: a branch comparing it with another constant stays open). Any other change
-  // (`value` null for `+=`, `++`) forgets what the path knew of the field.
+  // `flag = true` (or false) on a boolean field: the path knows the flag. Any other change of a
+  // field (`value` null for `+=`, `++`) forgets what the path knew of it.
   void assignField(const clang::MemberExpr& field, const clang::Expr* value, FlowState& state,
                    const Frame& frame) const;
   // Where `block` tests one operand of `a && b && ...` whose every operand is such a branch: the
@@ -153,7 +152,7 @@ private:
   // A local variable's storage is gone: what its value said about elements, and the work pending
   // on buffers only it named (a callee's local vector of device pointers, say), which nothing can
   // name any more.
-  void endLifetime(const clang::VarDecl* var, FlowState& state);
+  void endLifetime(const clang::VarDecl* var, FlowState& state, const Frame& frame);
 
   // --- Index variables (flow_index_variables.cpp; element_index.h) -------------------------------
 
