@@ -2,7 +2,8 @@
 // Whole-translation-unit facts about the memory fields point to: a loss scaler allocates its
 // pinned flag in its constructor (`cudaMallocHost(&found_inf_host_, ...)`) and reads it in a
 // method analyzed on its own, where the flow state knows nothing of the allocation. A field every
-// allocation in the translation unit makes pinned is pinned in its class's methods.
+// allocation in the translation unit makes pinned is pinned in its class's methods, and in the
+// functions given a pointer or reference to an object of its class (a C-style context struct).
 #pragma once
 
 #include "call_model.h"

@@ -63,11 +63,21 @@ void FlowEngine::Walk::analyzeFunction(const clang::FunctionDecl& function) {
   frame.rootParents = cfg->parents.get();
   frame.reporting = true;
   FlowState entry;
-  // What the class's other functions allocated into its fields (field_memory.h).
+  // What the translation unit's other functions allocated into the fields of its object and of
+  // the objects its parameters point to (field_memory.h).
+  auto pinnedFieldsOf = [&](const clang::CXXRecordDecl* record, const std::string& object) {
+    if (!record || !record->hasDefinition()) return;
+    for (const clang::FieldDecl* field : fieldMemory_.pinnedFields(*record))
+      setEntry(entry.memory, object + "." + field->getNameAsString(), MemoryKind::Pinned);
+  };
   if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function);
       method && method->isInstance())
-    for (const clang::FieldDecl* field : fieldMemory_.pinnedFields(*method->getParent()))
-      setEntry(entry.memory, frame.thisKey + "." + field->getNameAsString(), MemoryKind::Pinned);
+    pinnedFieldsOf(method->getParent(), frame.thisKey);
+  for (const clang::ParmVarDecl* parameter : function.parameters()) {
+    const clang::QualType type = parameter->getType();
+    if (type->isPointerType() || type->isReferenceType())
+      pinnedFieldsOf(type->getPointeeType()->getAsCXXRecordDecl(), variableKey(parameter));
+  }
   awaitedBeforeRecorded_.clear();
   firstRecorded_.clear();
   contract_ = streamContract(function);

@@ -48,3 +48,39 @@ public:
 private:
   float* host_;
 };
+
+// The same through a struct a function is given (a C-style context): the field every allocation
+// in the translation unit makes pinned is pinned behind a pointer or reference to the struct too.
+struct ScalerState {
+  int* flag_host;
+  int* flag;
+  cudaStream_t stream;
+};
+
+void scaler_init(ScalerState* state) {
+  cudaMallocHost((void**)&state->flag_host, sizeof(int));
+  cudaMalloc((void**)&state->flag, sizeof(int));
+}
+
+bool state_skip_without_sync(ScalerState* state, const float* grads) {
+  check<<<1, 32, 0, state->stream>>>(grads, state->flag);
+  cudaMemcpyAsync(state->flag_host, state->flag, sizeof(int), cudaMemcpyDeviceToHost,
+                  state->stream);
+  return *state->flag_host != 0;
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: the host reads 'state->flag_host' while cudaMemcpyAsync on stream 'state->stream' may still be writing it; synchronize the stream before touching the buffer [streamrace-host-access-before-sync]
+}
+
+bool state_skip_without_sync_by_reference(ScalerState& state, const float* grads) {
+  check<<<1, 32, 0, state.stream>>>(grads, state.flag);
+  cudaMemcpyAsync(state.flag_host, state.flag, sizeof(int), cudaMemcpyDeviceToHost, state.stream);
+  return *state.flag_host != 0;
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: the host reads 'state.flag_host' while cudaMemcpyAsync on stream 'state.stream' may still be writing it; synchronize the stream before touching the buffer [streamrace-host-access-before-sync]
+}
+
+bool state_skip_after_sync(ScalerState* state, const float* grads) {
+  check<<<1, 32, 0, state->stream>>>(grads, state->flag);
+  cudaMemcpyAsync(state->flag_host, state->flag, sizeof(int), cudaMemcpyDeviceToHost,
+                  state->stream);
+  cudaStreamSynchronize(state->stream);
+  return *state->flag_host != 0;
+}
