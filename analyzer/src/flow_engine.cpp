@@ -260,9 +260,7 @@ void FlowEngine::Walk::assignField(const clang::MemberExpr& field, const clang::
                     return std::any_of(excluded.begin(), excluded.end(), about);
                   }))
     forgetCondition(member, state);
-  // Only a flag's value is learnt: counters and sizes assigned everywhere would make every path
-  // a different state.
-  if (!value || !member->getType()->isBooleanType()) return;
+  if (!value) return;
   const std::optional<int64_t> assigned = constantValue(value, context_);
   if (!assigned) return;
   std::optional<Condition> flag = fieldCondition(&field, state, frame);

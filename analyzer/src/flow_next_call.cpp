@@ -40,6 +40,8 @@ void FlowEngine::Walk::noteFirst(std::map<std::string, TextPlace>& places, const
 
 void FlowEngine::Walk::runNextCall(const clang::FunctionDecl& function, FlowState entry,
                                    const FlowState& exit, const Frame& frame) {
+  // Most functions wait for nothing they record later: no walk over the body for its globals.
+  if (awaitedBeforeRecorded_.empty()) return;
   const PersistentRoots roots = persistentRoots(function, frame.thisKey);
   auto outlives = [&](const std::string& key) { return persistentStorage(key, roots); };
   // Written to be called again: it waits for an event of its object that it records only further
