@@ -5,6 +5,8 @@ As PyTorch documents it, a collective runs after the current stream's earlier wo
 `async_op` its output is ready once the handle is waited for, without it once the call returns
 on the current stream. A collective given host tensors only runs on the host (Gloo): without
 `async_op` it is done when the call returns, with it the host waits for it in `wait()`."""
+import ast
+
 from .. import torch_model as model
 from .state import HOST_STREAM
 from .values import Constant, Container, Stream, Tensor, Work, is_coalescing
@@ -66,8 +68,10 @@ class CollectiveEffects:
             # waited for at the launch included.
             return Work(stream.key, frozenset(a.ident for a in made) |
                         frozenset(state.covered_by(self.accesses, stream.key)))
+        # Done for the current stream when the call returns: an ordering of this call's own
+        # work, not a sign that the package orders the group's stream before the current one
+        # elsewhere (another call's collective left pending with its handle).
         state.stream_waits(self.accesses, state.current, stream)
-        self.facts.waited(state.current, stream)
         return None
 
     def host_collective(self, name, operands, asynchronous, kwargs, args, state, frame):
@@ -98,6 +102,30 @@ class CollectiveEffects:
 
     def coalescing_context(self, state):
         return any(is_coalescing(v) for v in state.works.values())
+
+    def handled_collectives(self, value, state):
+        """The collectives' accesses whose completion waiting for `value` waits for: a work
+        handle's, or those still pending on a coalescing manager's process group stream."""
+        if isinstance(value, Work):
+            return [ident for ident in value.accesses
+                    if self.accesses[ident].stream.key == value.stream]
+        if is_coalescing(value):
+            return [ident for ident in state.pending
+                    if self.accesses[ident].stream.key == value[1].key]
+        return []
+
+    def handle_waited(self, receiver_node, frame):
+        """A wait for a handle: the attribute it is kept under (`self.handle.wait()`,
+        `self.handles[-1].wait()`, `bucket.handle.wait()`), or one reached through no
+        attribute."""
+        node = receiver_node
+        while isinstance(node, ast.Subscript):
+            node = node.value
+        if not isinstance(node, ast.Attribute):
+            self.facts.handle_waited(None)
+            return
+        own = isinstance(node.value, ast.Name) and node.value.id == "self"
+        self.facts.handle_waited((frame.function.class_name if own else None, node.attr))
 
     def work_wait(self, work, state):
         if work.on_host:

@@ -450,10 +450,12 @@ class CallEffects:
             return self.event_method(receiver, name, args, kwargs, node, state, frame)
         if isinstance(receiver, Work):
             if name in ("wait", "synchronize"):
+                self.handle_waited(node.func.value, frame)
                 self.work_wait(receiver, state)
             return None
         if isinstance(receiver, Container) and receiver.key is None:
             if name == "wait" and any(isinstance(i, Work) for i in receiver.items):
+                self.handle_waited(node.func.value, frame)
                 for item in receiver.items:
                     if isinstance(item, Work):
                         self.work_wait(item, state)
@@ -487,6 +489,7 @@ class CallEffects:
                 return Container(receiver.items)
         if is_coalescing(receiver):
             if name == "wait":
+                self.handle_waited(node.func.value, frame)
                 self.wait_outstanding_work(state)
             return None
         if isinstance(receiver, Symbol) and name in _LOGGING_METHODS and \
@@ -531,6 +534,7 @@ class CallEffects:
                 # A handle of unknown kind (a future, an awaitable): what it hands back is ready
                 # on the stream current at the wait.
                 node._unseen = True
+                self.handle_waited(node.func.value, frame)
                 self.wait_outstanding_work(state)
                 return None
             if name in ("synchronize",) and not args:

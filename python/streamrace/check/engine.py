@@ -776,12 +776,15 @@ class Analysis:
                   f in self.handing_out.handing_out_fills]
         walked += self.roots("callers")
         # And what hands out an attribute another call leaves written on a side stream (a
-        # property returning a norm still being reduced), or may read host memory another
-        # call's copy still fills, whatever else it does.
+        # property returning a norm still being reduced), may read host memory another call's
+        # copy still fills, or names an attribute another call leaves pending on a stream that
+        # nothing orders the current one after (a forward reading what a gather still writes),
+        # whatever else it does.
         chosen = set(walked)
         walked += [f for f in self.package.all_functions()
-                   if f not in chosen and (self.handing_out.may_return_a_side_write(f) or
-                                           self.escapes.reads_host_copies(f))]
+                   if f not in chosen and f.name != "<module>" and (
+                       f.names & fields or self.handing_out.may_return_a_side_write(f) or
+                       self.escapes.reads_host_copies(f))]
         self.walk(walked)
         for store in unrecorded_stores(self.package):
             self.checks.unrecorded_field(store)

@@ -9,7 +9,10 @@ the accesses each function leaves pending at its return; the second reports a la
 that attribute on a stream that is different for sure, one that nothing in the whole package
 orders after the earlier access's stream (no wait_stream or event between the two streams in
 that direction, anywhere), when the path to it has not made the host wait for that stream
-either. A program that orders the two streams somewhere is taken at its word.
+either. A program that orders the two streams somewhere is taken at its word, except where the
+earlier access is a collective whose work handle is kept in an attribute that nothing waits
+for: a wait for another handle orders that handle's work only, so only the later path's own
+waits order it (facts.py, `ordered_by_its_handle_only`).
 """
 from .state import AMBIENT, HOST, bytes_meet, contradict, may_be_same_stream, touches_host_memory
 from .values import Symbol, Tensor, may_be_one_owner
@@ -91,6 +94,11 @@ class Escapes:
             if access.writes() and on_side_stream and not access.creation:
                 self.note_side_write(access, ordered, held)
 
+    def ordered_at_return(self, access, field):
+        """The streams ordered after an access left pending on the attribute `field`, by the
+        time the calls that left it returned."""
+        return self.by_field.get(field, {}).get(access.ident, frozenset())
+
     def note_side_write(self, access, ordered, held):
         holder = self.holder(access, held)
         field = holder.field_name() if holder is not None else None
@@ -115,14 +123,16 @@ class Escapes:
         ever orders the current stream after: only there can a function that uses the current
         stream alone meet another call's work."""
         accesses = self.analysis.accesses
-        waits = self.analysis.facts.waits
+        facts = self.analysis.facts
+        waits = facts.waits
         found = set()
         for field, entries in self.by_field.items():
             for ident, ordered in entries.items():
                 stream = accesses[ident].stream
                 if stream.kind in ("ambient", "default"):
                     continue
-                if not reaches(AMBIENT.key, {stream.key} | ordered, waits):
+                if not reaches(AMBIENT.key, {stream.key} | ordered, waits) or \
+                        facts.ordered_by_its_handle_only(ident):
                     found.add(field)
                     break
         return frozenset(found)
@@ -150,6 +160,7 @@ class Escapes:
         stream, host = access.stream, access.stream.key == HOST
         synced = state.host_synced
         met = []
+        facts = self.analysis.facts
         for earlier_stream, seen_by, seen_by_any_group, members in groups:
             # Whether the two streams are ordered is one answer for the whole group.
             if earlier_stream.key == stream.key:
@@ -157,9 +168,16 @@ class Escapes:
             if not host:
                 if may_be_same_stream(earlier_stream, stream) or stream.key in seen_by:
                     continue
-                if not self.reach(stream.key, state.waited, self.analysis.facts).isdisjoint(
+                if not self.reach(stream.key, state.waited, facts).isdisjoint(
                         seen_by_any_group):
-                    continue
+                    # The package orders the two streams somewhere, which is taken at its
+                    # word, except for collectives kept behind handles nothing waits for:
+                    # only this path's own waits order those.
+                    members = [member for member in members
+                               if facts.ordered_by_its_handle_only(member[1].ident)]
+                    if not members or not seen_by_any_group.isdisjoint(
+                            reachable(stream.key, waits_graph(state.waited))):
+                        continue
             if "*" in synced or not seen_by.isdisjoint(synced):
                 continue
             met += [member for member in members if self.may_meet(member, access, state, walker)]

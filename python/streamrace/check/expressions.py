@@ -538,6 +538,10 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         state.attributes[key] = value if value is not None else Symbol(key)
         state.emptied = state.emptied - {key}
         self.facts.stored(key, value, frame)
+        field = key.field_name()
+        if field is not None:
+            holder = (key.root[1] if key.root[0] == "self" else None, field)
+            self.facts.handle_kept(self.handled_collectives(value, state), holder)
         if state.conditions:
             # Conditions that read the attribute (`self.handle is None`, asserted before the
             # handle is stored) may not hold any more.

@@ -40,6 +40,14 @@ class ClassFacts:
         # agree and it is the current or the default one (`self.main_stream =
         # torch.cuda.current_stream()`); None where they disagree.
         self.current_stream_fields = {}
+        # A collective's access -> the attributes its work handle (or the coalescing manager it
+        # ran in) is kept under, to be waited for by another method; and the attributes whose
+        # handles some function waits for. Each is (class, attribute name), the class None
+        # where the object is not `self`. A wait for a handle reached through no attribute (a
+        # local bound elsewhere) may be for any of them.
+        self.kept_handles = {}
+        self.waited_handles = set()
+        self.handle_waited_unnamed = False
         self.settled = False
 
     def stored(self, key, value, frame):
@@ -172,6 +180,35 @@ class ClassFacts:
         known once every function has been walked (`settle`)."""
         if not self.settled:
             self.event_waits.add((waiter.key, event_key))
+
+    def handle_kept(self, accesses, holder):
+        if not self.settled:
+            for ident in accesses:
+                self.kept_handles.setdefault(ident, set()).add(holder)
+
+    def handle_waited(self, holder):
+        if self.settled:
+            return
+        if holder is None:
+            self.handle_waited_unnamed = True
+        else:
+            self.waited_handles.add(holder)
+
+    def ordered_by_its_handle_only(self, ident):
+        """Whether a collective's work is kept for another method in attributes whose handles
+        nothing in the package waits for: the waits it makes for other collectives' handles,
+        on the same process group's stream, do not order this one."""
+        holders = self.kept_handles.get(ident)
+        return bool(holders) and not self.handle_waited_unnamed and \
+            not any(self._may_be_one_holder(kept, waited)
+                    for kept in holders for waited in self.waited_handles)
+
+    def _may_be_one_holder(self, first, second):
+        (first_class, first_field), (second_class, second_field) = first, second
+        return first_field == second_field and (
+            first_class is None or second_class is None or
+            first_class in self.package.ancestors(second_class) or
+            second_class in self.package.ancestors(first_class))
 
     def waits_for_all_collectives(self, waiter):
         if not self.settled:

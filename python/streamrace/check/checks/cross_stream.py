@@ -31,7 +31,10 @@ class UnsynchronizedCrossStream:
         message += across_firings(earlier, later, "the earlier work")
         notes = pair_notes(earlier, later)
         fixes = []
-        fix_note = self.fix(earlier, later, state, frame, source, fixes)
+        ordered_at_return = walker.analysis.escapes.ordered_at_return(
+            earlier, later.key.field_name()) \
+            if across_calls else frozenset()
+        fix_note = self.fix(earlier, later, state, frame, source, fixes, ordered_at_return)
         if fix_note:
             notes.append((location(later.site), fix_note))
         return Finding(self.name, message, location(later.site), notes, fixes,
@@ -107,14 +110,17 @@ class UnsynchronizedCrossStream:
                        identity=((self.name, "returned", site.path, site.line, site.column),),
                        sides=(access_side(earlier), side(site, "return", caller)))
 
-    def fix(self, earlier, later, state, frame, source, fixes):
+    def fix(self, earlier, later, state, frame, source, fixes, ordered_at_return=frozenset()):
         # A collective runs after the stream current when it is called: that stream must wait.
         waiting = state.current if later.stream.kind == "collective" else later.stream
         waiter = stream_spelling(waiting, state, frame, source)
         # The stream to wait for: the earlier access's own, or one that has waited for it (the
-        # stream a synchronous collective was called on).
+        # stream a synchronous collective was called on, in this call or, for work another
+        # call left pending, by the time that call returned).
         seen_by = [earlier.stream] + [stream for key, stream in sorted(state_streams(
             state, earlier).items()) if key != earlier.stream.key]
+        if earlier.issued_on is not None and earlier.issued_on.key in ordered_at_return:
+            seen_by.append(earlier.issued_on)
         candidates = [s for s in seen_by if s.kind != "collective"]
         if not candidates:
             return "wait for the collective's work handle (`work.wait()`, or pass " \

@@ -2,8 +2,8 @@
 # Shapes of Megatron-LM's gradient reduction (#3670): a stream attribute left None in __init__
 # and set by another module, a stream context chosen by an `and` of two flags (or a null
 # context), then entered with a coalescing manager, over a loop of buckets whose branches test
-# the same flag on every iteration. The racy function waits on the default stream, the ordered
-# twin on the current one.
+# the same flag on every iteration, its handle kept for the method that finishes the reduction.
+# The racy function waits on the default stream, the ordered twin on the current one.
 # RUN: %check_streamrace %s %t
 from contextlib import nullcontext
 
@@ -40,7 +40,7 @@ class BucketGroup:
             self.communication_stream.wait_stream(torch.cuda.default_stream())
         else:
             stream_context = nullcontext()
-        with stream_context, _coalescing_manager(self.group, async_ops=self.overlap):
+        with stream_context, _coalescing_manager(self.group, async_ops=self.overlap) as cm:
             for index, bucket in enumerate(self.buckets):
                 if self.distributed_optimizer and not force_all_reduce:
                     shard = shard_buffer(bucket.grad_data, self.world_size)[self.rank]
@@ -51,6 +51,7 @@ class BucketGroup:
                     # CHECK-MESSAGES: :[[@LINE-4]]:68: note: make stream 'self.communication_stream' wait for the current stream before entering it: `self.communication_stream.wait_stream(torch.cuda.current_stream())`
                 else:
                     torch.distributed.all_reduce(bucket.grad_data, group=self.group)
+        self.grad_reduce_handle = cm if self.overlap else None
 
     def start_grad_sync_ordered(self, force_all_reduce):
         for bucket in self.buckets:
@@ -60,7 +61,7 @@ class BucketGroup:
             self.communication_stream.wait_stream(torch.cuda.current_stream())
         else:
             stream_context = nullcontext()
-        with stream_context, _coalescing_manager(self.group, async_ops=self.overlap):
+        with stream_context, _coalescing_manager(self.group, async_ops=self.overlap) as cm:
             for index, bucket in enumerate(self.buckets):
                 if self.distributed_optimizer and not force_all_reduce:
                     shard = shard_buffer(bucket.grad_data, self.world_size)[self.rank]
@@ -68,7 +69,13 @@ class BucketGroup:
                                                             group=self.group)
                 else:
                     torch.distributed.all_reduce(bucket.grad_data, group=self.group)
+        self.grad_reduce_handle = cm if self.overlap else None
         torch.cuda.current_stream().wait_stream(self.communication_stream)
+
+    def finish_grad_sync(self):
+        if self.grad_reduce_handle is not None:
+            self.grad_reduce_handle.wait()
+            self.grad_reduce_handle = None
 
     def norm_during_reduction_racy(self):
         side = self.communication_stream

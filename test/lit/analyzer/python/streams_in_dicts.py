@@ -24,7 +24,7 @@ class ShardedWrapper:
             self.half.copy_(self.full, non_blocking=True)
             # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'self.half' is written by copy_ on stream 'self._streams['fp32_to_fp16']' while all_gather_into_tensor on the process group's stream (group=self.group) may still be reading it; no event or synchronization orders the two streams (the earlier work is left pending when 'gathered_while_cast' returns) [streamrace-unsynchronized-cross-stream]
             # CHECK-MESSAGES: :[[@LINE+6]]:51: note: all_gather_into_tensor reads 'self.half' on the process group's stream (group=self.group) here
-            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self._streams['fp32_to_fp16']' wait for stream 'self._streams['all_gather']' before this: `torch.cuda.current_stream().wait_stream(self._streams['all_gather'])`
 
     def gathered_while_cast(self):
         with torch.cuda.stream(self._streams["all_gather"]):
