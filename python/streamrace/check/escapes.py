@@ -9,10 +9,11 @@ the accesses each function leaves pending at its return; the second reports a la
 that attribute on a stream that is different for sure, one that nothing in the whole package
 orders after the earlier access's stream (no wait_stream or event between the two streams in
 that direction, anywhere), when the path to it has not made the host wait for that stream
-either. A program that orders the two streams somewhere is taken at its word, except where the
-earlier access is a collective whose work handle is kept in an attribute that nothing waits
-for: a wait for another handle orders that handle's work only, so only the later path's own
-waits order it (facts.py, `ordered_by_its_handle_only`).
+either. A program that orders the two streams somewhere, or makes the host wait for the earlier
+side stream somewhere, is taken at its word, except where the earlier access is a collective
+whose work handle is kept in an attribute that nothing waits for: a wait for another handle
+orders that handle's work only, so only the later path's own waits order it (facts.py,
+`ordered_by_its_handle_only`).
 """
 from .state import AMBIENT, HOST, bytes_meet, contradict, may_be_same_stream, touches_host_memory
 from .values import Symbol, Tensor, may_be_one_owner
@@ -166,7 +167,8 @@ class Escapes:
             if earlier_stream.key == stream.key:
                 continue
             if not host:
-                if may_be_same_stream(earlier_stream, stream) or stream.key in seen_by:
+                if may_be_same_stream(earlier_stream, stream) or stream.key in seen_by or \
+                        self.synchronized_somewhere(earlier_stream):
                     continue
                 if not self.reach(stream.key, state.waited, facts).isdisjoint(
                         seen_by_any_group):
@@ -183,6 +185,14 @@ class Escapes:
             met += [member for member in members if self.may_meet(member, access, state, walker)]
         for _, earlier, _, _ in sorted(met, key=lambda member: member[0]):
             walker.checks.unordered(earlier, access, state, frame, walker, across_calls=True)
+
+    def synchronized_somewhere(self, stream):
+        """Whether the package makes the host wait for a side stream of its own somewhere
+        (`self.reduction_stream.synchronize()` at the end of backward): like a wait, taken as
+        the program's intent to finish that stream's work before other calls use it. Not the
+        current stream, which a host read (`.item()`) waits for in passing."""
+        return stream.kind in ("created", "named") and \
+            stream.key in self.analysis.facts.host_waits
 
     def groups_of(self, field):
         """The accesses left pending on `field`, grouped by their stream and the streams
