@@ -24,6 +24,7 @@ from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
 from .generator_contexts import GeneratorContext, generator_parts
 from .new_tensors import returns_new_tensor
+from .next_call import carried_into_the_next_call, handles_found_outstanding
 from .record_stream_fields import unrecorded_stores
 from .checks.free_while_pending import handed_without_record
 from .escapes import Escapes, reaches
@@ -125,6 +126,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
             if isinstance(value, (Tensor, Symbol)) and value.key is not None)
         if hook is not None and hook[0] == "gradient" and exits:
             exits = self.fire_again(function, exits)
+        elif hook is None and exits and self.analysis.calls_again(function):
+            exits = self.call_again(function, exits)
         if hook is not None and hook[1] in model.HANDING_BACK_HOOKS and self.analysis.reporting:
             for exit_state in exits:
                 self.left_to_the_caller(function, hook[1], exit_state, frame)
@@ -169,6 +172,21 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         for start in starts:
             # Each way the first firing ended is followed on its own: what it left in an
             # attribute (which buffer of two is filled next) decides what the second touches.
+            frame = self.new_frame(function, 0, ())
+            self.spent = 0
+            ends += self.block(function.node.body, [start], frame)
+            ends += [s for s, _ in frame.returns]
+        return ends
+
+    def call_again(self, function, exits):
+        """A method that may find the collective its previous call started still outstanding
+        (next_call.py) runs a second time from what the first left, as a hook fires again."""
+        starts = merge_paths(exits, self.package.stream_conditions, MAX_SECOND_FIRINGS)
+        self.firing = 1
+        ends = []
+        outstanding = self.analysis.calls_again(function)
+        for start in starts:
+            carried_into_the_next_call(start, self.analysis, function.class_name, outstanding)
             frame = self.new_frame(function, 0, ())
             self.spent = 0
             ends += self.block(function.node.body, [start], frame)
@@ -646,6 +664,7 @@ class Analysis:
         self.names_outside = {}
         self.statement_counts = {}   # function -> its statements, for Walker.small
         self.generators = {}         # function -> its GeneratorParts, or None
+        self.next_calls = {}         # function -> the handles its next call may find outstanding
         # function -> {parameter: the package class its annotation names}
         self.annotated_parameters = {}
         self.entry_streams = {}  # private helper -> the stream its callers enter (entry_streams.py)
@@ -695,6 +714,18 @@ class Analysis:
             self.stream_keys.append(access.stream.key)
             self.access_ids[identity] = ident
         return self.accesses[ident]
+
+    def calls_again(self, function):
+        """The handle attributes a method's next call may find outstanding, when that call is
+        analysed from the first's end (next_call.py): asked in the reporting pass, once the
+        package's handle attributes are known."""
+        if not self.reporting:
+            return ()
+        found = self.next_calls.get(function)
+        if found is None:
+            found = self.next_calls[function] = handles_found_outstanding(
+                function, self.facts.handle_holders())
+        return found
 
     def generator_parts(self, function):
         if function not in self.generators:

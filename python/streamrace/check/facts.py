@@ -194,6 +194,10 @@ class ClassFacts:
         else:
             self.waited_handles.add(holder)
 
+    def handle_holders(self):
+        """Every attribute the package keeps a collective's handle in, as (class, name)."""
+        return frozenset(holder for holders in self.kept_handles.values() for holder in holders)
+
     def ordered_by_its_handle_only(self, ident):
         """Whether a collective's work is kept for another method in attributes whose handles
         nothing in the package waits for: the waits it makes for other collectives' handles,

@@ -28,7 +28,7 @@ class UnsynchronizedCrossStream:
                           ongoing)
         if across_calls:
             message += left_pending(earlier, "the earlier work")
-        message += across_firings(earlier, later, "the earlier work")
+        message += across_firings(earlier, later, "the earlier work", walker)
         notes = pair_notes(earlier, later)
         fixes = []
         ordered_at_return = walker.analysis.escapes.ordered_at_return(

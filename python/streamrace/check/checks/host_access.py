@@ -20,7 +20,7 @@ class HostAccessBeforeSync:
                       "writing" if earlier.writes() else "reading")
         if across_calls:
             message += left_pending(earlier, "the copy")
-        message += across_firings(earlier, later, "the copy")
+        message += across_firings(earlier, later, "the copy", walker)
         notes = pair_notes(earlier, later)
         fixes = []
         if earlier.stream.kind == "collective":

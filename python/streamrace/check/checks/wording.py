@@ -70,11 +70,14 @@ def left_pending(earlier, what):
         what, outermost.function.rsplit(".", 1)[-1])
 
 
-def across_firings(earlier, later, what):
-    """The message's tail for a pair across two firings of one gradient hook."""
-    if later.firing > earlier.firing:
-        return " (%s is left pending by the hook's firing for the previous gradient)" % what
-    return ""
+def across_firings(earlier, later, what, walker):
+    """The message's tail for a pair across two firings of one gradient hook, or two calls of
+    one method (next_call.py)."""
+    if later.firing <= earlier.firing:
+        return ""
+    if walker.analysis.package.hooks.get(walker.root) is None:
+        return " (%s is left pending by the previous call to '%s')" % (what, walker.root.name)
+    return " (%s is left pending by the hook's firing for the previous gradient)" % what
 
 
 def device_spelling(frame):
