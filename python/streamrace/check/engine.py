@@ -24,13 +24,13 @@ from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
 from .generator_contexts import GeneratorContext, generator_parts
 from .new_tensors import returns_new_tensor
-from .next_call import carried_into_the_next_call, handles_found_outstanding
+from .next_call import NextCalls, handles_found_outstanding
 from .record_stream_fields import unrecorded_stores
 from .checks.free_while_pending import handed_without_record
 from .escapes import Escapes, reaches
 from .handing_out import HandingOut
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_returned
-from .statements import Frame, StatementWalker, merge_paths
+from .statements import Frame, StatementWalker
 from .syntax import breadth_first, child_nodes
 from .usage import TENSOR_ONLY_METHODS, TensorUsage
 from .user_model import EMPTY as EMPTY_MODEL
@@ -43,9 +43,6 @@ MAX_DEPTH = 4
 STATEMENT_BUDGET = 2000
 # Statements of a function without loops that is followed past that budget (Walker.small).
 SMALL_FUNCTION = 12
-# The ways a gradient hook's first firing may end that its second firing starts from, each on
-# its own (past this, those that agree on what decides stream work are joined).
-MAX_SECOND_FIRINGS = 8
 # Where a tensor that outlives the call it was written in is kept (a local that the call did not
 # make names an object it was handed or looked up).
 _OUTLIVING_ROOTS = frozenset({"self", "param", "global", "object", "field", "local"})
@@ -66,7 +63,8 @@ _KEPT_NAMES = _RELEVANT_NAMES | frozenset({"empty", "zeros", "ones", "full", "em
                                            "zeros_like", "pin_memory", "cuda", "Tensor"})
 
 
-class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, CollectiveEffects):
+class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, CollectiveEffects,
+             NextCalls):
     def __init__(self, analysis):
         self.analysis = analysis
         self.package = analysis.package
@@ -87,7 +85,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         # paths out of it when it was followed into a function with several.
         self.statement_call = None
         self.split_exits = None
-        # 1 while a gradient hook's second firing is walked (fire_again).
+        # 1 while a second run is walked: a hook's next firing, a method's next call (next_call.py).
         self.firing = 0
         # A non-blocking copy into a host tensor stored into an object the function was given:
         # the copy's access ident -> (the store's site, statement, target), checked at the
@@ -159,39 +157,6 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
                     reaches(AMBIENT.key, {access.stream.key} | ordered, waits):
                 continue
             self.checks.left_to_the_caller(access, function, registration, state, frame, self)
-
-    def fire_again(self, function, exits):
-        """A gradient hook fires once per parameter, one after the other, with nothing of the
-        program between two firings but autograd's work on the current stream: the second
-        firing starts from what the first left (pending work, attributes such as a ping-pong
-        buffer's index), so that a buffer the first hands to another stream and the second
-        refills is checked (DeepSpeed #5523)."""
-        starts = merge_paths(exits, self.package.stream_conditions, MAX_SECOND_FIRINGS)
-        self.firing = 1
-        ends = []
-        for start in starts:
-            # Each way the first firing ended is followed on its own: what it left in an
-            # attribute (which buffer of two is filled next) decides what the second touches.
-            frame = self.new_frame(function, 0, ())
-            self.spent = 0
-            ends += self.block(function.node.body, [start], frame)
-            ends += [s for s, _ in frame.returns]
-        return ends
-
-    def call_again(self, function, exits):
-        """A method that may find the collective its previous call started still outstanding
-        (next_call.py) runs a second time from what the first left, as a hook fires again."""
-        starts = merge_paths(exits, self.package.stream_conditions, MAX_SECOND_FIRINGS)
-        self.firing = 1
-        ends = []
-        outstanding = self.analysis.calls_again(function)
-        for start in starts:
-            carried_into_the_next_call(start, self.analysis, function.class_name, outstanding)
-            frame = self.new_frame(function, 0, ())
-            self.spent = 0
-            ends += self.block(function.node.body, [start], frame)
-            ends += [s for s, _ in frame.returns]
-        return ends
 
     def new_frame(self, function, depth, chain, bound_self=None):
         class_info = None

@@ -1,17 +1,55 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""The next call of a method that finds its own earlier collective still outstanding.
+"""A function run again from where its first run ended: a gradient hook's next firing, and the
+next call of a method that finds its own earlier collective still outstanding.
 
-A method that branches on one of its object's attributes being None before it keeps a
-collective's work handle there (`if self.param_gather_handle is not None:` ...
-`self.param_gather_handle = cm`) says that a call may find the handle its previous call kept:
-the collective that call started may still be running. Such a method is analysed a second time,
-from what its first run left (pending work, the attributes it stored), with the handle taken as
-outstanding, as a hook's second firing is analysed. What its parameters and locals decided
-belongs to the first call only: the second decides them anew.
+A gradient hook fires once per parameter, one after the other, with nothing of the program
+between two firings but autograd's work on the current stream. A method that branches on one of
+its object's attributes being None before it keeps a collective's work handle there (`if
+self.param_gather_handle is not None:` ... `self.param_gather_handle = cm`) says that a call may
+find the handle its previous call kept: the collective that call started may still be running.
+Each is analysed a second time, from what its first run left (pending work, the attributes it
+stored); the method with the handle taken as outstanding. What the method's parameters and
+locals decided belongs to the first call only: the second decides them anew.
 """
 import ast
 
+from .statements import merge_paths
 from .values import Work
+
+# The ways a first run may end that the second starts from, each on its own (past this, those
+# that agree on what decides stream work are joined).
+MAX_SECOND_RUNS = 8
+
+
+class NextCalls:
+    """The Walker's second runs."""
+
+    def fire_again(self, function, exits):
+        """A gradient hook's second firing starts from what the first left (pending work,
+        attributes such as a ping-pong buffer's index), so that a buffer the first hands to
+        another stream and the second refills is checked (DeepSpeed #5523)."""
+        return self.run_again(function, exits, lambda start: None)
+
+    def call_again(self, function, exits):
+        """A method that may find the collective its previous call started still outstanding
+        runs a second time from what the first left, with the handle taken as outstanding."""
+        outstanding = self.analysis.calls_again(function)
+        return self.run_again(function, exits, lambda start: carried_into_the_next_call(
+            start, self.analysis, function.class_name, outstanding))
+
+    def run_again(self, function, exits, prepare):
+        starts = merge_paths(exits, self.package.stream_conditions, MAX_SECOND_RUNS)
+        self.firing = 1
+        ends = []
+        for start in starts:
+            # Each way the first run ended is followed on its own: what it left in an
+            # attribute (which buffer of two is filled next) decides what the second touches.
+            prepare(start)
+            frame = self.new_frame(function, 0, ())
+            self.spent = 0
+            ends += self.block(function.node.body, [start], frame)
+            ends += [s for s, _ in frame.returns]
+        return ends
 
 
 def handles_found_outstanding(function, holders):
