@@ -45,12 +45,27 @@ FieldMemory::FieldMemory(const std::vector<const clang::FunctionDecl*>& function
 
 std::vector<const clang::FieldDecl*>
 FieldMemory::pinnedFields(const clang::CXXRecordDecl& record) const {
-  std::vector<const clang::FieldDecl*> pinned;
+  std::vector<const clang::FieldDecl*> fields;
   for (const clang::FieldDecl* field : record.fields())
-    if (auto found = kinds_.find(field);
-        found != kinds_.end() && found->second == MemoryKind::Pinned)
-      pinned.push_back(field);
-  return pinned;
+    if (pinned(*field)) fields.push_back(field);
+  return fields;
+}
+
+bool FieldMemory::pointsIntoPinnedField(const clang::Expr* pointer) const {
+  if (!pointer) return false;
+  pointer = pointer->IgnoreParenImpCasts();
+  if (const auto* arithmetic = llvm::dyn_cast<clang::BinaryOperator>(pointer);
+      arithmetic && arithmetic->isAdditiveOp())
+    return pointsIntoPinnedField(arithmetic->getLHS()->getType()->isPointerType()
+                                     ? arithmetic->getLHS()
+                                     : arithmetic->getRHS());
+  const auto* field = llvm::dyn_cast_or_null<clang::FieldDecl>(storageOf(pointer));
+  return field && pinned(*field);
+}
+
+bool FieldMemory::pinned(const clang::FieldDecl& field) const {
+  auto found = kinds_.find(&field);
+  return found != kinds_.end() && found->second == MemoryKind::Pinned;
 }
 
 } // namespace streamrace::analyzer

@@ -13,6 +13,7 @@
 
 namespace clang {
 class ASTContext;
+class Expr;
 class CXXRecordDecl;
 class FieldDecl;
 class FunctionDecl;
@@ -29,7 +30,13 @@ public:
   // The fields of `record` whose every allocation makes them pinned host memory.
   std::vector<const clang::FieldDecl*> pinnedFields(const clang::CXXRecordDecl& record) const;
 
+  // Whether `pointer` points into a field every allocation makes pinned host memory, whatever
+  // object holds the field (`p->stage[peer].host + offset`, pinned in the stage's `alloc()`).
+  bool pointsIntoPinnedField(const clang::Expr* pointer) const;
+
 private:
+  bool pinned(const clang::FieldDecl& field) const;
+
   std::map<const clang::FieldDecl*, MemoryKind> kinds_; // Unknown: allocated as several kinds
 };
 

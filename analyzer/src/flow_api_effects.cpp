@@ -305,6 +305,11 @@ void FlowEngine::Walk::enqueue(const CallEffect& effect, const clang::CallExpr& 
   for (ResolvedUse& access : resolveBuffers(effect, state, frame)) {
     FlagGuard guard = flagGuard(access.use, state);
     if (guard.never) continue;
+    // Host memory another function of the translation unit pins (field_memory.h): what this
+    // path holds of it is pinned too, for the call's rule 7 and the host's later accesses.
+    if (!state.memory->contains(access.buffer) &&
+        fieldMemory_.pointsIntoPinnedField(access.use.expr))
+      setEntry(state.memory, access.buffer, MemoryKind::Pinned);
     buffers.push_back(std::move(access));
     onlyWhen.push_back(guard.when);
   }
@@ -487,13 +492,16 @@ void FlowEngine::Walk::checkCrossStream(const ResolvedUse& access, const std::st
         orderedBefore(record, recordElementFor(record, access.buffer), orderedAfter, stream,
                       element, state))
       continue;
-    // Both accesses inside one call: the callee's own analysis reports it, once.
-    if (frame.site && record.site == frame.site && !frame.throughCallable) continue;
+    if (reportedByTheCallee(record, frame)) continue;
     notify({LaterAccess::StreamWork, record, details_[record], access.buffer, stream, use.read,
             use.write, effect.operation, call, frame, hostWaitMayHang(record, state)});
     return;
   }
   checkCallersWork(access, stream, element, effect, call, state, frame);
+}
+
+bool FlowEngine::Walk::reportedByTheCallee(const AccessRecord& record, const Frame& frame) {
+  return frame.site && record.site == frame.site && !frame.throughCallable && !record.previousCall;
 }
 
 void FlowEngine::Walk::waitOnEvent(const CallEffect& effect, const clang::CallExpr& call,
@@ -545,7 +553,7 @@ void FlowEngine::Walk::freeInStreamOrder(const CallEffect& effect, const clang::
       if (!mayAlias(record.buffer, *buffer) ||
           orderedBefore(record, orderedAfter, *stream, element, state))
         continue;
-      if (frame.site && record.site == frame.site && !frame.throughCallable) continue;
+      if (reportedByTheCallee(record, frame)) continue;
       notify({LaterAccess::StreamFree, record, details_[record], *buffer, *stream, false, true,
               effect.operation, call, frame, hostWaitMayHang(record, state)});
       break;

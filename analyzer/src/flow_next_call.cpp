@@ -55,14 +55,15 @@ void FlowEngine::Walk::runNextCall(const clang::FunctionDecl& function, FlowStat
       });
   if (!waitsForPreviousCall) return;
   // The last call's loop variables are not this call's: an element it named through one is any
-  // element now (its bytes with it).
+  // element now (its bytes with it). What a finished loop kept of one iteration, a buffer's
+  // element and its stream's named by one value (`host[~i]` on `streams[~i]`), holds still.
   auto previous = [](AccessRecord record) {
     record.previousCall = true;
-    if (std::string buffer = collapseIndices(record.buffer); buffer != record.buffer) {
+    if (std::string buffer = collapseLiveIndices(record.buffer); buffer != record.buffer) {
       record.buffer = std::move(buffer);
       record.range = ByteRange{};
     }
-    record.streamElement = collapseIndices(record.streamElement);
+    record.streamElement = collapseLiveIndices(record.streamElement);
     return record;
   };
   bool leftWork = false;

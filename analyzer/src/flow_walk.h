@@ -503,6 +503,9 @@ private:
                   FlowState& state, const Frame& frame);
 
   static bool hostWaitMayHang(const AccessRecord& record, const FlowState& state);
+  // Both accesses inside one call of this call's callee: the callee's own analysis reports the
+  // pair, once. Not the previous call's work, which only this caller's next call meets.
+  static bool reportedByTheCallee(const AccessRecord& record, const Frame& frame);
 
   void notify(const UnorderedAccess& pair) const;
 

@@ -84,3 +84,31 @@ bool state_skip_after_sync(ScalerState* state, const float* grads) {
   cudaStreamSynchronize(state->stream);
   return *state->flag_host != 0;
 }
+
+// A field pinned in its own class's method (`alloc()`), reached through another object's array
+// of such stages: the field is pinned whatever object holds it.
+struct HostStage {
+  unsigned char* host = nullptr;
+  cudaError_t alloc(size_t bytes) {
+    return cudaHostAlloc(reinterpret_cast<void**>(&host), bytes, cudaHostAllocPortable);
+  }
+};
+
+struct StagedPipeline {
+  HostStage stages[2];
+  cudaStream_t streams[2];
+};
+
+int staged_first_without_sync(StagedPipeline* p, const unsigned char* device, size_t offset) {
+  cudaMemcpyAsync(p->stages[1].host + offset, device + offset, 64, cudaMemcpyDeviceToHost,
+                  p->streams[1]);
+  return p->stages[1].host[offset];
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: the host reads 'p->stages[1].host' while cudaMemcpyAsync on stream 'p->streams[1]' may still be writing it; synchronize the stream before touching the buffer [streamrace-host-access-before-sync]
+}
+
+int staged_first_after_sync(StagedPipeline* p, const unsigned char* device, size_t offset) {
+  cudaMemcpyAsync(p->stages[1].host + offset, device + offset, 64, cudaMemcpyDeviceToHost,
+                  p->streams[1]);
+  cudaStreamSynchronize(p->streams[1]);
+  return p->stages[1].host[offset];
+}
