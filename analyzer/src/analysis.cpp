@@ -29,22 +29,26 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitLambdaBody() const { return true; }
 
-  // Only the main file's functions are analyzed: skip everything declared elsewhere, except the
-  // containers (namespaces, extern "C" blocks) a main-file declaration may sit in.
+  // Only the main file's functions are analyzed, and the project's headers teach facts: skip
+  // everything system headers declare, except the containers (namespaces, extern "C" blocks) a
+  // declaration of ours may sit in.
   bool TraverseDecl(clang::Decl* decl) {
     if (decl &&
         !llvm::isa<clang::TranslationUnitDecl, clang::NamespaceDecl, clang::LinkageSpecDecl>(
             decl) &&
-        !sources_.isInMainFile(sources_.getExpansionLoc(decl->getLocation())))
+        sources_.isInSystemHeader(sources_.getExpansionLoc(decl->getLocation())))
       return true;
     return clang::RecursiveASTVisitor<HostFunctionCollector>::TraverseDecl(decl);
   }
 
   bool VisitFunctionDecl(clang::FunctionDecl* function) {
-    if (function->doesThisDeclarationHaveABody() && !function->isDependentContext() &&
-        !function->isImplicit() && isHostCode(*function) &&
-        sources_.isInMainFile(sources_.getExpansionLoc(function->getLocation())))
-      functions.push_back(function);
+    if (!function->doesThisDeclarationHaveABody() || function->isDependentContext() ||
+        function->isImplicit() || !isHostCode(*function))
+      return true;
+    const clang::SourceLocation where = sources_.getExpansionLoc(function->getLocation());
+    if (sources_.isInSystemHeader(where)) return true;
+    if (sources_.isInMainFile(where)) functions.push_back(function);
+    project.push_back(function);
     return true;
   }
 
@@ -59,12 +63,15 @@ public:
   bool VisitLambdaExpr(clang::LambdaExpr* lambda) {
     const clang::CXXMethodDecl* call = lambda->getCallOperator();
     if (call && !call->isDependentContext() && call->hasBody() &&
-        sources_.isInMainFile(sources_.getExpansionLoc(call->getLocation())))
+        sources_.isInMainFile(sources_.getExpansionLoc(call->getLocation()))) {
       functions.push_back(call);
+      project.push_back(call);
+    }
     return true;
   }
 
-  std::vector<const clang::FunctionDecl*> functions;
+  std::vector<const clang::FunctionDecl*> functions; // the main file's
+  std::vector<const clang::FunctionDecl*> project;   // and the project's headers'
 
 private:
   const clang::SourceManager& sources_;
@@ -77,7 +84,8 @@ AnalysisResult analyzeTranslationUnit(clang::ASTContext& context, const Analysis
   collector.TraverseDecl(context.getTranslationUnitDecl());
   FindingSink sink(context.getSourceManager());
   RemarkSink remarks(context.getSourceManager());
-  FlowEngine engine(context, options, makeChecks(context, sink), remarks, collector.functions);
+  FlowEngine engine(context, options, makeChecks(context, sink), remarks, collector.functions,
+                    collector.project);
   std::set<const clang::FunctionDecl*> analyzed;
   for (const clang::FunctionDecl* function : collector.functions)
     if (analyzed.insert(function).second) engine.analyzeFunction(*function);

@@ -84,8 +84,10 @@ void FlowEngine::Walk::analyzeFunction(const clang::FunctionDecl& function) {
   if (contract_) expectCallersWork(*contract_, function, entry);
   const FlowState exit = run(function, entry, frame);
   if (contract_ && !exit.unreachable) checkReturn(*contract_, exit, function);
-  if (!exit.unreachable && entryPoints_.calledAgainFromOutside(function))
+  if (!exit.unreachable && entryPoints_.calledAgainFromOutside(function)) {
+    if (!contract_) checkReturnWithoutStream(function, exit, frame);
     runNextCall(function, std::move(entry), exit, frame);
+  }
   contract_.reset();
 }
 
@@ -704,8 +706,10 @@ void FlowEngine::Walk::endLifetime(const clang::VarDecl* var, FlowState& state,
 }
 FlowEngine::FlowEngine(clang::ASTContext& context, const AnalysisOptions& options,
                        std::vector<std::unique_ptr<Check>> checks, RemarkSink& remarks,
-                       const std::vector<const clang::FunctionDecl*>& functions)
-    : walk_(std::make_unique<Walk>(context, options, std::move(checks), remarks, functions)) {}
+                       const std::vector<const clang::FunctionDecl*>& functions,
+                       const std::vector<const clang::FunctionDecl*>& project)
+    : walk_(std::make_unique<Walk>(context, options, std::move(checks), remarks, functions,
+                                   project)) {}
 
 FlowEngine::~FlowEngine() = default;
 

@@ -22,11 +22,14 @@ namespace streamrace::analyzer {
 
 class FlowEngine {
 public:
-  // `functions`: the translation unit's host functions, whose stream creations are facts every
-  // analysis uses (stream_storage.h). What the analysis gives up on goes to `remarks`.
+  // `functions`: the main file's host functions, those analysed and their callers. `project`:
+  // those and the ones the project's own headers define, whose stream creations and allocations
+  // into fields are facts every analysis uses (stream_storage.h, field_memory.h). What the
+  // analysis gives up on goes to `remarks`.
   FlowEngine(clang::ASTContext& context, const AnalysisOptions& options,
              std::vector<std::unique_ptr<Check>> checks, RemarkSink& remarks,
-             const std::vector<const clang::FunctionDecl*>& functions);
+             const std::vector<const clang::FunctionDecl*>& functions,
+             const std::vector<const clang::FunctionDecl*>& project);
   ~FlowEngine();
 
   // Analyzes a host function from an empty state; its checks see what the final pass finds.

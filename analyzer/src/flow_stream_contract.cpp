@@ -3,7 +3,10 @@
 #include "flow_walk.h"
 
 #include "element_index.h"
+#include "entry_points.h"
 #include "handle_types.h"
+
+#include "streamrace/api_model/api_model.h"
 
 #include "clang/AST/ASTContext.h"
 
@@ -81,4 +84,58 @@ void FlowEngine::Walk::checkReturn(const StreamContract& contract, const FlowSta
       check->onPendingAtReturn({record, detail->second, contract.stream, function});
   }
 }
+
+namespace {
+
+// Built with `--default-stream per-thread`, every call without a stream argument works on the
+// per-thread default stream: there it is the one stream the program counts on, not a side one.
+bool compiledForPerThreadStream(const clang::Expr& work) {
+  const auto* call = llvm::dyn_cast<clang::CallExpr>(&work);
+  const clang::FunctionDecl* callee = call ? call->getDirectCallee() : nullptr;
+  const api_model::ApiFunction* function =
+      callee && callee->getIdentifier() ? api_model::findApiFunction(callee->getName()) : nullptr;
+  return function && api_model::usesPerThreadDefaultStream(*function);
+}
+
+} // namespace
+
+void FlowEngine::Walk::checkReturnWithoutStream(const clang::FunctionDecl& function,
+                                                const FlowState& exit, const Frame& frame) {
+  auto handsStreams = [](clang::QualType type) {
+    return isStreamType(type) || (type->isPointerType() && isStreamType(type->getPointeeType())) ||
+           (type->isReferenceType() && isStreamType(type.getNonReferenceType()));
+  };
+  // Where the program's own streams are ones the per-thread default stream does not order.
+  if (!streamStorage_.keepsNonBlockingStreams()) return;
+  if (handsStreams(function.getReturnType()) ||
+      std::any_of(
+          function.param_begin(), function.param_end(),
+          [&](const clang::ParmVarDecl* parameter) { return handsStreams(parameter->getType()); }))
+    return;
+  const PersistentRoots roots = persistentRoots(function, frame.thisKey);
+  auto callersMemory = [&](llvm::StringRef buffer) {
+    return std::any_of(function.param_begin(), function.param_end(),
+                       [&](const clang::ParmVarDecl* parameter) {
+                         return isRootedAt(buffer, variableKey(parameter));
+                       });
+  };
+  auto keptEventOrders = [&](const AccessRecord& record) {
+    return std::any_of(exit.events->begin(), exit.events->end(), [&](const auto& event) {
+      return persistentStorage(event.first, roots) && event.second.snapshot.contains(record);
+    });
+  };
+  for (const auto& [record, orderedAfter] : *exit.pending) {
+    if (record.buffer == kCallersMemory || !callersMemory(record.buffer) ||
+        exit.memory->contains(record.buffer) || record.stream != kPerThreadStream ||
+        keptEventOrders(record))
+      continue;
+    auto detail = details_.find(record);
+    if (detail == details_.end() || !detail->second.call ||
+        compiledForPerThreadStream(*detail->second.call))
+      continue;
+    for (const std::unique_ptr<Check>& check : checks_)
+      check->onPendingAtReturn({record, detail->second, std::nullopt, function});
+  }
+}
+
 } // namespace streamrace::analyzer

@@ -43,12 +43,13 @@ class FlowEngine::Walk {
 public:
   Walk(clang::ASTContext& context, const AnalysisOptions& options,
        std::vector<std::unique_ptr<Check>> checks, RemarkSink& remarks,
-       const std::vector<const clang::FunctionDecl*>& functions)
+       const std::vector<const clang::FunctionDecl*>& functions,
+       const std::vector<const clang::FunctionDecl*>& project)
       : context_(context), options_(options), remarks_(remarks), keys_(context),
         kernels_(summarizeKernels(context)), callables_(functions),
         effects_(context, options.userModel, kernels_, callables_, options.externalDefinitions),
-        streamStorage_(functions, options.userModel, kernels_, context),
-        fieldMemory_(functions, options.userModel, kernels_, context), entryPoints_(functions),
+        streamStorage_(project, options.userModel, kernels_, context),
+        fieldMemory_(project, options.userModel, kernels_, context), entryPoints_(functions),
         checks_(std::move(checks)) {}
 
   void analyzeFunction(const clang::FunctionDecl& function);
@@ -473,6 +474,13 @@ private:
   // is not ordered after.
   void checkReturn(const StreamContract& contract, const FlowState& exit,
                    const clang::FunctionDecl& function);
+
+  // Return of an entry point that takes no stream and hands none out (a backend's buffer
+  // callback, `memset_tensor`): work still pending on the caller's memory on the per-thread
+  // default stream, that no event kept past the call orders. The function's signature promises
+  // its callers nothing to wait on, and their own streams are not ordered after that one.
+  void checkReturnWithoutStream(const clang::FunctionDecl& function, const FlowState& exit,
+                                const Frame& frame);
 
   // --- The next call of an entry point (flow_next_call.cpp) -------------------------------------
 

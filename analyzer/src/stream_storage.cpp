@@ -254,6 +254,12 @@ bool StreamStorage::createdNonBlocking(const clang::Expr* stream) const {
   return filling && filling->created && filling->nonBlocking;
 }
 
+bool StreamStorage::keepsNonBlockingStreams() const {
+  return std::any_of(filled_.begin(), filled_.end(), [](const auto& storage) {
+    return storage.second.created && storage.second.nonBlocking;
+  });
+}
+
 bool StreamStorage::holdsOnlyCreatedStreams(const clang::Expr* stream) const {
   const Filling* filling = fillingOf(stream);
   if (!filling || !filling->created || filling->otherwise) return false;

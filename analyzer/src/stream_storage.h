@@ -42,6 +42,9 @@ public:
   // Whether `stream` names storage that only stream creations of this translation unit fill
   // (reset to null aside) and that no function hands out: a stream the program made for itself.
   bool holdsOnlyCreatedStreams(const clang::Expr* stream) const;
+  // Whether the program keeps streams of its own that only non-blocking creations fill: streams
+  // the legacy and the per-thread default streams do not order.
+  bool keepsNonBlockingStreams() const;
 
   struct Filling {
     bool created = false;    // a stream creation fills it

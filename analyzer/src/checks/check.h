@@ -58,13 +58,14 @@ struct UnrecordedWait {
   const Frame& frame;
 };
 
-// The stream-argument contract broken on return (flow_engine.cpp): work on a stream the function
-// created, on memory the caller handed in, that the stream parameter is not ordered after when
-// the function returns, so the caller's later work on that stream may meet it.
+// Work on memory the caller handed in, still pending when the function returns on a stream the
+// caller's later work is not ordered after: a stream the function created, that the stream
+// parameter does not wait for (the stream-argument contract), or, in a function that takes no
+// stream, one the caller cannot name (checkReturnWithoutStream).
 struct PendingAtReturn {
   const AccessRecord& record;
   const AccessDetail& detail;
-  const std::string& parameterStream; // the stream parameter's key
+  std::optional<std::string> parameterStream; // the stream parameter's key, when there is one
   const clang::FunctionDecl& function;
 };
 

@@ -80,28 +80,39 @@ public:
                               site->getBeginLoc());
   }
 
-  // The stream-argument contract on return: the function's own stream may still be working on
-  // what the caller handed in when the caller's later work on its stream starts.
+  // On return: the function's own stream may still be working on what the caller handed in
+  // when the caller's later work starts, on the stream it passed (the stream-argument contract)
+  // or on whatever stream it uses, when the function takes none.
   void onPendingAtReturn(const PendingAtReturn& pending) override {
     const clang::FunctionDecl& function = pending.function;
-    const std::string caller = streamDisplayNameIn(pending.parameterStream, function);
     const std::string side = streamDisplayNameIn(pending.record.stream, function);
     const std::string buffer = displayNameIn(pending.record.buffer, function);
+    const std::string stillDoing = pending.record.write ? "writing" : "reading";
     Finding finding;
     finding.check = kCrossStreamCheck;
     finding.location = pending.detail.call->getBeginLoc();
-    finding.message =
-        "'" + buffer + "' is " + accessVerb(pending.detail.read, pending.detail.write) + " by " +
-        pending.detail.operation + " on " + side + ", which " + describeFunction(function) +
-        " does not join back into " + caller + " before returning; the caller's later work on " +
-        caller + " may run while it is still " + (pending.record.write ? "writing" : "reading") +
-        " it";
+    finding.message = "'" + buffer + "' is " +
+                      accessVerb(pending.detail.read, pending.detail.write) + " by " +
+                      pending.detail.operation + " on " + side + ", ";
+    std::string order;
+    if (pending.parameterStream) {
+      const std::string caller = streamDisplayNameIn(*pending.parameterStream, function);
+      finding.message += "which " + describeFunction(function) + " does not join back into " +
+                         caller + " before returning; the caller's later work on " + caller +
+                         " may run while it is still " + stillDoing + " it";
+      order = "an event recorded on " + side + " after that work and waited on by " + caller +
+              " (cudaStreamWaitEvent), or a synchronization of " + side + ",";
+    } else {
+      finding.message += "still running when " + describeFunction(function) +
+                         " returns: it takes no stream, so the caller's later work, on a stream "
+                         "of its own or on the host, may run while it is still " +
+                         stillDoing + " it";
+      order = "a synchronization of " + side;
+    }
     addCallNotes(finding, pending.detail.chain);
     finding.notes.push_back({function.getBody()->getEndLoc(),
-                             describeFunction(function) + " returns here: an event recorded on " +
-                                 side + " after that work and waited on by " + caller +
-                                 " (cudaStreamWaitEvent), or a synchronization of " + side +
-                                 ", before returning would order the caller's later work"});
+                             describeFunction(function) + " returns here: " + order +
+                                 " before returning would order the caller's later work"});
     sink_.reportLeftPending(std::move(finding), pending.record.buffer, pending.detail.call,
                             pending.detail.chain.size());
   }
