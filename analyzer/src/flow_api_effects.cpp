@@ -29,6 +29,8 @@ void FlowEngine::Walk::applyEffect(const CallEffect& effect, const clang::CallEx
         streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame);
     if (!event || (stream && recordInCapture(state, *event, *stream))) return;
     noteFirst(firstRecorded_, *event, textPlace(call, frame));
+    if (eventUses_.waitedNowhere(EventUses::storageOf(effect.event)))
+      unwaitedRecords_[*event] = &call;
     EventState recorded;
     if (auto found = state.events->find(*event); found != state.events->end())
       recorded.created = found->second.created;

@@ -80,12 +80,14 @@ void FlowEngine::Walk::analyzeFunction(const clang::FunctionDecl& function) {
   }
   awaitedBeforeRecorded_.clear();
   firstRecorded_.clear();
+  unwaitedRecords_.clear();
   contract_ = streamContract(function);
   if (contract_) expectCallersWork(*contract_, function, entry);
   const FlowState exit = run(function, entry, frame);
   if (contract_ && !exit.unreachable) checkReturn(*contract_, exit, function);
   if (!exit.unreachable && entryPoints_.calledAgainFromOutside(function)) {
     if (!contract_) checkReturnWithoutStream(function, exit, frame);
+    checkUnwaitedEvents(function, exit, frame);
     runNextCall(function, std::move(entry), exit, frame);
   }
   contract_.reset();

@@ -81,7 +81,7 @@ void FlowEngine::Walk::checkReturn(const StreamContract& contract, const FlowSta
     auto detail = details_.find(record);
     if (detail == details_.end() || !detail->second.call) continue;
     for (const std::unique_ptr<Check>& check : checks_)
-      check->onPendingAtReturn({record, detail->second, contract.stream, function});
+      check->onPendingAtReturn({record, detail->second, contract.stream, function, nullptr, {}});
   }
 }
 
@@ -134,7 +134,46 @@ void FlowEngine::Walk::checkReturnWithoutStream(const clang::FunctionDecl& funct
         compiledForPerThreadStream(*detail->second.call))
       continue;
     for (const std::unique_ptr<Check>& check : checks_)
-      check->onPendingAtReturn({record, detail->second, std::nullopt, function});
+      check->onPendingAtReturn({record, detail->second, std::nullopt, function, nullptr, {}});
+  }
+}
+
+void FlowEngine::Walk::checkUnwaitedEvents(const clang::FunctionDecl& function,
+                                           const FlowState& exit, const Frame& frame) {
+  const PersistentRoots roots = persistentRoots(function, frame.thisKey);
+  auto outlivesTheCall = [&](const std::string& buffer) {
+    return persistentStorage(buffer, roots) ||
+           std::any_of(function.param_begin(), function.param_end(),
+                       [&](const clang::ParmVarDecl* parameter) {
+                         return isRootedAt(buffer, variableKey(parameter));
+                       });
+  };
+  // Work on a stream the caller passed in (or an array of them) is the caller's to order, as it
+  // orders the stream.
+  auto passedIn = [&](const std::string& stream) {
+    return std::any_of(function.param_begin(), function.param_end(),
+                       [&](const clang::ParmVarDecl* parameter) {
+                         const clang::QualType type = parameter->getType();
+                         return (isStreamType(type) ||
+                                 (type->isPointerType() && isStreamType(type->getPointeeType()))) &&
+                                isRootedAt(stream, variableKey(parameter));
+                       });
+  };
+  for (const auto& [event, record] : unwaitedRecords_) {
+    auto recorded = exit.events->find(event);
+    if (recorded == exit.events->end()) continue;
+    for (const AccessRecord& work : recorded->second.snapshot) {
+      auto pending = exit.pending->find(work);
+      if (pending == exit.pending->end() || !pending->second.empty() || passedIn(work.stream) ||
+          work.buffer == kCallersMemory || exit.memory->contains(work.buffer) ||
+          !outlivesTheCall(work.buffer))
+        continue;
+      auto detail = details_.find(work);
+      if (detail == details_.end() || !detail->second.call) continue;
+      for (const std::unique_ptr<Check>& check : checks_)
+        check->onPendingAtReturn({work, detail->second, std::nullopt, function, record, event});
+      break;
+    }
   }
 }
 

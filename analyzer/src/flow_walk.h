@@ -16,6 +16,7 @@
 #include "call_model.h"
 #include "callable_targets.h"
 #include "entry_points.h"
+#include "event_uses.h"
 #include "field_memory.h"
 #include "first_iteration.h"
 #include "flow_engine.h"
@@ -49,8 +50,8 @@ public:
         kernels_(summarizeKernels(context)), callables_(functions),
         effects_(context, options.userModel, kernels_, callables_, options.externalDefinitions),
         streamStorage_(project, options.userModel, kernels_, context),
-        fieldMemory_(project, options.userModel, kernels_, context), entryPoints_(functions),
-        checks_(std::move(checks)) {}
+        fieldMemory_(project, options.userModel, kernels_, context), eventUses_(project),
+        entryPoints_(functions), checks_(std::move(checks)) {}
 
   void analyzeFunction(const clang::FunctionDecl& function);
 
@@ -482,6 +483,12 @@ private:
   void checkReturnWithoutStream(const clang::FunctionDecl& function, const FlowState& exit,
                                 const Frame& frame);
 
+  // Return of an entry point: work that went into an event the translation unit waits for
+  // nowhere (event_uses.h), still pending and ordered before no other stream, on memory that
+  // outlives the call. The record shows work meant to be waited for; nothing does.
+  void checkUnwaitedEvents(const clang::FunctionDecl& function, const FlowState& exit,
+                           const Frame& frame);
+
   // --- The next call of an entry point (flow_next_call.cpp) -------------------------------------
 
   // `function` (an entry point, entry_points.h) called again, when it shows it is written for
@@ -526,6 +533,9 @@ private:
   FunctionEffects effects_;
   StreamStorage streamStorage_;
   FieldMemory fieldMemory_;
+  EventUses eventUses_;
+  // This function's records of events the translation unit waits for nowhere, by event key.
+  std::map<std::string, const clang::CallExpr*> unwaitedRecords_;
   EntryPoints entryPoints_;
   std::map<const clang::FunctionDecl*, FunctionCfg> cfgs_;
   std::map<const clang::FunctionDecl*, bool> neverReturns_;

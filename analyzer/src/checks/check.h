@@ -58,15 +58,18 @@ struct UnrecordedWait {
   const Frame& frame;
 };
 
-// Work on memory the caller handed in, still pending when the function returns on a stream the
-// caller's later work is not ordered after: a stream the function created, that the stream
-// parameter does not wait for (the stream-argument contract), or, in a function that takes no
-// stream, one the caller cannot name (checkReturnWithoutStream).
+// Work on memory that outlives the call, still pending when the function returns on a stream
+// the caller's later work is not ordered after: a stream the function created, that the stream
+// parameter does not wait for (the stream-argument contract); in a function that takes no
+// stream, the per-thread default stream (checkReturnWithoutStream); or a stream whose work went
+// into an event the translation unit waits for nowhere (checkUnwaitedEvents).
 struct PendingAtReturn {
   const AccessRecord& record;
   const AccessDetail& detail;
   std::optional<std::string> parameterStream; // the stream parameter's key, when there is one
   const clang::FunctionDecl& function;
+  const clang::CallExpr* unwaitedRecord; // the event's record, when the work went into one
+  std::string event;                     // that event's key
 };
 
 class Check {

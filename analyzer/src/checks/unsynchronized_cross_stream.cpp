@@ -102,6 +102,13 @@ public:
                          " may run while it is still " + stillDoing + " it";
       order = "an event recorded on " + side + " after that work and waited on by " + caller +
               " (cudaStreamWaitEvent), or a synchronization of " + side + ",";
+    } else if (pending.unwaitedRecord) {
+      finding.message += "still running when " + describeFunction(function) + " returns, and '" +
+                         displayNameIn(pending.event, function) +
+                         "', recorded after it, is waited for nowhere in this translation unit: "
+                         "later work on another stream, or on the host, may run while it is "
+                         "still " +
+                         stillDoing + " it";
     } else {
       finding.message += "still running when " + describeFunction(function) +
                          " returns: it takes no stream, so the caller's later work, on a stream "
@@ -110,9 +117,16 @@ public:
       order = "a synchronization of " + side;
     }
     addCallNotes(finding, pending.detail.chain);
-    finding.notes.push_back({function.getBody()->getEndLoc(),
-                             describeFunction(function) + " returns here: " + order +
-                                 " before returning would order the caller's later work"});
+    if (pending.unwaitedRecord)
+      finding.notes.push_back(
+          {pending.unwaitedRecord->getBeginLoc(),
+           "'" + displayNameIn(pending.event, function) +
+               "' is recorded here: a cudaStreamWaitEvent on it by the stream that next uses '" +
+               buffer + "' (cudaEventSynchronize before the host does) would order the two"});
+    else
+      finding.notes.push_back({function.getBody()->getEndLoc(),
+                               describeFunction(function) + " returns here: " + order +
+                                   " before returning would order the caller's later work"});
     sink_.reportLeftPending(std::move(finding), pending.record.buffer, pending.detail.call,
                             pending.detail.chain.size());
   }

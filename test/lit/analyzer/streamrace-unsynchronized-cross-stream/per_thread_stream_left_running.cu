@@ -38,6 +38,10 @@ static void memset_tensor_with_event(Tensor* tensor, int value, size_t size) {
   cudaEventRecord(tensor->ready, cudaStreamPerThread);
 }
 
+void use_tensor(BackendContext* context, Tensor* tensor) {
+  cudaStreamWaitEvent(context->stream(0), tensor->ready, 0);
+}
+
 // Memory it made itself is not its callers': silent.
 static void scratch_fill(size_t size) {
   void* scratch;
