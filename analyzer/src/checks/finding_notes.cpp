@@ -38,7 +38,8 @@ void addCallNotes(Finding& finding, const std::vector<CallStep>& chain) {
 
 void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
                            const AccessDetail& earlier, const std::string& buffer,
-                           const clang::FunctionDecl& where, const clang::ASTContext& context) {
+                           const clang::FunctionDecl& where, const clang::ASTContext& context,
+                           LaterSide later) {
   const clang::SourceLocation at =
       earlier.call ? earlier.call->getBeginLoc() : record.site->getBeginLoc();
   finding.notes.push_back({at, earlier.operation + " " +
@@ -51,10 +52,13 @@ void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
   addCallNotes(finding, earlier.chain);
   const clang::SourceLocation eventPoint = locationAfterStatement(record.site, context);
   if (eventPoint.isValid())
-    finding.notes.push_back({eventPoint, "an event recorded on " +
-                                             streamDisplayNameIn(record.stream, where) +
-                                             " here, and waited on before the later access, "
-                                             "would order the two"});
+    finding.notes.push_back(
+        {eventPoint, "an event recorded on " + streamDisplayNameIn(record.stream, where) +
+                         (later == LaterSide::Stream
+                              ? " here, and waited on before the later access, "
+                              : " here, and synchronized (cudaEventSynchronize) before the host's "
+                                "access, ") +
+                         "would order the two"});
 }
 
 bool withholdHostWait(Finding& finding, const UnorderedAccess& pair) {

@@ -34,11 +34,16 @@ std::string describeFunction(const clang::FunctionDecl& function);
 // "'f' is called here" at each call of `chain`, innermost first.
 void addCallNotes(Finding& finding, const std::vector<CallStep>& chain);
 
+// Who comes later, and so would wait for an event recorded after the earlier access: another
+// stream (cudaStreamWaitEvent) or the host (cudaEventSynchronize).
+enum class LaterSide { Stream, Host };
+
 // Notes at the earlier access and the calls that lead to it, and where an event recorded after
 // it would go; names as code in `where` (the root function) writes them.
 void addEarlierAccessNotes(Finding& finding, const AccessRecord& record,
                            const AccessDetail& earlier, const std::string& buffer,
-                           const clang::FunctionDecl& where, const clang::ASTContext& context);
+                           const clang::FunctionDecl& where, const clang::ASTContext& context,
+                           LaterSide later);
 
 // When a host wait for the earlier access's stream could hang (a kernel there waits for the
 // host), says so in a note and returns true: the check then offers no fix-it.

@@ -35,8 +35,9 @@ public:
                       streamDisplayNameIn(record.stream, rootFunction(pair.frame)) + " " +
                       stillPending(record, earlier);
     addCallNotes(finding, callChain(pair.frame));
-    addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame),
-                          context_);
+    addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame), context_,
+                          pair.kind == LaterAccess::StreamFree ? LaterSide::Stream
+                                                               : LaterSide::Host);
     if (pair.kind == LaterAccess::StreamFree) {
       finding.fixes = orderStreamsFix(record.site, site,
                                       streamSpelling(record.stream, rootFunction(pair.frame)),

@@ -32,8 +32,8 @@ public:
         " on " + streamDisplayNameIn(record.stream, rootFunction(pair.frame)) + " " +
         stillPending(record, earlier) + "; synchronize the stream before touching the buffer";
     addCallNotes(finding, callChain(pair.frame));
-    addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame),
-                          context_);
+    addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame), context_,
+                          LaterSide::Host);
     if (!withholdHostWait(finding, pair))
       finding.fixes =
           synchronizeBeforeFix(site, streamSpelling(record.stream, rootFunction(pair.frame)),

@@ -39,8 +39,8 @@ public:
         " on " + streamDisplayNameIn(record.stream, rootFunction(pair.frame)) + " " +
         stillPending(record, earlier) + "; no event or synchronization orders the two streams";
     addCallNotes(finding, callChain(pair.frame));
-    addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame),
-                          context_);
+    addEarlierAccessNotes(finding, record, earlier, pair.buffer, rootFunction(pair.frame), context_,
+                          LaterSide::Stream);
     finding.fixes =
         orderStreamsFix(record.site, site, streamSpelling(record.stream, rootFunction(pair.frame)),
                         streamSpelling(pair.stream, rootFunction(pair.frame)),

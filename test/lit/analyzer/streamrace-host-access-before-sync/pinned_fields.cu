@@ -104,6 +104,8 @@ int staged_first_without_sync(StagedPipeline* p, const unsigned char* device, si
                   p->streams[1]);
   return p->stages[1].host[offset];
   // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: the host reads 'p->stages[1].host' while cudaMemcpyAsync on stream 'p->streams[1]' may still be writing it; synchronize the stream before touching the buffer [streamrace-host-access-before-sync]
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: cudaMemcpyAsync writes 'p->stages[1].host' on stream 'p->streams[1]' here
+  // CHECK-MESSAGES: :[[@LINE-4]]:34: note: an event recorded on stream 'p->streams[1]' here, and synchronized (cudaEventSynchronize) before the host's access, would order the two
 }
 
 int staged_first_after_sync(StagedPipeline* p, const unsigned char* device, size_t offset) {
