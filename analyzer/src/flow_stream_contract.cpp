@@ -97,35 +97,38 @@ bool compiledForPerThreadStream(const clang::Expr& work) {
   return function && api_model::usesPerThreadDefaultStream(*function);
 }
 
+// Whether `key` names storage reached from one of `function`'s parameters (those `which` takes).
+bool rootedAtParameter(
+    llvm::StringRef key, const clang::FunctionDecl& function,
+    llvm::function_ref<bool(const clang::ParmVarDecl&)> which = [](const clang::ParmVarDecl&) {
+      return true;
+    }) {
+  return std::any_of(function.param_begin(), function.param_end(),
+                     [&](const clang::ParmVarDecl* parameter) {
+                       return which(*parameter) && isRootedAt(key, variableKey(parameter));
+                     });
+}
+
 } // namespace
 
 void FlowEngine::Walk::checkReturnWithoutStream(const clang::FunctionDecl& function,
                                                 const FlowState& exit, const Frame& frame) {
-  auto handsStreams = [](clang::QualType type) {
-    return isStreamType(type) || (type->isPointerType() && isStreamType(type->getPointeeType())) ||
-           (type->isReferenceType() && isStreamType(type.getNonReferenceType()));
-  };
   // Where the program's own streams are ones the per-thread default stream does not order.
   if (!streamStorage_.keepsNonBlockingStreams()) return;
-  if (handsStreams(function.getReturnType()) ||
-      std::any_of(
-          function.param_begin(), function.param_end(),
-          [&](const clang::ParmVarDecl* parameter) { return handsStreams(parameter->getType()); }))
+  if (reachesHandle(function.getReturnType(), kStreamRecord) ||
+      std::any_of(function.param_begin(), function.param_end(),
+                  [](const clang::ParmVarDecl* parameter) {
+                    return reachesHandle(parameter->getType(), kStreamRecord);
+                  }))
     return;
   const PersistentRoots roots = persistentRoots(function, frame.thisKey);
-  auto callersMemory = [&](llvm::StringRef buffer) {
-    return std::any_of(function.param_begin(), function.param_end(),
-                       [&](const clang::ParmVarDecl* parameter) {
-                         return isRootedAt(buffer, variableKey(parameter));
-                       });
-  };
   auto keptEventOrders = [&](const AccessRecord& record) {
     return std::any_of(exit.events->begin(), exit.events->end(), [&](const auto& event) {
       return persistentStorage(event.first, roots) && event.second.snapshot.contains(record);
     });
   };
   for (const auto& [record, orderedAfter] : *exit.pending) {
-    if (record.buffer == kCallersMemory || !callersMemory(record.buffer) ||
+    if (record.buffer == kCallersMemory || !rootedAtParameter(record.buffer, function) ||
         exit.memory->contains(record.buffer) || record.stream != kPerThreadStream ||
         keptEventOrders(record))
       continue;
@@ -142,22 +145,14 @@ void FlowEngine::Walk::checkUnwaitedEvents(const clang::FunctionDecl& function,
                                            const FlowState& exit, const Frame& frame) {
   const PersistentRoots roots = persistentRoots(function, frame.thisKey);
   auto outlivesTheCall = [&](const std::string& buffer) {
-    return persistentStorage(buffer, roots) ||
-           std::any_of(function.param_begin(), function.param_end(),
-                       [&](const clang::ParmVarDecl* parameter) {
-                         return isRootedAt(buffer, variableKey(parameter));
-                       });
+    return persistentStorage(buffer, roots) || rootedAtParameter(buffer, function);
   };
   // Work on a stream the caller passed in (or an array of them) is the caller's to order, as it
   // orders the stream.
   auto passedIn = [&](const std::string& stream) {
-    return std::any_of(function.param_begin(), function.param_end(),
-                       [&](const clang::ParmVarDecl* parameter) {
-                         const clang::QualType type = parameter->getType();
-                         return (isStreamType(type) ||
-                                 (type->isPointerType() && isStreamType(type->getPointeeType()))) &&
-                                isRootedAt(stream, variableKey(parameter));
-                       });
+    return rootedAtParameter(stream, function, [](const clang::ParmVarDecl& parameter) {
+      return reachesHandle(parameter.getType(), kStreamRecord);
+    });
   };
   for (const auto& [event, record] : unwaitedRecords_) {
     auto recorded = exit.events->find(event);
