@@ -17,7 +17,8 @@ the label says the removal leaves unordered (its location and notes; a labelled 
 the whole statement it is in, a compound statement's header only).
 
 Labels were written once by reading the code: `racy` (`first`, `second`: the lines of the two
-accesses now unordered) or `neutral` (another path orders them, or the ordering guards nothing
+accesses now unordered, each a line of the mutated file or `PATH:LINE` of a file of its `with`
+list) or `neutral` (another path orders them, or the ordering guards nothing
 the file can see). A file's `latent` list names the warnings its unmutated code gets that were
 read and found true; the others are false by the goal's definition. A removal the labels do
 not name is run and counted apart as unlabelled.
@@ -104,16 +105,26 @@ def check_file(build, git_dir, entry):
 
         original = run(texts[path])
         known = {identity(f) for f in original}
-        spans = statement_lines(texts[path])
+        spans = {p: statement_lines(text) for p, text in texts.items()}
         outcomes = []
         for first, last, code in ordering_sites(texts[path]):
             new = [f for f in run(without(texts[path], first, last)) if identity(f) not in known]
             label = entry["sites"].get(str(first), {"label": "unlabelled"})
             hit = label["label"] == "racy" and any(
-                lines_named(f, path) & widened(label["first"], spans) and
-                lines_named(f, path) & widened(label["second"], spans) for f in new)
+                names_one_of(f, label["first"], path, spans) and
+                names_one_of(f, label["second"], path, spans) for f in new)
             outcomes.append((first, code, label["label"], hit, len(new)))
     return outcomes, original
+
+
+def names_one_of(finding, accesses, path, spans):
+    """Whether the finding names one of a label's lines: a number is a line of the mutated file,
+    `PATH:LINE` a line of a file of its `with` list (the race spans the two modules)."""
+    for access in accesses:
+        file, line = (path, access) if isinstance(access, int) else access.rsplit(":", 1)
+        if lines_named(finding, file) & widened([int(line)], spans.get(file, {})):
+            return True
+    return False
 
 
 def print_sites(repos, repo, commit, paths):

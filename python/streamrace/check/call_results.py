@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """What a local bound to a call's result holds, or to a value the walk cannot tell: an object
 of its own for each binding (by the assignment, by the loop iteration, by the call that made
-it), and the work that computed it when code outside the package made it on a side stream.
+it), and the work that computed it when code outside the package made it on a side stream. And
+what an attribute holds once given the result of a call the walk cannot see into that was handed
+the attribute's own new object.
 """
 import ast
 
@@ -11,12 +13,27 @@ from .values import Constant, Key, Symbol, Tensor
 
 
 class CallResults:
-    """Mixed into the expression evaluator (`bind_local`)."""
+    """Mixed into the expression evaluator (`bind_local`, `store_attribute`)."""
 
     def is_call_result(self, value, value_node, frame):
         return isinstance(value, (Tensor, Symbol)) and isinstance(value_node, ast.Call) and \
             _named_by_a_finished_call(value.key, frame) or value is None or \
             isinstance(value, Constant) and isinstance(value_node, ast.Call)
+
+    def remade_from_own_value(self, key, value_node, node, state):
+        """`self.batch = transform(self.batch)` where this call made what the attribute holds: a
+        call the analysis cannot see into hands back that object or one it made of it, not an
+        object another call left in the attribute. None otherwise."""
+        previous = state.attributes.get(key)
+        if not isinstance(value_node, ast.Call) or \
+                not isinstance(previous, (Tensor, Symbol)) or \
+                not previous.key.made_in_the_call():
+            return None
+        target = self.spelling(node)
+        given = list(value_node.args) + [keyword.value for keyword in value_node.keywords]
+        if not any(self.spelling(argument) == target for argument in given):
+            return None
+        return Symbol(previous.key, target)
 
     def call_result(self, value, name, value_node, state, frame):
         """The value a local bound to `value` (see `is_call_result`) holds."""
