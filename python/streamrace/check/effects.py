@@ -33,11 +33,6 @@ _LOGGING_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "exce
                               "stop_event", "start", "stop", "is_completed"})
 
 
-# Functions that hand back one of their arguments unchanged (a static type's assertion): the
-# position of the one they return.
-_RETURNS_ARGUMENT = {"typing.cast": 1}
-
-
 _STREAM_ONLY_METHODS = frozenset({"wait_stream", "wait_event", "record_event"})
 
 
@@ -211,8 +206,6 @@ class CallEffects:
 
     def module_call(self, name, args, kwargs, node, state, frame):
         last = name.rsplit(".", 1)[-1]
-        if name in _RETURNS_ARGUMENT and len(args) > _RETURNS_ARGUMENT[name]:
-            return args[_RETURNS_ARGUMENT[name]][0]
         if name in model.SHALLOW_COPY_FUNCTIONS and len(args) == 1:
             return args[0][0]
         if last == "get_accelerator":
