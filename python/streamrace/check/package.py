@@ -162,6 +162,12 @@ class Package:
             _summarize(module.body, indexer.by_node)
         for module in self.modules:
             _find_hooks(self, module)
+        # `if stream:` of a stream a context may be given as None tests `stream is not None`.
+        for text in self.optional_stream_texts:
+            truth = text[:-len(" is None")]
+            if truth in self.condition_counts:
+                self.condition_counts[text] = self.condition_counts.get(text, 0) + \
+                    self.condition_counts[truth]
         # Conditions tested more than once: the paths that decide them differently are kept
         # apart, so that the second test takes the branch the first one took.
         self.correlated = frozenset(t for t, n in self.condition_counts.items() if n > 1) | \

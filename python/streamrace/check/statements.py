@@ -438,6 +438,12 @@ class StatementWalker:
                 is_not_none(test):
             negate = not negate
             test = test.operand if isinstance(test, ast.UnaryOp) else none_test(test.left)
+        if isinstance(test, (ast.Name, ast.Attribute)) and \
+                self.condition_text(none_test(test), frame) in self.package.optional_stream_texts:
+            # A stream, or None where a stream context then changes nothing: its truth is
+            # whether it is given.
+            negate = not negate
+            test = none_test(test)
         if isinstance(test, ast.Name):
             test = polling_flags(frame.function.node).get(test.id, test)
         if isinstance(test, ast.BoolOp):
