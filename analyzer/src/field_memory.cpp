@@ -51,16 +51,25 @@ FieldMemory::pinnedFields(const clang::CXXRecordDecl& record) const {
   return fields;
 }
 
-bool FieldMemory::pointsIntoPinnedField(const clang::Expr* pointer) const {
-  if (!pointer) return false;
+const clang::FieldDecl* FieldMemory::fieldPointedInto(const clang::Expr* pointer) const {
+  if (!pointer) return nullptr;
   pointer = pointer->IgnoreParenImpCasts();
   if (const auto* arithmetic = llvm::dyn_cast<clang::BinaryOperator>(pointer);
       arithmetic && arithmetic->isAdditiveOp())
-    return pointsIntoPinnedField(arithmetic->getLHS()->getType()->isPointerType()
-                                     ? arithmetic->getLHS()
-                                     : arithmetic->getRHS());
-  const auto* field = llvm::dyn_cast_or_null<clang::FieldDecl>(storageOf(pointer));
+    return fieldPointedInto(arithmetic->getLHS()->getType()->isPointerType()
+                                ? arithmetic->getLHS()
+                                : arithmetic->getRHS());
+  return llvm::dyn_cast_or_null<clang::FieldDecl>(storageOf(pointer));
+}
+
+bool FieldMemory::pointsIntoPinnedField(const clang::Expr* pointer) const {
+  const clang::FieldDecl* field = fieldPointedInto(pointer);
   return field && pinned(*field);
+}
+
+bool FieldMemory::pointsIntoAllocatedField(const clang::Expr* pointer) const {
+  const clang::FieldDecl* field = fieldPointedInto(pointer);
+  return field && kinds_.contains(field);
 }
 
 bool FieldMemory::pinned(const clang::FieldDecl& field) const {

@@ -34,8 +34,13 @@ public:
   // object holds the field (`p->stage[peer].host + offset`, pinned in the stage's `alloc()`).
   bool pointsIntoPinnedField(const clang::Expr* pointer) const;
 
+  // Whether `pointer` points into a field that the translation unit's allocations fill: memory
+  // an object made for itself, which its callers reach only through its methods.
+  bool pointsIntoAllocatedField(const clang::Expr* pointer) const;
+
 private:
   bool pinned(const clang::FieldDecl& field) const;
+  const clang::FieldDecl* fieldPointedInto(const clang::Expr* pointer) const;
 
   std::map<const clang::FieldDecl*, MemoryKind> kinds_; // Unknown: allocated as several kinds
 };

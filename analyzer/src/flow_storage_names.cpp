@@ -22,11 +22,10 @@ std::optional<std::string> FlowEngine::Walk::streamKeyOf(const clang::Expr* expr
                                                          const Frame& frame) const {
   std::optional<std::string> key = keys_.streamKeyOf(expr, perThreadDefault, state, frame.thisKey);
   if (key && streamStorage_.createdNonBlocking(expr)) insertEntry(state.nonBlockingStreams, *key);
-  // Only the analysed object's own streams: another object given by reference may have been
-  // built with the caller's stream in it, which the path does not show.
-  if (key && llvm::StringRef(*key).starts_with("this.") &&
-      streamStorage_.holdsOnlyCreatedStreams(expr))
-    insertEntry(state.programStreams, *key);
+  // Storage that only this translation unit's stream creations fill holds streams the program
+  // made, whichever object holds it: the object's setup is here (a store of a caller's stream in
+  // another translation unit would not be seen).
+  if (key && streamStorage_.holdsOnlyCreatedStreams(expr)) insertEntry(state.programStreams, *key);
   return key;
 }
 
