@@ -535,9 +535,10 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
             value = Stream(value.key, value.kind, self.spelling(node))
         elif isinstance(value, Event) and "(" in value.spelling:
             value = Event(value.key, self.spelling(node))
-        elif value is None:
-            value = self.remade_from_own_value(key, value_node, node, state)
-        state.attributes[key] = value if value is not None else Symbol(key)
+        held = value
+        if held is None:
+            held = self.remade_from_own_value(key, value_node, node, state) or Symbol(key)
+        state.attributes[key] = held
         state.emptied = state.emptied - {key}
         self.facts.stored(key, value, frame)
         field = key.field_name()
