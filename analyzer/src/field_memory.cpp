@@ -67,9 +67,9 @@ bool FieldMemory::pointsIntoPinnedField(const clang::Expr* pointer) const {
   return field && pinned(*field);
 }
 
-bool FieldMemory::pointsIntoAllocatedField(const clang::Expr* pointer) const {
+bool FieldMemory::pointsIntoOwnAllocation(const clang::Expr* pointer) const {
   const clang::FieldDecl* field = fieldPointedInto(pointer);
-  return field && kinds_.contains(field);
+  return field && field->getAccess() != clang::AS_public && kinds_.contains(field);
 }
 
 bool FieldMemory::pinned(const clang::FieldDecl& field) const {

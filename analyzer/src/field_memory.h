@@ -34,9 +34,10 @@ public:
   // object holds the field (`p->stage[peer].host + offset`, pinned in the stage's `alloc()`).
   bool pointsIntoPinnedField(const clang::Expr* pointer) const;
 
-  // Whether `pointer` points into a field that the translation unit's allocations fill: memory
-  // an object made for itself, which its callers reach only through its methods.
-  bool pointsIntoAllocatedField(const clang::Expr* pointer) const;
+  // Whether `pointer` points into a private or protected field that the translation unit's
+  // allocations fill: memory an object made for itself, which its callers reach only through its
+  // methods. (A public field, as a C-style struct's, the caller may fill itself.)
+  bool pointsIntoOwnAllocation(const clang::Expr* pointer) const;
 
 private:
   bool pinned(const clang::FieldDecl& field) const;

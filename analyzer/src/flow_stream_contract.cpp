@@ -60,9 +60,10 @@ void FlowEngine::Walk::checkCallersWork(const ResolvedUse& access, const std::st
                                         const Frame& frame) {
   if (!contract_) return;
   const StreamContract& contract = *contract_;
-  // Memory the program allocates into an object's field is the object's, not the caller's.
+  // Memory the program allocates into an object's private field is the object's, not the
+  // caller's.
   if (!reachesCaller(contract, access.buffer) || state.memory->contains(access.buffer) ||
-      fieldMemory_.pointsIntoAllocatedField(access.use.expr) ||
+      fieldMemory_.pointsIntoOwnAllocation(access.use.expr) ||
       !isOwnStream(contract, stream, state))
     return;
   auto callers = state.pending->find(contract.callersWork);
