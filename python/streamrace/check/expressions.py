@@ -12,23 +12,22 @@ import re
 
 from .. import torch_model
 from .call_results import CallResults
-from .indices import IndexEvaluator, integer_arithmetic
+from .elements import ElementEvaluator, either
+from .indices import integer_arithmetic
 from .condition_texts import condition_text
 from .package import ClassInfo, FunctionInfo, expression_name
-from .state import AMBIENT, HOST_STREAM, join_returned
+from .state import HOST_STREAM
 from .syntax import child_nodes
-from .values import (Constant, Container, DeviceModule, Event, Function, Functions,
-                     Integer, Key, Linear, Module, Range, Stream, StreamContext, Symbol, Tensor,
-                     Work, any_element, attribute_stream_key, combine_linear, either_function,
-                     either_stream, device_module_call, holds_handles, HANDLES, is_coalescing,
-                     items_labelled,
-                     least_of, linear_form, scale_linear, sequence_arithmetic, store_labelled)
+from .values import (Constant, Container, DeviceModule, Event, Function, Integer, Key, Linear,
+                     Module, Stream, Symbol, Tensor, Work, attribute_stream_key, holds_handles,
+                     HANDLES, is_coalescing, least_of, linear_form, scale_linear,
+                     sequence_arithmetic, store_labelled)
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 
 
-class ExpressionEvaluator(IndexEvaluator, CallResults):
+class ExpressionEvaluator(ElementEvaluator, CallResults):
     # ---- names ----------------------------------------------------------------------------
 
     def local_key(self, frame, name, node=None):
@@ -169,48 +168,6 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
                 return found
         return Symbol(key, spelling)
 
-    def expr_Subscript(self, node, state, frame):
-        base = self.evaluate(node.value, state, frame)
-        index = self.evaluate(node.slice, state, frame)
-        return self.element(base, index, node, state, frame)
-
-    def element(self, base, index, node, state, frame):
-        if isinstance(base, Container) and base.labels and isinstance(index, Constant) and \
-                base.labelled():
-            return _named_by(items_labelled(base, index.value), node, self)
-        if isinstance(base, Container):
-            if isinstance(index, Constant) and isinstance(index.value, int) and \
-                    -len(base.items) <= index.value < len(base.items) and base.key is None:
-                return _named_by(base.items[index.value], node, self)
-            if base.key is None:
-                return _named_by(_join_items(base.items), node, self)
-        if isinstance(base, Stream):
-            return base
-        if isinstance(base, Range):
-            return self.strided(base, node, state, frame)
-        if isinstance(base, (Tensor, Symbol, Container)) and getattr(base, "key", None):
-            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-                # A slice is a view of part of the base's bytes: the span of them its bounds
-                # name, when they are integers the analysis can compare.
-                span = self.sliced_span(node.slice, state, frame)
-                key = base.key.element(span) if span else base.key
-                if isinstance(base, Tensor):
-                    return Tensor(key, base.alloc_stream, base.on_host, partial=True)
-                return Symbol(key, base.spelling, partial=True)
-            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and \
-                    any(isinstance(e, ast.Slice) for e in node.slice.elts):
-                part = self.kept_rows(node.slice.elts, state, frame)
-                key = base.key.element(part) if part else base.key
-                if isinstance(base, Tensor):
-                    return Tensor(key, base.alloc_stream, base.on_host, partial=True)
-                return Symbol(key, base.spelling, partial=True)
-            key = base.key.element(self.index_part(index))
-            stored = self.stored_value(key, state, frame, self.spelling(node))
-            if isinstance(base, Tensor) and isinstance(stored, Symbol):
-                return Tensor(key, base.alloc_stream, base.on_host)
-            return stored
-        return None
-
     def expr_Tuple(self, node, state, frame):
         items = tuple(self.evaluate(e, state, frame) for e in node.elts)
         for item in items:
@@ -249,7 +206,7 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
             return self.evaluate(node.orelse, state, frame)
         first = self.evaluate(node.body, state, frame)
         second = self.evaluate(node.orelse, state, frame)
-        return first if first == second else _either(first, second)
+        return first if first == second else either(first, second)
 
     def expr_BoolOp(self, node, state, frame):
         values = [self.evaluate(v, state, frame) for v in node.values]
@@ -263,7 +220,7 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
             concrete = [v for v in known if v is not None and not isinstance(v, Symbol)]
             if len(concrete) == 1:
                 return concrete[0]
-            return _either(*known) if known else None
+            return either(*known) if known else None
         return None
 
     def expr_UnaryOp(self, node, state, frame):
@@ -373,49 +330,6 @@ class ExpressionEvaluator(IndexEvaluator, CallResults):
         return self.call(node, state, frame)
 
     # ---- binding --------------------------------------------------------------------------
-
-    def element_of(self, iterable, node, state, frame):
-        """What a loop over `iterable` binds its variable to: in the analysis's first and second
-        iteration, two elements that are not the same (`[it:0]`, `[it:1]`), each possibly the
-        one another loop or index names."""
-        index = "[it:%d]" % self.iteration
-        if isinstance(iterable, Range):
-            # Every number of the range is at least its least: the second iteration's, a step
-            # after the first, carries that bound.
-            first = ((iterable.symbol, 1, iterable.least),), 0
-            return combine_linear(first, iterable.step) if self.iteration else \
-                Integer(iterable.symbol)
-        if isinstance(iterable, Container):
-            if iterable.key is not None:
-                return Symbol(iterable.key.element(index))
-            if iterable.literal and iterable.items:
-                # The first item, then the others: one of them (a loop over `[p]` binds p).
-                rest = iterable.items[min(self.iteration, len(iterable.items) - 1):]
-                return rest[0] if len(rest) == 1 else _join_items(rest)
-            element = _join_items(iterable.items)
-            if isinstance(element, (Tensor, Symbol)) and element.key.root[0] != "temporary":
-                # The storage a list holds is one value for the analysis (a parameter, or the
-                # views of one buffer appended in a loop): each iteration's element is another
-                # element of it, as a loop over a list the analysis has no value for binds.
-                return _element_of_iteration(element, index)
-            return element
-        if isinstance(iterable, (Tensor, Symbol)) and iterable.key is not None:
-            element = self.stored_value(iterable.key.element(index), state, frame)
-            if isinstance(iterable, Tensor) and isinstance(element, Symbol):
-                return Tensor(element.key, iterable.alloc_stream, iterable.on_host)
-            return element
-        if iterable is None and isinstance(node, (ast.Attribute, ast.Name)):
-            # A later iteration of a loop whose paths lost the collection when they were
-            # joined: the name still says whose it is (`self.buckets` of this object, not of
-            # another object of the class whose method this is too).
-            named = self.evaluate(node, state, frame)
-            if isinstance(named, (Tensor, Symbol, Container)) and named.key is not None:
-                return self.element_of(named, node, state, frame)
-        if node is not None:
-            # A collection the analysis has no name for (`d.values()`): its elements, named by
-            # how the loop spells it.
-            return Symbol(Key(("global", frame.module.dotted, self.spelling(node)), (index,)))
-        return None
 
     def assign(self, target, value, value_node, state, frame):
         if isinstance(target, ast.Name):
@@ -704,61 +618,6 @@ def _mentions_attribute(text, spelling):
     its own attributes."""
     return spelling in text and \
         re.search(r"(?<![\w.])%s(?!\w)" % re.escape(spelling), text) is not None
-
-
-def _named_by(item, node, evaluator):
-    """A stream taken out of a list by subscript, named by the subscript when the stream's own
-    name is the call that made it (`self.streams[0]`, not `torch.cuda.Stream()`)."""
-    if isinstance(item, Stream) and "(" in item.spelling and isinstance(node, ast.Subscript):
-        return Stream(item.key, item.kind, evaluator.spelling(node), item.storage)
-    return item
-
-
-def _element_of_iteration(element, index):
-    key = element.key.element(index)
-    if isinstance(element, Tensor):
-        return Tensor(key, element.alloc_stream, element.on_host, element.partial)
-    return Symbol(key, element.spelling, element.partial)
-
-
-def _join_items(items):
-    values = [v for v in items if v is not None]
-    if not values:
-        return None
-    first = values[0]
-    return first if all(v == first for v in values) else _either(*values)
-
-
-def _either(*values):
-    """One of several values: a stream chosen at run time is none we can name; tensors that
-    share their storage key keep it."""
-    values = [v for v in values if v is not None and
-              not (isinstance(v, Constant) and v.value is None)]
-    if not values:
-        return None
-    if all(v == values[0] for v in values[1:]):
-        return values[0]   # `work if "send" in handles else None`: None cannot be used
-    if all(isinstance(v, Stream) for v in values):
-        return either_stream(values)
-    calls = {device_module_call(v.name)[1] if isinstance(v, Module) else None for v in values}
-    if len(calls) == 1 and None not in calls:
-        # One device-module function of one device module or another
-        # (`torch.get_device_module(d).stream if cuda else torch.cuda.stream`): one effect.
-        return values[0]
-    if all(isinstance(v, (Function, Functions)) for v in values):
-        return functools.reduce(either_function, values)
-    if all(isinstance(v, (Work, Container)) for v in values):
-        # An element of a list of work handles, or of tuples holding them (`(handle,
-        # output)` appended per parameter): waiting for it waits for each.
-        return functools.reduce(join_returned, values)
-    if all(isinstance(v, Tensor) for v in values) and len({v.key for v in values}) == 1:
-        return Tensor(values[0].key)
-    if all(isinstance(v, (Tensor, Symbol)) for v in values) and \
-            len({v.key for v in values}) == 1:
-        return values[0]
-    if all(isinstance(v, (Tensor, Symbol)) for v in values):
-        return any_element(values)
-    return None
 
 
 def _decided_by_least(op, left, right):
