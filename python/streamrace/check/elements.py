@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Elements: what a subscript names (an item of a list or dict, a view of part of a tensor's
-bytes), and what a loop over a collection binds in each iteration the analysis runs."""
+bytes, or, indexed by tensors, a new tensor gathered from it), and what a loop over a collection
+binds in each iteration the analysis runs."""
 import ast
 import functools
 
@@ -15,6 +16,13 @@ class ElementEvaluator(IndexEvaluator):
     def expr_Subscript(self, node, state, frame):
         base = self.evaluate(node.value, state, frame)
         index = self.evaluate(node.slice, state, frame)
+        if isinstance(base, (Tensor, Symbol)) and base.key is not None and \
+                (_indexes_by_tensor(index) or _is_mask(node.slice)):
+            # Advanced indexing (`x[rows, target]`, `x[mask]`) gathers into a new tensor: it
+            # reads the base now and shares none of its bytes.
+            self.access(base, "read", "indexing", node, state, frame, own_bytes=True)
+            return self.fresh_tensor(node, state, frame,
+                                     on_host=isinstance(base, Tensor) and base.on_host)
         return self.element(base, index, node, state, frame)
 
     def element(self, base, index, node, state, frame):
@@ -152,3 +160,19 @@ def either(*values):
         return any_element(values)
     return None
 
+
+def _indexes_by_tensor(index):
+    """Whether a subscript's index holds a tensor (advanced indexing), alone or among the
+    dimensions of a tuple."""
+    if isinstance(index, Container) and index.key is None:
+        return any(isinstance(item, Tensor) for item in index.items)
+    return isinstance(index, Tensor)
+
+
+def _is_mask(index):
+    """Whether an index is written as a comparison (`x[target >= 0]`, `x[~(a < b)]`): a mask of
+    booleans computed from a tensor."""
+    while isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
+        index = index.operand
+    return isinstance(index, ast.Compare) and not any(
+        isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in index.ops)
