@@ -9,7 +9,8 @@ ends a path without returning; `return` hands its state to the caller.
 import ast
 
 from .. import torch_model as model
-from .condition_texts import (async_flag_texts, asserted_on_host, is_not_none, none_test,
+from .condition_texts import (async_flag_texts, asserted_on_host, compared_with_a_bool,
+                              is_not_none, none_test,
                               optional_stream, polling_flags, polls_completion)
 from .generator_contexts import GeneratorContext
 from .state import join_all
@@ -435,9 +436,13 @@ class StatementWalker:
         and `not overlap`, so that a later `if multi:` knows `overlap` is false there."""
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) or \
-                is_not_none(test):
-            negate = not negate
-            test = test.operand if isinstance(test, ast.UnaryOp) else none_test(test.left)
+                is_not_none(test) or compared_with_a_bool(test) is not None:
+            if isinstance(test, ast.UnaryOp):
+                negate, test = not negate, test.operand
+            elif is_not_none(test):
+                negate, test = not negate, none_test(test.left)
+            else:
+                negate, test = negate != compared_with_a_bool(test), test.left
         if isinstance(test, (ast.Name, ast.Attribute)) and \
                 self.condition_text(none_test(test), frame) in self.package.optional_stream_texts:
             # A stream, or None where a stream context then changes nothing: its truth is
