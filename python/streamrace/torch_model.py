@@ -210,6 +210,10 @@ FACTORY_FUNCTIONS = frozenset({
     "logspace", "eye", "tensor", "as_tensor", "from_numpy", "empty_strided", "empty_like",
     "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like",
 })
+# Of those, the ones that only take a block from the caching allocator and run nothing on the
+# stream: what the block's earlier users did is all that can still touch it.
+UNFILLED_ALLOCATIONS = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
+                                  "new_empty_strided"})
 
 # Factories whose tensor is on the host unless a device is given (`torch.tensor(xs)`,
 # `torch.arange(n)`): PyTorch's default device is the CPU. The `_like` ones take their

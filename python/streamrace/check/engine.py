@@ -402,7 +402,10 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
             return [access]
         if creation and state.handed:
             self.block_retaken(access, state, frame)
-        state.pending[access.ident] = frozenset()
+        # A block taken without running anything can be in use only by the work given to its
+        # stream before: a stream that has seen all of that is ordered after the taking.
+        state.pending[access.ident] = state.seen_since_its_last_work(
+            self.accesses, stream.key) if creation and _unfilled(api) else frozenset()
         return [access]
 
     def block_retaken(self, made, state, frame):
@@ -571,6 +574,12 @@ _EVERY_LOCAL = _Everything()
 
 _FACTORIES = frozenset({"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones",
                         "ones_like", "full", "full_like", "new_empty", "new_zeros"})
+
+
+def _unfilled(api):
+    """Whether what made a tensor only took a block (`x.new_empty(n) (allocation)`)."""
+    return api.endswith(" (allocation)") and \
+        api[:-len(" (allocation)")].rsplit(".", 1)[-1] in model.UNFILLED_ALLOCATIONS
 
 
 def _operator_of(node):

@@ -164,6 +164,15 @@ class State:
             self.pending[ident] = self.pending[ident] | {waiter.key}
         self.waited = self.waited | {(waiter.key, waited.key)}
 
+    def seen_since_its_last_work(self, accesses, stream_key):
+        """The streams that waited for a stream after the work of it still pending (they have
+        seen all it was given so far, on this path)."""
+        waiters = {waiter for waiter, waited in self.waited if waited == stream_key}
+        for ident, ordered in self.pending.items():
+            if waiters and accesses[ident].stream.key == stream_key:
+                waiters &= ordered
+        return frozenset(waiters)
+
     def record_event(self, accesses, event_key, stream):
         self.events[event_key] = (frozenset(self.covered_by(accesses, stream.key)), True,
                                   stream.key)

@@ -20,7 +20,7 @@ class Reducer:
 def stage(values):
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
-    staged = torch.empty_like(values)
+    staged = torch.zeros_like(values)
     with torch.cuda.stream(side):
         staged.copy_(values, non_blocking=True)
     return staged.sum()
