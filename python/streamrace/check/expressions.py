@@ -245,6 +245,9 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
     def expr_BinOp(self, node, state, frame):
         left = self.evaluate(node.left, state, frame)
         right = self.evaluate(node.right, state, frame)
+        neighbour = self.ring_neighbour(node, state, frame)
+        if neighbour is not None:
+            return neighbour
         integer = integer_arithmetic(node.op, left, right)
         if integer is not None:
             return integer

@@ -7,9 +7,9 @@ import ast
 
 from .row_ranges import range_index
 from .syntax import breadth_first
-from .values import (ANY_INDEX, Constant, Integer, Linear, Range, Symbol, affine_index,
-                     combine_linear, constant_index, label_index, linear_form, scale_linear,
-                     span_index, symbol_name)
+from .values import (ANY_INDEX, Constant, Integer, Linear, OtherThan, Range, Symbol,
+                     affine_index, combine_linear, constant_index, label_index, linear_form,
+                     other_than_index, scale_linear, span_index, symbol_name)
 
 
 class IndexEvaluator:
@@ -86,6 +86,8 @@ class IndexEvaluator:
             return label_index(index.value)
         if isinstance(index, Integer):
             return affine_index(index.scale, index.offset, index.symbol)
+        if isinstance(index, OtherThan):
+            return other_than_index(index.symbol)
         if isinstance(index, Symbol):
             return affine_index(1, 0, symbol_name(index.key))
         if isinstance(index, Linear) and len(index.terms) == 1:
@@ -97,11 +99,63 @@ class IndexEvaluator:
             return span_index(lower, (lower[0], lower[1] + 1))
         return ANY_INDEX
 
+    def ring_neighbour(self, node, state, frame):
+        """`(rank + step) % n` or `(rank - step) % n`, `step` the variable of an enclosing
+        `for step in range(k, n)` with k at least 1 and the same `n`: an element other than
+        `rank`'s, whatever `rank` is (the shift is never a whole turn). None otherwise."""
+        shifted = node.left
+        if not isinstance(node.op, ast.Mod) or not isinstance(shifted, ast.BinOp) or \
+                not isinstance(shifted.op, (ast.Add, ast.Sub)):
+            return None
+        pairs = [(shifted.left, shifted.right)]
+        if isinstance(shifted.op, ast.Add):
+            pairs.append((shifted.right, shifted.left))
+        turn = ast.unparse(node.right)
+        for base, shift in pairs:
+            if isinstance(shift, ast.Name) and isinstance(base, (ast.Name, ast.Attribute)) and \
+                    _counts_from_one_below(shift.id, turn, frame.function.node):
+                symbol = _plain_symbol(self.evaluate(base, state, frame))
+                if symbol is not None:
+                    return OtherThan(symbol)
+        return None
+
     def expr_Slice(self, node, state, frame):
         for part in (node.lower, node.upper, node.step):
             if part is not None:
                 self.evaluate(part, state, frame)
         return None
+
+
+def _plain_symbol(value):
+    if isinstance(value, Integer) and value.scale == 1 and value.offset == 0:
+        return value.symbol
+    if isinstance(value, Symbol) and value.key is not None:
+        return symbol_name(value.key)
+    return None
+
+
+def _counts_from_one_below(name, turn, function):
+    """Whether `name` is bound once in the function, as the variable of a `for` loop over
+    `range(k, turn)` with a constant k of at least 1 (asked once per function, name and turn)."""
+    known = function.__dict__.setdefault("_ring_counters", {})
+    if (name, turn) not in known:
+        known[(name, turn)] = _bound_once_by_a_range_from_one(name, turn, function)
+    return known[(name, turn)]
+
+
+def _bound_once_by_a_range_from_one(name, turn, function):
+    bindings = [node for node in breadth_first(function)
+                if isinstance(node, ast.Name) and node.id == name and
+                isinstance(node.ctx, (ast.Store, ast.Del))]
+    if len(bindings) != 1:
+        return False
+    return any(isinstance(node, ast.For) and node.target is bindings[0] and
+               isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and
+               node.iter.func.id == "range" and len(node.iter.args) == 2 and
+               isinstance(node.iter.args[0], ast.Constant) and
+               isinstance(node.iter.args[0].value, int) and node.iter.args[0].value >= 1 and
+               ast.unparse(node.iter.args[1]) == turn
+               for node in breadth_first(function))
 
 
 def _rows_before_the_end(dimension, function):

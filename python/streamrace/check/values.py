@@ -252,6 +252,11 @@ def constant_index(value):
     return "[c:%d]" % value
 
 
+def other_than_index(symbol):
+    """An element no value of `symbol` names (a ring neighbour: OtherThan)."""
+    return "[o:%s]" % symbol
+
+
 def label_index(label):
     """A dict's element under a constant string key (`self._streams["all_gather"]`): one of
     its own, apart from those under other keys."""
@@ -269,6 +274,9 @@ def indices_differ(a, b):
     spans of several symbols one of which provably ends where the other starts."""
     if ANY_INDEX in (a, b):
         return False
+    if a.startswith("[o:") or b.startswith("[o:"):
+        other, named = (a, b) if a.startswith("[o:") else (b, a)
+        return named.startswith("[s:") and _affine_parts(named) == (other[3:-1], 1, 0)
     if a.startswith("[l:") or b.startswith("[l:"):
         return _spans_disjoint(a, b)
     if a.startswith("[r|") and b.startswith("[r|"):
@@ -421,7 +429,7 @@ def _affine_parts(index):
 
 
 def index_text(index):
-    if index == ANY_INDEX or index.startswith(("[it:", "[r|", "[l:")):
+    if index == ANY_INDEX or index.startswith(("[it:", "[r|", "[l:", "[o:")):
         return "[*]"
     if index.startswith(("[c:", "[k:")):
         return "[%s]" % index[3:-1]
@@ -647,6 +655,13 @@ def sequence_arithmetic(op, left, right):
 @value_class
 class Constant:
     value: object
+
+
+@value_class
+class OtherThan:
+    """An integer no value of `symbol` equals: a ring neighbour, `(rank + step) % n` for a step
+    of `range(1, n)`, which is never a whole turn."""
+    symbol: str
 
 
 @value_class
