@@ -183,6 +183,11 @@ LIFETIME_FUNCTIONS = {
     "_no_dispatch_record_stream": "record_stream",
 }
 
+# c10d's registration of a tensor with a work handle (`_register_work(output, work)`, how
+# functional collectives hand out their results): whoever receives the tensor waits for the
+# handle (`wait_tensor`) before using it.
+WORK_REGISTRATIONS = frozenset({"_register_work"})
+
 # In-place tensor methods write their receiver: the name ends with one underscore. These end so
 # but do not write the data.
 NOT_WRITING_IN_PLACE = frozenset({"requires_grad_", "retain_grad_", "share_memory_",

@@ -22,6 +22,19 @@ class CollectiveEffects:
         text = self.spelling(group[1]) if group else "default"
         return Stream("collective:" + text, "collective", text)
 
+    def waited_by_its_receiver(self, tensor, state, frame):
+        """A tensor registered with a work handle: the code the function hands it to waits for
+        the handle before using it, so the work pending on it is ordered for the stream the
+        function was called on."""
+        key = getattr(tensor, "key", None)
+        if key is None:
+            return None
+        caller = state.stream_at_entry(frame).key
+        for ident, ordered in list(state.pending.items()):
+            if self.accesses[ident].key.overlaps(key):
+                state.pending[ident] = ordered | {caller}
+        return None
+
     def keyword_true(self, kwargs, name):
         value = kwargs.get(name)
         return value is not None and isinstance(value[0], Constant) and bool(value[0].value)

@@ -237,6 +237,8 @@ class CallEffects:
         if name in model.BACKWARD_FUNCTIONS:
             self.gradients_written(name, node, state, frame)
             return None
+        if last in model.WORK_REGISTRATIONS and args:
+            return self.waited_by_its_receiver(args[0][0], state, frame)
         if last in model.LIFETIME_FUNCTIONS and args:
             return self.lifetime_call(model.LIFETIME_FUNCTIONS[last], args, node, state, frame)
         if name.rpartition(".")[0] in model.TENSOR_FUNCTION_MODULES:

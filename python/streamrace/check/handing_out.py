@@ -95,7 +95,7 @@ class HandingOut:
                 continue
             if not self.analysis.reporting:
                 continue
-            caller = _callers_stream(state, frame)
+            caller = state.stream_at_entry(frame)
             writes, across_calls = self.unordered_side_writes(item.key, caller, state), False
             if not writes:
                 writes, across_calls = self.unordered_writes_of_other_calls(
@@ -195,15 +195,6 @@ def _tensors(value):
     items = value.items if isinstance(value, Container) and value.key is None else (value,)
     return [item for item in items if isinstance(item, (Tensor, Symbol)) and
             item.key is not None and item.key.root[0] != "temporary"]
-
-
-def _callers_stream(state, frame):
-    """The stream current where the function was called: before the first stream context the
-    function itself entered."""
-    for context in state.contexts:
-        if context[3] == frame.ident:
-            return context[2]
-    return state.current
 
 
 def _last_name(key):

@@ -164,6 +164,14 @@ class State:
             self.pending[ident] = self.pending[ident] | {waiter.key}
         self.waited = self.waited | {(waiter.key, waited.key)}
 
+    def stream_at_entry(self, frame):
+        """The stream current where the frame's function was called: before the first stream
+        context the function itself entered."""
+        for context in self.contexts:
+            if context[3] == frame.ident:
+                return context[2]
+        return self.current
+
     def seen_since_its_last_work(self, accesses, stream_key):
         """The streams that waited for a stream after the work of it still pending (they have
         seen all it was given so far, on this path)."""
