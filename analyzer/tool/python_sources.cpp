@@ -119,6 +119,7 @@ PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs,
                                             "--format=findings-json", checksArgument};
   if (!options.model.empty()) arguments.push_back(modelArgument);
   if (!options.suppressions.empty()) arguments.push_back(suppressionsArgument);
+  if (options.statistics) arguments.push_back("--stats");
   for (const std::string& input : inputs)
     arguments.push_back(input);
   std::vector<std::string> environmentText;

@@ -32,6 +32,7 @@ struct PythonCheckOptions {
   std::string checks;       // clang-tidy glob syntax
   std::string model;        // the user model file; none when empty
   std::string suppressions; // the suppressions file; none when empty
+  bool statistics = false;  // --stats: the Python check prints its figures too
 };
 
 // Runs the Python check over `inputs`. `executable` locates the package:

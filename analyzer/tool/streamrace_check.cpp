@@ -101,7 +101,8 @@ llvm::cl::extrahelp statsHelp(
     "\n--stats prints, after the findings, how many C++ functions were analysed and how often the\n"
     "analysis gave something up (calls too deep, recursion, loops cut short, OpenMP constructs,\n"
     "definitions in other files not imported),\n"
-    "each also shown as a remark where it happened.\n");
+    "each also shown as a remark where it happened; for Python files, the Python check's figures\n"
+    "(functions cut at the statement budget or given up, methods left to bases not given).\n");
 
 class CheckFilter {
 public:
@@ -417,10 +418,11 @@ int run(int argc, const char** argv) {
   const int toolStatus = parser->getSourcePathList().empty() ? 0 : tool->run(&factory);
   bool pythonOk = true;
   if (!pythonInputs.empty()) {
-    PythonCheckResult python = checkPythonInputs(
-        pythonInputs,
-        {checksOption.getValue(), modelOption.getValue(), suppressionsOption.getValue()},
-        llvm::sys::fs::getMainExecutable(argv[0], (void*)&run));
+    PythonCheckResult python =
+        checkPythonInputs(pythonInputs,
+                          {checksOption.getValue(), modelOption.getValue(),
+                           suppressionsOption.getValue(), llvm::AreStatisticsEnabled()},
+                          llvm::sys::fs::getMainExecutable(argv[0], (void*)&run));
     if (!python.failure.empty()) {
       llvm::errs() << "streamrace-check: " << python.failure << "\n";
       pythonOk = false;

@@ -90,6 +90,7 @@ def _check_paths(paths, checks, user_model, suppressions):
         "functions analyzed": analysis.roots_analyzed,
         "functions over the statement budget": sorted(analysis.over_budget),
         "functions given up": sorted(analysis.given_up),
+        "methods left to bases not given": sorted(analysis.escapes.left_to_unseen_bases),
         "seconds": round(time.perf_counter() - started, 3),
     }
     return result

@@ -48,11 +48,16 @@ class Escapes:
         # (attribute name, method, class name) -> may_be_called_through(...)
         self.called_through = {}
         self.functions_naming = {}   # attribute name -> the package's functions naming it
+        self.called_names = None     # every name the package's functions call, once asked
+        # Methods whose leftover work is not taken across calls: driven_by_unseen_code.
+        self.left_to_unseen_bases = set()
 
     def left_pending(self, function, exit_state):
         """What `function` leaves pending when it returns, on objects that outlive the call:
         attributes of `self`, of its parameters and of globals, and a local's object once an
         attribute holds it (`param.ds_secondary_tensor = buffer`)."""
+        if self.driven_by_unseen_code(function):
+            return
         accesses = self.analysis.accesses
         # What the function returns is the caller's to order (`copy_to_cpu()` handing back the
         # host buffer its copy still fills); handing_out.py judges the return itself.
@@ -94,6 +99,31 @@ class Escapes:
             self.leavers.setdefault((field, ident), set()).add(function)
             if access.writes() and on_side_stream and not access.creation:
                 self.note_side_write(access, ordered, held)
+
+    def driven_by_unseen_code(self, function):
+        """Whether a method may be called by code of its own project that the files given do
+        not hold: its class derives from a class imported from another module of the project
+        (the same top-level package) that is not among them, and no function given calls it
+        by name. That base calls it at points the analysis cannot see, where it may have
+        entered a side stream or drained the streams (DeepSpeed's ZeRO-3 subclasses override
+        `partition_grads`, which the base calls under its reduction stream)."""
+        if function.class_name is None or function.name == "__init__":
+            return False   # a constructor runs where its object is made, not from its base
+        if self.called_names is None:
+            self.called_names = frozenset().union(
+                *(f.calls for f in self.analysis.package.all_functions()))
+        if function.name in self.called_names:
+            return False
+        package = self.analysis.package
+        class_info = package.class_named(function.class_name, function.module)
+        project = function.module.dotted.split(".")[0]
+        for base in class_info.bases if class_info is not None else ():
+            imported = function.module.imports.get(base.split(".")[0], "")
+            if imported.split(".")[0] == project and \
+                    package.class_named(base.split(".")[-1], function.module) is None:
+                self.left_to_unseen_bases.add(function.qualified_name)
+                return True
+        return False
 
     def ordered_at_return(self, access, field):
         """The streams ordered after an access left pending on the attribute `field`, by the
