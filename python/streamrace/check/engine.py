@@ -34,8 +34,8 @@ from .statements import Frame, StatementWalker
 from .syntax import breadth_first, child_nodes
 from .usage import TENSOR_ONLY_METHODS, TensorUsage
 from .user_model import EMPTY as EMPTY_MODEL
-from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor, instance_alias,
-                     is_coalescing)
+from .values import (Container, Event, Key, Stream, StreamContext, Symbol, Tensor,
+                     instance_alias, is_coalescing)
 
 MAX_DEPTH = 4
 # Statements one starting function may walk, calls followed included: past it, calls are no
@@ -122,6 +122,10 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         self.analysis.returned_keys[function] = frozenset(
             value.key for _, value in frame.returns
             if isinstance(value, (Tensor, Symbol)) and value.key is not None)
+        self.analysis.returned_events[function] = frozenset(
+            item.key for _, value in frame.returns
+            for item in (value.items if isinstance(value, Container) else (value,))
+            if isinstance(item, Event))
         if hook is not None and hook[0] == "gradient" and exits:
             exits = self.fire_again(function, exits)
         elif hook is None and exits and self.analysis.calls_again(function):
@@ -402,10 +406,13 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
             return [access]
         if creation and state.handed:
             self.block_retaken(access, state, frame)
-        # A block taken without running anything can be in use only by the work given to its
-        # stream before: a stream that has seen all of that is ordered after the taking.
+        # A block taken without running anything (`x.new_empty(n) (allocation)`) can be in use
+        # only by the work its stream was given before: a stream that has seen all of that is
+        # ordered after the taking.
+        unfilled = creation and api.endswith(_ALLOCATION) and \
+            api[:-len(_ALLOCATION)].rsplit(".", 1)[-1] in model.UNFILLED_ALLOCATIONS
         state.pending[access.ident] = state.seen_since_its_last_work(
-            self.accesses, stream.key) if creation and _unfilled(api) else frozenset()
+            self.accesses, stream.key) if unfilled else frozenset()
         return [access]
 
     def block_retaken(self, made, state, frame):
@@ -433,7 +440,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         stream = HOST_STREAM if on_host_stream else state.current
         api = self.spelling(node.func) if isinstance(node, ast.Call) else _operator_of(node)
         if isinstance(node, ast.Call) and api.rsplit(".", 1)[-1] in _FACTORIES:
-            api += " (allocation)"
+            api += _ALLOCATION
         self.temporaries[key] = (api, node, frame, complete)
         return Tensor(key, stream, on_host)
 
@@ -572,14 +579,9 @@ class _Everything:
 
 _EVERY_LOCAL = _Everything()
 
+_ALLOCATION = " (allocation)"
 _FACTORIES = frozenset({"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones",
                         "ones_like", "full", "full_like", "new_empty", "new_zeros"})
-
-
-def _unfilled(api):
-    """Whether what made a tensor only took a block (`x.new_empty(n) (allocation)`)."""
-    return api.endswith(" (allocation)") and \
-        api[:-len(" (allocation)")].rsplit(".", 1)[-1] in model.UNFILLED_ALLOCATIONS
 
 
 def _operator_of(node):
@@ -630,8 +632,10 @@ class Analysis:
         self.called = set()   # functions some analyzed function calls
         self.several_streams = set()  # starting points whose analysis met several streams
         self.given_up = set()  # functions whose analysis stopped, and why
-        # starting function -> the keys of what it returns, which the caller takes over
+        # starting function -> the keys of what it returns, and of the events it returns (the
+        # caller takes both over)
         self.returned_keys = {}
+        self.returned_events = {}
         self.roots_analyzed = 0
         self.marked = set()   # functions whose expressions know their statement
         # (function, name) -> what a name that is no local or parameter stands for there

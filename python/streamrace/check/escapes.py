@@ -62,13 +62,18 @@ class Escapes:
         # What the function returns is the caller's to order (`copy_to_cpu()` handing back the
         # host buffer its copy still fills); handing_out.py judges the return itself.
         returned = self.analysis.returned_keys.get(function, ())
+        # Work an event the function returns was recorded after is the caller's to wait for
+        # (Megatron-LM's bookkeeping upload hands back its done event).
+        handed_over = frozenset().union(*(
+            exit_state.events[event][0] for event in
+            self.analysis.returned_events.get(function, ()) if event in exit_state.events))
         held = {}
         for attribute, value in exit_state.attributes.items():
             if isinstance(value, (Tensor, Symbol)) and value.key.root[0] == "local":
                 held[value.key] = attribute
         for ident, ordered in exit_state.pending.items():
             access = accesses[ident]
-            if access.key.root[0] == "temporary" or \
+            if access.key.root[0] == "temporary" or ident in handed_over or \
                     any(bytes_meet(access.key, key) for key in returned):
                 continue
             on_side_stream = access.stream.kind in ("created", "named")
