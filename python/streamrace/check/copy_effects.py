@@ -2,8 +2,10 @@
 """Copies between the host and the device: `to`, `cuda`, `pin_memory`, `copy_` and the host's
 blocking reads. A copy runs on the current stream, reading and writing host memory there too
 until it is done; without `non_blocking`, a copy to or from the host is done when the call
-returns (PyTorch synchronizes the stream). A copy between host tensors, or a dtype conversion of
-one, runs on the host at once."""
+returns (PyTorch synchronizes the stream), and so it is with `non_blocking` from or into host
+memory known not to be pinned (PyTorch documents that the flag then has no effect; rule 7 of
+docs/semantics.md). A copy between host tensors, or a dtype conversion of one, runs on the host
+at once."""
 from .. import torch_model as model
 from .state import HOST_STREAM
 from .values import Constant, Tensor
@@ -47,6 +49,8 @@ class CopyEffects:
                         stream=HOST_STREAM, own_bytes=True)
             return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True)
         host_source = isinstance(tensor, Tensor) and tensor.on_host
+        # PyTorch: non_blocking has no effect unless the host memory is pinned.
+        non_blocking = non_blocking and not (host_source and tensor.pageable)
         if name == "to" and host_source and self.converts_dtype_only(args, kwargs):
             self.access(tensor, "read", name, node.func.value, state, frame,
                         stream=HOST_STREAM, own_bytes=True)
@@ -78,6 +82,8 @@ class CopyEffects:
             len(args) > 1 and isinstance(args[1][0], Constant) and args[1][0].value is True)
         target_host = isinstance(target, Tensor) and target.on_host
         source_host = isinstance(source, Tensor) and source.on_host
+        non_blocking = non_blocking and not (target_host and target.pageable or
+                                             source_host and source.pageable)
         if target_host and source_host:
             self.access(source, "read", "copy_", source_node, state, frame, stream=HOST_STREAM,
                         own_bytes=True)

@@ -665,8 +665,11 @@ class CallEffects:
                     args[0][0].on_host
             elif device is None and name in model.HOST_BY_DEFAULT_FACTORIES:
                 on_host = on_host or not self.package.sets_default_device()
-            return self.fresh_tensor(node, state, frame, on_host=on_host,
+            made = self.fresh_tensor(node, state, frame, on_host=on_host,
                                      on_host_stream=on_host)
+            if on_host and not pinned and not name.endswith("_like"):
+                made = Tensor(made.key, made.alloc_stream, True, pageable=True)
+            return made
         if name in model.VIEW_FUNCTIONS and args:
             self.read_tensor_arguments(args[1:], kwargs, node, state, frame)
             base = args[0][0]

@@ -46,14 +46,16 @@ class ElementEvaluator(IndexEvaluator):
                 span = self.sliced_span(node.slice, state, frame)
                 key = base.key.element(span) if span else base.key
                 if isinstance(base, Tensor):
-                    return Tensor(key, base.alloc_stream, base.on_host, partial=True)
+                    return Tensor(key, base.alloc_stream, base.on_host, partial=True,
+                                  pageable=base.pageable)
                 return Symbol(key, base.spelling, partial=True)
             if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and \
                     any(isinstance(e, ast.Slice) for e in node.slice.elts):
                 part = self.kept_rows(node.slice.elts, state, frame)
                 key = base.key.element(part) if part else base.key
                 if isinstance(base, Tensor):
-                    return Tensor(key, base.alloc_stream, base.on_host, partial=True)
+                    return Tensor(key, base.alloc_stream, base.on_host, partial=True,
+                                  pageable=base.pageable)
                 return Symbol(key, base.spelling, partial=True)
             key = base.key.element(self.index_part(index))
             stored = self.stored_value(key, state, frame, self.spelling(node))

@@ -449,7 +449,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         write of its bytes by the stream that made it, when the statement that binds it made it
         (one that went through a list first was made earlier). Returns the bound value."""
         bound = Tensor(key.made(next(self.analysis.object_numbers)), value.alloc_stream,
-                       value.on_host)
+                       value.on_host, pageable=value.pageable)
         made = self.temporaries.get(value.key)
         same_statement = made is not None and value_node is not None and \
             getattr(made[1], "_statement", None) == getattr(value_node, "_statement", None)

@@ -153,7 +153,7 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
         if fact is not None:
             return fact
         if self.facts.host_tensor_field(key):
-            return Tensor(key, None, True)
+            return Tensor(key, None, True, pageable=self.facts.pageable_field(key))
         for alias in key.aliases:
             # What the call that handed the object back stored in it, or its class's methods.
             found = self.stored_value(alias, state, frame, spelling)

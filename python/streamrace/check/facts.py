@@ -31,6 +31,7 @@ class ClassFacts:
         # is in host memory (`p._cpu_grad = torch.zeros(..., device="cpu").pin_memory()` for
         # each parameter `p`, read back as `param._cpu_grad` in a hook given the parameter).
         self.host_fields = {}
+        self.pageable_fields = {}   # the same, for host memory known not to be pinned
         # Attribute name -> whether every store under it, on any object, holds device events (an
         # event, or a list of them: `self.events = [torch.cuda.Event() for _ in range(4)]`),
         # for an element read through an object whose stores the analysis did not follow
@@ -62,6 +63,8 @@ class ClassFacts:
             # says the name may hold device memory.
             self.host_fields[field] = self.host_fields.get(field, True) and \
                 isinstance(value, Tensor) and value.on_host
+            self.pageable_fields[field] = self.pageable_fields.get(field, True) and \
+                isinstance(value, Tensor) and value.pageable
             self.event_fields[field] = self.event_fields.get(field, True) and \
                 _events_only(value)
         if key.root[0] not in ("self", "global", "object"):
@@ -77,7 +80,7 @@ class ClassFacts:
             # local of the storing call named is known to them by the attribute alone.
             held = key if value.key.root[0] == "local" else value.key
             value = Tensor(held.unversioned().without_spans(), value.alloc_stream,
-                           value.on_host)
+                           value.on_host, pageable=value.pageable)
         if isinstance(value, Symbol) and value.key.root[0] == "object" and \
                 not value.key.path and key.root[0] == "self":
             # An object the class made, known to its other methods by the attribute holding it
@@ -154,6 +157,10 @@ class ClassFacts:
         host tensor: the package stores only host tensors under that name."""
         field = key.field_name()
         return field is not None and self.host_fields.get(field, False)
+
+    def pageable_field(self, key):
+        field = key.field_name()
+        return field is not None and self.pageable_fields.get(field, False)
 
     def waited(self, waiter, waited):
         if not self.settled:
@@ -290,7 +297,8 @@ def _join(previous, value, key):
         return either_stream([previous, value], key.text())
     if isinstance(previous, Tensor) and isinstance(value, Tensor):
         return Tensor(key, previous.alloc_stream if previous.alloc_stream == value.alloc_stream
-                      else None, previous.on_host and value.on_host)
+                      else None, previous.on_host and value.on_host,
+                      pageable=previous.pageable and value.pageable)
     if isinstance(previous, Tensor) or isinstance(value, Tensor):
         tensor = previous if isinstance(previous, Tensor) else value
         return Tensor(key, None, tensor.on_host)

@@ -458,6 +458,10 @@ class Tensor:
     # (`x[:, :1]` on one layout's branch, `x[:, :, :1]` on the other's): the tensor is one of
     # them, not the whole base.
     views: Tuple = ()
+    # Host memory known not to be pinned (a factory's on the host without `pin_memory`): a
+    # copy from it to the device has read it, and a copy into it is done, when the call
+    # returns (docs/semantics.md rule 7).
+    pageable: bool = False
 
 
 @value_class
