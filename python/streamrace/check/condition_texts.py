@@ -25,8 +25,6 @@ def condition_text(test, class_name):
             test = test.operand
         elif is_not_none(test):
             test = none_test(test.left)
-        elif compared_with_a_bool(test) is not None:
-            test = test.left
         else:
             break
     for node in breadth_first(test):
@@ -123,9 +121,9 @@ def is_not_none(test):
 
 def compared_with_a_bool(test):
     """For `x is True`, `x == False`, `x is not True` and their kin: whether the comparison is
-    x's truth negated (False: it is x's truth; None: no such comparison). A flag compared with a
-    bool is tested as the flag (`if async_op is True: raise` leaves the call below synchronous)."""
+    x's truth negated (False: it is x's truth; None: no such comparison)."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and
+            isinstance(test.left, (ast.Name, ast.Attribute)) and
             isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and
             isinstance(test.comparators[0], ast.Constant) and
             isinstance(test.comparators[0].value, bool)):

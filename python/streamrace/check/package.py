@@ -150,6 +150,7 @@ class Package:
         # names its branches use (the functions they call among them).
         self.branches_calling = []
         self.stream_condition_texts = set()
+        self.async_flags = set()   # the texts of the flags given as a collective's async_op
         self.optional_stream_texts = set()
         for source in sources:
             module = ModuleInfo(source, _dotted_name(source.path))
@@ -584,6 +585,7 @@ class _Indexer(ast.NodeVisitor):
                 counts = self.package.condition_counts
                 counts[text] = counts.get(text, 0) + 1
                 self.package.stream_condition_texts.add(text)
+                self.package.async_flags.add(text)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 

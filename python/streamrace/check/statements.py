@@ -436,7 +436,7 @@ class StatementWalker:
         and `not overlap`, so that a later `if multi:` knows `overlap` is false there."""
         negate = False
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) or \
-                is_not_none(test) or compared_with_a_bool(test) is not None:
+                is_not_none(test) or self.async_flag_compared(test, frame):
             if isinstance(test, ast.UnaryOp):
                 negate, test = not negate, test.operand
             elif is_not_none(test):
@@ -458,6 +458,13 @@ class StatementWalker:
         if negate:
             return (None if outcome is None else not outcome), skipped, taken
         return outcome, taken, skipped
+
+    def async_flag_compared(self, test, frame):
+        """Whether the test compares with a bool a flag the package gives as a collective's
+        `async_op` (`if async_op is True: raise` leaves the collective below synchronous): it
+        is tested as the flag."""
+        return compared_with_a_bool(test) is not None and self.condition_text(
+            test.left, frame) in self.package.async_flags
 
     def decided_by_the_path(self, test, state, frame):
         # A condition's text names it without its negations (condition_texts.py).

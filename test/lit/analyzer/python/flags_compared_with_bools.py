@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# A flag compared with a bool (`async_op is True`, `async_op == False`, `async_op is not True`)
-# is tested as the flag itself: a wrapper that refuses `async_op=True` and passes the flag on
-# makes a synchronous collective (PyTorch's quantized collectives), and a wait made only where
-# `async_op is True` covers the asynchronous one. A wrapper that refuses the synchronous form
-# reads what its asynchronous collective still writes.
+# A flag given as a collective's async_op and compared with a bool (`async_op is True`,
+# `async_op == False`, `async_op is not True`) is tested as the flag itself: a wrapper that
+# refuses `async_op=True` and passes the flag on makes a synchronous collective (PyTorch's
+# quantized collectives), and a wait made only where `async_op is True` covers the asynchronous
+# one. A wrapper that refuses the synchronous form reads what its asynchronous collective still
+# writes. (Other flags compared with bools keep their own condition: read as the flag, DeepSpeed
+# 0.19.8's `self.contiguous_gradients is False` split paths a join later mixed.)
 # RUN: %check_streamrace %s %t
 import torch
 import torch.distributed as dist
