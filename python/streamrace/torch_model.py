@@ -215,8 +215,12 @@ FACTORY_FUNCTIONS = frozenset({
     "logspace", "eye", "tensor", "as_tensor", "from_numpy", "empty_strided", "empty_like",
     "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like",
 })
-# Of those, the ones that only take a block from the caching allocator and run nothing on the
-# stream: what the block's earlier users did is all that can still touch it.
+# The legacy typed-tensor constructors of the torch module (`torch.IntTensor(xs)`) make host
+# tensors, not pinned; their device twins live in torch.cuda.
+HOST_TENSOR_TYPES = frozenset(kind + "Tensor" for kind in (
+    "Float", "Double", "Half", "BFloat16", "Byte", "Char", "Short", "Int", "Long", "Bool"))
+# Of the factories, the ones that only take a block from the caching allocator and run nothing
+# on the stream: what the block's earlier users did is all that can still touch it.
 UNFILLED_ALLOCATIONS = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
                                   "new_empty_strided"})
 

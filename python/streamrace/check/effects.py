@@ -656,6 +656,9 @@ class CallEffects:
             return self.device_call(DeviceModule("torch"), name, args, kwargs, node, state,
                                     frame)
         out = kwargs.get("out")
+        if name in model.HOST_TENSOR_TYPES:
+            made = self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True)
+            return Tensor(made.key, made.alloc_stream, True, pageable=True)
         if name in model.FACTORY_FUNCTIONS:
             device = kwargs.get("device")
             pinned = self.keyword_true(kwargs, "pin_memory")

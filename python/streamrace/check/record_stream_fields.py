@@ -266,7 +266,8 @@ def _made_by_call(package, function, call, depth, seen):
             return None
         if operation in model.VIEW_FUNCTIONS:
             return _made(package, function, call.args[0], depth, seen) if call.args else None
-        if operation in model.FACTORY_FUNCTIONS and not _on_the_device(call, operation):
+        if operation in model.FACTORY_FUNCTIONS and not _on_the_device(call, operation) or \
+                operation in model.HOST_TENSOR_TYPES and module == "torch":
             return None
         return Made(_spelling(call), function.module.path, call)
     if isinstance(call.func, ast.Attribute):

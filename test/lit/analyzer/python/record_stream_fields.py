@@ -54,8 +54,10 @@ def fill_mask_racy(batch: Batch):
 
 
 def fill_positions_on_the_host(batch: Batch, count):
-    # Made without a device, on the host: no block of a stream's pool.
+    # Made without a device, on the host: no block of a stream's pool. So is what a legacy typed
+    # constructor makes (TorchRec's `torch.IntTensor(stride_per_key_per_rank, device="cpu")`).
     batch.positions = torch.arange(count)
+    batch.positions = torch.IntTensor([count, count])
 
 
 def _make_scaler(lengths):
