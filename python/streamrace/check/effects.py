@@ -744,6 +744,24 @@ def _first_work(items):
 __all__ = ["CallEffects", "FunctionInfo"]
 
 
+def event_keys_in(values, facts):
+    """The keys of the events among values a function returns: an event, an attribute or name
+    that holds one (`self._done_event` of an object whose stores the analysis did not follow, as
+    `as_event` names it), or either inside a tuple."""
+    keys = set()
+    for value in values:
+        for item in value.items if isinstance(value, Container) else (value,):
+            if isinstance(item, Event):
+                keys.add(item.key)
+            elif isinstance(item, Symbol) and item.key is not None:
+                field = facts.event_field(item.key)
+                if field is not None:
+                    keys.add(event_field_key(field, item.key))
+                elif _named_as_an_event(item.key):
+                    keys.add("named:" + _stream_name_key(item.key))
+    return frozenset(keys)
+
+
 def _named_as_an_event(key):
     """Whether the attribute or variable a key names says it holds a device event
     (`fork_event`, `copy_done_event`)."""

@@ -18,7 +18,7 @@ from .. import torch_model as model
 from .argument_reads import arguments_read
 from .collective_effects import CollectiveEffects
 from .copy_effects import CopyEffects
-from .effects import CallEffects
+from .effects import CallEffects, event_keys_in
 from .entry_streams import entry_stream
 from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
@@ -34,7 +34,7 @@ from .statements import Frame, StatementWalker
 from .syntax import breadth_first, child_nodes
 from .usage import TENSOR_ONLY_METHODS, TensorUsage
 from .user_model import EMPTY as EMPTY_MODEL
-from .values import (Container, Event, Key, Stream, StreamContext, Symbol, Tensor,
+from .values import (Container, Key, Stream, StreamContext, Symbol, Tensor,
                      instance_alias, is_coalescing)
 
 MAX_DEPTH = 4
@@ -122,10 +122,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         self.analysis.returned_keys[function] = frozenset(
             value.key for _, value in frame.returns
             if isinstance(value, (Tensor, Symbol)) and value.key is not None)
-        self.analysis.returned_events[function] = frozenset(
-            item.key for _, value in frame.returns
-            for item in (value.items if isinstance(value, Container) else (value,))
-            if isinstance(item, Event))
+        self.analysis.returned_events[function] = event_keys_in(
+            [value for _, value in frame.returns], self.facts)
         if hook is not None and hook[0] == "gradient" and exits:
             exits = self.fire_again(function, exits)
         elif hook is None and exits and self.analysis.calls_again(function):

@@ -2,7 +2,9 @@
 # An event a function returns hands its caller the wait for the work recorded before it: an
 # upload from pinned staging that returns its done event leaves the wait to the code that
 # refills the staging (it synchronizes the event first), so the upload is not judged across
-# calls. The same upload returning nothing leaves the refill of another call racing with it.
+# calls, also when the event is an attribute of an object reached through others (Megatron-LM's
+# inference controller publishing its context's bookkeeping). The same upload returning nothing
+# leaves the refill of another call racing with it.
 # RUN: %check_streamrace %s %t
 import torch
 
@@ -20,6 +22,20 @@ class Bookkeeping:
 
     def refill(self, lengths):
         self.staging[: len(lengths)] = lengths
+
+
+class Controller:
+    def __init__(self, model):
+        self.model = model
+
+    def publish_context(self):
+        context = self.model.context
+        context.device_buf.copy_(context.staging, non_blocking=True)
+        context.done_event.record(torch.cuda.current_stream())
+        return context.done_event
+
+    def refill_context(self, lengths):
+        self.model.context.staging[: len(lengths)] = lengths
 
 
 class BookkeepingRacy:
