@@ -123,7 +123,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
             value.key for _, value in frame.returns
             if isinstance(value, (Tensor, Symbol)) and value.key is not None)
         self.analysis.returned_events[function] = event_keys_in(
-            [value for _, value in frame.returns], self.facts)
+            [value for _, value in frame.returns], self.facts) | \
+            frozenset(self.analysis.result_events.pop(function, ()))
         if hook is not None and hook[0] == "gradient" and exits:
             exits = self.fire_again(function, exits)
         elif hook is None and exits and self.analysis.calls_again(function):
@@ -634,6 +635,7 @@ class Analysis:
         # caller takes both over)
         self.returned_keys = {}
         self.returned_events = {}
+        self.result_events = {}   # ... and of the events given to the objects it returns
         self.roots_analyzed = 0
         self.marked = set()   # functions whose expressions know their statement
         # (function, name) -> what a name that is no local or parameter stands for there

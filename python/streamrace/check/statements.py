@@ -12,9 +12,10 @@ from .. import torch_model as model
 from .condition_texts import (async_flag_texts, asserted_on_host, compared_with_a_bool,
                               is_not_none, none_test,
                               optional_stream, polling_flags, polls_completion)
+from .effects import event_keys_in
 from .generator_contexts import GeneratorContext
 from .state import join_all
-from .syntax import breadth_first, child_nodes
+from .syntax import breadth_first, child_nodes, expression_name
 from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
                      StreamContext, Symbol, Tensor)
 
@@ -203,10 +204,24 @@ class StatementWalker:
             if node.value is not None:
                 value = self.made_by_return(node.value, value, state, frame)
                 self.returned(node.value, value, state, frame)
+                if frame.depth == 0 and isinstance(node.value, ast.Call):
+                    self.events_in_result(node.value, state, frame)
             leave_contexts(state, frame)
             self.scope_ended(state, frame, node)
             frame.returns.append((state, value))
         return []
+
+    def events_in_result(self, call, state, frame):
+        """Events given to the constructor of the object a starting function returns (`return
+        Result(..., ready_event=event)`, a class by its capitalized name): its caller takes them
+        with the object, and with them the waits for what was recorded before them."""
+        if not (expression_name(call.func) or "").rsplit(".", 1)[-1].lstrip("_")[:1].isupper():
+            return
+        given = [self.evaluate(node, state, frame)
+                 for node in list(call.args) + [keyword.value for keyword in call.keywords]
+                 if isinstance(node, (ast.Name, ast.Attribute))]
+        self.analysis.result_events.setdefault(frame.function, set()).update(
+            event_keys_in(given, self.facts))
 
     def stmt_Raise(self, node, paths, frame):
         return []

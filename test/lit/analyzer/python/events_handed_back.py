@@ -3,8 +3,9 @@
 # upload from pinned staging that returns its done event leaves the wait to the code that
 # refills the staging (it synchronizes the event first), so the upload is not judged across
 # calls, also when the event is an attribute of an object reached through others (Megatron-LM's
-# inference controller publishing its context's bookkeeping). The same upload returning nothing
-# leaves the refill of another call racing with it.
+# inference controller publishing its context's bookkeeping), or given to the object it returns
+# (its sampler's download result). The same upload returning nothing leaves the refill of another
+# call racing with it, and a download whose result carries no event leaves its reset racing.
 # RUN: %check_streamrace %s %t
 import torch
 
@@ -50,3 +51,46 @@ class BookkeepingRacy:
         self.staging[: len(lengths)] = lengths
         # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: the host writes 'self.staging' (__setitem__) while copy_ on the current stream may still be reading it; nothing makes the host wait for that stream (the copy is left pending when 'publish' returns) [streamrace-host-access-before-sync]
         # CHECK-MESSAGES: :[[@LINE-5]]:31: note: copy_ reads 'self.staging' on the current stream here
+
+
+class DownloadResult:
+    def __init__(self, counts, ready_event=None):
+        self.counts = counts
+        self.ready_event = ready_event
+
+
+class Sampler:
+    def __init__(self, size):
+        self.counts_gpu = torch.zeros(size, device="cuda")
+        self.counts_cpu = torch.empty(size, pin_memory=True)
+        self.copy_stream = torch.cuda.Stream()
+        self.ready = torch.cuda.Event()
+
+    def download(self):
+        ready = self.ready
+        self.copy_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.copy_stream):
+            self.counts_cpu.copy_(self.counts_gpu, non_blocking=True)
+            ready.record(self.copy_stream)
+        return DownloadResult(self.counts_cpu, ready_event=ready)
+
+    def reset(self):
+        self.counts_gpu.fill_(0)
+
+
+class SamplerRacy:
+    def __init__(self, size):
+        self.counts_gpu = torch.zeros(size, device="cuda")
+        self.counts_cpu = torch.empty(size, pin_memory=True)
+        self.copy_stream = torch.cuda.Stream()
+
+    def download(self):
+        self.copy_stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.copy_stream):
+            self.counts_cpu.copy_(self.counts_gpu, non_blocking=True)
+        return DownloadResult(self.counts_cpu)
+
+    def reset(self):
+        self.counts_gpu.fill_(0)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'self.counts_gpu' is read and written by fill_ on the current stream while copy_ on stream 'self.copy_stream' may still be reading it; no event or synchronization orders the two streams (the earlier work is left pending when 'download' returns) [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-6]]:35: note: copy_ reads 'self.counts_gpu' on stream 'self.copy_stream' here
