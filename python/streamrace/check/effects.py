@@ -371,10 +371,7 @@ class CallEffects:
         if isinstance(value, Event):
             return value
         if isinstance(value, Symbol):
-            field = self.facts.event_field(value.key)
-            return Event(event_field_key(field, value.key) if field is not None else
-                         "named:" + _stream_name_key(value.key),
-                         value.spelling or self.spelling(node))
+            return Event(_event_key(value.key, self.facts), value.spelling or self.spelling(node))
         return None
 
     def event_method(self, event, name, args, kwargs, node, state, frame):
@@ -753,13 +750,16 @@ def event_keys_in(values, facts):
         for item in value.items if isinstance(value, Container) else (value,):
             if isinstance(item, Event):
                 keys.add(item.key)
-            elif isinstance(item, Symbol) and item.key is not None:
-                field = facts.event_field(item.key)
-                if field is not None:
-                    keys.add(event_field_key(field, item.key))
-                elif _named_as_an_event(item.key):
-                    keys.add("named:" + _stream_name_key(item.key))
+            elif isinstance(item, Symbol) and item.key is not None and (
+                    facts.event_field(item.key) is not None or _named_as_an_event(item.key)):
+                keys.add(_event_key(item.key, facts))
     return frozenset(keys)
+
+
+def _event_key(key, facts):
+    """The event a name of an object whose stores the analysis did not follow stands for."""
+    field = facts.event_field(key)
+    return event_field_key(field, key) if field is not None else "named:" + _stream_name_key(key)
 
 
 def _named_as_an_event(key):
