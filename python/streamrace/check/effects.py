@@ -520,6 +520,8 @@ class CallEffects:
             return None
         if isinstance(receiver, (Symbol, Tensor)):
             function = self.resolve_method(receiver, name, args, kwargs, frame)
+            if isinstance(function, tuple):
+                return self.call_each(function, args, kwargs, node, state, frame)
             if function is not None:
                 return self.inline(function, args, kwargs, node, state, frame, receiver)
             if receiver.key.root[0] in ("self", "object") and not receiver.key.path:
@@ -578,7 +580,10 @@ class CallEffects:
             # wrapper of it than the method this object has.
             return None
         found = self.package.unique_method(name)
-        if found is not None and not _accepts(found, args, kwargs):
+        if found is None:
+            found = tuple(Function(f, receiver) for f in self.package.implementations(name)
+                          if _accepts(f, args, kwargs)) or None
+        elif not _accepts(found, args, kwargs):
             # Called with what that method cannot take: another object's method of that name.
             return None
         return found

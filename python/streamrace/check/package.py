@@ -5,6 +5,7 @@ the function of the module or closure that defines it, `self.m` to the class's m
 bases'), `obj.m` on an object of unknown class to the one function of that name in the package.
 """
 import ast
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
@@ -366,6 +367,21 @@ class Package:
         unique = {id(c): c for c in candidates}
         return next(iter(unique.values())) if len(unique) == 1 else None
 
+    def implementations(self, name):
+        """The methods of this name that classes deriving from one class of the package define
+        (`HaloExchangerNoComm`, `HaloExchangerAllGather`, ... of `HaloExchanger`): what an object
+        known only as one of them may run. Empty when classes unrelated in the package share
+        the name, or when so many do that following each costs more than it tells."""
+        methods = [f for f in self.functions_by_name.get(name, []) if f.is_method()]
+        if not 2 <= len(methods) <= _MOST_IMPLEMENTATIONS or \
+                any(f.class_name is None for f in methods):
+            return []
+        shared = functools.reduce(frozenset.intersection,
+                                  (self.ancestors(f.class_name) for f in methods))
+        if not any(self.class_named(base) is not None for base in shared):
+            return []
+        return methods
+
 
 class _Indexer(ast.NodeVisitor):
     def __init__(self, package, module):
@@ -651,6 +667,9 @@ def _constructed_class(value):
         return value.func.id
     return value.func.attr if isinstance(value.func, ast.Attribute) else None
 
+
+# The most implementations of one method followed for an object whose class is unknown.
+_MOST_IMPLEMENTATIONS = 4
 
 _FILLING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 
