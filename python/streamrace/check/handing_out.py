@@ -18,7 +18,9 @@ given, such as a CPU optimizer reading `param.grad`, on the host. Two rules:
   way to the return: work of the function's own path, or work another call of the package left
   pending on an attribute (a norm a gradient hook reduces on a side stream, returned by a
   property). Only the returning path's own waits count: code outside may call the function at
-  any point, before another of the package's functions makes its wait. A host wait for the
+  any point, before another of the package's functions makes its wait. A class whose method
+  does nothing but make the current stream wait for its streams (`wait()`) hands that wait to
+  the caller, and its methods' results are not judged against those streams. A host wait for the
   writing stream anywhere in the package is the exception for work another call left: the
   program drains that stream (at the end of a step), and is taken at its word, as the rule
   across calls takes the package's orderings (escapes.py).
@@ -42,6 +44,7 @@ class HandingOut:
         # Starting functions the learning pass saw hand out a host tensor still being filled:
         # walked again to report, whether or not they met several streams.
         self.handing_out_fills = set()
+        self._waits_offered = {}   # id of a ClassInfo -> waits_offered's answer
 
     def handed_on_while_copied(self, tensor, state, frame):
         """A host tensor a non-blocking copy still fills, given to code the analysis cannot see
@@ -70,6 +73,26 @@ class HandingOut:
             self.read_outside(function) and \
             any(isinstance(node, ast.Return) and node.value is not None
                 for node in breadth_first(function.node))
+
+    def waits_offered(self, function):
+        """The streams a method of the function's class waits for on the caller's behalf: one
+        taking nothing but `self` whose body only makes the current stream wait for streams the
+        object keeps (apex's `HaloPadder.wait()` after `__call__` returns the padded tensor
+        that its streams still fill). Such a class hands that wait to its caller, as a
+        collective's work handle does, so what its methods return while those streams run is
+        no race of theirs. The names of the attributes holding those streams."""
+        class_info = self.analysis.package.class_named(function.class_name, function.module) \
+            if function.class_name else None
+        if class_info is None:
+            return frozenset()
+        offered = self._waits_offered.get(id(class_info))
+        if offered is None:
+            offered = frozenset().union(*(
+                _streams_waited_for(method) for method in class_info.methods.values()
+                if method is not function and method.name != "__init__" and
+                method.parameters() == (("self",), None, (), None)))
+            self._waits_offered[id(class_info)] = offered
+        return offered
 
     # ---- the walk's events ----------------------------------------------------------------
 
@@ -100,6 +123,10 @@ class HandingOut:
             if not writes:
                 writes, across_calls = self.unordered_writes_of_other_calls(
                     item.key, caller, state), True
+            offered = self.waits_offered(frame.function)
+            writes = [write for write in writes
+                      if write.stream.spelling.removeprefix("self.") not in offered and
+                      write.stream.key.removeprefix("named:field:") not in offered]
             if writes:
                 walker.checks.returned_unordered(writes, item.key, caller, site, statement,
                                                  state, frame, walker, across_calls)
@@ -189,6 +216,37 @@ class HandingOut:
         if caller.key in seen_by or seen_by & state.host_synced or "*" in state.host_synced:
             return True
         return reaches_through(caller.key, seen_by, waits_graph(state.waited))
+
+
+def _streams_waited_for(method):
+    """The attributes of the object whose streams a method's body makes the current stream wait
+    for, when that is all it does: `current.wait_stream(self.s)` (the current stream named by a
+    call of `current_stream()` or a local bound to one). Empty for a body doing anything else."""
+    current, waited = set(), set()
+    for statement in method.node.body:
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue   # the docstring
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0], ast.Name) and _names_current(statement.value, ()):
+            current.add(statement.targets[0].id)
+            continue
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and
+                call.func.attr == "wait_stream" and len(call.args) == 1 and
+                _names_current(call.func.value, current) and
+                isinstance(call.args[0], ast.Attribute) and
+                isinstance(call.args[0].value, ast.Name) and call.args[0].value.id == "self"):
+            return frozenset()
+        waited.add(call.args[0].attr)
+    return frozenset(waited)
+
+
+def _names_current(node, current_names):
+    if isinstance(node, ast.Name):
+        return node.id in current_names
+    return isinstance(node, ast.Call) and not node.args and (
+        isinstance(node.func, ast.Attribute) and node.func.attr == "current_stream" or
+        isinstance(node.func, ast.Name) and node.func.id == "current_stream")
 
 
 def _tensors(value):

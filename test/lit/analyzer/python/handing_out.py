@@ -129,6 +129,25 @@ class SideStreamScaler:
         return y
 
 
+# A class whose `wait()` only makes the current stream wait for its streams hands that wait to
+# its caller, as a collective's work handle does: what `pad` returns while `self.side` still fills
+# it is for the caller to wait for (SideStreamScaler above, with no such method, is reported).
+class SideStreamPadder:
+    def __init__(self):
+        self.side = torch.cuda.Stream()
+
+    def pad(self, x, rows):
+        padded = torch.zeros(rows + 2, x.shape[1], device=x.device)
+        self.side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.side):
+            padded[1:rows + 1].copy_(x)
+        return padded
+
+    def wait(self):
+        current = torch.cuda.current_stream()
+        current.wait_stream(self.side)
+
+
 def register(model, tracker):
     for p in model.parameters():
         p.register_hook(lambda grad: tracker.reduce(grad))
