@@ -32,6 +32,10 @@ class ClassFacts:
         # each parameter `p`, read back as `param._cpu_grad` in a hook given the parameter).
         self.host_fields = {}
         self.pageable_fields = {}   # the same, for host memory known not to be pinned
+        # Attribute name -> whether every store under it puts an element into what it holds, or
+        # a container (`self.weights[name] = torch.empty(..., pin_memory=True)`): the attribute
+        # holds a dict or list of the tensors stored, not one of them.
+        self.container_fields = {}
         # Attribute name -> whether every store under it, on any object, holds device events (an
         # event, or a list of them: `self.events = [torch.cuda.Event() for _ in range(4)]`),
         # for an element read through an object whose stores the analysis did not follow
@@ -67,6 +71,8 @@ class ClassFacts:
                 isinstance(value, Tensor) and value.pageable
             self.event_fields[field] = self.event_fields.get(field, True) and \
                 _events_only(value)
+            self.container_fields[field] = self.container_fields.get(field, True) and (
+                _names_an_element(key) or isinstance(value, Container))
         if key.root[0] not in ("self", "global", "object"):
             return
         if isinstance(value, Constant) and value.value is None:
@@ -155,12 +161,21 @@ class ClassFacts:
     def host_tensor_field(self, key):
         """Whether an attribute of an object whose stores the analysis did not follow is a
         host tensor: the package stores only host tensors under that name."""
-        field = key.field_name()
+        field = self._tensor_field_name(key)
         return field is not None and self.host_fields.get(field, False)
 
     def pageable_field(self, key):
-        field = key.field_name()
+        field = self._tensor_field_name(key)
         return field is not None and self.pageable_fields.get(field, False)
+
+    def _tensor_field_name(self, key):
+        """The attribute name whose stores tell what the key holds; None for the container
+        itself where the package only stores elements into it."""
+        field = key.field_name()
+        if field is not None and self.container_fields.get(field, False) and \
+                not _names_an_element(key):
+            return None
+        return field
 
     def waited(self, waiter, waited):
         if not self.settled:
@@ -309,3 +324,7 @@ def _join(previous, value, key):
             return stream
         return Stream("<either>", "opaque", key.text())
     return Symbol(key)
+
+
+def _names_an_element(key):
+    return bool(key.path) and key.path[-1].startswith("[")
