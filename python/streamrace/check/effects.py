@@ -9,6 +9,7 @@ from .condition_texts import polling_flags, polls_in
 from .facts import event_field_key
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
+from .event_queues import NOT_QUEUED, QUEUE_ADDS, QUEUE_TAKES, queued_event
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
                      Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
                      attribute_stream_key, holds_handles, items_labelled, least_of, linear_form,
@@ -491,6 +492,10 @@ class CallEffects:
                 self.handle_waited(node.func.value, frame)
                 self.wait_outstanding_work(state)
             return None
+        if name in QUEUE_ADDS or name in QUEUE_TAKES:
+            taken = queued_event(self.facts, receiver, name, args, frame)
+            if taken is not NOT_QUEUED:
+                return taken
         if isinstance(receiver, Symbol) and name in _LOGGING_METHODS and \
                 name not in model.VIEW_METHODS and \
                 self.class_method(receiver, name, frame) is None:

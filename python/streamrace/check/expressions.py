@@ -13,6 +13,7 @@ import re
 from .. import torch_model
 from .call_results import CallResults
 from .elements import ElementEvaluator, either
+from .event_queues import made_empty
 from .indices import integer_arithmetic
 from .condition_texts import condition_text
 from .package import ClassInfo, FunctionInfo, expression_name
@@ -457,7 +458,7 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
             held = self.remade_from_own_value(key, value_node, node, state) or Symbol(key)
         state.attributes[key] = held
         state.emptied = state.emptied - {key}
-        self.facts.stored(key, value, frame)
+        self.facts.stored(key, value, frame, made_empty(value, value_node))
         field = key.field_name()
         if field is not None:
             holder = (key.root[1] if key.root[0] == "self" else None, field)

@@ -55,12 +55,13 @@ class ClassFacts:
         self.handle_waited_unnamed = False
         self.settled = False
 
-    def stored(self, key, value, frame):
+    def stored(self, key, value, frame, made_empty=False):
+        """`made_empty`: the value is a new empty container the analysis has no value for."""
         if self.settled:
             return
         for alias in key.aliases:
             if not alias.is_instance_alias():
-                self.stored(alias, value, frame)   # what is stored in an object its class keeps
+                self.stored(alias, value, frame, made_empty)   # in an object its class keeps
         field = key.field_name()
         if field is not None and not (isinstance(value, Constant) and value.value is None):
             # Anything but a tensor known to be in host memory (a symbol, a device tensor)
@@ -69,8 +70,10 @@ class ClassFacts:
                 isinstance(value, Tensor) and value.on_host
             self.pageable_fields[field] = self.pageable_fields.get(field, True) and \
                 isinstance(value, Tensor) and value.pageable
-            self.event_fields[field] = self.event_fields.get(field, True) and \
-                _events_only(value)
+            if not made_empty and not (isinstance(value, Container) and not value.items):
+                # An empty container holds no event, and nothing else either.
+                self.event_fields[field] = self.event_fields.get(field, True) and \
+                    _events_only(value)
             self.container_fields[field] = self.container_fields.get(field, True) and (
                 _names_an_element(key) or isinstance(value, Container))
         if key.root[0] not in ("self", "global", "object"):
