@@ -6,10 +6,10 @@ import ast
 
 from .. import torch_model as model
 from .condition_texts import polling_flags, polls_in
+from .event_queues import NOT_QUEUED, QUEUE_ADDS, QUEUE_TAKES, queued_event
 from .facts import event_field_key
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
-from .event_queues import NOT_QUEUED, QUEUE_ADDS, QUEUE_TAKES, queued_event
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
                      Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
                      attribute_stream_key, holds_handles, items_labelled, least_of, linear_form,

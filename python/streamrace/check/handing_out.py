@@ -124,9 +124,7 @@ class HandingOut:
                 writes, across_calls = self.unordered_writes_of_other_calls(
                     item.key, caller, state), True
             offered = self.waits_offered(frame.function)
-            writes = [write for write in writes
-                      if write.stream.spelling.removeprefix("self.") not in offered and
-                      write.stream.key.removeprefix("named:field:") not in offered]
+            writes = [write for write in writes if not _offered(write.stream, offered)]
             if writes:
                 walker.checks.returned_unordered(writes, item.key, caller, site, statement,
                                                  state, frame, walker, across_calls)
@@ -239,6 +237,14 @@ def _streams_waited_for(method):
             return frozenset()
         waited.add(call.args[0].attr)
     return frozenset(waited)
+
+
+def _offered(stream, offered):
+    """Whether the stream is one of this object's attributes a wait method orders: named
+    `self.<attribute>` where it was taken, or by the attribute alone."""
+    spelling, key = stream.spelling, stream.key
+    return spelling.startswith("self.") and spelling[len("self."):] in offered or \
+        key.startswith("named:field:") and key[len("named:field:"):] in offered
 
 
 def _names_current(node, current_names):

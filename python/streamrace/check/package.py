@@ -2,7 +2,8 @@
 """The files checked together, as one program: their modules, classes and functions, what each
 module imported, and the functions that run later as hooks. Calls resolve through it: a name to
 the function of the module or closure that defines it, `self.m` to the class's method (or its
-bases'), `obj.m` on an object of unknown class to the one function of that name in the package.
+bases'), `obj.m` on an object of unknown class to the one function of that name in the package
+(or to each implementation of it, where the classes defining it derive from one of the package).
 """
 import ast
 import functools
