@@ -286,6 +286,11 @@ GRADIENT_HOOKS = frozenset({"register_hook", "register_post_accumulate_grad_hook
 # arguments. DeepSpeed's `register_grad_hook(param, hook)` picks register_post_accumulate_grad_hook
 # or the gradient accumulator's hook by torch version.
 GRADIENT_HOOK_FUNCTIONS = {"register_grad_hook": 1}
+# Registration of the hooks autograd calls with each tensor a forward operator saves for
+# backward (`saved_tensors_hooks(pack, unpack)`, or a subclass's `super().__init__(pack,
+# unpack)`): the pack hook runs right after that operator was enqueued on the current stream, so
+# the tensor it is given may still be being written there.
+SAVED_TENSORS_HOOKS = "saved_tensors_hooks"
 MODULE_HOOKS = frozenset({
     "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
     "register_full_backward_pre_hook", "register_backward_hook",

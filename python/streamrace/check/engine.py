@@ -20,6 +20,7 @@ from .collective_effects import CollectiveEffects
 from .copy_effects import CopyEffects
 from .effects import CallEffects, event_keys_in
 from .entry_streams import entry_stream
+from .entry_work import enter_hook
 from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
 from .generator_contexts import GeneratorContext, generator_parts
@@ -109,12 +110,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         if hook is None:
             self.start_on_the_callers_stream(function, state, frame)
         else:
-            kind, _, path, line, column = hook
-            # Autograd wrote the gradients on the stream current when the hook fires, just
-            # before it runs (the site named is where the hook was registered).
-            if kind == "gradient":
-                self.access(Tensor(Key(("field", "grad"))), "write", "autograd", function.node,
-                            state, frame, site=Site(path, line, column, "autograd", ()))
+            enter_hook(self, function, hook, state, frame)
         paths = self.block(function.node.body, [state], frame)
         for path in paths:
             self.scope_ended(path, frame, function.node.body[-1])

@@ -13,6 +13,7 @@ from typing import Dict, List, Optional
 
 from .. import torch_model
 from .condition_texts import async_flag_texts, condition_text, none_test, optional_stream
+from .hook_registrations import find_hooks, registers_hook
 from .stream_work import (LIFETIME_WORK_NAMES, RELEASES_STORAGE, STREAM_READS, STREAM_WORDS,
                           STREAM_WORK_NAMES, functions_doing_stream_work)
 from .syntax import (bound_names, breadth_first, child_nodes, expression_name, nodes_under,
@@ -164,7 +165,7 @@ class Package:
             module.body = FunctionInfo("<module>", "<module>", source.tree, module)
             _summarize(module.body, indexer.by_node)
         for module in self.modules:
-            _find_hooks(self, module)
+            find_hooks(self, module)
         # `if stream:` of a stream a context may be given as None tests `stream is not None`.
         for text in self.optional_stream_texts:
             truth = text[:-len(" is None")]
@@ -703,87 +704,16 @@ def _summarize(info, summarized):
                 calls.add(child.func.id)
             elif isinstance(child.func, ast.Attribute):
                 calls.add(child.func.attr)
-            registers_hooks = registers_hooks or _registers_hook(child)
+            registers_hooks = registers_hooks or registers_hook(child)
     info.names = frozenset(names)
     info.calls = frozenset(calls)
     # In ast.walk's order, as registrations are taken (the first of a hook's wins); few
     # functions register hooks, so those alone are walked again.
     info.hook_calls = tuple(child for child in breadth_first(info.node) if
-                            isinstance(child, ast.Call) and _registers_hook(child)) \
+                            isinstance(child, ast.Call) and registers_hook(child)) \
         if registers_hooks else ()
     info.attribute_nodes = tuple(attributes)
     info.call_nodes = tuple(call_nodes)
-
-
-def _registers_hook(call):
-    if isinstance(call.func, ast.Name):
-        return call.func.id in torch_model.GRADIENT_HOOK_FUNCTIONS
-    if isinstance(call.func, ast.Attribute):
-        return call.func.attr in torch_model.GRADIENT_HOOKS or \
-            call.func.attr in torch_model.MODULE_HOOKS or \
-            call.func.attr in torch_model.OPTIMIZER_HOOKS
-    return False
-
-
-def _find_hooks(package, module):
-    """Functions given to register_hook and its kin run later, on the stream current when the
-    hook fires."""
-    for function in _module_functions(module):
-        for node in function.hook_calls:
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
-            position = torch_model.GRADIENT_HOOK_FUNCTIONS.get(name, 0)
-            kind = "gradient" if name in torch_model.GRADIENT_HOOKS or \
-                name in torch_model.GRADIENT_HOOK_FUNCTIONS else "module"
-            if len(node.args) <= position:
-                continue
-            for target in _hook_targets(package, module, function, node.args[position]):
-                package.hooks.setdefault(target, (kind, name, module.path, node.lineno,
-                                                  node.col_offset + 1))
-
-
-def _module_functions(module):
-    seen = []
-
-    def walk(info):
-        seen.append(info)
-        for nested in info.nested.values():
-            walk(nested)
-
-    for info in module.functions.values():
-        walk(info)
-    for class_info in module.classes.values():
-        for info in class_info.methods.values():
-            walk(info)
-    return seen
-
-
-def _hook_targets(package, module, function, argument):
-    """The functions a hook argument names: a function, a bound method, functools.partial of
-    one, or a function that a call returns (a hook factory's nested function)."""
-    if isinstance(argument, ast.Call):
-        name = expression_name(argument.func) or ""
-        if name.split(".")[-1] == "partial" and argument.args:
-            return _hook_targets(package, module, function, argument.args[0])
-        made_by = _hook_targets(package, module, function, argument.func)
-        returned = []
-        for factory in made_by:
-            for node in breadth_first(factory.node):
-                if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
-                    nested = factory.nested.get(node.value.id)
-                    if nested is not None:
-                        returned.append(nested)
-        return returned
-    if isinstance(argument, ast.Name):
-        found = package.resolve_name(module, function, argument.id)
-        return [found] if isinstance(found, FunctionInfo) else []
-    if isinstance(argument, ast.Attribute):
-        if isinstance(argument.value, ast.Name) and argument.value.id == "self" \
-                and function.class_name:
-            found = package.method(package.class_named(function.class_name, module), argument.attr)
-            return [found] if found is not None else []
-        found = package.unique_method(argument.attr)
-        return [found] if found is not None else []
-    return []
 
 
 def _points_data_at_new_storage(assign):
