@@ -48,7 +48,6 @@ class Escapes:
         # (attribute name, method, class name) -> may_be_called_through(...)
         self.called_through = {}
         self.functions_naming = {}   # attribute name -> the package's functions naming it
-        self.called_names = None     # every name the package's functions call, once asked
         # Methods whose leftover work is not taken across calls: driven_by_unseen_code.
         self.left_to_unseen_bases = set()
 
@@ -114,12 +113,9 @@ class Escapes:
         `partition_grads`, which the base calls under its reduction stream)."""
         if function.class_name is None or function.name == "__init__":
             return False   # a constructor runs where its object is made, not from its base
-        if self.called_names is None:
-            self.called_names = frozenset().union(
-                *(f.calls for f in self.analysis.package.all_functions()))
-        if function.name in self.called_names:
-            return False
         package = self.analysis.package
+        if package.called_by_name(function.name):
+            return False
         class_info = package.class_named(function.class_name, function.module)
         project = function.module.dotted.split(".")[0]
         for base in class_info.bases if class_info is not None else ():

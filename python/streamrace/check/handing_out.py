@@ -40,7 +40,6 @@ _GIVEN_ROOTS = frozenset({"param", "global"})
 class HandingOut:
     def __init__(self, analysis):
         self.analysis = analysis
-        self._called_names = None
         # Starting functions the learning pass saw hand out a host tensor still being filled:
         # walked again to report, whether or not they met several streams.
         self.handing_out_fills = set()
@@ -61,10 +60,7 @@ class HandingOut:
     def read_outside(self, function):
         """Whether what the function returns is read by code the analysis cannot see: no
         function of the package calls it by name."""
-        if self._called_names is None:
-            self._called_names = frozenset().union(
-                *(f.calls for f in self.analysis.package.all_functions()))
-        return function.name not in self._called_names
+        return not self.analysis.package.called_by_name(function.name)
 
     def may_return_a_side_write(self, function):
         """Whether the function, read outside, may return an attribute that a call of the

@@ -154,6 +154,7 @@ class Package:
         self.branches_calling = []
         self.stream_condition_texts = set()
         self.async_flags = set()   # the texts of the flags given as a collective's async_op
+        self._called_names = None   # every name the package's functions call, once asked
         self.optional_stream_texts = set()
         for source in sources:
             module = ModuleInfo(source, _dotted_name(source.path))
@@ -261,6 +262,13 @@ class Package:
             yield from functions
         for module in self.modules:
             yield module.body
+
+    def called_by_name(self, name):
+        """Whether some function of the package calls a function of this name (by name, or as
+        an attribute: `helper(x)`, `obj.helper(x)`)."""
+        if self._called_names is None:
+            self._called_names = frozenset().union(*(f.calls for f in self.all_functions()))
+        return name in self._called_names
 
     def add_function(self, info):
         self.functions_by_name.setdefault(info.name, []).append(info)
