@@ -155,6 +155,7 @@ class Package:
         self.stream_condition_texts = set()
         self.async_flags = set()   # the texts of the flags given as a collective's async_op
         self._called_names = None   # every name the package's functions call, once asked
+        self._implementations = {}   # method name -> implementations(name)
         self.optional_stream_texts = set()
         for source in sources:
             module = ModuleInfo(source, _dotted_name(source.path))
@@ -382,15 +383,19 @@ class Package:
         (`HaloExchangerNoComm`, `HaloExchangerAllGather`, ... of `HaloExchanger`): what an object
         known only as one of them may run. Empty when classes unrelated in the package share
         the name, or when so many do that following each costs more than it tells."""
-        methods = [f for f in self.functions_by_name.get(name, []) if f.is_method()]
-        if not 2 <= len(methods) <= _MOST_IMPLEMENTATIONS or \
-                any(f.class_name is None for f in methods):
-            return []
-        shared = functools.reduce(frozenset.intersection,
-                                  (self.ancestors(f.class_name) for f in methods))
-        if not any(self.class_named(base) is not None for base in shared):
-            return []
-        return methods
+        found = self._implementations.get(name)
+        if found is None:
+            methods = [f for f in self.functions_by_name.get(name, []) if f.is_method()]
+            found = ()
+            if 2 <= len(methods) <= _MOST_IMPLEMENTATIONS and \
+                    all(f.class_name is not None for f in methods):
+                shared = functools.reduce(frozenset.intersection,
+                                          (self.ancestors(f.class_name) for f in methods))
+                if any(self.class_named(base) is not None for base in shared):
+                    found = tuple(methods)
+            # Asked at every call of the name on an object of unknown class: answered once.
+            self._implementations[name] = found
+        return found
 
 
 class _Indexer(ast.NodeVisitor):
