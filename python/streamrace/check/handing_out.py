@@ -27,6 +27,7 @@ given, such as a CPU optimizer reading `param.grad`, on the host. Two rules:
 """
 import ast
 
+from .. import torch_model as model
 from .escapes import reaches_through, waits_graph
 from .state import HOST, bytes_meet, contradict, touches_host_memory
 from .syntax import breadth_first
@@ -246,9 +247,11 @@ def _offered(stream, offered):
 def _names_current(node, current_names):
     if isinstance(node, ast.Name):
         return node.id in current_names
-    return isinstance(node, ast.Call) and not node.args and (
-        isinstance(node.func, ast.Attribute) and node.func.attr == "current_stream" or
-        isinstance(node.func, ast.Name) and node.func.id == "current_stream")
+    if not isinstance(node, ast.Call) or node.args:
+        return False
+    called = node.func.attr if isinstance(node.func, ast.Attribute) else \
+        node.func.id if isinstance(node.func, ast.Name) else None
+    return model.DEVICE_CALLS.get(called) == "current_stream"
 
 
 def _tensors(value):
