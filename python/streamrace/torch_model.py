@@ -161,6 +161,9 @@ TENSOR_ATTRIBUTES = _tensor_api.TENSOR_ATTRIBUTES
 
 # A shallow copy of an object holding tensors (a batch): the same tensors, no byte copied.
 SHALLOW_COPY_FUNCTIONS = frozenset({"copy.copy"})
+# Functions that only tell the type checker what a value is, and return it (the position of the
+# value among their arguments): `cast(In, batch.to(device, non_blocking=True))` is that copy.
+PASS_THROUGH_FUNCTIONS = {"typing.cast": 1, "typing_extensions.cast": 1, "torch.jit.annotate": 1}
 
 # Methods that move an nn.Module's parameters in place (and return the module): called for their
 # effect alone, the result dropped, the receiver is a module, whose parameters they write.
