@@ -129,6 +129,41 @@ class SideStreamScaler:
         return y
 
 
+# A name bound on two paths is either object: an activation still on the device, or one staged
+# back from the host on a side stream. What the caller gets may be the staged one. Each flag is
+# tested once, so the two paths are joined into one name before the return.
+class ActivationStash:
+    def __init__(self):
+        self.side = torch.cuda.Stream()
+        self.on_device = {}
+        self.on_host = {}
+
+    def fetch_racy(self, key, kept):
+        if kept:
+            activation = self.on_device[key]
+        else:
+            host = self.on_host[key]
+            with torch.cuda.stream(self.side):
+                staged = host.to("cuda", non_blocking=True)
+            activation = staged
+        return activation
+        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'activation' is returned to the caller of 'fetch_racy', which uses it on the current stream, while host.to on stream 'self.side' may still be writing it; nothing makes the current stream wait for that stream before the return [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-4]]:26: note: host.to writes 'staged' on stream 'self.side' here
+        # CHECK-MESSAGES: :[[@LINE-3]]:16: note: make the current stream wait for stream 'self.side' before returning: `torch.cuda.current_stream().wait_stream(self.side)`
+
+    def fetch_waited(self, key, resident):
+        if resident:
+            activation = self.on_device[key]
+        else:
+            host = self.on_host[key]
+            with torch.cuda.stream(self.side):
+                staged = host.to("cuda", non_blocking=True)
+            torch.cuda.current_stream().wait_stream(self.side)
+            staged.record_stream(torch.cuda.current_stream())
+            activation = staged
+        return activation
+
+
 # A class whose `wait()` only makes the current stream wait for its streams hands that wait to
 # its caller, as a collective's work handle does: what `pad` returns while `self.side` still fills
 # it is for the caller to wait for (SideStreamScaler above, with no such method, is reported).
