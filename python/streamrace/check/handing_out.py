@@ -117,16 +117,21 @@ class HandingOut:
                 continue
             caller = state.stream_at_entry(frame)
             # A name joined from two paths (a tensor kept on the device, or one staged back on
-            # a side stream) is either object: the writes of each count.
-            keys = getattr(item, "views", ()) or (item.key,)
-            writes, across_calls = self.unordered_side_writes(keys, caller, state), False
+            # a side stream) is either object: the writes of each count, and the message names
+            # the one written.
+            key, writes, across_calls = item.key, [], False
+            for view in getattr(item, "views", ()) or (item.key,):
+                writes = self.unordered_side_writes(view, caller, state)
+                if writes:
+                    key = view
+                    break
             if not writes:
                 writes, across_calls = self.unordered_writes_of_other_calls(
                     item.key, caller, state), True
             offered = self.waits_offered(frame.function)
             writes = [write for write in writes if not _offered(write.stream, offered)]
             if writes:
-                walker.checks.returned_unordered(writes, item.key, caller, site, statement,
+                walker.checks.returned_unordered(writes, key, caller, site, statement,
                                                  state, frame, walker, across_calls)
 
     def stored(self, base, value, target, state, frame, walker):
@@ -171,15 +176,15 @@ class HandingOut:
                  touches_host_memory(accesses[ident]) and accesses[ident].key.overlaps(key)]
         return sorted(found, key=_by_site)
 
-    def unordered_side_writes(self, keys, caller, state):
-        """Writes of the tensor (of any of `keys`, the objects it may be) on a side stream,
-        pending on this path, that the caller's stream has not waited for."""
+    def unordered_side_writes(self, key, caller, state):
+        """Writes of the tensor on a side stream, pending on this path, that the caller's stream
+        has not waited for."""
         accesses = self.analysis.accesses
         found = []
         for ident, ordered in state.pending.items():
             access = accesses[ident]
             if access.writes() and access.stream.kind in ("created", "named") and \
-                    any(access.key.overlaps(key) for key in keys) and \
+                    access.key.overlaps(key) and \
                     not self.ordered_for(access, ordered, caller, state):
                 found.append(access)
         return sorted(found, key=_by_site)

@@ -58,7 +58,9 @@ class Key:
 
     def common(self, other):
         """The key both name part of: the longest shared path (two objects bound to one name
-        on two paths are that name's storage), or None."""
+        on two paths are that name's storage), or None. Two attributes of one object
+        (`self.fwd_stash[i]` on one path, `self.tracker[i]` on the other) share no part of
+        it: the object itself is neither."""
         if self.root != other.root:
             return None
         path = []
@@ -66,6 +68,8 @@ class Key:
             if mine != theirs:
                 break
             path.append(mine)
+        if not path and self.path and other.path and self.root[0] != "local":
+            return None
         return Key(self.root, tuple(path), self.aliases | other.aliases)
 
     def either(self, other):

@@ -147,7 +147,7 @@ class ActivationStash:
                 staged = host.to("cuda", non_blocking=True)
             activation = staged
         return activation
-        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'activation' is returned to the caller of 'fetch_racy', which uses it on the current stream, while host.to on stream 'self.side' may still be writing it; nothing makes the current stream wait for that stream before the return [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'staged' is returned to the caller of 'fetch_racy', which uses it on the current stream, while host.to on stream 'self.side' may still be writing it; nothing makes the current stream wait for that stream before the return [streamrace-unsynchronized-cross-stream]
         # CHECK-MESSAGES: :[[@LINE-4]]:26: note: host.to writes 'staged' on stream 'self.side' here
         # CHECK-MESSAGES: :[[@LINE-3]]:16: note: make the current stream wait for stream 'self.side' before returning: `torch.cuda.current_stream().wait_stream(self.side)`
 
