@@ -27,7 +27,7 @@ from .generator_contexts import GeneratorContext, generator_parts
 from .new_tensors import returns_new_tensor
 from .next_call import NextCalls, handles_found_outstanding
 from .record_stream_fields import unrecorded_stores
-from .checks.free_while_pending import handed_without_record
+from .checks.free_while_pending import hand_over, recorded_for
 from .escapes import Escapes, reaches
 from .handing_out import HandingOut
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_returned
@@ -399,6 +399,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
             self.analysis.escapes.note_access(access)
         if stream is HOST_STREAM:
             return [access]
+        if not creation and stream is state.current and isinstance(value, Tensor):
+            hand_over(value, site, state)   # a use there, after a wait for the maker
         if creation and state.handed:
             self.block_retaken(access, state, frame)
         # A block taken without running anything (`x.new_empty(n) (allocation)`) can be in use
@@ -417,7 +419,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         documentation of record_stream). Reported once a hand-over."""
         for handed in state.handed:
             key, allocation, receiver, _ = handed
-            if allocation != made.stream.key or _held(key, state):
+            if allocation != made.stream.key or _held(key, state) or \
+                    recorded_for(key, receiver, state):
                 continue
             state.handed = state.handed - {handed}
             for ident, ordered in state.pending.items():
@@ -519,9 +522,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
 
     def returned(self, value_node, value, state, frame):
         self.checks.handed_over(value, value_node, state, frame, self)
-        for item in handed_without_record(value, state):
-            state.handed = state.handed | {(item.key, item.alloc_stream.key, state.current.key,
-                                            self.site(value_node, frame))}
+        hand_over(value, self.site(value_node, frame), state)
         self.analysis.handing_out.returned(value, value_node, state, frame, self)
         self.escape(value, state)
 

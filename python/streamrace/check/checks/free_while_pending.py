@@ -16,7 +16,7 @@ import ast
 
 from ..findings import Finding, Location
 from ..state import Site, bytes_meet, may_be_same_stream
-from ..values import Tensor, Container
+from ..values import Container, Key, Tensor
 from .wording import (access_side, appended_fix, chain_notes, describe_access, insertion_fix,
                       location, side, stream_name, stream_spelling)
 
@@ -259,6 +259,37 @@ def _raced_after(access, allocation, state, accesses):
 
 def _node_location(path, node):
     return Location(path, node.lineno, node.col_offset + 1)
+
+
+def hand_over(value, site, state):
+    """Remembers the tensors of `value` that the stream that made them hands to the current
+    stream without record_stream (returned, or read there after a wait), once each: when the
+    receiver no longer holds one, the next tensor made on the maker may take its block."""
+    known = {handed[0] for handed in state.handed}
+    new = {(key, item.alloc_stream.key, state.current.key, site)
+           for item in handed_without_record(value, state)
+           for key in [_whole(item.key)]
+           if key not in known and not recorded_for(key, state.current.key, state)}
+    if new:
+        state.handed = state.handed | new
+
+
+def recorded_for(key, stream_key, state):
+    """Whether the path recorded the tensor's use by the stream, or that of another object of
+    its name: a loop's batch, recorded in each call that made it, is one name of objects made
+    on both sides of the loop's joins."""
+    name = key.unversioned()
+    return any(stream == stream_key and (other == key or other.unversioned() == name)
+               for other, stream in state.recorded)
+
+
+def _whole(key):
+    """The tensor a slice of it is of (`bias[:n]`): its block is the whole tensor's, held as
+    long as the whole tensor is."""
+    path = key.path
+    while path and path[-1].startswith("["):
+        path = path[:-1]
+    return Key(key.root, path, key.aliases) if path != key.path else key
 
 
 def handed_without_record(value, state):

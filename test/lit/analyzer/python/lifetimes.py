@@ -411,3 +411,113 @@ class RegrownShard:
             self.shard.untyped_storage().resize_(4 * self.numel)
             self.shard.mul_(2)
         self.shard = None
+
+
+# A tensor a side stream made and the current stream reads after waiting for that stream is
+# handed over by the read itself, as by a return: once the object no longer holds it, the next
+# tensor the side stream makes may take its block while the read may still be pending.
+class StepPrefetcher:
+    def __init__(self, model):
+        self.model = model
+        self.copy_stream = torch.cuda.Stream()
+        self.batch = None
+
+    def copy_in(self, host):
+        with torch.cuda.stream(self.copy_stream):
+            self.batch = host.to("cuda", non_blocking=True)
+            # CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'self.batch' is made on stream 'self.copy_stream': the caching allocator may give it the block of 'self.batch', handed to the current stream without record_stream and no longer held, while model on the current stream may still be reading it [streamrace-free-while-pending]
+            # CHECK-MESSAGES: :[[@LINE+9]]:9: note: 'copy_in' is called here
+            # CHECK-MESSAGES: :[[@LINE+6]]:26: note: model reads 'self.batch' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE+5]]:26: note: 'self.batch' is handed to the current stream here: record that use (`record_stream`) before handing it over
+
+    def step_unrecorded(self, loader):
+        self.copy_in(next(loader))
+        torch.cuda.current_stream().wait_stream(self.copy_stream)
+        out = self.model(self.batch)
+        self.batch = None
+        self.copy_in(next(loader))
+        return out
+
+    def step_recorded(self, loader):
+        self.copy_in(next(loader))
+        torch.cuda.current_stream().wait_stream(self.copy_stream)
+        self.batch.record_stream(torch.cuda.current_stream())
+        out = self.model(self.batch)
+        self.batch = None
+        self.copy_in(next(loader))
+        return out
+
+    def step_recorded_after_the_use(self, loader):
+        self.copy_in(next(loader))
+        torch.cuda.current_stream().wait_stream(self.copy_stream)
+        out = self.model(self.batch)
+        self.batch.record_stream(torch.cuda.current_stream())
+        self.batch = None
+        self.copy_in(next(loader))
+        return out
+
+    def step_copy_stream_waits(self, loader):
+        self.copy_in(next(loader))
+        torch.cuda.current_stream().wait_stream(self.copy_stream)
+        out = self.model(self.batch)
+        self.batch = None
+        self.copy_stream.wait_stream(torch.cuda.current_stream())
+        self.copy_in(next(loader))
+        return out
+
+    def slices_of_a_kept_sum(self, grads, split):
+        # Read through slices, the sum is still held whole when the next copy is made.
+        with torch.cuda.stream(self.copy_stream):
+            total = torch.zeros(8, device="cuda")
+        torch.cuda.current_stream().wait_stream(self.copy_stream)
+        total[:split].add_(grads[0])
+        total[split:].add_(grads[1])
+        self.copy_in(grads[2])
+        self.total = total
+
+
+# apex's prefetcher as its fix left it: each call records the pair it hands over, and the loop
+# joins the pair made before it with the pairs made in it, one name for all of them.
+class RecordedPairPrefetcher:
+    def __init__(self, loader):
+        self.loader = iter(loader)
+        self.stream = torch.cuda.Stream()
+        self.preload()
+
+    def preload(self):
+        try:
+            self.next_input, self.next_target = next(self.loader)
+        except StopIteration:
+            self.next_input = None
+            self.next_target = None
+            return
+        with torch.cuda.stream(self.stream):
+            self.next_input = self.next_input.cuda(non_blocking=True)
+            self.next_target = self.next_target.cuda(non_blocking=True)
+
+    def next(self):
+        torch.cuda.current_stream().wait_stream(self.stream)
+        input = self.next_input
+        target = self.next_target
+        input.record_stream(torch.cuda.current_stream())
+        target.record_stream(torch.cuda.current_stream())
+        self.preload()
+        return input, target
+
+
+def train_on_recorded_pairs(loader, model, criterion, optimizer, profile, log):
+    prefetcher = RecordedPairPrefetcher(loader)
+    input, target = prefetcher.next()
+    while input is not None:
+        if profile:
+            torch.cuda.nvtx.range_push("forward")
+        output = model(input)
+        if profile:
+            torch.cuda.nvtx.range_pop()
+        loss = criterion(output, target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if log:
+            print(loss.item())
+        input, target = prefetcher.next()
