@@ -16,7 +16,7 @@ from .effects import event_keys_in
 from .generator_contexts import GeneratorContext
 from .state import join_all
 from .syntax import breadth_first, child_nodes, expression_name
-from .values import (CoalescingContext, Container, Function, Integer, Range, Stream,
+from .values import (CoalescingContext, Constant, Container, Function, Integer, Range, Stream,
                      StreamContext, Symbol, Tensor)
 
 MAX_PATHS = 4
@@ -264,6 +264,9 @@ class StatementWalker:
                     self.forget_old_block(tensor, empty)
             for polled in taken + skipped:
                 self.polled_to_completion(node.test, polled, frame)
+            name, none_when_taken = _none_tested_name(node.test)
+            for none in (taken if none_when_taken else skipped) if name else ():
+                self.narrowed_to_none(name, none, frame)
             out = self.block(node.body, taken, frame) if taken else []
             out += self.block(node.orelse, skipped, frame) if skipped else []
             if outcome is None and when_taken == when_skipped == [{}] and len(out) > 1:
@@ -442,6 +445,17 @@ class StatementWalker:
 
     # ---- conditions -----------------------------------------------------------------------
 
+    def narrowed_to_none(self, name, state, frame):
+        """Where `x is None` holds, x names no object, nor does an attribute the path bound to
+        x's object (`self.batch = batch` before `if batch is not None:`): joined with the path
+        that put a tensor there, the name and the attribute hold that tensor."""
+        value = self.lookup_name(name, state, frame)
+        state.locals[(frame.ident, name)] = _NONE
+        key = getattr(value, "key", None)
+        for attribute, held in list(state.attributes.items()) if key is not None else ():
+            if getattr(held, "key", None) == key:
+                state.attributes[attribute] = _NONE
+
     def condition(self, test, state, frame):
         """(True/False/None, where taken, where skipped) for an `if` test: constants the model
         knows (`get_accelerator().resolves_data_dependency()` is False on CUDA), conditions
@@ -563,6 +577,19 @@ def _split(state, alternatives, in_place):
         branch.conditions.update(conditions)
         out.append(branch)
     return out
+
+
+_NONE = Constant(None)
+
+
+def _none_tested_name(test):
+    """`x is None` (`x is not None`): (x's name, whether x is None where the test holds); (None,
+    None) for any other test."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+            isinstance(test.ops[0], (ast.Is, ast.IsNot)) and isinstance(test.left, ast.Name) and \
+            isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        return test.left.id, isinstance(test.ops[0], ast.Is)
+    return None, None
 
 
 def _storage_size_test(test):
