@@ -209,8 +209,9 @@ class CallEffects:
         last = name.rsplit(".", 1)[-1]
         if name in model.SHALLOW_COPY_FUNCTIONS and len(args) == 1:
             return args[0][0]
-        if len(args) > model.PASS_THROUGH_FUNCTIONS.get(name, len(args)):
-            return args[model.PASS_THROUGH_FUNCTIONS[name]][0]
+        passed_through = model.PASS_THROUGH_FUNCTIONS.get(name, -1)
+        if 0 <= passed_through < len(args):
+            return args[passed_through][0]
         if last == "get_accelerator":
             return DeviceModule("get_accelerator()")
         if last == "get_device_module":

@@ -293,8 +293,9 @@ def _whole(key):
 
 
 def handed_without_record(value, state):
-    """The tensors of a returned value that the stream that made them hands to the current
-    stream (the current stream waited for it) with no record_stream for the current stream."""
+    """The tensors of a value returned, or read on the current stream, that the stream that
+    made them hands to the current stream (the current stream waited for it) with no
+    record_stream for the current stream."""
     items = value.items if isinstance(value, Container) and value.key is None else (value,)
     for item in items:
         if not isinstance(item, Tensor) or item.alloc_stream is None or item.on_host:
