@@ -265,10 +265,12 @@ def hand_over(value, site, state):
     """Remembers the tensors of `value` that the stream that made them hands to the current
     stream without record_stream (returned, or read there after a wait), once each: when the
     receiver no longer holds one, the next tensor made on the maker may take its block."""
+    items = list(handed_without_record(value, state))
+    if not items:
+        return   # most reads on the current stream: every access calls this
     known = {handed[0] for handed in state.handed}
     new = {(key, item.alloc_stream.key, state.current.key, site)
-           for item in handed_without_record(value, state)
-           for key in [_whole(item.key)]
+           for item in items for key in [_whole(item.key)]
            if key not in known and not recorded_for(key, state.current.key, state)}
     if new:
         state.handed = state.handed | new
