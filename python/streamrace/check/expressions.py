@@ -283,6 +283,10 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
         if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
             if len(values) == 2 and isinstance(values[1], Constant) and values[1].value is None \
                     and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+                if isinstance(values[0], Constant):
+                    # None on this path: assigned, or narrowed by a test that held.
+                    return Constant((values[0].value is None) ==
+                                    isinstance(node.ops[0], ast.Is))
                 # A tensor made here is not None; a stream, an event, a work handle or a
                 # coalescing manager either.
                 if isinstance(values[0], (Tensor, Stream, Event, Work)) and \
