@@ -143,9 +143,10 @@ def none_test(expression):
 
 def optional_stream(context_expr):
     """The stream of `something.stream(<stream>)` given as a name or an attribute, which may be
-    None: the context then changes nothing."""
+    None: the context then changes nothing. Also through a function a project keeps for it
+    (TorchRec's `self._stream_context(stream)`, which holds `torch.cuda.stream`)."""
     if isinstance(context_expr, ast.Call) and len(context_expr.args) == 1 and \
-            isinstance(context_expr.func, ast.Attribute) and context_expr.func.attr == "stream" and \
+            "stream" in (expression_name(context_expr.func) or "").rsplit(".", 1)[-1] and \
             isinstance(context_expr.args[0], (ast.Name, ast.Attribute)):
         return context_expr.args[0]
     return None
