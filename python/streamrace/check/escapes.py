@@ -329,18 +329,20 @@ class Escapes:
                     not self.related_classes(root.class_name, owner[1]):
                 return field in root.names or \
                     any(field in function.names for function in walker.followed)
-            return self.may_be_called_through(field, root, owner[1])
+            return self.may_be_called_through(field, root, owner[1], frozenset(leavers))
         if owner[0] == "attribute" and earlier_owner[0] == "instance":
             return any(self.may_be_called_through(owner[1], leaver, earlier_owner[1])
                        for leaver in leavers)
         return True
 
-    def may_be_called_through(self, field, method, class_name):
+    def may_be_called_through(self, field, method, class_name, leavers=frozenset()):
         """Whether `method`, walked with `self` an object of `class_name`, may run on an object
         the attribute `field` holds: a function naming the attribute names the method (or the
         class, for `__init__`), or names a method of a related class that calls it on `self`.
-        Methods Python calls by itself (other double-underscore ones) may always."""
-        found = self.called_through.get((field, method, class_name))
+        Methods Python calls by itself (other double-underscore ones) may always. `leavers`, the
+        functions that left the work the walk meets, do not count: their calls of the method
+        are walked with them, on the stream current there, not as the method on its own."""
+        found = self.called_through.get((field, method, class_name, leavers))
         if found is not None:
             return found
         package = self.analysis.package
@@ -348,7 +350,8 @@ class Escapes:
         if class_info is None or class_info.methods.get(method.name) is not method or \
                 not self.related_classes(method.class_name, class_name):
             return True
-        naming = self.naming_functions(field)
+        naming = [function for function in self.naming_functions(field)
+                  if function not in leavers]
         related = [info for infos in package.classes_by_name.values() for info in infos
                    if self.related_classes(info.name, class_name)]
         found, reached, pending = False, set(), [method]
@@ -365,7 +368,7 @@ class Escapes:
             found = any(called_as in function.names for function in naming)
             pending += [caller for info in related for caller in info.methods.values()
                         if caller not in reached and name in caller.names]
-        self.called_through[(field, method, class_name)] = found
+        self.called_through[(field, method, class_name, leavers)] = found
         return found
 
     def naming_functions(self, field):
