@@ -54,7 +54,6 @@ class ClassFacts:
         self.waited_handles = set()
         self.handle_waited_unnamed = False
         self.settled = False
-        self.bases = {}            # class name -> _bases_of it
 
     def stored(self, key, value, frame, made_empty=False):
         """`made_empty`: the value is a new empty container the analysis has no value for."""
@@ -154,26 +153,11 @@ class ClassFacts:
     def _inherited(self, key):
         """What the methods of the class's bases store in the attribute (a stream the base's
         `__init__` makes, used by a subclass's methods), the nearest base first."""
-        for base in self._bases_of(key.root[1]):
+        for base in self.package.bases_of(key.root[1]):
             value = self.values.get(Key(("self", base), key.path))
             if value is not None:
                 return value
         return None
-
-    def _bases_of(self, class_name):
-        """The names of the package classes a class derives from, nearest first."""
-        found = self.bases.get(class_name)
-        if found is None:
-            found, pending = [], [class_name]
-            while pending:
-                class_info = self.package.class_named(pending.pop(0))
-                for base in class_info.bases if class_info is not None else ():
-                    name = base.split(".")[-1]
-                    if name != class_name and name not in found:
-                        found.append(name)
-                        pending.append(name)
-            self.bases[class_name] = found = tuple(found)
-        return found
 
     def current_stream_field(self, key):
         """The current or default stream an attribute of an object whose stores the analysis

@@ -191,6 +191,7 @@ class Package:
         self.stream_conditions = frozenset(self.stream_condition_texts)
         self._sets_default_device = None
         self._ancestors = {}
+        self._bases = {}
 
     def does_stream_work(self, function):
         """Whether a function, or one it calls by name, touches streams, events, collectives or
@@ -291,15 +292,24 @@ class Package:
         defines them (found once per class name)."""
         found = self._ancestors.get(class_name)
         if found is None:
-            found, pending = {class_name}, [class_name]
+            found = self._ancestors[class_name] = frozenset((class_name,) +
+                                                            self.bases_of(class_name))
+        return found
+
+    def bases_of(self, class_name):
+        """The names of the classes a class derives from, as far as the package defines them,
+        the nearest first (found once per class name)."""
+        found = self._bases.get(class_name)
+        if found is None:
+            found, pending = [], [class_name]
             while pending:
-                class_info = self.class_named(pending.pop())
+                class_info = self.class_named(pending.pop(0))
                 for base in class_info.bases if class_info is not None else ():
                     name = base.split(".")[-1]
-                    if name not in found:
-                        found.add(name)
+                    if name != class_name and name not in found:
+                        found.append(name)
                         pending.append(name)
-            self._ancestors[class_name] = found = frozenset(found)
+            self._bases[class_name] = found = tuple(found)
         return found
 
     def method(self, class_info, name, seen=None):
