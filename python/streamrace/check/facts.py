@@ -7,6 +7,8 @@ hands out. Also the orderings the package makes anywhere, which the cross-functi
 from .values import (Constant, Container, Event, Key, Stream, Symbol, Tensor,
                      attribute_stream_key, either_stream, join_lists)
 
+_MISSING = object()
+
 
 class ClassFacts:
     def __init__(self, package):
@@ -54,6 +56,7 @@ class ClassFacts:
         self.waited_handles = set()
         self.handle_waited_unnamed = False
         self.settled = False
+        self.inherited = {}        # Key -> _inherited's answer, until the next store
 
     def stored(self, key, value, frame, made_empty=False):
         """`made_empty`: the value is a new empty container the analysis has no value for."""
@@ -119,6 +122,7 @@ class ClassFacts:
             named = attribute_stream_key(key)
             if named is not None:
                 self.created_streams.setdefault(named, set()).add(value.key)
+        self.inherited.clear()
         if key not in self.values:
             self.values[key] = value
             return
@@ -133,7 +137,9 @@ class ClassFacts:
             key = key.__class__(("self", key.root[1]), key.path)
         value = self.values.get(key)
         if value is None and key.root[0] == "self":
-            value = self._inherited(key)
+            bases = self.package.bases_of(key.root[1])
+            if bases:
+                value = self._inherited(key, bases)
         if isinstance(value, Container) and not value.items and \
                 key.field_name() in self.package.filled_fields:
             # Made empty where the analysis saw it, filled in code it did not walk.
@@ -150,14 +156,16 @@ class ClassFacts:
                 return container
         return value
 
-    def _inherited(self, key):
+    def _inherited(self, key, bases):
         """What the methods of the class's bases store in the attribute (a stream the base's
-        `__init__` makes, used by a subclass's methods), the nearest base first."""
-        for base in self.package.bases_of(key.root[1]):
-            value = self.values.get(Key(("self", base), key.path))
-            if value is not None:
-                return value
-        return None
+        `__init__` makes, used by a subclass's methods), the nearest base first; kept until
+        the next store."""
+        found = self.inherited.get(key, _MISSING)
+        if found is _MISSING:
+            found = next((value for value in (self.values.get(Key(("self", base), key.path))
+                                              for base in bases) if value is not None), None)
+            self.inherited[key] = found
+        return found
 
     def current_stream_field(self, key):
         """The current or default stream an attribute of an object whose stores the analysis
