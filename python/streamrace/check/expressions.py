@@ -536,7 +536,9 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
         return None
 
     def condition_text(self, test, frame):
-        return self.per_class(test, "_condition", frame, condition_text)
+        text = self.per_class(test, "_condition", frame, condition_text)
+        given = frame.given_conditions
+        return given.get(text, text) if given else text
 
     def per_class(self, node, slot, frame, compute):
         """`compute(node, class name)` for the class the frame runs in, kept on the node: the

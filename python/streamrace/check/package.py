@@ -13,6 +13,7 @@ from typing import Dict, List, Optional
 
 from .. import torch_model
 from .condition_texts import async_flag_texts, condition_text, none_test, optional_stream
+from .given_conditions import count_given_conditions, flags_tested
 from .hook_registrations import find_hooks, registers_hook
 from .stream_work import (LIFETIME_WORK_NAMES, RELEASES_STORAGE, STREAM_READS, STREAM_WORDS,
                           STREAM_WORK_NAMES, functions_doing_stream_work)
@@ -31,6 +32,7 @@ class FunctionInfo:
     nested: Dict[str, "FunctionInfo"] = field(default_factory=dict)
     # Names used in the body (attributes and variables): a quick test of what it may do.
     names: frozenset = frozenset()
+    flag_names: set = field(default_factory=set)   # plain names its tests test as flags
     is_property: bool = False
     # From the one walk over the body: the names it calls, its calls registering hooks, and its
     # attribute and call nodes (what tensor usage is read from).
@@ -168,6 +170,7 @@ class Package:
             _summarize(module.body, indexer.by_node)
         for module in self.modules:
             find_hooks(self, module)
+        count_given_conditions(self)
         # `if stream:` of a stream a context may be given as None tests `stream is not None`.
         for text in self.optional_stream_texts:
             truth = text[:-len(" is None")]
@@ -436,6 +439,8 @@ class _Indexer(ast.NodeVisitor):
         return None
 
     def _count_condition(self, test, decides_stream_work):
+        if self.scopes and isinstance(self.scopes[-1], FunctionInfo):
+            self.scopes[-1].flag_names.update(flags_tested(test))
         parts = test.values if isinstance(test, ast.BoolOp) else [test]
         class_name = self._class_name()
         for part in parts:
