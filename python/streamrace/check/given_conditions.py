@@ -78,10 +78,7 @@ def count_given_conditions(package):
     for function in list(package.all_functions()):
         if function.name == "<module>":
             continue   # its calls are its functions' (Package.__init__ summarizes them in)
-        nested = {id(call) for inner in function.nested.values() for call in inner.call_nodes}
-        for call in function.call_nodes:
-            if id(call) in nested:
-                continue   # counted with the nested function that makes it
+        for call in function.own_call_nodes():
             name = call.func.attr if isinstance(call.func, ast.Attribute) else \
                 getattr(call.func, "id", None)
             callees = [callee for callee in package.functions_by_name.get(name, ())

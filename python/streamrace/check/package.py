@@ -79,6 +79,11 @@ class FunctionInfo:
                 and not self.is_static() else positional
         return self._parameters_after_self
 
+    def own_call_nodes(self):
+        """Its call nodes but those of the functions defined in it (which hold them too)."""
+        nested = {id(call) for inner in self.nested.values() for call in inner.call_nodes}
+        return [call for call in self.call_nodes if id(call) not in nested]
+
     def closure_names(self):
         """The names the enclosing functions bind (their parameters and locals), which a nested
         function reads from the call of its maker that made it."""
@@ -623,10 +628,7 @@ class _Indexer(ast.NodeVisitor):
         """`async_op=flag` tests the flag: where the package tests it again (`if flag:
         self.handle = work`), paths stay apart by its value from the call on (statements.py),
         and it decides stream work (whether the current stream waits for the collective)."""
-        nested = {id(call) for inner in info.nested.values() for call in inner.call_nodes}
-        for call in info.call_nodes:
-            if id(call) in nested:
-                continue
+        for call in info.own_call_nodes():
             for text in async_flag_texts(call, class_name):
                 counts = self.package.condition_counts
                 counts[text] = counts.get(text, 0) + 1
