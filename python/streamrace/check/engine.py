@@ -422,7 +422,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         documentation of record_stream). Reported once a hand-over."""
         for handed in state.handed:
             key, allocation, receiver, _ = handed
-            if allocation != made.stream.key or _held(key, state) or \
+            if allocation != made.stream.key or state.holds(key) or \
                     recorded_for(key, receiver, state):
                 continue
             state.handed = state.handed - {handed}
@@ -555,18 +555,6 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
             _, stream, async_ops = context
             if not async_ops:
                 state.stream_waits(self.accesses, state.current, stream)
-
-
-def _held(key, state):
-    """Whether a name or an attribute of the path still holds the tensor of `key` or a view of
-    it (the object whose attribute held it holds it only through that attribute)."""
-    def holds(value):
-        if isinstance(value, Container):
-            return any(holds(item) for item in value.items)
-        return isinstance(value, (Tensor, Symbol)) and value.key is not None and \
-            len(value.key.path) >= len(key.path) and value.key.overlaps(key)
-    return any(holds(v) for v in state.locals.values()) or \
-        any(holds(v) for v in state.attributes.values())
 
 
 class _Everything:

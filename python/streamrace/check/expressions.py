@@ -14,10 +14,11 @@ from .. import torch_model
 from .call_results import CallResults
 from .elements import ElementEvaluator, either
 from .event_queues import made_empty
+from .gradients import owns_autograd_gradients
 from .indices import integer_arithmetic
 from .condition_texts import condition_text
 from .package import ClassInfo, FunctionInfo, expression_name
-from .state import HOST_STREAM
+from .state import AMBIENT, HOST_STREAM
 from .syntax import child_nodes
 from .values import (Constant, Container, DeviceModule, Event, Function, Integer, Key, Linear,
                      Module, Stream, Symbol, Tensor, Work, attribute_stream_key, holds_handles,
@@ -486,6 +487,16 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
                 previous.key.path[-1].startswith("@") and previous.key not in state.escaped and \
                 getattr(value, "key", None) != previous.key:
             self.storage_released(previous, node, state, frame, one_object=True)
+        elif key.path[-1:] == (torch_model.GRADIENT_ATTRIBUTE,) and \
+                (previous is None or getattr(previous, "key", None) == key) and \
+                getattr(value, "key", None) != key and owns_autograd_gradients(frame):
+            self.gradient_dropped(key, node, state, frame)
+
+    def gradient_dropped(self, key, node, state, frame):
+        """`param.grad = None` (or another value, or `del`) for the gradient autograd left in
+        the parameter (gradients.py): released unless a name or another attribute holds it."""
+        if not state.holds(key, besides=key):
+            self.storage_released(Tensor(key, AMBIENT, False), node, state, frame)
 
     def augmented_assign(self, node, state, frame):
         value = self.evaluate(node.value, state, frame)

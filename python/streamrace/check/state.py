@@ -229,6 +229,18 @@ class State:
                       not _own_bytes_apart(accesses[ident], accesses[ident].key, key)]:
             del self.pending[ident]
 
+    def holds(self, key, besides=None):
+        """Whether a name or an attribute of the path (other than `besides`) still holds the
+        tensor of `key` or a view of it (the object whose attribute held it holds it only
+        through that attribute)."""
+        def holding(value):
+            if isinstance(value, Container):
+                return any(holding(item) for item in value.items)
+            return isinstance(value, (Tensor, Symbol)) and value.key is not None and \
+                len(value.key.path) >= len(key.path) and value.key.overlaps(key)
+        return any(holding(v) for v in self.locals.values()) or \
+            any(holding(v) for k, v in self.attributes.items() if k != besides)
+
     def conflicts(self, accesses, stream_keys, access):
         """Pending accesses the new one races with: same bytes, at least one writing, on streams
         that are different for sure, with nothing ordering the earlier one before the new one's

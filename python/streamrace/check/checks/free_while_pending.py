@@ -83,7 +83,7 @@ class FreeWhilePending:
                 notes.append((location(made.site), "'%s' is made here, on %s" % (
                     key.text(), stream_name(allocation))))
             fix_notes, fixes = self._record_fix(key, access, node, site, scope_end, storage_only,
-                                                state, frame, source)
+                                                state, frame, source, walker)
             notes += fix_notes
             return Finding(self.name, message, location(site), notes, fixes,
                            identity=((self.name, site.path, site.line, access.site.line),),
@@ -91,14 +91,19 @@ class FreeWhilePending:
         return None
 
     def _record_fix(self, key, access, node, site, scope_end, storage_only, state, frame,
-                    source):
+                    source, walker):
         """The record_stream that makes the release safe, as notes and fixes. A tensor a
         collective was given and that is dropped is recorded on the stream that called the
         collective (`_kept_by_the_process_group`), beside the collective when that is in this
         function: there the name is bound on every path, in a loop that rebinds it too."""
         collective_drop = access.issued_on is not None and not storage_only
+        # An attribute given another value is spelled as the statement spells it (in a loop
+        # over the elements its key joins, `param.grad`).
+        spelled = walker.spelling(node) if isinstance(node, ast.Attribute) and \
+            key.path[-1:] == (node.attr,) and not collective_drop else None
         fix_text = self._record_stream_text(
-            key, access.issued_on if collective_drop else access.stream, state, frame, source)
+            key, access.issued_on if collective_drop else access.stream, state, frame, source,
+            spelled)
         if fix_text is None:
             if collective_drop:
                 return [(location(access.site), "tell the allocator about this use: record the "
