@@ -678,8 +678,7 @@ class CallEffects:
                     args[0][0].on_host
             elif device is None and name in model.HOST_BY_DEFAULT_FACTORIES:
                 on_host = on_host or not self.package.sets_default_device()
-            made = self.fresh_tensor(node, state, frame, on_host=on_host,
-                                     on_host_stream=on_host)
+            made = self.fresh_tensor(node, state, frame, on_host=on_host, on_host_stream=on_host)
             if on_host and not pinned and not name.endswith("_like"):
                 made = Tensor(made.key, made.alloc_stream, True, pageable=True)
             return made
@@ -716,9 +715,10 @@ class CallEffects:
 
     def unknown_call(self, args, kwargs, name, node, state, frame):
         """A function the analysis cannot see into reads the tensors it is given on the current
-        stream (a module's forward, a kernel launcher), and may keep them."""
+        stream, and may keep them (a local another stream made still needs record_stream)."""
         for value, argument in list(args) + list(kwargs.values()):
-            self.escape(value, state)
+            if not state.local_made_on_another_stream(value):
+                self.escape(value, state)
             if isinstance(value, Container) and value.key is None:
                 for item in value.items:
                     # A view put into the list (`bucket.append(flat.narrow(...))`) is one.

@@ -229,6 +229,14 @@ class State:
                       not _own_bytes_apart(accesses[ident], accesses[ident].key, key)]:
             del self.pending[ident]
 
+    def local_made_on_another_stream(self, value):
+        """Whether the value is a tensor in a local that a program stream other than the current
+        one made (one an attribute holds is released where the attribute is given another value,
+        which may come before the stream that made it waits for its next block)."""
+        return isinstance(value, Tensor) and value.key.is_local() and \
+            value.alloc_stream is not None and value.alloc_stream.kind in ("created", "named") and \
+            value.alloc_stream.key != self.current.key
+
     def holds(self, key, besides=None):
         """Whether a name or an attribute of the path (other than `besides`) still holds the
         tensor of `key` or a view of it (the object whose attribute held it holds it only
