@@ -16,6 +16,7 @@ import os
 
 from .. import torch_model as model
 from .argument_reads import arguments_read
+from .caller_work import CallerWork
 from .collective_effects import CollectiveEffects
 from .copy_effects import CopyEffects
 from .effects import CallEffects, event_keys_in
@@ -79,6 +80,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         self.iterations = ()    # of every loop it is in, outermost first
         self.frame_ids = analysis.frame_ids
         self.root = None
+        self.root_frame = None
+        self.entry_stream = AMBIENT   # the stream current where the root was entered
         self.temporaries = {}
         # Whether the analysis met work on more than one stream (or the host): a function
         # that never does cannot have an unordered pair of its own.
@@ -107,11 +110,12 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         self.root = function
         self.spent = 0
         state = State(self.analysis)
-        frame = self.new_frame(function, 0, ())
+        frame = self.root_frame = self.new_frame(function, 0, ())
         if hook is None:
             self.start_on_the_callers_stream(function, state, frame)
         else:
             enter_hook(self, function, hook, state, frame)
+        self.entry_stream = state.current
         paths = self.block(function.node.body, [state], frame)
         for path in paths:
             self.scope_ended(path, frame, function.node.body[-1])
@@ -395,9 +399,12 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
                                            blocking, getattr(value, "views", ()), own_bytes,
                                            issued_on)
         if self.analysis.reporting:
-            for earlier in state.conflicts(self.accesses, self.analysis.stream_keys, access):
+            conflicts = state.conflicts(self.accesses, self.analysis.stream_keys, access)
+            for earlier in conflicts:
                 self.checks.unordered(earlier, access, state, frame, self)
             self.analysis.escapes.check(access, state, frame, self)
+            if not conflicts:
+                self.analysis.caller_work.check(access, state, frame, self)
         else:
             self.analysis.escapes.note_access(access)
         if stream is HOST_STREAM:
@@ -605,6 +612,7 @@ class Analysis:
         self.usage = TensorUsage(package)
         self.facts = ClassFacts(package)
         self.escapes = Escapes(self)
+        self.caller_work = CallerWork()
         self.handing_out = HandingOut(self)
         self.accesses = []
         self.stream_keys = []   # each access's stream key, by its ident (State.conflicts)

@@ -20,13 +20,15 @@ class Checks:
         self.reporting = False
         self.findings = []
         self._identities = set()
+        self._yielding = []   # findings any other finding of the same race replaces
         self.cross_stream = UnsynchronizedCrossStream()
         self.host_access = HostAccessBeforeSync()
         self.wait_unrecorded = WaitUnrecordedEvent()
         self.free_while_pending = FreeWhilePending()
 
-    def add(self, finding):
-        if finding is None or not self.reporting or not self.enabled(finding.check):
+    def add(self, finding, finishing=False):
+        if finding is None or not (self.reporting or finishing) or \
+                not self.enabled(finding.check):
             return
         source = self.sources.get(finding.location.path)
         if source is not None and source.ignores(finding.location.line, finding.check):
@@ -46,6 +48,18 @@ class Checks:
             return
         check = self.host_access if later.stream.kind == "host" else self.cross_stream
         self.add(check.finding(earlier, later, state, frame, walker, across_calls))
+
+    def unordered_with_the_caller(self, entry, later, state, frame, walker):
+        """What a function is given, touched where the caller's work may not be done: said
+        only where no finding names the same race with the work itself."""
+        if self.reporting:
+            self._yielding.append(self.cross_stream.finding(entry, later, state, frame, walker,
+                                                            False))
+
+    def finish(self):
+        for finding in self._yielding:
+            self.add(finding, finishing=True)
+        self._yielding = []
 
     def left_to_the_caller(self, access, function, registration, state, frame, walker):
         if self.reporting:

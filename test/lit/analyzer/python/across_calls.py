@@ -23,7 +23,7 @@ class SecondaryPartitions:
         with torch.cuda.stream(self.allgather_stream):
             dist.all_gather_into_tensor(full, param.secondary, group=group)
             # CHECK-MESSAGES: :[[@LINE-1]]:47: warning: 'param.secondary' is read by all_gather_into_tensor on the process group's stream (group=group) while copy_ on the current stream may still be writing it; no event or synchronization orders the two streams (the earlier work is left pending when 'release_racy' returns) [streamrace-unsynchronized-cross-stream]
-            # CHECK-MESSAGES: :16:9: note: copy_ writes 'param.secondary' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-10]]:9: note: copy_ writes 'param.secondary' on the current stream here
             # CHECK-MESSAGES: :[[@LINE-3]]:47: note: make stream 'self.allgather_stream' wait for the current stream before entering it: `self.allgather_stream.wait_stream(torch.cuda.current_stream())`
             # CHECK-FIXES: self.allgather_stream.wait_stream(torch.cuda.current_stream())
             # CHECK-FIXES-NEXT: with torch.cuda.stream(self.allgather_stream):
@@ -41,21 +41,27 @@ class ShardedParameter:
     def reset_local_shard(self, padded):
         padded.copy_(self.sharded_param.local_shard)
         # CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'self.sharded_param.local_shard' is read by copy_ on the current stream while add_ on stream 'self.hook_stream' may still be writing it; no event or synchronization orders the two streams (the earlier work is left pending when 'update_parameter_racy' returns) [streamrace-unsynchronized-cross-stream]
-        # CHECK-MESSAGES: :[[@LINE+11]]:17: note: add_ reads and writes 'params[*].sharded_param.local_shard' on stream 'self.hook_stream' here
+        # CHECK-MESSAGES: :[[@LINE+14]]:17: note: add_ reads and writes 'params[*].sharded_param.local_shard' on stream 'self.hook_stream' here
         # CHECK-MESSAGES: :[[@LINE-3]]:22: note: make the current stream wait for stream 'self.hook_stream' before this: `torch.cuda.current_stream().wait_stream(self.hook_stream)`
 
     def accumulate_gradient(self, params, reduced):
         with torch.cuda.stream(self.hook_stream):
             for param in params:
                 param.sharded_param.grad.local_shard.add_(reduced)
+                # CHECK-MESSAGES: :[[@LINE-1]]:59: warning: 'reduced' is read by add_ on stream 'self.hook_stream' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+                # CHECK-MESSAGES: :[[@LINE-5]]:5: note: the caller's work writes 'reduced' on the current stream here
+                # CHECK-MESSAGES: :[[@LINE-3]]:59: note: make stream 'self.hook_stream' wait for the current stream before entering it: `self.hook_stream.wait_stream(torch.cuda.current_stream())`
 
     def update_parameter_racy(self, params, update):
         with torch.cuda.stream(self.hook_stream):
             for param in params:
                 param.sharded_param.local_shard.add_(update)
                 # CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'params[*].sharded_param.local_shard' is read and written by add_ on stream 'self.hook_stream' while copy_ on the current stream may still be reading it; no event or synchronization orders the two streams (the earlier work is left pending when 'reset_local_shard' returns) [streamrace-unsynchronized-cross-stream]
-                # CHECK-MESSAGES: :[[@LINE-15]]:22: note: copy_ reads 'self.sharded_param.local_shard' on the current stream here
+                # CHECK-MESSAGES: :[[@LINE-18]]:22: note: copy_ reads 'self.sharded_param.local_shard' on the current stream here
                 # CHECK-MESSAGES: :[[@LINE-3]]:17: note: make stream 'self.hook_stream' wait for the current stream before entering it: `self.hook_stream.wait_stream(torch.cuda.current_stream())`
+                # CHECK-MESSAGES: :[[@LINE-4]]:54: warning: 'update' is read by add_ on stream 'self.hook_stream' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+                # CHECK-MESSAGES: :[[@LINE-8]]:5: note: the caller's work writes 'update' on the current stream here
+                # CHECK-MESSAGES: :[[@LINE-6]]:54: note: make stream 'self.hook_stream' wait for the current stream before entering it: `self.hook_stream.wait_stream(torch.cuda.current_stream())`
 
 
 # A gradient (held in `.grad`) and an object a variable of another name holds are two objects.
@@ -66,18 +72,24 @@ class GradientHook:
     def load_parameter(self, new_param, padded):
         padded.copy_(new_param.local_tensor)
         # CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'new_param.local_tensor' is read by copy_ on the current stream while mul_ on stream 'self.hook_stream' may still be writing it; no event or synchronization orders the two streams (the earlier work is left pending when 'scale_parameters_racy' returns) [streamrace-unsynchronized-cross-stream]
-        # CHECK-MESSAGES: :[[@LINE+11]]:17: note: mul_ reads and writes 'params[*].local_tensor' on stream 'self.hook_stream' here
+        # CHECK-MESSAGES: :[[@LINE+14]]:17: note: mul_ reads and writes 'params[*].local_tensor' on stream 'self.hook_stream' here
         # CHECK-MESSAGES: :[[@LINE-3]]:22: note: make the current stream wait for stream 'self.hook_stream' before this: `torch.cuda.current_stream().wait_stream(self.hook_stream)`
 
     def accumulate_gradient(self, params, reduced):
         with torch.cuda.stream(self.hook_stream):
             for param in params:
                 param.grad.local_tensor.add_(reduced)
+                # CHECK-MESSAGES: :[[@LINE-1]]:46: warning: 'reduced' is read by add_ on stream 'self.hook_stream' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+                # CHECK-MESSAGES: :[[@LINE-5]]:5: note: the caller's work writes 'reduced' on the current stream here
+                # CHECK-MESSAGES: :[[@LINE-3]]:46: note: make stream 'self.hook_stream' wait for the current stream before entering it: `self.hook_stream.wait_stream(torch.cuda.current_stream())`
 
     def scale_parameters_racy(self, params, scale):
         with torch.cuda.stream(self.hook_stream):
             for param in params:
                 param.local_tensor.mul_(scale)
                 # CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'params[*].local_tensor' is read and written by mul_ on stream 'self.hook_stream' while copy_ on the current stream may still be reading it; no event or synchronization orders the two streams (the earlier work is left pending when 'load_parameter' returns) [streamrace-unsynchronized-cross-stream]
-                # CHECK-MESSAGES: :[[@LINE-15]]:22: note: copy_ reads 'new_param.local_tensor' on the current stream here
+                # CHECK-MESSAGES: :[[@LINE-18]]:22: note: copy_ reads 'new_param.local_tensor' on the current stream here
                 # CHECK-MESSAGES: :[[@LINE-3]]:17: note: make stream 'self.hook_stream' wait for the current stream before entering it: `self.hook_stream.wait_stream(torch.cuda.current_stream())`
+                # CHECK-MESSAGES: :[[@LINE-4]]:41: warning: 'scale' is read by mul_ on stream 'self.hook_stream' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+                # CHECK-MESSAGES: :[[@LINE-8]]:5: note: the caller's work writes 'scale' on the current stream here
+                # CHECK-MESSAGES: :[[@LINE-6]]:41: note: make stream 'self.hook_stream' wait for the current stream before entering it: `self.hook_stream.wait_stream(torch.cuda.current_stream())`

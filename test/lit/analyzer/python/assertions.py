@@ -50,16 +50,22 @@ class CopyBack:
     def copied_back_when_overlapping(self, dst, src):
         with torch.cuda.stream(self.side):
             dst.copy_(src, non_blocking=True)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'dst' is written by copy_ on stream 'self.side' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-4]]:5: note: the caller's work writes 'dst' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self.side' wait for the current stream before entering it: `self.side.wait_stream(torch.cuda.current_stream())`
         if not self.overlap:
             torch.cuda.current_stream().wait_stream(self.side)
         dst.add_(1)
         # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'dst' is read and written by add_ on the current stream while copy_ on stream 'self.side' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-        # CHECK-MESSAGES: :[[@LINE-5]]:13: note: copy_ writes 'dst' on stream 'self.side' here
+        # CHECK-MESSAGES: :[[@LINE-8]]:13: note: copy_ writes 'dst' on stream 'self.side' here
         # CHECK-MESSAGES: :[[@LINE-3]]:9: note: make the current stream wait for stream 'self.side' before this: `torch.cuda.current_stream().wait_stream(self.side)`
 
     def copied_back_never_overlapping(self, dst, src):
         with torch.cuda.stream(self.side):
             dst.copy_(src, non_blocking=True)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'dst' is written by copy_ on stream 'self.side' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-4]]:5: note: the caller's work writes 'dst' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self.side' wait for the current stream before entering it: `self.side.wait_stream(torch.cuda.current_stream())`
         if not self.overlap:
             torch.cuda.current_stream().wait_stream(self.side)
         assert not self.overlap

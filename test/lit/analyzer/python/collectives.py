@@ -134,6 +134,11 @@ def chunks_scaled_before_their_reductions_end(chunks, group):
         for chunk in chunks:
             chunk.mul_(2)
             # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'chunks[*]' is read and written by mul_ on stream 'side' while all_reduce on the process group's stream (group=group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-5]]:38: note: all_reduce reads and writes 'chunks[*]' on the process group's stream (group=group) here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+            # CHECK-MESSAGES: :[[@LINE-4]]:13: warning: 'chunks[*]' is read and written by mul_ on stream 'side' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-12]]:1: note: the caller's work writes 'chunks[*]' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-6]]:13: note: make stream 'side' wait for the current stream before entering it: `side.wait_stream(torch.cuda.current_stream())`
     torch.cuda.current_stream().wait_stream(side)
 
 

@@ -40,6 +40,9 @@ class Shards:
             grow_storage(shard, size)
             with torch.cuda.stream(self.cast_stream):
                 shard.copy_(source, non_blocking=True)
+                # CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'shard' is written by copy_ on stream 'self.cast_stream' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+                # CHECK-MESSAGES: :[[@LINE-15]]:5: note: the caller's work writes 'shard' on the current stream here
+                # CHECK-MESSAGES: :[[@LINE-3]]:17: note: make stream 'self.cast_stream' wait for the current stream before entering it: `self.cast_stream.wait_stream(torch.cuda.current_stream())`
 
     def refilled_where_it_was_kept(self, shard, full, source, size):
         if self.wait_first:

@@ -231,6 +231,7 @@ class LoopPrefetcher:
     def __init__(self, loader, mean):
         self.batches = iter(loader)
         self.stream = torch.cuda.Stream()
+        self.stream.wait_stream(torch.cuda.current_stream())
         self.offset = mean
         self.preload()
 
@@ -268,6 +269,7 @@ class UnrecordedLoopPrefetcher:
     def __init__(self, loader, mean):
         self.batches = iter(loader)
         self.stream = torch.cuda.Stream()
+        self.stream.wait_stream(torch.cuda.current_stream())
         self.offset = mean
         self.preload()
 

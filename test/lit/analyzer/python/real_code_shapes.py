@@ -29,7 +29,7 @@ class Reduction:
         self.reduce(bucket)
         return bucket.sum()
         # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'bucket' is read by sum on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-        # CHECK-MESSAGES: :25:29: note: all_reduce reads and writes 'bucket' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-7]]:29: note: all_reduce reads and writes 'bucket' on the process group's stream (the default group) here
         # CHECK-MESSAGES: :[[@LINE-4]]:9: note: 'reduce' is called here
         # CHECK-MESSAGES: :[[@LINE-4]]:16: note: make the current stream wait for stream 'self.reduction_stream' before this: `torch.cuda.current_stream().wait_stream(self.reduction_stream)`
 
@@ -137,7 +137,7 @@ class PingPongReducer:
         self.reduce_buckets(dtype)
         bucket.buffer[bucket.index].copy_(grad)
         # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'self.buckets[dtype].buffer[self.buckets[dtype].index]' is written by copy_ on the current stream while div_ on stream 'self.reduction_stream' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-        # CHECK-MESSAGES: :127:17: note: div_ reads and writes 'self.buckets[dtypes[*]].buffer[self.buckets[dtypes[*]].index]' on stream 'self.reduction_stream' here
+        # CHECK-MESSAGES: :[[@LINE-13]]:17: note: div_ reads and writes 'self.buckets[dtypes[*]].buffer[self.buckets[dtypes[*]].index]' on stream 'self.reduction_stream' here
         # CHECK-MESSAGES: :[[@LINE-4]]:9: note: 'reduce_buckets' is called here
         # CHECK-MESSAGES: :[[@LINE-4]]:9: note: make the current stream wait for stream 'self.reduction_stream' before this: `torch.cuda.current_stream().wait_stream(self.reduction_stream)`
 
@@ -154,12 +154,18 @@ class Accumulator:
     def zeros_like_a_buffer_in_flight(self, grad):
         with torch.cuda.stream(self.side_stream):
             grad.mul_(2)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'grad' is read and written by mul_ on stream 'self.side_stream' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-4]]:5: note: the caller's work writes 'grad' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self.side_stream' wait for the current stream before entering it: `self.side_stream.wait_stream(torch.cuda.current_stream())`
         return grad.new_zeros(grad.shape)
 
     def copy_of_a_buffer_in_flight_racy(self, grad):
         with torch.cuda.stream(self.side_stream):
             grad.mul_(2)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'grad' is read and written by mul_ on stream 'self.side_stream' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-4]]:5: note: the caller's work writes 'grad' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self.side_stream' wait for the current stream before entering it: `self.side_stream.wait_stream(torch.cuda.current_stream())`
         return grad.clone()
         # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'grad' is read by clone on the current stream while mul_ on stream 'self.side_stream' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-        # CHECK-MESSAGES: :[[@LINE-3]]:13: note: mul_ reads and writes 'grad' on stream 'self.side_stream' here
+        # CHECK-MESSAGES: :[[@LINE-6]]:13: note: mul_ reads and writes 'grad' on stream 'self.side_stream' here
         # CHECK-MESSAGES: :[[@LINE-3]]:16: note: make the current stream wait for stream 'self.side_stream' before this: `torch.cuda.current_stream().wait_stream(self.side_stream)`

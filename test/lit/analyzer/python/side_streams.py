@@ -38,6 +38,9 @@ def side_stream_reads_before_waiting(x, z):
         # CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'y' is read by torch.add on stream 'side' while torch.mul on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
         # CHECK-MESSAGES: :[[@LINE-5]]:9: note: torch.mul writes 'y' on the current stream here
         # CHECK-MESSAGES: :[[@LINE-3]]:19: note: make stream 'side' wait for the current stream before entering it: `side.wait_stream(torch.cuda.current_stream())`
+        # CHECK-MESSAGES: :[[@LINE-4]]:29: warning: 'z' is written by torch.add on stream 'side' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-9]]:1: note: the caller's work writes 'z' on the current stream here
+        # CHECK-MESSAGES: :[[@LINE-6]]:29: note: make stream 'side' wait for the current stream before entering it: `side.wait_stream(torch.cuda.current_stream())`
         # CHECK-FIXES: side.wait_stream(torch.cuda.current_stream())
         # CHECK-FIXES-NEXT: with torch.cuda.stream(side):
     torch.cuda.current_stream().wait_stream(side)
@@ -149,6 +152,10 @@ def parameter_streams_may_be_the_current_one(x, out, stream):
     with torch.cuda.stream(stream):
         out.copy_(x)
     return out.sum()
+    # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'out' is read by sum on the current stream while copy_ on stream 'side' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE+10]]:12: note: 'parameter_streams_may_be_the_current_one' is called here
+    # CHECK-MESSAGES: :[[@LINE-4]]:9: note: copy_ writes 'out' on stream 'side' here
+    # CHECK-MESSAGES: :[[@LINE-4]]:12: note: make the current stream wait for stream 'side' between the two (wait_stream, or an event recorded after the first and waited on before the second)
 
 
 def parameter_stream_given_by_a_caller(x, out):
@@ -157,10 +164,6 @@ def parameter_stream_given_by_a_caller(x, out):
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     return parameter_streams_may_be_the_current_one(x, out, side)
-    # CHECK-MESSAGES: :[[@LINE-9]]:12: warning: 'out' is read by sum on the current stream while copy_ on stream 'side' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-    # CHECK-MESSAGES: :[[@LINE-2]]:12: note: 'parameter_streams_may_be_the_current_one' is called here
-    # CHECK-MESSAGES: :[[@LINE-12]]:9: note: copy_ writes 'out' on stream 'side' here
-    # CHECK-MESSAGES: :[[@LINE-12]]:12: note: make the current stream wait for stream 'side' between the two (wait_stream, or an event recorded after the first and waited on before the second)
 
 
 # A stream kept in an attribute is named by the attribute: `layer.context.gather_stream` and
@@ -207,6 +210,7 @@ def gradient_read_while_it_is_scaled_racy(shape):
     norm = weight.grad.norm()
     # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'weight.grad' is read by norm on the current stream while div_ on stream 'side' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
     # CHECK-MESSAGES: :[[@LINE-3]]:9: note: div_ reads and writes 'weight.grad' on stream 'side' here
+    # CHECK-MESSAGES: :[[@LINE-3]]:12: note: make the current stream wait for stream 'side' before this: `torch.cuda.current_stream().wait_stream(side)`
     torch.cuda.current_stream().wait_stream(side)
     return norm
 

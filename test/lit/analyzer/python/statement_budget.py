@@ -60,6 +60,9 @@ class LongStepReleasing:
         grow_storage(p.shard, n)
         with torch.cuda.stream(self.cast_stream):
             p.shard.copy_(p.source, non_blocking=True)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'p.shard' is written by copy_ on stream 'self.cast_stream' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-34]]:5: note: the caller's work writes 'p.shard' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self.cast_stream' wait for the current stream before entering it: `self.cast_stream.wait_stream(torch.cuda.current_stream())`
         torch.cuda.current_stream().wait_stream(self.cast_stream)
 
 

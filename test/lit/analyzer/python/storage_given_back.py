@@ -36,6 +36,9 @@ class ShardCaster:
             # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'shard' is written by copy_ on stream 'self.cast_stream' while copy_ on stream 'self.gather_stream' may still be reading it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
             # CHECK-MESSAGES: :[[@LINE-6]]:24: note: copy_ reads 'shard' on stream 'self.gather_stream' here
             # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self.cast_stream' wait for stream 'self.gather_stream' before this: `torch.cuda.current_stream().wait_stream(self.gather_stream)`
+            # CHECK-MESSAGES: :[[@LINE-4]]:13: warning: 'shard' is written by copy_ on stream 'self.cast_stream' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-11]]:5: note: the caller's work writes 'shard' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-6]]:13: note: make stream 'self.cast_stream' wait for the current stream before entering it: `self.cast_stream.wait_stream(torch.cuda.current_stream())`
 
     def shard_refilled_after_its_storage_was_given_back(self, shard, full, source, size):
         with torch.cuda.stream(self.gather_stream):
@@ -45,6 +48,9 @@ class ShardCaster:
         grow_storage(shard, size)
         with torch.cuda.stream(self.cast_stream):
             shard.copy_(source, non_blocking=True)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'shard' is written by copy_ on stream 'self.cast_stream' while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-9]]:5: note: the caller's work writes 'shard' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self.cast_stream' wait for the current stream before entering it: `self.cast_stream.wait_stream(torch.cuda.current_stream())`
 
     def shards_refilled_while_gathered(self, size):
         self.gather_stream.wait_stream(torch.cuda.current_stream())
@@ -56,8 +62,9 @@ class ShardCaster:
             grow_storage(p.shard, size)
             with torch.cuda.stream(self.cast_stream):
                 p.shard.copy_(p.source, non_blocking=True)
-                # CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'self.params[*].shard' is written by copy_ on stream 'self.cast_stream' while copy_ on stream 'self.gather_stream' may still be reading it; no event or synchronization orders the two streams
+                # CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'self.params[*].shard' is written by copy_ on stream 'self.cast_stream' while copy_ on stream 'self.gather_stream' may still be reading it; no event or synchronization orders the two streams (the earlier work is left pending when 'shards_refilled_while_gathered' returns) [streamrace-unsynchronized-cross-stream]
                 # CHECK-MESSAGES: :[[@LINE-7]]:30: note: copy_ reads 'self.params[*].shard' on stream 'self.gather_stream' here
+                # CHECK-MESSAGES: :[[@LINE-3]]:17: note: make stream 'self.cast_stream' wait for stream 'self.gather_stream' before this: `torch.cuda.current_stream().wait_stream(self.gather_stream)`
         torch.cuda.current_stream().wait_stream(self.cast_stream)
 
     def shards_refilled_after_each_was_given_back(self, size):

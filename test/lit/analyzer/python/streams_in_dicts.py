@@ -48,6 +48,7 @@ class Prefetcher:
         self.streams = {"copy": torch.cuda.Stream(), "compute": torch.cuda.Stream()}
 
     def used_while_copied(self, dst, src):
+        self.streams["copy"].wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(self.streams["copy"]):
             dst.copy_(src, non_blocking=True)
         with torch.cuda.stream(self.streams["compute"]):
@@ -57,6 +58,7 @@ class Prefetcher:
             # CHECK-MESSAGES: :[[@LINE-3]]:13: note: make stream 'self.streams['compute']' wait for stream 'self.streams['copy']' before this: `torch.cuda.current_stream().wait_stream(self.streams['copy'])`
 
     def used_after_the_copy(self, dst, src):
+        self.streams["copy"].wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(self.streams["copy"]):
             dst.copy_(src, non_blocking=True)
         with torch.cuda.stream(self.streams["compute"]):
