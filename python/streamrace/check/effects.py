@@ -7,7 +7,7 @@ import ast
 from .. import torch_model as model
 from .condition_texts import polling_flags, polls_in
 from .event_queues import NOT_QUEUED, QUEUE_ADDS, QUEUE_TAKES, queued_event
-from .facts import event_field_key
+from .kept_names import kept_event_key, kept_stream_key, named_as_an_event
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
@@ -332,7 +332,7 @@ class CallEffects:
             kind = "opaque" if value.key.root[0] == "param" and not value.key.path or \
                 value.key.root[0] == "self" and len(value.key.path) == 1 and \
                 self.package.never_stored(value.key.field_name()) else "named"
-            key = attribute_stream_key(value.key) or "named:" + _stream_name_key(value.key) \
+            key = attribute_stream_key(value.key) or "named:" + kept_stream_key(value.key) \
                 if kind == "named" else "opaque:" + repr(value.key)
             # Spelled as where it is used when that is an attribute (`self._stream` holding
             # the constructor's `stream`): the fix-its go where it is used.
@@ -375,7 +375,8 @@ class CallEffects:
         if isinstance(value, Event):
             return value
         if isinstance(value, Symbol):
-            return Event(_event_key(value.key, self.facts), value.spelling or self.spelling(node))
+            return Event(kept_event_key(value.key, self.facts),
+                         value.spelling or self.spelling(node))
         return None
 
     def event_method(self, event, name, args, kwargs, node, state, frame):
@@ -515,7 +516,7 @@ class CallEffects:
             if stream is not None:
                 return self.stream_method(stream, name, args, kwargs, node, state, frame)
         if isinstance(receiver, Symbol) and name in model.EVENT_METHODS and \
-                (_named_as_an_event(receiver.key) or self.facts.event_field(receiver.key)) and \
+                (named_as_an_event(receiver.key) or self.facts.event_field(receiver.key)) and \
                 self.class_method(receiver, name, frame) is None:
             # `state.fork_event.record()`: what a name says it holds is an event, as a stream
             # kept in an attribute is one (the analysis has not seen it made).
@@ -752,44 +753,6 @@ def _first_work(items):
 
 
 __all__ = ["CallEffects", "FunctionInfo"]
-
-
-def event_keys_in(values, facts):
-    """The keys of the events among values a function returns: an event, an attribute or name
-    that holds one (`self._done_event` of an object whose stores the analysis did not follow, as
-    `as_event` names it), or either inside a tuple."""
-    keys = set()
-    for value in values:
-        for item in value.items if isinstance(value, Container) else (value,):
-            if isinstance(item, Event):
-                keys.add(item.key)
-            elif isinstance(item, Symbol) and item.key is not None and (
-                    facts.event_field(item.key) is not None or _named_as_an_event(item.key)):
-                keys.add(_event_key(item.key, facts))
-    return frozenset(keys)
-
-
-def _event_key(key, facts):
-    """The event a name of an object whose stores the analysis did not follow stands for."""
-    field = facts.event_field(key)
-    return event_field_key(field, key) if field is not None else "named:" + _stream_name_key(key)
-
-
-def _named_as_an_event(key):
-    """Whether the attribute or variable a key names says it holds a device event
-    (`fork_event`, `copy_done_event`)."""
-    name = key.field_name() or (key.root[-1] if key.root[0] in ("local", "param") and
-                                not key.path else None)
-    return isinstance(name, str) and name.lower().endswith("event")
-
-
-def _stream_name_key(key):
-    """A stream kept somewhere, named by where: `self.comm_stream` of a class, or an attribute
-    path of a parameter or local (`state._post_backward_stream` is one stream in every function
-    that is given that state)."""
-    if key.root[0] in ("self", "object"):
-        return "%s:%s" % (key.root[1], key.text())
-    return key.text()
 
 
 def _part_of(value):

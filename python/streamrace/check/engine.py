@@ -19,7 +19,7 @@ from .argument_reads import arguments_read
 from .caller_work import CallerWork
 from .collective_effects import CollectiveEffects
 from .copy_effects import CopyEffects
-from .effects import CallEffects, event_keys_in
+from .effects import CallEffects
 from .entry_streams import entry_stream
 from .entry_work import enter_hook
 from .expressions import ExpressionEvaluator, _operator_name
@@ -32,6 +32,7 @@ from .record_stream_fields import unrecorded_stores
 from .checks.free_while_pending import hand_over, recorded_for
 from .escapes import Escapes, reaches
 from .handing_out import HandingOut
+from .kept_names import event_keys_in
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_returned
 from .statements import Frame, StatementWalker
 from .syntax import breadth_first, child_nodes

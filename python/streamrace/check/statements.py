@@ -12,7 +12,7 @@ from .. import torch_model as model
 from .condition_texts import (async_flag_texts, asserted_on_host, compared_with_a_bool,
                               is_not_none, none_test,
                               optional_stream, polling_flags, polls_completion)
-from .effects import event_keys_in
+from .kept_names import event_keys_in
 from .generator_contexts import GeneratorContext
 from .state import join_all
 from .syntax import breadth_first, child_nodes, expression_name
