@@ -64,6 +64,8 @@ class CopyEffects:
             state.host_waits_for_stream(self.accesses, state.current)
             self.facts.host_waited(state.current)
             return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True)
+        if name == "to" and non_blocking and not host_source:
+            self.analysis.handing_out.copied_to_callers_device(args, kwargs, node, frame, self)
         # A copy to the device: its stream reads the source (host memory too, until it is
         # done when non_blocking).
         self.access(tensor, "read", name, node.func.value, state, frame, stream=state.current,

@@ -8,6 +8,7 @@ from .. import torch_model as model
 from .condition_texts import polling_flags, polls_in
 from .event_queues import NOT_QUEUED, QUEUE_ADDS, QUEUE_TAKES, queued_event
 from .kept_names import kept_event_key, kept_stream_key, named_as_an_event
+from .keyword_splats import splatted_keywords
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
@@ -99,6 +100,10 @@ class CallEffects:
             value = self.evaluate(keyword.value, state, frame)
             if keyword.arg is not None:
                 kwargs[keyword.arg] = (value, keyword.value)
+            else:
+                kwargs.update(splatted_keywords(
+                    keyword.value, node, frame.function,
+                    lambda test: self.condition_text(test, frame), state.conditions))
         return args, kwargs
 
     # ---- functions --------------------------------------------------------------------------

@@ -28,6 +28,7 @@ given, such as a CPU optimizer reading `param.grad`, on the host. Two rules:
 import ast
 
 from .. import torch_model as model
+from .callers_device import device_chosen_by_caller
 from .escapes import reaches_through, waits_graph
 from .state import HOST, bytes_meet, contradict, touches_host_memory
 from .syntax import breadth_first
@@ -45,6 +46,10 @@ class HandingOut:
         # walked again to report, whether or not they met several streams.
         self.handing_out_fills = set()
         self._waits_offered = {}   # id of a ClassInfo -> waits_offered's answer
+        # Non-blocking copies to a device the caller names (callers_device.py), by the starting
+        # function and the site of the copy: the name of that device, and where `non_blocking`
+        # is set.
+        self._copies_to_callers_device = {}
 
     def handed_on_while_copied(self, tensor, state, frame):
         """A host tensor a non-blocking copy still fills, given to code the analysis cannot see
@@ -91,6 +96,17 @@ class HandingOut:
             self._waits_offered[id(class_info)] = offered
         return offered
 
+    def copied_to_callers_device(self, args, kwargs, node, frame, walker):
+        device = device_chosen_by_caller(args, kwargs, walker)
+        if device is not None:
+            self._copies_to_callers_device[walker.root, _site_key(walker.site(node, frame))] = (
+                device.spelling, walker.site(kwargs["non_blocking"][1], frame))
+
+    def callers_device_of(self, fill, walker):
+        """(the device's name, where `non_blocking` is set) for a copy to a device the caller
+        names; None for any other."""
+        return self._copies_to_callers_device.get((walker.root, _by_site(fill)))
+
     # ---- the walk's events ----------------------------------------------------------------
 
     def returned(self, value, node, state, frame, walker):
@@ -98,20 +114,29 @@ class HandingOut:
             return
         site = walker.site(node, frame)
         statement = getattr(node, "_statement", None)
-        if isinstance(value, Tensor) and value.key.root[0] == "temporary" and value.on_host:
+        made = walker.temporaries.get(getattr(value, "key", None))
+        if isinstance(value, Tensor) and value.key.root[0] == "temporary" and (
+                value.on_host or made is not None and
+                (walker.root, _site_key(walker.site(made[1], frame))) in
+                self._copies_to_callers_device):
             # `return x.to("cpu", non_blocking=True)`: the caller holds what the copy fills,
             # as a name would.
             value = walker.bind_new_tensor(value, Key(("local", frame.ident,
                                                        walker.spelling(node))), state, node)
         for item in _tensors(value):
-            if isinstance(item, Tensor) and item.on_host:
-                fills = self.pending_fills(item.key, state)
+            on_host = getattr(item, "on_host", False)
+            fills = self.pending_fills(item.key, state) if isinstance(item, Tensor) else []
+            if not on_host:
+                fills = [fill for fill in fills if self.callers_device_of(fill, walker)]
+            if fills or on_host:
                 if fills and not self.analysis.reporting:
                     self.handing_out_fills.add(walker.root)
                 elif fills:
                     walker.checks.handed_out_unsynchronized(
                         fills[0], item.key, None, site, statement, state, frame, walker,
-                        returning=frame.function)
+                        returning=frame.function,
+                        device_choice=None if on_host else self.callers_device_of(fills[0],
+                                                                                  walker))
                 continue
             if not self.analysis.reporting:
                 continue
@@ -275,4 +300,8 @@ def _last_name(key):
 
 
 def _by_site(access):
-    return (access.site.path, access.site.line, access.site.column)
+    return _site_key(access.site)
+
+
+def _site_key(site):
+    return (site.path, site.line, site.column)

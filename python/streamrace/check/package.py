@@ -162,6 +162,7 @@ class Package:
         self.stream_condition_texts = set()
         self.async_flags = set()   # the texts of the flags given as a collective's async_op
         self._called_names = None   # every name the package's functions call, once asked
+        self._calls_by_name = None   # the same, each name's call nodes
         self._implementations = {}   # method name -> implementations(name)
         self.optional_stream_texts = set()
         for source in sources:
@@ -279,6 +280,17 @@ class Package:
         if self._called_names is None:
             self._called_names = frozenset().union(*(f.calls for f in self.all_functions()))
         return name in self._called_names
+
+    def calls_named(self, name):
+        """The package's calls of a function of this name, as `called_by_name` counts them."""
+        if self._calls_by_name is None:
+            self._calls_by_name = {}
+            for function in self.all_functions():
+                for call in function.own_call_nodes():
+                    called = call.func.attr if isinstance(call.func, ast.Attribute) else \
+                        getattr(call.func, "id", None)
+                    self._calls_by_name.setdefault(called, []).append(call)
+        return self._calls_by_name.get(name, ())
 
     def add_function(self, info):
         self.functions_by_name.setdefault(info.name, []).append(info)
@@ -498,6 +510,8 @@ class _Indexer(ast.NodeVisitor):
                         bound.add(node.id)
                 elif isinstance(node, ast.keyword) and node.arg:
                     names.add(node.arg)
+                elif type(node) is ast.Constant and node.value in _FLAGS_BY_KEY:
+                    names.add(node.value)
                 stack += child_nodes(node)
             found = self.statement_names[statement] = (names, bound)
         return found
@@ -705,6 +719,10 @@ _MOST_IMPLEMENTATIONS = 4
 
 _FILLING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 
+# A call's asynchronous flags, when a dict handed over as `**options` holds them
+# (`options["non_blocking"] = True`: keyword_splats.py).
+_FLAGS_BY_KEY = frozenset({"non_blocking", *torch_model.ASYNC_KEYWORDS})
+
 
 def _summarize(info, summarized):
     """What the body holds, nested functions included: names, calls, hook registrations, and
@@ -726,6 +744,8 @@ def _summarize(info, summarized):
             names.add(child.id)
         elif isinstance(child, ast.keyword) and child.arg:
             names.add(child.arg)
+        elif type(child) is ast.Constant and child.value in _FLAGS_BY_KEY:
+            names.add(child.value)
         elif isinstance(child, ast.Assign) and _points_data_at_new_storage(child):
             names.add(RELEASES_STORAGE)
         elif isinstance(child, ast.Call):

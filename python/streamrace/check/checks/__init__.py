@@ -67,10 +67,10 @@ class Checks:
                                                           frame, walker))
 
     def handed_out_unsynchronized(self, fill, key, target, site, statement, state, frame,
-                                  walker, returning):
+                                  walker, returning, device_choice=None):
         if self.reporting:
             self.add(self.host_access.handed_out(fill, key, target, site, statement, state,
-                                                 frame, walker, returning))
+                                                 frame, walker, returning, device_choice))
 
     def returned_unordered(self, writes, key, caller, site, statement, state, frame, walker,
                            across_calls):

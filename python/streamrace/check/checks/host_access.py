@@ -40,12 +40,15 @@ class HostAccessBeforeSync:
                                   earlier.site.column, later.site.line),),
                        sides=(access_side(earlier), access_side(later)))
 
-    def handed_out(self, fill, key, target, site, statement, state, frame, walker, returning):
+    def handed_out(self, fill, key, target, site, statement, state, frame, walker, returning,
+                   device_choice):
         """A host tensor a non-blocking copy may still be filling, handed to code outside the
         package (returned, or stored into an object the function was given: `target`) with
         nothing making the host wait for the copy before the function returns."""
         source = walker.analysis.checks.sources.get(site.path)
         function = returning.name
+        if device_choice is not None:
+            return self._handed_out_to_callers_device(fill, key, site, function, device_choice)
         if target is None:
             message = "the host tensor '%s' is returned to the caller of '%s' while %s on %s " \
                       "may still be writing it; nothing makes the host wait for that stream, " \
@@ -73,3 +76,25 @@ class HostAccessBeforeSync:
                                   fill.site.column, site.line),),
                        sides=(access_side(fill), side(site, "return" if target is None else
                                                       "store", fill.stream)))
+
+    def _handed_out_to_callers_device(self, fill, key, site, function, device_choice):
+        """A non-blocking copy to the device the caller names, returned: when the caller names
+        the host, it reads the result before the copy is done (callers_device.py)."""
+        device, flag_site = device_choice
+        message = "'%s' is returned to the caller of '%s' while %s on %s may still be " \
+                  "writing it: the copy is non-blocking and goes to '%s', which the caller " \
+                  "names; when that is the host, the caller reads the result on the host " \
+                  "before the copy is done" % (key.text(), function, fill.api,
+                                               stream_name(fill.stream), device)
+        notes = chain_notes(site)
+        notes.append((location(fill.site), describe_access(fill) + " here"))
+        notes += chain_notes(fill.site, shared=site.chain)
+        notes.append((location(flag_site), "non_blocking is set here, whatever '%s' is" % device))
+        notes.append((location(site), "copy with non_blocking only to a device that is not the "
+                                      "host (`non_blocking=torch.device(%s).type != \"cpu\"`), "
+                                      "or make the host wait for %s before returning" % (
+                                          device, stream_name(fill.stream))))
+        return Finding(self.name, message, location(site), notes, [],
+                       identity=((self.name, "handed out", fill.site.path, fill.site.line,
+                                  fill.site.column, site.line),),
+                       sides=(access_side(fill), side(site, "return", fill.stream)))
