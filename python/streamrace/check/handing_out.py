@@ -12,7 +12,9 @@ given, such as a CPU optimizer reading `param.grad`, on the host. Two rules:
   stored into an attribute of an object the function was given (or of a global), and no way
   out of the function makes the host wait for the copy's stream (rule 7: such a copy makes the
   host wait only into pageable memory; `x.to("cpu", non_blocking=True)` allocates pinned memory,
-  and a buffer made for asynchronous copies is taken as pinned, as the C++ analyzer does);
+  and a buffer made for asynchronous copies is taken as pinned, as the C++ analyzer does), or
+  a tensor a non-blocking copy puts on a device the caller names and may name as the host
+  (callers_device.py);
 - a tensor that work on a side stream (one the code made or was given, not the current one) may
   still be writing is returned, and the caller's stream has not waited for that stream on the
   way to the return: work of the function's own path, or work another call of the package left
@@ -126,17 +128,17 @@ class HandingOut:
         for item in _tensors(value):
             on_host = getattr(item, "on_host", False)
             fills = self.pending_fills(item.key, state) if isinstance(item, Tensor) else []
+            device_choice = None
             if not on_host:
                 fills = [fill for fill in fills if self.callers_device_of(fill, walker)]
+                device_choice = self.callers_device_of(fills[0], walker) if fills else None
             if fills or on_host:
                 if fills and not self.analysis.reporting:
                     self.handing_out_fills.add(walker.root)
                 elif fills:
                     walker.checks.handed_out_unsynchronized(
                         fills[0], item.key, None, site, statement, state, frame, walker,
-                        returning=frame.function,
-                        device_choice=None if on_host else self.callers_device_of(fills[0],
-                                                                                  walker))
+                        returning=frame.function, device_choice=device_choice)
                 continue
             if not self.analysis.reporting:
                 continue

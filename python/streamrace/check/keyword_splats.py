@@ -19,7 +19,8 @@ def splatted_keywords(splat, call, function, text_of, conditions):
     `conditions` (a condition's text, as `text_of` names it -> its value), when `splat` names a
     dict the function fills with constant keywords: `name = dict(k=v)`, `name = {"k": v}`,
     `name["k"] = v`, `name.update(k=v)`. A keyword given several constants keeps a true one."""
-    if not isinstance(splat, ast.Name) or not hasattr(function.node, "args"):
+    if not isinstance(splat, ast.Name) or \
+            not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return {}
     known = function.node.__dict__.setdefault("_splatted_keywords", {})
     puts = known.get(splat.id)
