@@ -33,7 +33,7 @@ from .. import torch_model as model
 from .callers_device import device_chosen_by_caller
 from .escapes import reaches_through, waits_graph
 from .state import HOST, bytes_meet, contradict, touches_host_memory
-from .syntax import breadth_first
+from .syntax import breadth_first, nodes_under
 from .values import Container, Key, Symbol, Tensor, may_be_one_owner
 
 # Roots of keys naming objects that outlive the call and that code outside reads: an object the
@@ -132,6 +132,8 @@ class HandingOut:
             if not on_host:
                 fills = [fill for fill in fills if self.callers_device_of(fill, walker)]
                 device_choice = self.callers_device_of(fills[0], walker) if fills else None
+            if fills and _maker_synchronizes_after(frame.function):
+                continue
             if fills or on_host:
                 if fills and not self.analysis.reporting:
                     self.handing_out_fills.add(walker.root)
@@ -287,6 +289,17 @@ def _names_current(node, current_names):
     called = node.func.attr if isinstance(node.func, ast.Attribute) else \
         node.func.id if isinstance(node.func, ast.Name) else None
     return model.DEVICE_CALLS.get(called) == "current_stream"
+
+
+def _maker_synchronizes_after(function):
+    """Whether the function is a closure whose maker makes the host wait for the device after
+    defining it (`out = tree_map(to_host, batch)`, then `torch.cuda.synchronize()`): what the
+    closure returns reaches code outside through the maker, once the copies are done."""
+    maker = function.parent
+    return maker is not None and any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+        node.func.attr == "synchronize" and node.lineno > function.node.end_lineno
+        for node in nodes_under(maker.node))
 
 
 def _tensors(value):

@@ -6,8 +6,10 @@
 # being filled where the caller returns it, the flag given directly or through a dict handed over
 # as `**options`. A closure mapped over a collection by a call the check cannot see into is not
 # followed, so it is judged where it returns, when a call of the package names the host for the
-# device it takes from its maker. Twins: the flag chosen by a test of the device's kind, a
-# blocking copy, and a helper the package only gives GPUs.
+# device it takes from its maker, and a closure copying to the host likewise. Twins: the flag
+# chosen by a test of the device's kind, a blocking copy, a helper the package only gives GPUs,
+# and a maker that makes the host wait after mapping its closure (what the closure returns
+# reaches code outside through the maker, once the copies are done).
 # RUN: %check_streamrace %s %t
 import torch
 
@@ -88,11 +90,40 @@ def upload_collection(collection, device):
     return apply_to_tensors(collection, function=upload_one)
 
 
+def move_collection_synchronized(collection, device):
+    def move_one(data):
+        return data.to(device, non_blocking=True)
+
+    moved = apply_to_tensors(collection, function=move_one)
+    torch.cuda.current_stream().synchronize()
+    return moved
+
+
 def gather(outputs, inputs):
     return (move_collection_racy(outputs, torch.device("cpu")),
             move_collection_keyed_racy(outputs, device="cpu"),
             move_collection(outputs, "cpu"), move_collection_blocking(outputs, "cpu"),
+            move_collection_synchronized(outputs, "cpu"),
             upload_collection(inputs, torch.device("cuda")))
+
+
+def map_to_host_racy(predictions):
+    def to_host(data):
+        return data.to("cpu", non_blocking=True)
+        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: the host tensor 'data.to('cpu', non_blocking=True)' is returned to the caller of 'to_host' while data.to on the current stream may still be writing it; nothing makes the host wait for that stream, and the caller reads it on the host [streamrace-host-access-before-sync]
+        # CHECK-MESSAGES: :[[@LINE-2]]:16: note: data.to writes 'data.to('cpu', non_blocking=True)' on the current stream here
+        # CHECK-MESSAGES: :[[@LINE-3]]:16: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()` (or copy with non_blocking=False)
+
+    return apply_to_tensors(predictions, function=to_host)
+
+
+def map_to_host(predictions):
+    def to_host(data):
+        return data.to("cpu", non_blocking=True)
+
+    moved = apply_to_tensors(predictions, function=to_host)
+    torch.cuda.synchronize()
+    return moved
 
 
 class ActivationOffloader:
