@@ -60,14 +60,17 @@ class CollectiveEffects:
             given = args[position] if position < len(args) else kwargs.get(keyword)
             if given is not None:
                 operands.append((mode, given))
-        coalescing = self.coalescing_context(state)
-        asynchronous = spec.get("always_async") or coalescing or \
+        manager = state.works.get("<coalescing>")
+        asynchronous = spec.get("always_async") or manager is not None or \
             self.flag_holds(kwargs, "async_op", state, frame)
         on_host = bool(operands) and all(isinstance(given[0], Tensor) and given[0].on_host
                                          for _, given in operands)
         if on_host:
             return self.host_collective(name, operands, asynchronous, kwargs, args, state, frame)
-        stream = self.group_stream(kwargs, args, None)
+        # Under a coalescing manager the collective is issued on the manager's process group
+        # and completes with it, whatever group the call names (Megatron-FSDP's manager of the
+        # first bucket's group coalescing each bucket's collective on the bucket's own group).
+        stream = manager[1] if manager is not None else self.group_stream(kwargs, args, None)
         # The process group's stream runs after the current stream's earlier work.
         state.stream_waits(self.accesses, stream, state.current)
         self.facts.waited(stream, state.current)
@@ -112,9 +115,6 @@ class CollectiveEffects:
                 made += self.access(item.items[1], mode, "batch_isend_irecv", node, state, frame,
                                     stream=stream, own_bytes=True, issued_on=state.current)
         return Container((Work(stream.key, frozenset(a.ident for a in made)),))
-
-    def coalescing_context(self, state):
-        return any(is_coalescing(v) for v in state.works.values())
 
     def handled_collectives(self, value, state):
         """The collectives' accesses whose completion waiting for `value` waits for: a work

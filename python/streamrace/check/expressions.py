@@ -384,7 +384,11 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
                                 own_bytes=True)
                 self.access(base, "write", "__setitem__", target, state, frame,
                             own_bytes=True)
-            elif isinstance(base, (Symbol, Container)) and getattr(base, "key", None) is not None:
+                return
+            # A dict or list holds the value now (`out[name] = y`, returned later): dropping the
+            # name no longer frees it.
+            self.escape(value, state)
+            if isinstance(base, (Symbol, Container)) and getattr(base, "key", None) is not None:
                 key = base.key.element(self.index_part(index))
                 self.store_attribute(key, value, value_node, target, state, frame)
             elif isinstance(value, HANDLES) and isinstance(index, Constant) and \

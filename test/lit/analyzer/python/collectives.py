@@ -172,6 +172,37 @@ def scaled_after_the_coalesced_reduction(out, grads, group):
     out.mul_(2)
 
 
+# Inside a coalescing manager every collective is issued on the manager's group and completes
+# with it, whatever group the call names (one manager around each bucket's collective on the
+# bucket's own group): the wait at its exit, or for its handle, covers them all.
+def scaled_inside_a_manager_of_another_group(buckets, group):
+    with dist._coalescing_manager(group):
+        for bucket in buckets:
+            flat = torch.zeros(bucket.numel, device="cuda")
+            dist.all_reduce(flat, group=bucket.group)
+            flat.mul_(2)
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'flat' is read and written by mul_ on the current stream while all_reduce on the process group's stream (group=group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-3]]:29: note: all_reduce reads and writes 'flat' on the process group's stream (group=group) here
+            # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+
+
+def scaled_after_a_manager_of_another_group(buckets, group):
+    with dist._coalescing_manager(group):
+        for bucket in buckets:
+            flat = torch.zeros(bucket.numel, device="cuda")
+            dist.all_reduce(flat, group=bucket.group)
+    flat.mul_(2)
+
+
+def scaled_after_waiting_for_a_manager_of_another_group(buckets, group):
+    with dist._coalescing_manager(group, async_ops=True) as cm:
+        for bucket in buckets:
+            flat = torch.zeros(bucket.numel, device="cuda")
+            dist.all_reduce(flat, group=bucket.group)
+    cm.wait()
+    flat.mul_(2)
+
+
 # `async_op=flag`: where the flag is tested again, the collective is asynchronous on the paths
 # where it holds, and the current stream waits for it at once on the others.
 def reduced_and_overwritten_when_asynchronous(grads, incoming, async_op):

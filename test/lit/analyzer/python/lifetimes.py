@@ -523,3 +523,42 @@ def train_on_recorded_pairs(loader, model, criterion, optimizer, profile, log):
         if log:
             print(loss.item())
         input, target = prefetcher.next()
+
+
+# A tensor stored in a dict the function returns is held by the dict: neither the next
+# iteration's rebinding nor the return frees it.
+class ScaledPerName:
+    def __init__(self):
+        self.side = torch.cuda.Stream()
+        self.consumer = torch.cuda.Stream()
+
+    def scaled_and_dropped_racy(self, inputs, names):
+        for name in names:
+            with torch.cuda.stream(self.side):
+                scaled = torch.mul(inputs[name], 2)
+            self.consumer.wait_stream(self.side)
+            with torch.cuda.stream(self.consumer):
+                torch.add(scaled, 1)
+        # CHECK-MESSAGES: :[[@LINE-4]]:26: warning: 'scaled' is dropped here while torch.add reads 'scaled' on stream 'self.consumer' may still use it; the caching allocator can give its block to new work on stream 'self.side' at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-2]]:27: note: torch.add reads 'scaled' on stream 'self.consumer' here
+        # CHECK-MESSAGES: :[[@LINE-6]]:26: note: 'scaled' is made here, on stream 'self.side'
+        # CHECK-MESSAGES: :[[@LINE-7]]:26: note: tell the allocator about that use before this: `scaled.record_stream(self.consumer)`
+        # CHECK-FIXES: {{^}}                scaled.record_stream(self.consumer){{$}}
+        # CHECK-MESSAGES: :[[@LINE+5]]:9: warning: 'scaled' is dropped when 'scaled_and_dropped_racy' returns while torch.add reads 'scaled' on stream 'self.consumer' may still use it; the caching allocator can give its block to new work on stream 'self.side' at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-7]]:27: note: torch.add reads 'scaled' on stream 'self.consumer' here
+        # CHECK-MESSAGES: :[[@LINE-11]]:26: note: 'scaled' is made here, on stream 'self.side'
+        # CHECK-MESSAGES: :[[@LINE+2]]:9: note: tell the allocator about that use before it returns: `scaled.record_stream(self.consumer)`
+        # CHECK-FIXES: {{^}}        scaled.record_stream(self.consumer){{$}}
+        return None
+
+    def scaled_and_kept_in_the_returned_dict(self, inputs, names):
+        kept = {}
+        for name in names:
+            with torch.cuda.stream(self.side):
+                scaled = torch.mul(inputs[name], 2)
+            self.consumer.wait_stream(self.side)
+            with torch.cuda.stream(self.consumer):
+                torch.add(scaled, 1)
+            kept[name] = scaled
+        torch.cuda.current_stream().wait_stream(self.consumer)
+        return kept
