@@ -398,6 +398,11 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
                 # stream, an event likewise).
                 self.assign(target.value, store_labelled(base, index.value, value), None, state,
                             frame)
+            elif isinstance(base, Container) and base.key is None and not base.labels and \
+                    isinstance(target.value, ast.Name) and isinstance(value, Tensor):
+                # `results[name] = tensor` into a dict the function built: it holds the tensor
+                # among its items, as an append does.
+                self.assign(target.value, Container(base.items + (value,)), None, state, frame)
             elif isinstance(base, Container) and base.key is None and \
                     isinstance(target.value, ast.Attribute) and not isinstance(value, HANDLES):
                 # `self.model_states[name] = state` into a dict the class made empty: it holds

@@ -181,3 +181,33 @@ def stage_reduced_after_waiting(grad, numel):
     work.wait()
     staging[:numel] = grad.view(-1)
     return staging
+
+
+# A dict the function built and stores tensors in under names it does not know holds them
+# all: handing out the dict hands out each (TorchRec's per-module results of a prefetch).
+def scaled_per_name_handed_out_racy(inputs, names):
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    scaled = {}
+    for name in names:
+        with torch.cuda.stream(side):
+            value = torch.mul(inputs[name], 2)
+        value.record_stream(torch.cuda.current_stream())
+        scaled[name] = value
+    return scaled
+    # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'value' is returned to the caller of 'scaled_per_name_handed_out_racy', which uses it on the current stream, while torch.mul on stream 'side' may still be writing it; nothing makes the current stream wait for that stream before the return [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-5]]:21: note: torch.mul writes 'value' on stream 'side' here
+    # CHECK-MESSAGES: :[[@LINE-3]]:12: note: make the current stream wait for stream 'side' before returning: `torch.cuda.current_stream().wait_stream(side)`
+
+
+def scaled_per_name_handed_out_after_waiting(inputs, names):
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    scaled = {}
+    for name in names:
+        with torch.cuda.stream(side):
+            value = torch.mul(inputs[name], 2)
+        value.record_stream(torch.cuda.current_stream())
+        scaled[name] = value
+    torch.cuda.current_stream().wait_stream(side)
+    return scaled
