@@ -416,10 +416,13 @@ def bytes_meet(first, second):
 
 
 def _tensor_and_its_gradient(first, second):
+    """A tensor and its gradient, or a list of tensors and its elements' gradients (a list of
+    parameters handed to a call reads the parameters, not what autograd left in them)."""
     shorter, longer = sorted((first, second), key=lambda key: len(key.path))
-    length = len(shorter.path)
-    return shorter.root == longer.root and len(longer.path) > length and \
-        longer.path[length] == torch_model.GRADIENT_ATTRIBUTE
+    rest = longer.path[len(shorter.path):]
+    while rest and rest[0].startswith("["):
+        rest = rest[1:]
+    return shorter.root == longer.root and rest[:1] == (torch_model.GRADIENT_ATTRIBUTE,)
 
 
 def contradict(first, second):
