@@ -237,7 +237,8 @@ DEFAULT_DEVICE_SETTERS = frozenset({"set_default_device", "set_default_tensor_ty
 
 # torch.distributed collectives: which arguments are read, written, or both (positions, and the
 # keyword names PyTorch gives them). Tensors in lists count one by one. `always_async`: the call
-# returns a Work whatever `async_op` says (point-to-point).
+# returns a Work whatever `async_op` says (point-to-point). `blocks_host`: without `async_op` the
+# call returns once the current stream's earlier work is done.
 COLLECTIVES = {
     "all_reduce": {"read_write": (0, "tensor")},
     "all_reduce_coalesced": {"read_write": (0, "tensors")},
@@ -261,7 +262,14 @@ COLLECTIVES = {
     "recv": {"write": (0, "tensor")},
     "isend": {"read": (0, "tensor"), "always_async": True},
     "irecv": {"write": (0, "tensor"), "always_async": True},
+    # NCCL's barrier is an all-reduce of a tensor of its own after the current stream's work,
+    # and waiting for it synchronizes the current stream with the host (ProcessGroupNCCL);
+    # Gloo's waits for no device stream, which only weakens an ordering the check then assumes.
+    "barrier": {"blocks_host": True},
 }
+# The collectives given tensors (a barrier is given none).
+TENSOR_COLLECTIVES = frozenset(name for name, spec in COLLECTIVES.items()
+                               if spec.keys() & {"read", "write", "read_write"})
 # Modules whose functions of those names are the collectives: torch.distributed, its usual
 # aliases, and DeepSpeed's deepspeed.comm.
 COLLECTIVE_MODULES = frozenset({"torch.distributed", "dist", "deepspeed.comm", "comm", "c10d",

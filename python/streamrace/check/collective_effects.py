@@ -88,6 +88,8 @@ class CollectiveEffects:
         # work, not a sign that the package orders the group's stream before the current one
         # elsewhere (another call's collective left pending with its handle).
         state.stream_waits(self.accesses, state.current, stream)
+        if spec.get("blocks_host"):
+            state.host_waits_for_stream(self.accesses, state.current)
         return None
 
     def host_collective(self, name, operands, asynchronous, kwargs, args, state, frame):

@@ -43,7 +43,7 @@ class TensorUsage:
             name = expression_name(node.func)
             last = name.rsplit(".", 1)[-1] if name else ""
             module = (name or "").rpartition(".")[0]
-            if last in model.COLLECTIVES or module in model.TENSOR_FUNCTION_MODULES and \
+            if last in model.TENSOR_COLLECTIVES or module in model.TENSOR_FUNCTION_MODULES and \
                     last not in model.FACTORY_FUNCTIONS and \
                     last not in model.NON_ACCESSING_FUNCTIONS:
                 for argument in node.args:

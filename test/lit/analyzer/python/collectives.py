@@ -203,6 +203,26 @@ def scaled_after_waiting_for_a_manager_of_another_group(buckets, group):
     flat.mul_(2)
 
 
+# NCCL's barrier returns once the current stream's earlier work is done: a download before it
+# has landed when the host reads it after the barrier, not before.
+def downloaded_then_read_after_the_barrier(source):
+    pinned = torch.empty(source.shape, pin_memory=True)
+    pinned.copy_(source, non_blocking=True)
+    dist.barrier()
+    return pinned.tolist()
+
+
+def downloaded_then_read_before_the_barrier_racy(source):
+    pinned = torch.empty(source.shape, pin_memory=True)
+    pinned.copy_(source, non_blocking=True)
+    values = pinned.tolist()
+    # CHECK-MESSAGES: :[[@LINE-1]]:14: warning: the host reads 'pinned' (tolist) while copy_ on the current stream may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
+    # CHECK-MESSAGES: :[[@LINE-3]]:5: note: copy_ writes 'pinned' on the current stream here
+    # CHECK-MESSAGES: :[[@LINE-3]]:14: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
+    dist.barrier()
+    return values
+
+
 # `async_op=flag`: where the flag is tested again, the collective is asynchronous on the paths
 # where it holds, and the current stream waits for it at once on the others.
 def reduced_and_overwritten_when_asynchronous(grads, incoming, async_op):
