@@ -7,6 +7,7 @@ notes); findings-json is the document streamrace-check reads. Exit status: 0 wit
 import argparse
 import json
 import os
+import signal
 import sys
 
 from . import check_paths
@@ -61,11 +62,19 @@ def main(argv=None):
         if os.environ.get("STREAMRACE_CHECK_DEBUG"):
             raise
         return 3
-    if args.format == "findings-json":
-        json.dump(findings_document(result.findings, result.sources, result.errors), sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        text_report(result, sys.stdout)
+    try:
+        if args.format == "findings-json":
+            json.dump(findings_document(result.findings, result.sources, result.errors),
+                      sys.stdout)
+            sys.stdout.write("\n")
+        else:
+            text_report(result, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader closed the pipe (`| head`): it has what it wanted. Later flushes (the
+        # interpreter's at exit) go nowhere; the status is a shell's for a writer SIGPIPE ended.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     if suppressions.summary():
         sys.stderr.write("streamrace-check: %s\n" % suppressions.summary())
     if args.stats:
