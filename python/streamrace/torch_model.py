@@ -137,6 +137,11 @@ VIEW_FUNCTIONS = frozenset({
 # Copies to the host that block it until the current stream has run them.
 HOST_BLOCKING_METHODS = frozenset({"item", "tolist", "cpu", "numpy", "__bool__", "__float__",
                                    "__int__"})
+# Operators whose result's size depends on their input's values: on a device tensor the host
+# waits for the current stream to learn it, as for `.item()` (the operators PyTorch's
+# `torch.cuda.set_sync_debug_mode` reports).
+DATA_DEPENDENT_SIZES = frozenset({"nonzero", "argwhere", "masked_select", "unique",
+                                  "unique_consecutive"})
 # Functions that read their tensor arguments on the host (a blocking copy of device tensors).
 HOST_READING_FUNCTIONS = frozenset({"print", "float", "int", "bool", "str", "repr", "format"})
 

@@ -16,6 +16,9 @@ class CopyEffects:
         """`x.item()`, `print(x)`: a copy to the host on the current stream, which the host
         waits for."""
         self.access(tensor, "read", name, node, state, frame, own_bytes=True)
+        self.host_waits_for_the_current_stream(state)
+
+    def host_waits_for_the_current_stream(self, state):
         state.host_waits_for_stream(self.accesses, state.current)
         self.facts.host_waited(state.current)
 

@@ -659,6 +659,8 @@ class CallEffects:
         self.read_tensor_arguments(args, kwargs, node, state, frame)
         self.access(tensor, "read", name, node.func.value, state, frame,
                     stream=HOST_STREAM if on_host else None, own_bytes=True)
+        if name in model.DATA_DEPENDENT_SIZES and isinstance(tensor, Tensor) and not on_host:
+            self.host_waits_for_the_current_stream(state)
         out = kwargs.get("out")
         if out is not None:
             self.access(out[0], "write", name, out[1], state, frame, own_bytes=True)
@@ -706,6 +708,11 @@ class CallEffects:
             any(isinstance(value, Tensor) and value.on_host for value, _ in given) and \
             all(isinstance(value, Tensor) and value.on_host for value, argument in given
                 if self.is_tensor(value, argument, frame, strong=False))
+        if name in model.DATA_DEPENDENT_SIZES and given and isinstance(given[0][0], Tensor) and \
+                not given[0][0].on_host:
+            # Only for a tensor known to be on the device: one the code may have moved to the
+            # host already (`if mask.is_cuda: mask = mask.cpu()`) makes the host wait for nothing.
+            self.host_waits_for_the_current_stream(state)
         return self.fresh_tensor(node, state, frame, on_host=on_host, on_host_stream=on_host)
 
     def read_tensor_arguments(self, args, kwargs, node, state, frame, api=None):

@@ -21,7 +21,7 @@ TENSOR_ONLY_METHODS = frozenset({
     "index_add_", "index_copy_", "normal_", "uniform_", "baddbmm", "matmul", "mm", "bmm",
     "floor_divide", "max", "min", "argmax", "cumsum", "to_dense", "type_as", "new_empty",
     "new_zeros", "new_ones", "new_full", "new_tensor", "sign", "exp", "log", "pow", "sqrt_",
-    "div", "mul", "add", "sub", "backward",
+    "div", "mul", "add", "sub", "backward", "nonzero", "argwhere", "masked_select",
 })
 TENSOR_ATTRIBUTES = frozenset({"dtype", "shape", "is_cuda", "grad_fn", "ndim", "data",
                                "requires_grad", "grad", "is_leaf"})

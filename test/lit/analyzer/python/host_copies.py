@@ -145,3 +145,37 @@ def host_schedule_from_a_download(query_start_loc, block, device):
     starts = torch.repeat_interleave(counts.cumsum(0) - counts, counts)
     offsets = (torch.arange(8, dtype=torch.int64) - starts).to(torch.int32)
     return offsets.pin_memory().to(device, non_blocking=True)
+
+
+# An operator whose result's size depends on its input's values (`nonzero`, `masked_select`,
+# `unique`) makes the host wait for the current stream to learn that size, on a tensor known to
+# be on the device: a download before it has landed by the time the host reads it after, not
+# before. A tensor of unknown place may be on the host already, where nothing waits.
+def downloaded_then_read_after_nonzero(logits):
+    host = logits.to("cpu", non_blocking=True)
+    kept = torch.softmax(logits, 0).nonzero()
+    return host.tolist(), kept
+
+
+def downloaded_then_read_after_unique(logits):
+    host = logits.to("cpu", non_blocking=True)
+    kept = torch.unique(torch.argmax(logits, 1))
+    return host.tolist(), kept
+
+
+def downloaded_then_read_before_nonzero_racy(logits):
+    host = logits.to("cpu", non_blocking=True)
+    values = host.tolist()
+    # CHECK-MESSAGES: :[[@LINE-1]]:14: warning: the host reads 'host' (tolist) while logits.to on the current stream may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
+    # CHECK-MESSAGES: :[[@LINE-3]]:12: note: logits.to writes 'host' on the current stream here
+    # CHECK-MESSAGES: :[[@LINE-3]]:14: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
+    return values, torch.softmax(logits, 0).nonzero()
+
+
+def downloaded_then_read_after_nonzero_of_a_mask_of_unknown_place_racy(logits, mask):
+    host = logits.to("cpu", non_blocking=True)
+    kept = torch.nonzero(mask)
+    return host.tolist(), kept
+    # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: the host reads 'host' (tolist) while logits.to on the current stream may still be writing it; nothing makes the host wait for that stream [streamrace-host-access-before-sync]
+    # CHECK-MESSAGES: :[[@LINE-4]]:12: note: logits.to writes 'host' on the current stream here
+    # CHECK-MESSAGES: :[[@LINE-3]]:12: note: make the host wait for the current stream before this: `torch.cuda.current_stream().synchronize()`
