@@ -268,8 +268,8 @@ COLLECTIVES = {
     "isend": {"read": (0, "tensor"), "always_async": True},
     "irecv": {"write": (0, "tensor"), "always_async": True},
     # NCCL's barrier is an all-reduce of a tensor of its own after the current stream's work,
-    # and waiting for it synchronizes the current stream with the host (ProcessGroupNCCL);
-    # Gloo's waits for no device stream, which only weakens an ordering the check then assumes.
+    # and waiting for it synchronizes the current stream with the host (ProcessGroupNCCL).
+    # Gloo's waits for no device stream: taking it for NCCL's can hide a race, never report one.
     "barrier": {"blocks_host": True},
 }
 # The collectives given tensors (a barrier is given none).
