@@ -89,7 +89,7 @@ class CollectiveEffects:
         # elsewhere (another call's collective left pending with its handle).
         state.stream_waits(self.accesses, state.current, stream)
         if spec.get("blocks_host"):
-            state.host_waits_for_stream(self.accesses, state.current)
+            self.host_waits_for_the_current_stream(state)
         return None
 
     def host_collective(self, name, operands, asynchronous, kwargs, args, state, frame):
