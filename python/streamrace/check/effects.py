@@ -8,6 +8,7 @@ from .. import torch_model as model
 from .condition_texts import polling_flags, polls_in
 from .event_queues import NOT_QUEUED, QUEUE_ADDS, QUEUE_TAKES, queued_event
 from .kept_names import kept_event_key, kept_stream_key, named_as_an_event
+from .made_lists import holds_made_tensors
 from .keyword_splats import splatted_keywords
 from .package import ClassInfo, FunctionInfo
 from .state import DEFAULT, HOST_STREAM, State, join_all
@@ -440,9 +441,10 @@ class CallEffects:
         list literal's are (one made in a loop is one element of the list, named by the element
         that reaches it), so that waiting for each element of the list waits for them, and an
         access through an element reaches the tensor's bytes."""
-        if listed(value) and value not in container.items:
-            self.container_changed(node.func.value, container,
-                                   Container(container.items + (value,)), state, frame)
+        grown = Container(container.items + (value,))
+        if listed(value) and value not in container.items or \
+                isinstance(node.func.value, ast.Name) and holds_made_tensors(grown):
+            self.container_changed(node.func.value, container, grown, state, frame)
 
     # ---- methods ------------------------------------------------------------------------------
 

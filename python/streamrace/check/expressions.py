@@ -16,6 +16,7 @@ from .elements import ElementEvaluator, either
 from .event_queues import made_empty
 from .gradients import owns_autograd_gradients
 from .indices import integer_arithmetic
+from .made_lists import MadeLists, holds_made_tensors
 from .condition_texts import condition_text
 from .package import ClassInfo, FunctionInfo, expression_name
 from .state import AMBIENT, HOST_STREAM
@@ -29,7 +30,7 @@ _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.P
                ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 
 
-class ExpressionEvaluator(ElementEvaluator, CallResults):
+class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
     # ---- names ----------------------------------------------------------------------------
 
     def local_key(self, frame, name, node=None):
@@ -417,7 +418,11 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
         (`buckets[key].append(grad_slice)`) is replaced there. A list of tensors kept in an
         attribute keeps being named by the attribute (`self.buffers[i]`, the name the class's
         other methods use); one of streams, events or work handles holds them."""
-        if isinstance(target, ast.Name) or isinstance(target, ast.Attribute) and \
+        if isinstance(target, ast.Name) and holds_made_tensors(new):
+            # `gathered.append(torch.empty_like(x))`: the name's elements (made_lists.py).
+            self.assign(target, self.name_made_list(new, self.local_key(frame, target.id),
+                                                    state), None, state, frame)
+        elif isinstance(target, ast.Name) or isinstance(target, ast.Attribute) and \
                 all(isinstance(item, HANDLES) for item in new.items):
             self.assign(target, new, None, state, frame)
         elif isinstance(target, ast.Subscript):
@@ -437,6 +442,8 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
             value = self.call_result(value, name, value_node, state, frame)
         elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, self.local_key(frame, name), state, value_node)
+        elif value_node is not None and holds_made_tensors(value):
+            value = self.name_made_list(value, self.local_key(frame, name), state)
         elif isinstance(value, Tensor) and value.key.field_name() is not None:
             # A local name of a tensor an attribute holds (`batch = self.next_batch`): dropping
             # the attribute no longer frees it.
@@ -457,6 +464,8 @@ class ExpressionEvaluator(ElementEvaluator, CallResults):
             self.attribute_dropped(key, value, node, state, frame)
         if isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, key, state, value_node)
+        elif value_node is not None and holds_made_tensors(value):
+            value = self.name_made_list(value, key, state)
         elif isinstance(value, Stream) and value.kind == "created" and \
                 attribute_stream_key(key) is not None and not _own_attribute(key, frame):
             # A stream made for an object the function was given (`state._unshard_stream =

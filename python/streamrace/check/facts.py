@@ -87,12 +87,7 @@ class ClassFacts:
             return
         if key.root[0] == "object":
             key = key.__class__(("self", key.root[1]), key.path)
-        if isinstance(value, Tensor):
-            # Other methods see the attribute's object, whichever one a path made; a tensor a
-            # local of the storing call named is known to them by the attribute alone.
-            held = key if value.key.root[0] == "local" else value.key
-            value = Tensor(held.unversioned().without_spans(), value.alloc_stream,
-                           value.on_host, pageable=value.pageable)
+        value = _as_other_methods_see_it(value, key)
         if isinstance(value, Symbol) and value.key.root[0] == "object" and \
                 not value.key.path and key.root[0] == "self":
             # An object the class made, known to its other methods by the attribute holding it
@@ -350,3 +345,16 @@ def _join(previous, value, key):
 
 def _names_an_element(key):
     return bool(key.path) and key.path[-1].startswith("[")
+
+
+def _as_other_methods_see_it(value, key):
+    """Other methods see the attribute's object, whichever one a path made: a tensor a local of
+    the storing call named is known to them by the attribute alone, and a list the call made
+    (made_lists.py) by the attribute's elements."""
+    if isinstance(value, Tensor):
+        held = key if value.key.root[0] == "local" else value.key
+        return Tensor(held.unversioned().without_spans(), value.alloc_stream, value.on_host,
+                      pageable=value.pageable)
+    if isinstance(value, Symbol) and value.key.unversioned() == key.unversioned():
+        return Symbol(key.unversioned(), value.spelling)
+    return value

@@ -467,6 +467,12 @@ def _join_value(a, b):
     handles = join_lists(a, b)
     if handles is not None:
         return handles
+    for empty, other in ((a, b), (b, a)):
+        if isinstance(empty, Container) and empty.key is None and not empty.items and \
+                isinstance(other, Symbol):
+            # A list left empty on one path (a loop that ran no iteration) has no element to
+            # use: its elements are those the other path's name stands for.
+            return other
     if isinstance(a, Work) and isinstance(b, Work) and a.stream == b.stream:
         # The handle of either collective: waiting for it waits for both.
         return Work(a.stream, a.accesses | b.accesses, a.on_host and b.on_host)
