@@ -61,7 +61,7 @@ class ElementEvaluator(IndexEvaluator):
             stored = self.stored_value(key, state, frame, self.spelling(node))
             if isinstance(base, Tensor) and isinstance(stored, Symbol):
                 return Tensor(key, base.alloc_stream, base.on_host)
-            return stored
+            return self.made_list_element(base, stored)
         return None
 
     def element_of(self, iterable, node, state, frame):
@@ -93,7 +93,7 @@ class ElementEvaluator(IndexEvaluator):
             element = self.stored_value(iterable.key.element(index), state, frame)
             if isinstance(iterable, Tensor) and isinstance(element, Symbol):
                 return Tensor(element.key, iterable.alloc_stream, iterable.on_host)
-            return element
+            return self.made_list_element(iterable, element)
         if iterable is None and isinstance(node, (ast.Attribute, ast.Name)):
             # A later iteration of a loop whose paths lost the collection when they were
             # joined: the name still says whose it is (`self.buckets` of this object, not of

@@ -32,6 +32,7 @@ from .record_stream_fields import unrecorded_stores
 from .checks.free_while_pending import hand_over, recorded_for
 from .escapes import Escapes, reaches
 from .handing_out import HandingOut
+from .made_lists import DeviceLists
 from .kept_names import event_keys_in
 from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_returned
 from .statements import Frame, StatementWalker
@@ -620,6 +621,7 @@ class Analysis:
         self.access_ids = {}
         self.frame_ids = itertools.count(1)
         self.object_numbers = itertools.count(1)   # objects constructors make, all runs through
+        self.made_lists = DeviceLists()
         # The attributes the package points a tensor's `.data` at (`p.data = p._fp16_shard`):
         # the tensors they hold may be the bytes of the tensor whose attributes they are.
         self.data_attributes = frozenset()

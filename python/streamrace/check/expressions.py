@@ -318,23 +318,26 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
     def expr_Lambda(self, node, state, frame):
         return None
 
-    def comprehension(self, node, state, frame, elements):
+    def comprehension(self, node, state, frame, element, key=None):
         for generator in node.generators:
             iterable = self.evaluate(generator.iter, state, frame)
             self.assign(generator.target, self.element_of(iterable, generator.iter, state, frame),
                         None, state, frame)
             for test in generator.ifs:
                 self.evaluate(test, state, frame)
-        return Container(tuple(self.evaluate(e, state, frame) for e in elements))
+        if key is not None:
+            self.evaluate(key, state, frame)
+        # A dict's items are its values, as for a dict written out.
+        return Container((self.evaluate(element, state, frame),))
 
     def expr_ListComp(self, node, state, frame):
-        return self.comprehension(node, state, frame, [node.elt])
+        return self.comprehension(node, state, frame, node.elt)
 
     expr_SetComp = expr_ListComp
     expr_GeneratorExp = expr_ListComp
 
     def expr_DictComp(self, node, state, frame):
-        return self.comprehension(node, state, frame, [node.key, node.value])
+        return self.comprehension(node, state, frame, node.value, node.key)
 
     def expr_Call(self, node, state, frame):
         return self.call(node, state, frame)

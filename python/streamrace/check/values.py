@@ -86,7 +86,7 @@ class Key:
         mine, theirs = self.path[position], other.path[position]
         if not mine.startswith("@") or not theirs.startswith("@"):
             return None
-        joined = _VERSION_SEPARATOR.join(sorted(_versions(mine) | _versions(theirs)))
+        joined = VERSION_SEPARATOR.join(sorted(_versions(mine) | _versions(theirs)))
         return Key(self.root, self.path[:position] + (joined,) + self.path[position + 1:],
                    self.aliases | other.aliases)
 
@@ -245,11 +245,11 @@ class Key:
 
 
 # Between the versions a key part joins (`@12:4/it0|@14:8/it0`): what two paths bound to one name.
-_VERSION_SEPARATOR = "|"
+VERSION_SEPARATOR = "|"
 
 
 def _versions(part):
-    return set(part.split(_VERSION_SEPARATOR))
+    return set(part.split(VERSION_SEPARATOR))
 
 
 def constant_index(value):

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# Lists the code builds of tensors it makes (a comprehension of `empty_like`, a literal pair, a
-# list filled by appends in a loop, an attribute holding two buffers): bound to a name, their
-# elements are that name's elements, so that a collective writing one and a later use of it
-# meet. Elements with indices known to differ stay apart (`pair[0]` and `pair[1]`, `buffers[i]`
-# and `buffers[1 - i]`), and a list made anew in each iteration of a loop is a new list. Each
-# racy function has an ordered twin.
+# Lists the code builds of tensors it makes (a comprehension of `empty_like`, a dict of them per
+# name, a literal pair, a list filled by appends in a loop, an attribute holding two buffers):
+# bound to a name, their elements are that name's elements, so that a collective writing one and
+# a later use of it meet. Elements with indices known to differ stay apart (`pair[0]` and
+# `pair[1]`, `buffers[i]` and `buffers[1 - i]`), and a list made anew in each iteration of a
+# loop is a new list. Each racy function has an ordered twin.
 # RUN: %check_streamrace %s %t
 import torch
 import torch.distributed as dist
@@ -13,8 +13,8 @@ import torch.distributed as dist
 def gather_racy(x, world_size):
     gathered = [torch.empty_like(x) for _ in range(world_size)]
     work = dist.all_gather(gathered, x, async_op=True)
-    total = gathered[0].sum()
-    # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'gathered[0]' is read by sum on the current stream while all_gather on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    total = gathered[0] + gathered[1]
+    # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'gathered[0]' is read by + on the current stream while all_gather on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
     # CHECK-MESSAGES: :[[@LINE-3]]:28: note: all_gather writes 'gathered' on the process group's stream (the default group) here
     # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
     work.wait()
@@ -36,6 +36,24 @@ def gather_each_step(xs, world_size):
         work.wait()
         totals.append(gathered[0].sum())
     return totals
+
+
+def per_name_racy(params):
+    grads = {name: torch.zeros_like(p) for name, p in params}
+    work = dist.all_reduce(grads["weight"], async_op=True)
+    total = grads["weight"].sum()
+    # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'grads['weight']' is read by sum on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:28: note: all_reduce reads and writes 'grads['weight']' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    work.wait()
+    return total
+
+
+def per_name_after_waiting(params):
+    grads = {name: torch.zeros_like(p) for name, p in params}
+    work = dist.all_reduce(grads["weight"], async_op=True)
+    work.wait()
+    return grads["weight"].sum()
 
 
 def appended_racy(x, n):
