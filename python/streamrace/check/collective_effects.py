@@ -112,10 +112,10 @@ class CollectiveEffects:
         operations = args[0][0] if args else None
         items = operations.items if isinstance(operations, Container) else ()
         for item in items:
-            if isinstance(item, Container) and len(item.items) == 2:
-                mode = item.items[0].value if isinstance(item.items[0], Constant) else "read"
-                made += self.access(item.items[1], mode, "batch_isend_irecv", node, state, frame,
-                                    stream=stream, own_bytes=True, issued_on=state.current)
+            if is_p2p_operation(item):
+                made += self.access(item.items[1], item.items[0].value, "batch_isend_irecv",
+                                    node, state, frame, stream=stream, own_bytes=True,
+                                    issued_on=state.current)
         return Container((Work(stream.key, frozenset(a.ident for a in made)),))
 
     def handled_collectives(self, value, state):
@@ -166,3 +166,10 @@ class CollectiveEffects:
         # Handles kept in attributes are waited on in another method than the one that made
         # them: that method's waits order every collective stream of the package.
         self.facts.waits_for_all_collectives(waiter)
+
+
+def is_p2p_operation(value):
+    """Whether a value is what `dist.P2POp(op, tensor, peer)` stands for: the access its op
+    makes of the tensor."""
+    return isinstance(value, Container) and value.key is None and len(value.items) == 2 and \
+        isinstance(value.items[0], Constant) and value.items[0].value in model.P2P_OPS.values()

@@ -5,6 +5,7 @@ bodies; any other call reads the tensors it is given, on the current stream."""
 import ast
 
 from .. import torch_model as model
+from .collective_effects import is_p2p_operation
 from .condition_texts import polling_flags, polls_in
 from .event_queues import NOT_QUEUED, QUEUE_ADDS, QUEUE_TAKES, queued_event
 from .kept_names import kept_event_key, kept_stream_key, named_as_an_event
@@ -233,6 +234,11 @@ class CallEffects:
         if last == model.BATCH_P2P:
             return self.batch_p2p(args, node, state, frame)
         if last == "P2POp" and len(args) >= 2:
+            group = kwargs.get("group") or (args[3] if len(args) > 3 else None)
+            if group is not None and "gloo" in self.spelling(group[1]).lower():
+                # A Gloo group's (Megatron-LM's `gloo_pg`): host tensors, sent and received by
+                # the host, whose wait for the request orders every stream's later work.
+                return None
             operation = self.spelling(args[0][1]).rsplit(".", 1)[-1]
             return Container((Constant(model.P2P_OPS.get(operation, "read")), args[1][0]))
         if last == model.COALESCING_MANAGER:
@@ -442,7 +448,7 @@ class CallEffects:
         that reaches it), so that waiting for each element of the list waits for them, and an
         access through an element reaches the tensor's bytes."""
         grown = Container(container.items + (value,))
-        if listed(value) and value not in container.items or \
+        if (listed(value) or is_p2p_operation(value)) and value not in container.items or \
                 isinstance(node.func.value, ast.Name) and holds_made_tensors(grown):
             self.container_changed(node.func.value, container, grown, state, frame)
 

@@ -82,6 +82,58 @@ def batched_send_overwritten_after_waiting(outgoing, incoming, peer, update):
     outgoing.add_(update)
 
 
+def appended_receive_read_before_waiting(outgoing, incoming, peer):
+    # Megatron-LM's p2p_communication builds the operations one append at a time.
+    operations = []
+    operations.append(dist.P2POp(dist.isend, outgoing, peer))
+    operations.append(dist.P2POp(dist.irecv, incoming, peer))
+    requests = dist.batch_isend_irecv(operations)
+    total = incoming.sum()
+    # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'incoming' is read by sum on the current stream while batch_isend_irecv on the process group's point-to-point stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:16: note: batch_isend_irecv writes 'incoming' on the process group's point-to-point stream here
+    # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    for request in requests:
+        request.wait()
+    return total
+
+
+def appended_receive_read_after_waiting(outgoing, incoming, peer):
+    operations = []
+    operations.append(dist.P2POp(dist.isend, outgoing, peer))
+    operations.append(dist.P2POp(dist.irecv, incoming, peer))
+    for request in dist.batch_isend_irecv(operations):
+        request.wait()
+    return incoming.sum()
+
+
+def received_copied_on_a_side_stream(incoming, peer, group, device_buffer):
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    operations = []
+    operations.append(dist.P2POp(dist.irecv, incoming, peer, group=group))
+    for request in dist.batch_isend_irecv(operations):
+        request.wait()
+    with torch.cuda.stream(side):
+        device_buffer.copy_(incoming)
+        # CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'incoming' is read by copy_ on stream 'side' while batch_isend_irecv on the process group's point-to-point stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-5]]:20: note: batch_isend_irecv writes 'incoming' on the process group's point-to-point stream here
+        # CHECK-MESSAGES: :[[@LINE-3]]:29: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    torch.cuda.current_stream().wait_stream(side)
+
+
+def received_by_gloo_copied_on_a_side_stream(incoming, peer, gloo_group, device_buffer):
+    # A Gloo group's requests are the host's: waiting for them orders every stream's later work.
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    operations = []
+    operations.append(dist.P2POp(dist.irecv, incoming, peer, group=gloo_group))
+    for request in dist.batch_isend_irecv(operations):
+        request.wait()
+    with torch.cuda.stream(side):
+        device_buffer.copy_(incoming)
+    torch.cuda.current_stream().wait_stream(side)
+
+
 def single_tensor_reduce_scatter_overwritten_before_waiting(shard, grads, update):
     work = dist.reduce_scatter_single(shard, grads, async_op=True)
     grads.add_(update)
