@@ -423,8 +423,8 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
         other methods use); one of streams, events or work handles holds them."""
         if isinstance(target, ast.Name) and holds_made_tensors(new):
             # `gathered.append(torch.empty_like(x))`: the name's elements (made_lists.py).
-            self.assign(target, self.name_made_list(new, self.local_key(frame, target.id),
-                                                    state), None, state, frame)
+            self.assign(target, self.name_made_list(new, self.local_key(frame, target.id)), None,
+                        state, frame)
         elif isinstance(target, ast.Name) or isinstance(target, ast.Attribute) and \
                 all(isinstance(item, HANDLES) for item in new.items):
             self.assign(target, new, None, state, frame)
@@ -446,7 +446,7 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
         elif isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, self.local_key(frame, name), state, value_node)
         elif value_node is not None and holds_made_tensors(value):
-            value = self.name_made_list(value, self.local_key(frame, name), state)
+            value = self.name_made_list(value, self.local_key(frame, name))
         elif isinstance(value, Tensor) and value.key.field_name() is not None:
             # A local name of a tensor an attribute holds (`batch = self.next_batch`): dropping
             # the attribute no longer frees it.
@@ -468,7 +468,7 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
         if isinstance(value, Tensor) and value.key.root[0] == "temporary":
             value = self.bind_new_tensor(value, key, state, value_node)
         elif value_node is not None and holds_made_tensors(value):
-            value = self.name_made_list(value, key, state)
+            value = self.name_made_list(value, key)
         elif isinstance(value, Stream) and value.kind == "created" and \
                 attribute_stream_key(key) is not None and not _own_attribute(key, frame):
             # A stream made for an object the function was given (`state._unshard_stream =

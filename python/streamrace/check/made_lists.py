@@ -52,7 +52,7 @@ class DeviceLists:
 
 
 class MadeLists:
-    def name_made_list(self, value, key, state):
+    def name_made_list(self, value, key):
         """The value a name or attribute at `key` holds once `value` is bound there: for a list
         of made tensors, the name's elements, told apart by their indices as those of a list
         handed back by a call are (`buffers[i]` and `buffers[1 - i]` are two). Each binding is
