@@ -32,7 +32,7 @@ class CallerWork:
                 stream.key == walker.entry_stream.key:
             return
         root = walker.root
-        if root.parent is not None or walker.package.called_by_name(root.name) or \
+        if root.parent is not None or walker.package.called_by_name(root) or \
                 any(waiter == stream.key for waiter, _ in state.waited) or \
                 _waits_somewhere(stream.key, walker.facts):
             return

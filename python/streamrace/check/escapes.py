@@ -114,7 +114,7 @@ class Escapes:
         if function.class_name is None or function.name == "__init__":
             return False   # a constructor runs where its object is made, not from its base
         package = self.analysis.package
-        if package.called_by_name(function.name):
+        if package.called_by_name(function):
             return False
         class_info = package.class_named(function.class_name, function.module)
         project = function.module.dotted.split(".")[0]

@@ -68,7 +68,7 @@ class HandingOut:
     def read_outside(self, function):
         """Whether what the function returns is read by code the analysis cannot see: no
         function of the package calls it by name."""
-        return not self.analysis.package.called_by_name(function.name)
+        return not self.analysis.package.called_by_name(function)
 
     def may_return_a_side_write(self, function):
         """Whether the function, read outside, may return an attribute that a call of the

@@ -274,12 +274,16 @@ class Package:
         for module in self.modules:
             yield module.body
 
-    def called_by_name(self, name):
-        """Whether some function of the package calls a function of this name (by name, or as
-        an attribute: `helper(x)`, `obj.helper(x)`)."""
+    def called_by_name(self, function):
+        """Whether some function of the package calls one of this function's name (by name, or
+        as an attribute: `helper(x)`, `obj.helper(x)`); a method only as an attribute, since a
+        bare name (`next(iterator)`) calls a module's function or a builtin, never a method."""
+        if function.class_name is not None and function.parent is None:
+            return any(isinstance(call.func, ast.Attribute)
+                       for call in self.calls_named(function.name))
         if self._called_names is None:
             self._called_names = frozenset().union(*(f.calls for f in self.all_functions()))
-        return name in self._called_names
+        return function.name in self._called_names
 
     def calls_named(self, name):
         """The package's calls of a function of this name, as `called_by_name` counts them."""
