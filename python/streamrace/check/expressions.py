@@ -251,14 +251,16 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
         neighbour = self.ring_neighbour(node, state, frame)
         if neighbour is not None:
             return neighbour
-        integer = integer_arithmetic(node.op, left, right)
-        if integer is not None:
-            return integer
+        tensors = [(v, n) for v, n in ((left, node.left), (right, node.right))
+                   if self.is_tensor(v, n, frame)]
+        if not tensors:
+            # Index arithmetic (`i + 1`, `base + rank`), unless an operand is a tensor.
+            integer = integer_arithmetic(node.op, left, right)
+            if integer is not None:
+                return integer
         sequence = sequence_arithmetic(node.op, left, right)
         if sequence is not None:
             return sequence
-        tensors = [(v, n) for v, n in ((left, node.left), (right, node.right))
-                   if self.is_tensor(v, n, frame)]
         if not tensors:
             return None
         for value, operand in tensors:

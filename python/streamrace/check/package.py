@@ -18,7 +18,7 @@ from .hook_registrations import find_hooks, registers_hook
 from .stream_work import (LIFETIME_WORK_NAMES, RELEASES_STORAGE, STREAM_READS, STREAM_WORDS,
                           STREAM_WORK_NAMES, functions_doing_stream_work)
 from .syntax import (bound_names, breadth_first, child_nodes, expression_name, nodes_under,
-                     parsed_annotation)
+                     unwrapped_annotation)
 
 
 @dataclass(eq=False)
@@ -35,11 +35,12 @@ class FunctionInfo:
     flag_names: set = field(default_factory=set)   # plain names its tests test as flags
     is_property: bool = False
     # From the one walk over the body: the names it calls, its calls registering hooks, and its
-    # attribute and call nodes (what tensor usage is read from).
+    # attribute, call and annotated assignment nodes (what tensor usage is read from).
     calls: frozenset = frozenset()
     hook_calls: tuple = ()
     attribute_nodes: tuple = ()
     call_nodes: tuple = ()
+    annotated_assignments: tuple = ()
     # The parameters whose bytes the body may read, once asked (argument_reads.py).
     parameters_read: Optional[frozenset] = None
     # Whether it returns a tensor it made, once asked (new_tensors.py).
@@ -356,14 +357,7 @@ class Package:
         """The package class whose instance a parameter annotation names (`EplbState`,
         `"EplbState"`, `EplbState | None`, `Optional[EplbState]`); None for anything else,
         containers of instances included."""
-        annotation = parsed_annotation(annotation)
-        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-            sides = [side for side in (annotation.left, annotation.right)
-                     if not (isinstance(side, ast.Constant) and side.value is None)]
-            return self.annotated_class(sides[0], module) if len(sides) == 1 else None
-        if isinstance(annotation, ast.Subscript) and \
-                expression_name(annotation.value) in ("Optional", "typing.Optional"):
-            return self.annotated_class(annotation.slice, module)
+        annotation = unwrapped_annotation(annotation)
         name = expression_name(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) \
             else None
         return self.class_named(name.split(".")[-1], module) if name else None
@@ -732,7 +726,7 @@ def _summarize(info, summarized):
     """What the body holds, nested functions included: names, calls, hook registrations, and
     attribute and call nodes. A nested function in `summarized` (each is, before the function
     that defines it) is taken from its own summary, so that every node is walked once."""
-    names, calls, attributes, call_nodes = set(), set(), [], []
+    names, calls, attributes, call_nodes, annotated = set(), set(), [], [], []
     registers_hooks = False
     for child in nodes_under(info.node, summarized):
         if isinstance(child, FunctionInfo):
@@ -740,6 +734,7 @@ def _summarize(info, summarized):
             calls |= child.calls
             attributes += child.attribute_nodes
             call_nodes += child.call_nodes
+            annotated += child.annotated_assignments
             registers_hooks = registers_hooks or bool(child.hook_calls)
         elif isinstance(child, ast.Attribute):
             names.add(child.attr)
@@ -752,6 +747,8 @@ def _summarize(info, summarized):
             names.add(child.value)
         elif isinstance(child, ast.Assign) and _points_data_at_new_storage(child):
             names.add(RELEASES_STORAGE)
+        elif type(child) is ast.AnnAssign:
+            annotated.append(child)
         elif isinstance(child, ast.Call):
             call_nodes.append(child)
             if isinstance(child.func, ast.Name):
@@ -768,6 +765,7 @@ def _summarize(info, summarized):
         if registers_hooks else ()
     info.attribute_nodes = tuple(attributes)
     info.call_nodes = tuple(call_nodes)
+    info.annotated_assignments = tuple(annotated)
 
 
 def _points_data_at_new_storage(assign):

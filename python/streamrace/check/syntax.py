@@ -73,6 +73,20 @@ def expression_name(node):
 
 
 
+def unwrapped_annotation(annotation):
+    """The type an annotation names, its optional forms taken off (`Optional[T]`, `T | None`,
+    `"T"`); None for a union of several types or what does not parse."""
+    annotation = parsed_annotation(annotation)
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = [side for side in (annotation.left, annotation.right)
+                 if not (isinstance(side, ast.Constant) and side.value is None)]
+        return unwrapped_annotation(sides[0]) if len(sides) == 1 else None
+    if isinstance(annotation, ast.Subscript) and \
+            expression_name(annotation.value) in ("Optional", "typing.Optional"):
+        return unwrapped_annotation(annotation.slice)
+    return annotation
+
+
 def parsed_annotation(annotation):
     """An annotation's expression, a string one parsed (`"EplbState"`); None if it does not
     parse."""

@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Which names hold tensors, from how the package uses them: a name that is the receiver of a
 tensor-only method (`x.copy_`, `x.narrow`, `x.numel()`), that has a tensor's attributes read
-(`x.dtype`), or that is given to a collective is a tensor wherever it appears. Python has no
-types to read; this is how `n += 1` on a counter stays no device write while `flat /= world`
-on a gradient buffer is one.
+(`x.dtype`), that is given to a collective, or that is annotated as a tensor (a parameter
+`x: torch.Tensor`, `self.buf: Optional[Tensor] = None`, a dataclass field `grad: Tensor`)
+is a tensor wherever it appears. Python has no types to check; this is how `n += 1` on a counter
+stays no device write while `flat /= world` on a gradient buffer is one.
 """
 import ast
 
 from .. import torch_model as model
-from .package import expression_name
+from .syntax import expression_name, unwrapped_annotation
 
 TENSOR_ONLY_METHODS = frozenset({
     "copy_", "narrow", "view", "view_as", "numel", "element_size", "data_ptr", "record_stream",
@@ -25,6 +26,7 @@ TENSOR_ONLY_METHODS = frozenset({
 })
 TENSOR_ATTRIBUTES = frozenset({"dtype", "shape", "is_cuda", "grad_fn", "ndim", "data",
                                "requires_grad", "grad", "is_leaf"})
+TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
 class TensorUsage:
@@ -33,9 +35,26 @@ class TensorUsage:
         self.locals = {}            # function node -> names of its locals that hold tensors
         for function in package.all_functions():
             self.locals[function.node] = self._function_names(function)
+        for module in package.modules:
+            for class_info in module.classes.values():
+                for statement in class_info.node.body:
+                    if isinstance(statement, ast.AnnAssign) and \
+                            isinstance(statement.target, ast.Name) and \
+                            annotates_tensor(statement.annotation, module.imports):
+                        self.attributes.add(statement.target.id)
 
     def _function_names(self, function):
         names = set()
+        imports = function.module.imports
+        arguments = getattr(function.node, "args", None)
+        if arguments is not None:
+            for argument in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
+                if argument.annotation is not None and \
+                        annotates_tensor(argument.annotation, imports):
+                    names.add(argument.arg)
+        for node in function.annotated_assignments:
+            if annotates_tensor(node.annotation, imports):
+                self._note(node.target, names)
         for node in function.attribute_nodes:
             if node.attr in TENSOR_ONLY_METHODS or node.attr in TENSOR_ATTRIBUTES:
                 self._note(node.value, names)
@@ -81,3 +100,16 @@ class TensorUsage:
         if name is None:
             return False
         return name in self.locals.get(function_node, ())
+
+
+def annotates_tensor(annotation, imports):
+    """Whether a type annotation names a tensor or an optional one, by the names the module
+    imported (`Tensor` from `from torch import Tensor`). Not a container of tensors: storing into
+    a dict of them (`self.cache[key] = t`) is no write of a tensor's bytes."""
+    annotation = unwrapped_annotation(annotation)
+    name = expression_name(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) \
+        else None
+    if name is None:
+        return False
+    head, dot, rest = name.partition(".")
+    return imports.get(head, head) + dot + rest in TENSOR_TYPES
