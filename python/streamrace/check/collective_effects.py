@@ -118,12 +118,24 @@ class CollectiveEffects:
                                     issued_on=state.current)
         return Container((Work(stream.key, frozenset(a.ident for a in made)),))
 
+    def keep_handles(self, key, value, state):
+        """Handles kept under an attribute (stored there, or appended to the list it holds),
+        for another method to wait for."""
+        field = key.field_name()
+        if field is not None:
+            holder = (key.root[1] if key.root[0] == "self" else None, field)
+            self.facts.handle_kept(self.handled_collectives(value, state), holder)
+
     def handled_collectives(self, value, state):
         """The collectives' accesses whose completion waiting for `value` waits for: a work
         handle's, or those still pending on a coalescing manager's process group stream."""
         if isinstance(value, Work):
             return [ident for ident in value.accesses
                     if self.accesses[ident].stream.key == value.stream]
+        if isinstance(value, Container) and value.key is None:
+            # A list of handles (`self.handles.append(work)`), waited for one by one.
+            return [ident for item in value.items if isinstance(item, Work)
+                    for ident in self.handled_collectives(item, state)]
         if is_coalescing(value):
             return [ident for ident in state.pending
                     if self.accesses[ident].stream.key == value[1].key]

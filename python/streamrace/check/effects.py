@@ -195,6 +195,9 @@ class CallEffects:
                     Range(value.symbol, linear_form(scale_linear(value.step, -1)), value.least)
         if name == "next" and args:
             return self.element_of(args[0][0], args[0][1], state, frame)
+        if name == "isinstance" and len(args) == 2 and isinstance(args[0][0], Work) and \
+                (self.spelling(args[1][1]) or "").rsplit(".", 1)[-1] == "Work":
+            return Constant(True)   # `if isinstance(handle, dist.Work): handle.wait()`
         if name in ("map", "filter") and len(args) == 2:
             return self.mapped(name, args, state, frame)
         return None
@@ -513,6 +516,8 @@ class CallEffects:
             taken = queued_event(self.facts, receiver, name, args, frame)
             if taken is not NOT_QUEUED:
                 return taken
+        if isinstance(receiver, Symbol) and name == "append" and len(args) == 1:
+            self.keep_handles(receiver.key, args[0][0], state)   # `self.handles.append(work)`
         if isinstance(receiver, Symbol) and name in _LOGGING_METHODS and \
                 name not in model.VIEW_METHODS and \
                 self.class_method(receiver, name, frame) is None:

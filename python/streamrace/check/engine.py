@@ -20,7 +20,7 @@ from .caller_work import CallerWork
 from .collective_effects import CollectiveEffects
 from .copy_effects import CopyEffects
 from .effects import CallEffects
-from .entry_streams import entry_stream
+from .entry_streams import start_on_the_callers_stream
 from .entry_work import enter_hook
 from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
@@ -28,6 +28,7 @@ from .generator_contexts import GeneratorContext, generator_parts
 from .given_conditions import conditions_given
 from .new_tensors import returns_new_tensor
 from .next_call import NextCalls, handles_found_outstanding
+from .outstanding_handles import handles_found_waited, outstanding_at_entry
 from .record_stream_fields import unrecorded_stores
 from .checks.free_while_pending import hand_over, recorded_for
 from .escapes import Escapes, reaches
@@ -114,7 +115,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         state = State(self.analysis)
         frame = self.root_frame = self.new_frame(function, 0, ())
         if hook is None:
-            self.start_on_the_callers_stream(function, state, frame)
+            start_on_the_callers_stream(self, function, state, frame)
+            outstanding_at_entry(self, function, state, frame)
         else:
             enter_hook(self, function, hook, state, frame)
         self.entry_stream = state.current
@@ -137,17 +139,6 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
                 self.left_to_the_caller(function, hook[1], exit_state, frame)
         self.analysis.handing_out.at_exit(function, exits, frame, self)
         return join_all(exits)
-
-    def start_on_the_callers_stream(self, function, state, frame):
-        entries = self.analysis.entry_streams
-        if function not in entries:
-            entries[function] = entry_stream(self.package, function)
-        expression = entries[function]
-        if expression is None:
-            return
-        stream = self.as_stream(self.evaluate(expression, state, frame), expression)
-        if stream is not None and stream.kind in ("created", "named"):
-            state.current = stream
 
     def left_to_the_caller(self, function, registration, state, frame):
         """A hook after which the caller uses the tensors on the current stream: a write it
@@ -642,6 +633,7 @@ class Analysis:
         self.statement_counts = {}   # function -> its statements, for Walker.small
         self.generators = {}         # function -> its GeneratorParts, or None
         self.next_calls = {}         # function -> the handles its next call may find outstanding
+        self.handles_waited_first = {}   # method -> those it finds (outstanding_handles.py)
         # function -> {parameter: the package class its annotation names}
         self.annotated_parameters = {}
         self.entry_streams = {}  # private helper -> the stream its callers enter (entry_streams.py)
@@ -792,7 +784,7 @@ class Analysis:
         walked += [f for f in self.package.all_functions()
                    if f not in chosen and f.name != "<module>" and (
                        f.names & fields or self.handing_out.may_return_a_side_write(f) or
-                       self.escapes.reads_host_copies(f))]
+                       self.escapes.reads_host_copies(f) or handles_found_waited(self, f))]
         self.walk(walked)
         for store in unrecorded_stores(self.package):
             self.checks.unrecorded_field(store)

@@ -15,6 +15,18 @@ from .. import torch_model
 from .syntax import child_nodes
 
 
+def start_on_the_callers_stream(walker, function, state, frame):
+    entries = walker.analysis.entry_streams
+    if function not in entries:
+        entries[function] = entry_stream(walker.package, function)
+    expression = entries[function]
+    if expression is None:
+        return
+    stream = walker.as_stream(walker.evaluate(expression, state, frame), expression)
+    if stream is not None and stream.kind in ("created", "named"):
+        state.current = stream
+
+
 def entry_stream(package, function):
     """The expression of the stream every call of `function` enters first, in the terms of
     the function's own parameters, or None."""

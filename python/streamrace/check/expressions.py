@@ -487,10 +487,7 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
         state.attributes[key] = held
         state.emptied = state.emptied - {key}
         self.facts.stored(key, value, frame, made_empty(value, value_node))
-        field = key.field_name()
-        if field is not None:
-            holder = (key.root[1] if key.root[0] == "self" else None, field)
-            self.facts.handle_kept(self.handled_collectives(value, state), holder)
+        self.keep_handles(key, value, state)
         if state.conditions:
             # Conditions that read the attribute (`self.handle is None`, asserted before the
             # handle is stored) may not hold any more.

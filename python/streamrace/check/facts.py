@@ -237,6 +237,11 @@ class ClassFacts:
         """Every attribute the package keeps a collective's handle in, as (class, name)."""
         return frozenset(holder for holders in self.kept_handles.values() for holder in holders)
 
+    def kept_in(self, holder):
+        """The collectives' accesses whose handles may be kept in that attribute."""
+        return [ident for ident, holders in self.kept_handles.items()
+                if any(self._may_be_one_holder(kept, holder) for kept in holders)]
+
     def ordered_by_its_handle_only(self, ident):
         """Whether a collective's work is kept for another method in attributes whose handles
         nothing in the package waits for: the waits it makes for other collectives' handles,

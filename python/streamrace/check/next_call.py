@@ -74,7 +74,7 @@ def handles_found_outstanding(function, holders):
         elif isinstance(node, ast.Assign) and not (
                 isinstance(node.value, ast.Constant) and node.value.value is None):
             for target in node.targets:
-                name = _own_attribute(target)
+                name = own_attribute(target)
                 if name in names:
                     stored[name] = max(stored.get(name, node.lineno), node.lineno)
     return tuple(sorted(name for name, line in tested.items()
@@ -86,11 +86,11 @@ def _none_test(node):
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and \
             isinstance(node.ops[0], (ast.Is, ast.IsNot)) and \
             isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
-        return _own_attribute(node.left)
+        return own_attribute(node.left)
     return None
 
 
-def _own_attribute(node):
+def own_attribute(node):
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
             node.value.id == "self":
         return node.attr

@@ -401,3 +401,21 @@ class GatherPhases:
         self.work.wait()
         for bucket in self.buckets:
             bucket.flat.mul_(2)
+
+
+def read_before_the_guarded_wait(x):
+    handle = dist.all_reduce(x, async_op=True)
+    total = x.sum()
+    # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'x' is read by sum on the current stream while all_reduce on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-3]]:30: note: all_reduce reads and writes 'x' on the process group's stream (the default group) here
+    # CHECK-MESSAGES: :[[@LINE-3]]:13: note: wait for the collective's work handle (`work.wait()`, or pass async_op=False) before this
+    if isinstance(handle, dist.Work):
+        handle.wait()
+    return total
+
+
+def read_after_the_guarded_wait(x):
+    handle = dist.all_reduce(x, async_op=True)
+    if isinstance(handle, dist.Work):
+        handle.wait()
+    return x.sum()

@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""What a method finds still running when it waits for a handle another method of its class kept:
+`finish_grad_sync` waits for the reduction `start_grad_sync` kept in `self.grad_reduce_handle`.
+The wait says the collective may still be running when the method starts; until then it may
+still read or write the tensors it was given, and what the method does to them first is
+unordered with it. The method's walk starts with those collectives pending, their handle kept in
+the attribute, and the attribute not None.
+
+Left to next_call.py: a method that keeps a handle in the attribute itself after testing it
+(`if self.handle is not None: self.handle.wait()` ... `self.handle = ...`), whose next call is
+analysed from where its first ended. Left out: a wait under a test of anything but the handle
+(`if self.workers > 1: self.handle.wait()`), which says when the collective was started in terms
+the analysis may not relate to those of the method that started it (`if self.workers == 1:
+return` there).
+"""
+import ast
+
+from .next_call import own_attribute
+from .syntax import breadth_first, child_nodes
+from .values import Container, Work
+
+
+def outstanding_at_entry(walker, function, state, frame):
+    """Start a method's walk with the collectives pending whose handles it waits for before
+    keeping one of its own there."""
+    analysis = walker.analysis
+    found = handles_found_waited(analysis, function)
+    listed_names = {name for name, listed in found if listed}
+    for name, _ in found:
+        prefix = function.class_name + "."
+        idents = set()
+        for ident in analysis.facts.kept_in((function.class_name, name)):
+            access = walker.accesses[ident]
+            # What the keeping call's own parameters and locals decided is not this call's.
+            conditions = frozenset((text, value) for text, value in access.conditions
+                                   if text.startswith(prefix))
+            if conditions != access.conditions:
+                access = analysis.with_conditions(access, conditions)
+            state.pending.setdefault(access.ident, frozenset())
+            idents.add(access.ident)
+        if not idents:
+            continue
+        streams = sorted({walker.accesses[ident].stream.key for ident in idents})
+        handles = tuple(Work(stream, frozenset(i for i in idents
+                                               if walker.accesses[i].stream.key == stream))
+                        for stream in streams)
+        # A list of them where the method waits for its elements (`for handle in self.handles`,
+        # `self.handles[-1]`); one handle where it waits for the attribute's, as long as they
+        # are of one stream (a list's wait waits for each).
+        listed = name in listed_names or len(handles) > 1
+        state.attributes[frame.self_key.attribute(name)] = Container(handles) if listed else \
+            handles[0]
+        state.conditions["%s%s is None" % (prefix, name)] = False
+
+
+def handles_found_waited(analysis, function):
+    """The handle attributes whose collectives a method starts with pending, each with whether
+    it waits for them as a list's elements (asked in the reporting pass, once every kept handle
+    is known)."""
+    if not analysis.reporting or not function.is_method() or "wait" not in function.names:
+        return ()
+    waited = analysis.handles_waited_first.get(function)
+    if waited is None:
+        holders = analysis.facts.handle_holders()
+        again = analysis.calls_again(function)
+        waited = analysis.handles_waited_first[function] = tuple(
+            (name, listed) for name, listed in handles_waited_before_kept(function, holders)
+            if name not in again) if holders else ()
+    return waited
+
+
+def handles_waited_before_kept(function, holders):
+    """The attributes of the method's object, among those the package keeps collective handles
+    in, that it waits for (`self.handle.wait()`, `self.handles[-1].wait()`) on a line before
+    any that stores into them something other than None, each with whether as a list's
+    elements."""
+    names = {field for holder_class, field in holders
+             if holder_class in (function.class_name, None)}
+    if not names:
+        return ()
+    waited, stored, listed = {}, {}, set()
+    guards = _enclosing_tests(function.node)
+    for node in breadth_first(function.node):
+        name = None
+        if _waited_for(node) is not None:
+            receiver = _waited_for(node)
+            if isinstance(receiver, ast.Subscript):
+                listed.add(own_attribute(receiver.value))
+            while isinstance(receiver, ast.Subscript):
+                receiver = receiver.value
+            name = own_attribute(receiver)
+        elif isinstance(node, ast.For) and isinstance(node.target, ast.Name) and \
+                own_attribute(_iterated(node.iter)) in names and any(
+                    isinstance(_waited_for(inner), ast.Name) and
+                    _waited_for(inner).id == node.target.id for inner in breadth_first(node)):
+            # `for handle in self.handles: handle.wait()`
+            name = own_attribute(_iterated(node.iter))
+            listed.add(name)
+        elif isinstance(node, ast.Assign) and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None):
+            for target in node.targets:
+                kept = own_attribute(target)
+                if kept in names:
+                    stored[kept] = min(stored.get(kept, node.lineno), node.lineno)
+        if name in names and node.lineno < waited.get(name, (node.lineno + 1, None))[0]:
+            waited[name] = (node.lineno, guards.get(id(node), ()))
+    # A wait under a test of something else (`if self.world_size > 1:`) says when the collective
+    # was started, in terms the analysis may not relate to the starting method's: left out.
+    return tuple(sorted((name, name in listed) for name, (line, tests) in waited.items()
+                        if stored.get(name, line + 1) > line and
+                        all(_mentions(test, name) for test in tests)))
+
+
+def _enclosing_tests(function_node):
+    """Each node under the function -> the tests of the `if`s and `while`s it is under."""
+    tests = {}
+    pending = [(function_node, ())]
+    while pending:
+        node, enclosing = pending.pop()
+        for child in child_nodes(node):
+            inner = enclosing + (node.test,) if isinstance(node, (ast.If, ast.While)) and \
+                child is not node.test else enclosing
+            tests[id(child)] = inner
+            pending.append((child, inner))
+    return tests
+
+
+def _mentions(test, name):
+    return any(own_attribute(node) == name for node in breadth_first(test))
+
+
+def _waited_for(node):
+    """The receiver of `receiver.wait()`, else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr == "wait" and not node.args:
+        return node.func.value
+    return None
+
+
+def _iterated(node):
+    """The container a loop goes over: `self.handles`, `self.handles.values()`,
+    `reversed(self.handles)`."""
+    if isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute) and \
+            node.func.attr == "values":
+        return node.func.value
+    if isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.func, ast.Name) and \
+            node.func.id == "reversed":
+        return node.args[0]
+    return node
