@@ -440,6 +440,9 @@ class CallEffects:
             self.facts.waited(waiter, Stream(captured[2], "named"))
         elif captured is None:
             self.facts.waited_for_event(waiter, event.key)
+            # Recorded by another call: this path has waited for the streams it is recorded on.
+            state.waited = state.waited | {(waiter.key, recorded_on) for recorded_on
+                                           in self.facts.recorded_streams(event.key)}
         if not recorded and event.key.startswith("event@") and \
                 event.key.endswith("#%d" % frame.ident):
             self.checks.wait_unrecorded_event(event, waiter, node, state, frame)

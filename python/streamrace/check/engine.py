@@ -28,7 +28,8 @@ from .generator_contexts import GeneratorContext, generator_parts
 from .given_conditions import conditions_given
 from .new_tensors import returns_new_tensor
 from .next_call import NextCalls, handles_found_outstanding
-from .outstanding_handles import handles_found_waited, outstanding_at_entry
+from .outstanding_handles import (handles_found_waited, outstanding_at_entry,
+                                  streams_found_recorded)
 from .record_stream_fields import unrecorded_stores
 from .checks.free_while_pending import hand_over, recorded_for
 from .escapes import Escapes, reaches
@@ -634,6 +635,7 @@ class Analysis:
         self.generators = {}         # function -> its GeneratorParts, or None
         self.next_calls = {}         # function -> the handles its next call may find outstanding
         self.handles_waited_first = {}   # method -> those it finds (outstanding_handles.py)
+        self.streams_recorded_elsewhere = {}   # method -> ... and the streams its events wait for
         # function -> {parameter: the package class its annotation names}
         self.annotated_parameters = {}
         self.entry_streams = {}  # private helper -> the stream its callers enter (entry_streams.py)
@@ -784,7 +786,8 @@ class Analysis:
         walked += [f for f in self.package.all_functions()
                    if f not in chosen and f.name != "<module>" and (
                        f.names & fields or self.handing_out.may_return_a_side_write(f) or
-                       self.escapes.reads_host_copies(f) or handles_found_waited(self, f))]
+                       self.escapes.reads_host_copies(f) or handles_found_waited(self, f) or
+                       streams_found_recorded(self, f))]
         self.walk(walked)
         for store in unrecorded_stores(self.package):
             self.checks.unrecorded_field(store)

@@ -15,6 +15,7 @@ whose work handle is kept in an attribute that nothing waits for: a wait for ano
 orders that handle's work only, so only the later path's own waits order it (facts.py,
 `ordered_by_its_handle_only`).
 """
+from .outstanding_handles import streams_found_recorded
 from .state import AMBIENT, HOST, bytes_meet, contradict, may_be_same_stream, touches_host_memory
 from .values import Symbol, Tensor, may_be_one_owner
 
@@ -193,6 +194,9 @@ class Escapes:
         synced = state.host_synced
         met = []
         facts = self.analysis.facts
+        # Streams the method waits for itself, for an event another method recorded there
+        # (outstanding_handles.py): until it does, the package's other waits do not count.
+        own = streams_found_recorded(self.analysis, walker.root)
         for earlier_stream, seen_by, seen_by_any_group, members in groups:
             # Whether the two streams are ordered is one answer for the whole group.
             if earlier_stream.key == stream.key:
@@ -201,7 +205,11 @@ class Escapes:
                 if may_be_same_stream(earlier_stream, stream) or stream.key in seen_by or \
                         self.synchronized_somewhere(earlier_stream):
                     continue
-                if not self.reach(stream.key, state.waited, facts).isdisjoint(
+                if earlier_stream.key in own:
+                    if not seen_by_any_group.isdisjoint(
+                            reachable(stream.key, waits_graph(state.waited))):
+                        continue
+                elif not self.reach(stream.key, state.waited, facts).isdisjoint(
                         seen_by_any_group):
                     # The package orders the two streams somewhere, which is taken at its
                     # word, except for collectives kept behind handles nothing waits for:

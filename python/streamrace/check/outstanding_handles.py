@@ -6,6 +6,12 @@ still read or write the tensors it was given, and what the method does to them f
 unordered with it. The method's walk starts with those collectives pending, their handle kept in
 the attribute, and the attribute not None.
 
+The same holds for an event of the object another method records on a side stream: a method
+that waits for it (`stream.wait_event(self.done)`, `self.done.wait()`) before recording it itself
+finds that stream's work unordered until then. The package's waits for the event elsewhere,
+which order other calls' uses (escapes.py), do not order what this method does first
+(`streams_found_recorded`).
+
 Left to next_call.py: a method that keeps a handle in the attribute itself after testing it
 (`if self.handle is not None: self.handle.wait()` ... `self.handle = ...`), whose next call is
 analysed from where its first ended. Left out: a wait under a test of anything but the handle
@@ -15,6 +21,7 @@ return` there).
 """
 import ast
 
+from .facts import event_field_key
 from .next_call import own_attribute
 from .syntax import breadth_first, child_nodes
 from .values import Container, Work
@@ -108,6 +115,49 @@ def handles_waited_before_kept(function, holders):
     # was started, in terms the analysis may not relate to the starting method's: left out.
     return tuple(sorted((name, name in listed) for name, (line, tests) in waited.items()
                         if stored.get(name, line + 1) > line and
+                        all(_mentions(test, name) for test in tests)))
+
+
+def streams_found_recorded(analysis, function):
+    """The streams the method's object's events are recorded on by other methods, for the events
+    the method waits for before it records them (asked in the reporting pass, once every record
+    is known)."""
+    if not analysis.reporting or not function.is_method() or \
+            not function.names & {"wait_event", "wait", "synchronize"}:
+        return frozenset()
+    found = analysis.streams_recorded_elsewhere.get(function)
+    if found is None:
+        found = analysis.streams_recorded_elsewhere[function] = frozenset(
+            stream for name in events_waited_before_recorded(function)
+            for stream in analysis.facts.recorded_streams(event_field_key(name)))
+    return found
+
+
+def events_waited_before_recorded(function):
+    """The attributes of the method's object it waits for as events (`s.wait_event(self.e)`,
+    `self.e.wait()`, `self.e.synchronize()`), on a line before any that records one there, with
+    no test of anything else around the wait."""
+    waited, recorded = {}, {}
+    guards = _enclosing_tests(function.node)
+    for node in breadth_first(function.node):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        method = node.func.attr
+        if method == "wait_event" and len(node.args) == 1:
+            name = own_attribute(node.args[0])
+        elif method in ("wait", "synchronize"):
+            name = own_attribute(node.func.value)
+        elif method in ("record", "record_event"):
+            name = own_attribute(node.func.value)
+            if name is not None:
+                recorded[name] = min(recorded.get(name, node.lineno), node.lineno)
+            continue
+        else:
+            continue
+        if name is not None and node.lineno < waited.get(name, (node.lineno + 1, None))[0]:
+            waited[name] = (node.lineno, guards.get(id(node), ()))
+    return tuple(sorted(name for name, (line, tests) in waited.items()
+                        if recorded.get(name, line + 1) > line and
                         all(_mentions(test, name) for test in tests)))
 
 
