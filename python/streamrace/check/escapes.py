@@ -82,12 +82,13 @@ class Escapes:
                     continue
                 if on_side_stream:
                     self.note_side_write(access, ordered, held)
-                # A tensor made by a non-blocking copy to the host on a stream other than the
-                # caller's is filled after the call returns: a later call's host read of the
-                # attribute holding it meets the copy. (On the caller's stream, as what a
-                # function returns, the copy is its caller's to wait for.)
-                if not touches_host_memory(access) or \
-                        access.stream.kind in ("ambient", "default"):
+                # A tensor made on a stream other than the caller's is filled after the call
+                # returns: a later call's use of the attribute holding it meets its making (a
+                # non-blocking copy to the host on any such stream, a prefetch to the device on
+                # a side stream). On the caller's stream, as what a function returns, the making
+                # is its caller's to order.
+                if access.stream.kind in ("ambient", "default") or \
+                        not (on_side_stream or touches_host_memory(access)):
                     continue
             holder = self.holder(access, held)
             field = holder.field_name() if holder is not None else None
