@@ -33,8 +33,8 @@ def outstanding_at_entry(walker, function, state, frame):
     analysis = walker.analysis
     found = handles_found_waited(analysis, function)
     listed_names = {name for name, listed in found if listed}
+    prefix = "%s." % function.class_name
     for name, _ in found:
-        prefix = function.class_name + "."
         idents = set()
         for ident in analysis.facts.kept_in((function.class_name, name)):
             access = walker.accesses[ident]
