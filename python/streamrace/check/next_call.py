@@ -71,12 +71,9 @@ def handles_found_outstanding(function, holders):
                 name = _none_test(compare)
                 if name in names:
                     tested[name] = min(tested.get(name, compare.lineno), compare.lineno)
-        elif isinstance(node, ast.Assign) and not (
-                isinstance(node.value, ast.Constant) and node.value.value is None):
-            for target in node.targets:
-                name = own_attribute(target)
-                if name in names:
-                    stored[name] = max(stored.get(name, node.lineno), node.lineno)
+        else:
+            for name in own_attributes_stored(node) & names:
+                stored[name] = max(stored.get(name, node.lineno), node.lineno)
     return tuple(sorted(name for name, line in tested.items()
                         if name in stored and stored[name] > line))
 
@@ -88,6 +85,14 @@ def _none_test(node):
             isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
         return own_attribute(node.left)
     return None
+
+
+def own_attributes_stored(node):
+    """The attributes of `self` an assignment stores something other than None into."""
+    if not isinstance(node, ast.Assign) or \
+            isinstance(node.value, ast.Constant) and node.value.value is None:
+        return set()
+    return {own_attribute(target) for target in node.targets} - {None}
 
 
 def own_attribute(node):

@@ -22,7 +22,7 @@ return` there).
 import ast
 
 from .facts import event_field_key
-from .next_call import own_attribute
+from .next_call import own_attribute, own_attributes_stored
 from .syntax import breadth_first, child_nodes
 from .values import Container, Work
 
@@ -103,12 +103,9 @@ def handles_waited_before_kept(function, holders):
             # `for handle in self.handles: handle.wait()`
             name = own_attribute(_iterated(node.iter))
             listed.add(name)
-        elif isinstance(node, ast.Assign) and not (
-                isinstance(node.value, ast.Constant) and node.value.value is None):
-            for target in node.targets:
-                kept = own_attribute(target)
-                if kept in names:
-                    stored[kept] = min(stored.get(kept, node.lineno), node.lineno)
+        else:
+            for kept in own_attributes_stored(node) & names:
+                stored[kept] = min(stored.get(kept, node.lineno), node.lineno)
         if name in names and node.lineno < waited.get(name, (node.lineno + 1, None))[0]:
             waited[name] = (node.lineno, guards.get(id(node), ()))
     # A wait under a test of something else (`if self.world_size > 1:`) says when the collective
