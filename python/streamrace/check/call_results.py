@@ -57,6 +57,9 @@ class CallResults:
             # (`self.sampler(logits)`, a module's forward), whatever it returns.
             self.access(value, "write", self.spelling(value_node.func), value_node, state, frame,
                         creation=True)
+            if on_a_side_stream and state.current.kind in ("created", "named"):
+                # Its block is from the pool of that stream, as a factory's would be there.
+                return Tensor(key, state.current, partial=value.partial)
         return value
 
     def calls_a_held_object(self, call):

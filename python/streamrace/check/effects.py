@@ -12,7 +12,7 @@ from .kept_names import kept_event_key, kept_stream_key, named_as_an_event
 from .made_lists import holds_made_tensors
 from .keyword_splats import splatted_keywords
 from .package import ClassInfo, FunctionInfo
-from .state import DEFAULT, HOST_STREAM, State, join_all
+from .state import DEFAULT, HOST_STREAM, UNKNOWN_RECORD_STREAM, State, join_all
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
                      Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
                      attribute_stream_key, holds_handles, items_labelled, least_of, linear_form,
@@ -273,8 +273,8 @@ class CallEffects:
         tensor = args[0][0]
         if kind == "record_stream" and len(args) > 1:
             stream = self.as_stream(args[1][0], args[1][1])
-            if stream is not None and getattr(tensor, "key", None) is not None:
-                state.recorded = state.recorded | {(tensor.key, stream.key)}
+            if getattr(tensor, "key", None) is not None:
+                state.recorded = state.recorded | {(tensor.key, _recorded_stream_key(stream))}
         elif kind == "release" and isinstance(tensor, (Tensor, Symbol)):
             self.storage_emptied(tensor, node, state, frame)
         elif kind == "allocate":
@@ -632,8 +632,8 @@ class CallEffects:
             return None
         if name == model.RECORD_STREAM:
             stream = self.as_stream(args[0][0], args[0][1]) if args else None
-            if stream is not None and tensor.key is not None:
-                state.recorded = state.recorded | {(tensor.key, stream.key)}
+            if tensor.key is not None:
+                state.recorded = state.recorded | {(tensor.key, _recorded_stream_key(stream))}
             return None
         if name in model.METADATA_METHODS:
             if name == "untyped_storage" or name == "storage":
@@ -761,6 +761,12 @@ class CallEffects:
             elif isinstance(value, Symbol) and (self.is_tensor(value, argument, frame) or
                                                 value.key in self.moved_modules):
                 self.access(value, "read", name or "call", argument, state, frame)
+
+
+def _recorded_stream_key(stream):
+    """What State.recorded names the stream of a record_stream by: a stream the analysis
+    cannot name still tells that the code records the tensor's uses by hand."""
+    return stream.key if stream is not None else UNKNOWN_RECORD_STREAM
 
 
 def _accepts(method, args, kwargs):

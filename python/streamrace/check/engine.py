@@ -31,12 +31,13 @@ from .next_call import NextCalls, handles_found_outstanding
 from .outstanding_handles import (handles_found_waited, outstanding_at_entry,
                                   streams_found_recorded)
 from .record_stream_fields import unrecorded_stores
-from .checks.free_while_pending import hand_over, recorded_for
+from .checks.free_while_pending import hand_over
 from .escapes import Escapes, reaches
 from .handing_out import HandingOut
 from .made_lists import DeviceLists
 from .kept_names import event_keys_in
-from .state import AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_returned
+from .state import (AMBIENT, HOST_STREAM, Access, Site, State, join_all, join_returned,
+                    recorded_by_hand)
 from .statements import Frame, StatementWalker
 from .syntax import breadth_first, child_nodes
 from .usage import TENSOR_ONLY_METHODS, TensorUsage
@@ -424,7 +425,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         for handed in state.handed:
             key, allocation, receiver, _ = handed
             if allocation != made.stream.key or state.holds(key) or \
-                    recorded_for(key, receiver, state):
+                    recorded_by_hand(key, state):
                 continue
             state.handed = state.handed - {handed}
             for ident, ordered in state.pending.items():

@@ -41,6 +41,7 @@ class FunctionInfo:
     attribute_nodes: tuple = ()
     call_nodes: tuple = ()
     annotated_assignments: tuple = ()
+    asserted_tests: tuple = ()   # the tests of its `assert`s (`assert isinstance(x, Tensor)`)
     # The parameters whose bytes the body may read, once asked (argument_reads.py).
     parameters_read: Optional[frozenset] = None
     # Whether it returns a tensor it made, once asked (new_tensors.py).
@@ -726,7 +727,7 @@ def _summarize(info, summarized):
     """What the body holds, nested functions included: names, calls, hook registrations, and
     attribute and call nodes. A nested function in `summarized` (each is, before the function
     that defines it) is taken from its own summary, so that every node is walked once."""
-    names, calls, attributes, call_nodes, annotated = set(), set(), [], [], []
+    names, calls, attributes, call_nodes, annotated, asserted = set(), set(), [], [], [], []
     registers_hooks = False
     for child in nodes_under(info.node, summarized):
         if isinstance(child, FunctionInfo):
@@ -735,6 +736,7 @@ def _summarize(info, summarized):
             attributes += child.attribute_nodes
             call_nodes += child.call_nodes
             annotated += child.annotated_assignments
+            asserted += child.asserted_tests
             registers_hooks = registers_hooks or bool(child.hook_calls)
         elif isinstance(child, ast.Attribute):
             names.add(child.attr)
@@ -749,6 +751,8 @@ def _summarize(info, summarized):
             names.add(RELEASES_STORAGE)
         elif type(child) is ast.AnnAssign:
             annotated.append(child)
+        elif type(child) is ast.Assert:
+            asserted.append(child.test)
         elif isinstance(child, ast.Call):
             call_nodes.append(child)
             if isinstance(child.func, ast.Name):
@@ -766,6 +770,7 @@ def _summarize(info, summarized):
     info.attribute_nodes = tuple(attributes)
     info.call_nodes = tuple(call_nodes)
     info.annotated_assignments = tuple(annotated)
+    info.asserted_tests = tuple(asserted)
 
 
 def _points_data_at_new_storage(assign):

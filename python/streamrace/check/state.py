@@ -74,6 +74,9 @@ class Access:
 
 
 HOST_STREAM = Stream(HOST, "host", "the host")
+# In State.recorded, the stream of a record_stream the analysis cannot name (a stream taken
+# from a list it does not know), or that a branch skipped because the stream was None.
+UNKNOWN_RECORD_STREAM = "<unknown>"
 
 
 def may_be_same_stream(a, b):
@@ -328,7 +331,8 @@ class State:
         if other.conditions != self.conditions:
             self.conditions = {k: v for k, v in self.conditions.items()
                                if other.conditions.get(k) == v}
-        self.recorded = self.recorded & other.recorded
+        if other.recorded != self.recorded:
+            self.recorded = _joined_records(self.recorded, other.recorded)
         self.waited = self.waited & other.waited
         self.host_synced = self.host_synced & other.host_synced
         self.host_synced_on_a_path = self.host_synced_on_a_path | other.host_synced_on_a_path
@@ -456,6 +460,25 @@ def _absorb_values(mine, theirs):
             mine[name] = other
         elif not other == value:
             mine[name] = _join_value(value, other)
+
+
+def _joined_records(mine, theirs):
+    """The records both paths made; a tensor both recorded on different streams (one a stream
+    the other path found None) stays recorded by hand."""
+    both = mine & theirs
+    keys = {key for key, _ in mine} & {key for key, _ in theirs}
+    return both | {(key, UNKNOWN_RECORD_STREAM) for key in keys}
+
+
+def recorded_by_hand(key, state):
+    """Whether the path gave the tensor to record_stream, or skipped that because the stream
+    was None: code that records a tensor manages its lifetime itself, and the stream it records
+    may come to wait for the one that used it (TorchRec records its lookup's input on the stream
+    that later waits for the lookup's stream). Another object of its name counts: a loop's
+    batch, recorded in each call that made it, is one name of objects made on both sides of the
+    loop's joins."""
+    name = key.unversioned()
+    return any(other == key or other.unversioned() == name for other, _ in state.recorded)
 
 
 def _join_value(a, b):

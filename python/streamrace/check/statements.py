@@ -14,7 +14,7 @@ from .condition_texts import (async_flag_texts, asserted_on_host, compared_with_
                               optional_stream, polling_flags, polls_completion)
 from .kept_names import event_keys_in
 from .generator_contexts import GeneratorContext
-from .state import join_all
+from .state import UNKNOWN_RECORD_STREAM, join_all
 from .syntax import breadth_first, child_nodes, expression_name
 from .values import (CoalescingContext, Constant, Container, Function, Integer, Range, Stream,
                      StreamContext, Symbol, Tensor)
@@ -268,6 +268,8 @@ class StatementWalker:
             name, none_when_taken = _none_tested_name(node.test)
             for none in (taken if none_when_taken else skipped) if name else ():
                 self.narrowed_to_none(name, none, frame)
+                self.records_skipped(_recorded_on(node.orelse if none_when_taken else node.body,
+                                                  name), none, frame)
             out = self.block(node.body, taken, frame) if taken else []
             out += self.block(node.orelse, skipped, frame) if skipped else []
             if outcome is None and when_taken == when_skipped == [{}] and len(out) > 1:
@@ -414,7 +416,14 @@ class StatementWalker:
         text = self.optional_stream_text(context_expr, frame)
         if text is None or text not in self.package.correlated:
             return paths
-        return _decided_both_ways(paths, text)
+        split = _decided_both_ways(paths, text)
+        given = optional_stream(context_expr)
+        if isinstance(given, ast.Name):
+            # Where it is None, so is the name, for the calls it is handed to as well.
+            for state in split:
+                if state.conditions.get(text):
+                    self.narrowed_to_none(given.id, state, frame)
+        return split
 
     def optional_stream_text(self, context_expr, frame):
         """The condition `<stream> is None` of a stream context given a name or an attribute."""
@@ -456,6 +465,14 @@ class StatementWalker:
         for attribute, held in list(state.attributes.items()) if key is not None else ():
             if getattr(held, "key", None) == key:
                 state.attributes[attribute] = _NONE
+
+    def records_skipped(self, tensors, state, frame):
+        """Where the stream a branch would record tensors on is None, the code says that no
+        other stream uses them: they count as recorded (`recorded_by_hand`)."""
+        for expression in tensors:
+            key = getattr(self.evaluate(expression, state, frame), "key", None)
+            if key is not None:
+                state.recorded = state.recorded | {(key, UNKNOWN_RECORD_STREAM)}
 
     def condition(self, test, state, frame):
         """(True/False/None, where taken, where skipped) for an `if` test: constants the model
@@ -591,6 +608,24 @@ def _none_tested_name(test):
             isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
         return test.left.id, isinstance(test.ops[0], ast.Is)
     return None, None
+
+
+def _recorded_on(statements, stream_name):
+    """The tensors a branch gives to record_stream of the stream named `stream_name` (`if
+    target_stream is not None: kjt.record_stream(target_stream)`), found once per branch."""
+    if not statements:
+        return ()
+    cache = getattr(statements[0], "_recorded_on", None)
+    if cache is None:
+        cache = statements[0]._recorded_on = {}
+    found = cache.get(stream_name)
+    if found is None:
+        found = cache[stream_name] = tuple(
+            node.func.value for statement in statements for node in breadth_first(statement)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+            node.func.attr == "record_stream" and len(node.args) == 1 and
+            isinstance(node.args[0], ast.Name) and node.args[0].id == stream_name)
+    return found
 
 
 def _storage_size_test(test):

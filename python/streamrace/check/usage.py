@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Which names hold tensors, from how the package uses them: a name that is the receiver of a
 tensor-only method (`x.copy_`, `x.narrow`, `x.numel()`), that has a tensor's attributes read
-(`x.dtype`), that is given to a collective, or that is annotated as a tensor (a parameter
-`x: torch.Tensor`, `self.buf: Optional[Tensor] = None`, a dataclass field `grad: Tensor`)
+(`x.dtype`), that is given to a collective, that is annotated as a tensor (a parameter
+`x: torch.Tensor`, `self.buf: Optional[Tensor] = None`, a dataclass field `grad: Tensor`), or
+that an assertion says is one (`assert isinstance(x, (torch.Tensor, Multistreamable))`)
 is a tensor wherever it appears. Python has no types to check; this is how `n += 1` on a counter
 stays no device write while `flat /= world` on a gradient buffer is one.
 """
@@ -55,6 +56,14 @@ class TensorUsage:
         for node in function.annotated_assignments:
             if annotates_tensor(node.annotation, imports):
                 self._note(node.target, names)
+        for test in function.asserted_tests:
+            # `assert isinstance(batch, (torch.Tensor, Multistreamable))`
+            if isinstance(test, ast.Call) and expression_name(test.func) == "isinstance" and \
+                    len(test.args) == 2 and any(
+                        annotates_tensor(kind, imports) for kind in
+                        (test.args[1].elts if isinstance(test.args[1], ast.Tuple) else
+                         (test.args[1],))):
+                self._note(test.args[0], names)
         for node in function.attribute_nodes:
             if node.attr in TENSOR_ONLY_METHODS or node.attr in TENSOR_ATTRIBUTES:
                 self._note(node.value, names)

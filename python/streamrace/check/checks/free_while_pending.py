@@ -15,7 +15,7 @@ stream, does not record that tensor (`record_stream_fields.py`).
 import ast
 
 from ..findings import Finding, Location
-from ..state import Site, bytes_meet, may_be_same_stream
+from ..state import Site, bytes_meet, may_be_same_stream, recorded_by_hand
 from ..values import Container, Key, Tensor
 from .wording import (access_side, appended_fix, chain_notes, describe_access, insertion_fix,
                       location, side, stream_name, stream_spelling)
@@ -37,6 +37,8 @@ class FreeWhilePending:
             # PyTorch's pinned-memory allocator records an event for each non-blocking copy and
             # reuses the block once it has passed; a copy from or to pageable memory is done
             # with it when the call returns.
+            return None
+        if scope_end and recorded_by_hand(key, state):
             return None
         allocation = tensor.alloc_stream if isinstance(tensor, Tensor) and \
             tensor.alloc_stream is not None else state.current
@@ -139,10 +141,14 @@ class FreeWhilePending:
                           stream_name(allocation), stream_name(receiver))
             notes = chain_notes(site)
             fixes = []
+            # Of a list or dict returned, the element is recorded where it is made (its name
+            # here may be the last one's), not the container: a note without a fix.
+            whole = item is value
             fix_text = self._record_stream_text(item.key, receiver, state, frame, source,
-                                                spelled=walker.spelling(node))
+                                                spelled=walker.spelling(node) if whole else None)
             if fix_text is not None:
-                made = insertion_fix(source, getattr(node, "_statement", None), fix_text)
+                made = insertion_fix(source, getattr(node, "_statement", None), fix_text) \
+                    if whole else None
                 if made is not None:
                     fixes.append(made)
                 notes.append((location(site), "record the use on %s before handing it over: "
@@ -276,18 +282,9 @@ def hand_over(value, site, state):
     known = {handed[0] for handed in state.handed}
     new = {(key, item.alloc_stream.key, state.current.key, site)
            for item in items for key in [_whole(item.key)]
-           if key not in known and not recorded_for(key, state.current.key, state)}
+           if key not in known and not recorded_by_hand(key, state)}
     if new:
         state.handed = state.handed | new
-
-
-def recorded_for(key, stream_key, state):
-    """Whether the path recorded the tensor's use by the stream, or that of another object of
-    its name: a loop's batch, recorded in each call that made it, is one name of objects made
-    on both sides of the loop's joins."""
-    name = key.unversioned()
-    return any(stream == stream_key and (other == key or other.unversioned() == name)
-               for other, stream in state.recorded)
 
 
 def _whole(key):
@@ -313,6 +310,6 @@ def handed_without_record(value, state):
             continue
         if (receiver.key, allocation.key) not in state.waited:
             continue
-        if (item.key, receiver.key) in state.recorded:
+        if recorded_by_hand(item.key, state):
             continue
         yield item

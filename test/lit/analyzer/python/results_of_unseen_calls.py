@@ -88,18 +88,54 @@ def library_forward_racy(model, x):
     with torch.cuda.stream(side):
         hidden = model.encoder(x)
     return torch.relu(hidden)
-    # CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'hidden' is read by torch.relu on the current stream while model.encoder on stream 'side' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
-    # CHECK-MESSAGES: :[[@LINE-3]]:18: note: model.encoder writes 'hidden' on stream 'side' here
-    # CHECK-MESSAGES: :[[@LINE-3]]:23: note: make the current stream wait for stream 'side' before this: `torch.cuda.current_stream().wait_stream(side)`
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'hidden' is dropped when 'library_forward_racy' returns while torch.relu reads 'hidden' on the current stream may still use it; the caching allocator can give its block to new work on stream 'side' at once [streamrace-free-while-pending]
+    # CHECK-MESSAGES: :[[@LINE-2]]:23: note: torch.relu reads 'hidden' on the current stream here
+    # CHECK-MESSAGES: :[[@LINE-4]]:18: note: 'hidden' is made here, on stream 'side'
+    # CHECK-MESSAGES: :[[@LINE-4]]:5: note: tell the allocator about that use before it returns: `hidden.record_stream(torch.cuda.current_stream())`
+    # CHECK-MESSAGES: :[[@LINE-5]]:23: warning: 'hidden' is read by torch.relu on the current stream while model.encoder on stream 'side' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+    # CHECK-MESSAGES: :[[@LINE-7]]:18: note: model.encoder writes 'hidden' on stream 'side' here
+    # CHECK-MESSAGES: :[[@LINE-7]]:23: note: make the current stream wait for stream 'side' before this: `torch.cuda.current_stream().wait_stream(side)`
+    # CHECK-FIXES: {{^}}    hidden.record_stream(torch.cuda.current_stream()){{$}}
+    # CHECK-FIXES-NEXT: {{^}}    return torch.relu(hidden){{$}}
 
 
+# The result's block is from the pool of the stream that made it: the current stream's use of
+# it is recorded before the name that holds it is dropped.
 def library_forward_ordered(model, x):
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         hidden = model.encoder(x)
     torch.cuda.current_stream().wait_stream(side)
+    hidden.record_stream(torch.cuda.current_stream())
     return torch.relu(hidden)
+
+
+# A result the code checks is a tensor, made under the object's stream and read by a module on
+# the current stream: without record_stream, the next result made there may take its block.
+class CheckedResultForward:
+    def __init__(self, module):
+        self._module = module
+        self._stream = torch.cuda.Stream()
+
+    def forward_racy(self, request):
+        with torch.cuda.stream(self._stream):
+            data = request.wait()
+        torch.cuda.current_stream().wait_stream(self._stream)
+        assert isinstance(data, torch.Tensor)
+        return self._module.compute_and_output_dist(data)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'data' is dropped when 'forward_racy' returns while compute_and_output_dist reads 'data' on the current stream may still use it; the caching allocator can give its block to new work on stream 'self._stream' at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-2]]:53: note: compute_and_output_dist reads 'data' on the current stream here
+        # CHECK-MESSAGES: :[[@LINE-6]]:20: note: 'data' is made here, on stream 'self._stream'
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: tell the allocator about that use before it returns: `data.record_stream(torch.cuda.current_stream())`
+
+    def forward_recorded(self, request):
+        with torch.cuda.stream(self._stream):
+            data = request.wait()
+        torch.cuda.current_stream().wait_stream(self._stream)
+        assert isinstance(data, torch.Tensor)
+        data.record_stream(torch.cuda.current_stream())
+        return self._module.compute_and_output_dist(data)
 
 
 class Buffer:
