@@ -47,8 +47,8 @@ class CallResults:
         value = Symbol(key, name, least=self.least_result(value_node))
         on_a_side_stream = state.current.kind not in ("ambient", "default")
         if getattr(value_node, "_unseen", False) and (
-                self.is_tensor(value, value_node, frame) if on_a_side_stream else
-                self.calls_a_held_object(value_node)):
+                self.is_tensor(value, value_node, frame) or _awaited(value_node)
+                if on_a_side_stream else self.calls_a_held_object(value_node)):
             # `with torch.cuda.stream(s): data = request.wait()`: the tensor a call of code
             # outside the package hands back was made by the work it enqueued on the stream
             # current at the call, a new object (which no earlier work touched). (The package's
@@ -113,6 +113,13 @@ class CallResults:
                                             for part in key.path):
                 return True
         return False
+
+
+def _awaited(call):
+    """`request.wait()` of an object the analysis does not know (an awaitable, a future): what
+    it hands back is what the work it waited for made, data, as no collective's handle is."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "wait" and \
+        not call.args and not call.keywords
 
 
 def _names_in(node):

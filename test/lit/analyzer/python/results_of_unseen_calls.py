@@ -138,6 +138,31 @@ class CheckedResultForward:
         return self._module.compute_and_output_dist(data)
 
 
+# What an awaitable hands back when waited for under a stream is the data that stream's work
+# made (TorchRec's input distribution hands back a KeyedJaggedTensor), whatever its use says.
+class AwaitedLookup:
+    def __init__(self, module):
+        self._module = module
+        self._stream = torch.cuda.Stream()
+
+    def lookup_racy(self, request):
+        with torch.cuda.stream(self._stream):
+            features = request.wait()
+        torch.cuda.current_stream().wait_stream(self._stream)
+        return self._module.compute_and_output_dist(features)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'features' is dropped when 'lookup_racy' returns while compute_and_output_dist reads 'features' on the current stream may still use it; the caching allocator can give its block to new work on stream 'self._stream' at once [streamrace-free-while-pending]
+        # CHECK-MESSAGES: :[[@LINE-2]]:53: note: compute_and_output_dist reads 'features' on the current stream here
+        # CHECK-MESSAGES: :[[@LINE-5]]:24: note: 'features' is made here, on stream 'self._stream'
+        # CHECK-MESSAGES: :[[@LINE-4]]:9: note: tell the allocator about that use before it returns: `features.record_stream(torch.cuda.current_stream())`
+
+    def lookup_recorded(self, request):
+        with torch.cuda.stream(self._stream):
+            features = request.wait()
+        torch.cuda.current_stream().wait_stream(self._stream)
+        features.record_stream(torch.cuda.current_stream())
+        return self._module.compute_and_output_dist(features)
+
+
 class Buffer:
     def __init__(self, data):
         self.data = data
