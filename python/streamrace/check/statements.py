@@ -419,9 +419,11 @@ class StatementWalker:
         split = _decided_both_ways(paths, text)
         given = optional_stream(context_expr)
         if isinstance(given, ast.Name):
-            # Where it is None, so is the name, for the calls it is handed to as well.
+            # Where it is None, so is the name, for the calls it is handed to as well; unless
+            # the path holds a stream there (`if stream is None: stream = current_stream()`).
             for state in split:
-                if state.conditions.get(text):
+                if state.conditions.get(text) and \
+                        not isinstance(self.lookup_name(given.id, state, frame), Stream):
                     self.narrowed_to_none(given.id, state, frame)
         return split
 

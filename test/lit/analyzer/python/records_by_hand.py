@@ -122,3 +122,27 @@ class Prefetcher:
     def prefetch_racy(self, modules, requests):
         with torch.cuda.stream(self._prefetch_stream):
             self.unrecorded = prefetch_each_unrecorded(modules, requests, self._data_dist_stream)
+
+
+class Receiver:
+    """A stream parameter replaced by the current stream when None is a stream on every path
+    (vLLM's NCCL engine): the host's synchronize of it orders the receive before the store."""
+
+    def __init__(self, lib, pool):
+        self.lib = lib
+        self.pool = pool
+        self.recv_stream = torch.cuda.Stream()
+
+    def receive(self, tensor, stream=None):
+        if stream is None:
+            stream = torch.cuda.current_stream()
+        with torch.cuda.stream(stream):
+            self.lib.recv(tensor.data_ptr(), tensor.numel(), stream.cuda_stream)
+        stream.synchronize()
+
+    def put(self, shape, device):
+        with torch.cuda.stream(self.recv_stream):
+            tensor = torch.empty(shape, device=device)
+        self.receive(tensor, self.recv_stream)
+        tensor.record_stream(torch.cuda.current_stream())
+        return self.pool.store_tensor(tensor)
