@@ -298,8 +298,12 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
                         is_coalescing(values[0]):
                     return Constant(isinstance(node.ops[0], ast.IsNot))
                 # A list, tuple or dict the code built is not None either (`params=[p]` given
-                # for `if params is None: params = self.params`).
-                if isinstance(values[0], Container) and values[0].key is None:
+                # for `if params is None: params = self.params`), nor an attribute the package
+                # only ever stores streams in (another object's `engine.recv_stream`), once
+                # every store is known.
+                if isinstance(values[0], Container) and values[0].key is None or \
+                        self.analysis.reporting and isinstance(values[0], Symbol) and \
+                        values[0].key is not None and self.facts.always_a_stream(values[0].key):
                     return Constant(isinstance(node.ops[0], ast.IsNot))
             return None
         operands = [node.left] + list(node.comparators)

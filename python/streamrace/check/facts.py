@@ -38,6 +38,9 @@ class ClassFacts:
         # a container (`self.weights[name] = torch.empty(..., pin_memory=True)`): the attribute
         # holds a dict or list of the tensors stored, not one of them.
         self.container_fields = {}
+        # Attribute name -> whether every store under it, on any object, None included, is a
+        # stream: such an attribute is never None (`if stream is None:` of one handed over).
+        self.stream_fields = {}
         # Attribute name -> whether every store under it, on any object, holds device events (an
         # event, or a list of them: `self.events = [torch.cuda.Event() for _ in range(4)]`),
         # for an element read through an object whose stores the analysis did not follow
@@ -66,6 +69,9 @@ class ClassFacts:
             if not alias.is_instance_alias():
                 self.stored(alias, value, frame, made_empty)   # in an object its class keeps
         field = key.field_name()
+        if field is not None:
+            self.stream_fields[field] = self.stream_fields.get(field, True) and \
+                isinstance(value, Stream) and key.path[-1:] == (field,)
         if field is not None and not (isinstance(value, Constant) and value.value is None):
             # Anything but a tensor known to be in host memory (a symbol, a device tensor)
             # says the name may hold device memory.
@@ -161,6 +167,12 @@ class ClassFacts:
                                               for base in bases) if value is not None), None)
             self.inherited[key] = found
         return found
+
+    def always_a_stream(self, key):
+        """Whether the attribute a key names holds a stream wherever the package stores it."""
+        field = key.field_name()
+        return field is not None and key.path[-1:] == (field,) and \
+            self.stream_fields.get(field, False)
 
     def current_stream_field(self, key):
         """The current or default stream an attribute of an object whose stores the analysis

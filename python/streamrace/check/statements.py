@@ -416,14 +416,19 @@ class StatementWalker:
         text = self.optional_stream_text(context_expr, frame)
         if text is None or text not in self.package.correlated:
             return paths
-        split = _decided_both_ways(paths, text)
         given = optional_stream(context_expr)
+        for state in paths:
+            # A path that holds a stream there, or None, has decided it (`if stream is None:
+            # stream = current_stream()` before the context).
+            if text not in state.conditions:
+                held = self.constant_truth(self.evaluate(none_test(given), state, frame))
+                if held is not None:
+                    state.conditions[text] = held
+        split = _decided_both_ways(paths, text)
         if isinstance(given, ast.Name):
-            # Where it is None, so is the name, for the calls it is handed to as well; unless
-            # the path holds a stream there (`if stream is None: stream = current_stream()`).
+            # Where it is None, so is the name, for the calls it is handed to as well.
             for state in split:
-                if state.conditions.get(text) and \
-                        not isinstance(self.lookup_name(given.id, state, frame), Stream):
+                if state.conditions.get(text):
                     self.narrowed_to_none(given.id, state, frame)
         return split
 

@@ -137,7 +137,7 @@ class Receiver:
         if stream is None:
             stream = torch.cuda.current_stream()
         with torch.cuda.stream(stream):
-            self.lib.recv(tensor.data_ptr(), tensor.numel(), stream.cuda_stream)
+            self.lib.recv(tensor.data_ptr(), tensor.numel())
         stream.synchronize()
 
     def put(self, shape, device):
@@ -146,3 +146,13 @@ class Receiver:
         self.receive(tensor, self.recv_stream)
         tensor.record_stream(torch.cuda.current_stream())
         return self.pool.store_tensor(tensor)
+
+
+def receive_through_the_engine(engine, comm, shape, kv_cache):
+    # The engine's stream is a stream wherever the package stores it: handed to `receive`, it
+    # is not None there, and `receive` synchronizes it.
+    with torch.cuda.stream(engine.recv_stream):
+        tensor = torch.empty(shape, device=kv_cache.device)
+    engine.receive(tensor, engine.recv_stream)
+    tensor.record_stream(torch.cuda.current_stream())
+    kv_cache.copy_(tensor)
