@@ -27,6 +27,10 @@ TENSOR_ONLY_METHODS = frozenset({
 })
 TENSOR_ATTRIBUTES = frozenset({"dtype", "shape", "is_cuda", "grad_fn", "ndim", "data",
                                "requires_grad", "grad", "is_leaf"})
+# What a stream or a tensor tells of itself, never a tensor, whatever call it is given to
+# (`lib.recv(ptr, n, stream.cuda_stream)` of a library whose method shares a collective's name).
+HANDLE_ATTRIBUTES = frozenset({"cuda_stream", "stream_id", "device", "device_index",
+                               "device_type"})
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
@@ -86,7 +90,8 @@ class TensorUsage:
         if isinstance(node, ast.Name):
             names.add(node.id)
         elif isinstance(node, ast.Attribute):
-            if node.attr not in TENSOR_ATTRIBUTES or node.attr == "grad":
+            if (node.attr not in TENSOR_ATTRIBUTES or node.attr == "grad") and \
+                    node.attr not in HANDLE_ATTRIBUTES:
                 self.attributes.add(node.attr)
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             # A slice of it is a tensor (an element of a dict or a list may be one without the

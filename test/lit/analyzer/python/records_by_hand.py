@@ -137,7 +137,9 @@ class Receiver:
         if stream is None:
             stream = torch.cuda.current_stream()
         with torch.cuda.stream(stream):
-            self.lib.recv(tensor.data_ptr(), tensor.numel())
+            # A library's receive, given the stream's handle (no tensor, for all its method
+            # shares a collective's name).
+            self.lib.recv(tensor.data_ptr(), tensor.numel(), stream.cuda_stream)
         stream.synchronize()
 
     def put(self, shape, device):
