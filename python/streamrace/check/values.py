@@ -791,7 +791,8 @@ def any_element(values):
     key = Key(first.root, path)
     if all(isinstance(v, Tensor) for v in values):
         return Tensor(key, partial=True)
-    return Symbol(key, values[0].spelling, partial=True)
+    # An element joined with its container (`recvd[0] if one else tuple(recvd)`): its name.
+    return Symbol(key, next(v.spelling for v in values if isinstance(v, Symbol)), partial=True)
 
 
 def is_coalescing(value):

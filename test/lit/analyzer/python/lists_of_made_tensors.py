@@ -4,7 +4,8 @@
 # bound to a name, their elements are that name's elements, so that a collective writing one and
 # a later use of it meet. Elements with indices known to differ stay apart (`pair[0]` and
 # `pair[1]`, `buffers[i]` and `buffers[1 - i]`), and a list made anew in each iteration of a
-# loop is a new list. Each racy function has an ordered twin.
+# loop is a new list. A branch choosing an element or the whole list (`recvd[0] if one else
+# tuple(recvd)`) holds some part of the list. Each racy function has an ordered twin.
 # RUN: %check_streamrace %s %t
 import torch
 import torch.distributed as dist
@@ -164,3 +165,29 @@ class DoubleBufferedWaited:
         torch.cuda.current_stream().wait_stream(self.reduction_stream)
         with torch.cuda.stream(self.reduction_stream):
             dist.all_reduce(self.buffers[self.index])
+
+
+class PointToPoint:
+    def __init__(self):
+        self.comm_stream = torch.cuda.Stream()
+
+    def _queue(self, op, tensors, peer):
+        with torch.cuda.stream(self.comm_stream):
+            for tensor in tensors:
+                op(tensor, peer)
+
+    def receive_racy(self, shapes, one):
+        received = [torch.empty(shape, device="cuda") for shape in shapes]
+        self._queue(dist.irecv, received, 0)
+        self.inputs = received[0] if one else tuple(received)
+        return received[0].sum()
+        # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'received[0]' is read by sum on the current stream while irecv on the process group's stream (the default group) may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+        # CHECK-MESSAGES: :[[@LINE-8]]:20: note: irecv writes 'received[*]' on the process group's stream (the default group) here
+        # CHECK-MESSAGES: :[[@LINE-5]]:9: note: '_queue' is called here
+
+    def receive_after_waiting(self, shapes, one):
+        received = [torch.empty(shape, device="cuda") for shape in shapes]
+        self._queue(dist.irecv, received, 0)
+        self.inputs = received[0] if one else tuple(received)
+        torch.cuda.current_stream().wait_stream(self.comm_stream)
+        return received[0].sum()
