@@ -20,7 +20,7 @@ from .made_lists import MadeLists, holds_made_tensors
 from .condition_texts import condition_text
 from .package import ClassInfo, FunctionInfo, expression_name
 from .state import AMBIENT, HOST_STREAM
-from .syntax import child_nodes
+from .syntax import bound_names, child_nodes
 from .values import (Constant, Container, DeviceModule, Event, Function, Integer, Key, Linear,
                      Module, Stream, Symbol, Tensor, Work, attribute_stream_key, holds_handles,
                      HANDLES, is_coalescing, least_of, linear_form, scale_linear,
@@ -325,6 +325,10 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
         return None
 
     def comprehension(self, node, state, frame, element, key=None):
+        # Its variables are its own (Python 3): a name they shadow is the function's again after
+        # it, and what they held no name holds (a gradient dropped after `[p.grad for p in ps]`).
+        shadowed = {name: state.locals.get((frame.ident, name), _UNSET)
+                    for generator in node.generators for name in bound_names(generator.target)}
         for generator in node.generators:
             iterable = self.evaluate(generator.iter, state, frame)
             self.assign(generator.target, self.element_of(iterable, generator.iter, state, frame),
@@ -334,7 +338,13 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
         if key is not None:
             self.evaluate(key, state, frame)
         # A dict's items are its values, as for a dict written out.
-        return Container((self.evaluate(element, state, frame),))
+        made = Container((self.evaluate(element, state, frame),))
+        for name, value in shadowed.items():
+            if value is _UNSET:
+                state.locals.pop((frame.ident, name), None)
+            else:
+                state.locals[(frame.ident, name)] = value
+        return made
 
     def expr_ListComp(self, node, state, frame):
         return self.comprehension(node, state, frame, node.elt)
