@@ -81,7 +81,7 @@ def _check_paths(paths, checks, user_model, suppressions):
     reporter = Checks(result.sources, check_filter(checks), suppressions)
     analysis = Analysis(package, reporter, user_model)
     analysis.run()
-    reporter.finish()
+    reporter.finish(analysis.followed_while_reporting)
     result.findings = sorted(reporter.findings,
                              key=lambda f: (f.location.path, f.location.line, f.location.column,
                                             f.check))

@@ -35,8 +35,6 @@ _LOGGING_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "exce
                               "endswith", "replace", "split_string", "discard", "index",
                               "count", "copy_dict", "__enter__", "__exit__", "start_event",
                               "stop_event", "start", "stop", "is_completed"})
-
-
 _STREAM_ONLY_METHODS = frozenset({"wait_stream", "wait_event", "record_event"})
 
 
@@ -390,8 +388,13 @@ class CallEffects:
         if isinstance(value, Event):
             return value
         if isinstance(value, Symbol):
-            return Event(kept_event_key(value.key, self.facts),
-                         value.spelling or self.spelling(node))
+            key = value.key
+            base = self.evaluate(node.value, state, frame) if isinstance(node, ast.Attribute) and \
+                key.root[0] in ("param", "local") else None
+            if isinstance(base, Symbol) and base.key.root[0] in ("self", "object"):
+                # An event the object was given (`self.copy_event = copy_event`): the attribute's.
+                key = base.key.attribute(node.attr)
+            return Event(kept_event_key(key, self.facts), value.spelling or self.spelling(node))
         return None
 
     def event_method(self, event, name, args, kwargs, node, state, frame):

@@ -188,7 +188,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
             # A function that does stream work and is not followed (too deep): what it does
             # first may be a wait, so its arguments are not taken as read where it is called.
             return None
-        self.analysis.called.add(function)
+        if self.analysis.reporting:
+            self.analysis.followed_while_reporting.add(function)
         self.followed.add(function)
         self.analysis.mark(function)
         site = self.site(node, frame)
@@ -620,7 +621,7 @@ class Analysis:
         self.data_attributes = frozenset()
         self.reporting = False
         self.over_budget = set()
-        self.called = set()   # functions some analyzed function calls
+        self.followed_while_reporting = set()   # functions the reporting pass followed into
         self.several_streams = set()  # starting points whose analysis met several streams
         self.given_up = set()  # functions whose analysis stopped, and why
         # starting function -> the keys of what it returns, and of the events it returns (the

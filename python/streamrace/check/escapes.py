@@ -198,6 +198,7 @@ class Escapes:
         # Streams the method waits for itself, for an event another method recorded there
         # (outstanding_handles.py): until it does, the package's other waits do not count.
         own = streams_found_recorded(self.analysis, walker.root)
+        in_callers = self.judged_in_callers(walker.root)   # for the host's own waits
         for earlier_stream, seen_by, seen_by_any_group, members in groups:
             # Whether the two streams are ordered is one answer for the whole group.
             if earlier_stream.key == stream.key:
@@ -222,9 +223,23 @@ class Escapes:
                         continue
             if "*" in synced or not seen_by.isdisjoint(synced):
                 continue
-            met += [member for member in members if self.may_meet(member, access, state, walker)]
-        for _, earlier, _, _ in sorted(met, key=lambda member: member[0]):
-            walker.checks.unordered(earlier, access, state, frame, walker, across_calls=True)
+            provisional = host and earlier_stream.kind in ("ambient", "default") and in_callers
+            met += [member + (provisional,) for member in members
+                    if self.may_meet(member, access, state, walker)]
+        for _, earlier, _, _, provisional in sorted(met, key=lambda member: member[0]):
+            walker.checks.unordered(earlier, access, state, frame, walker, across_calls=True,
+                                    unless_followed=walker.root if provisional else None)
+
+    def judged_in_callers(self, function):
+        """Whether the host's waits for the current stream before a function runs are its
+        callers' to show: a private function the package calls by name (vLLM's input preparation
+        runs under a context that synchronizes the previous step's event first). Walked alone, it
+        would take the earlier calls' copies on the current stream as never waited for; what
+        it finds so stands only where no caller's walk followed it (checks.finish)."""
+        name = function.name
+        return name.startswith("_") and not name.endswith("__") and \
+            function not in self.analysis.package.hooks and \
+            self.analysis.package.called_by_name(function)
 
     def synchronized_somewhere(self, stream):
         """Whether the package makes the host wait for a side stream of its own somewhere

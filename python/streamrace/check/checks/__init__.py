@@ -21,6 +21,8 @@ class Checks:
         self.findings = []
         self._identities = set()
         self._yielding = []   # findings any other finding of the same race replaces
+        # (finding, function): said only if no other starting point's walk followed the function
+        self._unless_followed = []
         self.cross_stream = UnsynchronizedCrossStream()
         self.host_access = HostAccessBeforeSync()
         self.wait_unrecorded = WaitUnrecordedEvent()
@@ -43,11 +45,16 @@ class Checks:
 
     # ---- what the engine reports --------------------------------------------------------------
 
-    def unordered(self, earlier, later, state, frame, walker, across_calls=False):
+    def unordered(self, earlier, later, state, frame, walker, across_calls=False,
+                  unless_followed=None):
         if not self.reporting:
             return
         check = self.host_access if later.stream.kind == "host" else self.cross_stream
-        self.add(check.finding(earlier, later, state, frame, walker, across_calls))
+        finding = check.finding(earlier, later, state, frame, walker, across_calls)
+        if unless_followed is not None:
+            self._unless_followed.append((finding, unless_followed))
+        else:
+            self.add(finding)
 
     def unordered_with_the_caller(self, entry, later, state, frame, walker):
         """What a function is given, touched where the caller's work may not be done: said
@@ -56,10 +63,14 @@ class Checks:
             self._yielding.append(self.cross_stream.finding(entry, later, state, frame, walker,
                                                             False))
 
-    def finish(self):
+    def finish(self, followed=frozenset()):
+        """`followed`: the functions the reporting pass followed into from their callers."""
         for finding in self._yielding:
             self.add(finding, finishing=True)
-        self._yielding = []
+        for finding, function in self._unless_followed:
+            if function not in followed:
+                self.add(finding, finishing=True)
+        self._yielding, self._unless_followed = [], []
 
     def left_to_the_caller(self, access, function, registration, state, frame, walker):
         if self.reporting:
