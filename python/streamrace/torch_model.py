@@ -220,8 +220,9 @@ NEW_TENSOR_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"
 # torch functions that create a tensor without reading another one.
 FACTORY_FUNCTIONS = frozenset({
     "empty", "zeros", "ones", "full", "rand", "randn", "randint", "arange", "linspace",
-    "logspace", "eye", "tensor", "as_tensor", "from_numpy", "empty_strided", "empty_like",
-    "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like",
+    "logspace", "eye", "tensor", "as_tensor", "from_numpy", "frombuffer", "empty_strided",
+    "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like",
+    "randint_like",
 })
 # The legacy typed-tensor constructors of the torch module (`torch.IntTensor(xs)`) make host
 # tensors, not pinned; their device twins live in torch.cuda.

@@ -2,6 +2,7 @@
 """How a condition is named: its text, with `self` named by the class, so that one flag tested
 in several places and on several paths is one condition (`self.overlap_comm`, `x is None`)."""
 import ast
+import re
 
 from .. import torch_model
 from .syntax import bound_names, breadth_first, expression_name
@@ -150,3 +151,15 @@ def optional_stream(context_expr):
             isinstance(context_expr.args[0], (ast.Name, ast.Attribute)):
         return context_expr.args[0]
     return None
+
+
+_NAMES_OF_CONDITION = {}
+
+
+def mentions_name(text, name):
+    """Whether a condition's text reads the variable `name` (not an attribute of that name)."""
+    names = _NAMES_OF_CONDITION.get(text)
+    if names is None:
+        names = _NAMES_OF_CONDITION[text] = frozenset(re.findall(r"(?<![\w.])([A-Za-z_]\w*)",
+                                                                   text))
+    return name in names

@@ -615,8 +615,8 @@ class CallEffects:
         found = self.package.unique_method(name)
         if found is None:
             found = tuple(Function(f, receiver) for f in self.package.implementations(name)
-                          if _accepts(f, args, kwargs)) or None
-        elif not _accepts(found, args, kwargs):
+                          if f.accepts(args, kwargs)) or None
+        elif not found.accepts(args, kwargs):
             # Called with what that method cannot take: another object's method of that name.
             return None
         return found
@@ -770,16 +770,6 @@ def _recorded_stream_key(stream):
     """What State.recorded names the stream of a record_stream by: a stream the analysis
     cannot name still tells that the code records the tensor's uses by hand."""
     return stream.key if stream is not None else UNKNOWN_RECORD_STREAM
-
-
-def _accepts(method, args, kwargs):
-    """Whether a method could be called with these arguments after its `self`."""
-    _, vararg, keyword_only, kwarg = method.parameters()
-    positional = method.parameters_after_self()
-    if len(args) > len(positional) and vararg is None:
-        return False
-    return kwarg is not None or all(name in positional or name in keyword_only
-                                    for name in kwargs)
 
 
 def _first_work(items):

@@ -25,7 +25,8 @@ from .entry_work import enter_hook
 from .expressions import ExpressionEvaluator, _operator_name
 from .facts import ClassFacts
 from .generator_contexts import GeneratorContext, generator_parts
-from .given_conditions import conditions_given
+from .given_conditions import (conditions_after_the_call, conditions_given,
+                               conditions_in_the_callee)
 from .new_tensors import returns_new_tensor
 from .next_call import NextCalls, handles_found_outstanding
 from .outstanding_handles import (handles_found_waited, outstanding_at_entry,
@@ -204,7 +205,10 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
             else None
         if parts is not None:
             return self.enter_generator(parts, callee, state)
-        paths = self.block(function.node.body, [state.copy()], callee)
+        entry = state.copy()
+        entry.conditions, callee.shadowed = conditions_in_the_callee(
+            function, args, kwargs, state.conditions, callee.given_conditions)
+        paths = self.block(function.node.body, [entry], callee)
         for path in paths:
             self.scope_ended(path, callee, function.node.body[-1])
         exits = paths + [s for s, _ in callee.returns]
@@ -218,8 +222,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         joined = join_all(exits)
         for slot in State.__slots__:
             setattr(state, slot, getattr(joined, slot))
-        for name in [k for k in state.locals if k[0] == callee.ident]:
-            del state.locals[name]
+        self.leave_frame(state, callee)
         values = [v for _, v in callee.returns]
         if not values:
             return None
@@ -284,6 +287,8 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
     def leave_frame(self, state, frame):
         for name in [k for k in state.locals if k[0] == frame.ident]:
             del state.locals[name]
+        if frame.shadowed is not None:
+            state.conditions = conditions_after_the_call(state.conditions, frame.shadowed)
         return state
 
     def bind_parameters(self, function, frame, args, kwargs, bound_self, state):

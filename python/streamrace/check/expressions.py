@@ -17,7 +17,7 @@ from .event_queues import made_empty
 from .gradients import owns_autograd_gradients
 from .indices import integer_arithmetic
 from .made_lists import MadeLists, holds_made_tensors
-from .condition_texts import condition_text
+from .condition_texts import condition_text, mentions_name
 from .package import ClassInfo, FunctionInfo, expression_name
 from .state import AMBIENT, HOST_STREAM
 from .syntax import bound_names, child_nodes
@@ -474,7 +474,7 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
         state.locals[(frame.ident, name)] = value
         # Conditions that mention the name may not hold any more.
         if state.conditions:
-            for text in [t for t in state.conditions if _mentions(t, name)]:
+            for text in [t for t in state.conditions if mentions_name(t, name)]:
                 del state.conditions[text]
 
     def store_attribute(self, key, value, value_node, node, state, frame):
@@ -656,17 +656,6 @@ def _own_attribute(key, frame):
 _UNSET = object()
 _MISSING_HANDLER = object()
 _EXPRESSION_HANDLERS = {}   # expression node type -> its handler, looked up once
-_NAMES_OF_CONDITION = {}
-
-
-def _mentions(text, name):
-    """Whether a condition's text reads the variable `name` (not an attribute of that name)."""
-    names = _NAMES_OF_CONDITION.get(text)
-    if names is None:
-        names = _NAMES_OF_CONDITION[text] = frozenset(re.findall(r"(?<![\w.])([A-Za-z_]\w*)",
-                                                                   text))
-    return name in names
-
 
 def _mentions_attribute(text, spelling):
     """Whether a condition's text reads the attribute `spelling` (`Bucket.handle`), or one of

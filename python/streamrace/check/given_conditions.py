@@ -10,7 +10,7 @@ Only a parameter the callee tests as it is (`if deallocate:`, `not deallocate`, 
 (what a condition's text names)."""
 import ast
 
-from .condition_texts import condition_text
+from .condition_texts import condition_text, mentions_name
 from .syntax import bound_names
 
 
@@ -68,6 +68,45 @@ def conditions_given(function, args, kwargs, text_of):
         if text is not None:
             given[name] = text
     return given or None
+
+
+def conditions_in_the_callee(function, args, kwargs, conditions, given):
+    """The conditions a followed callee starts with, and what `conditions_after_the_call` needs
+    to give the caller its own back. A caller's condition on a name of its own that a callee's
+    parameter shadows (the caller's `stream is None`, where the callee's parameter `stream` is
+    given another stream) says nothing inside the callee. A parameter given the caller's
+    variable of its name (`register(param)` for `def register(self, param)`) is that variable,
+    and a text `conditions_given` hands to the callee is read there as its own."""
+    passed = _passed_by_their_names(function, args, kwargs)
+    positional, vararg, keyword_only, kwarg = function.parameters()
+    shadowing = [name for name in positional + keyword_only if name not in passed] + \
+        [node.arg for node in (vararg, kwarg) if node is not None]
+    kept = set(given.values()) if given else set()
+    shadowed = {text: value for text, value in conditions.items() if text not in kept and
+                any(mentions_name(text, name) for name in shadowing)}
+    if not shadowed:
+        return conditions, (shadowing, shadowed)
+    return {text: value for text, value in conditions.items() if text not in shadowed}, \
+        (shadowing, shadowed)
+
+
+def conditions_after_the_call(conditions, shadowing):
+    """The caller's conditions once the callee returns: what the callee found of the
+    parameters that shadowed the caller's names dropped, the caller's conditions on them back."""
+    names, shadowed = shadowing
+    kept = {text: value for text, value in conditions.items()
+            if not any(mentions_name(text, name) for name in names)}
+    kept.update(shadowed)
+    return kept
+
+
+def _passed_by_their_names(function, args, kwargs):
+    """The parameters a call gives the caller's variables of their own names."""
+    positional = function.parameters_after_self()
+    passed = {name for name, (_, node) in zip(positional, args)
+              if isinstance(node, ast.Name) and node.id == name}
+    return passed | {name for name, (_, node) in kwargs.items()
+                     if isinstance(node, ast.Name) and node.id == name}
 
 
 def count_given_conditions(package):

@@ -81,6 +81,15 @@ class FunctionInfo:
                 and not self.is_static() else positional
         return self._parameters_after_self
 
+    def accepts(self, args, kwargs):
+        """Whether a call through an object could give it these arguments after its `self`."""
+        _, vararg, keyword_only, kwarg = self.parameters()
+        positional = self.parameters_after_self()
+        if len(args) > len(positional) and vararg is None:
+            return False
+        return kwarg is not None or all(name in positional or name in keyword_only
+                                        for name in kwargs)
+
     def own_call_nodes(self):
         """Its call nodes but those of the functions defined in it (which hold them too)."""
         nested = {id(call) for inner in self.nested.values() for call in inner.call_nodes}

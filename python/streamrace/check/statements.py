@@ -26,7 +26,7 @@ class Frame:
     """One function's activation: its locals live in each path's state under this frame's
     ident; `returns` collects the states and values its `return` statements hand back."""
     __slots__ = ("ident", "function", "class_info", "module", "returns", "loops", "depth",
-                 "chain", "call_sites", "self_key", "enclosing", "given_conditions")
+                 "chain", "call_sites", "self_key", "enclosing", "given_conditions", "shadowed")
 
     def __init__(self, ident, function, class_info, depth, chain):
         self.ident = ident
@@ -42,6 +42,7 @@ class Frame:
         self.self_key = None
         self.enclosing = None  # the frame of the function a closure was defined in
         self.given_conditions = None  # parameter -> the caller's condition (given_conditions.py)
+        self.shadowed = None   # the caller's conditions its parameters shadow (the same)
 
 def merge_paths(paths, stream_conditions=frozenset(), max_paths=None):
     """The paths, identical ones once; past `max_paths` (MAX_PATHS), those that agree on the

@@ -15,9 +15,10 @@ STREAM_WORDS = frozenset({"stream", "Stream", "current_stream", "default_stream"
 RELEASES_STORAGE = "<.data released>"
 
 
-# Names of the work that makes a function worth following from its callers: stream work, and
-# the release of a tensor's storage (`_free_storage`, `resize_(0)`, a `.data` store), which
-# races with the work other streams may still do on it.
+# Names of the work that makes a function worth following from its callers: stream work, the
+# release of a tensor's storage (`_free_storage`, `resize_(0)`, a `.data` store), which races
+# with the work other streams may still do on it, and host memory made a tensor (`from_numpy`,
+# `frombuffer`), which tells a copy into it from a copy on the device.
 STREAM_WORK_NAMES = STREAM_WORDS | frozenset(
     name for name, kind in torch_model.LIFETIME_FUNCTIONS.items() if kind == "release") | frozenset({
     RELEASES_STORAGE, torch_model.STORAGE_RESIZE,
@@ -26,7 +27,7 @@ STREAM_WORK_NAMES = STREAM_WORDS | frozenset(
     "reduce_scatter", "reduce_scatter_tensor", "all_gather_into_tensor", "_all_gather_base",
     "_reduce_scatter_base", "all_to_all", "all_to_all_single", "allgather_fn",
     "reduce_scatter_fn", "send", "recv", "get_accelerator", "register_hook",
-    "register_post_accumulate_grad_hook", "pin_memory",
+    "register_post_accumulate_grad_hook", "pin_memory", "from_numpy", "frombuffer",
 })
 
 
