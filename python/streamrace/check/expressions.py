@@ -657,6 +657,7 @@ _UNSET = object()
 _MISSING_HANDLER = object()
 _EXPRESSION_HANDLERS = {}   # expression node type -> its handler, looked up once
 
+
 def _mentions_attribute(text, spelling):
     """Whether a condition's text reads the attribute `spelling` (`Bucket.handle`), or one of
     its own attributes."""

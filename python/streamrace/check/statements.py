@@ -44,6 +44,7 @@ class Frame:
         self.given_conditions = None  # parameter -> the caller's condition (given_conditions.py)
         self.shadowed = None   # the caller's conditions its parameters shadow (the same)
 
+
 def merge_paths(paths, stream_conditions=frozenset(), max_paths=None):
     """The paths, identical ones once; past `max_paths` (MAX_PATHS), those that agree on the
     conditions that decide stream work and on the streams chosen for later work are joined
