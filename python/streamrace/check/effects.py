@@ -390,7 +390,7 @@ class CallEffects:
         if isinstance(value, Symbol):
             key = value.key
             base = self.evaluate(node.value, state, frame) if isinstance(node, ast.Attribute) and \
-                key.root[0] in ("param", "local") else None
+                isinstance(node.value, ast.Name) and key.root[0] in ("param", "local") else None
             if isinstance(base, Symbol) and base.key.root[0] in ("self", "object"):
                 # An event the object was given (`self.copy_event = copy_event`): the attribute's.
                 key = base.key.attribute(node.attr)

@@ -49,6 +49,7 @@ class Escapes:
         # (attribute name, method, class name) -> may_be_called_through(...)
         self.called_through = {}
         self.functions_naming = {}   # attribute name -> the package's functions naming it
+        self.callers_judge = {}      # function -> judged_in_callers(function)
         # Methods whose leftover work is not taken across calls: driven_by_unseen_code.
         self.left_to_unseen_bases = set()
 
@@ -236,10 +237,14 @@ class Escapes:
         runs under a context that synchronizes the previous step's event first). Walked alone, it
         would take the earlier calls' copies on the current stream as never waited for; what
         it finds so stands only where no caller's walk followed it (checks.finish)."""
-        name = function.name
-        return name.startswith("_") and not name.endswith("__") and \
-            function not in self.analysis.package.hooks and \
-            self.analysis.package.called_by_name(function)
+        judged = self.callers_judge.get(function)
+        if judged is None:
+            name = function.name
+            judged = self.callers_judge[function] = \
+                name.startswith("_") and not name.endswith("__") and \
+                function not in self.analysis.package.hooks and \
+                self.analysis.package.called_by_name(function)
+        return judged
 
     def synchronized_somewhere(self, stream):
         """Whether the package makes the host wait for a side stream of its own somewhere
