@@ -6,6 +6,7 @@
 #include "usage_error.h"
 
 #include "streamrace/replay/settle.h"
+#include "streamrace/replay/sync_advice.h"
 #include "streamrace/report/finding_json.h"
 #include "streamrace/report/finding_sarif.h"
 
@@ -34,6 +35,9 @@ constexpr const char* kHelp =
     "  --options=K=V:...    settings, over those of $STREAMRACE_OPTIONS; see\n"
     "                       `streamrace help options`\n"
     "  --exitcode=N         exit status when findings remain (default 66)\n"
+    "  --advise=sync        text: end with a Synchronization section, which judges every\n"
+    "                       synchronization the run executed by replaying the run without it\n"
+    "                       (one replay per call site)\n"
     "  -h, --help           this text\n"
     "\n"
     "Each finding's header ends with its id ([SR-xxxxxxxx]), which `streamrace explain` and\n"
@@ -42,8 +46,8 @@ constexpr const char* kHelp =
 } // namespace
 
 int report_command(const std::vector<std::string>& args) {
-  const Arguments arguments =
-      Arguments::parse(args, "report", {"format", "output", "options", "exitcode", "source-root"});
+  const Arguments arguments = Arguments::parse(
+      args, "report", {"format", "output", "options", "exitcode", "source-root", "advise"});
   if (arguments.help) {
     std::fputs(kHelp, stdout);
     return 0;
@@ -59,6 +63,11 @@ int report_command(const std::vector<std::string>& args) {
     if (error != std::errc() || end != text.data() + text.size() || exitcode < 0 || exitcode > 255)
       throw UsageError("--exitcode needs a number from 0 to 255, got '" + text + "'");
   }
+  const bool advise = arguments.values.contains("advise");
+  if (advise && arguments.value("advise") != "sync")
+    throw UsageError("unknown advice '" + arguments.value("advise") + "' (expected sync)");
+  if (advise && format != "text")
+    throw UsageError("--advise=sync writes its section in the text report only");
   const Settings settings = command_settings(arguments);
   if (arguments.positional.empty())
     throw UsageError("'streamrace report' needs trace files or directories");
@@ -78,6 +87,9 @@ int report_command(const std::vector<std::string>& args) {
     std::fputs(file_report.c_str(), stdout);
   } else {
     std::fputs(report_text(replay, reported, suppressions).c_str(), stdout);
+    if (advise)
+      std::fputs(sync_advice_text(advise_synchronizations(arguments.positional, settings)).c_str(),
+                 stdout);
   }
   if (output) output->write(file_report);
   return findings.empty() ? 0 : exitcode;

@@ -22,6 +22,15 @@ std::string actor_text(const Engine& engine, const SymbolTable& symbols, ActorId
   }
 }
 
+std::string access_op_text(const AccessRecord& access, const SymbolTable& symbols) {
+  std::string text = op_name(access, symbols);
+  if (const CallSite* site = symbols.call_site(access.site); site && !site->frames.empty()) {
+    const StackFrame& top = site->frames.front();
+    if (!top.file.empty()) text += " (" + top.file + ":" + std::to_string(top.line) + ")";
+  }
+  return text;
+}
+
 std::string op_name(const AccessRecord& access, const SymbolTable& symbols) {
   if (const CallSite* site = symbols.call_site(access.site); site && !site->api.empty())
     return site->api;

@@ -32,15 +32,6 @@ void stack(std::ostringstream& out, CallSiteId id, const SymbolTable& symbols, c
   }
 }
 
-std::string site_text(const AccessRecord& access, const SymbolTable& symbols) {
-  std::string text = "the " + op_name(access, symbols);
-  if (const CallSite* site = symbols.call_site(access.site); site && !site->frames.empty()) {
-    const StackFrame& top = site->frames.front();
-    if (!top.file.empty()) text += " (" + top.file + ":" + std::to_string(top.line) + ")";
-  }
-  return text;
-}
-
 std::string nvtx_text(const Engine& engine, const SymbolTable& symbols, std::uint32_t path_id) {
   const std::vector<NameId>& path = engine.nvtx_path(path_id);
   std::string text;
@@ -165,8 +156,8 @@ std::string fix_text(const Finding& finding, const Engine& engine, const SymbolT
   const FixSuggestion& fix = finding.fix;
   const std::string from = actor_text(engine, symbols, fix.from);
   const std::string to = actor_text(engine, symbols, fix.to);
-  const std::string op1 = site_text(finding.first.access, symbols);
-  const std::string op2 = site_text(finding.second.access, symbols);
+  const std::string op1 = "the " + access_op_text(finding.first.access, symbols);
+  const std::string op2 = "the " + access_op_text(finding.second.access, symbols);
   if (finding.kind == FindingKind::BlockFreedInUse && fix.kind != FixSuggestion::Kind::None)
     return "tell the allocator the block is in use on " + from + " until " + op1 +
            " is done (PyTorch: tensor.record_stream(that stream)), or make " + to +

@@ -11,6 +11,7 @@
 #include "streamrace/report/recorded_replay.h"
 #include "streamrace/report/suppressions.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,10 +53,16 @@ enum class Recording { FindingsOnly, Graph };
 Replay replay_traces(const std::vector<std::string>& paths, const Settings& settings,
                      Recording recording = Recording::FindingsOnly);
 
+// Sees each event before the engine does and may change it, or drop it by returning false: what
+// a counterfactual replay (sync_advice.h) takes out of the run. It runs on the replaying thread
+// while the symbol table still grows on the decoding one: it may look at ids, not names.
+using EventRewrite = std::function<bool(Event&)>;
+
 // replay_traces over a set already opened with `replay.symbols`. With `checked_ranks`, only
 // those ranks' accesses are checked, under clocks projected on their actors (settling).
 void replay_trace_set(Replay& replay, TraceSet& set, const Settings& settings, Recording recording,
-                      const std::vector<bool>* checked_ranks = nullptr);
+                      const std::vector<bool>* checked_ranks = nullptr,
+                      const EventRewrite& rewrite = {});
 
 // The replay's findings that the suppressions leave.
 ReportedFindings unsuppressed_findings(const Replay& replay,

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Which synchronizations of a run carry the load. Every call site that made the host wait (a
+// stream, event or device synchronize, a blocking copy or set) or made a stream wait (an event
+// wait, as `wait_stream` and `wait_event` are traced) is taken out of the run, alone, and the
+// run replayed without it: a finding the run did not have makes the site load-bearing, and names
+// the pair it orders. The same replays, from the same trace, judge every site: what the advice
+// calls redundant is a removal the happens-before engine checked, not a guess.
+#pragma once
+
+#include "streamrace/engine/engine.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace streamrace {
+
+enum class SyncVerdict : std::uint8_t {
+  LoadBearing, // without it, some pair of conflicting accesses is unordered
+  OverStrong,  // a host wait whose only load-bearing pairs are stream to stream
+  Redundant,   // a stream's wait without which nothing conflicting is left unordered
+  // A host wait without which nothing the trace holds is left unordered. It is not called
+  // redundant: the host's own reads are traced only in pinned and managed memory, and only with
+  // watch_host_accesses=1, so the host may read what it waited for where the trace cannot see.
+  HostUnseen,
+};
+
+const char* sync_verdict_name(SyncVerdict verdict);
+
+// One synchronizing call site: every execution of its API from its source line, whatever the
+// stack above it, taken out together.
+struct SyncSiteAdvice {
+  std::string api;      // "cudaStreamSynchronize", "cudaStreamWaitEvent", ...
+  std::string location; // "hpz_step.cpp:64", or "" when unknown
+  bool host_wait = false;
+  std::uint64_t executions = 0;
+  SyncVerdict verdict = SyncVerdict::Redundant;
+  // LoadBearing, OverStrong: the first finding the removal brings, as "op (file:line) on
+  // stream, op (file:line) on stream"; and how many it brings.
+  std::string witness;
+  std::size_t findings_without = 0;
+  // OverStrong: the event edge that orders what it orders, as the finding's fix says it.
+  std::string edge;
+  // Redundant, HostUnseen: another site whose removal together with this one leaves a pair
+  // unordered (the two cover each other: take out one, not both); empty when none does.
+  std::string covered_by;
+};
+
+struct SyncAdvice {
+  std::uint64_t replays = 0;         // counterfactual replays run, the run itself not counted
+  std::vector<SyncSiteAdvice> sites; // in the order the run first reached them
+};
+
+// The advice for the run the trace files record (paths as `streamrace report` takes them).
+SyncAdvice advise_synchronizations(const std::vector<std::string>& paths, const Settings& settings);
+
+// The text report's "Synchronization" section.
+std::string sync_advice_text(const SyncAdvice& advice);
+
+} // namespace streamrace

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "streamrace/replay/sync_advice.h"
+
+#include "streamrace/replay/replay.h"
+#include "streamrace/replay/trace_set.h"
+#include "streamrace/report/event_names.h"
+#include "streamrace/report/finding_id.h"
+#include "streamrace/report/finding_names.h"
+#include "streamrace/report/finding_text.h"
+
+#include <map>
+#include <stdexcept>
+#include <unordered_set>
+
+namespace streamrace {
+
+namespace {
+
+// Pairs of redundant sites tried together to find which covers which, past which the advice
+// says no more about covering (each try is a replay of the whole run).
+constexpr std::uint64_t kMaxCoverReplays = 64;
+
+enum class Wait : std::uint8_t { None, Host, Stream };
+
+// What kind of wait an event is, as the run executed it (a query that found work still
+// running waited for nothing).
+Wait wait_of(const Event& event) {
+  return std::visit(
+      [](const auto& p) {
+        using P = std::decay_t<decltype(p)>;
+        if constexpr (std::is_same_v<P, StreamWaitEvent>)
+          return Wait::Stream;
+        else if constexpr (std::is_same_v<P, StreamSynchronize> ||
+                           std::is_same_v<P, EventSynchronize>)
+          return p.completed ? Wait::Host : Wait::None;
+        else if constexpr (std::is_same_v<P, DeviceSynchronize>)
+          return Wait::Host;
+        else if constexpr (std::is_same_v<P, Copy> || std::is_same_v<P, Set>)
+          return p.synchronous_api ? Wait::Host : Wait::None;
+        else
+          return Wait::None;
+      },
+      event.payload);
+}
+
+// The event as the run would have made it without the wait: a blocking copy or set becomes its
+// asynchronous form, a synchronize a query that found work running; false drops the event (an
+// event wait, a device synchronize).
+bool without_wait(Event& event) {
+  return std::visit(
+      [](auto& p) {
+        using P = std::decay_t<decltype(p)>;
+        if constexpr (std::is_same_v<P, StreamSynchronize> || std::is_same_v<P, EventSynchronize>)
+          p.completed = false;
+        else if constexpr (std::is_same_v<P, Copy> || std::is_same_v<P, Set>)
+          p.synchronous_api = false;
+        else
+          return false;
+        return true;
+      },
+      event.payload);
+}
+
+struct SeenSite {
+  Event first; // its first execution, named once the replay is done
+  Wait wait = Wait::None;
+  std::uint64_t executions = 0;
+};
+
+// The call sites of one API on one source line: the site the advice judges.
+struct SiteGroup {
+  std::vector<CallSiteId> ids;
+  std::size_t advice_index = 0;
+};
+
+// What taking some sites out did: the findings the run itself does not have.
+struct Outcome {
+  std::size_t new_findings = 0;
+  std::string witness;
+  std::string edge;
+  bool stream_to_stream = true; // every new finding is two streams an event edge can order
+};
+
+std::string witness_text(const Finding& finding, const Replay& replay) {
+  return std::string(finding_kind_name(finding.kind)) + " between " +
+         access_op_text(finding.first.access, replay.symbols) + " and " +
+         access_op_text(finding.second.access, replay.symbols);
+}
+
+bool event_edge_orders(const Finding& finding) {
+  return !finding.first.on_host && !finding.second.on_host &&
+         (finding.fix.kind == FixSuggestion::Kind::RecordAndWait ||
+          finding.fix.kind == FixSuggestion::Kind::WaitOnExisting);
+}
+
+class Advisor {
+public:
+  Advisor(const std::vector<std::string>& paths, const Settings& settings)
+      : paths_(paths), settings_(settings) {}
+
+  SyncAdvice advise() {
+    Replay run = replay_without({}, [this](const Event& event) { note(event); });
+    for (const Finding& finding : run.engine->findings().all())
+      baseline_.insert(finding_fingerprint(finding, *run.engine, run.symbols));
+    SyncAdvice advice;
+    std::map<std::string, std::size_t> group_of_line;
+    for (CallSiteId id : order_) {
+      site_keys_[id] = site_key(run, id);
+      const SeenSite& seen = sites_.at(id);
+      const EventSummary summary = summarize(seen.first, run.symbols);
+      const std::string api = event_api(summary, run.symbols);
+      const std::string location = event_file_line(summary, run.symbols);
+      // Sites nothing locates stay apart: their stacks are all that tells them apart.
+      std::string line = location.empty() ? std::to_string(id) : api;
+      if (!location.empty()) line.append("\n").append(location);
+      auto [group, added] = group_of_line.try_emplace(line, groups_.size());
+      if (added) {
+        groups_.push_back(SiteGroup{{}, advice.sites.size()});
+        SyncSiteAdvice& site = advice.sites.emplace_back();
+        site.api = api;
+        site.location = location;
+      }
+      groups_[group->second].ids.push_back(id);
+      SyncSiteAdvice& site = advice.sites[groups_[group->second].advice_index];
+      site.host_wait = site.host_wait || seen.wait == Wait::Host;
+      site.executions += seen.executions;
+    }
+    std::vector<std::size_t> unneeded;
+    for (std::size_t index = 0; index < groups_.size(); ++index) {
+      SyncSiteAdvice& site = advice.sites[index];
+      const Outcome outcome = judge({index}, advice);
+      site.findings_without = outcome.new_findings;
+      site.witness = outcome.witness;
+      if (outcome.new_findings == 0) {
+        site.verdict = site.host_wait ? SyncVerdict::HostUnseen : SyncVerdict::Redundant;
+        unneeded.push_back(index);
+      } else if (site.host_wait && outcome.stream_to_stream) {
+        site.verdict = SyncVerdict::OverStrong;
+        site.edge = outcome.edge;
+      } else {
+        site.verdict = SyncVerdict::LoadBearing;
+      }
+    }
+    name_covering(unneeded, advice);
+    return advice;
+  }
+
+private:
+  // Each site nothing needs alone, taken out with those before it that could all go together:
+  // where the set of them leaves a pair unordered, the site and one of those cover each other.
+  void name_covering(const std::vector<std::size_t>& unneeded, SyncAdvice& advice) {
+    std::vector<std::size_t> removable;
+    std::uint64_t tries = 0;
+    for (std::size_t index : unneeded) {
+      std::vector<std::size_t> together = removable;
+      together.push_back(index);
+      if (removable.empty() || judge(together, advice).new_findings == 0) {
+        removable.push_back(index);
+        continue;
+      }
+      std::string& covered_by = advice.sites[index].covered_by;
+      covered_by = "the sites before it that nothing needs alone, taken out together";
+      for (std::size_t other : removable) {
+        if (tries++ == kMaxCoverReplays) return;
+        if (judge({index, other}, advice).new_findings == 0) continue;
+        const SyncSiteAdvice& partner = advice.sites[other];
+        covered_by = partner.api + (partner.location.empty() ? "" : " at " + partner.location);
+        break;
+      }
+    }
+  }
+
+  void note(const Event& event) {
+    const Wait wait = wait_of(event);
+    if (wait == Wait::None) return;
+    auto [seen, added] = sites_.try_emplace(event.header.site);
+    if (added) {
+      seen->second.first = event;
+      seen->second.wait = wait;
+      order_.push_back(event.header.site);
+    }
+    ++seen->second.executions;
+  }
+
+  // The run without the waits of the groups `removed`, against the run itself.
+  Outcome judge(const std::vector<std::size_t>& removed, SyncAdvice& advice) {
+    ++advice.replays;
+    std::unordered_set<CallSiteId> ids;
+    for (std::size_t group : removed)
+      ids.insert(groups_[group].ids.begin(), groups_[group].ids.end());
+    const Replay replay = replay_without(ids, nullptr);
+    for (CallSiteId id : ids)
+      if (site_key(replay, id) != site_keys_.at(id))
+        throw std::runtime_error("the trace files did not replay the same way twice (call "
+                                 "site ids differ); synchronization advice needs one order");
+    Outcome outcome;
+    for (const Finding& finding : replay.engine->findings().all()) {
+      if (baseline_.contains(finding_fingerprint(finding, *replay.engine, replay.symbols)))
+        continue;
+      if (outcome.new_findings++ == 0) {
+        outcome.witness = witness_text(finding, replay);
+        outcome.edge = fix_text(finding, *replay.engine, replay.symbols);
+      }
+      outcome.stream_to_stream = outcome.stream_to_stream && event_edge_orders(finding);
+    }
+    return outcome;
+  }
+
+  // The run replayed with the waits of `removed`'s sites taken out; `seen` watches each event
+  // of the run as it was.
+  Replay replay_without(const std::unordered_set<CallSiteId>& removed,
+                        const std::function<void(const Event&)>& seen) const {
+    Replay replay;
+    TraceSet set = open_trace_set(paths_, replay.symbols);
+    replay_trace_set(replay, set, settings_, Recording::FindingsOnly, nullptr, [&](Event& event) {
+      if (seen) seen(event);
+      if (!removed.contains(event.header.site) || wait_of(event) == Wait::None) return true;
+      return without_wait(event);
+    });
+    return replay;
+  }
+
+  static std::string site_key(const Replay& replay, CallSiteId id) {
+    const CallSite* site = replay.symbols.call_site(id);
+    return site ? SymbolTable::key_of(*site) : std::string();
+  }
+
+  const std::vector<std::string>& paths_;
+  const Settings& settings_;
+  std::map<CallSiteId, SeenSite> sites_;
+  std::vector<CallSiteId> order_;
+  std::map<CallSiteId, std::string> site_keys_;
+  std::vector<SiteGroup> groups_; // indexed as the advice's sites
+  std::unordered_set<std::uint64_t> baseline_;
+};
+
+std::string covering(const SyncSiteAdvice& site) {
+  return site.covered_by.empty()
+             ? std::string()
+             : ", but not without " + site.covered_by + " as well: take out one, not both";
+}
+
+std::string plural(std::uint64_t count, const char* word) {
+  return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
+}
+
+} // namespace
+
+const char* sync_verdict_name(SyncVerdict verdict) {
+  switch (verdict) {
+  case SyncVerdict::LoadBearing:
+    return "load-bearing";
+  case SyncVerdict::OverStrong:
+    return "over-strong";
+  case SyncVerdict::Redundant:
+    return "redundant";
+  case SyncVerdict::HostUnseen:
+    return "host-unseen";
+  }
+  return "redundant";
+}
+
+SyncAdvice advise_synchronizations(const std::vector<std::string>& paths,
+                                   const Settings& settings) {
+  return Advisor(paths, settings).advise();
+}
+
+std::string sync_advice_text(const SyncAdvice& advice) {
+  std::map<SyncVerdict, std::size_t> counts;
+  for (const SyncSiteAdvice& site : advice.sites)
+    ++counts[site.verdict];
+  std::string out = "streamrace: synchronization: " + plural(advice.sites.size(), "site") +
+                    ", each taken out of the run and replayed (" +
+                    plural(advice.replays, "replay") +
+                    "): " + std::to_string(counts[SyncVerdict::LoadBearing]) + " load-bearing, " +
+                    std::to_string(counts[SyncVerdict::OverStrong]) + " over-strong, " +
+                    std::to_string(counts[SyncVerdict::Redundant]) + " redundant, " +
+                    std::to_string(counts[SyncVerdict::HostUnseen]) + " host-unseen\n";
+  for (const SyncSiteAdvice& site : advice.sites) {
+    out += "  " + std::string(sync_verdict_name(site.verdict)) + ": " + site.api +
+           (site.location.empty() ? "" : " at " + site.location) + " (" +
+           plural(site.executions, "execution") + ")\n";
+    switch (site.verdict) {
+    case SyncVerdict::LoadBearing:
+      out += "    without it: " + site.witness +
+             (site.findings_without > 1
+                  ? " (and " + std::to_string(site.findings_without - 1) + " more)"
+                  : "") +
+             "\n";
+      break;
+    case SyncVerdict::OverStrong:
+      out += "    the host waits, but only stream work depends on it: " + site.witness + "\n" +
+             "    instead: " + site.edge + "\n";
+      break;
+    case SyncVerdict::Redundant:
+      out += "    without it, every conflicting pair is still ordered" + covering(site) + "\n";
+      break;
+    case SyncVerdict::HostUnseen:
+      out += "    nothing the trace holds needs it" + covering(site) +
+             "; the host may: its own reads are traced only in pinned and managed memory, "
+             "with watch_host_accesses=1\n";
+      break;
+    }
+  }
+  return out;
+}
+
+} // namespace streamrace
