@@ -318,6 +318,11 @@ plot '$out/cost/cost.dat' using 0:(1000/\$2):xtic(1) with boxes notitle, \
      '' using 0:(1000/\$2):(sprintf('%.2fx', zero3_ms/\$2)) with labels offset 0,1 notitle
 EOF
 echo "(plots: $out/throughput.png, $out/cost/cost.png)"
+echo "Which synchronizations each fix needs (streamrace report --advise=sync, docs/sync-advice.md):"
+for mode in hpz-fix-hostsync hpz-fix-event; do
+  "$bin/streamrace" report --advise=sync "$out/traces-$mode" > "$out/sync-advice-$mode.txt" 2>&1 || true
+done
+python3 "$root/scripts/demo_summary.py" --fix-advice --out "$out" --root "$root"
 
 section "6. The engine alone: the same step replayed as synthetic events (hpz-synthetic)"
 "$bin/hpz-synthetic" hpz-buggy hpz-fix-event | grep -E "^== mode|SUMMARY" || true

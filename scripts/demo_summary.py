@@ -127,6 +127,13 @@ def loss_section(out, steps, counters):
     return section
 
 
+def cost_rows(out):
+    """The cost table's rows by mode: mode, bytes, ..., throughput against zero3 (column 5)."""
+    table = read(out / "cost" / "cost.md").strip().splitlines()
+    return {line.split("|")[1].strip(): [cell.strip() for cell in line.split("|")[1:-1]]
+            for line in table[2:]}
+
+
 def cost_section(out, cost_steps, cost_setup):
     table = read(out / "cost" / "cost.md").strip().splitlines()
     section = ["## 4. The cost of the two fixes", ""]
@@ -138,8 +145,7 @@ def cost_section(out, cost_steps, cost_setup):
     section += [f"`reference_hpz/cost_report.py` ran zero3 and both fixes for {cost_steps} steps "
                 f"at {cost_setup} (NVLink-like links inside nodes{emulated}). Median step, bytes "
                 "sent by all ranks:", ""] + table
-    rows = {line.split("|")[1].strip(): [cell.strip() for cell in line.split("|")[1:-1]]
-            for line in table[2:]}
+    rows = cost_rows(out)
     if "zero3" in rows and "hpz-fix-event" in rows:
         zero3, event = rows["zero3"], rows["hpz-fix-event"]
         hostsync = rows.get("hpz-fix-hostsync")
@@ -150,6 +156,53 @@ def cost_section(out, cost_steps, cost_setup):
                              f"{hostsync[3]} ms per step" if hostsync else "") + "."]
     section += ["", "![throughput](throughput.png)", "", "![cost](cost/cost.png)"]
     return section
+
+
+def print_fix_advice(out, root):
+    for line in fix_advice(out, root):
+        print("  " + line[2:].replace("`", "").replace("**", ""))
+
+
+def advised_sites(out, mode):
+    """{"api at file:line": (verdict, the lines under it)} of `streamrace report --advise=sync`
+    on the run's traces."""
+    sites, current = {}, None
+    for line in read(out / f"sync-advice-{mode}.txt").splitlines():
+        site = re.match(r"  ([a-z-]+): (.*) \(\d+ executions?\)$", line)
+        if site:
+            current = site.group(2)
+            sites[current] = (site.group(1), [])
+        elif current and line.startswith("    "):
+            sites[current][1].append(line.strip())
+    return sites
+
+
+def fix_advice(out, root):
+    """What the advisor says of the synchronizations by which the two fixes differ, with each
+    fix's throughput against zero3 where the cost report ran."""
+    hostsync, event = advised_sites(out, "hpz-fix-hostsync"), advised_sites(out, "hpz-fix-event")
+    rows = cost_rows(out)
+    lines = []
+    for mode, mine, theirs in [("hpz-fix-hostsync", hostsync, event),
+                               ("hpz-fix-event", event, hostsync)]:
+        for site, (verdict, details) in mine.items():
+            if site not in theirs:
+                speed = f" (runs at {rows[mode][5]} zero3's throughput)" if mode in rows else ""
+                lines.append(f"- {mode}{speed}: `{relative(site, root)}` is **{verdict}**: " +
+                             "; ".join(relative(d, root) for d in details))
+    return lines
+
+
+def advice_section(out, root):
+    section = ["### Which synchronization each fix needs", ""]
+    lines = fix_advice(out, root)
+    if not lines:
+        return section + ["(the advice did not run: see the demo's output)"]
+    page = os.path.relpath(root / "docs" / "sync-advice.md", out.resolve())
+    return section + ["`streamrace report --advise=sync` replays each run's trace without each of "
+                      "its synchronizations, one call site at a time "
+                      f"([docs/sync-advice.md]({page})). The fixes differ in one each:",
+                      ""] + lines
 
 
 def deepspeed_section(out, root):
@@ -182,13 +235,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=pathlib.Path)
     parser.add_argument("--root", required=True, type=pathlib.Path)
-    parser.add_argument("--steps", required=True, type=int)
-    parser.add_argument("--cost-steps", required=True, type=int)
-    parser.add_argument("--cost-setup", required=True)
-    parser.add_argument("--geometry", required=True)
-    parser.add_argument("--analyzer-modes", required=True, nargs="+")
+    parser.add_argument("--fix-advice", action="store_true",
+                        help="print what the advisor says of the two fixes' differing "
+                             "synchronizations, and write nothing")
+    parser.add_argument("--steps", type=int)
+    parser.add_argument("--cost-steps", type=int)
+    parser.add_argument("--cost-setup")
+    parser.add_argument("--geometry")
+    parser.add_argument("--analyzer-modes", nargs="+")
     arguments = parser.parse_args()
     out = arguments.out
+    if arguments.fix_advice:
+        return print_fix_advice(out, arguments.root)
+    for name in ["steps", "cost_steps", "cost_setup", "geometry", "analyzer_modes"]:
+        if getattr(arguments, name) is None:
+            parser.error("--%s is required" % name.replace("_", "-"))
     platform = read(out / "platform.txt").strip()
     story = os.path.relpath(arguments.root / "docs" / "hpz-story.md", out.resolve())
     lines = ["# streamrace demo: the ZeRO++ hpZ race, found twice, its damage and its fixes", "",
@@ -204,6 +265,7 @@ def main():
     lines += [""] + tracer
     lines += [""] + loss_section(out, arguments.steps, counters)
     lines += [""] + cost_section(out, arguments.cost_steps, arguments.cost_setup)
+    lines += [""] + advice_section(out, arguments.root)
     perfetto = out / "trace.perfetto.json"
     lines += ["", "## 5. The timeline", ""]
     if perfetto.exists():

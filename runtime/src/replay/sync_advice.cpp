@@ -81,6 +81,17 @@ struct Outcome {
   bool stream_to_stream = true; // every new finding is two streams an event edge can order
 };
 
+// Where the program made the call: in a Python program, its innermost Python frame outside
+// PyTorch's own modules (a `wait_stream` is traced inside torch/cuda/streams.py, under native
+// frames of the interpreter and of libtorch); else the first frame with a file.
+std::string program_line(const EventSummary& summary, const SymbolTable& symbols) {
+  if (const CallSite* site = symbols.call_site(summary.header.site))
+    for (const StackFrame& frame : site->frames)
+      if (frame.file.ends_with(".py") && frame.file.find("/torch/") == std::string::npos)
+        return frame.file + ":" + std::to_string(frame.line);
+  return event_file_line(summary, symbols);
+}
+
 std::string witness_text(const Finding& finding, const Replay& replay) {
   return std::string(finding_kind_name(finding.kind)) + " between " +
          access_op_text(finding.first.access, replay.symbols) + " and " +
@@ -109,7 +120,7 @@ public:
       const SeenSite& seen = sites_.at(id);
       const EventSummary summary = summarize(seen.first, run.symbols);
       const std::string api = event_api(summary, run.symbols);
-      const std::string location = event_file_line(summary, run.symbols);
+      const std::string location = program_line(summary, run.symbols);
       // Sites nothing locates stay apart: their stacks are all that tells them apart.
       std::string line = location.empty() ? std::to_string(id) : api;
       if (!location.empty()) line.append("\n").append(location);
