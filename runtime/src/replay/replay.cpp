@@ -19,7 +19,7 @@ Replay replay_traces(const std::vector<std::string>& paths, const Settings& sett
 }
 
 void replay_trace_set(Replay& replay, TraceSet& set, const Settings& settings, Recording recording,
-                      const std::vector<bool>* checked_ranks, const EventRewrite& rewrite) {
+                      const std::vector<bool>* checked_ranks, const EventWatcher& watch) {
   const bool record = recording == Recording::Graph;
   std::vector<trace::TraceReader>& readers = set.readers;
   replay.engine = std::make_unique<Engine>(settings.engine);
@@ -36,7 +36,9 @@ void replay_trace_set(Replay& replay, TraceSet& set, const Settings& settings, R
     DecodeAhead decoded(readers, 256);
     std::vector<Event> batch;
     while (decoded.next(batch)) {
-      if (rewrite) std::erase_if(batch, [&](Event& event) { return !rewrite(event); });
+      if (watch)
+        for (const Event& event : batch)
+          watch(event);
       if (!record) {
         replay.events += batch.size();
         replay.engine->process(batch);

@@ -9,7 +9,6 @@
 #include "streamrace/report/finding_text.h"
 
 #include <map>
-#include <stdexcept>
 #include <unordered_set>
 
 namespace streamrace {
@@ -62,7 +61,7 @@ bool without_wait(Event& event) {
 }
 
 struct SeenSite {
-  Event first; // its first execution, named once the replay is done
+  std::size_t first = 0; // its first execution, in the run's events: named once they are all read
   Wait wait = Wait::None;
   std::uint64_t executions = 0;
 };
@@ -92,10 +91,10 @@ std::string program_line(const EventSummary& summary, const SymbolTable& symbols
   return event_file_line(summary, symbols);
 }
 
-std::string witness_text(const Finding& finding, const Replay& replay) {
+std::string witness_text(const Finding& finding, const SymbolTable& symbols) {
   return std::string(finding_kind_name(finding.kind)) + " between " +
-         access_op_text(finding.first.access, replay.symbols) + " and " +
-         access_op_text(finding.second.access, replay.symbols);
+         access_op_text(finding.first.access, symbols) + " and " +
+         access_op_text(finding.second.access, symbols);
 }
 
 bool event_edge_orders(const Finding& finding) {
@@ -110,17 +109,19 @@ public:
       : paths_(paths), settings_(settings) {}
 
   SyncAdvice advise() {
-    Replay run = replay_without({}, [this](const Event& event) { note(event); });
-    for (const Finding& finding : run.engine->findings().all())
-      baseline_.insert(finding_fingerprint(finding, *run.engine, run.symbols));
+    TraceSet set = open_trace_set(paths_, run_.symbols);
+    replay_trace_set(run_, set, settings_, Recording::FindingsOnly, nullptr,
+                     [this](const Event& event) { note(event); });
+    const SymbolTable& symbols = run_.symbols;
+    for (const Finding& finding : run_.engine->findings().all())
+      baseline_.insert(finding_fingerprint(finding, *run_.engine, symbols));
     SyncAdvice advice;
     std::map<std::string, std::size_t> group_of_line;
     for (CallSiteId id : order_) {
-      site_keys_[id] = site_key(run, id);
       const SeenSite& seen = sites_.at(id);
-      const EventSummary summary = summarize(seen.first, run.symbols);
-      const std::string api = event_api(summary, run.symbols);
-      const std::string location = program_line(summary, run.symbols);
+      const EventSummary summary = summarize(events_[seen.first], run_.symbols);
+      const std::string api = event_api(summary, symbols);
+      const std::string location = program_line(summary, symbols);
       // Sites nothing locates stay apart: their stacks are all that tells them apart.
       std::string line = location.empty() ? std::to_string(id) : api;
       if (!location.empty()) line.append("\n").append(location);
@@ -182,65 +183,54 @@ private:
   }
 
   void note(const Event& event) {
+    events_.push_back(event);
     const Wait wait = wait_of(event);
     if (wait == Wait::None) return;
     auto [seen, added] = sites_.try_emplace(event.header.site);
     if (added) {
-      seen->second.first = event;
+      seen->second.first = events_.size() - 1;
       seen->second.wait = wait;
       order_.push_back(event.header.site);
     }
     ++seen->second.executions;
   }
 
-  // The run without the waits of the groups `removed`, against the run itself.
+  // The run replayed without the waits of the groups `removed`, against the run itself. It
+  // replays the events the run kept, so that call site ids and names are the run's.
   Outcome judge(const std::vector<std::size_t>& removed, SyncAdvice& advice) {
     ++advice.replays;
     std::unordered_set<CallSiteId> ids;
     for (std::size_t group : removed)
       ids.insert(groups_[group].ids.begin(), groups_[group].ids.end());
-    const Replay replay = replay_without(ids, nullptr);
-    for (CallSiteId id : ids)
-      if (site_key(replay, id) != site_keys_.at(id))
-        throw std::runtime_error("the trace files did not replay the same way twice (call "
-                                 "site ids differ); synchronization advice needs one order");
-    Outcome outcome;
-    for (const Finding& finding : replay.engine->findings().all()) {
-      if (baseline_.contains(finding_fingerprint(finding, *replay.engine, replay.symbols)))
+    // The run's own replay already said what the engine had to warn of.
+    Engine engine(settings_.engine, [](std::string_view) {});
+    for (const Event& recorded : events_) {
+      if (!ids.contains(recorded.header.site) || wait_of(recorded) == Wait::None) {
+        engine.process(recorded);
         continue;
+      }
+      Event event = recorded;
+      if (without_wait(event)) engine.process(event);
+    }
+    engine.finish();
+    Outcome outcome;
+    for (const Finding& finding : engine.findings().all()) {
+      if (baseline_.contains(finding_fingerprint(finding, engine, run_.symbols))) continue;
       if (outcome.new_findings++ == 0) {
-        outcome.witness = witness_text(finding, replay);
-        outcome.edge = fix_text(finding, *replay.engine, replay.symbols);
+        outcome.witness = witness_text(finding, run_.symbols);
+        outcome.edge = fix_text(finding, engine, run_.symbols);
       }
       outcome.stream_to_stream = outcome.stream_to_stream && event_edge_orders(finding);
     }
     return outcome;
   }
 
-  // The run replayed with the waits of `removed`'s sites taken out; `seen` watches each event
-  // of the run as it was.
-  Replay replay_without(const std::unordered_set<CallSiteId>& removed,
-                        const std::function<void(const Event&)>& seen) const {
-    Replay replay;
-    TraceSet set = open_trace_set(paths_, replay.symbols);
-    replay_trace_set(replay, set, settings_, Recording::FindingsOnly, nullptr, [&](Event& event) {
-      if (seen) seen(event);
-      if (!removed.contains(event.header.site) || wait_of(event) == Wait::None) return true;
-      return without_wait(event);
-    });
-    return replay;
-  }
-
-  static std::string site_key(const Replay& replay, CallSiteId id) {
-    const CallSite* site = replay.symbols.call_site(id);
-    return site ? SymbolTable::key_of(*site) : std::string();
-  }
-
   const std::vector<std::string>& paths_;
   const Settings& settings_;
   std::map<CallSiteId, SeenSite> sites_;
   std::vector<CallSiteId> order_;
-  std::map<CallSiteId, std::string> site_keys_;
+  Replay run_;
+  std::vector<Event> events_;     // the run's, as the trace holds them
   std::vector<SiteGroup> groups_; // indexed as the advice's sites
   std::unordered_set<std::uint64_t> baseline_;
 };

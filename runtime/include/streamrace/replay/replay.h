@@ -53,16 +53,16 @@ enum class Recording { FindingsOnly, Graph };
 Replay replay_traces(const std::vector<std::string>& paths, const Settings& settings,
                      Recording recording = Recording::FindingsOnly);
 
-// Sees each event before the engine does and may change it, or drop it by returning false: what
-// a counterfactual replay (sync_advice.h) takes out of the run. It runs on the replaying thread
-// while the symbol table still grows on the decoding one: it may look at ids, not names.
-using EventRewrite = std::function<bool(Event&)>;
+// Sees each event before the engine does (sync_advice.h keeps them to replay the run again
+// without some). It runs on the replaying thread while the symbol table still grows on the
+// decoding one: it may look at ids, not names.
+using EventWatcher = std::function<void(const Event&)>;
 
 // replay_traces over a set already opened with `replay.symbols`. With `checked_ranks`, only
 // those ranks' accesses are checked, under clocks projected on their actors (settling).
 void replay_trace_set(Replay& replay, TraceSet& set, const Settings& settings, Recording recording,
                       const std::vector<bool>* checked_ranks = nullptr,
-                      const EventRewrite& rewrite = {});
+                      const EventWatcher& watch = {});
 
 // The replay's findings that the suppressions leave.
 ReportedFindings unsuppressed_findings(const Replay& replay,
