@@ -168,10 +168,11 @@ def advised_sites(out, mode):
     on the run's traces."""
     sites, current = {}, None
     for line in read(out / f"sync-advice-{mode}.txt").splitlines():
-        site = re.match(r"  ([a-z-]+): (.*) \(\d+ executions?\)$", line)
+        site = re.match(r"  ([a-z-]+): (.*) \((\d+ executions?(, held the host [0-9.]+ ms)?)\)$",
+                        line)
         if site:
             current = site.group(2)
-            sites[current] = (site.group(1), [])
+            sites[current] = (site.group(1), [site.group(3)])
         elif current and line.startswith("    "):
             sites[current][1].append(line.strip())
     return sites

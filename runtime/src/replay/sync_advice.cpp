@@ -8,6 +8,7 @@
 #include "streamrace/report/finding_names.h"
 #include "streamrace/report/finding_text.h"
 
+#include <cstdio>
 #include <map>
 #include <unordered_set>
 
@@ -60,10 +61,25 @@ bool without_wait(Event& event) {
       event.payload);
 }
 
+// How long a host wait held its thread, as the tracer measured it (0 when unknown).
+std::uint64_t waited_ns_of(const Event& event) {
+  return std::visit(
+      [](const auto& p) -> std::uint64_t {
+        using P = std::decay_t<decltype(p)>;
+        if constexpr (std::is_same_v<P, StreamSynchronize> || std::is_same_v<P, EventSynchronize> ||
+                      std::is_same_v<P, DeviceSynchronize>)
+          return p.waited_ns;
+        else
+          return 0;
+      },
+      event.payload);
+}
+
 struct SeenSite {
   std::size_t first = 0; // its first execution, in the run's events: named once they are all read
   Wait wait = Wait::None;
   std::uint64_t executions = 0;
+  std::uint64_t waited_ns = 0;
 };
 
 // The call sites of one API on one source line: the site the advice judges.
@@ -136,6 +152,7 @@ public:
       SyncSiteAdvice& site = advice.sites[groups_[group->second].advice_index];
       site.host_wait = site.host_wait || seen.wait == Wait::Host;
       site.executions += seen.executions;
+      site.waited_ns += seen.waited_ns;
     }
     std::vector<std::size_t> unneeded;
     for (std::size_t index = 0; index < groups_.size(); ++index) {
@@ -193,6 +210,7 @@ private:
       order_.push_back(event.header.site);
     }
     ++seen->second.executions;
+    seen->second.waited_ns += waited_ns_of(event);
   }
 
   // The run replayed without the waits of the groups `removed`, against the run itself. It
@@ -241,6 +259,12 @@ std::string covering(const SyncSiteAdvice& site) {
              : ", but not without " + site.covered_by + " as well: take out one, not both";
 }
 
+std::string milliseconds(std::uint64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ns) / 1e6);
+  return text;
+}
+
 std::string plural(std::uint64_t count, const char* word) {
   return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
 }
@@ -280,7 +304,9 @@ std::string sync_advice_text(const SyncAdvice& advice) {
   for (const SyncSiteAdvice& site : advice.sites) {
     out += "  " + std::string(sync_verdict_name(site.verdict)) + ": " + site.api +
            (site.location.empty() ? "" : " at " + site.location) + " (" +
-           plural(site.executions, "execution") + ")\n";
+           plural(site.executions, "execution") +
+           (site.waited_ns == 0 ? "" : ", held the host " + milliseconds(site.waited_ns) + " ms") +
+           ")\n";
     switch (site.verdict) {
     case SyncVerdict::LoadBearing:
       out += "    without it: " + site.witness +

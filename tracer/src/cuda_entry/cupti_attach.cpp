@@ -16,6 +16,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -28,6 +29,27 @@ constexpr int kCudaErrorNotReady = 600;
 
 // Runtime calls in progress on this thread: a driver launch inside one is that call's own.
 thread_local int runtime_call_depth = 0;
+// When this thread's host wait in progress began (steady clock, ns): its cost, at its return.
+thread_local std::uint64_t host_wait_entered_ns = 0;
+
+bool is_host_wait(api_model::ApiRole role) {
+  switch (role) {
+  case api_model::ApiRole::StreamSync:
+  case api_model::ApiRole::StreamQuery:
+  case api_model::ApiRole::EventSync:
+  case api_model::ApiRole::EventQuery:
+  case api_model::ApiRole::DeviceSync:
+    return true;
+  default:
+    return false;
+  }
+}
+
+std::uint64_t steady_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
 
 // The driver calls of the model (cuda_driver_api.def), enabled one by one: every other driver
 // call is some runtime call's.
@@ -170,6 +192,10 @@ void on_api_call(Recorder& tracer, const CudaCallShape* shape, const CUpti_Callb
   const api_model::ApiFunction& function = *shape->function;
   DecodeInputs inputs;
   inputs.outcome = call.callbackSite == CUPTI_API_ENTER ? CallOutcome::Succeeded : outcome_of(call);
+  if (is_host_wait(function.role) && host_wait_entered_ns != 0) {
+    inputs.waited_ns = steady_ns() - host_wait_entered_ns;
+    host_wait_entered_ns = 0;
+  }
   const CallArguments arguments = read_cuda_arguments(*shape, call.functionParams);
   switch (function.role) {
   case api_model::ApiRole::GraphCreate:
@@ -236,6 +262,8 @@ void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Cal
     }
     const CudaCallShape* shape =
         shape_for(runtime ? runtime_shapes : driver_shapes, id, call->functionName);
+    if (entering && shape != nullptr && is_host_wait(shape->function->role))
+      host_wait_entered_ns = steady_ns();
     if (entering == releases_memory(shape)) on_api_call(*tracer, shape, *call);
   } catch (const std::exception& error) {
     tracer->disable(error.what());

@@ -226,12 +226,13 @@ std::optional<Payload> decode_call(const ApiFunction& function, const CallArgume
                            arguments.get_or(function, ArgMeaning::Event, 0)};
   case ApiRole::StreamSync:
   case ApiRole::StreamQuery:
-    return StreamSynchronize{stream_of(function, arguments), completed};
+    return StreamSynchronize{stream_of(function, arguments), completed, inputs.waited_ns};
   case ApiRole::EventSync:
   case ApiRole::EventQuery:
-    return EventSynchronize{arguments.get_or(function, ArgMeaning::Event, 0), completed};
+    return EventSynchronize{arguments.get_or(function, ArgMeaning::Event, 0), completed,
+                            inputs.waited_ns};
   case ApiRole::DeviceSync:
-    return DeviceSynchronize{kCurrentDevice};
+    return DeviceSynchronize{kCurrentDevice, inputs.waited_ns};
   case ApiRole::Alloc:
     return allocation(function, arguments, MemoryKind::Device,
                       function.has(ArgMeaning::PitchedAllocationOut)

@@ -18,7 +18,8 @@ enum class CallOutcome { Succeeded, NotReady, Failed };
 
 struct DecodeInputs {
   CallOutcome outcome = CallOutcome::Succeeded;
-  NameId function_name = 0; // the kernel or host function, when the front end knows it
+  NameId function_name = 0;    // the kernel or host function, when the front end knows it
+  std::uint64_t waited_ns = 0; // how long the call held its thread (host waits), 0 if unknown
 };
 
 // The event for the call, or nothing when the call has no effect on ordering or memory (failed

@@ -126,20 +126,24 @@ struct StreamWaitEvent {
 };
 
 // Host waits. A query that returned "not ready" is passed with completed = false: it orders
-// nothing, but keeps the call in traces.
+// nothing, but keeps the call in traces. `waited_ns` is how long the call held the host, from
+// its entry to its return (0 where unknown): what a synchronization costs (sync_advice.h).
 struct StreamSynchronize {
   StreamHandle stream = 0;
   bool completed = true;
-  STREAMRACE_FIELDS(stream, completed)
+  std::uint64_t waited_ns = 0;
+  STREAMRACE_FIELDS(stream, completed, waited_ns)
 };
 struct EventSynchronize {
   EventHandle event = 0;
   bool completed = true;
-  STREAMRACE_FIELDS(event, completed)
+  std::uint64_t waited_ns = 0;
+  STREAMRACE_FIELDS(event, completed, waited_ns)
 };
 struct DeviceSynchronize {
   DeviceId device = kCurrentDevice;
-  STREAMRACE_FIELDS(device)
+  std::uint64_t waited_ns = 0;
+  STREAMRACE_FIELDS(device, waited_ns)
 };
 struct SetDevice {
   DeviceId device = 0;

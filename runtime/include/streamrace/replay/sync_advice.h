@@ -34,6 +34,10 @@ struct SyncSiteAdvice {
   std::string location; // "hpz_step.cpp:64", or "" when unknown
   bool host_wait = false;
   std::uint64_t executions = 0;
+  // Host waits: how long their executions held the host in all, as the tracer timed each from
+  // entry to return (stream synchronizes, event synchronizes and device synchronizes; 0 for
+  // blocking copies and sets, whose time is the copy's, and for traces of format 10 or older).
+  std::uint64_t waited_ns = 0;
   SyncVerdict verdict = SyncVerdict::Redundant;
   // LoadBearing, OverStrong: the first finding the removal brings, as "op (file:line) on
   // stream, op (file:line) on stream"; and how many it brings.

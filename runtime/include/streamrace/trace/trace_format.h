@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The on-disk trace format, version 9 (version 2 added the slices of 3D copies and sets; version
+// The on-disk trace format, version 11 (version 2 added the slices of 3D copies and sets; version
 // 3 the AccessChecks payload, a window in which the tracer fell behind and checked no accesses,
 // after every older payload: a version 2 file reads as it did; version 4 AccessChecks'
 // caller_wait_ns; version 5 the HostNodeAccess payload, after the others, and a HostFunction's
 // graph node, after its other fields; version 6 GraphInstantiate's update flag; version 7 the
 // RankDevice payload, after the others; version 8 the GraphExecDestroy payload, after the others;
-// version 9 HostRelease's and HostAcquire's host function stream, after their object;
-// a record of an older version leaves the newer fields out).
+// version 9 HostRelease's and HostAcquire's host function stream, after their object; version
+// 10 HostRelease's and HostAcquire's sequence; version 11 the host waits' waited_ns, after their
+// other fields; a record of an older version leaves the newer fields out).
 // One file per process (its ranks share an address space):
 //
 //   file header (32 bytes): magic "SRTRACE1", u32 version, u32 reserved, u64 pid,
@@ -34,7 +35,7 @@ inline constexpr char kMagic[8] = {'S', 'R', 'T', 'R', 'A', 'C', 'E', '1'};
 // How a trace file's name ends: a folder given to the commands stands for its files with this
 // ending, `streamrace run` empties its folder of them, and no report is written under it.
 inline constexpr char kTraceFileExtension[] = ".srtrace";
-inline constexpr std::uint32_t kVersion = 10;
+inline constexpr std::uint32_t kVersion = 11;
 // Every version from this one on reads: later versions only add payloads, after the older ones,
 // and fields, after a payload's older ones (a record of an older version ends before them).
 inline constexpr std::uint32_t kOldestReadableVersion = 2;
