@@ -35,9 +35,9 @@ constexpr const char* kHelp =
     "  --options=K=V:...    settings, over those of $STREAMRACE_OPTIONS; see\n"
     "                       `streamrace help options`\n"
     "  --exitcode=N         exit status when findings remain (default 66)\n"
-    "  --advise=sync        text: end with a Synchronization section, which judges every\n"
-    "                       synchronization the run executed by replaying the run without it\n"
-    "                       (one replay per call site)\n"
+    "  --advise=sync        judge every synchronization the run executed by replaying the\n"
+    "                       run without it, one call site at a time: a Synchronization\n"
+    "                       section in text, a \"synchronization\" member in JSON\n"
     "  -h, --help           this text\n"
     "\n"
     "Each finding's header ends with its id ([SR-xxxxxxxx]), which `streamrace explain` and\n"
@@ -66,8 +66,8 @@ int report_command(const std::vector<std::string>& args) {
   const bool advise = arguments.values.contains("advise");
   if (advise && arguments.value("advise") != "sync")
     throw UsageError("unknown advice '" + arguments.value("advise") + "' (expected sync)");
-  if (advise && format != "text")
-    throw UsageError("--advise=sync writes its section in the text report only");
+  if (advise && format == "sarif")
+    throw UsageError("--advise=sync writes its section in the text and JSON reports only");
   const Settings settings = command_settings(arguments);
   if (arguments.positional.empty())
     throw UsageError("'streamrace report' needs trace files or directories");
@@ -79,17 +79,18 @@ int report_command(const std::vector<std::string>& args) {
   const Replay replay = replay_for_report(arguments.positional, settings);
   const ReportedFindings reported = unsuppressed_findings(replay, suppressions);
   const std::vector<Finding>& findings = reported.findings;
+  std::optional<SyncAdvice> advice;
+  if (advise) advice = advise_synchronizations(arguments.positional, settings);
   const std::string file_report =
       format == "sarif" ? findings_sarif(findings, *replay.engine, replay.symbols,
                                          SarifOptions{arguments.value("source-root")})
-                        : findings_json(findings, *replay.engine, replay.symbols, replay.sources);
+                        : findings_json(findings, *replay.engine, replay.symbols, replay.sources,
+                                        advice ? sync_advice_json(*advice) : std::string());
   if (format != "text") {
     std::fputs(file_report.c_str(), stdout);
   } else {
     std::fputs(report_text(replay, reported, suppressions).c_str(), stdout);
-    if (advise)
-      std::fputs(sync_advice_text(advise_synchronizations(arguments.positional, settings)).c_str(),
-                 stdout);
+    if (advice) std::fputs(sync_advice_text(*advice).c_str(), stdout);
   }
   if (output) output->write(file_report);
   return findings.empty() ? 0 : exitcode;

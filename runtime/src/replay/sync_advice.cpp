@@ -7,6 +7,7 @@
 #include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_names.h"
 #include "streamrace/report/finding_text.h"
+#include "streamrace/report/json_text.h"
 
 #include <cstdio>
 #include <map>
@@ -330,6 +331,23 @@ std::string sync_advice_text(const SyncAdvice& advice) {
     }
   }
   return out;
+}
+
+std::string sync_advice_json(const SyncAdvice& advice) {
+  std::string out = "{\"replays\":" + std::to_string(advice.replays) + ",\"sites\":[";
+  for (std::size_t i = 0; i < advice.sites.size(); ++i) {
+    const SyncSiteAdvice& site = advice.sites[i];
+    out += std::string(i ? "," : "") + "{\"api\":" + json_quote(site.api) +
+           ",\"location\":" + json_quote(site.location) +
+           ",\"host_wait\":" + (site.host_wait ? "true" : "false") +
+           ",\"executions\":" + std::to_string(site.executions) +
+           ",\"waited_ns\":" + std::to_string(site.waited_ns) + ",\"verdict\":\"" +
+           sync_verdict_name(site.verdict) +
+           "\",\"findings_without\":" + std::to_string(site.findings_without) +
+           ",\"witness\":" + json_quote(site.witness) + ",\"edge\":" + json_quote(site.edge) +
+           ",\"covered_by\":" + json_quote(site.covered_by) + "}";
+  }
+  return out + "]}";
 }
 
 } // namespace streamrace

@@ -59,7 +59,8 @@ std::string access_json(const AccessSide& side, const Engine& engine, const Symb
 } // namespace
 
 std::string findings_json(const std::vector<Finding>& findings, const Engine& engine,
-                          const SymbolTable& symbols, const std::vector<TraceSource>& sources) {
+                          const SymbolTable& symbols, const std::vector<TraceSource>& sources,
+                          const std::string& synchronization) {
   std::ostringstream out;
   out << "{\"schema\":\"streamrace-report\",\"version\":1,\"traces\":[";
   for (std::size_t i = 0; i < sources.size(); ++i)
@@ -144,7 +145,9 @@ std::string findings_json(const std::vector<Finding>& findings, const Engine& en
           << ",\"stack\":" << frames(f.unrecorded_wait->site, symbols) << "}";
     out << "}";
   }
-  out << "]}\n";
+  out << "]";
+  if (!synchronization.empty()) out << ",\"synchronization\":" << synchronization;
+  out << "}\n";
   return out.str();
 }
 

@@ -60,5 +60,7 @@ SyncAdvice advise_synchronizations(const std::vector<std::string>& paths, const 
 
 // The text report's "Synchronization" section.
 std::string sync_advice_text(const SyncAdvice& advice);
+// The JSON report's "synchronization" member (docs/report-formats.md).
+std::string sync_advice_json(const SyncAdvice& advice);
 
 } // namespace streamrace

@@ -17,7 +17,10 @@ struct TraceSource {
   std::string problem;
 };
 
+// `synchronization`, when given, is the value of the report's "synchronization" member (a JSON
+// object, sync_advice.h), which it then ends with.
 std::string findings_json(const std::vector<Finding>& findings, const Engine& engine,
-                          const SymbolTable& symbols, const std::vector<TraceSource>& sources);
+                          const SymbolTable& symbols, const std::vector<TraceSource>& sources,
+                          const std::string& synchronization = {});
 
 } // namespace streamrace
