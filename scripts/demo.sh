@@ -319,7 +319,7 @@ plot '$out/cost/cost.dat' using 0:(1000/\$2):xtic(1) with boxes notitle, \
 EOF
 echo "(plots: $out/throughput.png, $out/cost/cost.png)"
 echo "Which synchronizations each fix needs (streamrace report --advise=sync, docs/sync-advice.md):"
-for mode in hpz-fix-hostsync hpz-fix-event; do
+for mode in zero3 hpz-fix-hostsync hpz-fix-event; do
   "$bin/streamrace" report --advise=sync "$out/traces-$mode" > "$out/sync-advice-$mode.txt" 2>&1 || true
 done
 python3 "$root/scripts/demo_summary.py" --fix-advice --out "$out" --root "$root"

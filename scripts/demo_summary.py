@@ -194,11 +194,25 @@ def fix_advice(out, root):
     return lines
 
 
+def advice_counts(out):
+    """Per mode, the advice's count of sites by verdict, as its first line says it."""
+    counts = {}
+    for mode in ["zero3", "hpz-fix-hostsync", "hpz-fix-event"]:
+        line = re.search(r"synchronization: (\d+ sites?), .*: (.*)$",
+                         read(out / f"sync-advice-{mode}.txt"), re.M)
+        if line:
+            counts[mode] = f"{line.group(1)}: {line.group(2)}"
+    return counts
+
+
 def advice_section(out, root):
     section = ["### Which synchronization each fix needs", ""]
     lines = fix_advice(out, root)
     if not lines:
         return section + ["(the advice did not run: see the demo's output)"]
+    lines += [""] + [f"All of {mode}'s synchronizations ([sync-advice-{mode}.txt]"
+                     f"(sync-advice-{mode}.txt)): {text}."
+                     for mode, text in advice_counts(out).items()]
     page = os.path.relpath(root / "docs" / "sync-advice.md", out.resolve())
     return section + ["`streamrace report --advise=sync` replays each run's trace without each of "
                       "its synchronizations, one call site at a time "
