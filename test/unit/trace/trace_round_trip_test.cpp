@@ -104,6 +104,25 @@ TEST(TraceFormat, FieldsAddedLaterAreAbsentFromOlderRecords) {
   EXPECT_FALSE(trace::decode_event(current, back, 0));
 }
 
+// Version 11 added the host waits' waited_ns: a version 10 synchronize reads as one the tracer
+// did not time, and its time survives in the current version.
+TEST(TraceFormat, AVersion10SynchronizeReadsWithoutItsTime) {
+  std::string bytes = encoded({{0, 1, 0, 0, 10}, StreamSynchronize{0x40, true, 0}});
+  bytes.pop_back(); // waited_ns, a one-byte varint
+  Event back;
+  trace::Decoder older(bytes);
+  ASSERT_TRUE(trace::decode_event(older, back, 0, 10));
+  EXPECT_EQ(std::get<StreamSynchronize>(back.payload).stream, 0x40u);
+  EXPECT_EQ(std::get<StreamSynchronize>(back.payload).waited_ns, 0u);
+  trace::Decoder current(bytes);
+  EXPECT_FALSE(trace::decode_event(current, back, 0));
+
+  const std::string timed = encoded({{0, 1, 0, 0, 10}, DeviceSynchronize{0, 1'234'567}});
+  trace::Decoder in(timed);
+  ASSERT_TRUE(trace::decode_event(in, back, 0));
+  EXPECT_EQ(std::get<DeviceSynchronize>(back.payload).waited_ns, 1'234'567u);
+}
+
 TEST(TraceFiles, ReplayGivesTheSameFindingsAsTheOnlineEngine) {
   SymbolTable symbols;
   const std::vector<Event> events = examples::hpz_events(examples::HpzMode::Buggy, symbols);
