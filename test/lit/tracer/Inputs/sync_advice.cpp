@@ -9,6 +9,8 @@
 //                event edge would do (over-strong)
 //   ordered-twice the reader waits on the event, and the host synchronizes the writer: either
 //                alone orders the copies, so neither is needed alone, but one of them is
+//   early-wait   event-wait, after the reader waited on an event recorded before the write:
+//                that wait orders nothing the copies touch (redundant, no partner)
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -33,6 +35,13 @@ int run(std::string_view scenario) {
   CHECK(cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking));
   cudaEvent_t written = nullptr;
   CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+  cudaEvent_t early = nullptr;
+  CHECK(cudaEventCreateWithFlags(&early, cudaEventDisableTiming));
+  if (scenario == "early-wait") {
+    // Recorded before the write: a wait on it orders nothing the copies touch.
+    CHECK(cudaEventRecord(early, writer));
+    CHECK(cudaStreamWaitEvent(reader, early, 0));
+  }
 
   CHECK(cudaMemcpyAsync(middle, source, kBytes, cudaMemcpyDeviceToDevice, writer));
   CHECK(cudaEventRecord(written, writer));
@@ -46,6 +55,7 @@ int run(std::string_view scenario) {
   CHECK(cudaMemcpyAsync(target, middle, kBytes, cudaMemcpyDeviceToDevice, reader));
   CHECK(cudaStreamSynchronize(reader));
 
+  CHECK(cudaEventDestroy(early));
   CHECK(cudaEventDestroy(written));
   CHECK(cudaStreamDestroy(reader));
   CHECK(cudaStreamDestroy(writer));
@@ -60,7 +70,8 @@ int run(std::string_view scenario) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: sync_advice event-wait|double-wait|host-sync|ordered-twice\n");
+    std::fprintf(stderr,
+                 "usage: sync_advice event-wait|double-wait|host-sync|ordered-twice|early-wait\n");
     return 2;
   }
   return run(argv[1]);
