@@ -20,9 +20,9 @@ _TYPE_OF_CHECK = {
     "streamrace-wait-unrecorded-event": "unrecorded_event",
 }
 # Types a run reports that no static finding is (a collective mismatch, a use before the
-# allocation), accepted so that one file serves both.
+# allocation, a verdict on a synchronization), accepted so that one file serves both.
 _TYPES = frozenset(_TYPE_OF_CHECK.values()) | {"use_before_alloc", "collective", "called_from",
-                                              "stream"}
+                                              "stream", "sync"}
 
 
 class SuppressionError(Exception):

@@ -14,6 +14,8 @@ namespace {
 
 // What a suppression may match besides a kind of finding (finding_kinds.inc names those).
 constexpr std::string_view kPlaceTypes[] = {"called_from", "stream"};
+// Notes on call sites that are no findings: the synchronization advice's verdicts.
+constexpr std::string_view kNoteTypes[] = {"sync"};
 
 // Every word a suppression may start with, each once, in the order the error lists them.
 std::vector<std::string_view> suppression_types() {
@@ -22,6 +24,7 @@ std::vector<std::string_view> suppression_types() {
     if (std::ranges::find(types, kind.suppression_type) == types.end())
       types.push_back(kind.suppression_type);
   types.insert(types.end(), std::begin(kPlaceTypes), std::end(kPlaceTypes));
+  types.insert(types.end(), std::begin(kNoteTypes), std::end(kNoteTypes));
   return types;
 }
 
@@ -48,10 +51,17 @@ std::vector<CallSiteId> sites_of(const Finding& finding) {
 }
 
 bool frames_match(const std::string& pattern, const CallSite& site, std::size_t first_frame) {
-  for (std::size_t i = first_frame; i < site.frames.size(); ++i)
-    if (glob_match(pattern, site.frames[i].function) || glob_match(pattern, site.frames[i].file))
+  for (std::size_t i = first_frame; i < site.frames.size(); ++i) {
+    const StackFrame& frame = site.frames[i];
+    if (glob_match(pattern, frame.function) || glob_match(pattern, frame.file) ||
+        (frame.line && glob_match(pattern, frame.file + ":" + std::to_string(frame.line))))
       return true;
+  }
   return false;
+}
+
+bool names_call(const std::string& pattern, const CallSite& site) {
+  return glob_match(pattern, site.api) || frames_match(pattern, site, 0);
 }
 
 } // namespace
@@ -128,11 +138,20 @@ bool Suppressions::suppresses(const Finding& finding, const Engine& engine,
           match |= frames_match(rule.pattern, *site, 1);
     } else if (rule.type == type) {
       for (CallSiteId id : sites) {
-        if (const CallSite* site = symbols.call_site(id))
-          match |= glob_match(rule.pattern, site->api) || frames_match(rule.pattern, *site, 0);
+        if (const CallSite* site = symbols.call_site(id)) match |= names_call(rule.pattern, *site);
       }
     }
     if (match) {
+      ++rule.hits;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Suppressions::suppresses_call(std::string_view type, const CallSite& site) {
+  for (Rule& rule : rules_) {
+    if (rule.type == type && names_call(rule.pattern, site)) {
       ++rule.hits;
       return true;
     }
@@ -159,7 +178,7 @@ std::string suppressed_line(const ReportedFindings& reported,
   std::string line = "streamrace: " + std::to_string(reported.suppressed) + " finding" +
                      (reported.suppressed == 1 ? "" : "s") + " suppressed:";
   for (const Suppressions::Rule& rule : suppressions->rules())
-    if (rule.hits)
+    if (rule.hits && std::ranges::find(kNoteTypes, rule.type) == std::end(kNoteTypes))
       line += " " + std::to_string(rule.hits) + " " + rule.type + ":" + rule.pattern + ";";
   return line + "\n";
 }

@@ -43,6 +43,11 @@ TEST_F(Suppressing, RaceMatchesAnyFrameOrApiOfEitherAccess) {
   EXPECT_FALSE(suppressed("race:unrelated"));
   EXPECT_FALSE(suppressed("use_after_free:copy_helper"));
 }
+TEST_F(Suppressing, AFrameMatchesByFileAndLine) {
+  EXPECT_TRUE(suppressed("race:zero.cu:40"));
+  EXPECT_TRUE(suppressed("race:*.cu:80"));
+  EXPECT_FALSE(suppressed("race:zero.cu:41"));
+}
 TEST_F(Suppressing, CalledFromSkipsTheTopFrame) {
   EXPECT_TRUE(suppressed("called_from:release_param"));
   EXPECT_FALSE(suppressed("called_from:copy_helper"));
@@ -62,15 +67,31 @@ TEST(SuppressionsParse, AnUnknownTypeIsAnErrorListingEachTypeOnce) {
     Suppressions::parse("raec:typo\n", "x.supp");
     ADD_FAILURE() << "an unknown type was accepted";
   } catch (const std::invalid_argument& error) {
-    EXPECT_STREQ(error.what(), "x.supp:1: 'raec:typo' is not a suppression (expected race:, "
-                               "use_after_free:, use_before_alloc:, unrecorded_event:, "
-                               "collective:, called_from: or stream: followed by a pattern)");
+    EXPECT_STREQ(error.what(),
+                 "x.supp:1: 'raec:typo' is not a suppression (expected race:, "
+                 "use_after_free:, use_before_alloc:, unrecorded_event:, "
+                 "collective:, called_from:, stream: or sync: followed by a pattern)");
   }
 }
 TEST(SuppressionsParse, EveryKindsTypeIsAccepted) {
   for (const FindingKindInfo& kind : kFindingKinds)
     EXPECT_NO_THROW(Suppressions::parse(std::string(kind.suppression_type) + ":f\n", "x.supp"))
         << kind.rule_name;
+}
+
+TEST(SuppressionsOfCalls, OnlyLinesOfTheTypeNameTheCallAndEachHitIsCounted) {
+  Suppressions suppressions =
+      Suppressions::parse("race:train.py:12\nsync:train.py:12\nsync:*Synchronize\n", "x.supp");
+  const CallSite wait{"cudaStreamWaitEvent", {{"step", "train.py", 12}}};
+  const CallSite sync{"cudaDeviceSynchronize", {{"step", "train.py", 30}}};
+  const CallSite other{"cudaStreamWaitEvent", {{"step", "train.py", 13}}};
+  EXPECT_TRUE(suppressions.suppresses_call("sync", wait));
+  EXPECT_TRUE(suppressions.suppresses_call("sync", sync));
+  EXPECT_FALSE(suppressions.suppresses_call("sync", other));
+  ASSERT_EQ(suppressions.rules().size(), 3u);
+  EXPECT_EQ(suppressions.rules()[0].hits, 0u);
+  EXPECT_EQ(suppressions.rules()[1].hits, 1u);
+  EXPECT_EQ(suppressions.rules()[2].hits, 1u);
 }
 
 } // namespace

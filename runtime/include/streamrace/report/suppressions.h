@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Suppressions in the ThreadSanitizer manner: a file of `type:pattern` lines. A finding is
 // suppressed when a line of its type matches it; `*` in a pattern matches any run of
-// characters, and a pattern matches a frame's function or file, an API name, or a stream name.
+// characters, and a pattern matches a frame's function, file or "file:line", an API name, or a
+// stream name.
 //
 //   race:<pattern>             races (any kind) with the pattern in either access's stack or API
 //   use_after_free:<pattern>   use-after-free findings, likewise
@@ -10,6 +11,8 @@
 //   collective:<pattern>       collective mismatches, matched against the calls' stacks
 //   called_from:<pattern>      any finding whose stacks have the pattern below their top frame
 //   stream:<pattern>           any finding that involves a stream of that name
+//   sync:<pattern>             the synchronization advice's verdict on a call site whose API or
+//                              stack has the pattern (`report --advise=sync`)
 //
 // Blank lines and lines starting with '#' are ignored.
 #pragma once
@@ -34,6 +37,9 @@ public:
 
   // True (and counts the hit) when some line suppresses `finding`.
   bool suppresses(const Finding& finding, const Engine& engine, const SymbolTable& symbols);
+  // True (and counts the hit) when a line of `type` names the call's API or a function or file
+  // of its stack: what suppresses a note on a call site rather than a finding.
+  bool suppresses_call(std::string_view type, const CallSite& site);
 
   struct Rule {
     std::string type;
