@@ -6,6 +6,7 @@
 #include "usage_error.h"
 
 #include "streamrace/replay/replay.h"
+#include "streamrace/replay/sync_advice.h"
 #include "streamrace/report/dot_export.h"
 #include "streamrace/report/finding_id.h"
 #include "streamrace/report/finding_json.h"
@@ -38,6 +39,9 @@ constexpr const char* kHelp =
     "  --output=FILE        write to FILE instead of standard output\n"
     "  --finding=ID         only this finding (its SR-... id, or its number in the report)\n"
     "  --source-root=DIR    SARIF: name files under DIR relative to it (%SRCROOT%)\n"
+    "  --advise=sync        add the verdict on each synchronization, as `streamrace report\n"
+    "                       --advise=sync` gives it: Perfetto marks each execution, JSON and\n"
+    "                       SARIF hold it as the report does (not for dot)\n"
     "  --options=K=V:...    settings, over those of $STREAMRACE_OPTIONS\n"
     "  -h, --help           this text\n"
     "\n"
@@ -47,8 +51,8 @@ constexpr const char* kHelp =
 } // namespace
 
 int export_command(const std::vector<std::string>& args) {
-  const Arguments arguments =
-      Arguments::parse(args, "export", {"format", "output", "finding", "source-root", "options"});
+  const Arguments arguments = Arguments::parse(
+      args, "export", {"format", "output", "finding", "source-root", "options", "advise"});
   if (arguments.help) {
     std::fputs(kHelp, stdout);
     return 0;
@@ -59,6 +63,11 @@ int export_command(const std::vector<std::string>& args) {
   if (format != "perfetto" && format != "dot" && format != "json" && format != "sarif")
     throw UsageError("unknown export format '" + format +
                      "' (expected perfetto, dot, json or sarif)");
+  const bool advise = arguments.values.contains("advise");
+  if (advise && arguments.value("advise") != "sync")
+    throw UsageError("unknown advice '" + arguments.value("advise") + "' (expected sync)");
+  if (advise && format == "dot")
+    throw UsageError("--advise=sync has no place in a dot graph (perfetto, json or sarif take it)");
   const Settings settings = command_settings(arguments);
   if (arguments.positional.empty())
     throw UsageError("'streamrace export' needs trace files or directories");
@@ -74,21 +83,26 @@ int export_command(const std::vector<std::string>& args) {
   if (arguments.values.contains("finding"))
     findings = {
         finding_by_id(findings, *replay.engine, replay.symbols, arguments.value("finding"))};
+  std::optional<SyncAdvice> advice;
+  if (advise) advice = advise_synchronizations(arguments.positional, settings, suppressions);
 
   std::string text;
   if (format == "perfetto") {
     // Far larger than anything the replay keeps: written as it is made.
     std::ostream& out = output ? output->stream() : std::cout;
-    write_perfetto_trace(replay.recorded(), findings, out);
+    write_perfetto_trace(replay.recorded(), findings, out,
+                         advice ? sync_advice_marks(*advice) : std::vector<PerfettoSiteMark>());
     out.flush();
   } else if (format == "dot") {
     for (const Finding& finding : findings)
       text += finding_dot(replay.recorded(), finding);
   } else if (format == "json") {
-    text = findings_json(findings, *replay.engine, replay.symbols, replay.sources);
+    text = findings_json(findings, *replay.engine, replay.symbols, replay.sources,
+                         advice ? sync_advice_json(*advice) : std::string());
   } else {
     text = findings_sarif(findings, *replay.engine, replay.symbols,
-                          SarifOptions{arguments.value("source-root")});
+                          SarifOptions{arguments.value("source-root")},
+                          advice ? sync_advice_sarif(*advice) : SarifNotes{});
   }
   if (!output) {
     std::fputs(text.c_str(), stdout);

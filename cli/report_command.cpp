@@ -37,7 +37,8 @@ constexpr const char* kHelp =
     "  --exitcode=N         exit status when findings remain (default 66)\n"
     "  --advise=sync        judge every synchronization the run executed by replaying the\n"
     "                       run without it, one call site at a time: a Synchronization\n"
-    "                       section in text, a \"synchronization\" member in JSON\n"
+    "                       section in text, a \"synchronization\" member in JSON, a note\n"
+    "                       per site in SARIF; suppressions' sync: lines hide sites\n"
     "  -h, --help           this text\n"
     "\n"
     "Each finding's header ends with its id ([SR-xxxxxxxx]), which `streamrace explain` and\n"
@@ -66,8 +67,6 @@ int report_command(const std::vector<std::string>& args) {
   const bool advise = arguments.values.contains("advise");
   if (advise && arguments.value("advise") != "sync")
     throw UsageError("unknown advice '" + arguments.value("advise") + "' (expected sync)");
-  if (advise && format == "sarif")
-    throw UsageError("--advise=sync writes its section in the text and JSON reports only");
   const Settings settings = command_settings(arguments);
   if (arguments.positional.empty())
     throw UsageError("'streamrace report' needs trace files or directories");
@@ -80,10 +79,11 @@ int report_command(const std::vector<std::string>& args) {
   const ReportedFindings reported = unsuppressed_findings(replay, suppressions);
   const std::vector<Finding>& findings = reported.findings;
   std::optional<SyncAdvice> advice;
-  if (advise) advice = advise_synchronizations(arguments.positional, settings);
+  if (advise) advice = advise_synchronizations(arguments.positional, settings, suppressions);
   const std::string file_report =
       format == "sarif" ? findings_sarif(findings, *replay.engine, replay.symbols,
-                                         SarifOptions{arguments.value("source-root")})
+                                         SarifOptions{arguments.value("source-root")},
+                                         advice ? sync_advice_sarif(*advice) : SarifNotes{})
                         : findings_json(findings, *replay.engine, replay.symbols, replay.sources,
                                         advice ? sync_advice_json(*advice) : std::string());
   if (format != "text") {

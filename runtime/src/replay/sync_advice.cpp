@@ -97,17 +97,6 @@ struct Outcome {
   bool stream_to_stream = true; // every new finding is two streams an event edge can order
 };
 
-// Where the program made the call: in a Python program, its innermost Python frame outside
-// PyTorch's own modules (a `wait_stream` is traced inside torch/cuda/streams.py, under native
-// frames of the interpreter and of libtorch); else the first frame with a file.
-std::string program_line(const EventSummary& summary, const SymbolTable& symbols) {
-  if (const CallSite* site = symbols.call_site(summary.header.site))
-    for (const StackFrame& frame : site->frames)
-      if (frame.file.ends_with(".py") && frame.file.find("/torch/") == std::string::npos)
-        return frame.file + ":" + std::to_string(frame.line);
-  return event_file_line(summary, symbols);
-}
-
 std::string witness_text(const Finding& finding, const SymbolTable& symbols) {
   return std::string(finding_kind_name(finding.kind)) + " between " +
          access_op_text(finding.first.access, symbols) + " and " +
@@ -122,8 +111,9 @@ bool event_edge_orders(const Finding& finding) {
 
 class Advisor {
 public:
-  Advisor(const std::vector<std::string>& paths, const Settings& settings)
-      : paths_(paths), settings_(settings) {}
+  Advisor(const std::vector<std::string>& paths, const Settings& settings,
+          std::optional<Suppressions>& suppressions)
+      : paths_(paths), settings_(settings), suppressions_(suppressions) {}
 
   SyncAdvice advise() {
     TraceSet set = open_trace_set(paths_, run_.symbols);
@@ -139,6 +129,7 @@ public:
       const EventSummary summary = summarize(events_[seen.first], run_.symbols);
       const std::string api = event_api(summary, symbols);
       const std::string location = program_line(summary, symbols);
+      const StackFrame* frame = program_frame(summary, symbols);
       // Sites nothing locates stay apart: their stacks are all that tells them apart.
       std::string line = location.empty() ? std::to_string(id) : api;
       if (!location.empty()) line.append("\n").append(location);
@@ -148,6 +139,11 @@ public:
         SyncSiteAdvice& site = advice.sites.emplace_back();
         site.api = api;
         site.location = location;
+        if (frame) {
+          site.file = frame->file;
+          site.line = frame->line;
+          site.function = frame->function;
+        }
       }
       groups_[group->second].ids.push_back(id);
       SyncSiteAdvice& site = advice.sites[groups_[group->second].advice_index];
@@ -172,6 +168,7 @@ public:
       }
     }
     name_covering(unneeded, advice);
+    leave_out_suppressed(advice);
     return advice;
   }
 
@@ -198,6 +195,23 @@ private:
         break;
       }
     }
+  }
+
+  // Judged with the rest (a suppressed site may cover another), then left out.
+  void leave_out_suppressed(SyncAdvice& advice) {
+    if (!suppressions_) return;
+    std::vector<SyncSiteAdvice> kept;
+    for (std::size_t index = 0; index < groups_.size(); ++index) {
+      bool suppressed = false;
+      for (CallSiteId id : groups_[index].ids)
+        if (const CallSite* site = run_.symbols.call_site(id))
+          suppressed = suppressed || suppressions_->suppresses_call("sync", *site);
+      if (suppressed)
+        ++advice.suppressed;
+      else
+        kept.push_back(std::move(advice.sites[index]));
+    }
+    advice.sites = std::move(kept);
   }
 
   void note(const Event& event) {
@@ -246,6 +260,7 @@ private:
 
   const std::vector<std::string>& paths_;
   const Settings& settings_;
+  std::optional<Suppressions>& suppressions_;
   std::map<CallSiteId, SeenSite> sites_;
   std::vector<CallSiteId> order_;
   Replay run_;
@@ -270,6 +285,59 @@ std::string plural(std::uint64_t count, const char* word) {
   return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
 }
 
+std::string executions_text(const SyncSiteAdvice& site) {
+  return plural(site.executions, "execution") +
+         (site.waited_ns == 0 ? "" : ", held the host " + milliseconds(site.waited_ns) + " ms");
+}
+
+// Why the site has its verdict, a line each.
+std::vector<std::string> reasons(const SyncSiteAdvice& site) {
+  switch (site.verdict) {
+  case SyncVerdict::LoadBearing:
+    return {"without it: " + site.witness +
+            (site.findings_without > 1
+                 ? " (and " + std::to_string(site.findings_without - 1) + " more)"
+                 : "")};
+  case SyncVerdict::OverStrong:
+    return {"the host waits, but only stream work depends on it: " + site.witness,
+            "instead: " + site.edge};
+  case SyncVerdict::Redundant:
+    return {"without it, every conflicting pair is still ordered" + covering(site)};
+  case SyncVerdict::HostUnseen:
+    break;
+  }
+  return {"nothing the trace holds needs it" + covering(site) +
+          "; the host may: its own reads are traced only in pinned and managed memory, "
+          "with watch_host_accesses=1"};
+}
+
+std::string reasons_sentence(const SyncSiteAdvice& site) {
+  std::string sentence;
+  for (const std::string& reason : reasons(site))
+    sentence += (sentence.empty() ? "" : "; ") + reason;
+  return sentence;
+}
+
+// The SARIF rules, in SyncVerdict's order.
+std::vector<SarifNotes::Rule> sync_rules() {
+  return {
+      {"streamrace-sync-load-bearing", "SyncLoadBearing",
+       "A synchronization without which the run has a race",
+       "Taken out of the run, and the run replayed without it, this call site leaves a pair of "
+       "conflicting accesses unordered: keep it."},
+      {"streamrace-sync-over-strong", "SyncOverStrong", "A host wait only stream work depends on",
+       "Every pair this host wait orders is two streams' work: an event recorded on the first "
+       "stream and waited for on the second orders them without holding the host."},
+      {"streamrace-sync-redundant", "SyncRedundant", "A stream wait the run does not need",
+       "Taken out of the run, and the run replayed without it, every conflicting pair stays "
+       "ordered; where another site covers the same pairs, take out one of the two, not both."},
+      {"streamrace-sync-host-unseen", "SyncHostUnseen", "A host wait nothing traced depends on",
+       "Taken out of the run, no traced access is left unordered, but the host's own reads are "
+       "traced only in pinned and managed memory with watch_host_accesses=1: check what the host "
+       "reads after it before taking it out."},
+  };
+}
+
 } // namespace
 
 const char* sync_verdict_name(SyncVerdict verdict) {
@@ -286,49 +354,29 @@ const char* sync_verdict_name(SyncVerdict verdict) {
   return "redundant";
 }
 
-SyncAdvice advise_synchronizations(const std::vector<std::string>& paths,
-                                   const Settings& settings) {
-  return Advisor(paths, settings).advise();
+SyncAdvice advise_synchronizations(const std::vector<std::string>& paths, const Settings& settings,
+                                   std::optional<Suppressions>& suppressions) {
+  return Advisor(paths, settings, suppressions).advise();
 }
 
 std::string sync_advice_text(const SyncAdvice& advice) {
   std::map<SyncVerdict, std::size_t> counts;
   for (const SyncSiteAdvice& site : advice.sites)
     ++counts[site.verdict];
-  std::string out = "streamrace: synchronization: " + plural(advice.sites.size(), "site") +
-                    ", each taken out of the run and replayed (" +
-                    plural(advice.replays, "replay") +
-                    "): " + std::to_string(counts[SyncVerdict::LoadBearing]) + " load-bearing, " +
-                    std::to_string(counts[SyncVerdict::OverStrong]) + " over-strong, " +
-                    std::to_string(counts[SyncVerdict::Redundant]) + " redundant, " +
-                    std::to_string(counts[SyncVerdict::HostUnseen]) + " host-unseen\n";
+  std::string out =
+      "streamrace: synchronization: " + plural(advice.sites.size() + advice.suppressed, "site") +
+      ", each taken out of the run and replayed (" + plural(advice.replays, "replay") +
+      "): " + std::to_string(counts[SyncVerdict::LoadBearing]) + " load-bearing, " +
+      std::to_string(counts[SyncVerdict::OverStrong]) + " over-strong, " +
+      std::to_string(counts[SyncVerdict::Redundant]) + " redundant, " +
+      std::to_string(counts[SyncVerdict::HostUnseen]) + " host-unseen" +
+      (advice.suppressed ? ", " + std::to_string(advice.suppressed) + " suppressed" : "") + "\n";
   for (const SyncSiteAdvice& site : advice.sites) {
     out += "  " + std::string(sync_verdict_name(site.verdict)) + ": " + site.api +
-           (site.location.empty() ? "" : " at " + site.location) + " (" +
-           plural(site.executions, "execution") +
-           (site.waited_ns == 0 ? "" : ", held the host " + milliseconds(site.waited_ns) + " ms") +
+           (site.location.empty() ? "" : " at " + site.location) + " (" + executions_text(site) +
            ")\n";
-    switch (site.verdict) {
-    case SyncVerdict::LoadBearing:
-      out += "    without it: " + site.witness +
-             (site.findings_without > 1
-                  ? " (and " + std::to_string(site.findings_without - 1) + " more)"
-                  : "") +
-             "\n";
-      break;
-    case SyncVerdict::OverStrong:
-      out += "    the host waits, but only stream work depends on it: " + site.witness + "\n" +
-             "    instead: " + site.edge + "\n";
-      break;
-    case SyncVerdict::Redundant:
-      out += "    without it, every conflicting pair is still ordered" + covering(site) + "\n";
-      break;
-    case SyncVerdict::HostUnseen:
-      out += "    nothing the trace holds needs it" + covering(site) +
-             "; the host may: its own reads are traced only in pinned and managed memory, "
-             "with watch_host_accesses=1\n";
-      break;
-    }
+    for (const std::string& reason : reasons(site))
+      out += "    " + reason + "\n";
   }
   return out;
 }
@@ -348,6 +396,29 @@ std::string sync_advice_json(const SyncAdvice& advice) {
            ",\"covered_by\":" + json_quote(site.covered_by) + "}";
   }
   return out + "]}";
+}
+
+SarifNotes sync_advice_sarif(const SyncAdvice& advice) {
+  SarifNotes notes{sync_rules(), {}};
+  for (const SyncSiteAdvice& site : advice.sites)
+    notes.notes.push_back(SarifNotes::Note{
+        static_cast<std::size_t>(site.verdict), site.file, site.line, site.function,
+        site.api + " (" + executions_text(site) + ") is " + sync_verdict_name(site.verdict) + ": " +
+            reasons_sentence(site) + ".",
+        site.api + " " + site.location,
+        "\"verdict\":\"" + std::string(sync_verdict_name(site.verdict)) + "\",\"executions\":" +
+            std::to_string(site.executions) + ",\"waitedNs\":" + std::to_string(site.waited_ns) +
+            ",\"findingsWithout\":" + std::to_string(site.findings_without)});
+  return notes;
+}
+
+std::vector<PerfettoSiteMark> sync_advice_marks(const SyncAdvice& advice) {
+  std::vector<PerfettoSiteMark> marks;
+  for (const SyncSiteAdvice& site : advice.sites)
+    if (!site.location.empty())
+      marks.push_back(PerfettoSiteMark{site.api, site.location, sync_verdict_name(site.verdict),
+                                       reasons_sentence(site)});
+  return marks;
 }
 
 } // namespace streamrace

@@ -17,6 +17,11 @@ const StackFrame* located_frame(const EventSummary& event, const SymbolTable& sy
   return nullptr;
 }
 
+std::string file_line(const StackFrame* frame) {
+  if (!frame) return "";
+  return frame->line ? frame->file + ":" + std::to_string(frame->line) : frame->file;
+}
+
 template <typename Payload> std::string payload_api(const Payload& p, const SymbolTable& symbols) {
   if constexpr (std::is_same_v<Payload, StreamCreate>)
     return "cudaStreamCreate";
@@ -153,9 +158,7 @@ std::string event_api(const EventSummary& event, const SymbolTable& symbols) {
 }
 
 std::string event_file_line(const EventSummary& event, const SymbolTable& symbols) {
-  const StackFrame* frame = located_frame(event, symbols);
-  if (!frame) return "";
-  return frame->line ? frame->file + ":" + std::to_string(frame->line) : frame->file;
+  return file_line(located_frame(event, symbols));
 }
 
 std::string event_location(const EventSummary& event, const SymbolTable& symbols) {
@@ -163,6 +166,18 @@ std::string event_location(const EventSummary& event, const SymbolTable& symbols
   if (!frame) return "";
   const std::string where = event_file_line(event, symbols);
   return frame->function.empty() ? where : frame->function + " " + where;
+}
+
+const StackFrame* program_frame(const EventSummary& event, const SymbolTable& symbols) {
+  if (const CallSite* site = symbols.call_site(event.header.site))
+    for (const StackFrame& frame : site->frames)
+      if (frame.file.ends_with(".py") && frame.file.find("/torch/") == std::string::npos)
+        return &frame;
+  return located_frame(event, symbols);
+}
+
+std::string program_line(const EventSummary& event, const SymbolTable& symbols) {
+  return file_line(program_frame(event, symbols));
 }
 
 EventSummary summarize(const Event& event, SymbolTable& symbols) {

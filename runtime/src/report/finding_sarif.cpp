@@ -45,7 +45,7 @@ public:
       root_.pop_back();
   }
 
-  std::string log(const std::vector<Finding>& findings) {
+  std::string log(const std::vector<Finding>& findings, const SarifNotes& notes) {
     out_ << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
             "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"streamrace\","
             "\"rules\":[";
@@ -61,6 +61,15 @@ public:
            << ",\"properties\":{\"tags\":[\"concurrency\",\"cuda\"],\"precision\":\"high\","
               "\"problem.severity\":\"error\"}}";
     }
+    for (const SarifNotes::Rule& rule : notes.rules) {
+      out_ << std::exchange(separator, ",") << "{\"id\":" << json_quote(rule.id)
+           << ",\"name\":" << json_quote(rule.name)
+           << ",\"shortDescription\":{\"text\":" << json_quote(rule.text) << "}"
+           << ",\"fullDescription\":{\"text\":" << json_quote(rule.help) << "}"
+           << ",\"help\":{\"text\":" << json_quote(rule.help) << "}"
+           << ",\"defaultConfiguration\":{\"level\":\"note\"}"
+           << ",\"properties\":{\"tags\":[\"performance\",\"cuda\"],\"precision\":\"high\"}}";
+    }
     out_ << "]}}";
     if (!root_.empty())
       out_ << ",\"originalUriBaseIds\":{\"%SRCROOT%\":{\"uri\":"
@@ -70,6 +79,10 @@ public:
     for (std::size_t i = 0; i < findings.size(); ++i) {
       if (i) out_ << ",";
       result(findings[i]);
+    }
+    for (std::size_t i = 0; i < notes.notes.size(); ++i) {
+      if (i || !findings.empty()) out_ << ",";
+      note(notes.notes[i], notes.rules.at(notes.notes[i].rule));
     }
     out_ << "]}]}\n";
     return out_.str();
@@ -127,6 +140,23 @@ private:
       text += ",\"logicalLocations\":[{\"name\":" + json_quote(frame->function) +
               ",\"kind\":\"function\"}]";
     return text + ",\"message\":{\"text\":" + json_quote(message) + "}}";
+  }
+
+  void note(const SarifNotes::Note& note, const SarifNotes::Rule& rule) {
+    out_ << "{\"ruleId\":" << json_quote(rule.id)
+         << ",\"ruleIndex\":" << std::size(kFindingKinds) + note.rule << ",\"level\":\"note\""
+         << ",\"message\":{\"text\":" << json_quote(note.message) << "},\"locations\":[";
+    if (!note.file.empty()) {
+      out_ << "{\"physicalLocation\":{\"artifactLocation\":" << artifact(note.file);
+      if (note.line) out_ << ",\"region\":{\"startLine\":" << note.line << "}";
+      out_ << "}";
+      if (!note.function.empty())
+        out_ << ",\"logicalLocations\":[{\"name\":" << json_quote(note.function)
+             << ",\"kind\":\"function\"}]";
+      out_ << "}";
+    }
+    out_ << "],\"partialFingerprints\":{\"streamraceNote/v1\":" << json_quote(note.fingerprint)
+         << "},\"properties\":{" << note.properties_json << "}}";
   }
 
   std::string side_text(const AccessSide& side) const {
@@ -215,8 +245,9 @@ private:
 } // namespace
 
 std::string findings_sarif(const std::vector<Finding>& findings, const Engine& engine,
-                           const SymbolTable& symbols, const SarifOptions& options) {
-  return Writer(engine, symbols, options).log(findings);
+                           const SymbolTable& symbols, const SarifOptions& options,
+                           const SarifNotes& notes) {
+  return Writer(engine, symbols, options).log(findings, notes);
 }
 
 } // namespace streamrace

@@ -11,8 +11,10 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace streamrace {
 
@@ -42,6 +44,7 @@ struct Slice {
   double ts = 0;
   double dur = 0;
   std::vector<std::string> findings;
+  const PerfettoSiteMark* mark = nullptr;
   double mid() const { return ts + dur / 2; }
 };
 
@@ -49,17 +52,19 @@ class Exporter {
 public:
   Exporter(const RecordedReplay& run, std::ostream& out) : run_(run), out_(out) {}
 
-  void write(const std::vector<Finding>& findings) {
+  void write(const std::vector<Finding>& findings, const std::vector<PerfettoSiteMark>& marks) {
     choose_clock();
     make_slices();
     size_slices();
     mark_findings(findings);
+    mark_sites(marks);
     out_ << "{\"traceEvents\":[\n";
     metadata();
     for (const Slice& slice : slices_)
       slice_event(slice);
     flows();
     instants(findings);
+    site_instants();
     out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":"
             "\"streamrace export\",\"timestamps\":"
          << json_quote(trace_time_ ? "trace: the host time of each call (op durations are not "
@@ -206,6 +211,21 @@ private:
     }
   }
 
+  void mark_sites(const std::vector<PerfettoSiteMark>& marks) {
+    if (marks.empty()) return;
+    std::map<std::pair<std::string_view, std::string_view>, const PerfettoSiteMark*> by_site;
+    for (const PerfettoSiteMark& mark : marks)
+      by_site.emplace(std::pair<std::string_view, std::string_view>(mark.api, mark.location),
+                      &mark);
+    for (Slice& slice : slices_) {
+      const EventSummary& event = run_.events[slice.event];
+      const std::string api = event_api(event, run_.symbols);
+      const std::string location = program_line(event, run_.symbols);
+      auto found = by_site.find({api, location});
+      if (found != by_site.end()) slice.mark = found->second;
+    }
+  }
+
   void metadata() {
     std::map<int, RankId> ranks;
     for (const auto& [key, index] : track_index_)
@@ -230,8 +250,8 @@ private:
     const Track& t = tracks_[slice.track];
     out_ << sep() << "{\"ph\":\"X\",\"name\":" << json_quote(event_api(event, run_.symbols))
          << ",\"cat\":\"" << (slice.findings.empty() ? "op" : "op,finding")
-         << "\",\"pid\":" << t.pid << ",\"tid\":" << t.tid << ",\"ts\":" << micros(slice.ts)
-         << ",\"dur\":" << micros(slice.dur);
+         << (slice.mark ? ",sync" : "") << "\",\"pid\":" << t.pid << ",\"tid\":" << t.tid
+         << ",\"ts\":" << micros(slice.ts) << ",\"dur\":" << micros(slice.dur);
     if (!slice.findings.empty()) out_ << ",\"cname\":\"terrible\"";
     out_ << ",\"args\":{\"event\":" << slice.event;
     if (slice.step) out_ << ",\"op\":\"#" << slice.step << "\"";
@@ -244,6 +264,9 @@ private:
         ids += (ids.empty() ? "" : ",") + id;
       out_ << ",\"finding\":" << json_quote(ids);
     }
+    if (slice.mark)
+      out_ << ",\"sync\":" << json_quote(slice.mark->verdict)
+           << ",\"sync advice\":" << json_quote(slice.mark->note);
     out_ << "}}";
   }
 
@@ -287,6 +310,24 @@ private:
     }
   }
 
+  // One mark per execution of an advised site, on the track of its first slice.
+  void site_instants() {
+    std::uint32_t marked_event = 0;
+    bool any = false;
+    for (const Slice& slice : slices_) {
+      if (!slice.mark || (any && slice.event == marked_event)) continue;
+      any = true;
+      marked_event = slice.event;
+      const Track& t = tracks_[slice.track];
+      out_ << sep() << "{\"ph\":\"i\",\"s\":\"t\",\"name\":"
+           << json_quote("sync " + slice.mark->verdict + ": " + slice.mark->api)
+           << ",\"cat\":\"sync\",\"pid\":" << t.pid << ",\"tid\":" << t.tid
+           << ",\"ts\":" << micros(slice.mid())
+           << ",\"args\":{\"call site\":" << json_quote(slice.mark->location)
+           << ",\"advice\":" << json_quote(slice.mark->note) << "}}";
+    }
+  }
+
   const char* sep() {
     const char* text = first_ ? "" : ",\n";
     first_ = false;
@@ -308,8 +349,8 @@ private:
 } // namespace
 
 void write_perfetto_trace(const RecordedReplay& run, const std::vector<Finding>& findings,
-                          std::ostream& out) {
-  Exporter(run, out).write(findings);
+                          std::ostream& out, const std::vector<PerfettoSiteMark>& marks) {
+  Exporter(run, out).write(findings, marks);
 }
 
 } // namespace streamrace

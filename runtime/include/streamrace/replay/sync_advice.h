@@ -8,8 +8,12 @@
 #pragma once
 
 #include "streamrace/engine/engine.h"
+#include "streamrace/report/finding_sarif.h"
+#include "streamrace/report/perfetto_export.h"
+#include "streamrace/report/suppressions.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +36,9 @@ const char* sync_verdict_name(SyncVerdict verdict);
 struct SyncSiteAdvice {
   std::string api;      // "cudaStreamSynchronize", "cudaStreamWaitEvent", ...
   std::string location; // "hpz_step.cpp:64", or "" when unknown
+  std::string file;     // the location's parts: "" and 0 when unknown
+  std::uint32_t line = 0;
+  std::string function;
   bool host_wait = false;
   std::uint64_t executions = 0;
   // Host waits: how long their executions held the host in all, as the tracer timed each from
@@ -53,14 +60,22 @@ struct SyncSiteAdvice {
 struct SyncAdvice {
   std::uint64_t replays = 0;         // counterfactual replays run, the run itself not counted
   std::vector<SyncSiteAdvice> sites; // in the order the run first reached them
+  std::uint64_t suppressed = 0;      // sites judged, and left out by a `sync:` suppression
 };
 
 // The advice for the run the trace files record (paths as `streamrace report` takes them).
-SyncAdvice advise_synchronizations(const std::vector<std::string>& paths, const Settings& settings);
+// Every site is judged; those a `sync:` line of `suppressions` names are then left out (each
+// hit counted in its rule).
+SyncAdvice advise_synchronizations(const std::vector<std::string>& paths, const Settings& settings,
+                                   std::optional<Suppressions>& suppressions);
 
 // The text report's "Synchronization" section.
 std::string sync_advice_text(const SyncAdvice& advice);
 // The JSON report's "synchronization" member (docs/report-formats.md).
 std::string sync_advice_json(const SyncAdvice& advice);
+// The SARIF log's notes: one result of level "note" per site, under a rule per verdict.
+SarifNotes sync_advice_sarif(const SyncAdvice& advice);
+// The Perfetto export's marks: each located site's verdict on every execution of it.
+std::vector<PerfettoSiteMark> sync_advice_marks(const SyncAdvice& advice);
 
 } // namespace streamrace

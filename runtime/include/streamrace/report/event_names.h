@@ -30,4 +30,12 @@ std::string event_location(const EventSummary& event, const SymbolTable& symbols
 // "hpz_step.cpp:64", or "" when unknown.
 std::string event_file_line(const EventSummary& event, const SymbolTable& symbols);
 
+// Where the program made the call: in a Python program, its innermost Python frame outside
+// PyTorch's own modules (a `wait_stream` is traced inside torch/cuda/streams.py, under native
+// frames of the interpreter and of libtorch); else the first frame with a file; null when none
+// has one.
+const StackFrame* program_frame(const EventSummary& event, const SymbolTable& symbols);
+// The program frame as "file:line", or "" when unknown.
+std::string program_line(const EventSummary& event, const SymbolTable& symbols);
+
 } // namespace streamrace

@@ -6,6 +6,7 @@
 #include "streamrace/engine/engine.h"
 #include "streamrace/engine/symbols.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,30 @@ struct SarifOptions {
   std::string source_root;
 };
 
+// Results of level "note" beside the findings, each under a rule of its own (the
+// synchronization advice's verdicts on call sites).
+struct SarifNotes {
+  struct Rule {
+    std::string id;   // "streamrace-sync-over-strong"
+    std::string name; // "SyncOverStrong"
+    std::string text; // one line
+    std::string help;
+  };
+  struct Note {
+    std::size_t rule = 0; // index into rules
+    std::string file;     // "" when the call has no known place
+    std::uint32_t line = 0;
+    std::string function;
+    std::string message;
+    std::string fingerprint;     // stable across runs: what the result is about
+    std::string properties_json; // the members of the result's property bag, "" for none
+  };
+  std::vector<Rule> rules;
+  std::vector<Note> notes;
+};
+
 std::string findings_sarif(const std::vector<Finding>& findings, const Engine& engine,
-                           const SymbolTable& symbols, const SarifOptions& options);
+                           const SymbolTable& symbols, const SarifOptions& options,
+                           const SarifNotes& notes = {});
 
 } // namespace streamrace

@@ -7,12 +7,22 @@
 #include "streamrace/report/recorded_replay.h"
 
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace streamrace {
 
+// A verdict on a call site, marked on each of its executions: the ops of that API whose program
+// line (event_names.h) is the site's.
+struct PerfettoSiteMark {
+  std::string api;      // "cudaStreamSynchronize"
+  std::string location; // program_line's "file:line"
+  std::string verdict;  // "over-strong"
+  std::string note;     // why, and what to do
+};
+
 // Written as it is made: the file holds every op, far more than the replay keeps in memory.
 void write_perfetto_trace(const RecordedReplay& run, const std::vector<Finding>& findings,
-                          std::ostream& out);
+                          std::ostream& out, const std::vector<PerfettoSiteMark>& marks = {});
 
 } // namespace streamrace
