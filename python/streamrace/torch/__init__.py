@@ -33,12 +33,14 @@ def enable():
     import torch
 
     from . import observer
-    from .mode import StreamraceMode, backward_call, follow_backward_calls, follow_coalesced_blocks
+    from .mode import (StreamraceMode, backward_call, follow_backward_calls,
+                       follow_coalesced_blocks, follow_stream_calls)
 
     # A report's Python stack starts at the program's own code.
     for prefix in _library_prefixes(torch):
         tracer.library_prefix(prefix)
     follow_coalesced_blocks(tracer)
+    follow_stream_calls(tracer)
     try:
         native = observer.load(torch)
     except observer.Unavailable as error:

@@ -48,12 +48,29 @@ def follow_backward_calls(tracer, note):
     torch.autograd.grad = noting(torch.autograd.grad)
 
 
+def lending_python_lines(tracer, function):
+    """`function` wrapped so that the CUDA and NCCL calls it makes carry the Python lines that
+    called it: it makes them with the GIL released, and the tracer reads Python lines only from a
+    thread holding it."""
+    import functools
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        # Closes only its own scope: a failed begin must not end an enclosing op.
+        opened = tracer.begin_python_lines(0)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if opened:
+                tracer.end_op([], [])
+
+    return call
+
+
 def follow_coalesced_blocks(tracer):
     """A coalesced block (batch_isend_irecv, _coalescing_manager) issues its NCCL calls when it
     ends, in ProcessGroup._end_coalescing, outside the dispatcher: give them the Python lines
     that ended the block (their names and extents are the tracer's own, exact for NCCL)."""
-    import functools
-
     import torch.distributed
 
     if not torch.distributed.is_available():
@@ -61,20 +78,38 @@ def follow_coalesced_blocks(tracer):
     from torch.distributed import ProcessGroup
 
     end_coalescing = getattr(ProcessGroup, "_end_coalescing", None)
-    if end_coalescing is None:
-        return
+    if end_coalescing is not None:
+        ProcessGroup._end_coalescing = lending_python_lines(tracer, end_coalescing)
 
-    @functools.wraps(end_coalescing)
-    def ending(*args, **kwargs):
-        # Closes only its own scope: a failed begin must not end an enclosing op.
-        opened = tracer.begin_python_lines(0)
+
+# The stream and event methods, and the module functions, that wait or record outside the
+# dispatcher: a report names each by the program's line (`side.wait_stream(main)`), where it
+# would otherwise name PyTorch's C++ file, and two lines making the same call stay two sites.
+_STREAM_CALLS = {
+    "torch.cuda.Stream": ("wait_stream", "wait_event", "record_event", "synchronize", "query"),
+    "torch.cuda.Event": ("record", "wait", "synchronize", "query", "elapsed_time"),
+    "torch.cuda": ("synchronize",),
+    "torch.accelerator": ("synchronize",),
+}
+
+
+def follow_stream_calls(tracer):
+    """Wraps `_STREAM_CALLS` to lend them their Python lines. The 2.x `torch.Stream` and
+    `torch.Event` are built-in types, which take no new attributes: their calls keep the lines
+    of the C++ file that makes them."""
+    import importlib
+
+    for owner_name, names in _STREAM_CALLS.items():
+        module_name, _, class_name = owner_name.rpartition(".")
         try:
-            return end_coalescing(*args, **kwargs)
-        finally:
-            if opened:
-                tracer.end_op([], [])
-
-    ProcessGroup._end_coalescing = ending
+            module = importlib.import_module(module_name)
+            owner = getattr(module, class_name)
+        except (ImportError, AttributeError):
+            continue   # a PyTorch without it (torch.accelerator came with 2.6)
+        for name in names:
+            function = getattr(owner, name, None)
+            if callable(function):
+                setattr(owner, name, lending_python_lines(tracer, function))
 
 
 class _Operator:
