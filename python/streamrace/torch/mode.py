@@ -82,14 +82,16 @@ def follow_coalesced_blocks(tracer):
         ProcessGroup._end_coalescing = lending_python_lines(tracer, end_coalescing)
 
 
-# The stream and event methods, and the module functions, that wait or record outside the
-# dispatcher: a report names each by the program's line (`side.wait_stream(main)`), where it
+# The stream, event and work-handle methods, and the module functions, that wait or record
+# outside the dispatcher: a report names each by the program's line (`side.wait_stream(main)`), where it
 # would otherwise name PyTorch's C++ file, and two lines making the same call stay two sites.
 _STREAM_CALLS = {
     "torch.cuda.Stream": ("wait_stream", "wait_event", "record_event", "synchronize", "query"),
     "torch.cuda.Event": ("record", "wait", "synchronize", "query", "elapsed_time"),
     "torch.cuda": ("synchronize",),
     "torch.accelerator": ("synchronize",),
+    # A collective's work handle: wait() makes the current stream wait for the NCCL stream.
+    "torch.distributed.Work": ("wait", "synchronize"),
 }
 
 

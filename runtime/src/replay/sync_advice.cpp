@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "streamrace/replay/sync_advice.h"
 
+#include "streamrace/engine/ordering_observer.h"
 #include "streamrace/replay/replay.h"
 #include "streamrace/replay/trace_set.h"
 #include "streamrace/report/event_names.h"
@@ -9,8 +10,10 @@
 #include "streamrace/report/finding_text.h"
 #include "streamrace/report/json_text.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace streamrace {
@@ -89,12 +92,59 @@ struct SiteGroup {
   std::size_t advice_index = 0;
 };
 
-// What taking some sites out did: the findings the run itself does not have.
+// What taking some sites out did: the findings the run itself does not have, and a host wait
+// of the run that no longer waits for all the work it waited for.
 struct Outcome {
   std::size_t new_findings = 0;
   std::string witness;
   std::string edge;
   bool stream_to_stream = true; // every new finding is two streams an event edge can order
+  std::string unmet_host_wait;  // "cudaStreamSynchronize at train.py:40", or "" when none
+  bool needed() const { return new_findings > 0 || !unmet_host_wait.empty(); }
+};
+
+// Ops whose steps touch memory, as opposed to those that only order (records, waits) or name.
+bool touches_memory(const Event& event) {
+  return std::visit(
+      [](const auto& p) {
+        using P = std::decay_t<decltype(p)>;
+        return std::is_same_v<P, Copy> || std::is_same_v<P, Set> ||
+               std::is_same_v<P, KernelLaunch> || std::is_same_v<P, HostFunction> ||
+               std::is_same_v<P, HostAccess> || std::is_same_v<P, HostNodeAccess> ||
+               std::is_same_v<P, Collective> || std::is_same_v<P, PointToPoint> ||
+               std::is_same_v<P, GraphLaunch>;
+      },
+      event.payload);
+}
+
+// The steps of each actor that touched memory, as the run took them (in increasing order).
+class MemorySteps : public OrderingObserver {
+public:
+  void step(ActorId actor, Epoch epoch) override {
+    if (!touching_) return;
+    if (actor >= steps_.size()) steps_.resize(actor + 1);
+    steps_[actor].push_back(epoch);
+  }
+  void join(const OrderingJoin&) override {}
+  void set_touching(bool touching) { touching_ = touching; }
+
+  // Whether `now` misses a step that touched memory and that `before` covers.
+  bool misses_work(const VectorClock& before, const VectorClock& now) const {
+    for (ActorId actor = 0; actor < before.size() && actor < steps_.size(); ++actor) {
+      const Epoch had = before.get(actor);
+      const Epoch has = now.get(actor);
+      if (has >= had) continue;
+      const std::vector<Epoch>& steps = steps_[actor];
+      // A step in (has, had]: the first step after `has` is one the host no longer waits for.
+      auto next = std::upper_bound(steps.begin(), steps.end(), has);
+      if (next != steps.end() && *next <= had) return true;
+    }
+    return false;
+  }
+
+private:
+  bool touching_ = false;
+  std::vector<std::vector<Epoch>> steps_;
 };
 
 std::string witness_text(const Finding& finding, const SymbolTable& symbols) {
@@ -122,6 +172,7 @@ public:
     const SymbolTable& symbols = run_.symbols;
     for (const Finding& finding : run_.engine->findings().all())
       baseline_.insert(finding_fingerprint(finding, *run_.engine, symbols));
+    learn_host_waits();
     SyncAdvice advice;
     std::map<std::string, std::size_t> group_of_line;
     for (CallSiteId id : order_) {
@@ -157,7 +208,11 @@ public:
       const Outcome outcome = judge({index}, advice);
       site.findings_without = outcome.new_findings;
       site.witness = outcome.witness;
-      if (outcome.new_findings == 0) {
+      if (outcome.new_findings == 0 && !outcome.unmet_host_wait.empty()) {
+        // Needed alone: no partner to look for.
+        site.verdict = SyncVerdict::HostUnseen;
+        site.unmet_host_wait = outcome.unmet_host_wait;
+      } else if (outcome.new_findings == 0) {
         site.verdict = site.host_wait ? SyncVerdict::HostUnseen : SyncVerdict::Redundant;
         unneeded.push_back(index);
       } else if (site.host_wait && outcome.stream_to_stream) {
@@ -181,7 +236,7 @@ private:
     for (std::size_t index : unneeded) {
       std::vector<std::size_t> together = removable;
       together.push_back(index);
-      if (removable.empty() || judge(together, advice).new_findings == 0) {
+      if (removable.empty() || !judge(together, advice).needed()) {
         removable.push_back(index);
         continue;
       }
@@ -189,7 +244,7 @@ private:
       covered_by = "the sites before it that nothing needs alone, taken out together";
       for (std::size_t other : removable) {
         if (tries++ == kMaxCoverReplays) return;
-        if (judge({index, other}, advice).new_findings == 0) continue;
+        if (!judge({index, other}, advice).needed()) continue;
         const SyncSiteAdvice& partner = advice.sites[other];
         covered_by = partner.api + (partner.location.empty() ? "" : " at " + partner.location);
         break;
@@ -228,25 +283,50 @@ private:
     seen->second.waited_ns += waited_ns_of(event);
   }
 
+  // What each host wait of the run waited for (the host thread's clock right after it), and
+  // which steps touched memory: the replay of the run with nothing taken out, watched.
+  void learn_host_waits() {
+    Engine engine(settings_.engine, [](std::string_view) {});
+    engine.ordering().set_observer(&memory_steps_);
+    for (std::size_t index = 0; index < events_.size(); ++index) {
+      const Event& event = events_[index];
+      memory_steps_.set_touching(touches_memory(event));
+      engine.process(event);
+      if (wait_of(event) == Wait::Host)
+        host_waits_.emplace(index,
+                            engine.ordering().thread(event.header.rank, event.header.thread).clock);
+    }
+    engine.ordering().set_observer(nullptr);
+  }
+
   // The run replayed without the waits of the groups `removed`, against the run itself. It
-  // replays the events the run kept, so that call site ids and names are the run's.
+  // replays the events the run kept, so that call site ids and names are the run's. Where only
+  // stream waits are taken out, each host wait of the run is held to what it waited for: one
+  // that no longer waits for some work the run waited for before going on may let the host read
+  // or reuse what that work touches, which the trace sees only in part.
   Outcome judge(const std::vector<std::size_t>& removed, SyncAdvice& advice) {
     ++advice.replays;
     std::unordered_set<CallSiteId> ids;
-    for (std::size_t group : removed)
+    bool host_waits_removed = false;
+    for (std::size_t group : removed) {
       ids.insert(groups_[group].ids.begin(), groups_[group].ids.end());
+      host_waits_removed = host_waits_removed || advice.sites[group].host_wait;
+    }
     // The run's own replay already said what the engine had to warn of.
     Engine engine(settings_.engine, [](std::string_view) {});
-    for (const Event& recorded : events_) {
+    Outcome outcome;
+    for (std::size_t index = 0; index < events_.size(); ++index) {
+      const Event& recorded = events_[index];
       if (!ids.contains(recorded.header.site) || wait_of(recorded) == Wait::None) {
         engine.process(recorded);
+        if (!host_waits_removed && outcome.unmet_host_wait.empty())
+          hold_to_its_wait(index, recorded, engine, outcome);
         continue;
       }
       Event event = recorded;
       if (without_wait(event)) engine.process(event);
     }
     engine.finish();
-    Outcome outcome;
     for (const Finding& finding : engine.findings().all()) {
       if (baseline_.contains(finding_fingerprint(finding, engine, run_.symbols))) continue;
       if (outcome.new_findings++ == 0) {
@@ -258,6 +338,19 @@ private:
     return outcome;
   }
 
+  void hold_to_its_wait(std::size_t index, const Event& event, Engine& engine,
+                        Outcome& outcome) {
+    const auto waited = host_waits_.find(index);
+    if (waited == host_waits_.end()) return;
+    const VectorClock& now =
+        engine.ordering().thread(event.header.rank, event.header.thread).clock;
+    if (!memory_steps_.misses_work(waited->second, now)) return;
+    const EventSummary summary = summarize(event, run_.symbols);
+    const std::string location = program_line(summary, run_.symbols);
+    outcome.unmet_host_wait =
+        event_api(summary, run_.symbols) + (location.empty() ? "" : " at " + location);
+  }
+
   const std::vector<std::string>& paths_;
   const Settings& settings_;
   std::optional<Suppressions>& suppressions_;
@@ -267,6 +360,8 @@ private:
   std::vector<Event> events_;     // the run's, as the trace holds them
   std::vector<SiteGroup> groups_; // indexed as the advice's sites
   std::unordered_set<std::uint64_t> baseline_;
+  MemorySteps memory_steps_;
+  std::unordered_map<std::size_t, VectorClock> host_waits_; // event index -> host clock after
 };
 
 std::string covering(const SyncSiteAdvice& site) {
@@ -306,6 +401,11 @@ std::vector<std::string> reasons(const SyncSiteAdvice& site) {
   case SyncVerdict::HostUnseen:
     break;
   }
+  if (!site.host_wait && !site.unmet_host_wait.empty())
+    return {"nothing the trace holds needs it" + covering(site) + ", but without it " +
+            site.unmet_host_wait +
+            " no longer waits for all it waited for; the host may need it: its own reads are "
+            "traced only in pinned and managed memory, with watch_host_accesses=1"};
   return {"nothing the trace holds needs it" + covering(site) +
           "; the host may: its own reads are traced only in pinned and managed memory, "
           "with watch_host_accesses=1"};

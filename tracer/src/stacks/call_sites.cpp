@@ -21,13 +21,22 @@ constexpr std::size_t kKeptFrames = 8;
 
 // Libraries between the program and this callback: the tracer itself, the CUDA runtime,
 // CUPTI, NCCL and cuBLAS. A call site starts at the first frame outside them.
-bool is_cuda_stack_module(std::string_view path) {
+std::string_view module_name(std::string_view path) {
   const std::size_t slash = path.rfind('/');
-  const std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool is_cuda_stack_module(std::string_view path) {
   for (std::string_view prefix :
        {"libstreamrace", "libcudart", "libcupti", "libcuda.", "libnccl", "libcublas"})
-    if (base.starts_with(prefix)) return true;
+    if (module_name(path).starts_with(prefix)) return true;
   return false;
+}
+
+// The tracer's own frames below the program's (the trampoline that starts each thread to follow
+// its hand-offs) are no place in the program either.
+bool is_tracer_module(std::string_view path) {
+  return module_name(path).starts_with("libstreamrace");
 }
 
 std::string main_program_path() {
@@ -95,7 +104,7 @@ std::vector<CallSiteTable::Frame> CallSiteTable::program_frames(const RawStack& 
     if (_dl_find_object(stack.frames[i], &found) != 0 || found.dlfo_link_map == nullptr) continue;
     const link_map* map = found.dlfo_link_map;
     std::string module = map->l_name != nullptr ? map->l_name : "";
-    if (frames.empty() && is_cuda_stack_module(module)) continue;
+    if (frames.empty() ? is_cuda_stack_module(module) : is_tracer_module(module)) continue;
     // The main program has no name in its link map entry.
     if (module.empty() || map->l_name == nullptr || map->l_name[0] == '\0')
       module = main_program_path();

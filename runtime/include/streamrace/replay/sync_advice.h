@@ -22,9 +22,12 @@ namespace streamrace {
 enum class SyncVerdict : std::uint8_t {
   LoadBearing, // without it, some pair of conflicting accesses is unordered
   OverStrong,  // a host wait whose only load-bearing pairs are stream to stream
-  Redundant,   // a stream's wait without which nothing conflicting is left unordered
-  // A host wait without which nothing the trace holds is left unordered. It is not called
-  // redundant: the host's own reads are traced only in pinned and managed memory, and only with
+  // A stream's wait without which nothing conflicting is left unordered, and every host wait
+  // still waits for all the work it waited for.
+  Redundant,
+  // A host wait without which nothing the trace holds is left unordered, or a stream's wait
+  // without which a later host wait no longer waits for all it did. It is not called redundant:
+  // the host's own reads are traced only in pinned and managed memory, and only with
   // watch_host_accesses=1, so the host may read what it waited for where the trace cannot see.
   HostUnseen,
 };
@@ -55,6 +58,8 @@ struct SyncSiteAdvice {
   // Redundant, HostUnseen: another site whose removal together with this one leaves a pair
   // unordered (the two cover each other: take out one, not both); empty when none does.
   std::string covered_by;
+  // HostUnseen, for a stream's wait: the host wait that would no longer wait for all it did.
+  std::string unmet_host_wait;
 };
 
 struct SyncAdvice {

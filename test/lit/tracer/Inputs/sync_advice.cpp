@@ -11,6 +11,9 @@
 //                alone orders the copies, so neither is needed alone, but one of them is
 //   early-wait   event-wait, after the reader waited on an event recorded before the write:
 //                that wait orders nothing the copies touch (redundant, no partner)
+//   host-through-wait  the reader waits on the event and the host synchronizes the reader, with
+//                no copy on the reader: no traced access needs the wait, but the host's wait
+//                for the copy goes through it (host-unseen, not redundant)
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -52,7 +55,8 @@ int run(std::string_view scenario) {
     if (scenario == "double-wait") CHECK(cudaStreamWaitEvent(reader, written, 0));
     if (scenario == "ordered-twice") CHECK(cudaStreamSynchronize(writer));
   }
-  CHECK(cudaMemcpyAsync(target, middle, kBytes, cudaMemcpyDeviceToDevice, reader));
+  if (scenario != "host-through-wait")
+    CHECK(cudaMemcpyAsync(target, middle, kBytes, cudaMemcpyDeviceToDevice, reader));
   CHECK(cudaStreamSynchronize(reader));
 
   CHECK(cudaEventDestroy(early));
@@ -71,7 +75,8 @@ int run(std::string_view scenario) {
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr,
-                 "usage: sync_advice event-wait|double-wait|host-sync|ordered-twice|early-wait\n");
+                 "usage: sync_advice event-wait|double-wait|host-sync|ordered-twice|early-wait|"
+                 "host-through-wait\n");
     return 2;
   }
   return run(argv[1]);
