@@ -358,6 +358,10 @@ else
   deepspeed_run deepspeed-as-published
   sed -n '/WARNING: streamrace/,/^  *#3 /p' "$out/report-deepspeed-without-pr5216.txt" | head -12
   grep -h "To fix:" "$out/report-deepspeed-without-pr5216.txt" | head -1
+  echo "What PR #5216's synchronization does for the published run (streamrace report --advise=sync):"
+  "$bin/streamrace" report --advise=sync "$out/traces-deepspeed-as-published" \
+    > "$out/sync-advice-deepspeed-as-published.txt" 2>&1 || true
+  python3 "$root/scripts/demo_summary.py" --pr5216-advice --out "$out" --root "$root"
 fi
 
 python3 "$root/scripts/demo_summary.py" --out "$out" --root "$root" --steps "$steps" \

@@ -7,6 +7,7 @@ import csv
 import os
 import pathlib
 import re
+import sys
 
 MODES = ["zero3", "hpz-fix-hostsync", "hpz-fix-event", "hpz-buggy", "hpz-buggy-late-copy"]
 WHAT = {
@@ -220,6 +221,25 @@ def advice_section(out, root):
                       ""] + lines
 
 
+def pr5216_advice(out, root):
+    """What the advisor says of PR #5216's synchronization in DeepSpeed as published: the site
+    at the last line of the fix (examples/deepspeed_hpz/without_pr5216.py names its lines), as
+    "`api at file:line` is **verdict**: why", or None when the advice did not run or missed it."""
+    sys.path.insert(0, str(root / "examples" / "deepspeed_hpz"))
+    from without_pr5216 import PR5216_SYNCHRONIZATION
+    fix = PR5216_SYNCHRONIZATION.splitlines()
+    for site, (verdict, details) in advised_sites(out, "deepspeed-as-published").items():
+        where = re.search(r" at (.*partition_parameters\.py):(\d+)$", site)
+        if not where:
+            continue
+        lines = read(pathlib.Path(where.group(1))).splitlines()
+        end = int(where.group(2))
+        if lines[max(end - len(fix), 0):end] == fix:
+            return f"`{relative(site, root)}` is **{verdict}**: " + "; ".join(
+                relative(d, root) for d in details)
+    return None
+
+
 def deepspeed_section(out, root):
     section = ["## 6. In DeepSpeed itself", ""]
     buggy = read(out / "report-deepspeed-without-pr5216.txt")
@@ -235,6 +255,11 @@ def deepspeed_section(out, root):
     race = re.search(r"WARNING: streamrace: race.*?(?=\n\n|\Z)", buggy, re.S)
     if race:
         section += ["```", relative(race.group(0), root)[:3000], "```"]
+    advice = pr5216_advice(out, root)
+    if advice:
+        section += ["", "What `streamrace report --advise=sync` says of PR #5216's synchronization "
+                    "in the published run ([sync-advice-deepspeed-as-published.txt]"
+                    "(sync-advice-deepspeed-as-published.txt)): " + advice]
     return section
 
 
@@ -253,6 +278,9 @@ def main():
     parser.add_argument("--fix-advice", action="store_true",
                         help="print what the advisor says of the two fixes' differing "
                              "synchronizations, and write nothing")
+    parser.add_argument("--pr5216-advice", action="store_true",
+                        help="print what the advisor says of PR #5216's synchronization in "
+                             "DeepSpeed as published, and write nothing")
     parser.add_argument("--steps", type=int)
     parser.add_argument("--cost-steps", type=int)
     parser.add_argument("--cost-setup")
@@ -262,6 +290,11 @@ def main():
     out = arguments.out
     if arguments.fix_advice:
         return print_fix_advice(out, arguments.root)
+    if arguments.pr5216_advice:
+        advice = pr5216_advice(out, arguments.root)
+        print("  " + (advice or "(no verdict on PR #5216's synchronization: see "
+                      "sync-advice-deepspeed-as-published.txt)").replace("`", "").replace("**", ""))
+        return None
     for name in ["steps", "cost_steps", "cost_setup", "geometry", "analyzer_modes"]:
         if getattr(arguments, name) is None:
             parser.error("--%s is required" % name.replace("_", "-"))

@@ -338,12 +338,10 @@ private:
     return outcome;
   }
 
-  void hold_to_its_wait(std::size_t index, const Event& event, Engine& engine,
-                        Outcome& outcome) {
+  void hold_to_its_wait(std::size_t index, const Event& event, Engine& engine, Outcome& outcome) {
     const auto waited = host_waits_.find(index);
     if (waited == host_waits_.end()) return;
-    const VectorClock& now =
-        engine.ordering().thread(event.header.rank, event.header.thread).clock;
+    const VectorClock& now = engine.ordering().thread(event.header.rank, event.header.thread).clock;
     if (!memory_steps_.misses_work(waited->second, now)) return;
     const EventSummary summary = summarize(event, run_.symbols);
     const std::string location = program_line(summary, run_.symbols);
