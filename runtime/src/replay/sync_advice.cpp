@@ -491,7 +491,8 @@ std::string sync_advice_json(const SyncAdvice& advice) {
            sync_verdict_name(site.verdict) +
            "\",\"findings_without\":" + std::to_string(site.findings_without) +
            ",\"witness\":" + json_quote(site.witness) + ",\"edge\":" + json_quote(site.edge) +
-           ",\"covered_by\":" + json_quote(site.covered_by) + "}";
+           ",\"covered_by\":" + json_quote(site.covered_by) +
+           ",\"unmet_host_wait\":" + json_quote(site.unmet_host_wait) + "}";
   }
   return out + "]}";
 }
