@@ -429,10 +429,13 @@ std::vector<SarifNotes::Rule> sync_rules() {
       {"streamrace-sync-redundant", "SyncRedundant", "A stream wait the run does not need",
        "Taken out of the run, and the run replayed without it, every conflicting pair stays "
        "ordered; where another site covers the same pairs, take out one of the two, not both."},
-      {"streamrace-sync-host-unseen", "SyncHostUnseen", "A host wait nothing traced depends on",
-       "Taken out of the run, no traced access is left unordered, but the host's own reads are "
-       "traced only in pinned and managed memory with watch_host_accesses=1: check what the host "
-       "reads after it before taking it out."},
+      {"streamrace-sync-host-unseen", "SyncHostUnseen",
+       "A synchronization only the host may depend on",
+       "Taken out of the run, no traced access is left unordered, but the host waited for what "
+       "it orders (at this host wait, or at a later one that waited through this stream wait), "
+       "and the host's own reads are traced only in pinned and managed memory with "
+       "watch_host_accesses=1: check what the host reads or reuses after it before taking it "
+       "out."},
   };
 }
 
