@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 namespace streamrace {
 
@@ -293,8 +293,8 @@ private:
       memory_steps_.set_touching(touches_memory(event));
       engine.process(event);
       if (wait_of(event) == Wait::Host)
-        host_waits_.emplace(index,
-                            engine.ordering().thread(event.header.rank, event.header.thread).clock);
+        host_waits_.emplace_back(
+            index, engine.ordering().thread(event.header.rank, event.header.thread).clock);
     }
     engine.ordering().set_observer(nullptr);
   }
@@ -315,12 +315,13 @@ private:
     // The run's own replay already said what the engine had to warn of.
     Engine engine(settings_.engine, [](std::string_view) {});
     Outcome outcome;
+    std::size_t next_wait = 0; // the first of host_waits_ not passed yet
     for (std::size_t index = 0; index < events_.size(); ++index) {
       const Event& recorded = events_[index];
       if (!ids.contains(recorded.header.site) || wait_of(recorded) == Wait::None) {
         engine.process(recorded);
         if (!host_waits_removed && outcome.unmet_host_wait.empty())
-          hold_to_its_wait(index, recorded, engine, outcome);
+          hold_to_its_wait(index, next_wait, recorded, engine, outcome);
         continue;
       }
       Event event = recorded;
@@ -338,11 +339,14 @@ private:
     return outcome;
   }
 
-  void hold_to_its_wait(std::size_t index, const Event& event, Engine& engine, Outcome& outcome) {
-    const auto waited = host_waits_.find(index);
-    if (waited == host_waits_.end()) return;
+  // `next_wait` walks host_waits_ along with the replay: no lookup per event.
+  void hold_to_its_wait(std::size_t index, std::size_t& next_wait, const Event& event,
+                        Engine& engine, Outcome& outcome) {
+    while (next_wait < host_waits_.size() && host_waits_[next_wait].first < index)
+      ++next_wait;
+    if (next_wait == host_waits_.size() || host_waits_[next_wait].first != index) return;
     const VectorClock& now = engine.ordering().thread(event.header.rank, event.header.thread).clock;
-    if (!memory_steps_.misses_work(waited->second, now)) return;
+    if (!memory_steps_.misses_work(host_waits_[next_wait].second, now)) return;
     const EventSummary summary = summarize(event, run_.symbols);
     const std::string location = program_line(summary, run_.symbols);
     outcome.unmet_host_wait =
@@ -359,7 +363,8 @@ private:
   std::vector<SiteGroup> groups_; // indexed as the advice's sites
   std::unordered_set<std::uint64_t> baseline_;
   MemorySteps memory_steps_;
-  std::unordered_map<std::size_t, VectorClock> host_waits_; // event index -> host clock after
+  // Each host wait of the run, in event order: its index, and the host's clock right after it.
+  std::vector<std::pair<std::size_t, VectorClock>> host_waits_;
 };
 
 std::string covering(const SyncSiteAdvice& site) {
