@@ -99,6 +99,22 @@ AnalysisResult analyzeTranslationUnit(clang::ASTContext& context, const Analysis
   result.findings = sink.takeFindings();
   result.remarks = remarks.takeRemarks();
   result.functionsAnalyzed = static_cast<unsigned>(analyzed.size());
+  if (options.adviseSyncs && !options.removedCall) {
+    const AnalyzeWithout analyzeWithout = [&](const clang::CallExpr& call,
+                                              const std::set<const clang::FunctionDecl*>& roots) {
+      AnalysisOptions without = options;
+      without.removedCall = &call;
+      FindingSink findings(context.getSourceManager());
+      RemarkSink ignored(context.getSourceManager());
+      FlowEngine rerun(context, without, makeChecks(context, findings), ignored,
+                       collector.functions, collector.project);
+      for (const clang::FunctionDecl* root : roots)
+        rerun.analyzeFunction(*root);
+      return findings.takeFindings();
+    };
+    result.advice = adviseHostWaits(engine.hostWaits(), engine.hostTouched(), result.findings,
+                                    analyzeWithout, context);
+  }
   return result;
 }
 

@@ -54,33 +54,21 @@ void FlowEngine::Walk::applyEffect(const CallEffect& effect, const clang::CallEx
     waitOnEvent(effect, call, state, frame);
     return;
   case CallEffectKind::StreamQuery:
-    if (!isPolledToCompletion(call, frame)) return;
-    [[fallthrough]];
-  case CallEffectKind::StreamSync:
-    if (std::optional<std::string> stream =
-            streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame)) {
-      completeStream(*stream, streamElementOf(effect, *stream, state, frame), state);
-      if (sweptByItsLoop(effect.stream, call, frame)) completeElements(*stream, state);
-    }
-    return;
   case CallEffectKind::EventQuery:
-    if (!isPolledToCompletion(call, frame)) return;
-    [[fallthrough]];
+    if (isPolledToCompletion(call, frame)) applyHostWait(effect, call, state, frame);
+    return;
+  case CallEffectKind::StreamSync:
   case CallEffectKind::EventSync:
-    if (std::optional<std::string> event = handleKeyOf(effect.event, state, frame)) {
-      if (auto found = state.events->find(*event); found != state.events->end())
-        for (const AccessRecord& record : found->second.snapshot)
-          eraseEntry(state.pending, record);
-      else
-        noteFirst(awaitedBeforeRecorded_, *event, textPlace(call, frame));
-    }
+  case CallEffectKind::DeviceSync: {
+    const CopyOnWrite<PendingAccesses> before = state.pending;
+    applyHostWait(effect, call, state, frame);
+    // Only what a program calls to wait (not cudaFree or a BLAS reduction, which wait as a
+    // side effect) is one to advise on.
+    if (const clang::FunctionDecl* callee = call.getDirectCallee();
+        callee && callee->getIdentifier() && callee->getName().contains_insensitive("synchronize"))
+      noteHostWait(call, *before, state);
     return;
-  case CallEffectKind::DeviceSync:
-    if (!state.pending->empty()) state.pending.edit().clear();
-    if (!state.spinningStreams->empty()) state.spinningStreams.edit().clear();
-    if (std::optional<std::string> buffer = outParameterKey(effect.outPointer, state, frame))
-      setEntry(state.memory, *buffer, effect.allocatedMemory);
-    return;
+  }
   case CallEffectKind::FreeAsync:
     freeInStreamOrder(effect, call, state, frame);
     return;
@@ -162,6 +150,68 @@ void FlowEngine::Walk::applyEffect(const CallEffect& effect, const clang::CallEx
       joinStreams(streams, state);
     if (!state.groupStreams->empty()) state.groupStreams.edit().clear();
     return;
+  }
+}
+
+void FlowEngine::Walk::applyHostWait(const CallEffect& effect, const clang::CallExpr& call,
+                                     FlowState& state, const Frame& frame) {
+  switch (effect.kind) {
+  case CallEffectKind::StreamQuery:
+  case CallEffectKind::StreamSync:
+    if (std::optional<std::string> stream =
+            streamKeyOf(effect.stream, effect.perThreadDefaultStream, state, frame)) {
+      completeStream(*stream, streamElementOf(effect, *stream, state, frame), state);
+      if (sweptByItsLoop(effect.stream, call, frame)) completeElements(*stream, state);
+    }
+    return;
+  case CallEffectKind::EventQuery:
+  case CallEffectKind::EventSync:
+    if (std::optional<std::string> event = handleKeyOf(effect.event, state, frame)) {
+      if (auto found = state.events->find(*event); found != state.events->end())
+        for (const AccessRecord& record : found->second.snapshot)
+          eraseEntry(state.pending, record);
+      else
+        noteFirst(awaitedBeforeRecorded_, *event, textPlace(call, frame));
+    }
+    return;
+  case CallEffectKind::DeviceSync:
+    if (!state.pending->empty()) state.pending.edit().clear();
+    if (!state.spinningStreams->empty()) state.spinningStreams.edit().clear();
+    if (std::optional<std::string> buffer = outParameterKey(effect.outPointer, state, frame))
+      setEntry(state.memory, *buffer, effect.allocatedMemory);
+    return;
+  default:
+    return;
+  }
+}
+
+void FlowEngine::Walk::noteHostWait(const clang::CallExpr& call, const PendingAccesses& before,
+                                    const FlowState& after) {
+  HostWaitSite& site = hostWaits_[&call];
+  site.roots.insert(root_);
+  for (const auto& [record, orderedAfter] : before) {
+    if (after.pending->contains(record)) continue;
+    site.completedWork = true;
+    const auto memory = after.memory->find(record.buffer);
+    if (memory == after.memory->end() || memory->second == MemoryKind::Unknown)
+      site.unknownMemory.insert(record.buffer);
+    else if (memory->second != MemoryKind::Device)
+      site.completedHostMemory = true;
+  }
+}
+
+bool FlowEngine::Walk::onHostSide(const CallEffect& effect, const BufferUse& use) {
+  if (!effect.isCopy) return false;
+  if (!effect.copyKind) return true;
+  switch (*effect.copyKind) {
+  case api_model::CopyKind::DeviceToDevice:
+    return false;
+  case api_model::CopyKind::HostToDevice:
+    return use.read;
+  case api_model::CopyKind::DeviceToHost:
+    return use.write;
+  default:
+    return true;
   }
 }
 
@@ -312,6 +362,7 @@ void FlowEngine::Walk::enqueue(const CallEffect& effect, const clang::CallExpr& 
     if (!state.memory->contains(access.buffer) &&
         fieldMemory_.pointsIntoPinnedField(access.use.expr))
       setEntry(state.memory, access.buffer, MemoryKind::Pinned);
+    if (onHostSide(effect, access.use)) hostTouched_.insert(access.buffer);
     buffers.push_back(std::move(access));
     onlyWhen.push_back(guard.when);
   }

@@ -21,6 +21,7 @@ constexpr unsigned kMaxInlineDepth = 4;
 
 void FlowEngine::Walk::handleCall(const clang::CallExpr& call, FlowState& state,
                                   const Frame& frame) {
+  if (&call == options_.removedCall) return;
   if (std::optional<CallEffect> effect =
           classifyCall(call, options_.userModel, kernels_, context_)) {
     applyEffect(*effect, call, state, frame);
@@ -41,12 +42,14 @@ void FlowEngine::Walk::handleCall(const clang::CallExpr& call, FlowState& state,
     state.unreachable = true;
     return;
   }
+  bool launcher = false;
   if (callee) {
     auto [launch, unseen] = launches_.try_emplace(&call);
     if (unseen)
       launch->second = externalLauncherEffect(call, *callee, frame.function, context_,
                                               options_.externalDefinitions);
     if (launch->second) enqueueDeviceWork(*launch->second, call, state, frame);
+    launcher = launch->second.has_value();
   }
   // An external function given pinned host memory may read or write it right now.
   for (unsigned i = 0; i < call.getNumArgs(); ++i) {
@@ -62,6 +65,8 @@ void FlowEngine::Walk::handleCall(const clang::CallExpr& call, FlowState& state,
     }
     ByteRange range;
     range.offset = keys_.byteOffsetOf(argument, state, frame.thisKey);
+    // What a launcher is given is its stream work's; anything else may be the host's.
+    if (!launcher) hostTouched_.insert(*buffer);
     hostAccess(*buffer, range, writes, &call, state, frame);
   }
 }

@@ -81,6 +81,7 @@ void FlowEngine::Walk::analyzeFunction(const clang::FunctionDecl& function) {
   awaitedBeforeRecorded_.clear();
   firstRecorded_.clear();
   unwaitedRecords_.clear();
+  root_ = &function;
   contract_ = streamContract(function);
   if (contract_) expectCallersWork(*contract_, function, entry);
   const FlowState exit = run(function, entry, frame);
@@ -717,6 +718,14 @@ FlowEngine::~FlowEngine() = default;
 
 void FlowEngine::analyzeFunction(const clang::FunctionDecl& function) {
   walk_->analyzeFunction(function);
+}
+
+const HostWaits& FlowEngine::hostWaits() const {
+  return walk_->hostWaits();
+}
+
+const std::set<std::string>& FlowEngine::hostTouched() const {
+  return walk_->hostTouched();
 }
 
 } // namespace streamrace::analyzer

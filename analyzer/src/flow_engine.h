@@ -9,8 +9,11 @@
 #include "checks/check.h"
 #include "remark_sink.h"
 #include "streamrace/analyzer/analysis.h"
+#include "sync_advice.h"
 
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace clang {
@@ -34,6 +37,11 @@ public:
 
   // Analyzes a host function from an empty state; its checks see what the final pass finds.
   void analyzeFunction(const clang::FunctionDecl& function);
+
+  // The host waits the analyses so far ran, and what each completed; the buffers the host
+  // touched (sync_advice.h).
+  const HostWaits& hostWaits() const;
+  const std::set<std::string>& hostTouched() const;
 
 private:
   class Walk;

@@ -37,6 +37,7 @@ void FlowEngine::Walk::hostElementAccess(const clang::Expr* element, const clang
             : std::nullopt;
   }
   range.length = Polynomial::constant(keys_.sizeOf(element->getType()));
+  hostTouched_.insert(*buffer);
   hostAccess(*buffer, range, writes, element, state, frame);
 }
 

@@ -55,6 +55,9 @@ public:
 
   void analyzeFunction(const clang::FunctionDecl& function);
 
+  const HostWaits& hostWaits() const { return hostWaits_; }
+  const std::set<std::string>& hostTouched() const { return hostTouched_; }
+
 private:
   struct FunctionCfg {
     std::unique_ptr<clang::CFG> cfg;
@@ -344,6 +347,14 @@ private:
 
   void applyEffect(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
                    const Frame& frame);
+  void applyHostWait(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
+                     const Frame& frame);
+  // What a host wait completed, for the advice on waits an event edge could replace.
+  void noteHostWait(const clang::CallExpr& call, const PendingAccesses& before,
+                    const FlowState& after);
+  // Whether a copy's `use` is of host memory: the host side its kind names (both sides when the
+  // kind is not given or is cudaMemcpyDefault).
+  static bool onHostSide(const CallEffect& effect, const BufferUse& use);
 
   // `while (cudaStreamQuery(s) != cudaSuccess) {}`: the loop only exits once the work is done.
   bool isPolledToCompletion(const clang::CallExpr& call, const Frame& frame) const;
@@ -545,6 +556,11 @@ private:
   std::vector<std::unique_ptr<Check>> checks_;
   std::map<AccessRecord, AccessDetail> details_;
   std::optional<StreamContract> contract_; // of the root function being analysed
+  const clang::FunctionDecl* root_ = nullptr;
+  HostWaits hostWaits_;
+  // Buffers the host accesses, or a copy takes as host memory, whatever the kind of memory: a
+  // wait that completed work on one of them may be the host's own (sync_advice.h).
+  std::set<std::string> hostTouched_;
   // Events the root function waits for where nothing in this call recorded them yet, and where
   // it records them: by event, the first such place in its text (flow_next_call.cpp).
   // A place is where each call from the root down to it is in its function's text, outermost

@@ -74,31 +74,73 @@ ResolvedRemark resolveRemark(const Remark& remark, const clang::SourceManager& s
   return {remark.kind, resolve(remark.location, sources), remark.message};
 }
 
-llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings,
-                                 const std::vector<ResolvedRemark>& remarks) {
-  llvm::json::Array array;
-  for (const ResolvedFinding& finding : findings) {
-    llvm::json::Array notes;
-    for (const auto& [location, message] : finding.notes) {
-      llvm::json::Object note = locationToJson(location);
-      note["message"] = message;
-      notes.push_back(std::move(note));
-    }
-    llvm::json::Array fixes;
-    for (const ResolvedFix& fix : finding.fixes) {
-      llvm::json::Object entry = locationToJson(fix.location);
-      entry["offset"] = static_cast<int64_t>(fix.location.offset);
-      entry["length"] = static_cast<int64_t>(fix.length);
-      entry["replacement"] = fix.replacement;
-      fixes.push_back(std::move(entry));
-    }
-    llvm::json::Object entry = locationToJson(finding.location);
-    entry["check"] = finding.check;
-    entry["message"] = finding.message;
-    entry["notes"] = std::move(notes);
-    entry["fixes"] = std::move(fixes);
-    array.push_back(std::move(entry));
+namespace {
+
+llvm::json::Object findingToJson(const ResolvedFinding& finding) {
+  llvm::json::Array notes;
+  for (const auto& [location, message] : finding.notes) {
+    llvm::json::Object note = locationToJson(location);
+    note["message"] = message;
+    notes.push_back(std::move(note));
   }
+  llvm::json::Array fixes;
+  for (const ResolvedFix& fix : finding.fixes) {
+    llvm::json::Object entry = locationToJson(fix.location);
+    entry["offset"] = static_cast<int64_t>(fix.location.offset);
+    entry["length"] = static_cast<int64_t>(fix.length);
+    entry["replacement"] = fix.replacement;
+    fixes.push_back(std::move(entry));
+  }
+  llvm::json::Object entry = locationToJson(finding.location);
+  entry["check"] = finding.check;
+  entry["message"] = finding.message;
+  entry["notes"] = std::move(notes);
+  entry["fixes"] = std::move(fixes);
+  return entry;
+}
+
+llvm::json::Object findingToSarif(const ResolvedFinding& finding, llvm::StringRef level,
+                                  llvm::StringRef fixDescription) {
+  llvm::json::Array related;
+  for (const auto& [location, message] : finding.notes)
+    related.push_back(sarifLocation(location, message));
+  llvm::json::Array fixes;
+  if (!finding.fixes.empty()) {
+    llvm::json::Array replacements;
+    for (const ResolvedFix& fix : finding.fixes)
+      replacements.push_back(llvm::json::Object{
+          {"deletedRegion",
+           llvm::json::Object{{"charOffset", static_cast<int64_t>(fix.location.offset)},
+                              {"charLength", static_cast<int64_t>(fix.length)}}},
+          {"insertedContent", llvm::json::Object{{"text", fix.replacement}}}});
+    fixes.push_back(llvm::json::Object{
+        {"description", llvm::json::Object{{"text", fixDescription}}},
+        {"artifactChanges",
+         llvm::json::Array{llvm::json::Object{
+             {"artifactLocation", llvm::json::Object{{"uri", "file://" + finding.location.file}}},
+             {"replacements", std::move(replacements)}}}}});
+  }
+  return llvm::json::Object{{"ruleId", finding.check},
+                            {"level", level},
+                            {"message", llvm::json::Object{{"text", finding.message}}},
+                            {"locations", llvm::json::Array{sarifLocation(finding.location, "")}},
+                            {"relatedLocations", std::move(related)},
+                            {"fixes", std::move(fixes)}};
+}
+
+llvm::json::Object sarifRule(llvm::StringRef id, llvm::StringRef description) {
+  return llvm::json::Object{{"id", id},
+                            {"shortDescription", llvm::json::Object{{"text", description}}}};
+}
+
+} // namespace
+
+llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings,
+                                 const std::vector<ResolvedRemark>& remarks,
+                                 const std::vector<ResolvedFinding>* advice) {
+  llvm::json::Array array;
+  for (const ResolvedFinding& finding : findings)
+    array.push_back(findingToJson(finding));
   llvm::json::Array remarkArray;
   for (const ResolvedRemark& remark : remarks) {
     llvm::json::Object entry = locationToJson(remark.location);
@@ -106,45 +148,33 @@ llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings,
     entry["message"] = remark.message;
     remarkArray.push_back(std::move(entry));
   }
-  return llvm::json::Object{{"findings", std::move(array)}, {"remarks", std::move(remarkArray)}};
+  llvm::json::Object document{{"findings", std::move(array)}, {"remarks", std::move(remarkArray)}};
+  if (advice) {
+    llvm::json::Array adviceArray;
+    for (const ResolvedFinding& entry : *advice)
+      adviceArray.push_back(findingToJson(entry));
+    document["advice"] = std::move(adviceArray);
+  }
+  return document;
 }
 
 llvm::json::Value findingsToSarif(const std::vector<ResolvedFinding>& findings,
                                   const std::vector<ResolvedRemark>& remarks,
+                                  const std::vector<ResolvedFinding>* advice,
                                   llvm::StringRef toolVersion) {
   llvm::json::Array rules;
   for (const char* check : kAllChecks)
-    rules.push_back(llvm::json::Object{
-        {"id", check}, {"shortDescription", llvm::json::Object{{"text", ruleDescription(check)}}}});
+    rules.push_back(sarifRule(check, ruleDescription(check)));
+  if (advice)
+    rules.push_back(sarifRule(kOverStrongSyncAdvice,
+                              "A host wait that only work on other streams depends on: an event "
+                              "edge between the streams orders it without blocking the host."));
   llvm::json::Array results;
-  for (const ResolvedFinding& finding : findings) {
-    llvm::json::Array related;
-    for (const auto& [location, message] : finding.notes)
-      related.push_back(sarifLocation(location, message));
-    llvm::json::Array fixes;
-    if (!finding.fixes.empty()) {
-      llvm::json::Array replacements;
-      for (const ResolvedFix& fix : finding.fixes)
-        replacements.push_back(llvm::json::Object{
-            {"deletedRegion",
-             llvm::json::Object{{"charOffset", static_cast<int64_t>(fix.location.offset)},
-                                {"charLength", static_cast<int64_t>(fix.length)}}},
-            {"insertedContent", llvm::json::Object{{"text", fix.replacement}}}});
-      fixes.push_back(llvm::json::Object{
-          {"description", llvm::json::Object{{"text", "order the two accesses"}}},
-          {"artifactChanges",
-           llvm::json::Array{llvm::json::Object{
-               {"artifactLocation", llvm::json::Object{{"uri", "file://" + finding.location.file}}},
-               {"replacements", std::move(replacements)}}}}});
-    }
-    results.push_back(
-        llvm::json::Object{{"ruleId", finding.check},
-                           {"level", "warning"},
-                           {"message", llvm::json::Object{{"text", finding.message}}},
-                           {"locations", llvm::json::Array{sarifLocation(finding.location, "")}},
-                           {"relatedLocations", std::move(related)},
-                           {"fixes", std::move(fixes)}});
-  }
+  for (const ResolvedFinding& finding : findings)
+    results.push_back(findingToSarif(finding, "warning", "order the two accesses"));
+  if (advice)
+    for (const ResolvedFinding& entry : *advice)
+      results.push_back(findingToSarif(entry, "note", "replace the host wait with an event edge"));
   llvm::json::Object driver{{"name", "streamrace-check"},
                             {"version", toolVersion},
                             {"informationUri", "https://github.com/streamrace/streamrace"},

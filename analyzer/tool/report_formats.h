@@ -49,12 +49,15 @@ struct ResolvedRemark {
 
 ResolvedRemark resolveRemark(const Remark& remark, const clang::SourceManager& sources);
 
-// The findings, and the remarks on what the analysis gave up on ("remarks" in JSON, tool
-// execution notifications in SARIF).
+// The findings, the remarks on what the analysis gave up on ("remarks" in JSON, tool execution
+// notifications in SARIF) and, when asked for (`advice` not null), the advice ("advice" in JSON,
+// note-level results in SARIF).
 llvm::json::Value findingsToJson(const std::vector<ResolvedFinding>& findings,
-                                 const std::vector<ResolvedRemark>& remarks);
+                                 const std::vector<ResolvedRemark>& remarks,
+                                 const std::vector<ResolvedFinding>* advice);
 llvm::json::Value findingsToSarif(const std::vector<ResolvedFinding>& findings,
                                   const std::vector<ResolvedRemark>& remarks,
+                                  const std::vector<ResolvedFinding>* advice,
                                   llvm::StringRef toolVersion);
 std::string fixesToYaml(const std::vector<ResolvedFinding>& findings,
                         llvm::StringRef mainSourceFile);

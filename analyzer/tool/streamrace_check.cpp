@@ -40,6 +40,7 @@ namespace {
 llvm::cl::OptionCategory category("streamrace-check options");
 
 enum class OutputFormat { Text, Json, Sarif };
+enum class Advice { None, Sync };
 
 llvm::cl::opt<std::string> checksOption(
     "checks",
@@ -51,6 +52,12 @@ llvm::cl::opt<OutputFormat> formatOption(
                      clEnumValN(OutputFormat::Json, "json", "one JSON document"),
                      clEnumValN(OutputFormat::Sarif, "sarif", "SARIF 2.1.0")),
     llvm::cl::init(OutputFormat::Text), llvm::cl::cat(category));
+llvm::cl::opt<Advice> adviseOption(
+    "advise", llvm::cl::desc("Also advise, at note level, on what the code orders"),
+    llvm::cl::values(clEnumValN(Advice::Sync, "sync",
+                                "host waits an event edge between two streams could replace "
+                                "(each such wait is analysed again without it)")),
+    llvm::cl::init(Advice::None), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     outputOption("output", llvm::cl::desc("Write JSON or SARIF here instead of standard output"),
                  llvm::cl::value_desc("file"), llvm::cl::cat(category));
@@ -133,6 +140,7 @@ private:
 struct RunResults {
   std::vector<ResolvedFinding> findings;
   std::vector<ResolvedRemark> remarks;
+  std::vector<ResolvedFinding> advice; // --advise: notes, not findings
   std::vector<KernelSummary> kernels;
   unsigned functionsAnalyzed = 0;
 };
@@ -210,23 +218,35 @@ public:
     for (const Finding& finding : analysis.findings) {
       if (!filter_.enabled(finding.check)) continue;
       results_.findings.push_back(resolveFinding(finding, context.getSourceManager()));
-      if (formatOption != OutputFormat::Text) continue;
-      const std::vector<std::optional<std::size_t>> displays =
-          fixDisplays(finding, context.getSourceManager());
-      auto addFixes = [&](clang::DiagnosticBuilder& diagnostic, std::size_t index) {
-        for (std::size_t fix = 0; fix < finding.fixes.size(); ++fix)
-          if (displays[fix] == index) diagnostic << finding.fixes[fix];
-      };
-      {
-        clang::DiagnosticBuilder warning = diagnostics.Report(finding.location, warningId);
-        warning << finding.message + " [" + finding.check + "]";
-        addFixes(warning, 0);
-      }
-      for (std::size_t index = 0; index < finding.notes.size(); ++index) {
-        clang::DiagnosticBuilder note = diagnostics.Report(finding.notes[index].location, noteId);
-        note << finding.notes[index].message;
-        addFixes(note, index + 1);
-      }
+      if (formatOption == OutputFormat::Text) print(finding, warningId, noteId, context);
+    }
+    for (const Finding& advice : analysis.advice) {
+      if (!filter_.enabled(advice.check)) continue;
+      results_.advice.push_back(resolveFinding(advice, context.getSourceManager()));
+      if (formatOption == OutputFormat::Text) print(advice, remarkId, noteId, context);
+    }
+  }
+
+private:
+  // A finding (or an advice) at `levelId`, its notes, and each fix-it beside the line it edits.
+  void print(const Finding& finding, unsigned levelId, unsigned noteId,
+             clang::ASTContext& context) {
+    clang::DiagnosticsEngine& diagnostics = compiler_.getDiagnostics();
+    const std::vector<std::optional<std::size_t>> displays =
+        fixDisplays(finding, context.getSourceManager());
+    auto addFixes = [&](clang::DiagnosticBuilder& diagnostic, std::size_t index) {
+      for (std::size_t fix = 0; fix < finding.fixes.size(); ++fix)
+        if (displays[fix] == index) diagnostic << finding.fixes[fix];
+    };
+    {
+      clang::DiagnosticBuilder main = diagnostics.Report(finding.location, levelId);
+      main << finding.message + " [" + finding.check + "]";
+      addFixes(main, 0);
+    }
+    for (std::size_t index = 0; index < finding.notes.size(); ++index) {
+      clang::DiagnosticBuilder note = diagnostics.Report(finding.notes[index].location, noteId);
+      note << finding.notes[index].message;
+      addFixes(note, index + 1);
     }
   }
 
@@ -333,6 +353,8 @@ bool takesValue(llvm::StringRef argument) {
                                                     "--kernel-summaries",
                                                     "--export-fixes",
                                                     "--findings-exit-code",
+                                                    "--advise",
+                                                    "-advise",
                                                     "--cuda-path",
                                                     "--ctu-cache-dir",
                                                     "-ctu-cache-dir",
@@ -398,6 +420,7 @@ int run(int argc, const char** argv) {
     userModel = std::move(*loaded);
     options.userModel = &*userModel;
   }
+  options.adviseSyncs = adviseOption == Advice::Sync;
   const CheckFilter filter(checksOption);
   if (!suppressionsOption.empty() && !parser->getSourcePathList().empty())
     llvm::errs() << "streamrace-check: --suppressions applies to the Python files; C++ findings "
@@ -435,11 +458,12 @@ int run(int argc, const char** argv) {
   }
 
   bool ok = true;
+  const std::vector<ResolvedFinding>* advice = options.adviseSyncs ? &results.advice : nullptr;
   if (formatOption != OutputFormat::Text) {
     llvm::json::Value document =
         formatOption == OutputFormat::Json
-            ? findingsToJson(results.findings, results.remarks)
-            : findingsToSarif(results.findings, results.remarks, STREAMRACE_VERSION);
+            ? findingsToJson(results.findings, results.remarks, advice)
+            : findingsToSarif(results.findings, results.remarks, advice, STREAMRACE_VERSION);
     std::string text;
     llvm::raw_string_ostream stream(text);
     stream << llvm::formatv("{0:2}", document) << "\n";

@@ -11,7 +11,8 @@
 
 namespace clang {
 class ASTContext;
-}
+class CallExpr;
+} // namespace clang
 
 namespace streamrace::analyzer {
 
@@ -20,6 +21,11 @@ struct AnalysisOptions {
   // Where bodies of functions defined in other translation units come from; none: such calls
   // are external.
   ExternalDefinitions* externalDefinitions = nullptr;
+  // Advise on host waits stronger than what they order (sync_advice.h): each is analysed again
+  // without it, so the cost grows with the waits that complete device work.
+  bool adviseSyncs = false;
+  // A call the analysis takes as not made: how that advice asks what a wait orders.
+  const clang::CallExpr* removedCall = nullptr;
 };
 
 struct AnalysisResult {
@@ -27,6 +33,9 @@ struct AnalysisResult {
   std::vector<Finding> findings;
   // What the analysis gave up on, in source order.
   std::vector<Remark> remarks;
+  // With AnalysisOptions::adviseSyncs, the host waits an event edge could replace, in source
+  // order (note level: no finding, the exit status does not count them).
+  std::vector<Finding> advice;
   unsigned functionsAnalyzed = 0;
 };
 

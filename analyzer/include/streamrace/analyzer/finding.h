@@ -16,6 +16,10 @@ inline constexpr const char* kHostAccessCheck = "streamrace-host-access-before-s
 inline constexpr const char* kUnrecordedEventCheck = "streamrace-wait-unrecorded-event";
 inline constexpr const char* kFreeWhilePendingCheck = "streamrace-free-while-pending";
 
+// Advice, not a finding (AnalysisOptions::adviseSyncs): the name the tracer's advisor gives the
+// same verdict (docs/sync-advice.md).
+inline constexpr const char* kOverStrongSyncAdvice = "streamrace-sync-over-strong";
+
 inline constexpr const char* kAllChecks[] = {kCrossStreamCheck, kHostAccessCheck,
                                              kUnrecordedEventCheck, kFreeWhilePendingCheck};
 
