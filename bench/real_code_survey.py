@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs streamrace-check over checkouts of public CUDA/NCCL code bases and lists what it says.
 
-    bench/real_code_survey.py [--build DIR] [--verdicts FILE] [--nvcc] [--time]
+    bench/real_code_survey.py [--build DIR] [--verdicts FILE] [--nvcc] [--time] [--advise]
         [--cuda-samples DIR] [--nccl-tests DIR] [--multi-gpu DIR] [--jobs N]
 
 Each checkout is one of NVIDIA/cuda-samples, NVIDIA/nccl-tests, NVIDIA/multi-gpu-programming-models,
@@ -17,6 +17,8 @@ its first error), and totals.
 --nvcc           also compile each file with nvcc (host and device, no linking): a parse failure
                  of ours on a file nvcc accepts is a bug; one nvcc rejects too is not counted.
 --time           also time `clang++-22 -fsyntax-only` with the same flags and print the CPU ratio.
+--advise         run with --advise=sync and print each advice (`ADVICE where: message`, then the
+                 race its wait's removal lets through) and their count.
 """
 import argparse
 import concurrent.futures
@@ -126,14 +128,17 @@ def analyze(job):
     checker, project, top, path, flags, options = job
     flags = language_flags(path) + flags
     with tempfile.NamedTemporaryFile(suffix=".json") as output:
-        done, cpu = timed([checker, "--format=json", "--output=" + output.name, path, "--"] + flags)
-        findings = []
+        advise = ["--advise=sync"] if getattr(options, "advise", False) else []
+        done, cpu = timed([checker, "--format=json", "--output=" + output.name] + advise +
+                          [path, "--"] + flags)
+        document = {}
         if done.returncode in (0, 1) or os.path.getsize(output.name):
             try:
-                findings = json.load(open(output.name)).get("findings", [])
+                document = json.load(open(output.name))
             except ValueError:
                 pass
-    result = {"project": project, "path": os.path.relpath(path, top), "findings": findings,
+    result = {"project": project, "path": os.path.relpath(path, top),
+              "findings": document.get("findings", []), "advice": document.get("advice", []),
               "status": done.returncode, "cpu": cpu}
     errors = [line for line in done.stderr.splitlines() if " error: " in line]
     if done.returncode == 2 or errors:
@@ -178,6 +183,7 @@ def main():
     parser.add_argument("--verdicts")
     parser.add_argument("--nvcc", action="store_true")
     parser.add_argument("--time", action="store_true")
+    parser.add_argument("--advise", action="store_true")
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     options = parser.parse_args()
     checker = os.path.join(options.build, "bin", "streamrace-check")
@@ -211,6 +217,13 @@ def main():
             reported.add((where, finding["check"]))
             print(f"{verdict} {where}:{finding['column']}: {finding['check']}: {finding['message']}")
     print()
+    for result in results:
+        for advice in result["advice"]:
+            print(f"ADVICE {result['project']}/{result['path']}:{advice['line']}: {advice['message']}")
+            for note in advice["notes"][:1]:
+                print(f"    {os.path.basename(note['file'])}:{note['line']}: {note['message']}")
+    if options.advise:
+        print(f"advice: {sum(len(r['advice']) for r in results)}\n")
     failures = [r for r in results if "error" in r]
     nvcc_rejects = [r for r in failures if options.nvcc and not r["nvcc_ok"]]
     for result in failures:

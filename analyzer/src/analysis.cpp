@@ -112,8 +112,7 @@ AnalysisResult analyzeTranslationUnit(clang::ASTContext& context, const Analysis
         rerun.analyzeFunction(*root);
       return findings.takeFindings();
     };
-    result.advice = adviseHostWaits(engine.hostWaits(), engine.hostTouched(), result.findings,
-                                    analyzeWithout, context);
+    result.advice = adviseHostWaits(engine.hostFacts(), result.findings, analyzeWithout, context);
   }
   return result;
 }

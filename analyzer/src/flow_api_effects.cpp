@@ -187,7 +187,7 @@ void FlowEngine::Walk::applyHostWait(const CallEffect& effect, const clang::Call
 
 void FlowEngine::Walk::noteHostWait(const clang::CallExpr& call, const PendingAccesses& before,
                                     const FlowState& after) {
-  HostWaitSite& site = hostWaits_[&call];
+  HostWaitSite& site = host_.waits[&call];
   site.roots.insert(root_);
   for (const auto& [record, orderedAfter] : before) {
     if (after.pending->contains(record)) continue;
@@ -362,7 +362,7 @@ void FlowEngine::Walk::enqueue(const CallEffect& effect, const clang::CallExpr& 
     if (!state.memory->contains(access.buffer) &&
         fieldMemory_.pointsIntoPinnedField(access.use.expr))
       setEntry(state.memory, access.buffer, MemoryKind::Pinned);
-    if (onHostSide(effect, access.use)) hostTouched_.insert(access.buffer);
+    if (onHostSide(effect, access.use)) host_.touched.insert(access.buffer);
     buffers.push_back(std::move(access));
     onlyWhen.push_back(guard.when);
   }
@@ -419,8 +419,10 @@ void FlowEngine::Walk::enqueue(const CallEffect& effect, const clang::CallExpr& 
     detail.call = &call;
     detail.chain = callChain(frame);
   }
-  if (effect.waitsForItsStream || waitsOnReturn(effect, buffers, state))
+  if (effect.waitsForItsStream || waitsOnReturn(effect, buffers, state)) {
+    host_.waitingCalls.insert(&call);
     completeStream(*stream, element, state);
+  }
 }
 
 void FlowEngine::Walk::allocateInStreamOrder(const CallEffect& effect, const clang::CallExpr& call,

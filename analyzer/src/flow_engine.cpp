@@ -720,12 +720,8 @@ void FlowEngine::analyzeFunction(const clang::FunctionDecl& function) {
   walk_->analyzeFunction(function);
 }
 
-const HostWaits& FlowEngine::hostWaits() const {
-  return walk_->hostWaits();
-}
-
-const std::set<std::string>& FlowEngine::hostTouched() const {
-  return walk_->hostTouched();
+const HostFacts& FlowEngine::hostFacts() const {
+  return walk_->hostFacts();
 }
 
 } // namespace streamrace::analyzer

@@ -12,8 +12,6 @@
 #include "sync_advice.h"
 
 #include <memory>
-#include <set>
-#include <string>
 #include <vector>
 
 namespace clang {
@@ -38,10 +36,9 @@ public:
   // Analyzes a host function from an empty state; its checks see what the final pass finds.
   void analyzeFunction(const clang::FunctionDecl& function);
 
-  // The host waits the analyses so far ran, and what each completed; the buffers the host
-  // touched (sync_advice.h).
-  const HostWaits& hostWaits() const;
-  const std::set<std::string>& hostTouched() const;
+  // The host waits the analyses so far ran, what each completed, and what the host touched
+  // (sync_advice.h).
+  const HostFacts& hostFacts() const;
 
 private:
   class Walk;

@@ -55,8 +55,7 @@ public:
 
   void analyzeFunction(const clang::FunctionDecl& function);
 
-  const HostWaits& hostWaits() const { return hostWaits_; }
-  const std::set<std::string>& hostTouched() const { return hostTouched_; }
+  const HostFacts& hostFacts() const { return host_; }
 
 private:
   struct FunctionCfg {
@@ -557,10 +556,7 @@ private:
   std::map<AccessRecord, AccessDetail> details_;
   std::optional<StreamContract> contract_; // of the root function being analysed
   const clang::FunctionDecl* root_ = nullptr;
-  HostWaits hostWaits_;
-  // Buffers the host accesses, or a copy takes as host memory, whatever the kind of memory: a
-  // wait that completed work on one of them may be the host's own (sync_advice.h).
-  std::set<std::string> hostTouched_;
+  HostFacts host_; // for the advice on host waits (sync_advice.h)
   // Events the root function waits for where nothing in this call recorded them yet, and where
   // it records them: by event, the first such place in its text (flow_next_call.cpp).
   // A place is where each call from the root down to it is in its function's text, outermost

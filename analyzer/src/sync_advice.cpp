@@ -84,26 +84,35 @@ const clang::FunctionDecl* enclosingFunction(const clang::CallExpr& call,
 
 } // namespace
 
-std::vector<Finding> adviseHostWaits(const HostWaits& waits,
-                                     const std::set<std::string>& hostTouched,
-                                     const std::vector<Finding>& findings,
+std::vector<Finding> adviseHostWaits(const HostFacts& host, const std::vector<Finding>& findings,
                                      const AnalyzeWithout& analyzeWithout,
                                      clang::ASTContext& context) {
   const clang::SourceManager& sources = context.getSourceManager();
   std::set<FindingIdentity> known;
   for (const Finding& finding : findings)
     known.insert(identityOf(finding));
+  std::set<std::pair<clang::FileID, unsigned>> waitingLines;
+  for (const clang::CallExpr* call : host.waitingCalls) {
+    const clang::SourceLocation at = sources.getExpansionLoc(call->getBeginLoc());
+    waitingLines.emplace(sources.getFileID(at), sources.getExpansionLineNumber(at));
+  }
+  auto hostWaitsThere = [&](const Finding& race) {
+    const clang::SourceLocation at = sources.getExpansionLoc(race.location);
+    return waitingLines.contains({sources.getFileID(at), sources.getExpansionLineNumber(at)});
+  };
   std::vector<Finding> advice;
-  for (const auto& [call, site] : waits) {
+  for (const auto& [call, site] : host.waits) {
     if (!site.completedWork || site.completedHostMemory ||
         std::any_of(site.unknownMemory.begin(), site.unknownMemory.end(),
-                    [&](const std::string& buffer) { return hostTouched.contains(buffer); }) ||
+                    [&](const std::string& buffer) { return host.touched.contains(buffer); }) ||
         !sources.isInMainFile(sources.getExpansionLoc(call->getBeginLoc())))
       continue;
     std::vector<Finding> unordered;
     for (Finding& finding : analyzeWithout(*call, site.roots))
       if (!known.contains(identityOf(finding))) unordered.push_back(std::move(finding));
-    if (unordered.empty() || !std::all_of(unordered.begin(), unordered.end(), orderedByAnEventEdge))
+    if (unordered.empty() ||
+        !std::all_of(unordered.begin(), unordered.end(), orderedByAnEventEdge) ||
+        std::all_of(unordered.begin(), unordered.end(), hostWaitsThere))
       continue;
     const std::string name = calleeName(*call);
     Finding entry;

@@ -36,7 +36,17 @@ struct HostWaitSite {
   std::set<const clang::FunctionDecl*> roots; // the analysed functions whose walk reached it
 };
 
-using HostWaits = std::map<const clang::CallExpr*, HostWaitSite>;
+// What the analysis learned of the host, for the advice.
+struct HostFacts {
+  std::map<const clang::CallExpr*, HostWaitSite> waits;
+  // Buffers the host accesses, or a copy takes as host memory, whatever the kind of memory: a
+  // wait that completed work on one of them may be the host's own.
+  std::set<std::string> touched;
+  // Stream work that makes the host wait for it when the call returns (a cudaMemcpy into
+  // pageable memory): a race whose later access is one of them gains nothing from an event edge,
+  // the host waits there anyway.
+  std::set<const clang::CallExpr*> waitingCalls;
+};
 
 // The findings of `roots` analysed with `call` taken out.
 using AnalyzeWithout = std::function<std::vector<Finding>(
@@ -45,10 +55,7 @@ using AnalyzeWithout = std::function<std::vector<Finding>(
 // One advice per host wait of the main file shown over-strong, in source order: at the wait,
 // with a note for each race its removal lets through and, as fix-its, the wait's removal and the
 // event edges those races' findings propose.
-// `hostTouched`: the buffers the host accesses or a copy takes as host memory, anywhere.
-std::vector<Finding> adviseHostWaits(const HostWaits& waits,
-                                     const std::set<std::string>& hostTouched,
-                                     const std::vector<Finding>& findings,
+std::vector<Finding> adviseHostWaits(const HostFacts& host, const std::vector<Finding>& findings,
                                      const AnalyzeWithout& analyzeWithout,
                                      clang::ASTContext& context);
 

@@ -117,6 +117,20 @@ float host_reads_it(cudaStream_t copies, cudaStream_t compute, const float* sour
   return staged[0];
 }
 
+// Twin: the reader is a blocking copy into pageable memory, which makes the host wait for it
+// anyway: an event edge would save the host nothing.
+void blocking_reader(const float* source, float* out, size_t bytes) {
+  cudaStream_t copies;
+  cudaStreamCreateWithFlags(&copies, cudaStreamNonBlocking);
+  float* staged = nullptr;
+  cudaMalloc(reinterpret_cast<void**>(&staged), bytes);
+  cudaMemcpyAsync(staged, source, bytes, cudaMemcpyDeviceToDevice, copies);
+  cudaStreamSynchronize(copies);
+  cudaMemcpy(out, staged, bytes, cudaMemcpyDeviceToHost);
+  cudaFree(staged);
+  cudaStreamDestroy(copies);
+}
+
 // Twin: the later kernel runs on the stream waited for, which orders it anyway; the wait orders
 // nothing the analysis sees, which is not advice it gives (the host may need it in ways it does
 // not see).
