@@ -106,7 +106,7 @@ echo "platform: $platform ($platform_reason)" | tee "$out/platform.txt"
 section "1. Before it runs: streamrace-check reads the trainer's host code"
 # Each mode's step is a template instantiation; -DHPZ_ONLY_MODE keeps one, as a single-mode
 # build of hpz_train does, so each analysis sees one mode's synchronization. The four run side
-# by side.
+# by side, each also advising on host waits an event edge could replace (--advise=sync).
 analyze() { # mode, extra streamrace-check arguments...
   local mode=$1
   shift
@@ -116,7 +116,7 @@ analyze() { # mode, extra streamrace-check arguments...
 }
 analyze_mode() { # mode, output name
   local code=0
-  analyze "$1" > "$out/analyzer-$2.txt" 2>&1 || code=$?
+  analyze "$1" --advise=sync > "$out/analyzer-$2.txt" 2>&1 || code=$?
   echo "$code" > "$out/analyzer-exit-$2.txt"
 }
 analyze_mode HpzBuggy hpz-buggy &
@@ -127,9 +127,13 @@ analyze HpzBuggy --format=sarif --output="$out/analyzer.sarif" > /dev/null 2>&1 
 wait
 grep -E "warning:|note: an event recorded" "$out/analyzer-hpz-buggy.txt" | sed "s|$root/||g" || true
 for mode in hpz-buggy zero3 hpz-fix-hostsync hpz-fix-event; do
-  printf '  %-18s exit %s, %s warning(s)\n' "$mode" "$(cat "$out/analyzer-exit-$mode.txt")" \
-    "$(grep -c ': warning:' "$out/analyzer-$mode.txt" || true)"
+  printf '  %-18s exit %s, %s warning(s), %s advice\n' "$mode" \
+    "$(cat "$out/analyzer-exit-$mode.txt")" \
+    "$(grep -c ': warning:' "$out/analyzer-$mode.txt" || true)" \
+    "$(grep -c 'remark: .*\[streamrace-sync-over-strong\]' "$out/analyzer-$mode.txt" || true)"
 done
+grep -E "remark: .*\[streamrace-sync-over-strong\]" "$out/analyzer-hpz-fix-hostsync.txt" |
+  sed "s|$root/||g" || true
 echo "(diagnostics with the fix-it notes: $out/analyzer-hpz-buggy.txt; SARIF: $out/analyzer.sarif)"
 
 # The same race in DeepSpeed's own Python (runtime/zero of the installed release), with PR

@@ -422,6 +422,9 @@ int run(int argc, const char** argv) {
   }
   options.adviseSyncs = adviseOption == Advice::Sync;
   const CheckFilter filter(checksOption);
+  if (options.adviseSyncs && !pythonInputs.empty())
+    llvm::errs() << "streamrace-check: --advise=sync advises on the C++ files; the Python files "
+                    "are checked without it\n";
   if (!suppressionsOption.empty() && !parser->getSourcePathList().empty())
     llvm::errs() << "streamrace-check: --suppressions applies to the Python files; C++ findings "
                     "are all reported\n";
