@@ -219,7 +219,8 @@ def main():
     print()
     for result in results:
         for advice in result["advice"]:
-            print(f"ADVICE {result['project']}/{result['path']}:{advice['line']}: {advice['message']}")
+            where = f"{result['project']}/{result['path']}:{advice['line']}"
+            print(f"ADVICE {where}: {advice['message']}")
             for note in advice["notes"][:1]:
                 print(f"    {os.path.basename(note['file'])}:{note['line']}: {note['message']}")
     if options.advise:

@@ -120,6 +120,7 @@ PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs,
   if (!options.model.empty()) arguments.push_back(modelArgument);
   if (!options.suppressions.empty()) arguments.push_back(suppressionsArgument);
   if (options.statistics) arguments.push_back("--stats");
+  if (options.adviseSyncs) arguments.push_back("--advise=sync");
   for (const std::string& input : inputs)
     arguments.push_back(input);
   std::vector<std::string> environmentText;
@@ -149,11 +150,15 @@ PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs,
                          : "the Python check wrote no findings document";
     return result;
   }
-  if (const llvm::json::Array* findings = object->getArray("findings"))
-    for (const llvm::json::Value& entry : *findings)
-      if (const llvm::json::Object* finding = entry.getAsObject())
-        if (std::optional<ResolvedFinding> resolved = findingOf(*finding))
-          result.findings.push_back(std::move(*resolved));
+  auto read = [&](llvm::StringRef member, std::vector<ResolvedFinding>& into) {
+    if (const llvm::json::Array* entries = object->getArray(member))
+      for (const llvm::json::Value& entry : *entries)
+        if (const llvm::json::Object* finding = entry.getAsObject())
+          if (std::optional<ResolvedFinding> resolved = findingOf(*finding))
+            into.push_back(std::move(*resolved));
+  };
+  read("findings", result.findings);
+  read("advice", result.advice);
   if (const llvm::json::Array* errors = object->getArray("errors"))
     for (const llvm::json::Value& entry : *errors)
       if (const llvm::json::Object* error = entry.getAsObject())
@@ -164,9 +169,10 @@ PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs,
   return result;
 }
 
-void printPythonFindings(const std::vector<ResolvedFinding>& findings, llvm::raw_ostream& out) {
+void printPythonFindings(const std::vector<ResolvedFinding>& findings, llvm::StringRef severity,
+                         llvm::raw_ostream& out) {
   for (const ResolvedFinding& finding : findings) {
-    printOne(finding.location, "warning", finding.message + " [" + finding.check + "]", out);
+    printOne(finding.location, severity, finding.message + " [" + finding.check + "]", out);
     for (const auto& [location, message] : finding.notes)
       printOne(location, "note", message, out);
   }

@@ -20,6 +20,7 @@ bool isPythonInput(llvm::StringRef path);
 
 struct PythonCheckResult {
   std::vector<ResolvedFinding> findings;
+  std::vector<ResolvedFinding> advice; // with PythonCheckOptions::adviseSyncs
   // Files that could not be checked (a syntax error, an undecodable file), one message each as
   // "path:line:col: error: ..."; the others are checked.
   std::vector<std::string> errors;
@@ -33,6 +34,7 @@ struct PythonCheckOptions {
   std::string model;        // the user model file; none when empty
   std::string suppressions; // the suppressions file; none when empty
   bool statistics = false;  // --stats: the Python check prints its figures too
+  bool adviseSyncs = false; // --advise=sync
 };
 
 // Runs the Python check over `inputs`. `executable` locates the package:
@@ -41,7 +43,8 @@ PythonCheckResult checkPythonInputs(const std::vector<std::string>& inputs,
                                     const PythonCheckOptions& options, llvm::StringRef executable);
 
 // Prints findings of files clang did not read the way clang prints diagnostics: location,
-// severity, message, then the source line with a caret under the column.
-void printPythonFindings(const std::vector<ResolvedFinding>& findings, llvm::raw_ostream& out);
+// `severity`, message, then the source line with a caret under the column.
+void printPythonFindings(const std::vector<ResolvedFinding>& findings, llvm::StringRef severity,
+                         llvm::raw_ostream& out);
 
 } // namespace streamrace::analyzer

@@ -422,9 +422,6 @@ int run(int argc, const char** argv) {
   }
   options.adviseSyncs = adviseOption == Advice::Sync;
   const CheckFilter filter(checksOption);
-  if (options.adviseSyncs && !pythonInputs.empty())
-    llvm::errs() << "streamrace-check: --advise=sync advises on the C++ files; the Python files "
-                    "are checked without it\n";
   if (!suppressionsOption.empty() && !parser->getSourcePathList().empty())
     llvm::errs() << "streamrace-check: --suppressions applies to the Python files; C++ findings "
                     "are all reported\n";
@@ -447,7 +444,8 @@ int run(int argc, const char** argv) {
     PythonCheckResult python =
         checkPythonInputs(pythonInputs,
                           {checksOption.getValue(), modelOption.getValue(),
-                           suppressionsOption.getValue(), llvm::AreStatisticsEnabled()},
+                           suppressionsOption.getValue(), llvm::AreStatisticsEnabled(),
+                           options.adviseSyncs},
                           llvm::sys::fs::getMainExecutable(argv[0], (void*)&run));
     if (!python.failure.empty()) {
       llvm::errs() << "streamrace-check: " << python.failure << "\n";
@@ -456,8 +454,12 @@ int run(int argc, const char** argv) {
     for (const std::string& error : python.errors)
       llvm::errs() << error << "\n";
     pythonOk &= python.errors.empty();
-    if (formatOption == OutputFormat::Text) printPythonFindings(python.findings, llvm::errs());
+    if (formatOption == OutputFormat::Text) {
+      printPythonFindings(python.findings, "warning", llvm::errs());
+      printPythonFindings(python.advice, "remark", llvm::errs());
+    }
     results.findings.insert(results.findings.end(), python.findings.begin(), python.findings.end());
+    results.advice.insert(results.advice.end(), python.advice.begin(), python.advice.end());
   }
 
   bool ok = true;

@@ -17,6 +17,7 @@ from .checks import NAMES, Checks
 from .engine import Analysis
 from .package import Package
 from .sources import python_files, read_source
+from .sync_advice import advise_host_waits
 from .suppressions import NONE as NO_SUPPRESSIONS
 from .user_model import EMPTY as EMPTY_MODEL
 
@@ -27,6 +28,7 @@ class Result:
     errors: List = field(default_factory=list)
     sources: dict = field(default_factory=dict)
     statistics: dict = field(default_factory=dict)
+    advice: List = field(default_factory=list)   # with advise_syncs (sync_advice.py)
 
 
 def check_filter(spec):
@@ -49,7 +51,7 @@ _YOUNG_COLLECTION_THRESHOLD = 10000
 
 
 def check_paths(paths, checks="streamrace-*", user_model=EMPTY_MODEL,
-                suppressions=NO_SUPPRESSIONS):
+                suppressions=NO_SUPPRESSIONS, advise_syncs=False):
     # Python's cyclic garbage collector, set for a usual program's mix, cost the check a third
     # of its time: the analysis allocates millions of short-lived values (states, keys,
     # accesses) that reference counting frees, as they form almost no cycles, and every
@@ -58,13 +60,13 @@ def check_paths(paths, checks="streamrace-*", user_model=EMPTY_MODEL,
     threshold = gc.get_threshold()
     gc.set_threshold(max(threshold[0], _YOUNG_COLLECTION_THRESHOLD), *threshold[1:])
     try:
-        return _check_paths(paths, checks, user_model, suppressions)
+        return _check_paths(paths, checks, user_model, suppressions, advise_syncs)
     finally:
         gc.unfreeze()
         gc.set_threshold(*threshold)
 
 
-def _check_paths(paths, checks, user_model, suppressions):
+def _check_paths(paths, checks, user_model, suppressions, advise_syncs):
     started = time.perf_counter()
     result = Result()
     files, result.errors = python_files(paths)
@@ -76,15 +78,21 @@ def _check_paths(paths, checks, user_model, suppressions):
         else:
             sources.append(source)
             result.sources[path] = source
-    package = Package(sources)
-    gc.freeze()   # the parse trees and the index live until the check ends
-    reporter = Checks(result.sources, check_filter(checks), suppressions)
-    analysis = Analysis(package, reporter, user_model)
-    analysis.run()
-    reporter.finish(analysis.followed_while_reporting)
-    result.findings = sorted(reporter.findings,
-                             key=lambda f: (f.location.path, f.location.line, f.location.column,
-                                            f.check))
+    def findings_of(sources):
+        package = Package(sources)
+        gc.freeze()   # the parse trees and the index live until the check ends
+        reporter = Checks({source.path: source for source in sources}, check_filter(checks),
+                          suppressions)
+        analysis = Analysis(package, reporter, user_model)
+        analysis.run()
+        reporter.finish(analysis.followed_while_reporting)
+        return analysis, sorted(reporter.findings, key=lambda f: (
+            f.location.path, f.location.line, f.location.column, f.check))
+
+    analysis, result.findings = findings_of(sources)
+    if advise_syncs:
+        result.advice = advise_host_waits(sources, result.findings,
+                                          lambda changed: findings_of(changed)[1])
     result.statistics = {
         "files": len(sources),
         "lines": sum(len(s.lines) for s in sources),

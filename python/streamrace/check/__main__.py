@@ -19,11 +19,11 @@ from .user_model import EMPTY as EMPTY_MODEL, ModelError, load as load_user_mode
 def text_report(result, out):
     for error in result.errors:
         out.write("%s:%d:%d: error: %s\n" % (error.path, error.line, error.column, error.message))
-    for finding in result.findings:
+    for level, finding in [("warning", f) for f in result.findings] + \
+            [("remark", a) for a in result.advice]:
         location = finding.location
-        out.write("%s:%d:%d: warning: %s [%s]\n" % (location.path, location.line,
-                                                     location.column, finding.message,
-                                                     finding.check))
+        out.write("%s:%d:%d: %s: %s [%s]\n" % (location.path, location.line, location.column,
+                                                level, finding.message, finding.check))
         for note_location, text in finding.notes:
             out.write("%s:%d:%d: note: %s\n" % (note_location.path, note_location.line,
                                                 note_location.column, text))
@@ -42,6 +42,8 @@ def main(argv=None):
     parser.add_argument("--suppressions", metavar="FILE",
                         help="a suppressions file (race:<pattern>, called_from:<pattern>, ...; "
                              "the tracer's format): the findings it hides do not count")
+    parser.add_argument("--advise", choices=["sync"],
+                        help="sync: also advise on host waits a stream's wait could replace")
     parser.add_argument("--stats", action="store_true",
                         help="print what was analyzed and how long it took on standard error")
     args = parser.parse_args(argv)
@@ -54,7 +56,8 @@ def main(argv=None):
         sys.stderr.write("streamrace-check: %s\n" % error)
         return 2
     try:
-        result = check_paths(args.paths, args.checks, user_model, suppressions)
+        result = check_paths(args.paths, args.checks, user_model, suppressions,
+                             advise_syncs=args.advise == "sync")
     except Exception as error:  # noqa: BLE001 - say what broke instead of a traceback
         sys.stderr.write("streamrace-check: internal error in the Python check: %s: %s (run "
                          "with STREAMRACE_CHECK_DEBUG=1 for the traceback)\n"
@@ -64,8 +67,8 @@ def main(argv=None):
         return 3
     try:
         if args.format == "findings-json":
-            json.dump(findings_document(result.findings, result.sources, result.errors),
-                      sys.stdout)
+            json.dump(findings_document(result.findings, result.sources, result.errors,
+                                        result.advice if args.advise else None), sys.stdout)
             sys.stdout.write("\n")
         else:
             text_report(result, sys.stdout)

@@ -56,9 +56,10 @@ def _offset(lines, line, column):
     return offset
 
 
-def findings_document(findings, sources, errors):
+def findings_document(findings, sources, errors, advice=None):
     """The document streamrace-check --format=json writes (one entry per finding: its location,
-    check, message, notes and fixes), with `errors`, the files that were not checked."""
+    check, message, notes and fixes), with `errors`, the files that were not checked, and the
+    advice in the findings' shape when it was asked for."""
     def fix_json(fix):
         source = sources.get(fix.location.path)
         entry = fix.location.as_json()
@@ -68,14 +69,18 @@ def findings_document(findings, sources, errors):
         entry["replacement"] = fix.replacement
         return entry
 
-    out = []
-    for finding in findings:
+    def finding_json(finding):
         entry = finding.location.as_json()
         entry["check"] = finding.check
         entry["message"] = finding.message
-        entry["notes"] = [dict(location.as_json(), message=text) for location, text in finding.notes]
+        entry["notes"] = [dict(location.as_json(), message=text)
+                          for location, text in finding.notes]
         entry["fixes"] = [fix_json(fix) for fix in finding.fixes]
-        out.append(entry)
-    return {"findings": out,
-            "errors": [{"file": e.path, "line": e.line, "column": e.column, "message": e.message}
-                       for e in errors]}
+        return entry
+
+    document = {"findings": [finding_json(finding) for finding in findings],
+                "errors": [{"file": e.path, "line": e.line, "column": e.column,
+                            "message": e.message} for e in errors]}
+    if advice is not None:
+        document["advice"] = [finding_json(entry) for entry in advice]
+    return document

@@ -14,10 +14,6 @@
 // Without the option, nothing is advised and the JSON has no advice member.
 // RUN: streamrace-check --format=json %t/sync_advice.cu -- %mock_cuda > %t/plain.json
 // RUN: FileCheck %s --check-prefix=PLAIN --input-file=%t/plain.json
-// Python files are checked, not advised on, and the run says so.
-// RUN: echo "import torch" > %t/plain.py
-// RUN: streamrace-check --advise=sync %t/plain.py 2>&1 | FileCheck %s --check-prefix=PYTHON
-// PYTHON: streamrace-check: --advise=sync advises on the C++ files; the Python files are checked without it
 // RUN: not streamrace-check --advise=everything %t/sync_advice.cu -- %mock_cuda 2>&1 | FileCheck %s --check-prefix=USAGE
 #include "cuda_runtime.h"
 
