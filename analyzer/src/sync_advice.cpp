@@ -41,6 +41,24 @@ std::string calleeName(const clang::CallExpr& call) {
   return "the synchronize";
 }
 
+// `range` with the blanks before it on its first line and the line's end after it, when nothing
+// else shares those lines: the deletion leaves no empty line behind.
+clang::CharSourceRange wholeLines(clang::CharSourceRange range,
+                                  const clang::SourceManager& sources) {
+  const auto [file, begin] = sources.getDecomposedLoc(range.getBegin());
+  const unsigned end = sources.getFileOffset(range.getEnd());
+  const llvm::StringRef text = sources.getBufferData(file);
+  const std::size_t lineStart = text.rfind('\n', begin == 0 ? 0 : begin - 1);
+  const std::size_t first = lineStart == llvm::StringRef::npos ? 0 : lineStart + 1;
+  const std::size_t lineEnd = text.find('\n', end);
+  if (first > begin || lineEnd == llvm::StringRef::npos ||
+      !text.slice(first, begin).trim().empty() || !text.slice(end, lineEnd).trim().empty())
+    return range;
+  const clang::SourceLocation fileStart = sources.getLocForStartOfFile(file);
+  return clang::CharSourceRange::getCharRange(fileStart.getLocWithOffset(first),
+                                              fileStart.getLocWithOffset(lineEnd + 1));
+}
+
 // Deleting the wait: its whole statement, when that statement is the call, or one macro
 // invocation whose only argument is the call (`CUDA_CHECK(cudaStreamSynchronize(s));`). A wait
 // whose value decides something is left for the reader to take out.
@@ -69,7 +87,7 @@ std::optional<clang::FixItHint> removalOf(const clang::CallExpr& call,
   const clang::SourceLocation end = locationAfterStatement(statement, context);
   if (end.isInvalid()) return std::nullopt;
   return clang::FixItHint::CreateRemoval(
-      clang::CharSourceRange::getCharRange(statementRange.getBegin(), end));
+      wholeLines(clang::CharSourceRange::getCharRange(statementRange.getBegin(), end), sources));
 }
 
 const clang::FunctionDecl* enclosingFunction(const clang::CallExpr& call,

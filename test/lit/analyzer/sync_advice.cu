@@ -11,6 +11,11 @@
 // RUN: streamrace-check --advise=sync --format=sarif %t/sync_advice.cu -- %mock_cuda > %t/advice.sarif
 // RUN: FileCheck %s --check-prefix=SARIF --input-file=%t/advice.sarif
 // RUN: python3 %S/../report/Inputs/validate_json.py %S/../report/Inputs/sarif-2.1.0-subset.schema.json %t/advice.sarif | FileCheck %s --check-prefix=VALID
+// The advice's fix-its applied, the file compiles and has neither finding nor advice left.
+// RUN: python3 %S/apply_advice_fixes.py %t/advice.json | FileCheck %s --check-prefix=APPLIED
+// RUN: streamrace-check --advise=sync %t/sync_advice.cu -- %mock_cuda > %t/applied.txt 2>&1
+// RUN: count 0 < %t/applied.txt
+// APPLIED: applied 4 advice to 1 file(s)
 // Without the option, nothing is advised and the JSON has no advice member.
 // RUN: streamrace-check --format=json %t/sync_advice.cu -- %mock_cuda > %t/plain.json
 // RUN: FileCheck %s --check-prefix=PLAIN --input-file=%t/plain.json
@@ -147,7 +152,7 @@ void same_stream_after(cudaStream_t copies, const float* source, float* out, siz
 // The wait's removal, and the event edge: record after the copy, wait before the kernel.
 // JSON: "advice": [
 // JSON: "check": "streamrace-sync-over-strong",
-// JSON: "length": 30,
+// JSON: "length": 33,
 // JSON-NEXT: "line": [[SYNC:[0-9]+]],
 // JSON: "replacement": ""
 // JSON: "replacement": "\n  cudaEvent_t streamrace_ready_{{[0-9]+}};\n  cudaEventCreateWithFlags(&streamrace_ready_{{[0-9]+}}, cudaEventDisableTiming);\n  cudaEventRecord(streamrace_ready_{{[0-9]+}}, copies);"
