@@ -441,12 +441,11 @@ int run(int argc, const char** argv) {
   const int toolStatus = parser->getSourcePathList().empty() ? 0 : tool->run(&factory);
   bool pythonOk = true;
   if (!pythonInputs.empty()) {
-    PythonCheckResult python =
-        checkPythonInputs(pythonInputs,
-                          {checksOption.getValue(), modelOption.getValue(),
-                           suppressionsOption.getValue(), llvm::AreStatisticsEnabled(),
-                           options.adviseSyncs},
-                          llvm::sys::fs::getMainExecutable(argv[0], (void*)&run));
+    PythonCheckResult python = checkPythonInputs(
+        pythonInputs,
+        {checksOption.getValue(), modelOption.getValue(), suppressionsOption.getValue(),
+         llvm::AreStatisticsEnabled(), options.adviseSyncs},
+        llvm::sys::fs::getMainExecutable(argv[0], (void*)&run));
     if (!python.failure.empty()) {
       llvm::errs() << "streamrace-check: " << python.failure << "\n";
       pythonOk = false;
