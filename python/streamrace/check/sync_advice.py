@@ -7,11 +7,14 @@ advised when every finding new without it is a race between two streams: a `wait
 event's `wait` orders it without blocking the host. A host read the check models (`.item()`,
 `.cpu()`, a non-blocking copy's host tensor read or handed out) gives a finding of another
 check, and so no advice; a tensor on the device is read by the host only through such calls.
-The tracer's advisor gives the same verdict from a run (docs/sync-advice.md).
+A race whose later access makes the host wait for its own stream anyway (`.item()`, `.cpu()`)
+gains nothing from a stream's wait, and alone gives no advice. The tracer's advisor gives the
+same verdict from a run (docs/sync-advice.md).
 """
 import ast
 from dataclasses import replace
 
+from ..torch_model import HOST_BLOCKING_METHODS
 from .findings import Finding, Location
 
 ADVICE = "streamrace-sync-over-strong"
@@ -31,9 +34,16 @@ def advise_host_waits(sources, findings, findings_without):
             unordered = [finding for finding in
                          findings_without(sources[:index] + [changed] + sources[index + 1:])
                          if _identity(finding) not in known]
-            if unordered and all(finding.check == _CROSS_STREAM for finding in unordered):
+            if unordered and all(finding.check == _CROSS_STREAM for finding in unordered) and \
+                    not all(map(_host_waits_there, unordered)):
                 advice.append(_advice(source, statement, unordered))
     return advice
+
+
+def _host_waits_there(race):
+    """Whether the race's later access is a call that makes the host wait for its stream."""
+    return bool(race.sides) and \
+        race.sides[-1].api.rpartition(".")[2] in HOST_BLOCKING_METHODS
 
 
 def _identity(finding):
