@@ -46,6 +46,7 @@ std::string calleeName(const clang::CallExpr& call) {
 clang::CharSourceRange wholeLines(clang::CharSourceRange range,
                                   const clang::SourceManager& sources) {
   const auto [file, begin] = sources.getDecomposedLoc(range.getBegin());
+  if (sources.getFileID(range.getEnd()) != file) return range;
   const unsigned end = sources.getFileOffset(range.getEnd());
   const llvm::StringRef text = sources.getBufferData(file);
   const std::size_t lineStart = text.rfind('\n', begin == 0 ? 0 : begin - 1);

@@ -92,7 +92,8 @@ def _check_paths(paths, checks, user_model, suppressions, advise_syncs):
     analysis, result.findings = findings_of(sources)
     if advise_syncs:
         result.advice = advise_host_waits(sources, result.findings,
-                                          lambda changed: findings_of(changed)[1])
+                                          lambda changed: findings_of(changed)[1],
+                                          check_filter(checks))
     result.statistics = {
         "files": len(sources),
         "lines": sum(len(s.lines) for s in sources),

@@ -21,13 +21,18 @@ ADVICE = "streamrace-sync-over-strong"
 _CROSS_STREAM = "streamrace-unsynchronized-cross-stream"
 
 
-def advise_host_waits(sources, findings, findings_without):
+def advise_host_waits(sources, findings, findings_without, enabled):
     """The advice on the host waits of `sources`, in source order; `findings_without(sources)`
-    checks the program with one file changed."""
+    checks the program with one file changed. Off when `enabled(ADVICE)` is false (--checks), and
+    at a wait whose line says `# streamrace: ignore[streamrace-sync-over-strong]`."""
+    if not enabled(ADVICE):
+        return []
     known = {_identity(finding) for finding in findings}
     advice = []
     for index, source in enumerate(sources):
         for statement in _host_wait_statements(source):
+            if source.ignores(statement.lineno, ADVICE):
+                continue
             changed = _without(source, statement)
             if changed is None:
                 continue

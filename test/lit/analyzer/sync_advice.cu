@@ -11,6 +11,8 @@
 // RUN: streamrace-check --advise=sync --format=sarif %t/sync_advice.cu -- %mock_cuda > %t/advice.sarif
 // RUN: FileCheck %s --check-prefix=SARIF --input-file=%t/advice.sarif
 // RUN: python3 %S/../report/Inputs/validate_json.py %S/../report/Inputs/sarif-2.1.0-subset.schema.json %t/advice.sarif | FileCheck %s --check-prefix=VALID
+// --checks turns the advice off as it does a check.
+// RUN: streamrace-check --advise=sync --checks=-streamrace-sync-over-strong %t/sync_advice.cu -- %mock_cuda 2>&1 | count 0
 // The advice's fix-its applied, the file compiles and has neither finding nor advice left.
 // RUN: python3 %S/apply_advice_fixes.py %t/advice.json | FileCheck %s --check-prefix=APPLIED
 // RUN: streamrace-check --advise=sync %t/sync_advice.cu -- %mock_cuda > %t/applied.txt 2>&1
