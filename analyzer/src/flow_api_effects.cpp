@@ -60,6 +60,10 @@ void FlowEngine::Walk::applyEffect(const CallEffect& effect, const clang::CallEx
   case CallEffectKind::StreamSync:
   case CallEffectKind::EventSync:
   case CallEffectKind::DeviceSync: {
+    if (!options_.adviseSyncs) {
+      applyHostWait(effect, call, state, frame);
+      return;
+    }
     const CopyOnWrite<PendingAccesses> before = state.pending;
     applyHostWait(effect, call, state, frame);
     // Only what a program calls to wait (not cudaFree or a BLAS reduction, which wait as a
@@ -362,7 +366,7 @@ void FlowEngine::Walk::enqueue(const CallEffect& effect, const clang::CallExpr& 
     if (!state.memory->contains(access.buffer) &&
         fieldMemory_.pointsIntoPinnedField(access.use.expr))
       setEntry(state.memory, access.buffer, MemoryKind::Pinned);
-    if (onHostSide(effect, access.use)) host_.touched.insert(access.buffer);
+    if (options_.adviseSyncs && onHostSide(effect, access.use)) host_.touched.insert(access.buffer);
     buffers.push_back(std::move(access));
     onlyWhen.push_back(guard.when);
   }
@@ -420,7 +424,7 @@ void FlowEngine::Walk::enqueue(const CallEffect& effect, const clang::CallExpr& 
     detail.chain = callChain(frame);
   }
   if (effect.waitsForItsStream || waitsOnReturn(effect, buffers, state)) {
-    host_.waitingCalls.insert(&call);
+    if (options_.adviseSyncs) host_.waitingCalls.insert(&call);
     completeStream(*stream, element, state);
   }
 }

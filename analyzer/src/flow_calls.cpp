@@ -66,7 +66,7 @@ void FlowEngine::Walk::handleCall(const clang::CallExpr& call, FlowState& state,
     ByteRange range;
     range.offset = keys_.byteOffsetOf(argument, state, frame.thisKey);
     // What a launcher is given is its stream work's; anything else may be the host's.
-    if (!launcher) host_.touched.insert(*buffer);
+    if (options_.adviseSyncs && !launcher) host_.touched.insert(*buffer);
     hostAccess(*buffer, range, writes, &call, state, frame);
   }
 }

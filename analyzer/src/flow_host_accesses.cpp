@@ -37,7 +37,7 @@ void FlowEngine::Walk::hostElementAccess(const clang::Expr* element, const clang
             : std::nullopt;
   }
   range.length = Polynomial::constant(keys_.sizeOf(element->getType()));
-  host_.touched.insert(*buffer);
+  if (options_.adviseSyncs) host_.touched.insert(*buffer);
   hostAccess(*buffer, range, writes, element, state, frame);
 }
 
