@@ -612,6 +612,11 @@ class CallEffects:
             # The torch API's own names: a package function of the same name is more likely a
             # wrapper of it than the method this object has.
             return None
+        if name in model.TENSOR_ATTRIBUTES and \
+                self.is_tensor(receiver, None, frame, method=name):
+            # `grads.norm()` is the tensor's own method, whatever a package class of the same
+            # method name does.
+            return None
         found = self.package.unique_method(name)
         if found is None:
             found = tuple(Function(f, receiver) for f in self.package.implementations(name)
