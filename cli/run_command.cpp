@@ -291,6 +291,22 @@ void prepare_trace_folder(const fs::path& output) {
   }
 }
 
+// A CUDA or NVTX injection library the caller had set, which the traced command does not get:
+// each variable names one library, and CUPTI takes one subscriber, so two tools cannot share a
+// process. Said, so that a profiler that stays silent under `streamrace run` is not a mystery.
+void say_replaced_injections(const fs::path& library) {
+  for (const char* variable : {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"}) {
+    const char* value = std::getenv(variable);
+    if (value == nullptr || *value == '\0') continue;
+    std::error_code error;
+    if (fs::equivalent(value, library, error)) continue;
+    std::fprintf(stderr,
+                 "streamrace: %s was '%s'; the command gets streamrace's tracer there instead "
+                 "(a process loads one injection library): run that tool apart from streamrace\n",
+                 variable, value);
+  }
+}
+
 bool holds_traces(const fs::path& output) {
   for (const fs::directory_entry& entry : fs::directory_iterator(output))
     if (entry.path().extension() == trace::kTraceFileExtension) return true;
@@ -315,6 +331,7 @@ int run_command(const std::vector<std::string>& args) {
   std::vector<std::string> argv = words(request.launcher);
   if (!argv.empty()) argv.push_back("--");
   argv.insert(argv.end(), request.command.begin(), request.command.end());
+  say_replaced_injections(library);
   const auto [started, status] = run_traced(argv, traced_environment(request, library, output));
   if (!started) return status;
 
