@@ -598,6 +598,7 @@ void Tracer::finish_locked() {
   }
   engine_->finish();
   warn_if_torch_ran_unobserved(settings_);
+  warn_if_watching_refused();
   report_findings(*engine_, ReportMoment::AtExit);
   if (writer_) writer_->flush();
 }

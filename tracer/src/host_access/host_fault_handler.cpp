@@ -21,6 +21,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 namespace streamrace::tracer {
 
@@ -107,6 +108,14 @@ void on_fault(int signal, siginfo_t* info, void* context) {
       break;
     case FaultVerdict::Restored:
       return;
+    case FaultVerdict::Refused: {
+      static constexpr char kRefused[] =
+          "streamrace: the kernel refused to give back a watched page the program touched; "
+          "the program meets the fault as on any page it cannot access\n";
+      [[maybe_unused]] const ssize_t written =
+          ::write(STDERR_FILENO, kRefused, sizeof kRefused - 1);
+      break;
+    }
     case FaultVerdict::HostAccess: {
       // The handler's frames and the signal trampoline are not the program's.
       RawStack stack;

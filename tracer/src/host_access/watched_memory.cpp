@@ -2,7 +2,10 @@
 #include "host_access/watched_memory.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <sys/mman.h>
 #include <type_traits>
 #include <unistd.h>
@@ -120,11 +123,13 @@ void WatchedMemory::remove(Address base, bool give_pages_back) {
   const SpinGuard guard(changing_);
   for (Range& range : used()) {
     if (range.begin.load(std::memory_order_relaxed) != base) continue;
-    if (give_pages_back && range.armed.load(std::memory_order_relaxed)) {
+    if (give_pages_back && range.armed.load(std::memory_order_relaxed) &&
+        !range.given_up.load(std::memory_order_relaxed)) {
       const std::uintptr_t first = page_of(base);
-      mprotect(reinterpret_cast<void*>(first),
-               page_end_of(range.end.load(std::memory_order_relaxed)) - first,
-               PROT_READ | PROT_WRITE);
+      if (mprotect(reinterpret_cast<void*>(first),
+                   page_end_of(range.end.load(std::memory_order_relaxed)) - first,
+                   PROT_READ | PROT_WRITE) != 0)
+        give_up(range, errno);
     }
     range.begin.store(0, std::memory_order_release);
     return;
@@ -148,12 +153,39 @@ void WatchedMemory::protect(Address begin, std::uint64_t size) {
   for (Range& range : used()) {
     const std::uintptr_t range_begin = range.begin.load(std::memory_order_relaxed);
     const std::uintptr_t range_end = range.end.load(std::memory_order_relaxed);
-    if (range_begin == 0 || begin >= range_end || begin + size <= range_begin) continue;
+    if (range_begin == 0 || begin >= range_end || begin + size <= range_begin ||
+        range.given_up.load(std::memory_order_relaxed))
+      continue;
     const std::uintptr_t first = page_of(std::max<std::uintptr_t>(begin, range_begin));
     const std::uintptr_t last = page_end_of(std::min<std::uintptr_t>(begin + size, range_end));
+    // Armed first: a fault on these pages must find them ours from the moment they close.
     range.armed.store(true, std::memory_order_release);
-    mprotect(reinterpret_cast<void*>(first), last - first, PROT_NONE);
+    give_back(range, first, last, PROT_NONE);
   }
+}
+
+bool WatchedMemory::give_back(Range& range, std::uintptr_t first, std::uintptr_t last,
+                              int protection) {
+  if (!range.given_up.load(std::memory_order_acquire) &&
+      mprotect(reinterpret_cast<void*>(first), last - first, protection) == 0)
+    return true;
+  const int error = errno;
+  give_up(range, error);
+  const std::uintptr_t whole = page_of(range.begin.load(std::memory_order_relaxed));
+  const std::uintptr_t whole_end = page_end_of(range.end.load(std::memory_order_relaxed));
+  return mprotect(reinterpret_cast<void*>(whole), whole_end - whole, PROT_READ | PROT_WRITE) == 0;
+}
+
+void WatchedMemory::give_up(Range& range, int error) {
+  if (range.given_up.exchange(true, std::memory_order_acq_rel)) return;
+  refused_allocations_.fetch_add(1, std::memory_order_relaxed);
+  int none = 0;
+  first_refusal_.compare_exchange_strong(none, error, std::memory_order_relaxed);
+}
+
+WatchedMemory::Refusals WatchedMemory::refusals() const {
+  return {refused_allocations_.load(std::memory_order_relaxed),
+          first_refusal_.load(std::memory_order_relaxed)};
 }
 
 void WatchedMemory::protect_all() {
@@ -186,9 +218,11 @@ FaultVerdict WatchedMemory::on_fault(std::uintptr_t address, bool write) {
   const bool watched_byte = address >= range->begin.load(std::memory_order_relaxed) &&
                             address < range->end.load(std::memory_order_relaxed);
   // After a read the page stays closed to writes: a later store may race with work that reads
-  // the page, which the load could not.
-  mprotect(reinterpret_cast<void*>(page_of(address)), page_size,
-           write || !watched_byte ? PROT_READ | PROT_WRITE : PROT_READ);
+  // the page, which the load could not. A page the kernel will not give back is the program's
+  // fault to meet: returning would run the access into the same fault forever.
+  if (!give_back(*range, page_of(address), page_of(address) + page_size,
+                 write || !watched_byte ? PROT_READ | PROT_WRITE : PROT_READ))
+    return FaultVerdict::Refused;
   return watched_byte ? FaultVerdict::HostAccess : FaultVerdict::Restored;
 }
 
@@ -201,13 +235,14 @@ bool WatchedMemory::open_for_kernel(std::uintptr_t begin, std::uint64_t size, bo
     const std::uintptr_t range_end = range.end.load(std::memory_order_relaxed);
     if (range_begin == 0 || begin >= range_end || begin + size <= range_begin) continue;
     watched = true;
-    if (!range.armed.load(std::memory_order_relaxed)) continue;
+    if (!range.armed.load(std::memory_order_relaxed) ||
+        range.given_up.load(std::memory_order_relaxed))
+      continue;
     // As a fault gives pages back: read-only when the kernel only reads them, so that a later
     // store is still seen (a range never armed was never closed, and stays as it is).
     const std::uintptr_t first = page_of(std::max<std::uintptr_t>(begin, range_begin));
     const std::uintptr_t last = page_end_of(std::min<std::uintptr_t>(begin + size, range_end));
-    mprotect(reinterpret_cast<void*>(first), last - first,
-             kernel_writes ? PROT_READ | PROT_WRITE : PROT_READ);
+    give_back(range, first, last, kernel_writes ? PROT_READ | PROT_WRITE : PROT_READ);
   }
   return watched;
 }
@@ -220,6 +255,20 @@ bool WatchedMemory::watches(std::uintptr_t begin, std::uint64_t size) {
       return true;
   }
   return false;
+}
+
+void warn_if_watching_refused() {
+  if (!WatchedMemory::enabled()) return;
+  const WatchedMemory::Refusals refused = WatchedMemory::instance().refusals();
+  if (refused.allocations == 0) return;
+  std::fprintf(stderr,
+               "streamrace: warning: host accesses of %zu pinned or managed allocation(s) went "
+               "unseen from some point on: the kernel refused to change their pages' protection "
+               "(%s%s)\n",
+               refused.allocations, std::strerror(refused.first_error),
+               refused.first_error == ENOMEM
+                   ? "; a process at its mapping limit, vm.max_map_count, gets this"
+                   : "");
 }
 
 } // namespace streamrace::tracer

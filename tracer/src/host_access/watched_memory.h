@@ -24,6 +24,7 @@ enum class FaultVerdict : std::uint8_t {
   NotOurs,    // no page this table protected: the program's own fault
   Restored,   // ours, and nothing to record (not the program's access of a watched byte)
   HostAccess, // ours: the program read or wrote a watched byte
+  Refused,    // ours, but the kernel would not give the page back: the access cannot go on
 };
 
 // Pinned and managed allocations, and the protection of their pages. A fixed table that the
@@ -58,11 +59,21 @@ public:
   // Whether any byte of [begin, begin + size) is watched.
   bool watches(std::uintptr_t begin, std::uint64_t size);
 
+  // Allocations whose watching was given up because the kernel refused to change their pages'
+  // protection, and the first refusal's errno (0: none). Protecting pages one by one splits the
+  // process's mappings, and a process at its mapping limit (vm.max_map_count) gets ENOMEM.
+  struct Refusals {
+    std::size_t allocations = 0;
+    int first_error = 0;
+  };
+  Refusals refusals() const;
+
 private:
   struct Range {
     std::atomic<std::uintptr_t> begin{0}; // 0: a free slot
     std::atomic<std::uintptr_t> end{0};
-    std::atomic<bool> armed{false}; // some of its pages were protected by this table
+    std::atomic<bool> armed{false};    // some of its pages were protected by this table
+    std::atomic<bool> given_up{false}; // the kernel refused a change: all its pages given back
   };
   static constexpr std::size_t kRanges = 4096;
 
@@ -74,6 +85,11 @@ private:
   void protect_to_end(Address address, std::uint64_t bytes);
   // The range whose pages hold `address` (its bytes, or others on its first or last page).
   Range* find_page_of(std::uintptr_t address);
+  // Gives [first, last) of the range's pages `protection`; when the kernel refuses, gives all
+  // the range's pages back in one call (which merges their mappings instead of splitting them)
+  // and stops watching it. False when even that is refused. Async-signal-safe.
+  bool give_back(Range& range, std::uintptr_t first, std::uintptr_t last, int protection);
+  void give_up(Range& range, int error);
 
   // The slots in use lie below this mark: lookups, which a system call on any buffer makes, scan
   // no further.
@@ -83,6 +99,12 @@ private:
   std::atomic<std::size_t> used_{0};
   // Taken by the calling threads that change the table; the fault handler only reads it.
   std::atomic_flag changing_ = ATOMIC_FLAG_INIT;
+  std::atomic<std::size_t> refused_allocations_{0};
+  std::atomic<int> first_refusal_{0};
 };
+
+// At the end of a run: one line when the kernel refused to protect or give back the pages of
+// some allocations, whose host accesses then went unseen.
+void warn_if_watching_refused();
 
 } // namespace streamrace::tracer
