@@ -59,11 +59,10 @@ CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFun
 
 CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
                               void* userdata, CUpti_SubscriberParams* params) {
-  CUptiResult result = Subscriber::instance().subscribe(subscriber, callback, userdata);
-  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && params != nullptr &&
-      params->oldSubscriberName != nullptr && params->oldSubscriberSize > 0) {
-    // The emulator does not keep subscriber names; report the existing one as unnamed.
-    params->oldSubscriberName[0] = '\0';
+  CUptiResult result = Subscriber::instance().subscribe(
+      subscriber, callback, userdata, params != nullptr ? params->subscriberName : nullptr);
+  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && params != nullptr) {
+    Subscriber::instance().copyHolderName(params->oldSubscriberName, params->oldSubscriberSize);
   }
   return result;
 }

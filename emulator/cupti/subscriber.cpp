@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "subscriber.h"
 
+#include <cstdio>
+
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 
@@ -43,13 +45,17 @@ Subscriber& Subscriber::instance() {
 }
 
 CUptiResult Subscriber::subscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callback,
-                                  void* userdata) {
+                                  void* userdata, const char* name) {
   if (handle == nullptr) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   }
   bool wasActive = false;
   if (!active_.compare_exchange_strong(wasActive, true)) {
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  }
+  holderName_.fill('\0');
+  if (name != nullptr && *name != '\0') {
+    std::snprintf(holderName_.data(), holderName_.size(), "CUPTI for %s", name);
   }
   for (DomainBits& bits : enabledBits_) {
     for (std::atomic<std::uint64_t>& word : bits) {
@@ -71,6 +77,12 @@ CUptiResult Subscriber::unsubscribe(CUpti_SubscriberHandle handle) {
   callback_.store(nullptr);
   active_.store(false);
   return CUPTI_SUCCESS;
+}
+
+void Subscriber::copyHolderName(char* out, std::size_t size) const {
+  if (out != nullptr && size > 0) {
+    std::snprintf(out, size, "%s", holderName_.data());
+  }
 }
 
 void Subscriber::detach() {

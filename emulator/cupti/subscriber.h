@@ -7,6 +7,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace streamrace::emu::cupti {
@@ -18,8 +19,12 @@ class Subscriber {
 public:
   static Subscriber& instance();
 
-  CUptiResult subscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callback,
-                        void* userdata);
+  // `name`, when given (cuptiSubscribe_v2), is what a later subscriber is told holds CUPTI.
+  CUptiResult subscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callback, void* userdata,
+                        const char* name = nullptr);
+  // The holder's name as CUPTI gives it to a refused subscriber ("CUPTI for <name>", empty for
+  // one that subscribed without a name), truncated to `size` bytes with its terminator.
+  void copyHolderName(char* out, std::size_t size) const;
   CUptiResult unsubscribe(CUpti_SubscriberHandle handle);
   // cuptiFinalize: the subscriber, if any, stops receiving callbacks.
   void detach();
@@ -36,6 +41,8 @@ private:
   std::atomic<bool> active_{false};
   std::atomic<CUpti_CallbackFunc> callback_{nullptr};
   std::atomic<void*> userdata_{nullptr};
+  // Written before active_ is set, read only by a subscriber active_ turned away.
+  std::array<char, 64> holderName_{};
   std::array<DomainBits, CUPTI_CB_DOMAIN_SIZE> enabledBits_{};
 };
 

@@ -55,6 +55,10 @@ public:
 
   // Stops tracing with one line on stderr; safe from any thread, any number of times.
   virtual void disable(std::string_view reason) = 0;
+  // The same for a problem that is not the tracer's but the user's or the machine's (settings
+  // that cannot be used, a libcupti missing or held by another tool): said as an error to act
+  // on, not an internal one.
+  virtual void refuse(std::string_view problem) = 0;
   virtual bool enabled() const = 0;
 
 protected:

@@ -130,7 +130,7 @@ void Tracer::start() {
     tracer_thread_ = std::thread([this] { run_tracer_thread(); });
     tracer_thread_id_ = tracer_thread_.get_id();
   } catch (const SettingUnusable& error) {
-    refuse_settings(error.what());
+    refuse(error.what());
   } catch (const std::exception& error) {
     disable(error.what());
   }
@@ -147,7 +147,7 @@ void Tracer::disable(std::string_view reason) {
                  static_cast<int>(reason.size()), reason.data());
 }
 
-void Tracer::refuse_settings(std::string_view problem) {
+void Tracer::refuse(std::string_view problem) {
   if (stop_tracing())
     std::fprintf(stderr, "streamrace: error: %.*s; tracing disabled\n",
                  static_cast<int>(problem.size()), problem.data());

@@ -84,11 +84,9 @@ public:
                           const RawStack& stack) override;
   void record_hand_off(std::string_view api, Payload payload) override;
   void disable(std::string_view reason) override;
+  void refuse(std::string_view problem) override;
   bool enabled() const override { return enabled_.load(std::memory_order_relaxed); }
 
-  // The same for settings the user wrote that cannot be used (options.inc's parser says why):
-  // the user's error, not the tracer's.
-  void refuse_settings(std::string_view problem);
   // The watchdog's verdict: the detector made no progress for `watchdog_seconds` while the
   // program waited for it. Stops tracing with one line saying so; the program goes on.
   void give_up_on_stalled_detector();

@@ -115,6 +115,34 @@ TEST(CuptiSubscriber, RuntimeCallsMadeInsideACallbackGetNoCallbacksOfTheirOwn) {
   ASSERT_CUDA_OK(cudaStreamDestroy(stream));
 }
 
+// cuptiSubscribe_v2: a refused subscriber learns who holds CUPTI, under CUPTI's own prefix; one
+// that subscribed without a name leaves the name empty.
+TEST(CuptiSubscriber, ARefusedSubscriberLearnsTheHoldersName) {
+  Seen seen;
+  CUpti_SubscriberParams named{};
+  named.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  named.subscriberName = "Nsight Systems";
+  CUpti_SubscriberHandle holder = nullptr;
+  ASSERT_EQ(cuptiSubscribe_v2(&holder, record, &seen, &named), CUPTI_SUCCESS);
+  char oldName[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = "unchanged";
+  CUpti_SubscriberParams refused{};
+  refused.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  refused.subscriberName = "streamrace";
+  refused.oldSubscriberName = oldName;
+  refused.oldSubscriberSize = sizeof oldName;
+  CUpti_SubscriberHandle second = nullptr;
+  EXPECT_EQ(cuptiSubscribe_v2(&second, record, &seen, &refused),
+            CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+  EXPECT_STREQ(oldName, "CUPTI for Nsight Systems");
+  ASSERT_EQ(cuptiUnsubscribe(holder), CUPTI_SUCCESS);
+
+  ASSERT_EQ(cuptiSubscribe(&holder, record, &seen), CUPTI_SUCCESS);
+  EXPECT_EQ(cuptiSubscribe_v2(&second, record, &seen, &refused),
+            CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+  EXPECT_STREQ(oldName, "");
+  ASSERT_EQ(cuptiUnsubscribe(holder), CUPTI_SUCCESS);
+}
+
 TEST(CuptiSubscriber, NamesCallbacksAndResultsAsTheRealLibraryDoes) {
   const char* name = nullptr;
   ASSERT_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API,

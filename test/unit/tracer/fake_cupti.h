@@ -17,12 +17,19 @@ namespace streamrace::tracer::test {
 
 class FakeCupti final : public CuptiApi {
 public:
-  // Makes every later subscribe fail with `result`, as CUPTI does when another tool holds it.
-  void refuse_subscriptions(CUptiResult result) { refusal_ = result; }
+  // Makes every later subscribe fail with `result`, as CUPTI does when another tool holds it
+  // (named `holder`, as cuptiSubscribe_v2 names it; empty when CUPTI does not say).
+  void refuse_subscriptions(CUptiResult result, std::string holder = {}) {
+    refusal_ = result;
+    holder_ = std::move(holder);
+  }
 
   CUptiResult subscribe(CUpti_SubscriberHandle& subscriber, CUpti_CallbackFunc callback,
-                        void* userdata) override {
-    if (refusal_ != CUPTI_SUCCESS) return refusal_;
+                        void* userdata, std::string& holder) override {
+    if (refusal_ != CUPTI_SUCCESS) {
+      holder = holder_;
+      return refusal_;
+    }
     callback_ = callback;
     userdata_ = userdata;
     subscriber = reinterpret_cast<CUpti_SubscriberHandle>(this);
@@ -71,6 +78,7 @@ private:
   }
 
   CUptiResult refusal_ = CUPTI_SUCCESS;
+  std::string holder_;
   CUpti_CallbackFunc callback_ = nullptr;
   void* userdata_ = nullptr;
   std::set<CUpti_CallbackDomain> enabled_domains_;

@@ -244,6 +244,16 @@ TEST_F(TracerInProcess, ARefusedSubscriptionSaysWhy) {
                 " (another CUPTI tool, such as a profiler, may be attached)");
 }
 
+TEST_F(TracerInProcess, ARefusedSubscriptionNamesTheToolHoldingCupti) {
+  cupti_.refuse_subscriptions(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
+                              "CUPTI for Nsight Systems");
+  const RecorderLookup nobody = [] { return static_cast<Recorder*>(nullptr); };
+  EXPECT_EQ(subscribe_callbacks(cupti_, nobody),
+            "cannot subscribe to CUPTI callbacks: CUPTI result " +
+                std::to_string(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) +
+                " (CUPTI for Nsight Systems holds them; a process has one CUPTI subscriber)");
+}
+
 TEST_F(TracerInProcess, UnorderedCopiesOnTwoStreamsAreOneRaceInTheEngineAndTheTrace) {
   std::unique_ptr<Tracer> tracer = start_tracer("report_at_exit=0");
   const std::vector<Payload> calls = fill_then_read(program_, false);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "cuda_entry/cupti_api.h"
 
+#include <array>
+#include <cstring>
 #include <dlfcn.h>
 #include <linux/limits.h>
 
@@ -11,19 +13,31 @@ namespace {
 class LoadedCupti final : public CuptiApi {
 public:
   using Subscribe = CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*);
+  using SubscribeNamed = CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*,
+                                         CUpti_SubscriberParams*);
   using EnableDomain = CUptiResult (*)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain);
   using EnableCallback = CUptiResult (*)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
                                          CUpti_CallbackId);
   using ResultString = CUptiResult (*)(CUptiResult, const char**);
 
-  LoadedCupti(Subscribe subscribe, EnableDomain enable_domain, EnableCallback enable_callback,
-              ResultString result_string)
-      : subscribe_(subscribe), enable_domain_(enable_domain), enable_callback_(enable_callback),
-        result_string_(result_string) {}
+  LoadedCupti(Subscribe subscribe, SubscribeNamed subscribe_named, EnableDomain enable_domain,
+              EnableCallback enable_callback, ResultString result_string)
+      : subscribe_(subscribe), subscribe_named_(subscribe_named), enable_domain_(enable_domain),
+        enable_callback_(enable_callback), result_string_(result_string) {}
 
   CUptiResult subscribe(CUpti_SubscriberHandle& subscriber, CUpti_CallbackFunc callback,
-                        void* userdata) override {
-    return subscribe_(&subscriber, callback, userdata);
+                        void* userdata, std::string& holder) override {
+    if (subscribe_named_ == nullptr) return subscribe_(&subscriber, callback, userdata);
+    std::array<char, CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN> old_name{};
+    CUpti_SubscriberParams params{};
+    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    params.subscriberName = "streamrace";
+    params.oldSubscriberName = old_name.data();
+    params.oldSubscriberSize = old_name.size();
+    const CUptiResult result = subscribe_named_(&subscriber, callback, userdata, &params);
+    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+      holder.assign(old_name.data(), strnlen(old_name.data(), old_name.size()));
+    return result;
   }
   CUptiResult enable_domain(CUpti_SubscriberHandle subscriber,
                             CUpti_CallbackDomain domain) override {
@@ -41,6 +55,7 @@ public:
 
 private:
   Subscribe subscribe_;
+  SubscribeNamed subscribe_named_; // optional: CUPTI before 12.6 has no cuptiSubscribe_v2
   EnableDomain enable_domain_;
   EnableCallback enable_callback_;
   ResultString result_string_; // optional: only for messages
@@ -78,6 +93,8 @@ std::unique_ptr<CuptiApi> load_cupti(std::string& problem) {
     return nullptr;
   }
   auto subscribe = reinterpret_cast<LoadedCupti::Subscribe>(dlsym(cupti, "cuptiSubscribe"));
+  auto subscribe_named =
+      reinterpret_cast<LoadedCupti::SubscribeNamed>(dlsym(cupti, "cuptiSubscribe_v2"));
   auto enable_domain =
       reinterpret_cast<LoadedCupti::EnableDomain>(dlsym(cupti, "cuptiEnableDomain"));
   auto enable_callback =
@@ -88,7 +105,8 @@ std::unique_ptr<CuptiApi> load_cupti(std::string& problem) {
     problem = "libcupti lacks cuptiSubscribe, cuptiEnableDomain or cuptiEnableCallback";
     return nullptr;
   }
-  return std::make_unique<LoadedCupti>(subscribe, enable_domain, enable_callback, result_string);
+  return std::make_unique<LoadedCupti>(subscribe, subscribe_named, enable_domain, enable_callback,
+                                       result_string);
 }
 
 } // namespace streamrace::tracer

@@ -15,9 +15,11 @@ namespace streamrace::tracer {
 class CuptiApi {
 public:
   virtual ~CuptiApi() = default;
-  // cuptiSubscribe, cuptiEnableDomain, cuptiEnableCallback, with CUPTI's meaning.
+  // cuptiSubscribe, cuptiEnableDomain, cuptiEnableCallback, with CUPTI's meaning. Subscribes as
+  // "streamrace"; when another subscriber holds CUPTI, `holder` gets the name CUPTI gives it
+  // ("CUPTI for Nsight Systems"), empty when it does not say.
   virtual CUptiResult subscribe(CUpti_SubscriberHandle& subscriber, CUpti_CallbackFunc callback,
-                                void* userdata) = 0;
+                                void* userdata, std::string& holder) = 0;
   virtual CUptiResult enable_domain(CUpti_SubscriberHandle subscriber,
                                     CUpti_CallbackDomain domain) = 0;
   virtual CUptiResult enable_callback(CUpti_SubscriberHandle subscriber,

@@ -276,8 +276,9 @@ void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Cal
 
 std::string subscribe_callbacks(CuptiApi& cupti, const RecorderLookup& tracer) {
   CUpti_SubscriberHandle subscriber = nullptr;
+  std::string holder;
   CUptiResult result =
-      cupti.subscribe(subscriber, on_callback, const_cast<RecorderLookup*>(&tracer));
+      cupti.subscribe(subscriber, on_callback, const_cast<RecorderLookup*>(&tracer), holder);
   if (result == CUPTI_SUCCESS)
     result = cupti.enable_domain(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
   // Of the driver domain only the launches and the modeled calls, which the callback reads
@@ -289,6 +290,9 @@ std::string subscribe_callbacks(CuptiApi& cupti, const RecorderLookup& tracer) {
     if (result == CUPTI_SUCCESS)
       result = cupti.enable_callback(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, modeled);
   if (result == CUPTI_SUCCESS) return {};
+  if (!holder.empty())
+    return "cannot subscribe to CUPTI callbacks: " + cupti.describe(result) + " (" + holder +
+           " holds them; a process has one CUPTI subscriber)";
   return "cannot subscribe to CUPTI callbacks: " + cupti.describe(result) +
          " (another CUPTI tool, such as a profiler, may be attached)";
 }

@@ -22,7 +22,7 @@ void attach_cupti() {
     static const RecorderLookup process_tracer = [] { return Recorder::get(); };
     if (cupti != nullptr) problem = subscribe_callbacks(*cupti, process_tracer);
     if (!problem.empty())
-      if (Recorder* tracer = Recorder::get()) tracer->disable(problem);
+      if (Recorder* tracer = Recorder::get()) tracer->refuse(problem);
   });
 }
 

@@ -167,7 +167,7 @@ Tracer* Tracer::get() {
     if (problem.empty())
       created->start();
     else
-      created->refuse_settings(problem);
+      created->refuse(problem);
     if (created->enabled()) install_process_hooks(created);
     return created;
   }();
