@@ -87,6 +87,9 @@ ncclResult_t intercept(Real real, const api_model::ApiFunction& function, Argume
 std::mutex communicator_mutex;
 std::unordered_map<ncclComm_t, CommKey> communicator_keys;
 std::unordered_map<CommKey, std::uint64_t> splits_of;
+// Counted apart from splits: the ranks a shrink excludes do not call it, and a later split of
+// the same parent must still be numbered alike on every rank that makes it.
+std::unordered_map<CommKey, std::uint64_t> shrinks_of;
 std::uint64_t init_all_calls = 0;
 
 CommKey hash_bytes(const void* bytes, std::size_t size, std::uint64_t seed) {
@@ -271,6 +274,47 @@ STREAMRACE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key
     identity[1] = splits_of[identity[0]]++;
   }
   record_communicator("ncclCommSplit", *newcomm, hash_bytes(identity, sizeof identity, 2));
+  return result;
+}
+STREAMRACE_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int nranks, int myrank,
+                                                        int nId, ncclUniqueId* commIds,
+                                                        ncclConfig_t* config) {
+  using namespace streamrace::tracer;
+  static const auto real =
+      resolve<decltype(&pncclCommInitRankScalable)>("pncclCommInitRankScalable");
+  ncclResult_t result;
+  {
+    InsideLibraryCall inside;
+    result = real(newcomm, nranks, myrank, nId, commIds, config);
+  }
+  // Every rank is given the same ids: together they name the communicator.
+  if (succeeded(result) && nId > 0 && commIds != nullptr)
+    record_communicator(
+        "ncclCommInitRankScalable", *newcomm,
+        hash_bytes(commIds, sizeof(ncclUniqueId) * static_cast<std::size_t>(nId), 0));
+  return result;
+}
+STREAMRACE_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList,
+                                              int excludeRanksCount, ncclComm_t* newcomm,
+                                              ncclConfig_t* config, int shrinkFlags) {
+  using namespace streamrace::tracer;
+  static const auto real = resolve<decltype(&pncclCommShrink)>("pncclCommShrink");
+  ncclResult_t result;
+  {
+    InsideLibraryCall inside;
+    result = real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+  }
+  if (!succeeded(result) || newcomm == nullptr || *newcomm == nullptr) return result;
+  // The ranks left shrink their parent in the same order: (parent, shrink number) names the new
+  // communicator alike on all of them.
+  std::uint64_t identity[2] = {0, 0};
+  {
+    std::lock_guard lock(communicator_mutex);
+    auto parent = communicator_keys.find(comm);
+    identity[0] = parent != communicator_keys.end() ? parent->second : 0;
+    identity[1] = shrinks_of[identity[0]]++;
+  }
+  record_communicator("ncclCommShrink", *newcomm, hash_bytes(identity, sizeof identity, 3));
   return result;
 }
 STREAMRACE_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {

@@ -6,9 +6,11 @@
 // A's, which comes after every producer's fill. So a copy after B's all-gather is ordered after
 // the fill, through the relay; nothing inside the process orders it. In `racy`, rank 1 copies
 // before B's all-gather (a race, at the same lines as rank 0's ordered copy); in `ordered` both
-// copy after it. Run by a launcher with three ranks and shared NCCL ids.
+// copy after it. Run by a launcher with three ranks and shared NCCL ids. The `-scalable` forms
+// make the communicators as NCCL 2.23+ programs can: A with ncclCommInitRankScalable (from two
+// ids), B with ncclCommShrink of a communicator that excludes no rank.
 //
-//   ordered_through_peers racy|ordered
+//   ordered_through_peers racy|ordered|racy-scalable|ordered-scalable
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
@@ -29,7 +31,34 @@ cudaError_t copy_out(float* sink, const float* staged, cudaStream_t stream) {
   return cudaMemcpyAsync(sink, staged, kBytes, cudaMemcpyDeviceToDevice, stream);
 }
 
-int run(bool racy) {
+// Communicators A and B, as ncclCommInitRank makes them, or through the scalable and shrinking
+// calls.
+ncclResult_t make_communicators(bool scalable, int ranks, int rank, ncclComm_t& comm_a,
+                                ncclComm_t& comm_b) {
+  ncclUniqueId ids_a[2];
+  ncclUniqueId id_b;
+  for (ncclUniqueId& id : ids_a)
+    if (ncclResult_t result = ncclGetUniqueId(&id); result != ncclSuccess) return result;
+  if (ncclResult_t result = ncclGetUniqueId(&id_b); result != ncclSuccess) return result;
+  if (!scalable) {
+    if (ncclResult_t result = ncclCommInitRank(&comm_a, ranks, ids_a[0], rank);
+        result != ncclSuccess)
+      return result;
+    return ncclCommInitRank(&comm_b, ranks, id_b, rank);
+  }
+  if (ncclResult_t result = ncclCommInitRankScalable(&comm_a, ranks, rank, 2, ids_a, nullptr);
+      result != ncclSuccess)
+    return result;
+  ncclComm_t parent = nullptr;
+  if (ncclResult_t result = ncclCommInitRank(&parent, ranks, id_b, rank); result != ncclSuccess)
+    return result;
+  const ncclResult_t shrunk =
+      ncclCommShrink(parent, nullptr, 0, &comm_b, nullptr, NCCL_SHRINK_DEFAULT);
+  if (shrunk != ncclSuccess) return shrunk;
+  return ncclCommDestroy(parent);
+}
+
+int run(bool racy, bool scalable) {
   const int rank = environment_number("RANK", 0);
   const int ranks = environment_number("WORLD_SIZE", 1);
   if (ranks != 3) {
@@ -37,14 +66,9 @@ int run(bool racy) {
     return 2;
   }
   CHECK(cudaSetDevice(environment_number("LOCAL_RANK", 0)));
-  ncclUniqueId id_a;
-  ncclUniqueId id_b;
-  NCCL_CHECK(ncclGetUniqueId(&id_a));
-  NCCL_CHECK(ncclGetUniqueId(&id_b));
   ncclComm_t comm_a = nullptr;
   ncclComm_t comm_b = nullptr;
-  NCCL_CHECK(ncclCommInitRank(&comm_a, ranks, id_a, rank));
-  NCCL_CHECK(ncclCommInitRank(&comm_b, ranks, id_b, rank));
+  NCCL_CHECK(make_communicators(scalable, ranks, rank, comm_a, comm_b));
 
   float* staged = nullptr;
   float* sink = nullptr;
@@ -89,9 +113,11 @@ int run(bool racy) {
 
 int main(int argc, char** argv) {
   const std::string_view mode = argc == 2 ? argv[1] : "";
-  if (mode != "racy" && mode != "ordered") {
-    std::fprintf(stderr, "usage: ordered_through_peers racy|ordered\n");
+  if (mode != "racy" && mode != "ordered" && mode != "racy-scalable" &&
+      mode != "ordered-scalable") {
+    std::fprintf(stderr,
+                 "usage: ordered_through_peers racy|ordered|racy-scalable|ordered-scalable\n");
     return 2;
   }
-  return run(mode == "racy");
+  return run(mode.starts_with("racy"), mode.ends_with("-scalable"));
 }
