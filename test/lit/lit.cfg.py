@@ -18,6 +18,7 @@ config.substitutions.append(("%src_root", config.streamrace_src_root))
 config.substitutions.append(("%bin", bin_dir))
 config.substitutions.append(("%obj_root", config.streamrace_obj_root))
 config.substitutions.append(("%llvm_bin", config.llvm_bin_dir))
+config.substitutions.append(("%cuda_root", config.cuda_root))
 if os.path.isdir(os.path.join(config.streamrace_obj_root, "emulator", "lib")):
     config.available_features.add("emulator")
 if os.path.exists(os.path.join(bin_dir, "streamrace-check")):

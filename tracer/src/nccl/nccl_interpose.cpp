@@ -5,6 +5,7 @@
 // implementation, already described by the collective.
 #include "calling_thread.h"
 #include "decode/api_decoder.h"
+#include "nccl/nccl_exports.h"
 #include "recorder.h"
 
 #include <nccl.h>
@@ -101,6 +102,7 @@ CommKey hash_bytes(const void* bytes, std::size_t size, std::uint64_t seed) {
 
 // `api` is the initializing call, which names the communicator's call site in reports.
 void record_communicator(std::string_view api, ncclComm_t comm, CommKey key) {
+  warn_of_unknown_nccl_calls();
   static const auto count = resolve<decltype(&pncclCommCount)>("pncclCommCount");
   static const auto user_rank = resolve<decltype(&pncclCommUserRank)>("pncclCommUserRank");
   static const auto device = resolve<decltype(&pncclCommCuDevice)>("pncclCommCuDevice");
