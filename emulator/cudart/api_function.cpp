@@ -88,9 +88,17 @@ cudaError_t functionBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr)
 
 extern "C" {
 
+// The `<<<>>>` entry point (api_launch.cpp): the public call answers as it does.
+cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* hostFunction);
+
 cudaError_t cudaGetFuncBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) {
   STREAMRACE_EMU_TRACED(cudaGetFuncBySymbol, v11000, functionBySymbol(functionPtr, symbolPtr),
                         functionPtr, symbolPtr);
+}
+
+cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAddr) {
+  STREAMRACE_EMU_TRACED(cudaGetKernel, v12000, __cudaGetKernel(kernelPtr, entryFuncAddr), kernelPtr,
+                        entryFuncAddr);
 }
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {

@@ -204,8 +204,10 @@ cudaError_t launchByHandle(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, voi
                            std::size_t sharedMem, cudaStream_t stream, DefaultStream zero) {
   auto info =
       KernelTable::instance().launchInfoByHandle(reinterpret_cast<const KernelRecord*>(kernel));
-  const void* func = info ? info->hostFunction : nullptr;
-  return tracedLaunch(info, func, gridDim, blockDim, args, sharedMem, stream, zero);
+  // As the real runtime: __cudaLaunchKernel goes on to cudaLaunchKernel with the handle, which
+  // is what CUPTI reports as the launch's function, not the host stub.
+  return tracedLaunch(info, reinterpret_cast<const void*>(kernel), gridDim, blockDim, args,
+                      sharedMem, stream, zero);
 }
 
 } // namespace

@@ -35,10 +35,17 @@ void KernelTable::registerCpuBody(const void* hostFunction, StreamraceEmuKernelB
   record.argumentSizes = std::move(sizes);
 }
 
-KernelRecord* KernelTable::handleFor(const void* hostFunction) {
+KernelRecord* KernelTable::findLocked(const void* func) {
+  if (auto stub = byHostFunction_.find(func); stub != byHostFunction_.end()) {
+    return stub->second.get();
+  }
+  auto handle = byHandle_.find(func);
+  return handle == byHandle_.end() ? nullptr : handle->second;
+}
+
+KernelRecord* KernelTable::handleFor(const void* func) {
   std::lock_guard lock(mutex_);
-  auto it = byHostFunction_.find(hostFunction);
-  return it == byHostFunction_.end() ? nullptr : it->second.get();
+  return findLocked(func);
 }
 
 std::optional<KernelLaunchInfo> KernelTable::launchInfoLocked(KernelRecord& record) {
@@ -53,13 +60,13 @@ std::optional<KernelLaunchInfo> KernelTable::launchInfoLocked(KernelRecord& reco
                           record.body, record.argumentSizes, firstNoOp};
 }
 
-std::optional<KernelLaunchInfo> KernelTable::launchInfoByHostFunction(const void* hostFunction) {
+std::optional<KernelLaunchInfo> KernelTable::launchInfoByHostFunction(const void* func) {
   std::lock_guard lock(mutex_);
-  auto it = byHostFunction_.find(hostFunction);
-  if (it == byHostFunction_.end()) {
+  KernelRecord* record = findLocked(func);
+  if (record == nullptr) {
     return std::nullopt;
   }
-  return launchInfoLocked(*it->second);
+  return launchInfoLocked(*record);
 }
 
 std::optional<KernelLaunchInfo> KernelTable::launchInfoByHandle(const KernelRecord* handle) {
@@ -77,13 +84,13 @@ const KernelRecord* KernelTable::recordByHandle(const void* handle) {
   return it == byHandle_.end() ? nullptr : it->second;
 }
 
-std::optional<std::vector<ParameterSlot>> KernelTable::parameterLayout(const void* hostFunction) {
+std::optional<std::vector<ParameterSlot>> KernelTable::parameterLayout(const void* func) {
   std::lock_guard lock(mutex_);
-  auto it = byHostFunction_.find(hostFunction);
-  if (it == byHostFunction_.end()) {
+  const KernelRecord* found = findLocked(func);
+  if (found == nullptr) {
     return std::nullopt;
   }
-  const KernelRecord& record = *it->second;
+  const KernelRecord& record = *found;
   if (record.body != nullptr) {
     return layoutFromSizes(record.argumentSizes);
   }

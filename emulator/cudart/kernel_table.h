@@ -43,9 +43,11 @@ public:
   void registerDeviceFunction(const void* hostFunction, const char* deviceName);
   void registerCpuBody(const void* hostFunction, StreamraceEmuKernelBody body,
                        std::vector<std::size_t> sizes);
-  // The handle __cudaGetKernel hands out for a host stub.
-  KernelRecord* handleFor(const void* hostFunction);
-  std::optional<KernelLaunchInfo> launchInfoByHostFunction(const void* hostFunction);
+  // `func`, as the runtime's calls take it: a host stub, or a kernel handle (cudaKernel_t) cast
+  // to a pointer, which is what a `<<<>>>` launch hands the runtime and CUPTI.
+  // The kernel's record, which is the handle __cudaGetKernel hands out for a host stub.
+  KernelRecord* handleFor(const void* func);
+  std::optional<KernelLaunchInfo> launchInfoByHostFunction(const void* func);
   std::optional<KernelLaunchInfo> launchInfoByHandle(const KernelRecord* handle);
   // The record behind a handle this table gave out, or null.
   const KernelRecord* recordByHandle(const void* handle);
@@ -55,10 +57,11 @@ public:
   // The kernel's parameter layout: from its CPU registration's argument sizes, else from its
   // device name, else from what the fat binaries' device code states. Nothing for an unknown
   // host function or a layout none can tell.
-  std::optional<std::vector<ParameterSlot>> parameterLayout(const void* hostFunction);
+  std::optional<std::vector<ParameterSlot>> parameterLayout(const void* func);
 
 private:
   KernelRecord& obtainLocked(const void* hostFunction);
+  KernelRecord* findLocked(const void* func);
   std::optional<KernelLaunchInfo> launchInfoLocked(KernelRecord& record);
 
   std::mutex mutex_;

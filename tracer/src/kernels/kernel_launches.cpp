@@ -20,6 +20,7 @@ struct RuntimeFunctions {
   using FuncBySymbol = int (*)(void**, const void*);
   ParamInfo param_info = nullptr;
   FuncBySymbol func_by_symbol = nullptr;
+  FuncBySymbol get_kernel = nullptr; // cudaGetKernel: a host stub's cudaKernel_t
   LastError peek_last_error = nullptr;
   LastError get_last_error = nullptr;
 
@@ -32,6 +33,7 @@ struct RuntimeFunctions {
       found.peek_last_error = reinterpret_cast<LastError>(dlsym(runtime, "cudaPeekAtLastError"));
       found.get_last_error = reinterpret_cast<LastError>(dlsym(runtime, "cudaGetLastError"));
       found.func_by_symbol = reinterpret_cast<FuncBySymbol>(dlsym(runtime, "cudaGetFuncBySymbol"));
+      found.get_kernel = reinterpret_cast<FuncBySymbol>(dlsym(runtime, "cudaGetKernel"));
       dlclose(runtime);
       if (!found.param_info || !found.peek_last_error || !found.get_last_error)
         return RuntimeFunctions{};
@@ -119,6 +121,20 @@ std::string runtime_kernel_name(const void* function) {
   return driver_name(driver_function);
 }
 
+// The kernel handle a `<<<>>>` launch of this host stub presents: nvcc 13's launch code asks
+// for it (__cudaGetKernel) and the runtime reports the launch with it, not with the stub. Null
+// when the runtime cannot say, and a failure's error is cleared, as in probe_sizes.
+const void* kernel_handle(const void* function) {
+  const RuntimeFunctions& runtime = RuntimeFunctions::get();
+  if (runtime.get_kernel == nullptr || runtime.peek_last_error() != kCudaSuccess) return nullptr;
+  void* handle = nullptr;
+  if (runtime.get_kernel(&handle, function) != kCudaSuccess) {
+    runtime.get_last_error();
+    return nullptr;
+  }
+  return handle;
+}
+
 void read_values(const std::vector<std::uint32_t>& sizes, void* const* args,
                  std::array<std::uint64_t, kMaxParameters>& values) {
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -146,11 +162,17 @@ std::string KernelLaunchReader::annotate(const void* function, std::string_view 
   ParsedAnnotation parsed = parse_annotation(specification);
   if (!parsed.rules) return parsed.error;
   const auto rules = std::make_shared<const KernelRules>(std::move(*parsed.rules));
+  // Asked before the lock: the runtime's call comes back through CUPTI.
+  const void* handle = function != nullptr ? kernel_handle(function) : nullptr;
   std::lock_guard lock(mutex_);
   // Shapes already learned are relearned, with the annotation, at their next launch.
   if (function != nullptr) {
-    annotations_[function] = rules;
-    shapes_.erase(function);
+    // Under the stub (cudaLaunchKernel given it) and under its handle (`<<<>>>`).
+    for (const void* key : {function, handle})
+      if (key != nullptr) {
+        annotations_[key] = rules;
+        shapes_.erase(key);
+      }
   }
   if (!name.empty()) {
     annotations_by_name_[std::string(name)] = rules;
