@@ -62,6 +62,10 @@ void* faulting_instruction(const ucontext_t&) {
 }
 #endif
 
+constexpr char kRefusedPage[] =
+    "streamrace: the kernel refused to give back a watched page the program touched; the "
+    "program meets the fault as on any page it cannot access\n";
+
 bool is_default(const struct sigaction& action) {
   return (action.sa_flags & SA_SIGINFO) == 0 &&
          (action.sa_handler == SIG_DFL || action.sa_handler == SIG_IGN);
@@ -109,11 +113,8 @@ void on_fault(int signal, siginfo_t* info, void* context) {
     case FaultVerdict::Restored:
       return;
     case FaultVerdict::Refused: {
-      static constexpr char kRefused[] =
-          "streamrace: the kernel refused to give back a watched page the program touched; "
-          "the program meets the fault as on any page it cannot access\n";
       [[maybe_unused]] const ssize_t written =
-          ::write(STDERR_FILENO, kRefused, sizeof kRefused - 1);
+          ::write(STDERR_FILENO, kRefusedPage, sizeof kRefusedPage - 1);
       break;
     }
     case FaultVerdict::HostAccess: {

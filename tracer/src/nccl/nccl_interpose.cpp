@@ -279,7 +279,7 @@ STREAMRACE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key
   return result;
 }
 STREAMRACE_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int nranks, int myrank,
-                                                        int nId, ncclUniqueId* commIds,
+                                                        int id_count, ncclUniqueId* comm_ids,
                                                         ncclConfig_t* config) {
   using namespace streamrace::tracer;
   static const auto real =
@@ -287,24 +287,24 @@ STREAMRACE_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int
   ncclResult_t result;
   {
     InsideLibraryCall inside;
-    result = real(newcomm, nranks, myrank, nId, commIds, config);
+    result = real(newcomm, nranks, myrank, id_count, comm_ids, config);
   }
   // Every rank is given the same ids: together they name the communicator.
-  if (succeeded(result) && nId > 0 && commIds != nullptr)
+  if (succeeded(result) && id_count > 0 && comm_ids != nullptr)
     record_communicator(
         "ncclCommInitRankScalable", *newcomm,
-        hash_bytes(commIds, sizeof(ncclUniqueId) * static_cast<std::size_t>(nId), 0));
+        hash_bytes(comm_ids, sizeof(ncclUniqueId) * static_cast<std::size_t>(id_count), 0));
   return result;
 }
-STREAMRACE_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList,
-                                              int excludeRanksCount, ncclComm_t* newcomm,
-                                              ncclConfig_t* config, int shrinkFlags) {
+STREAMRACE_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int* exclude_ranks,
+                                              int exclude_count, ncclComm_t* newcomm,
+                                              ncclConfig_t* config, int shrink_flags) {
   using namespace streamrace::tracer;
   static const auto real = resolve<decltype(&pncclCommShrink)>("pncclCommShrink");
   ncclResult_t result;
   {
     InsideLibraryCall inside;
-    result = real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    result = real(comm, exclude_ranks, exclude_count, newcomm, config, shrink_flags);
   }
   if (!succeeded(result) || newcomm == nullptr || *newcomm == nullptr) return result;
   // The ranks left shrink their parent in the same order: (parent, shrink number) names the new
