@@ -254,6 +254,24 @@ TEST_F(TracerInProcess, ARefusedSubscriptionNamesTheToolHoldingCupti) {
                 " (CUPTI for Nsight Systems holds them; a process has one CUPTI subscriber)");
 }
 
+// A call of a family that enqueues work (copies here) which the model does not hold is named
+// once; a query the model does not hold either is not.
+TEST_F(TracerInProcess, AnUnmodelledCallThatEnqueuesWorkIsNamedOnce) {
+  std::unique_ptr<Tracer> tracer = start_tracer("report_at_exit=0");
+  cudaMemcpyBatchAsync_v13000_params batch{};
+  cudaGetDevice_v3020_params query{};
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 2; ++i) {
+    cupti_.call_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000,
+                        "cudaMemcpyBatchAsync", batch);
+    cupti_.call_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice", query);
+  }
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "streamrace: warning: cudaMemcpyBatchAsync is not modelled: the work it enqueues is "
+            "not checked\n");
+  tracer->finish();
+}
+
 TEST_F(TracerInProcess, UnorderedCopiesOnTwoStreamsAreOneRaceInTheEngineAndTheTrace) {
   std::unique_ptr<Tracer> tracer = start_tracer("report_at_exit=0");
   const std::vector<Payload> calls = fill_then_read(program_, false);

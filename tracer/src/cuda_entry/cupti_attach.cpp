@@ -8,6 +8,7 @@
 #include "cuda_entry/context_devices.h"
 #include "cuda_entry/cuda_arguments.h"
 #include "cuda_entry/driver_launches.h"
+#include "cuda_entry/unmodelled_work.h"
 #include "decode/api_decoder.h"
 #include "kernels/kernel_launches.h"
 #include "recorder.h"
@@ -69,11 +70,20 @@ using ShapeCache = std::array<std::atomic<const CudaCallShape*>, 2048>;
 ShapeCache runtime_shapes{};
 ShapeCache driver_shapes{};
 
+// A runtime call looked up by name and not found may be work the model lacks: said once.
+const CudaCallShape* find_runtime_call(bool runtime, const char* name) {
+  if (name == nullptr) return nullptr;
+  const CudaCallShape* shape = find_cuda_call(name);
+  if (shape == nullptr && runtime) warn_of_unmodelled_work(name);
+  return shape;
+}
+
 const CudaCallShape* shape_for(ShapeCache& shapes, CUpti_CallbackId id, const char* name) {
-  if (id >= shapes.size()) return name ? find_cuda_call(name) : nullptr;
+  const bool runtime = &shapes == &runtime_shapes;
+  if (id >= shapes.size()) return find_runtime_call(runtime, name);
   const CudaCallShape* shape = shapes[id].load(std::memory_order_acquire);
   if (shape == nullptr) {
-    shape = name != nullptr ? find_cuda_call(name) : nullptr;
+    shape = find_runtime_call(runtime, name);
     if (shape == nullptr) shape = &kUnmodeled;
     shapes[id].store(shape, std::memory_order_release);
   }
