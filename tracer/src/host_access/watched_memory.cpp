@@ -110,6 +110,7 @@ void WatchedMemory::add(Address base, std::uint64_t size) {
     Range& range = ranges_[slot];
     if (range.begin.load(std::memory_order_relaxed) != 0) continue;
     range.armed.store(false, std::memory_order_relaxed);
+    range.given_up.store(false, std::memory_order_relaxed);
     range.end.store(base + size, std::memory_order_relaxed);
     range.begin.store(base, std::memory_order_release);
     if (slot >= used_.load(std::memory_order_relaxed))

@@ -6,6 +6,7 @@
 //   host_accesses <scenario>
 //   d2h / d2h-synced             read the pinned destination of a device-to-host copy
 //                                without / after cudaStreamSynchronize
+//   d2h-twice                    d2h twice, each with an allocation of its own
 //   d2h-event                    read it after cudaEventSynchronize on an event after the copy
 //   d2h-query-once / -poll       read it after one cudaStreamQuery / polling until cudaSuccess
 //   h2d-refill / -synced         refill a pinned staging buffer while / after its host-to-device
@@ -274,6 +275,11 @@ int main(int argc, char** argv) {
   streamrace_emulator::registerKernel<&fillOnCpu>(fill);
   const std::string scenario = argv[1];
   if (scenario == "d2h") return readCopied([](cudaStream_t) { return 0; });
+  if (scenario == "d2h-twice") {
+    const auto noWait = [](cudaStream_t) { return 0; };
+    const int first = readCopied(noWait);
+    return first != 0 ? first : readCopied(noWait);
+  }
   if (scenario == "d2h-synced")
     return readCopied([](cudaStream_t stream) {
       CHECK(cudaStreamSynchronize(stream));
