@@ -272,6 +272,26 @@ TEST_F(TracerInProcess, AnUnmodelledCallThatEnqueuesWorkIsNamedOnce) {
   tracer->finish();
 }
 
+// This process has no libcudart.so.13, as a program linked with nvcc's default static runtime
+// has none: its launches still arrive through CUPTI, and the first one says what goes unchecked.
+TEST_F(TracerInProcess, LaunchesThroughARuntimeOutOfReachAreSaidOnce) {
+  std::unique_ptr<Tracer> tracer = start_tracer("report_at_exit=0");
+  int kernel_stand_in = 0;
+  void* no_arguments[] = {nullptr};
+  cudaLaunchKernel_v7000_params launch{&kernel_stand_in, dim3{1}, dim3{32},
+                                       no_arguments,     0,       nullptr};
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 2; ++i)
+    cupti_.call_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel",
+                        launch);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "streamrace: warning: kernels are launched through a CUDA runtime linked into the "
+            "program (nvcc's default, -cudart static), which the tracer cannot ask for their "
+            "parameters: what kernels read and write is not checked; build with -cudart "
+            "shared\n");
+  tracer->finish();
+}
+
 TEST_F(TracerInProcess, UnorderedCopiesOnTwoStreamsAreOneRaceInTheEngineAndTheTrace) {
   std::unique_ptr<Tracer> tracer = start_tracer("report_at_exit=0");
   const std::vector<Payload> calls = fill_then_read(program_, false);

@@ -2,8 +2,10 @@
 #include "kernels/kernel_launches.h"
 
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <dlfcn.h>
+#include <mutex>
 
 namespace streamrace::tracer {
 
@@ -47,9 +49,25 @@ struct RuntimeFunctions {
 // parameter. That last answer is an error the runtime also stores as the thread's last error,
 // which belongs to the program: the probe runs only when no error is pending, and clears the one
 // it caused, so cudaGetLastError returns to the program exactly what it would have.
+// A runtime the tracer cannot reach is one linked into the program: nvcc's default
+// (-cudart static). CUPTI still reports its launches, so without a word the run would look
+// checked while no kernel carries an access.
+void say_the_runtime_is_out_of_reach() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::fprintf(stderr, "streamrace: warning: kernels are launched through a CUDA runtime linked "
+                         "into the program (nvcc's default, -cudart static), which the tracer "
+                         "cannot ask for their parameters: what kernels read and write is not "
+                         "checked; build with -cudart shared\n");
+  });
+}
+
 std::optional<std::vector<std::uint32_t>> probe_sizes(const void* function) {
   const RuntimeFunctions& runtime = RuntimeFunctions::get();
-  if (runtime.param_info == nullptr) return std::vector<std::uint32_t>{};
+  if (runtime.param_info == nullptr) {
+    say_the_runtime_is_out_of_reach();
+    return std::vector<std::uint32_t>{};
+  }
   if (runtime.peek_last_error() != kCudaSuccess) return std::nullopt;
   std::vector<std::uint32_t> sizes;
   int result = kCudaSuccess;
