@@ -55,7 +55,7 @@ public:
 
 private:
   Subscribe subscribe_;
-  SubscribeNamed subscribe_named_; // optional: CUPTI before 12.6 has no cuptiSubscribe_v2
+  SubscribeNamed subscribe_named_; // optional: an older libcupti has no cuptiSubscribe_v2
   EnableDomain enable_domain_;
   EnableCallback enable_callback_;
   ResultString result_string_; // optional: only for messages
