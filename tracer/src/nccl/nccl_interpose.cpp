@@ -120,6 +120,21 @@ void record_communicator(std::string_view api, ncclComm_t comm, CommKey key) {
   guarded([&](Recorder& tracer) { tracer.record(api, init); });
 }
 
+// A communicator its parent's ranks make in the same order (a split, a shrink): (parent, how
+// many `made` it had before, `detail` such as the split's color) names it alike on all of them.
+void record_child_communicator(std::string_view api, ncclComm_t parent, ncclComm_t child,
+                               std::unordered_map<CommKey, std::uint64_t>& made,
+                               std::uint64_t detail, std::uint64_t seed) {
+  std::uint64_t identity[3] = {0, 0, detail};
+  {
+    std::lock_guard lock(communicator_mutex);
+    auto found = communicator_keys.find(parent);
+    identity[0] = found != communicator_keys.end() ? found->second : 0;
+    identity[1] = made[identity[0]]++;
+  }
+  record_communicator(api, child, hash_bytes(identity, sizeof identity, seed));
+}
+
 ncclResult_t destroy(ncclResult_t (*real)(ncclComm_t), std::string_view api, ncclComm_t comm) {
   // Recorded first: once NCCL has freed it, the handle may name the next communicator.
   guarded([&](Recorder& tracer) { tracer.record(api, CommDestroy{widen(comm)}); });
@@ -266,16 +281,8 @@ STREAMRACE_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key
     result = real(comm, color, key, newcomm, config);
   }
   if (!succeeded(result) || newcomm == nullptr || *newcomm == nullptr) return result;
-  // Every rank of the parent splits it in the same order, so (parent, split number, color)
-  // names the new communicator alike on all of its ranks.
-  std::uint64_t identity[3] = {0, 0, static_cast<std::uint64_t>(color)};
-  {
-    std::lock_guard lock(communicator_mutex);
-    auto parent = communicator_keys.find(comm);
-    identity[0] = parent != communicator_keys.end() ? parent->second : 0;
-    identity[1] = splits_of[identity[0]]++;
-  }
-  record_communicator("ncclCommSplit", *newcomm, hash_bytes(identity, sizeof identity, 2));
+  record_child_communicator("ncclCommSplit", comm, *newcomm, splits_of,
+                            static_cast<std::uint64_t>(color), 2);
   return result;
 }
 STREAMRACE_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t* newcomm, int nranks, int myrank,
@@ -307,16 +314,7 @@ STREAMRACE_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int* exclude_rank
     result = real(comm, exclude_ranks, exclude_count, newcomm, config, shrink_flags);
   }
   if (!succeeded(result) || newcomm == nullptr || *newcomm == nullptr) return result;
-  // The ranks left shrink their parent in the same order: (parent, shrink number) names the new
-  // communicator alike on all of them.
-  std::uint64_t identity[2] = {0, 0};
-  {
-    std::lock_guard lock(communicator_mutex);
-    auto parent = communicator_keys.find(comm);
-    identity[0] = parent != communicator_keys.end() ? parent->second : 0;
-    identity[1] = shrinks_of[identity[0]]++;
-  }
-  record_communicator("ncclCommShrink", *newcomm, hash_bytes(identity, sizeof identity, 3));
+  record_child_communicator("ncclCommShrink", comm, *newcomm, shrinks_of, 0, 3);
   return result;
 }
 STREAMRACE_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
