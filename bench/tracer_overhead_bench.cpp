@@ -6,9 +6,9 @@
 // Each batch is enqueued behind a host function holding the stream, so the figures are the calls'
 // own cost, not the emulator's stream threads being woken. Two more configurations measure the
 // calls at load, with a tracer thread far behind them (tracer_delay_us=1: a sleep before each
-// call it takes, some 50 us with the kernel's timer slack): the lossless block_on_full=1, where
-// a call waits for room in the ring, and the default back-pressure, where past
-// full_ring_wait_us access checking pauses and calls are appended to the overflow instead.
+// call it takes, some 50 us with the kernel's timer slack): the lossless default, where a call
+// waits for room in the ring, and block_on_full=0, where past full_ring_wait_us access checking
+// pauses and calls are appended to the overflow instead.
 // Run it on whatever CUDA runtime the library path names, e.g. the emulator's:
 //
 //   LD_LIBRARY_PATH=<build>/emulator/lib <build>/bin/tracer-overhead-bench [batches=200]
@@ -201,10 +201,10 @@ int main(int argc, char** argv) {
   // A call at load in blocking mode costs what the slowed tracer takes per call: fewer batches.
   const int load_batches = std::max(1, batches / 20);
   const std::string slow_tracer = "STREAMRACE_OPTIONS=tracer_delay_us=1";
-  const Figures blocking = run_child(
-      self, load_batches, {"LD_PRELOAD=" + tracer.string(), slow_tracer + ":block_on_full=1"});
-  const Figures back_pressure =
+  const Figures blocking =
       run_child(self, load_batches, {"LD_PRELOAD=" + tracer.string(), slow_tracer});
+  const Figures back_pressure = run_child(
+      self, load_batches, {"LD_PRELOAD=" + tracer.string(), slow_tracer + ":block_on_full=0"});
 
   std::printf("median ns per call (%d batches of %d calls); wall time, and in parentheses the\n"
               "calling thread's CPU time\n",
@@ -224,9 +224,9 @@ int main(int argc, char** argv) {
       minus(with_trace.copy, untraced.copy));
   std::printf("at load (the tracer thread slowed by tracer_delay_us=1; %d batches):\n",
               load_batches);
-  row("added: block_on_full=1", minus(blocking.record, untraced.record),
+  row("added: blocking (default)", minus(blocking.record, untraced.record),
       minus(blocking.copy, untraced.copy));
-  row("added: back-pressure (default)", minus(back_pressure.record, untraced.record),
+  row("added: block_on_full=0", minus(back_pressure.record, untraced.record),
       minus(back_pressure.copy, untraced.copy));
   return 0;
 }

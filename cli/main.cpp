@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // streamrace: the command-line front door. Subcommands: run, report, export, explain. Exit
-// status: 0 clean, 66 findings (configurable), 1 unreadable input, 2 a command line it cannot
-// act on; `run` passes on a failed command's own status instead.
+// status: 0 clean, 66 findings (configurable), 67 no findings but accesses left unchecked,
+// 1 unreadable input, 2 a command line it cannot act on; `run` passes on a failed command's own
+// status instead.
 #include "explain_command.h"
 #include "export_command.h"
 #include "report_command.h"

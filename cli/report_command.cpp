@@ -2,6 +2,7 @@
 #include "report_command.h"
 
 #include "arguments.h"
+#include "exit_status.h"
 #include "output_file.h"
 #include "usage_error.h"
 
@@ -34,7 +35,8 @@ constexpr const char* kHelp =
     "  --source-root=DIR    SARIF: name files under DIR relative to it (%SRCROOT%)\n"
     "  --options=K=V:...    settings, over those of $STREAMRACE_OPTIONS; see\n"
     "                       `streamrace help options`\n"
-    "  --exitcode=N         exit status when findings remain (default 66)\n"
+    "  --exitcode=N         exit status when findings remain (default 66); with none, 67\n"
+    "                       when access checking paused in the run (block_on_full=0)\n"
     "  --advise=sync        judge every synchronization the run executed by replaying the\n"
     "                       run without it, one call site at a time: a Synchronization\n"
     "                       section in text, a \"synchronization\" member in JSON, a note\n"
@@ -56,7 +58,7 @@ int report_command(const std::vector<std::string>& args) {
   const std::string format = arguments.value("format", "text");
   if (format != "text" && format != "json" && format != "sarif")
     throw UsageError("unknown report format '" + format + "' (expected text, json or sarif)");
-  int exitcode = 66;
+  int exitcode = kFindingsStatus;
   if (arguments.values.contains("exitcode")) {
     // A process exit status is one byte: 300 would reach the shell as 44, -1 as 255.
     const std::string text = arguments.value("exitcode");
@@ -93,7 +95,7 @@ int report_command(const std::vector<std::string>& args) {
     if (advice) std::fputs(sync_advice_text(*advice).c_str(), stdout);
   }
   if (output) output->write(file_report);
-  return findings.empty() ? 0 : exitcode;
+  return replay_status(!findings.empty(), *replay.engine, exitcode);
 }
 
 } // namespace streamrace::cli

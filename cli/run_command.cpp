@@ -2,6 +2,7 @@
 #include "run_command.h"
 
 #include "arguments.h"
+#include "exit_status.h"
 #include "usage_error.h"
 
 #include "streamrace/replay/settle.h"
@@ -40,7 +41,9 @@ constexpr const char* kHelp =
     "process wrote and prints the report on standard error (the program's own output is left\n"
     "as it is). SIGTERM and SIGHUP sent to this command are passed on to the command.\n"
     "Exit status: the command's own (128 + signal when it was killed); 66 when it exited 0 but\n"
-    "findings remain; 126 when it cannot be executed, 127 when it cannot be found.\n"
+    "findings remain; 67 when it exited 0 and nothing was found, but access checking paused\n"
+    "(block_on_full=0) and some accesses went unchecked; 126 when it cannot be executed, 127\n"
+    "when it cannot be found.\n"
     "\n"
     "options:\n"
     "  --output=DIR         folder for the trace files (default ./streamrace-out; trace files\n"
@@ -346,8 +349,9 @@ int run_command(const std::vector<std::string>& args) {
   const ReportedFindings reported = unsuppressed_findings(replay, suppressions);
   std::fputs(report_text(replay, reported, suppressions).c_str(), stderr);
   // A failed command keeps its own status, so a crash is never mistaken for a finished run
-  // that merely has findings; 66 marks findings only in a run that otherwise succeeded.
-  return reported.findings.empty() || status != 0 ? status : 66;
+  // that merely has findings; 66 (or 67) marks findings (or unchecked accesses) only in a run
+  // that otherwise succeeded.
+  return status != 0 ? status : replay_status(!reported.findings.empty(), *replay.engine);
 }
 
 } // namespace streamrace::cli

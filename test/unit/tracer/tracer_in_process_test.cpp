@@ -377,8 +377,8 @@ TEST_F(TracerInProcess, TheTraceCarriesTheTimesOfTheClockTheTracerWasGiven) {
 // the trace in call order, between a pause and a resume that says how long calls waited.
 TEST_F(TracerInProcess, ABoundedOverflowMakesCallsWaitAndLosesNoOrdering) {
   std::unique_ptr<Tracer> tracer =
-      start_tracer("report_at_exit=0:ring_capacity=2:tracer_delay_us=2000:full_ring_wait_us=50:"
-                   "overflow_capacity=2");
+      start_tracer("report_at_exit=0:ring_capacity=2:tracer_delay_us=2000:block_on_full=0:"
+                   "full_ring_wait_us=50:overflow_capacity=2");
   const std::vector<Payload> calls = fill_then_read(program_, true);
   tracer->finish();
   EXPECT_EQ(tracer->engine().findings().size(), 0u);
