@@ -2,7 +2,9 @@
 // Communicator::runPointToPoint: the sends and receives of one group (or one ungrouped call)
 // progress together, so a group that sends to and receives from the same peer never waits on
 // itself. Each ordered pair of ranks has a one-slot channel; the m-th send from A to B pairs
-// with the m-th receive on B from A.
+// with the m-th receive on B from A. As NCCL documents, a send blocks its stream until the
+// peer's receive has taken the data, not only until the data left the send buffer: a program
+// that reuses the buffer without waiting for the send races whatever the timing.
 #include "communicator.h"
 
 #include "link_statistics.h"
@@ -71,6 +73,16 @@ bool Communicator::runPointToPoint(std::span<const PointToPointCall> calls) {
     const std::size_t chunkBytes =
         std::min(slotBytes, transfer.bytes - std::min(transfer.bytes, offset));
     if (sending) {
+      if (transfer.chunksDone == transfer.chunks) {
+        // Every chunk is out; the send holds its stream until the receiver has taken the last.
+        if (consumed != produced) {
+          return true;
+        }
+        transfer.done = true;
+        finished.store(call.messageIndex + 1, std::memory_order_release);
+        moved = true;
+        return true;
+      }
       if (produced != consumed) {
         return true;
       }
@@ -98,7 +110,7 @@ bool Communicator::runPointToPoint(std::span<const PointToPointCall> calls) {
       atomicStore(channel.chunksConsumed, consumed + 1);
     }
     moved = true;
-    if (++transfer.chunksDone == transfer.chunks) {
+    if (++transfer.chunksDone == transfer.chunks && !sending) {
       transfer.done = true;
       finished.store(call.messageIndex + 1, std::memory_order_release);
     }

@@ -8,6 +8,9 @@
 //             operation on both streams, so both directions are ordered.
 //   graph:    an AllGather captured into a CUDA graph runs at every launch of the graph, with
 //             the data present at that launch.
+//   send-held: rank 0 sends one int to rank 1, which posts its receive a second later; the send's
+//             stream stays busy until then, as NCCL documents a send as blocking for the GPU
+//             until its receive is matched, however small the message.
 #include "nccl_test_support.h"
 
 #include <chrono>
@@ -59,6 +62,26 @@ int main(int argc, char** argv) {
     }
     CUDA_OK(cudaGraphExecDestroy(executable));
     CUDA_OK(cudaGraphDestroy(graph));
+    NCCL_OK(ncclCommDestroy(comm));
+    return 0;
+  }
+  if (mode == "send-held") {
+    constexpr int kReceiveLateMs = 1000;
+    constexpr int kQueryAfterMs = 200;
+    if (rank == 0) {
+      NCCL_OK(ncclSend(send, 1, ncclInt32, 1, comm, communication));
+      std::this_thread::sleep_for(std::chrono::milliseconds(kQueryAfterMs));
+      const cudaError_t early = cudaStreamQuery(communication);
+      CUDA_OK(cudaStreamSynchronize(communication));
+      std::printf("rank 0 send-held: before the receive %s, after it %s\n",
+                  early == cudaErrorNotReady ? "busy" : "idle",
+                  cudaStreamQuery(communication) == cudaSuccess ? "idle" : "busy");
+    } else if (rank == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kReceiveLateMs));
+      NCCL_OK(ncclRecv(summed, 1, ncclInt32, 0, comm, communication));
+      CUDA_OK(cudaStreamSynchronize(communication));
+      std::printf("rank 1 send-held: received %d\n", hostCopyOf(summed, 1)[0]);
+    }
     NCCL_OK(ncclCommDestroy(comm));
     return 0;
   }
