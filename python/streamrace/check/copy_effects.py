@@ -6,9 +6,11 @@ returns (PyTorch synchronizes the stream), and so it is with `non_blocking` from
 memory known not to be pinned (PyTorch documents that the flag then has no effect; rule 7 of
 docs/semantics.md). A copy between host tensors, or a dtype conversion of one, runs on the host
 at once."""
+import ast
+
 from .. import torch_model as model
 from .state import HOST_STREAM
-from .values import Constant, Tensor
+from .values import Constant, Symbol, Tensor
 
 
 class CopyEffects:
@@ -43,6 +45,26 @@ class CopyEffects:
             all(names_a_dtype(argument_node) for _, argument_node in args) and \
             set(kwargs) <= model.DTYPE_CONVERSION_KEYWORDS
 
+    def to_a_device_tensors_device(self, tensor, args, kwargs, state, frame):
+        """`x.to(y.device)`, x and y device tensors and nothing else asked (no dtype, no
+        `copy=True`): PyTorch returns x itself when it is already where y is, as a tensor of one
+        process's GPU is (a helper that also serves CPU-offloaded tensors moves those). No copy
+        is made; what reads the result reads x."""
+        if not isinstance(tensor, (Tensor, Symbol)) or getattr(tensor, "on_host", False) or \
+                set(kwargs) - {"device", "non_blocking"} or \
+                len(args) != (0 if "device" in kwargs else 1):
+            return False
+        _, device_node = kwargs["device"] if "device" in kwargs else args[0]
+        if not isinstance(device_node, ast.Attribute) or device_node.attr != "device":
+            return False
+        base = device_node.value
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if not isinstance(base, ast.Name):
+            return False   # a call in the chain would run twice
+        owner = self.evaluate(device_node.value, state, frame)
+        return isinstance(owner, Tensor) and not owner.on_host
+
     def device_copy(self, tensor, name, args, kwargs, node, state, frame):
         non_blocking = self.keyword_true(kwargs, "non_blocking") or (
             name == "cuda" and args and isinstance(args[-1][0], Constant) and
@@ -51,6 +73,8 @@ class CopyEffects:
             self.access(tensor, "read", name, node.func.value, state, frame,
                         stream=HOST_STREAM, own_bytes=True)
             return self.fresh_tensor(node, state, frame, on_host=True, on_host_stream=True)
+        if name == "to" and self.to_a_device_tensors_device(tensor, args, kwargs, state, frame):
+            return tensor
         host_source = isinstance(tensor, Tensor) and tensor.on_host
         # PyTorch: non_blocking has no effect unless the host memory is pinned.
         non_blocking = non_blocking and not (host_source and tensor.pageable)

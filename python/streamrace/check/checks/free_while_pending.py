@@ -13,6 +13,7 @@ kept in an object whose class's record_stream, which its holders call to hand it
 stream, does not record that tensor (`record_stream_fields.py`).
 """
 import ast
+import itertools
 
 from ..findings import Finding, Location
 from ..state import Site, bytes_meet, may_be_same_stream, recorded_by_hand
@@ -61,8 +62,7 @@ class FreeWhilePending:
                 continue   # a stream the caller gives may be the one that made the tensor
             if scope_end and _raced_after(access, allocation, state, accesses):
                 continue
-            if (access.key, access.stream.key) in state.recorded or \
-                    (key, access.stream.key) in state.recorded:
+            if _recorded_after(access, key, ordered, state):
                 continue
             site = walker.site(node, frame)
             source = walker.analysis.checks.sources.get(site.path)
@@ -254,6 +254,16 @@ def _kept_by_the_process_group(access, allocation, key, state):
     return may_be_same_stream(access.issued_on, allocation) or \
         (key, access.issued_on.key) in state.recorded or \
         (access.key, access.issued_on.key) in state.recorded
+
+
+def _recorded_after(access, key, ordered, state):
+    """Whether `record_stream` put the access's stream on the tensor, or a stream that waited
+    for the access (the stream a synchronous collective was called on, which its work rejoined
+    before the call returned): the allocator then reuses the block only once that stream's
+    work, the wait included, is done."""
+    return any((recorded_key, stream_key) in state.recorded
+               for recorded_key in (access.key, key)
+               for stream_key in itertools.chain((access.stream.key,), ordered))
 
 
 def _raced_after(access, allocation, state, accesses):
