@@ -2,6 +2,7 @@
 // The communicator half of the public API: versions, ids, init, split, teardown, queries.
 #include "api_enqueue.h"
 #include "api_state.h"
+#include "proxy_thread.h"
 #include "unique_id.h"
 
 #include <cuda_runtime_api.h>
@@ -40,6 +41,11 @@ ncclResult_t initRank(ncclComm_t* newcomm, int rankCount, const std::string& seg
           Communicator::join(segmentName, displayName, handle->rankCount, handle->rank,
                              RankPlacement{handle->device, nodeOfDevice(handle->device)},
                              CommunicatorSettings::fromEnvironment());
+      if (!runProxySetUp(handle->device)) {
+        throw CommunicatorError(ncclUnhandledCudaError,
+                                "the proxy thread's CUDA calls failed on device " +
+                                    std::to_string(handle->device));
+      }
       handle->initResult = ncclSuccess;
     } catch (const CommunicatorError& error) {
       handle->initResult =

@@ -15,6 +15,7 @@
 #include <link.h>
 #include <memory>
 #include <new>
+#include <optional>
 #include <pthread.h>
 #include <semaphore.h>
 #include <string_view>
@@ -137,11 +138,16 @@ struct StartRoutine {
   void* (*routine)(void*);
   void* argument;
   std::uint64_t hand_off;
+  // Started by a library call (NCCL's proxy and connection threads, started while a
+  // communicator is set up): the thread's CUDA calls are the library's own for its whole life.
+  bool library_thread;
 };
 
 void* start_thread(void* data) {
   const std::unique_ptr<StartRoutine> start(static_cast<StartRoutine*>(data));
   start_hand_off = start->hand_off;
+  std::optional<InsideLibraryCall> library_thread;
+  if (start->library_thread) library_thread.emplace();
   void* result = start->routine(start->argument);
   release(reinterpret_cast<const void*>(start->routine), "pthread_exit", end_of(pthread_self()));
   return result;
@@ -334,7 +340,8 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
   const std::uint64_t hand_off = kThreadStartBase | next_thread_start.fetch_add(1);
   release(caller, "pthread_create", hand_off);
   // Owned by the new thread once it exists; allocation failing leaves the program's call alone.
-  std::unique_ptr<StartRoutine> start(new (std::nothrow) StartRoutine{routine, argument, hand_off});
+  std::unique_ptr<StartRoutine> start(
+      new (std::nothrow) StartRoutine{routine, argument, hand_off, InsideLibraryCall::active()});
   if (!start) return real(thread, attributes, routine, argument);
   const int result = real(thread, attributes, start_thread, start.get());
   if (result == 0) static_cast<void>(start.release());
