@@ -46,10 +46,11 @@ class CopyEffects:
             set(kwargs) <= model.DTYPE_CONVERSION_KEYWORDS
 
     def to_a_device_tensors_device(self, tensor, args, kwargs, state, frame):
-        """`x.to(y.device)`, x and y device tensors and nothing else asked (no dtype, no
-        `copy=True`): PyTorch returns x itself when it is already where y is, as a tensor of one
-        process's GPU is (a helper that also serves CPU-offloaded tensors moves those). No copy
-        is made; what reads the result reads x."""
+        """`x.to(y.device)`, y a device tensor, x not known to be on the host, and nothing else
+        asked (no dtype, no `copy=True`): PyTorch returns x itself when it is already where y
+        is, as the tensors of one process's GPU are. No copy is made; what reads the result
+        reads x. (Code that also serves tensors offloaded to the CPU moves those: that copy is
+        not seen where x's placement is unknown.)"""
         if not isinstance(tensor, (Tensor, Symbol)) or getattr(tensor, "on_host", False) or \
                 set(kwargs) - {"device", "non_blocking"} or \
                 len(args) != (0 if "device" in kwargs else 1):

@@ -260,7 +260,8 @@ def _recorded_after(access, key, ordered, state):
     """Whether `record_stream` put the access's stream on the tensor, or a stream that waited
     for the access (the stream a synchronous collective was called on, which its work rejoined
     before the call returned): the allocator then reuses the block only once that stream's
-    work, the wait included, is done."""
+    work, the wait included, is done. The wait is judged at the release: a record made before
+    it counts too, code writing the usual order (wait, record, release) either way."""
     return any((recorded_key, stream_key) in state.recorded
                for recorded_key in (access.key, key)
                for stream_key in itertools.chain((access.stream.key,), ordered))
