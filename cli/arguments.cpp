@@ -63,8 +63,7 @@ std::string Arguments::value(const std::string& name, const std::string& fallbac
   return it == values.end() ? fallback : it->second;
 }
 
-Settings command_settings(const Arguments& arguments) {
-  Settings settings;
+Settings command_settings(const Arguments& arguments, Settings settings) {
   if (std::string error = apply_environment(settings); !error.empty()) throw UsageError(error);
   if (auto it = arguments.values.find("options"); it != arguments.values.end())
     if (std::string error = parse_settings(it->second, settings); !error.empty())

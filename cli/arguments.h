@@ -29,8 +29,9 @@ struct Arguments {
 };
 
 // The settings of a command: the environment's (STREAMRACE_OPTIONS, then the aliases), then
-// --options, key by key; bad keys or values are usage errors.
-Settings command_settings(const Arguments& arguments);
+// --options, key by key, over `defaults` (a command's own defaults, which the user's settings
+// override); bad keys or values are usage errors.
+Settings command_settings(const Arguments& arguments, Settings defaults = {});
 // The suppressions file the settings name, if any.
 std::optional<Suppressions> load_suppressions(const Settings& settings);
 

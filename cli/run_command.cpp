@@ -80,7 +80,11 @@ RunRequest parse(const std::vector<std::string>& args, bool& help) {
   request.command.assign(dashes + 1, args.end());
   if (request.command.empty()) throw UsageError("'streamrace run' needs a command after '--'");
   request.output = arguments.value("output", request.output);
-  request.settings = command_settings(arguments);
+  // This command checks the merged traces: by default the processes only record, as checking
+  // their own calls too would repeat the work (halt_on_error, or online_detection=1, keeps it).
+  Settings defaults;
+  defaults.tracer.online_detection = false;
+  request.settings = command_settings(arguments, defaults);
   request.launcher = arguments.value("launcher", request.settings.run.launcher);
   return request;
 }

@@ -113,6 +113,9 @@ void Tracer::start() {
       else
         KernelLaunchReader::instance().use_summaries(std::move(summaries));
     }
+    if (!detecting() && !open_trace_)
+      throw SettingUnusable("online_detection=0 needs output_dir: without a trace, nothing "
+                            "would be checked");
     ranks_ = std::make_unique<RankAssignment>(first_rank_, rank_stride_);
     engine_ = std::make_unique<Engine>(settings_.engine, [](std::string_view warning) {
       std::fprintf(stderr, "streamrace: warning: %.*s\n", static_cast<int>(warning.size()),
@@ -548,7 +551,7 @@ void Tracer::select_device(const Event& event, DeviceId device, bool& new_site) 
 }
 
 void Tracer::process_event(Event& event, bool new_site) {
-  engine_->process(event);
+  if (detecting()) engine_->process(event);
   if (writer_) {
     if (new_site)
       writer_->define_call_site(event.header.site, sites_.unsymbolized(event.header.site));

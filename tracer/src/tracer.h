@@ -178,6 +178,11 @@ private:
   // batch); never on the tracer thread, whose lock it may be.
   bool lock_engine_briefly();
   void halt_if_found();
+  // Whether the engine checks the calls in this process, or only the trace records them (for
+  // `streamrace report` to check); halting at a finding needs them checked here.
+  bool detecting() const {
+    return settings_.tracer.online_detection || settings_.tracer.halt_on_error;
+  }
   // Prints the findings since the last report that the suppressions leave; returns how many.
   // At exit, only when the settings ask for a report then.
   enum class ReportMoment { Halting, AtExit };
