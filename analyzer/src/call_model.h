@@ -100,6 +100,9 @@ struct CallEffect {
   bool waitsForItsStream = false;
   bool perThreadDefaultStream = false; // a _ptsz/_ptds call: stream 0 is per-thread
   const clang::Expr* event = nullptr;
+  // Events a function of the program is given with its stream (external_launchers.h): its stream
+  // waits on each before the work, and each is recorded on it after.
+  std::vector<const clang::Expr*> events;
   const clang::Expr* graph = nullptr;        // a graph, or the executable graph a launch runs
   const clang::Expr* communicator = nullptr; // an NCCL call's
   const clang::Expr* outPointer = nullptr;

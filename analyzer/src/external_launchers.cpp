@@ -3,11 +3,13 @@
 
 #include "function_effects.h"
 #include "handle_types.h"
+#include "registration_handles.h"
 #include "sub_statements.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -24,7 +26,7 @@ std::optional<unsigned> launcherStream(const clang::FunctionDecl& callee,
   std::optional<unsigned> stream;
   for (unsigned i = 0; i < callee.getNumParams(); ++i) {
     const clang::QualType type = callee.getParamDecl(i)->getType();
-    if (reachesHandle(type, kEventRecord)) return std::nullopt;
+    if (reachesHandle(type, kEventRecord) && !isHandleType(type, kEventRecord)) return std::nullopt;
     if (isStreamType(type)) {
       if (stream) return std::nullopt;
       stream = i;
@@ -77,6 +79,17 @@ bool splitBetweenCalls(const clang::CallExpr& call, unsigned index, unsigned str
   return false;
 }
 
+// Whether the event argument is none: `0`, `nullptr`, or a default argument spelled so.
+bool isNullEvent(const clang::Expr& argument, const clang::ASTContext& context) {
+  const clang::Expr* value = &argument;
+  if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(value->IgnoreImplicit()))
+    value = defaulted->getExpr();
+  value = value->IgnoreParenCasts();
+  if (llvm::isa<clang::CXXNullPtrLiteralExpr, clang::GNUNullExpr>(value)) return true;
+  const std::optional<int64_t> constant = constantValue(value, context);
+  return constant && *constant == 0;
+}
+
 } // namespace
 
 bool isExternalLauncher(const clang::FunctionDecl& callee, const clang::SourceManager& sources,
@@ -84,11 +97,10 @@ bool isExternalLauncher(const clang::FunctionDecl& callee, const clang::SourceMa
   return launcherStream(callee, sources, external).has_value();
 }
 
-std::optional<CallEffect> externalLauncherEffect(const clang::CallExpr& call,
-                                                 const clang::FunctionDecl& callee,
-                                                 const clang::FunctionDecl* enclosing,
-                                                 const clang::ASTContext& context,
-                                                 ExternalDefinitions* external) {
+std::optional<CallEffect>
+externalLauncherEffect(const clang::CallExpr& call, const clang::FunctionDecl& callee,
+                       const clang::FunctionDecl* enclosing, const clang::ASTContext& context,
+                       ExternalDefinitions* external, const RegistrationHandles& registrations) {
   const std::optional<unsigned> stream =
       launcherStream(callee, context.getSourceManager(), external);
   if (!stream || *stream >= call.getNumArgs()) return std::nullopt;
@@ -98,6 +110,20 @@ std::optional<CallEffect> externalLauncherEffect(const clang::CallExpr& call,
   const ChosenPart part{effect.operation, choosingArguments(call, *stream, context), false};
   for (unsigned i = 0; i < callee.getNumParams() && i < call.getNumArgs(); ++i) {
     const clang::QualType type = callee.getParamDecl(i)->getType();
+    if (isHandleType(type, kEventRecord)) {
+      if (!isNullEvent(*call.getArg(i), context)) effect.events.push_back(call.getArg(i));
+      continue;
+    }
+    if (type->isIntegralOrEnumerationType()) {
+      // Read only, as what a `void *` points to: a send and a receive take the same handles.
+      if (std::optional<RegisteredMemory> memory =
+              registrations.memoryOf(*call.getArg(i), enclosing)) {
+        BufferUse use{memory->expr, true, false, {}};
+        use.field = memory->field;
+        effect.buffers.push_back(std::move(use));
+      }
+      continue;
+    }
     if (i == *stream || !type->isPointerType() || type->isFunctionPointerType()) continue;
     // Written only through a pointer to numbers: what a `void *` or a pointer to a struct
     // points to may be a handle or a descriptor (NVTETensor, a communicator), never a buffer

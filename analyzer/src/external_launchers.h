@@ -4,7 +4,10 @@
 // for such functions (`invokeSoftmax(out, in, n, stream)`, `launch_bias_gelu(..., stream)`) is
 // that they enqueue their work on that stream and return, so a call is stream work on it that
 // reads what it gets as pointers, and writes what it gets as pointers to non-const numbers, each
-// from the pointer on, a part its other arguments choose (ChosenPart).
+// from the pointer on, a part its other arguments choose (ChosenPart). An event it is given
+// (TransformerEngine's userbuffers take a launch event) it may wait on before its work and record
+// after it: its stream waits on the event's record, and the event is recorded after the work. Taken
+// as a completion event, a launch event orders more than it does: a race is missed, none invented.
 #pragma once
 
 #include "call_model.h"
@@ -21,6 +24,7 @@ class SourceManager;
 namespace streamrace::analyzer {
 
 class ExternalDefinitions;
+class RegistrationHandles;
 
 // Whether `callee` is such a launcher: declared outside system headers, without a definition here
 // or in `external`, with exactly one stream parameter and no event parameter (a function given
@@ -29,11 +33,11 @@ bool isExternalLauncher(const clang::FunctionDecl& callee, const clang::SourceMa
                         ExternalDefinitions* external);
 
 // The work `call` enqueues when `callee` is a launcher, else nullopt. A buffer that `enclosing`
-// also gives the launcher with other numbers is split between those calls (ChosenPart::split).
-std::optional<CallEffect> externalLauncherEffect(const clang::CallExpr& call,
-                                                 const clang::FunctionDecl& callee,
-                                                 const clang::FunctionDecl* enclosing,
-                                                 const clang::ASTContext& context,
-                                                 ExternalDefinitions* external);
+// also gives the launcher with other numbers is split between those calls (ChosenPart::split). A
+// registration handle it is given (`registrations`) names memory it reads.
+std::optional<CallEffect>
+externalLauncherEffect(const clang::CallExpr& call, const clang::FunctionDecl& callee,
+                       const clang::FunctionDecl* enclosing, const clang::ASTContext& context,
+                       ExternalDefinitions* external, const RegistrationHandles& registrations);
 
 } // namespace streamrace::analyzer

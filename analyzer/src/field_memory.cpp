@@ -33,14 +33,73 @@ private:
   std::map<const clang::FieldDecl*, MemoryKind>& kinds_;
 };
 
+// The field of `this` that `value` points into: `buf_`, `buf_ + n`, `_ubuf.dptr()`, `&rows_[0]`.
+const clang::FieldDecl* ownFieldReached(const clang::Expr* value) {
+  value = value->IgnoreParenCasts();
+  if (const auto* arithmetic = llvm::dyn_cast<clang::BinaryOperator>(value);
+      arithmetic && arithmetic->isAdditiveOp())
+    return ownFieldReached(arithmetic->getLHS()->getType()->isPointerType() ? arithmetic->getLHS()
+                                                                            : arithmetic->getRHS());
+  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(value))
+    return unary->getOpcode() == clang::UO_AddrOf ? ownFieldReached(unary->getSubExpr()) : nullptr;
+  if (const auto* element = llvm::dyn_cast<clang::ArraySubscriptExpr>(value))
+    return ownFieldReached(element->getBase());
+  if (const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(value))
+    return call->getNumArgs() == 0 ? ownFieldReached(call->getImplicitObjectArgument()) : nullptr;
+  const auto* member = llvm::dyn_cast<clang::MemberExpr>(value);
+  if (!member || !llvm::isa<clang::CXXThisExpr>(member->getBase()->IgnoreParenImpCasts()))
+    return nullptr;
+  return llvm::dyn_cast<clang::FieldDecl>(member->getMemberDecl());
+}
+
+// Adds the fields the public methods of `record` return pointers into.
+void collectHandedOut(const clang::CXXRecordDecl& record, std::set<const clang::FieldDecl*>& out) {
+  for (const clang::CXXMethodDecl* method : record.methods()) {
+    const clang::FunctionDecl* definition = method->getDefinition();
+    if (method->getAccess() != clang::AS_public || !method->isInstance() || !definition ||
+        !method->getReturnType()->isPointerType() || !definition->getBody())
+      continue;
+    std::vector<const clang::Stmt*> stack{definition->getBody()};
+    while (!stack.empty()) {
+      const clang::Stmt* stmt = stack.back();
+      stack.pop_back();
+      if (const auto* result = llvm::dyn_cast<clang::ReturnStmt>(stmt);
+          result && result->getRetValue())
+        if (const clang::FieldDecl* field = ownFieldReached(result->getRetValue()))
+          out.insert(field);
+      for (const clang::Stmt* child : stmt->children())
+        if (child) stack.push_back(child);
+    }
+  }
+}
+
 } // namespace
 
 FieldMemory::FieldMemory(const std::vector<const clang::FunctionDecl*>& functions,
                          const UserModel* userModel, const KernelSummaries& kernels,
                          clang::ASTContext& context) {
   AllocationCollector collector(userModel, kernels, context, kinds_);
-  for (const clang::FunctionDecl* function : functions)
+  std::set<const clang::CXXRecordDecl*> records;
+  for (const clang::FunctionDecl* function : functions) {
     collector.TraverseStmt(function->getBody());
+    if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(function))
+      records.insert(method->getParent());
+  }
+  for (const clang::CXXRecordDecl* record : records)
+    if (record->hasDefinition()) collectHandedOut(*record->getDefinition(), handedOut_);
+}
+
+std::vector<const clang::FieldDecl*>
+FieldMemory::handedOutFields(const clang::CXXRecordDecl& record) const {
+  std::vector<const clang::FieldDecl*> fields;
+  record.forallBases([&](const clang::CXXRecordDecl* base) {
+    for (const clang::FieldDecl* field : base->fields())
+      if (handedOut_.contains(field)) fields.push_back(field);
+    return true;
+  });
+  for (const clang::FieldDecl* field : record.fields())
+    if (handedOut_.contains(field)) fields.push_back(field);
+  return fields;
 }
 
 std::vector<const clang::FieldDecl*>
@@ -69,7 +128,8 @@ bool FieldMemory::pointsIntoPinnedField(const clang::Expr* pointer) const {
 
 bool FieldMemory::pointsIntoOwnAllocation(const clang::Expr* pointer) const {
   const clang::FieldDecl* field = fieldPointedInto(pointer);
-  return field && field->getAccess() != clang::AS_public && kinds_.contains(field);
+  return field && field->getAccess() != clang::AS_public && kinds_.contains(field) &&
+         !handedOut_.contains(field);
 }
 
 bool FieldMemory::pinned(const clang::FieldDecl& field) const {

@@ -9,6 +9,7 @@
 #include "call_model.h"
 
 #include <map>
+#include <set>
 #include <vector>
 
 namespace clang {
@@ -35,15 +36,22 @@ public:
   bool pointsIntoPinnedField(const clang::Expr* pointer) const;
 
   // Whether `pointer` points into a private or protected field that the translation unit's
-  // allocations fill: memory an object made for itself, which its callers reach only through its
-  // methods. (A public field, as a C-style struct's, the caller may fill itself.)
+  // allocations fill and no public method hands out: memory an object made for itself, which its
+  // callers reach only through its methods. (A public field, as a C-style struct's, the caller
+  // may fill itself.)
   bool pointsIntoOwnAllocation(const clang::Expr* pointer) const;
+
+  // The fields of `record` and its bases whose memory a public method returns a pointer into
+  // (`void* get_ubuf_dptr() { return _ubuf.dptr(); }`, `float* data() { return data_; }`): the
+  // caller may fill that memory on its stream before calling the object's other methods.
+  std::vector<const clang::FieldDecl*> handedOutFields(const clang::CXXRecordDecl& record) const;
 
 private:
   bool pinned(const clang::FieldDecl& field) const;
   const clang::FieldDecl* fieldPointedInto(const clang::Expr* pointer) const;
 
   std::map<const clang::FieldDecl*, MemoryKind> kinds_; // Unknown: allocated as several kinds
+  std::set<const clang::FieldDecl*> handedOut_;
 };
 
 } // namespace streamrace::analyzer

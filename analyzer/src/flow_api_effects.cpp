@@ -31,23 +31,7 @@ void FlowEngine::Walk::applyEffect(const CallEffect& effect, const clang::CallEx
     noteFirst(firstRecorded_, *event, textPlace(call, frame));
     if (eventUses_.waitedNowhere(EventUses::storageOf(effect.event)))
       unwaitedRecords_[*event] = &call;
-    EventState recorded;
-    if (auto found = state.events->find(*event); found != state.events->end())
-      recorded.created = found->second.created;
-    recorded.status = RecordedStatus::Recorded;
-    if (stream) {
-      const std::string element = streamElementOf(effect, *stream, state, frame);
-      // Recorded in a loop over a stream array by its counter, the event stands for the work
-      // of each of its streams, constant elements too (the join of a fork over the array).
-      const std::optional<std::string> array = sweptByItsLoop(effect.stream, call, frame)
-                                                   ? std::optional(anyElement(*stream))
-                                                   : std::nullopt;
-      for (const auto& [record, orderedAfter] : *state.pending)
-        if (orderedBefore(record, orderedAfter, *stream, element, state) ||
-            (array && anyElement(record.stream) == *array))
-          recorded.snapshot.insert(record);
-    }
-    setEntry(state.events, *event, std::move(recorded));
+    recordEvent(*event, stream, effect, call, state, frame);
     return;
   }
   case CallEffectKind::StreamWait:
@@ -561,6 +545,29 @@ void FlowEngine::Walk::checkCrossStream(const ResolvedUse& access, const std::st
 
 bool FlowEngine::Walk::reportedByTheCallee(const AccessRecord& record, const Frame& frame) {
   return frame.site && record.site == frame.site && !frame.throughCallable && !record.previousCall;
+}
+
+void FlowEngine::Walk::recordEvent(const std::string& event,
+                                   const std::optional<std::string>& stream,
+                                   const CallEffect& effect, const clang::CallExpr& call,
+                                   FlowState& state, const Frame& frame) const {
+  EventState recorded;
+  if (auto found = state.events->find(event); found != state.events->end())
+    recorded.created = found->second.created;
+  recorded.status = RecordedStatus::Recorded;
+  if (stream) {
+    const std::string element = streamElementOf(effect, *stream, state, frame);
+    // Recorded in a loop over a stream array by its counter, the event stands for the work
+    // of each of its streams, constant elements too (the join of a fork over the array).
+    const std::optional<std::string> array = sweptByItsLoop(effect.stream, call, frame)
+                                                 ? std::optional(anyElement(*stream))
+                                                 : std::nullopt;
+    for (const auto& [record, orderedAfter] : *state.pending)
+      if (orderedBefore(record, orderedAfter, *stream, element, state) ||
+          (array && anyElement(record.stream) == *array))
+        recorded.snapshot.insert(record);
+  }
+  setEntry(state.events, event, std::move(recorded));
 }
 
 void FlowEngine::Walk::waitOnEvent(const CallEffect& effect, const clang::CallExpr& call,

@@ -47,7 +47,7 @@ void FlowEngine::Walk::handleCall(const clang::CallExpr& call, FlowState& state,
     auto [launch, unseen] = launches_.try_emplace(&call);
     if (unseen)
       launch->second = externalLauncherEffect(call, *callee, frame.function, context_,
-                                              options_.externalDefinitions);
+                                              options_.externalDefinitions, registrations_);
     if (launch->second) enqueueDeviceWork(*launch->second, call, state, frame);
     launcher = launch->second.has_value();
   }
@@ -81,7 +81,20 @@ void FlowEngine::Walk::enqueueDeviceWork(CallEffect launch, const clang::CallExp
     return memory != state.memory->end() &&
            (memory->second == MemoryKind::Pinned || memory->second == MemoryKind::Pageable);
   });
+  // Its events: what a recorded one stands for comes first; each stands for the work after it.
+  for (const clang::Expr* given : launch.events) {
+    CallEffect wait = launch;
+    wait.event = given;
+    std::optional<std::string> event = handleKeyOf(given, state, frame);
+    auto found = event ? state.events->find(*event) : state.events->end();
+    if (found != state.events->end() && found->second.status != RecordedStatus::Unrecorded)
+      waitOnEvent(wait, call, state, frame);
+  }
   enqueue(launch, call, state, frame);
+  for (const clang::Expr* given : launch.events)
+    if (std::optional<std::string> event = handleKeyOf(given, state, frame))
+      recordEvent(*event, streamKeyOf(launch.stream, launch.perThreadDefaultStream, state, frame),
+                  launch, call, state, frame);
 }
 
 bool FlowEngine::Walk::inlineCall(const clang::CallExpr& call, const clang::FunctionDecl& callee,

@@ -82,7 +82,7 @@ void FlowEngine::Walk::analyzeFunction(const clang::FunctionDecl& function) {
   firstRecorded_.clear();
   unwaitedRecords_.clear();
   root_ = &function;
-  contract_ = streamContract(function);
+  contract_ = streamContract(function, frame.thisKey);
   if (contract_) expectCallersWork(*contract_, function, entry);
   const FlowState exit = run(function, entry, frame);
   if (contract_ && !exit.unreachable) checkReturn(*contract_, exit, function);

@@ -17,7 +17,8 @@
 namespace streamrace::analyzer {
 
 std::optional<FlowEngine::Walk::StreamContract>
-FlowEngine::Walk::streamContract(const clang::FunctionDecl& function) {
+FlowEngine::Walk::streamContract(const clang::FunctionDecl& function,
+                                 llvm::StringRef thisKey) const {
   const clang::ParmVarDecl* stream = nullptr;
   for (const clang::ParmVarDecl* parameter : function.parameters())
     if (isStreamType(parameter->getType())) {
@@ -30,6 +31,12 @@ FlowEngine::Walk::streamContract(const clang::FunctionDecl& function) {
   contract.defaulted = stream->hasDefaultArg();
   for (const clang::ParmVarDecl* parameter : function.parameters())
     if (parameter != stream) contract.callersMemory.push_back(variableKey(parameter));
+  // A method's object: the memory its class hands out, the caller may have filled.
+  if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(&function);
+      method && method->isInstance() && method->getParent()->hasDefinition())
+    for (const clang::FieldDecl* field :
+         fieldMemory_.handedOutFields(*method->getParent()->getDefinition()))
+      contract.handedOutMemory.push_back(thisKey.str() + "." + field->getNameAsString());
   contract.callersWork = {kCallersMemory.str(), contract.stream, true,           function.getBody(),
                           ByteRange{},          false,           contract.stream};
   return contract;
@@ -43,9 +50,12 @@ void FlowEngine::Walk::expectCallersWork(const StreamContract& contract,
   detail.write = true;
 }
 
-bool FlowEngine::Walk::reachesCaller(const StreamContract& contract, llvm::StringRef buffer) {
-  return std::any_of(contract.callersMemory.begin(), contract.callersMemory.end(),
-                     [&](const std::string& parameter) { return isRootedAt(buffer, parameter); });
+bool FlowEngine::Walk::reachesCaller(const StreamContract& contract, llvm::StringRef buffer,
+                                     bool onEntry) {
+  auto rooted = [&](const std::string& root) { return isRootedAt(buffer, root); };
+  return std::any_of(contract.callersMemory.begin(), contract.callersMemory.end(), rooted) ||
+         (onEntry &&
+          std::any_of(contract.handedOutMemory.begin(), contract.handedOutMemory.end(), rooted));
 }
 
 bool FlowEngine::Walk::isOwnStream(const StreamContract& contract, const std::string& stream,
@@ -62,7 +72,7 @@ void FlowEngine::Walk::checkCallersWork(const ResolvedUse& access, const std::st
   const StreamContract& contract = *contract_;
   // Memory the program allocates into an object's private field is the object's, not the
   // caller's.
-  if (!reachesCaller(contract, access.buffer) || state.memory->contains(access.buffer) ||
+  if (!reachesCaller(contract, access.buffer, true) || state.memory->contains(access.buffer) ||
       fieldMemory_.pointsIntoOwnAllocation(access.use.expr) ||
       !isOwnStream(contract, stream, state))
     return;

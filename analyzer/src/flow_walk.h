@@ -24,6 +24,7 @@
 #include "frame.h"
 #include "function_effects.h"
 #include "loop_counter.h"
+#include "registration_handles.h"
 #include "storage_keys.h"
 #include "stream_storage.h"
 
@@ -50,7 +51,8 @@ public:
         kernels_(summarizeKernels(context)), callables_(functions),
         effects_(context, options.userModel, kernels_, callables_, options.externalDefinitions),
         streamStorage_(project, options.userModel, kernels_, context),
-        fieldMemory_(project, options.userModel, kernels_, context), eventUses_(project),
+        fieldMemory_(project, options.userModel, kernels_, context),
+        registrations_(project, context, options.externalDefinitions), eventUses_(project),
         entryPoints_(functions), checks_(std::move(checks)) {}
 
   void analyzeFunction(const clang::FunctionDecl& function);
@@ -456,19 +458,26 @@ private:
     // stream is ordered with anyway.
     bool defaulted = false;
     std::vector<std::string> callersMemory; // the other parameters' keys
-    AccessRecord callersWork;               // pending on entry
+    // The memory the method's object hands out (FieldMemory::handedOutFields): the caller may
+    // have filled it before the call. At return it is not held: the object's later methods, or a
+    // device-side hand-off (counters an atomic GEMM on the caller's stream polls), may order it.
+    std::vector<std::string> handedOutMemory;
+    AccessRecord callersWork; // pending on entry
   };
 
   // The contract of a function with exactly one stream parameter. With two, which stream the
   // caller's work on a buffer is on is not known, so neither carries one.
-  static std::optional<StreamContract> streamContract(const clang::FunctionDecl& function);
+  std::optional<StreamContract> streamContract(const clang::FunctionDecl& function,
+                                               llvm::StringRef thisKey) const;
 
   // The caller's earlier work on the stream parameter, writing what it handed in.
   void expectCallersWork(const StreamContract& contract, const clang::FunctionDecl& function,
                          FlowState& entry);
 
   // Memory the caller handed in: a parameter's, or reached from one.
-  static bool reachesCaller(const StreamContract& contract, llvm::StringRef buffer);
+  // Whether `buffer` is among `contract`'s callersMemory, or, `onEntry`, its handedOutMemory.
+  static bool reachesCaller(const StreamContract& contract, llvm::StringRef buffer,
+                            bool onEntry = false);
 
   // A stream the function created, so never the one the caller passed; with a defaulted stream
   // parameter, only a non-blocking one, which the legacy default stream does not order.
@@ -513,6 +522,11 @@ private:
   void waitOnEvent(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
                    const Frame& frame);
 
+  // `event` now stands for the work `stream` has so far (effect.stream, its element).
+  void recordEvent(const std::string& event, const std::optional<std::string>& stream,
+                   const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
+                   const Frame& frame) const;
+
   void freeInStreamOrder(const CallEffect& effect, const clang::CallExpr& call, FlowState& state,
                          const Frame& frame);
 
@@ -543,6 +557,7 @@ private:
   FunctionEffects effects_;
   StreamStorage streamStorage_;
   FieldMemory fieldMemory_;
+  RegistrationHandles registrations_;
   EventUses eventUses_;
   // This function's records of events the translation unit waits for nowhere, by event key.
   std::map<std::string, const clang::CallExpr*> unwaitedRecords_;

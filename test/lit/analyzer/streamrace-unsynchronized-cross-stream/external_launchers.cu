@@ -3,7 +3,8 @@
 // `invokeSoftmax(out, in, n, stream)`) enqueues its work on that stream and returns, as CUDA code
 // bases write such launchers: it reads what it gets as pointers, and writes what it gets as
 // pointers to non-const numbers. A `void *` or a pointer to a struct may be a handle or a
-// descriptor, read only; host memory it is given, it may fill and wait for before returning.
+// descriptor, read only; host memory it is given, it may fill and wait for before returning. An
+// event it is given, its stream waits on first, and it records after its work.
 // RUN: %check_streamrace %s %t -- %mock_cuda
 #include "cuda_runtime.h"
 
@@ -80,11 +81,58 @@ void download(const float* device, cudaStream_t stream) {
   cudaFreeHost(host);
 }
 
-// With two streams, or an event, the function orders its own work in ways the declaration does
-// not say: not taken as a launcher, silent.
-void unknown_orderings(float* data, const float* host, cudaStream_t copy, cudaStream_t compute,
-                       cudaEvent_t done) {
+// With two streams, the function orders its own work in ways the declaration does not say: not
+// taken as a launcher, silent.
+void unknown_orderings(float* data, const float* host, cudaStream_t copy, cudaStream_t compute) {
   cudaMemcpyAsync(data, host, 256, cudaMemcpyHostToDevice, copy);
   forkAndJoin(data, copy, compute);
+}
+
+// An event a launcher is given it may wait on first: one not recorded yet orders nothing, and the
+// launcher's work on `compute` races with the upload on `copy`.
+void launch_given_unrecorded_event(float* data, const float* host, cudaStream_t copy,
+                                   cudaStream_t compute, cudaEvent_t done) {
+  cudaMemcpyAsync(data, host, 256, cudaMemcpyHostToDevice, copy);
   launchThenRecord(data, compute, done);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'data' is read and written by launchThenRecord on stream 'compute' while cudaMemcpyAsync on stream 'copy' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: cudaMemcpyAsync writes 'data' on stream 'copy' here
+  // CHECK-MESSAGES: :[[@LINE-4]]:66: note: an event recorded on stream 'copy' here, and waited on before the later access, would order the two
+}
+
+// Recorded after the upload, the event it is given orders the launcher's work after it: silent.
+void launch_given_recorded_event(float* data, const float* host, cudaStream_t copy,
+                                 cudaStream_t compute, cudaEvent_t ready) {
+  cudaMemcpyAsync(data, host, 256, cudaMemcpyHostToDevice, copy);
+  cudaEventRecord(ready, copy);
+  launchThenRecord(data, compute, ready);
+}
+
+// The event stands for the launcher's work after it: a stream that waits on it reads `data`
+// after the launcher wrote it (silent); one that does not races with it.
+void wait_for_launchers_event(float* data, float* out, cudaStream_t compute, cudaStream_t other,
+                              cudaEvent_t done) {
+  launchThenRecord(data, compute, done);
+  cudaStreamWaitEvent(other, done, 0);
+  consume<<<1, 64, 0, other>>>(data, out);
+}
+
+void skip_launchers_event(float* data, float* out, cudaStream_t compute, cudaStream_t other,
+                          cudaEvent_t done) {
+  launchThenRecord(data, compute, done);
+  consume<<<1, 64, 0, other>>>(data, out);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'data' is read by kernel 'consume' on stream 'other' while launchThenRecord on stream 'compute' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: launchThenRecord reads and writes 'data' on stream 'compute' here
+  // CHECK-MESSAGES: :[[@LINE-4]]:41: note: an event recorded on stream 'compute' here, and waited on before the later access, would order the two
+}
+
+// An event parameter left at its default `0` is none: the launcher is work on its stream alone.
+void launchWithOptionalEvent(float* data, cudaStream_t stream, cudaEvent_t launched = 0);
+
+void optional_event_left_out(float* data, const float* host, cudaStream_t copy,
+                             cudaStream_t compute) {
+  cudaMemcpyAsync(data, host, 256, cudaMemcpyHostToDevice, copy);
+  launchWithOptionalEvent(data, compute);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'data' is read and written by launchWithOptionalEvent on stream 'compute' while cudaMemcpyAsync on stream 'copy' may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: cudaMemcpyAsync writes 'data' on stream 'copy' here
+  // CHECK-MESSAGES: :[[@LINE-4]]:66: note: an event recorded on stream 'copy' here, and waited on before the later access, would order the two
 }
