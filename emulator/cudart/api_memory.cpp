@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "api_tracing.h"
+#include "driver_tracing.h"
 #include "host_mapping.h"
 #include "runtime_operations.h"
 #include "runtime_state.h"
@@ -173,6 +174,19 @@ cudaError_t pointerAttributes(cudaPointerAttributes* attributes, const void* poi
   return cudaSuccess;
 }
 
+// cudaMalloc as the real runtime makes it: through the driver's cuMemAlloc_v2, which CUPTI
+// reports as a driver call nested in the runtime call.
+cudaError_t allocateThroughDriver(void** devPtr, std::size_t size) {
+  cuMemAlloc_v2_params params{reinterpret_cast<CUdeviceptr*>(devPtr), size};
+  CUresult result = CUDA_SUCCESS;
+  ApiCallbackScope driverCall(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
+                              "cuMemAlloc_v2", &params, &result);
+  const cudaError_t error = allocateDevice(devPtr, size);
+  result = driverResult(error);
+  driverCall.finish();
+  return error;
+}
+
 } // namespace
 
 namespace streamrace::emu {
@@ -314,7 +328,7 @@ cudaError_t freeAsync(void* devPtr, cudaStream_t handle, DefaultStream zero) {
 extern "C" {
 
 cudaError_t cudaMalloc(void** devPtr, size_t size) {
-  STREAMRACE_EMU_TRACED(cudaMalloc, v3020, allocateDevice(devPtr, size), devPtr, size);
+  STREAMRACE_EMU_TRACED(cudaMalloc, v3020, allocateThroughDriver(devPtr, size), devPtr, size);
 }
 
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {

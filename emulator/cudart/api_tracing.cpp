@@ -125,32 +125,38 @@ cudaError_t peekLastError() {
 ApiCallbackScope::ApiCallbackScope(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                    const char* functionName, const void* params, void* returnValue,
                                    const char* symbolName)
-    : domain_(domain), cbid_(cbid) {
-  const CallbackHooks* hooks = installedCallbackHooks();
-  if (insideCallback || hooks == nullptr || !hooks->wanted(domain, cbid)) {
-    return;
-  }
-  int device = Runtime::instance().currentDevice();
-  ensureContext(device);
-  data_.callbackSite = CUPTI_API_ENTER;
+    : domain_(domain), cbid_(cbid), insideTool_(insideCallback) {
   data_.functionName = functionName;
   data_.functionParams = params;
   data_.functionReturnValue = returnValue;
   data_.symbolName = symbolName;
+  const CallbackHooks* hooks = installedCallbackHooks();
+  if (insideTool_ || hooks == nullptr || !hooks->wanted(domain, cbid)) {
+    return;
+  }
+  placeInContext();
+  data_.callbackSite = CUPTI_API_ENTER;
+  entered_ = true;
+  CallbackGuard guard;
+  hooks->deliver(domain, cbid, &data_);
+}
+
+void ApiCallbackScope::placeInContext() {
+  int device = Runtime::instance().currentDevice();
+  ensureContext(device);
   data_.context = contextOf(device);
   data_.contextUid = static_cast<std::uint32_t>(device + 1);
   data_.correlationData = &correlationData_;
   data_.correlationId = nextCorrelationId++;
-  {
-    CallbackGuard guard;
-    hooks->deliver(domain, cbid, &data_);
-  }
-  delivered_ = true;
 }
 
 void ApiCallbackScope::finish() {
-  if (!delivered_) {
+  const CallbackHooks* hooks = installedCallbackHooks();
+  if (insideTool_ || hooks == nullptr || !hooks->wanted(domain_, cbid_)) {
     return;
+  }
+  if (!entered_) {
+    placeInContext();
   }
   data_.callbackSite = CUPTI_API_EXIT;
   deliver(domain_, cbid_, &data_);

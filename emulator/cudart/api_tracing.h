@@ -26,7 +26,9 @@ cudaError_t takeLastError();
 cudaError_t peekLastError();
 
 // One API call as CUPTI sees it: the enter callback on construction, the exit callback in
-// finish(). Nested calls (the driver-domain launch inside a runtime launch) share nothing.
+// finish(), each delivered to whoever subscribes to it at that moment (a tool that subscribed
+// during the call sees its exit only). Nested calls (the driver-domain launch inside a runtime
+// launch) share nothing.
 class ApiCallbackScope {
 public:
   ApiCallbackScope(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* functionName,
@@ -36,19 +38,25 @@ public:
 private:
   CUpti_CallbackDomain domain_;
   CUpti_CallbackId cbid_;
+  void placeInContext();
+
   CUpti_CallbackData data_{};
   std::uint64_t correlationData_ = 0;
-  bool delivered_ = false;
+  bool insideTool_ = false; // made by a tool's callback: never delivered
+  bool entered_ = false;
 };
 
 // Runs one runtime-API call: `body` returns the cudaError_t to hand back.
 template <typename Params, typename Body>
 cudaError_t traced(CUpti_CallbackId cbid, const char* functionName, const Params* params,
                    Body&& body, const char* symbolName = nullptr) {
-  ensureInitialized();
   cudaError_t result = cudaSuccess;
+  // The real driver loads the injection library inside the program's first runtime call, past
+  // that call's enter callback: a tool subscribing then sees the call's nested driver calls and
+  // its exit, not its enter.
   ApiCallbackScope scope(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, functionName, params, &result,
                          symbolName);
+  ensureInitialized();
   result = body();
   if (result != cudaSuccess && result != cudaErrorNotReady) {
     setLastError(result);

@@ -15,6 +15,7 @@
 
 #include <cupti.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -305,6 +306,10 @@ std::string subscribe_callbacks(CuptiApi& cupti, const RecorderLookup& tracer) {
            " holds them; a process has one CUPTI subscriber)";
   return "cannot subscribe to CUPTI callbacks: " + cupti.describe(result) +
          " (another CUPTI tool, such as a profiler, may be attached)";
+}
+
+void count_runtime_call_in_progress() {
+  runtime_call_depth = std::max(runtime_call_depth, 1);
 }
 
 bool inside_cuda_runtime_call() {

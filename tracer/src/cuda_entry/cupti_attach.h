@@ -20,4 +20,9 @@ using RecorderLookup = std::function<Recorder*()>;
 // refused.
 std::string subscribe_callbacks(CuptiApi& cupti, const RecorderLookup& tracer);
 
+// Counts a runtime call in progress on the calling thread that the callbacks did not see enter:
+// the driver loads the tracer inside the program's first runtime call, whose own driver calls
+// (cuMemAlloc_v2 inside cudaMalloc) then come before its exit, and are that call's.
+void count_runtime_call_in_progress();
+
 } // namespace streamrace::tracer

@@ -3,6 +3,7 @@
 // preloaded into a program that already has the CUDA runtime, or from InitializeInjection when
 // the driver loads it through CUDA_INJECTION64_PATH; once, whichever comes first.
 #include "cuda_entry/cupti_attach.h"
+#include "stacks/call_sites.h"
 
 #include <dlfcn.h>
 #include <mutex>
@@ -12,10 +13,13 @@ namespace streamrace::tracer {
 namespace {
 
 // Without CUPTI the tracer sees NCCL only; the process's tracer says why with one line and
-// stops.
+// stops. The driver loads the library inside the program's first call: inside a runtime call,
+// past its enter callback, that call's exit comes without an enter (its constructor runs there
+// too, within the driver's dlopen).
 void attach_cupti() {
   static std::once_flag once;
   std::call_once(once, [] {
+    if (inside_cuda_runtime_frames()) count_runtime_call_in_progress();
     std::string problem;
     // Both live as long as the process: CUPTI calls back until it exits.
     static const std::unique_ptr<CuptiApi> cupti = load_cupti(problem);

@@ -68,6 +68,25 @@ void capture_stack(RawStack& stack) {
                                     : backtrace(stack.frames.data(), capacity);
 }
 
+bool inside_cuda_runtime_frames() {
+  RawStack stack;
+  capture_stack(stack);
+  std::string_view outermost;
+  for (int i = 0; i < stack.depth; ++i) {
+    dl_find_object found{};
+    if (_dl_find_object(stack.frames[i], &found) != 0 || found.dlfo_link_map == nullptr ||
+        found.dlfo_link_map->l_name == nullptr)
+      continue;
+    const std::string_view module = module_name(found.dlfo_link_map->l_name);
+    // Frames before the first of the runtime or the driver are the unwinder's and the tracer's.
+    if (module.starts_with("libcudart") || module.starts_with("libcuda."))
+      outermost = module;
+    else if (!outermost.empty() && !is_cuda_stack_module(module))
+      break;
+  }
+  return outermost.starts_with("libcudart");
+}
+
 bool CallSiteTable::Key::operator==(const Key& other) const {
   return api.data() == other.api.data() && python_stack == other.python_stack &&
          stack.depth == other.stack.depth &&

@@ -25,6 +25,12 @@ struct RawStack {
 // Fills `stack` on the calling thread (libunwind when installed, else glibc's backtrace()).
 void capture_stack(RawStack& stack);
 
+// Whether the calling thread is inside a call of the CUDA runtime: of the frames of the runtime
+// and the driver below the program's (its innermost kCapturedFrames), the outermost is the
+// runtime's. A program that calls the driver directly enters through libcuda (whose stand-in
+// forwards into the emulated runtime); PyTorch and NCCL enter through libcudart.
+bool inside_cuda_runtime_frames();
+
 // Interns captured stacks into call-site ids (1, 2, ...). Not thread-safe: the tracer calls
 // it under its lock.
 class CallSiteTable {
