@@ -62,21 +62,16 @@ bool splitBetweenCalls(const clang::CallExpr& call, unsigned index, unsigned str
   const clang::FunctionDecl* callee = call.getDirectCallee()->getCanonicalDecl();
   const std::string pointer = spelling(*call.getArg(index), context);
   const std::string choice = choosingArguments(call, stream, context);
-  std::vector<const clang::Stmt*> stack{enclosing->getBody()};
-  while (!stack.empty()) {
-    const clang::Stmt* stmt = stack.back();
-    stack.pop_back();
-    if (const auto* other = llvm::dyn_cast<clang::CallExpr>(stmt);
-        other && other != &call && other->getDirectCallee() &&
-        other->getDirectCallee()->getCanonicalDecl() == callee &&
-        other->getNumArgs() == call.getNumArgs() &&
-        spelling(*other->getArg(index), context) == pointer &&
-        choosingArguments(*other, stream, context) != choice)
-      return true;
-    for (const clang::Stmt* child : subStatements(*stmt))
-      if (child) stack.push_back(child);
-  }
-  return false;
+  bool split = false;
+  forEachStatement(enclosing->getBody(), [&](const clang::Stmt& stmt) {
+    const auto* other = llvm::dyn_cast<clang::CallExpr>(&stmt);
+    split = split || (other && other != &call && other->getDirectCallee() &&
+                      other->getDirectCallee()->getCanonicalDecl() == callee &&
+                      other->getNumArgs() == call.getNumArgs() &&
+                      spelling(*other->getArg(index), context) == pointer &&
+                      choosingArguments(*other, stream, context) != choice);
+  });
+  return split;
 }
 
 // Whether the event argument is none: `0`, `nullptr`, or a default argument spelled so.

@@ -2,6 +2,7 @@
 #include "field_memory.h"
 
 #include "stream_storage.h"
+#include "sub_statements.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -59,17 +60,12 @@ void collectHandedOut(const clang::CXXRecordDecl& record, std::set<const clang::
     if (method->getAccess() != clang::AS_public || !method->isInstance() || !definition ||
         !method->getReturnType()->isPointerType() || !definition->getBody())
       continue;
-    std::vector<const clang::Stmt*> stack{definition->getBody()};
-    while (!stack.empty()) {
-      const clang::Stmt* stmt = stack.back();
-      stack.pop_back();
-      if (const auto* result = llvm::dyn_cast<clang::ReturnStmt>(stmt);
+    forEachStatement(definition->getBody(), [&](const clang::Stmt& stmt) {
+      if (const auto* result = llvm::dyn_cast<clang::ReturnStmt>(&stmt);
           result && result->getRetValue())
         if (const clang::FieldDecl* field = ownFieldReached(result->getRetValue()))
           out.insert(field);
-      for (const clang::Stmt* child : stmt->children())
-        if (child) stack.push_back(child);
-    }
+    });
   }
 }
 

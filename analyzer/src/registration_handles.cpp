@@ -11,19 +11,6 @@
 namespace streamrace::analyzer {
 namespace {
 
-// Every statement of `body`, depth first.
-template <typename Visit> void forEachStatement(const clang::Stmt* body, Visit visit) {
-  std::vector<const clang::Stmt*> stack{body};
-  while (!stack.empty()) {
-    const clang::Stmt* stmt = stack.back();
-    stack.pop_back();
-    if (!stmt) continue;
-    visit(*stmt);
-    for (const clang::Stmt* child : subStatements(*stmt))
-      stack.push_back(child);
-  }
-}
-
 // The pointer whose address `call` gives a function of the program that returns an integer and
 // whose body is not here: `buffer` in `registerBuffer(&buffer, bytes, comm)`.
 const clang::Expr* registeredPointer(const clang::Expr* value, const clang::ASTContext& context,
