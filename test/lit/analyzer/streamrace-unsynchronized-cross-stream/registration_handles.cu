@@ -4,6 +4,7 @@
 // of the buffer. A launcher given the handle reads the registered memory: the pointer's, or, for
 // a handle kept in a field, the field of the same object the pointer is kept in.
 // RUN: %check_streamrace %s %t -- %mock_cuda
+// RUN: %check_streamrace --tool=tidy %s %t.tidy -- %mock_cuda
 #include "cuda_runtime.h"
 
 #include <cstddef>
