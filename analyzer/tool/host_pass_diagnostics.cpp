@@ -8,15 +8,19 @@ namespace {
 
 bool acceptedByNvcc(unsigned id) {
   // A dependent type name without `typename` where only a type fits: EDG (nvcc's front end)
-  // accepts it, clang recovers by reading it as a type.
-  return id == clang::diag::err_shared_var_init || id == clang::diag::err_typename_missing;
+  // accepts it, clang recovers by reading it as a type. An `alignas` weaker than its type's own
+  // alignment (`alignas(64) CUtensorMap map`, which CUDA 13 aligns to 128): GCC ignores it, clang
+  // keeps the type's alignment.
+  return id == clang::diag::err_shared_var_init || id == clang::diag::err_typename_missing ||
+         id == clang::diag::err_alignas_underaligned;
 }
 
 class NvccAcceptedErrorFilter : public clang::DiagnosticConsumer {
 public:
-  NvccAcceptedErrorFilter(clang::DiagnosticConsumer& next,
+  NvccAcceptedErrorFilter(clang::DiagnosticsEngine& engine, unsigned errorLimit,
+                          clang::DiagnosticConsumer& next,
                           std::unique_ptr<clang::DiagnosticConsumer> owned)
-      : next_(next), owned_(std::move(owned)) {}
+      : engine_(engine), errorLimit_(errorLimit), next_(next), owned_(std::move(owned)) {}
 
   void BeginSourceFile(const clang::LangOptions& options,
                        const clang::Preprocessor* preprocessor) override {
@@ -30,6 +34,10 @@ public:
                         const clang::Diagnostic& info) override {
     if (level >= clang::DiagnosticsEngine::Error && acceptedByNvcc(info.getID())) {
       dropping_ = true;
+      // The engine counts the dropped errors towards -ferror-limit: without this, a header
+      // instantiated many times stops the file after 20 of them.
+      ++dropped_;
+      if (errorLimit_ != 0) engine_.setErrorLimit(errorLimit_ + dropped_);
       return;
     }
     // The notes of a dropped error go with it.
@@ -40,20 +48,24 @@ public:
   }
 
 private:
+  clang::DiagnosticsEngine& engine_;
+  const unsigned errorLimit_;
   clang::DiagnosticConsumer& next_;
   std::unique_ptr<clang::DiagnosticConsumer> owned_;
   bool dropping_ = false;
+  unsigned dropped_ = 0;
 };
 
 } // namespace
 
-void dropErrorsNvccAccepts(clang::DiagnosticsEngine& diagnostics) {
+void dropErrorsNvccAccepts(clang::DiagnosticsEngine& diagnostics, unsigned errorLimit) {
   clang::DiagnosticConsumer* current = diagnostics.getClient();
   if (!current) return;
   std::unique_ptr<clang::DiagnosticConsumer> owned = diagnostics.takeClient();
   // The engine takes ownership of a raw pointer.
   diagnostics.setClient(
-      std::make_unique<NvccAcceptedErrorFilter>(*current, std::move(owned)).release(),
+      std::make_unique<NvccAcceptedErrorFilter>(diagnostics, errorLimit, *current, std::move(owned))
+          .release(),
       /*ShouldOwnClient=*/true);
 }
 

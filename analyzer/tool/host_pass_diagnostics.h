@@ -3,7 +3,9 @@
 // nvcc gives it: a `__shared__` variable of a class type with a constructor
 // (`__shared__ cuda::pipeline_shared_state<...> state;`, an error for clang, a warning for nvcc,
 // which leaves it uninitialized), a dependent type name used without `typename` (NCCL's device
-// headers, instantiated by kernels). Such errors are dropped instead of failing the file.
+// headers, instantiated by kernels), an `alignas` weaker than its type's alignment
+// (TransformerEngine's `alignas(64) CUtensorMap`, aligned to 128 since CUDA 13). Such errors are
+// dropped instead of failing the file.
 #pragma once
 
 #include "clang/Basic/Diagnostic.h"
@@ -13,8 +15,9 @@
 namespace streamrace::analyzer {
 
 // Installs, in front of the engine's current client, a client that drops those errors and
-// forwards everything else; the file then counts as compiled when nothing else failed.
-void dropErrorsNvccAccepts(clang::DiagnosticsEngine& diagnostics);
+// forwards everything else; the file then counts as compiled when nothing else failed. The
+// dropped errors do not count towards `errorLimit` (the compilation's -ferror-limit, 0: none).
+void dropErrorsNvccAccepts(clang::DiagnosticsEngine& diagnostics, unsigned errorLimit);
 
 // A client that prints nothing and counts the errors nvcc would give too (getNumErrors): for
 // files parsed only to be looked into (the other translation units of a compilation database).

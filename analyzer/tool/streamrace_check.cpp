@@ -266,7 +266,7 @@ public:
 
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler,
                                                         llvm::StringRef) override {
-    dropErrorsNvccAccepts(compiler.getDiagnostics());
+    dropErrorsNvccAccepts(compiler.getDiagnostics(), compiler.getDiagnosticOpts().ErrorLimit);
     return std::make_unique<AnalysisConsumer>(compiler, options_, filter_, crossTu_, results_);
   }
 

@@ -1,7 +1,9 @@
 // Host code nvcc accepts and clang alone rejects parses as nvcc's host pass reads it: host-side
 // min/max from CUDA's math headers, __CUDACC__ as a number, braced launch configurations, a
-// __shared__ object with a constructor, omp.h from the host compiler. The race at the end shows the
-// file was analyzed; its column shows a braced launch earlier on the line moves nothing after it.
+// __shared__ object with a constructor, omp.h from the host compiler, `alignas` weaker than its
+// type's own alignment (GCC ignores it; TransformerEngine's `alignas(64) CUtensorMap`, which CUDA 13
+// aligns to 128), more times than clang's default error limit. The race at the end shows the file
+// was analyzed; its column shows a braced launch earlier on the line moves nothing after it.
 // RUN: %check_streamrace %s %t -- %real_cuda -std=c++17 -fopenmp
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -17,6 +19,29 @@ __global__ void count(float* out) {
   out[threadIdx.x] = static_cast<float>(counter.value);
 }
 #endif
+
+struct alignas(128) Descriptor {
+  unsigned long long words[16];
+};
+
+#define FOUR_DESCRIPTORS(n)                                                                        \
+  alignas(64) Descriptor a##n{};                                                                   \
+  alignas(64) Descriptor b##n{};                                                                   \
+  alignas(64) Descriptor c##n{};                                                                   \
+  alignas(64) Descriptor d##n{};                                                                   \
+  (void)a##n;                                                                                      \
+  (void)b##n;                                                                                      \
+  (void)c##n;                                                                                      \
+  (void)d##n;
+
+void make_descriptors() {
+  FOUR_DESCRIPTORS(0)
+  FOUR_DESCRIPTORS(1)
+  FOUR_DESCRIPTORS(2)
+  FOUR_DESCRIPTORS(3)
+  FOUR_DESCRIPTORS(4)
+  FOUR_DESCRIPTORS(5)
+}
 
 int chunk(int total, int parts) { return max(1, min(total / parts, 1024)); }
 unsigned long widest(unsigned long a, unsigned long b) { return max(a, b); }
