@@ -276,16 +276,19 @@ class CallEffects:
         elif kind == "release" and isinstance(tensor, (Tensor, Symbol)):
             self.storage_emptied(tensor, node, state, frame)
         elif kind == "allocate":
-            self.storage_allocated(tensor, state)
+            self.storage_allocated(tensor, node, state, frame)
         return None
 
-    def storage_allocated(self, tensor, state):
+    def storage_allocated(self, tensor, node, state, frame):
         """The storage gets a new block from the pool of the stream current here: the allocator
         hands it out again only to that stream's later work once it is freed. Every name and
         attribute holding the tensor holds it so. The work still pending on the block it had
         used other bytes (whether the block was given back too early was judged when it was)."""
         if not isinstance(tensor, (Tensor, Symbol)) or tensor.key is None:
             return
+        # Where a release found too early names the block's pool: the next allocation there
+        # (the same statement, for the next object of a loop or the next call) may take it.
+        self.analysis.blocks_taken.setdefault(tensor.key, self.site(node, frame))
         state.forget_uses_of(self.accesses, tensor.key)
         state.emptied = state.emptied - {tensor.key}
         regrown = Tensor(tensor.key, state.current, getattr(tensor, "on_host", False))
@@ -657,7 +660,7 @@ class CallEffects:
             if args and isinstance(args[0][0], Constant) and args[0][0].value == 0:
                 self.storage_emptied(tensor, node, state, frame)
             elif args:
-                self.storage_allocated(tensor, state)
+                self.storage_allocated(tensor, node, state, frame)
             return None
         on_host = isinstance(tensor, Tensor) and tensor.on_host
         if name in model.HOST_BLOCKING_METHODS:

@@ -621,6 +621,7 @@ class Analysis:
         self.frame_ids = itertools.count(1)
         self.object_numbers = itertools.count(1)   # objects constructors make, all runs through
         self.made_lists = DeviceLists()
+        self.blocks_taken = {}   # tensor key -> where its storage was grown back (resize_)
         # The attributes the package points a tensor's `.data` at (`p.data = p._fp16_shard`):
         # the tensors they hold may be the bytes of the tensor whose attributes they are.
         self.data_attributes = frozenset()

@@ -84,40 +84,64 @@ class FreeWhilePending:
                 # Where the block the allocator may hand out again was taken.
                 notes.append((location(made.site), "'%s' is made here, on %s" % (
                     key.text(), stream_name(allocation))))
-            fix_notes, fixes = self._record_fix(key, access, node, site, scope_end, storage_only,
-                                                state, frame, source, walker)
+            elif key in walker.analysis.blocks_taken:
+                taken = walker.analysis.blocks_taken[key]
+                notes += chain_notes(taken, shared=site.chain + access.site.chain)
+                notes.append((location(taken), "'%s' takes its block here, on %s: the next "
+                              "allocation there may take the block released" % (
+                                  key.text(), stream_name(allocation))))
+            fix_notes, fixes = self._record_fix(key, access, ordered, node, site, scope_end,
+                                                storage_only, state, frame, source, walker)
             notes += fix_notes
             return Finding(self.name, message, location(site), notes, fixes,
                            identity=((self.name, site.path, site.line, access.site.line),),
                            sides=(side(site, "release", allocation), access_side(access)))
         return None
 
-    def _record_fix(self, key, access, node, site, scope_end, storage_only, state, frame,
-                    source, walker):
+    def _record_fix(self, key, access, ordered, node, site, scope_end, storage_only, state,
+                    frame, source, walker):
         """The record_stream that makes the release safe, as notes and fixes. A tensor a
         collective was given and that is dropped is recorded on the stream that called the
         collective (`_kept_by_the_process_group`), beside the collective when that is in this
-        function: there the name is bound on every path, in a loop that rebinds it too."""
+        function: there the name is bound on every path, in a loop that rebinds it too. A
+        storage released after a synchronous collective is recorded on the stream that called
+        it: that stream waited for the collective's work (`_recorded_after`)."""
         collective_drop = access.issued_on is not None and not storage_only
+        waited_by_caller = access.issued_on is not None and access.issued_on.key in ordered
         # An attribute given another value is spelled as the statement spells it (in a loop
         # over the elements its key joins, `param.grad`).
         spelled = walker.spelling(node) if isinstance(node, ast.Attribute) and \
             key.path[-1:] == (node.attr,) and not collective_drop else None
         fix_text = self._record_stream_text(
-            key, access.issued_on if collective_drop else access.stream, state, frame, source,
-            spelled)
+            key, access.issued_on if collective_drop or waited_by_caller else access.stream,
+            state, frame, source, spelled)
         if fix_text is None:
             if collective_drop:
                 return [(location(access.site), "tell the allocator about this use: record the "
                          "tensor on the stream current here (`record_stream`)")], []
             if access.stream.kind != "collective":
                 return [], []
+            if waited_by_caller:
+                return [(location(site), "record the tensor on %s, which waited for the "
+                         "collective, before releasing the storage (`record_stream`)" %
+                         stream_name(access.issued_on))], []
             return [(location(site), "wait for the collective's work handle (`work.wait()`) "
                      "before releasing the storage")], []
         if collective_drop and access.statement and access.site.path == site.path and \
                 access.site.function == site.function:
             made = insertion_fix(source, access.statement, fix_text)
             note = (location(access.site), "tell the allocator about this use: `%s`" % fix_text)
+        elif not scope_end and site.chain and not _named_in(key, frame):
+            # Released by a helper given the tensor (`free_storage(p.shard)`): the record goes
+            # where the tensor has the name the fix spells, before the call leading there.
+            if not _named_in(key, walker.root_frame):
+                return [(location(site), "tell the allocator about that use before releasing "
+                         "the storage (`record_stream`)")], []
+            call = site.chain[0]
+            made = insertion_fix(walker.analysis.checks.sources.get(call.path),
+                                 (call.line, call.column), fix_text)
+            note = (location(call), "tell the allocator about that use before this call: `%s`"
+                    % fix_text)
         else:
             if scope_end and not isinstance(node, ast.Return):
                 made = appended_fix(source, node, fix_text)
@@ -236,6 +260,17 @@ class FreeWhilePending:
         return Finding(self.name, message, location(site), notes, fixes,
                        identity=((self.name, method.module.path, class_name, store.field),),
                        sides=(side(site, "record_stream"),))
+
+
+def _named_in(key, frame):
+    """Whether the function of `frame` names the tensor of `key` as the key spells it: its own
+    local or parameter, an attribute of its `self`, or a module's global."""
+    kind = key.root[0]
+    if kind in ("local", "param"):
+        return key.root[1] == frame.ident
+    if kind == "self":
+        return frame.self_key is not None and frame.self_key.root == key.root
+    return kind == "global"
 
 
 def _making(key, accesses):
