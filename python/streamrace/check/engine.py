@@ -637,8 +637,7 @@ class Analysis:
         self.result_events = {}   # ... and of the events given to the objects it returns
         self.roots_analyzed = 0
         self.marked = set()   # functions whose expressions know their statement
-        # (function, name) -> what a name that is no local or parameter stands for there
-        self.names_outside = {}
+        self.names_outside = {}  # (function, name) -> what a name no local or parameter stands for
         self.statement_counts = {}   # function -> its statements, for Walker.small
         self.generators = {}         # function -> its GeneratorParts, or None
         self.next_calls = {}         # function -> the handles its next call may find outstanding
