@@ -35,6 +35,7 @@ FENCE = re.compile(r"^(\s{0,3})(```+|~~~+)\s*([\w+-]*)")
 RUN_ELSEWHERE = {
     "scripts/demo.sh": "test/lit/demo/demo.test",
     "scripts/test.sh": "the whole suite (.ci/run runs it)",
+    "scripts/gpu-check.sh --emulator --skip-bench": "test/lit/torch/gpu_check.test",
 }
 BLOCK_TIMEOUT_SECONDS = 600
 
