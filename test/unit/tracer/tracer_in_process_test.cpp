@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <dlfcn.h>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -25,6 +26,10 @@
 
 namespace streamrace::tracer::test {
 namespace {
+
+// The driver a statically linked runtime leaves the tracer to ask (fake_kernel_driver.cpp, its
+// soname libcuda.so.1), loaded before any test: the tracer looks the driver up once a process.
+void* const fake_driver = dlopen(STREAMRACE_FAKE_KERNEL_DRIVER, RTLD_NOW | RTLD_GLOBAL);
 
 // What the fake runtime hands out: CUPTI passes handles and addresses through untouched.
 constexpr std::uintptr_t kStreamA = 0x5a00;
@@ -290,6 +295,40 @@ TEST_F(TracerInProcess, LaunchesThroughARuntimeOutOfReachAreSaidOnce) {
             "parameters: what kernels read and write is not checked; build with -cudart "
             "shared\n");
   tracer->finish();
+}
+
+// The same process, a launch naming a kernel handle (nvcc 13's `<<<>>>`, through a runtime linked
+// into the program): the driver gives its parameters (cuKernelGetParamInfo), so its pointer is an
+// access, which races with a copy on another stream, and nothing is said of the runtime.
+TEST_F(TracerInProcess, KernelHandlesThroughARuntimeOutOfReachAreAskedOfTheDriver) {
+  ASSERT_NE(fake_driver, nullptr);
+  using HandleOfTheKernel = const void* (*)();
+  const auto handle_of_the_kernel =
+      reinterpret_cast<HandleOfTheKernel>(dlsym(fake_driver, "streamrace_fake_kernel_handle"));
+  ASSERT_NE(handle_of_the_kernel, nullptr);
+  std::unique_ptr<Tracer> tracer = start_tracer("report_at_exit=0");
+  program_.create_stream(kStreamA);
+  program_.create_stream(kStreamB);
+  program_.malloc(kBuffer);
+  program_.malloc(kDestination);
+  void* buffer = handle<void*>(kBuffer);
+  int count = 1024;
+  void* arguments[] = {&buffer, &count};
+  cudaLaunchKernel_v7000_params launch{
+      handle_of_the_kernel(), dim3{1}, dim3{32}, arguments, 0, handle<cudaStream_t>(kStreamA)};
+  testing::internal::CaptureStderr();
+  cupti_.call_runtime(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel", launch);
+  program_.copy(kDestination, kBuffer, kStreamB);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_TRUE(drained(*tracer, 6));
+  tracer->finish();
+  const FindingSet& findings = tracer->engine().findings();
+  ASSERT_EQ(findings.size(), 1u);
+  const Finding& race = findings.all().front();
+  EXPECT_EQ(race.first.stream, kStreamA);
+  EXPECT_EQ(race.first.access.kind, OpKind::Kernel);
+  EXPECT_EQ(race.second.stream, kStreamB);
+  EXPECT_EQ(race.memory.overlap_begin, kBuffer);
 }
 
 TEST_F(TracerInProcess, UnorderedCopiesOnTwoStreamsAreOneRaceInTheEngineAndTheTrace) {

@@ -6,12 +6,16 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <mutex>
+#include <optional>
 
 namespace streamrace::tracer {
 
 namespace {
 
 constexpr int kCudaSuccess = 0;
+// What the driver answers for a parameter index past the last one (CUDA_ERROR_INVALID_VALUE), as
+// against a handle it does not know.
+constexpr int kDriverInvalidValue = 1;
 constexpr std::size_t kMaxParameters = 1024;
 
 // The runtime functions the probe needs, from the program's own libcudart (a statically linked
@@ -45,6 +49,71 @@ struct RuntimeFunctions {
   }
 };
 
+// The driver's answers for a CUfunction, and for a CUkernel (a cudaKernel_t), from the
+// libcuda.so.1 the launching program loaded.
+struct DriverFunctions {
+  using ParamInfo = int (*)(const void*, std::size_t, std::size_t*, std::size_t*);
+  using Name = int (*)(const char**, const void*);
+  ParamInfo param_info = nullptr;
+  ParamInfo kernel_param_info = nullptr;
+  Name name = nullptr;
+
+  static const DriverFunctions& get() {
+    static const DriverFunctions functions = [] {
+      DriverFunctions found;
+      void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+      if (driver == nullptr) return found;
+      found.param_info = reinterpret_cast<ParamInfo>(dlsym(driver, "cuFuncGetParamInfo"));
+      found.kernel_param_info = reinterpret_cast<ParamInfo>(dlsym(driver, "cuKernelGetParamInfo"));
+      found.name = reinterpret_cast<Name>(dlsym(driver, "cuFuncGetName"));
+      dlclose(driver);
+      return found;
+    }();
+    return functions;
+  }
+};
+
+// The driver keeps no last error: its probe ends at the first index it refuses, whose answer it
+// returns, and a driver older than 12.4 (no cuFuncGetParamInfo, cuKernelGetParamInfo) leaves
+// the layout unknown.
+int probe_driver_layout(DriverFunctions::ParamInfo param_info, const void* function,
+                        std::vector<std::uint32_t>& sizes, std::vector<std::size_t>& offsets) {
+  if (param_info == nullptr) return -1;
+  while (sizes.size() < kMaxParameters) {
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    if (const int refused = param_info(function, sizes.size(), &offset, &size);
+        refused != kCudaSuccess)
+      return refused;
+    sizes.push_back(static_cast<std::uint32_t>(size));
+    offsets.push_back(offset);
+  }
+  return kCudaSuccess;
+}
+
+// A launch through a runtime linked into the program names its kernel by the cudaKernel_t that
+// nvcc 13's `<<<>>>` asks for (__cudaGetKernel), which is a CUkernel the driver made: memory of
+// the driver's, never inside a loaded object, where a host stub always is. Only such a handle is
+// handed to the driver, which would read a stub as one.
+std::optional<std::vector<std::uint32_t>> driver_kernel_sizes(const void* function) {
+  Dl_info object{};
+  if (dladdr(function, &object) != 0) return std::nullopt;
+  std::vector<std::uint32_t> sizes;
+  std::vector<std::size_t> offsets;
+  const int refused =
+      probe_driver_layout(DriverFunctions::get().kernel_param_info, function, sizes, offsets);
+  if (sizes.empty() && refused != kDriverInvalidValue) return std::nullopt;
+  return sizes;
+}
+
+std::string driver_name(const void* function) {
+  const DriverFunctions& driver = DriverFunctions::get();
+  const char* name = nullptr;
+  if (driver.name == nullptr || driver.name(&name, function) != kCudaSuccess || name == nullptr)
+    return {};
+  return name;
+}
+
 // Parameter sizes by asking for parameter 0, 1, ... until the runtime says there is no such
 // parameter. That last answer is an error the runtime also stores as the thread's last error,
 // which belongs to the program: the probe runs only when no error is pending, and clears the one
@@ -65,6 +134,8 @@ void say_the_runtime_is_out_of_reach() {
 std::optional<std::vector<std::uint32_t>> probe_sizes(const void* function) {
   const RuntimeFunctions& runtime = RuntimeFunctions::get();
   if (runtime.param_info == nullptr) {
+    if (std::optional<std::vector<std::uint32_t>> sizes = driver_kernel_sizes(function))
+      return sizes;
     say_the_runtime_is_out_of_reach();
     return std::vector<std::uint32_t>{};
   }
@@ -80,50 +151,6 @@ std::optional<std::vector<std::uint32_t>> probe_sizes(const void* function) {
   }
   if (result != kCudaSuccess) runtime.get_last_error();
   return sizes;
-}
-
-// The driver's answers for a CUfunction, from the libcuda.so.1 the launching program loaded.
-struct DriverFunctions {
-  using ParamInfo = int (*)(const void*, std::size_t, std::size_t*, std::size_t*);
-  using Name = int (*)(const char**, const void*);
-  ParamInfo param_info = nullptr;
-  Name name = nullptr;
-
-  static const DriverFunctions& get() {
-    static const DriverFunctions functions = [] {
-      DriverFunctions found;
-      void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-      if (driver == nullptr) return found;
-      found.param_info = reinterpret_cast<ParamInfo>(dlsym(driver, "cuFuncGetParamInfo"));
-      found.name = reinterpret_cast<Name>(dlsym(driver, "cuFuncGetName"));
-      dlclose(driver);
-      return found;
-    }();
-    return functions;
-  }
-};
-
-// The driver keeps no last error: its probe ends at the first index it refuses, and a driver
-// older than 12.4 (no cuFuncGetParamInfo) leaves the layout unknown.
-void probe_driver_layout(const void* function, std::vector<std::uint32_t>& sizes,
-                         std::vector<std::size_t>& offsets) {
-  const DriverFunctions& driver = DriverFunctions::get();
-  if (driver.param_info == nullptr) return;
-  while (sizes.size() < kMaxParameters) {
-    std::size_t offset = 0;
-    std::size_t size = 0;
-    if (driver.param_info(function, sizes.size(), &offset, &size) != kCudaSuccess) break;
-    sizes.push_back(static_cast<std::uint32_t>(size));
-    offsets.push_back(offset);
-  }
-}
-
-std::string driver_name(const void* function) {
-  const DriverFunctions& driver = DriverFunctions::get();
-  const char* name = nullptr;
-  if (driver.name == nullptr || driver.name(&name, function) != kCudaSuccess || name == nullptr)
-    return {};
-  return name;
 }
 
 // A kernel's name from its host stub: its CUfunction (cudaGetFuncBySymbol), named by the
@@ -208,7 +235,7 @@ const KernelLaunchReader::Shape* KernelLaunchReader::shape_of(Api api, const voi
     if (!sizes) return nullptr;
     shape->sizes = std::move(*sizes);
   } else {
-    probe_driver_layout(function, shape->sizes, shape->offsets);
+    probe_driver_layout(DriverFunctions::get().param_info, function, shape->sizes, shape->offsets);
     shape->name = driver_name(function);
   }
   if (shape->name.empty() && mangled_name != nullptr) shape->name = mangled_name;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the calling thread reads from a kernel launch while its argument array is alive: the
 // pointers among the arguments, and inside the structs passed by value. Each parameter's size comes
-// from cudaFuncGetParamInfo, asked once per function; how the kernel uses each pointer comes from
-// an annotation or a kernel summary when there is one.
+// from cudaFuncGetParamInfo, asked once per function (from the driver's cuKernelGetParamInfo when
+// the runtime is linked into the program and the launch names a kernel handle); how the kernel
+// uses each pointer comes from an annotation or a kernel summary when there is one.
 #pragma once
 
 #include "kernels/kernel_rules.h"
