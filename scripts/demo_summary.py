@@ -169,8 +169,8 @@ def advised_sites(out, mode):
     on the run's traces."""
     sites, current = {}, None
     for line in read(out / f"sync-advice-{mode}.txt").splitlines():
-        site = re.match(r"  ([a-z-]+): (.*) \((\d+ executions?(, held the host [0-9.]+ ms)?)\)$",
-                        line)
+        site = re.match(r"  ([a-z-]+): (.*) \((\d+ executions?"
+                        r"(, held the host [0-9.]+ ms(, [0-9.]+ ms a step)?)?)\)$", line)
         if site:
             current = site.group(2)
             sites[current] = (site.group(1), [site.group(3)])

@@ -84,6 +84,7 @@ struct SeenSite {
   Wait wait = Wait::None;
   std::uint64_t executions = 0;
   std::uint64_t waited_ns = 0;
+  std::uint64_t waited_in_steps_ns = 0;
 };
 
 // The call sites of one API on one source line: the site the advice judges.
@@ -174,6 +175,8 @@ public:
       baseline_.insert(finding_fingerprint(finding, *run_.engine, symbols));
     learn_host_waits();
     SyncAdvice advice;
+    advice.step_range = settings_.report.step_range;
+    advice.rank_steps = rank_steps_;
     std::map<std::string, std::size_t> group_of_line;
     for (CallSiteId id : order_) {
       const SeenSite& seen = sites_.at(id);
@@ -201,6 +204,7 @@ public:
       site.host_wait = site.host_wait || seen.wait == Wait::Host;
       site.executions += seen.executions;
       site.waited_ns += seen.waited_ns;
+      site.waited_in_steps_ns += seen.waited_in_steps_ns;
     }
     std::vector<std::size_t> unneeded;
     for (std::size_t index = 0; index < groups_.size(); ++index) {
@@ -271,6 +275,7 @@ private:
 
   void note(const Event& event) {
     events_.push_back(event);
+    follow_step_ranges(event);
     const Wait wait = wait_of(event);
     if (wait == Wait::None) return;
     auto [seen, added] = sites_.try_emplace(event.header.site);
@@ -280,7 +285,29 @@ private:
       order_.push_back(event.header.site);
     }
     ++seen->second.executions;
-    seen->second.waited_ns += waited_ns_of(event);
+    const std::uint64_t waited_ns = waited_ns_of(event);
+    seen->second.waited_ns += waited_ns;
+    if (steps_open_[{event.header.rank, event.header.thread}] > 0)
+      seen->second.waited_in_steps_ns += waited_ns;
+  }
+
+  // The step ranges each thread is inside: NVTX pops the innermost range of its thread, whatever
+  // its name, so each thread's ranges are kept, each marked step or not.
+  void follow_step_ranges(const Event& event) {
+    const std::pair<RankId, ThreadId> thread{event.header.rank, event.header.thread};
+    if (const auto* push = std::get_if<NvtxRangePush>(&event.payload)) {
+      const bool step = run_.symbols.name(push->name) == settings_.report.step_range;
+      ranges_[thread].push_back(step);
+      if (step) {
+        ++rank_steps_;
+        ++steps_open_[thread];
+      }
+    } else if (std::holds_alternative<NvtxRangePop>(event.payload)) {
+      std::vector<bool>& open = ranges_[thread];
+      if (open.empty()) return;
+      if (open.back()) --steps_open_[thread];
+      open.pop_back();
+    }
   }
 
   // What each host wait of the run waited for (the host thread's clock right after it), and
@@ -355,6 +382,9 @@ private:
 
   const std::vector<std::string>& paths_;
   const Settings& settings_;
+  std::uint64_t rank_steps_ = 0; // the step ranges pushed (SyncAdvice::rank_steps)
+  std::map<std::pair<RankId, ThreadId>, std::vector<bool>> ranges_; // open ranges: step or not
+  std::map<std::pair<RankId, ThreadId>, std::uint64_t> steps_open_;
   std::optional<Suppressions>& suppressions_;
   std::map<CallSiteId, SeenSite> sites_;
   std::vector<CallSiteId> order_;
@@ -379,13 +409,22 @@ std::string milliseconds(std::uint64_t ns) {
   return text;
 }
 
-std::string plural(std::uint64_t count, const char* word) {
+std::string plural(std::uint64_t count, const std::string& word) {
   return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
 }
 
-std::string executions_text(const SyncSiteAdvice& site) {
-  return plural(site.executions, "execution") +
-         (site.waited_ns == 0 ? "" : ", held the host " + milliseconds(site.waited_ns) + " ms");
+// A host wait's time a step on one rank: its time inside steps over the rank-steps of the run.
+std::uint64_t waited_ns_per_step(const SyncSiteAdvice& site, const SyncAdvice& advice) {
+  return advice.rank_steps == 0 ? 0 : site.waited_in_steps_ns / advice.rank_steps;
+}
+
+std::string executions_text(const SyncSiteAdvice& site, const SyncAdvice& advice) {
+  if (site.waited_ns == 0) return plural(site.executions, "execution");
+  return plural(site.executions, "execution") + ", held the host " + milliseconds(site.waited_ns) +
+         " ms" +
+         (advice.rank_steps == 0 || site.waited_in_steps_ns == 0
+              ? ""
+              : ", " + milliseconds(waited_ns_per_step(site, advice)) + " ms a step");
 }
 
 // Why the site has its verdict, a line each.
@@ -477,10 +516,14 @@ std::string sync_advice_text(const SyncAdvice& advice) {
       std::to_string(counts[SyncVerdict::Redundant]) + " redundant, " +
       std::to_string(counts[SyncVerdict::HostUnseen]) + " host-unseen" +
       (advice.suppressed ? ", " + std::to_string(advice.suppressed) + " suppressed" : "") + "\n";
+  if (advice.rank_steps != 0)
+    out += "  steps: " + plural(advice.rank_steps, "'" + advice.step_range + "' range") +
+           " pushed over the ranks; a host wait's time a step is its time inside them over "
+           "their number\n";
   for (const SyncSiteAdvice& site : advice.sites) {
     out += "  " + std::string(sync_verdict_name(site.verdict)) + ": " + site.api +
-           (site.location.empty() ? "" : " at " + site.location) + " (" + executions_text(site) +
-           ")\n";
+           (site.location.empty() ? "" : " at " + site.location) + " (" +
+           executions_text(site, advice) + ")\n";
     for (const std::string& reason : reasons(site))
       out += "    " + reason + "\n";
   }
@@ -488,15 +531,18 @@ std::string sync_advice_text(const SyncAdvice& advice) {
 }
 
 std::string sync_advice_json(const SyncAdvice& advice) {
-  std::string out = "{\"replays\":" + std::to_string(advice.replays) + ",\"sites\":[";
+  std::string out = "{\"replays\":" + std::to_string(advice.replays) +
+                    ",\"step_range\":" + json_quote(advice.step_range) +
+                    ",\"steps\":" + std::to_string(advice.rank_steps) + ",\"sites\":[";
   for (std::size_t i = 0; i < advice.sites.size(); ++i) {
     const SyncSiteAdvice& site = advice.sites[i];
     out += std::string(i ? "," : "") + "{\"api\":" + json_quote(site.api) +
            ",\"location\":" + json_quote(site.location) +
            ",\"host_wait\":" + (site.host_wait ? "true" : "false") +
            ",\"executions\":" + std::to_string(site.executions) +
-           ",\"waited_ns\":" + std::to_string(site.waited_ns) + ",\"verdict\":\"" +
-           sync_verdict_name(site.verdict) +
+           ",\"waited_ns\":" + std::to_string(site.waited_ns) +
+           ",\"waited_ns_per_step\":" + std::to_string(waited_ns_per_step(site, advice)) +
+           ",\"verdict\":\"" + sync_verdict_name(site.verdict) +
            "\",\"findings_without\":" + std::to_string(site.findings_without) +
            ",\"witness\":" + json_quote(site.witness) + ",\"edge\":" + json_quote(site.edge) +
            ",\"covered_by\":" + json_quote(site.covered_by) +
@@ -510,11 +556,12 @@ SarifNotes sync_advice_sarif(const SyncAdvice& advice) {
   for (const SyncSiteAdvice& site : advice.sites)
     notes.notes.push_back(SarifNotes::Note{
         static_cast<std::size_t>(site.verdict), site.file, site.line, site.function,
-        site.api + " (" + executions_text(site) + ") is " + sync_verdict_name(site.verdict) + ": " +
-            reasons_sentence(site) + ".",
+        site.api + " (" + executions_text(site, advice) + ") is " +
+            sync_verdict_name(site.verdict) + ": " + reasons_sentence(site) + ".",
         site.api + " " + site.location,
         "\"verdict\":\"" + std::string(sync_verdict_name(site.verdict)) + "\",\"executions\":" +
             std::to_string(site.executions) + ",\"waitedNs\":" + std::to_string(site.waited_ns) +
+            ",\"waitedNsPerStep\":" + std::to_string(waited_ns_per_step(site, advice)) +
             ",\"findingsWithout\":" + std::to_string(site.findings_without)});
   return notes;
 }

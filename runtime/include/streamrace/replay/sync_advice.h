@@ -48,6 +48,9 @@ struct SyncSiteAdvice {
   // entry to return (stream synchronizes, event synchronizes and device synchronizes; 0 for
   // blocking copies and sets, whose time is the copy's, and for traces of format 10 or older).
   std::uint64_t waited_ns = 0;
+  // ... of which inside the run's step ranges (SyncAdvice::step_range): its time a step is this
+  // over SyncAdvice::rank_steps.
+  std::uint64_t waited_in_steps_ns = 0;
   SyncVerdict verdict = SyncVerdict::Redundant;
   // LoadBearing, OverStrong: the first finding the removal brings, as "op (file:line) on
   // stream, op (file:line) on stream"; and how many it brings.
@@ -63,7 +66,11 @@ struct SyncSiteAdvice {
 };
 
 struct SyncAdvice {
-  std::uint64_t replays = 0;         // counterfactual replays run, the run itself not counted
+  std::uint64_t replays = 0; // counterfactual replays run, the run itself not counted
+  // The steps of the run: the NVTX ranges named `step_range` (report option) pushed, on every
+  // rank and thread together (0: none pushed).
+  std::string step_range;
+  std::uint64_t rank_steps = 0;
   std::vector<SyncSiteAdvice> sites; // in the order the run first reached them
   std::uint64_t suppressed = 0;      // sites judged, and left out by a `sync:` suppression
 };

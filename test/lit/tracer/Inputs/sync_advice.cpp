@@ -14,7 +14,10 @@
 //   host-through-wait  the reader waits on the event and the host synchronizes the reader, with
 //                no copy on the reader: no traced access needs the wait, but the host's wait
 //                for the copy goes through it (host-unseen, not redundant)
+//   steps        host-sync once, then three times inside an NVTX range "step" each, as training
+//                loops mark their steps: the advice gives each host wait's time a step
 #include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
 #include <string_view>
@@ -76,8 +79,15 @@ int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr,
                  "usage: sync_advice event-wait|double-wait|host-sync|ordered-twice|early-wait|"
-                 "host-through-wait\n");
+                 "host-through-wait|steps\n");
     return 2;
   }
-  return run(argv[1]);
+  if (std::string_view(argv[1]) != "steps") return run(argv[1]);
+  int status = run("host-sync");
+  for (int step = 0; step < 3 && status == 0; ++step) {
+    nvtxRangePushA("step");
+    status = run("host-sync");
+    nvtxRangePop();
+  }
+  return status;
 }
