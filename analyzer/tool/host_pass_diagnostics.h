@@ -4,8 +4,9 @@
 // (`__shared__ cuda::pipeline_shared_state<...> state;`, an error for clang, a warning for nvcc,
 // which leaves it uninitialized), a dependent type name used without `typename` (NCCL's device
 // headers, instantiated by kernels), an `alignas` weaker than its type's alignment
-// (TransformerEngine's `alignas(64) CUtensorMap`, aligned to 128 since CUDA 13). Such errors are
-// dropped instead of failing the file.
+// (TransformerEngine's `alignas(64) CUtensorMap`, aligned to 128 since CUDA 13) or written after
+// `__device__`, a `__device__` function named in host code without being called (its address).
+// Such errors are dropped instead of failing the file.
 #pragma once
 
 #include "clang/Basic/Diagnostic.h"

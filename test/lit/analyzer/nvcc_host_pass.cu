@@ -2,7 +2,8 @@
 // min/max from CUDA's math headers, __CUDACC__ as a number, braced launch configurations, a
 // __shared__ object with a constructor, omp.h from the host compiler, `alignas` weaker than its
 // type's own alignment (GCC ignores it; TransformerEngine's `alignas(64) CUtensorMap`, which CUDA 13
-// aligns to 128), more times than clang's default error limit. The race at the end shows the file
+// aligns to 128), more times than clang's default error limit, and `alignas` after `__device__`,
+// which clang takes for an attribute of the type. The race at the end shows the file
 // was analyzed; its column shows a braced launch earlier on the line moves nothing after it.
 // RUN: %check_streamrace %s %t -- %real_cuda -std=c++17 -fopenmp
 #include <cuda_runtime.h>
@@ -23,6 +24,10 @@ __global__ void count(float* out) {
 struct alignas(128) Descriptor {
   unsigned long long words[16];
 };
+namespace descriptors {
+constexpr int kCount = 4;
+__device__ alignas(256) Descriptor on_the_device[kCount];
+}  // namespace descriptors
 
 #define FOUR_DESCRIPTORS(n)                                                                        \
   alignas(64) Descriptor a##n{};                                                                   \
