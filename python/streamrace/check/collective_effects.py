@@ -9,6 +9,7 @@ import ast
 
 from .. import torch_model as model
 from .state import HOST_STREAM
+from .handle_wrappers import wrapped_handles
 from .values import Constant, Container, Stream, Tensor, Work, is_coalescing
 
 
@@ -122,8 +123,15 @@ class CollectiveEffects:
         """Handles kept under an attribute (stored there, or appended to the list it holds),
         for another method to wait for."""
         field = key.field_name()
-        if field is not None:
-            holder = (key.root[1] if key.root[0] == "self" else None, field)
+        if field is None:
+            return
+        holder = (key.root[1] if key.root[0] == "self" else None, field)
+        wrapped = wrapped_handles(value, state)
+        if wrapped is not None:
+            inner_field, inner = wrapped
+            self.facts.handle_kept(self.handled_collectives(inner, state), holder,
+                                   (value.key.root[1], inner_field, isinstance(inner, Container)))
+        else:
             self.facts.handle_kept(self.handled_collectives(value, state), holder)
 
     def handled_collectives(self, value, state):

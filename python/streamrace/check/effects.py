@@ -8,6 +8,7 @@ from .. import torch_model as model
 from .collective_effects import is_p2p_operation
 from .condition_texts import polling_flags, polls_in
 from .event_queues import NOT_QUEUED, QUEUE_ADDS, QUEUE_TAKES, queued_event
+from .handle_wrappers import keep_given_handles
 from .kept_names import kept_event_key, kept_stream_key, named_as_an_event
 from .made_lists import holds_made_tensors
 from .keyword_splats import splatted_keywords
@@ -122,6 +123,7 @@ class CallEffects:
                                    next(self.analysis.object_numbers), frame.ident)),
                               callee.name)
             if init is not None:
+                keep_given_handles(self.package, init, args, kwargs, instance, state)
                 self.inline(init, args, kwargs, node, state, frame, instance)
                 if self.split_exits and node is self.statement_call:
                     # Each way out of __init__ gives the caller the new object, not what

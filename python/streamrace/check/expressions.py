@@ -578,6 +578,12 @@ class ExpressionEvaluator(ElementEvaluator, CallResults, MadeLists):
                 return bool(value.value)
             except Exception:  # noqa: BLE001 - any object's truth may raise
                 return None
+        if isinstance(value, Container) and value.items and \
+                all(isinstance(item, Work) for item in value.items):
+            # A list of work handles tested before its last is waited for (`if self.handles:
+            # self.handles[-1].wait()`): where it may be empty instead, no collective of it is
+            # left to wait for, so taking the branch loses no ordering.
+            return True
         return None
 
     def condition_text(self, test, frame):

@@ -56,6 +56,9 @@ class ClassFacts:
         # where the object is not `self`. A wait for a handle reached through no attribute (a
         # local bound elsewhere) may be for any of them.
         self.kept_handles = {}
+        # An attribute -> (class, field, whether a list) of the object it holds that keeps the
+        # handles (handle_wrappers.py), for the attributes so kept.
+        self.handle_wrappers = {}
         self.waited_handles = set()
         self.handle_waited_unnamed = False
         self.settled = False
@@ -232,10 +235,12 @@ class ClassFacts:
         if not self.settled:
             self.event_waits.add((waiter.key, event_key))
 
-    def handle_kept(self, accesses, holder):
+    def handle_kept(self, accesses, holder, wrapper=None):
         if not self.settled:
             for ident in accesses:
                 self.kept_handles.setdefault(ident, set()).add(holder)
+            if accesses and wrapper is not None:
+                self.handle_wrappers[holder] = wrapper
 
     def handle_waited(self, holder):
         if self.settled:

@@ -22,6 +22,7 @@ return` there).
 import ast
 
 from .facts import event_field_key
+from .handle_wrappers import wrapper_of
 from .next_call import own_attribute, own_attributes_stored
 from .syntax import breadth_first, child_nodes
 from .values import Container, Work
@@ -55,8 +56,16 @@ def outstanding_at_entry(walker, function, state, frame):
         # `self.handles[-1]`); one handle where it waits for the attribute's, as long as they
         # are of one stream (a list's wait waits for each).
         listed = name in listed_names or len(handles) > 1
-        state.attributes[frame.self_key.attribute(name)] = Container(handles) if listed else \
-            handles[0]
+        wrapper = analysis.facts.handle_wrappers.get((function.class_name, name))
+        if wrapper is not None:
+            # Kept in an object made to hold them: its own methods wait for them, as they wait.
+            class_name, field, inner_listed = wrapper
+            inner = Container(handles) if inner_listed or len(handles) > 1 else handles[0]
+            held, fields = wrapper_of(class_name, field, inner, next(analysis.object_numbers))
+            state.attributes.update(fields)
+        else:
+            held = Container(handles) if listed else handles[0]
+        state.attributes[frame.self_key.attribute(name)] = held
         state.conditions["%s%s is None" % (prefix, name)] = False
 
 
