@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 namespace streamrace::analyzer {
 
@@ -133,24 +134,30 @@ void FlowEngine::Walk::rewriteKeys(FlowState& state, llvm::StringRef mention,
                                    llvm::function_ref<std::string(const std::string&)> rename,
                                    llvm::function_ref<ByteRange(const ByteRange&)> renameRange,
                                    const IndexChange* change) {
+  // Called at every loop step and lifetime end, over all the pending work: only what names
+  // `mention` is rebuilt, and the text is searched for once per key.
+  const std::string mentionText = mention.str();
   auto mentioned = [&](llvm::StringRef key) { return key.contains(mention); };
   auto recordMentioned = [&](const AccessRecord& record) {
     return mentioned(record.buffer) || mentioned(record.streamElement) ||
-           record.range.mentions(mention.str());
+           record.range.mentions(mentionText);
   };
-  bool pendingMentioned = false;
+  std::vector<AccessRecord> pendingRenamed;
   for (const auto& [record, orderedAfter] : *state.pending)
-    pendingMentioned = pendingMentioned || recordMentioned(record);
-  bool eventsMentioned = false;
-  for (const auto& [name, event] : *state.events)
-    for (const AccessRecord& record : event.snapshot)
-      eventsMentioned = eventsMentioned || recordMentioned(record);
+    if (recordMentioned(record)) pendingRenamed.push_back(record);
+  const bool pendingMentioned = !pendingRenamed.empty();
+  auto snapshotMentioned = [&](const EventState& event) {
+    return std::any_of(event.snapshot.begin(), event.snapshot.end(), recordMentioned);
+  };
+  const bool eventsMentioned =
+      std::any_of(state.events->begin(), state.events->end(),
+                  [&](const auto& entry) { return snapshotMentioned(entry.second); });
   bool aliasesMentioned = false;
   for (const auto& [variable, target] : *state.aliases)
     aliasesMentioned = aliasesMentioned || mentioned(target);
   bool offsetsMentioned = false;
   for (const auto& [variable, offset] : *state.aliasOffsets)
-    offsetsMentioned = offsetsMentioned || (offset && offset->mentions(mention.str()));
+    offsetsMentioned = offsetsMentioned || (offset && offset->mentions(mentionText));
   bool memoryMentioned = false;
   for (const auto& [buffer, kind] : *state.memory)
     memoryMentioned = memoryMentioned || mentioned(buffer);
@@ -158,9 +165,8 @@ void FlowEngine::Walk::rewriteKeys(FlowState& state, llvm::StringRef mention,
   for (const auto& [field, target] : *state.fieldAliases)
     fieldsMentioned = fieldsMentioned || mentioned(field) || mentioned(target);
   // Only the parts that name the storage are rebuilt; the others stay shared.
-  auto renameRecord = [&](const AccessRecord& record) {
+  auto renameMentioned = [&](const AccessRecord& record) {
     AccessRecord renamed = record;
-    if (!recordMentioned(record)) return renamed;
     const bool forgotten = change && !change->delta;
     if (mentioned(record.buffer))
       renamed.buffer =
@@ -186,13 +192,22 @@ void FlowEngine::Walk::rewriteKeys(FlowState& state, llvm::StringRef mention,
         details_.try_emplace(renamed, detail->second);
     return renamed;
   };
+  // The same record is often pending, known by its path's conditions and in an event's snapshot:
+  // renamed once.
+  std::map<AccessRecord, AccessRecord> renamedOnce;
+  auto renameRecord = [&](const AccessRecord& record) -> const AccessRecord* {
+    if (!recordMentioned(record)) return &record;
+    auto [slot, inserted] = renamedOnce.try_emplace(record);
+    if (inserted) slot->second = renameMentioned(record);
+    return &slot->second;
+  };
   if (pendingMentioned && !state.recordConditions->empty()) {
     // A renamed record keeps what its path knew when it was made; records that become one keep
     // what both knew (nothing, where one knew nothing).
     std::map<AccessRecord, FlowState::Conditions> conditions;
     std::set<AccessRecord> unconditional;
     for (const auto& [record, orderedAfter] : *state.pending) {
-      const AccessRecord renamed = renameRecord(record);
+      const AccessRecord& renamed = *renameRecord(record);
       auto made = state.recordConditions->find(record);
       if (made == state.recordConditions->end()) {
         unconditional.insert(renamed);
@@ -213,22 +228,28 @@ void FlowEngine::Walk::rewriteKeys(FlowState& state, llvm::StringRef mention,
   // What a renamed record's path knew could not all hold is dropped with the old names.
   if (pendingMentioned && !state.recordExclusions->empty()) state.recordExclusions.assign({});
   if (pendingMentioned) {
-    PendingAccesses pending;
-    for (const auto& [record, orderedAfter] : *state.pending) {
-      auto [slot, inserted] = pending.emplace(renameRecord(record), orderedAfter);
-      if (inserted) continue;
-      std::set<std::string> common;
-      for (const std::string& stream : slot->second)
-        if (orderedAfter.contains(stream)) common.insert(stream);
-      slot->second = std::move(common);
+    // Taken out first, then put back renamed: a renamed record that meets another (renamed or
+    // not) is ordered only after what both were.
+    PendingAccesses& pending = state.pending.edit();
+    std::vector<std::pair<AccessRecord, std::set<std::string>>> renamed;
+    renamed.reserve(pendingRenamed.size());
+    for (const AccessRecord& record : pendingRenamed) {
+      auto taken = pending.extract(record);
+      renamed.emplace_back(*renameRecord(record), std::move(taken.mapped()));
     }
-    state.pending.assign(std::move(pending));
+    for (auto& [record, orderedAfter] : renamed) {
+      auto [slot, inserted] = pending.try_emplace(std::move(record), orderedAfter);
+      if (!inserted)
+        std::erase_if(slot->second,
+                      [&](const std::string& stream) { return !orderedAfter.contains(stream); });
+    }
   }
   if (eventsMentioned)
     for (auto& [name, event] : state.events.edit()) {
+      if (!snapshotMentioned(event)) continue;
       std::set<AccessRecord> snapshot;
       for (const AccessRecord& record : event.snapshot)
-        snapshot.insert(renameRecord(record));
+        snapshot.insert(*renameRecord(record));
       event.snapshot = std::move(snapshot);
     }
   if (aliasesMentioned)
@@ -236,7 +257,7 @@ void FlowEngine::Walk::rewriteKeys(FlowState& state, llvm::StringRef mention,
       if (mentioned(target)) target = rename(target);
   if (offsetsMentioned)
     for (auto& [variable, offset] : state.aliasOffsets.edit())
-      if (offset && offset->mentions(mention.str()))
+      if (offset && offset->mentions(mentionText))
         offset = renameRange(ByteRange{offset, std::nullopt, std::nullopt, {}}).offset;
   if (memoryMentioned) {
     std::map<std::string, MemoryKind> memory;
