@@ -13,7 +13,8 @@ from .kept_names import kept_event_key, kept_stream_key, named_as_an_event
 from .made_lists import holds_made_tensors
 from .keyword_splats import splatted_keywords
 from .package import ClassInfo, FunctionInfo
-from .state import DEFAULT, HOST_STREAM, UNKNOWN_RECORD_STREAM, State, join_all
+from .state import DEFAULT, HOST_STREAM, State, join_all, recorded_stream_key
+from .tensor_queues import queue_tensor, queued_tensor
 from .values import (Constant, Container, DeviceModule, Event, Function, Functions, Key,
                      Module, Range, Stream, StreamContext, Symbol, Tensor, Work,
                      attribute_stream_key, holds_handles, items_labelled, least_of, linear_form,
@@ -274,7 +275,7 @@ class CallEffects:
         if kind == "record_stream" and len(args) > 1:
             stream = self.as_stream(args[1][0], args[1][1])
             if getattr(tensor, "key", None) is not None:
-                state.recorded = state.recorded | {(tensor.key, _recorded_stream_key(stream))}
+                state.recorded = state.recorded | {(tensor.key, recorded_stream_key(stream))}
         elif kind == "release" and isinstance(tensor, (Tensor, Symbol)):
             self.storage_emptied(tensor, node, state, frame)
         elif kind == "allocate":
@@ -527,8 +528,13 @@ class CallEffects:
             taken = queued_event(self.facts, receiver, name, args, frame)
             if taken is not NOT_QUEUED:
                 return taken
+            taken = queued_tensor(self, receiver, state, frame) if name in QUEUE_TAKES else None
+            if taken is not None:
+                return taken
         if isinstance(receiver, Symbol) and name == "append" and len(args) == 1:
             self.keep_handles(receiver.key, args[0][0], state)   # `self.handles.append(work)`
+        if name in QUEUE_ADDS and len(args) == 1:
+            queue_tensor(self, receiver, args[0][0], node.args[0], state, frame)
         if isinstance(receiver, Symbol) and name in _LOGGING_METHODS and \
                 name not in model.VIEW_METHODS and \
                 self.class_method(receiver, name, frame) is None:
@@ -646,7 +652,7 @@ class CallEffects:
         if name == model.RECORD_STREAM:
             stream = self.as_stream(args[0][0], args[0][1]) if args else None
             if tensor.key is not None:
-                state.recorded = state.recorded | {(tensor.key, _recorded_stream_key(stream))}
+                state.recorded = state.recorded | {(tensor.key, recorded_stream_key(stream))}
             return None
         if name in model.METADATA_METHODS:
             if name == "untyped_storage" or name == "storage":
@@ -774,12 +780,6 @@ class CallEffects:
             elif isinstance(value, Symbol) and (self.is_tensor(value, argument, frame) or
                                                 value.key in self.moved_modules):
                 self.access(value, "read", name or "call", argument, state, frame)
-
-
-def _recorded_stream_key(stream):
-    """What State.recorded names the stream of a record_stream by: a stream the analysis
-    cannot name still tells that the code records the tensor's uses by hand."""
-    return stream.key if stream is not None else UNKNOWN_RECORD_STREAM
 
 
 def _first_work(items):

@@ -4,7 +4,7 @@
 hands out. Also the orderings the package makes anywhere, which the cross-function rule
 (`escapes.py`) takes as the program's intent.
 """
-from .values import (Constant, Container, Event, Key, Stream, Symbol, Tensor,
+from .values import (ANY_INDEX, Constant, Container, Event, Key, Stream, Symbol, Tensor,
                      attribute_stream_key, either_stream, join_lists)
 
 _MISSING = object()
@@ -158,6 +158,10 @@ class ClassFacts:
             container = self.values.get(key.__class__(key.root, key.path[:-1]))
             if isinstance(container, Stream):
                 return container
+            # One element of a queue of tensors (event_queues.py): one of the tensors queued.
+            queued = self.values.get(key.__class__(key.root, key.path[:-1] + (ANY_INDEX,)))
+            if isinstance(queued, Tensor):
+                return queued
         return value
 
     def _inherited(self, key, bases):

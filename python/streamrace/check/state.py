@@ -79,6 +79,12 @@ HOST_STREAM = Stream(HOST, "host", "the host")
 UNKNOWN_RECORD_STREAM = "<unknown>"
 
 
+def recorded_stream_key(stream):
+    """What State.recorded names the stream of a record_stream by: a stream the analysis
+    cannot name still tells that the code records the tensor's uses by hand."""
+    return stream.key if stream is not None else UNKNOWN_RECORD_STREAM
+
+
 def may_be_same_stream(a, b):
     """Whether two streams might be one at run time, so that reporting them as unordered could
     be false: a parameter may be any stream, and the current stream where a function starts is
