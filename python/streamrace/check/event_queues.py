@@ -47,4 +47,3 @@ def made_empty(value, value_node):
     name = func.attr if isinstance(func, ast.Attribute) else \
         func.id if isinstance(func, ast.Name) else None
     return name in _EMPTY_CONTAINER_MAKERS and (not value_node.args or name == "defaultdict")
-
