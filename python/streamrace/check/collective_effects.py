@@ -8,8 +8,8 @@ on the current stream. A collective given host tensors only runs on the host (Gl
 import ast
 
 from .. import torch_model as model
-from .state import HOST_STREAM
 from .handle_wrappers import wrapped_handles
+from .state import HOST_STREAM
 from .values import Constant, Container, Stream, Tensor, Work, is_coalescing
 
 

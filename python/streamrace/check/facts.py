@@ -158,7 +158,7 @@ class ClassFacts:
             container = self.values.get(key.__class__(key.root, key.path[:-1]))
             if isinstance(container, Stream):
                 return container
-            # One element of a queue of tensors (event_queues.py): one of the tensors queued.
+            # One element of a queue of tensors (tensor_queues.py): one of the tensors queued.
             queued = self.values.get(key.__class__(key.root, key.path[:-1] + (ANY_INDEX,)))
             if isinstance(queued, Tensor):
                 return queued
