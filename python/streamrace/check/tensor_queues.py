@@ -8,12 +8,17 @@ call is one of the tensors queued, met by that work unless something orders the 
 from .values import ANY_INDEX, Symbol, Tensor
 
 
+def _kept_queue(receiver):
+    """Whether the receiver is a queue kept under an attribute, which other calls reach."""
+    return isinstance(receiver, Symbol) and receiver.key is not None and \
+        receiver.key.field_name() is not None and \
+        receiver.key.root[0] in ("self", "object", "global")
+
+
 def queue_tensor(walker, receiver, value, value_node, state, frame):
     """`queue.append(tensor)` on a queue kept under an attribute."""
-    if not isinstance(receiver, Symbol) or receiver.key is None or \
-            receiver.key.field_name() is None or \
-            receiver.key.root[0] not in ("self", "object", "global") or \
-            not isinstance(value, Tensor) or value.key.root[0] not in ("local", "temporary"):
+    if not _kept_queue(receiver) or not isinstance(value, Tensor) or \
+            value.key.root[0] not in ("local", "temporary"):
         return
     element = receiver.key.element(ANY_INDEX)
     if value.key.root[0] == "temporary":
@@ -26,7 +31,7 @@ def queue_tensor(walker, receiver, value, value_node, state, frame):
 def queued_tensor(walker, receiver, state, frame):
     """What `queue.pop(0)` (or `popleft()`, `get()`) hands out: one of the tensors queued, or
     None where the package queues none there."""
-    if not isinstance(receiver, Symbol) or receiver.key is None:
+    if not _kept_queue(receiver):
         return None
     taken = walker.stored_value(receiver.key.element(ANY_INDEX), state, frame)
     return taken if isinstance(taken, Tensor) else None
