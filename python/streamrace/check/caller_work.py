@@ -9,7 +9,8 @@ land. Only a stream that waits for no stream and no event anywhere in the packag
 this: one that waits somewhere may follow a protocol the analysis cannot see across calls (a
 wait in another method, or under a flag), and a path that synchronized the host first is left
 out too. So is a copy that reads what it was given: an upload's source is host memory (a data
-loader's batch), which no stream writes.
+loader's batch), which no stream writes. A collective called under such a stream is held to the
+same, through the stream it was called on.
 """
 from .. import torch_model
 from .state import AMBIENT, Site
@@ -23,7 +24,16 @@ class CallerWork:
 
     def check(self, access, state, frame, walker):
         stream = access.stream
-        if stream.kind not in ("created", "named") or access.creation or state.host_synced or \
+        if stream.kind == "collective":
+            # The process group's stream waits for the stream the collective was called on,
+            # and for nothing else: that one must have waited for the caller. Held to the
+            # tensors handed in themselves: a collective on an attribute of an object handed
+            # in (ZeRO's `param.ds_tensor`) reads what the package's own earlier calls made
+            # there, which the check across calls judges.
+            if access.key.field_name() is not None:
+                return
+            stream = access.issued_on
+        if stream is None or stream.kind not in ("created", "named") or access.creation or state.host_synced or \
                 access.mode == "read" and access.api.rsplit(".", 1)[-1] in torch_model.COPY_METHODS:
             return
         key = access.key

@@ -22,9 +22,13 @@ class SecondaryPartitions:
     def fetch(self, param, full, group):
         with torch.cuda.stream(self.allgather_stream):
             dist.all_gather_into_tensor(full, param.secondary, group=group)
-            # CHECK-MESSAGES: :[[@LINE-1]]:47: warning: 'param.secondary' is read by all_gather_into_tensor on the process group's stream (group=group) while copy_ on the current stream may still be writing it; no event or synchronization orders the two streams (the earlier work is left pending when 'release_racy' returns) [streamrace-unsynchronized-cross-stream]
-            # CHECK-MESSAGES: :[[@LINE-10]]:9: note: copy_ writes 'param.secondary' on the current stream here
-            # CHECK-MESSAGES: :[[@LINE-3]]:47: note: make stream 'self.allgather_stream' wait for the current stream before entering it: `self.allgather_stream.wait_stream(torch.cuda.current_stream())`
+            # CHECK-MESSAGES: :[[@LINE-1]]:41: warning: 'full' is written by all_gather_into_tensor on the process group's stream (group=group) while the caller's work on the current stream may still be writing it; no event or synchronization orders the two streams [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-4]]:5: note: the caller's work writes 'full' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-3]]:41: note: make stream 'self.allgather_stream' wait for the current stream before entering it: `self.allgather_stream.wait_stream(torch.cuda.current_stream())`
+            # (The gathered buffer the engine hands in: its earlier use may not be done either.)
+            # CHECK-MESSAGES: :[[@LINE-5]]:47: warning: 'param.secondary' is read by all_gather_into_tensor on the process group's stream (group=group) while copy_ on the current stream may still be writing it; no event or synchronization orders the two streams (the earlier work is left pending when 'release_racy' returns) [streamrace-unsynchronized-cross-stream]
+            # CHECK-MESSAGES: :[[@LINE-14]]:9: note: copy_ writes 'param.secondary' on the current stream here
+            # CHECK-MESSAGES: :[[@LINE-7]]:47: note: make stream 'self.allgather_stream' wait for the current stream before entering it: `self.allgather_stream.wait_stream(torch.cuda.current_stream())`
             # CHECK-FIXES: self.allgather_stream.wait_stream(torch.cuda.current_stream())
             # CHECK-FIXES-NEXT: with torch.cuda.stream(self.allgather_stream):
             dist.all_gather_into_tensor(full, param.cached, group=group)

@@ -2,7 +2,8 @@
 # A synchronous collective issued under a side stream is done for that stream when the call
 # returns, not for the current stream: the method that later reads the gathered buffer on the
 # current stream must make it wait for the side stream first (FairScale's FSDP shape), even
-# where that method uses no stream itself. The twin waits before returning.
+# where that method uses no stream itself. The twin waits before returning. (Both make the side
+# stream wait for the current one first, for the shard the caller hands in.)
 # RUN: %check_streamrace %s %t
 import torch
 import torch.distributed as dist
@@ -15,6 +16,7 @@ class FullParamsRacy:
         self.group = group
 
     def rebuild_full_params(self, shard):
+        self.gather_stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(self.gather_stream):
             dist.all_gather_into_tensor(self.full_param, shard, group=self.group)
 
@@ -34,6 +36,7 @@ class FullParamsWaited:
         self.group = group
 
     def rebuild_full_params(self, shard):
+        self.gather_stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(self.gather_stream):
             dist.all_gather_into_tensor(self.full_param, shard, group=self.group)
         torch.cuda.current_stream().wait_stream(self.gather_stream)

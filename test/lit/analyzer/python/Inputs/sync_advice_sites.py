@@ -16,10 +16,13 @@ class HostSyncFix:
         param.secondary.copy_(shard)
         torch.cuda.current_stream().synchronize()
 
-    def fetch(self, param, full, group):
+    def fetch(self, param, group):
         with torch.cuda.stream(self.allgather_stream):
+            full = param.secondary.new_empty(param.numel())
             dist.all_gather_into_tensor(full, param.secondary, group=group)
         torch.cuda.current_stream().wait_stream(self.allgather_stream)
+        full.record_stream(torch.cuda.current_stream())
+        return full
 
 
 class PinnedDownload:
