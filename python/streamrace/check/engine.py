@@ -32,7 +32,7 @@ from .next_call import NextCalls, handles_found_outstanding
 from .outstanding_handles import (handles_found_waited, outstanding_at_entry,
                                   streams_found_recorded)
 from .record_stream_fields import unrecorded_stores
-from .checks.free_while_pending import hand_over
+from .checks.free_while_pending import hand_over, hand_over_order
 from .escapes import Escapes, reaches
 from .handing_out import HandingOut
 from .made_lists import DeviceLists
@@ -428,7 +428,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         record_stream: once no name holds that one, the allocator may give its block to the new
         tensor at once, while the other stream's use of it may still be pending (PyTorch's
         documentation of record_stream). Reported once a hand-over."""
-        for handed in state.handed:
+        for handed in sorted(state.handed, key=hand_over_order):
             key, allocation, receiver, _ = handed
             if allocation != made.stream.key or state.holds(key) or \
                     recorded_by_hand(key, state):

@@ -333,6 +333,13 @@ def hand_over(value, site, state):
         state.handed = state.handed | new
 
 
+def hand_over_order(handed):
+    """The hand-overs in the order of their sites, then of their tensors' names: a set of them
+    iterates in an order the run's string hashes choose, and a finding names the first met."""
+    key, _, _, site = handed
+    return site.path, site.line, site.column, key.text()
+
+
 def _whole(key):
     """The tensor a slice of it is of (`bias[:n]`): its block is the whole tensor's, held as
     long as the whole tensor is."""
