@@ -33,7 +33,8 @@ class CallerWork:
             if access.key.field_name() is not None:
                 return
             stream = access.issued_on
-        if stream is None or stream.kind not in ("created", "named") or access.creation or state.host_synced or \
+        if stream is None or stream.kind not in ("created", "named") or access.creation or \
+                state.host_synced or \
                 access.mode == "read" and access.api.rsplit(".", 1)[-1] in torch_model.COPY_METHODS:
             return
         key = access.key
