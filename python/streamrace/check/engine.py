@@ -99,8 +99,7 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         # 1 while a second run is walked: a hook's next firing, a method's next call (next_call.py).
         self.firing = 0
         # A non-blocking copy into a host tensor stored into an object the function was given:
-        # the copy's access ident -> (the store's site, statement, target), checked at the
-        # return (handing_out.py).
+        # its access ident -> (the store's site, statement, target), checked at the return.
         self.handed_on = {}
         # Keys of the objects this walk moved as modules (`model.cuda()` for its effect):
         # device memory, which a call the analysis cannot see into reads when given them.
@@ -117,13 +116,14 @@ class Walker(StatementWalker, ExpressionEvaluator, CallEffects, CopyEffects, Col
         self.spent = 0
         state = State(self.analysis)
         frame = self.root_frame = self.new_frame(function, 0, ())
+        starts = [state]
         if hook is None:
             start_on_the_callers_stream(self, function, state, frame)
-            outstanding_at_entry(self, function, state, frame)
+            starts = outstanding_at_entry(self, function, state, frame)
         else:
             enter_hook(self, function, hook, state, frame)
         self.entry_stream = state.current
-        paths = self.block(function.node.body, [state], frame)
+        paths = self.block(function.node.body, starts, frame)
         for path in paths:
             self.scope_ended(path, frame, function.node.body[-1])
         exits = paths + [s for s, _ in frame.returns]

@@ -59,6 +59,9 @@ class ClassFacts:
         # An attribute -> (class, field, whether a list) of the object it holds that keeps the
         # handles (handle_wrappers.py), for the attributes so kept.
         self.handle_wrappers = {}
+        # The collectives whose handles were kept through such an object: an attribute may hold
+        # one at one time and a handle itself at another (outstanding_handles.py).
+        self.wrapped_handles = set()
         self.waited_handles = set()
         self.handle_waited_unnamed = False
         self.settled = False
@@ -245,6 +248,7 @@ class ClassFacts:
                 self.kept_handles.setdefault(ident, set()).add(holder)
             if accesses and wrapper is not None:
                 self.handle_wrappers[holder] = wrapper
+                self.wrapped_handles.update(accesses)
 
     def handle_waited(self, holder):
         if self.settled:

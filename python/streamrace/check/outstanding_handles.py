@@ -30,13 +30,17 @@ from .values import Container, Work
 
 def outstanding_at_entry(walker, function, state, frame):
     """Start a method's walk with the collectives pending whose handles it waits for before
-    keeping one of its own there."""
+    keeping one of its own there. Returns the states the walk starts from: one, or one for each
+    way the package keeps them where it keeps some in an object made to hold them and others
+    as they are (Megatron-LM's layer-wise wrapper, or the coalescing manager, in one attribute):
+    the attribute holds one or the other, and each is waited for as it waits."""
     analysis = walker.analysis
     found = handles_found_waited(analysis, function)
     listed_names = {name for name, listed in found if listed}
     prefix = "%s." % function.class_name
+    starts = [state]
     for name, _ in found:
-        idents = set()
+        kept = {}   # the keeping call's access -> the one this walk starts with
         for ident in analysis.facts.kept_in((function.class_name, name)):
             access = walker.accesses[ident]
             # What the keeping call's own parameters and locals decided is not this call's.
@@ -44,29 +48,50 @@ def outstanding_at_entry(walker, function, state, frame):
                                    if text.startswith(prefix))
             if conditions != access.conditions:
                 access = analysis.with_conditions(access, conditions)
-            state.pending.setdefault(access.ident, frozenset())
-            idents.add(access.ident)
-        if not idents:
+            kept[ident] = access.ident
+        if not kept:
             continue
-        streams = sorted({walker.accesses[ident].stream.key for ident in idents})
-        handles = tuple(Work(stream, frozenset(i for i in idents
-                                               if walker.accesses[i].stream.key == stream))
-                        for stream in streams)
-        # A list of them where the method waits for its elements (`for handle in self.handles`,
-        # `self.handles[-1]`); one handle where it waits for the attribute's, as long as they
-        # are of one stream (a list's wait waits for each).
-        listed = name in listed_names or len(handles) > 1
         wrapper = analysis.facts.handle_wrappers.get((function.class_name, name))
-        if wrapper is not None:
-            # Kept in an object made to hold them: its own methods wait for them, as they wait.
-            class_name, field, inner_listed = wrapper
-            inner = Container(handles) if inner_listed or len(handles) > 1 else handles[0]
-            held, fields = wrapper_of(class_name, field, inner, next(analysis.object_numbers))
-            state.attributes.update(fields)
+        wrapped = {kept[i] for i in kept if i in analysis.facts.wrapped_handles} \
+            if wrapper is not None else set()
+        idents = set(kept.values())
+        listed = name in listed_names
+        if wrapped and wrapped != idents:
+            split = []
+            for start in starts:
+                other = start.copy()
+                _keep(walker, start, name, wrapped, wrapper, listed, frame)
+                _keep(walker, other, name, idents - wrapped, None, listed, frame)
+                split += [start, other]
+            starts = split
         else:
-            held = Container(handles) if listed else handles[0]
-        state.attributes[frame.self_key.attribute(name)] = held
-        state.conditions["%s%s is None" % (prefix, name)] = False
+            for start in starts:
+                _keep(walker, start, name, idents, wrapper, listed, frame)
+    return starts
+
+
+def _keep(walker, state, name, idents, wrapper, listed, frame):
+    """The attribute `name` holding the handles of the collectives `idents`, pending."""
+    analysis = walker.analysis
+    for ident in idents:
+        state.pending.setdefault(ident, frozenset())
+    streams = sorted({walker.accesses[ident].stream.key for ident in idents})
+    handles = tuple(Work(stream, frozenset(i for i in idents
+                                           if walker.accesses[i].stream.key == stream))
+                    for stream in streams)
+    if wrapper is not None:
+        # Kept in an object made to hold them: its own methods wait for them, as they wait.
+        class_name, field, inner_listed = wrapper
+        inner = Container(handles) if inner_listed or len(handles) > 1 else handles[0]
+        held, fields = wrapper_of(class_name, field, inner, next(analysis.object_numbers))
+        state.attributes.update(fields)
+    else:
+        # A list of them where the method waits for its elements (`for handle in
+        # self.handles`, `self.handles[-1]`); one handle where it waits for the attribute's, as
+        # long as they are of one stream (a list's wait waits for each).
+        held = Container(handles) if listed or len(handles) > 1 else handles[0]
+    state.attributes[frame.self_key.attribute(name)] = held
+    state.conditions["%s.%s is None" % (frame.function.class_name, name)] = False
 
 
 def handles_found_waited(analysis, function):
